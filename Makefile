@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: MIT
+# Short commands over the CMake build. `make run` and `make test` are the
+# two a newcomer needs; both install what is missing first.
+BUILD ?= build
+SAN_BUILD ?= build-san
+FUZZ_BUILD ?= build-fuzz
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 60
+PREFIX ?= /usr/local
+
+.PHONY: all deps configure build run test bench fuzz san lint install clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+
+build: deps $(BUILD)/CMakeCache.txt
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@scripts/demo.sh $(BUILD)/sked
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+san: deps
+	@CC=clang cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug \
+	    -DSKED_SANITIZE=ON -DSKED_BENCH=OFF >/dev/null
+	@cmake --build $(SAN_BUILD) -j $(JOBS)
+	@cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    ctest --output-on-failure -j $(JOBS) -L 'unit|replay|integration'
+
+bench: build
+	@scripts/bench.sh $(BUILD)
+
+fuzz: deps
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DSKED_FUZZ=ON -DSKED_SANITIZE=ON -DSKED_TESTS=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+lint:
+	@scripts/lint.sh
+
+install: build
+	@cmake --install $(BUILD)
+
+clean:
+	@rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)

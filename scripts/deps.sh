@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Install every Debian package that sked's build, tests and benchmarks need,
+# and the npm oracle (croner) used by the differential tests. Idempotent and
+# quiet when everything is already there. Run as root or with sudo.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+packages=(
+    build-essential cmake pkg-config git
+    clang libclang-rt-14-dev llvm clang-format
+    libcmocka-dev
+    libsqlite3-dev sqlite3
+    libpq-dev postgresql
+    libmicrohttpd-dev libcurl4-openssl-dev curl
+    libjansson-dev libfyaml-dev
+    tzdata
+    python3 python3-croniter
+    wrk hyperfine valgrind
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+        grep -q 'install ok installed'; then
+        missing+=("$p")
+    fi
+done
+# Node.js: any recent node with npm will do; take Debian's when none.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    missing+=(nodejs npm)
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "deps: installing ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# croner, pinned by tests/oracle/package-lock.json.
+if [ ! -f "$here/tests/oracle/node_modules/croner/package.json" ]; then
+    echo "deps: installing croner (npm)"
+    (cd "$here/tests/oracle" && npm ci --silent --no-audit --no-fund >/dev/null)
+fi
