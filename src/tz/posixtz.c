@@ -338,12 +338,17 @@ static int last_at_or_before(const struct event *ev, int64_t t)
 }
 
 /* Return 1 if event I changes the DST flag: it is the last event at its
- * instant and the flag before that instant differs (I > 0 assumed). */
+ * instant and the flag before that instant differs (I > 0 assumed). The
+ * window's last instant is never a change: an event of the next year,
+ * outside the window, may share it and win (DST all year). The first
+ * instant needs no such care, as a tie is won by the later year. */
 static bool is_change(const struct event *ev, int i)
 {
     int j = i - 1;
 
-    if (i + 1 < WINDOW_EVENTS && ev[i + 1].at == ev[i].at)
+    if (ev[i].at == ev[WINDOW_EVENTS - 1].at)
+        return false;
+    if (ev[i + 1].at == ev[i].at)
         return false;
     while (j > 0 && ev[j].at == ev[i].at)
         j--;

@@ -50,10 +50,10 @@ static int read_header(const uint8_t *p, size_t len, size_t at,
 {
     const uint8_t *h = p + at;
 
+    if (memcmp(h, "TZif", len - at < 4 ? len - at : 4) != 0)
+        return bad(err, at, "bad magic");
     if (len - at < HEADER_LEN)
         return bad(err, len, "truncated header");
-    if (memcmp(h, "TZif", 4) != 0)
-        return bad(err, at, "bad magic");
     if (h[4] != 0 && (h[4] < '2' || h[4] > '9'))
         return bad(err, at + 4, "unknown version");
     *version = h[4];
