@@ -31,8 +31,8 @@
 /* sked_cron.flags */
 #define SKED_CRON_DOM_STAR 0x01u /* day-of-month is "*" or "?" */
 #define SKED_CRON_DOW_STAR 0x02u /* day-of-week is "*" or "?" */
-#define SKED_CRON_DOM_LW 0x04u   /* LW: last weekday of the month */
-#define SKED_CRON_SECONDS 0x08u  /* written with a seconds field */
+#define SKED_CRON_DOM_LW   0x04u /* LW: last weekday of the month */
+#define SKED_CRON_SECONDS  0x08u /* written with a seconds field */
 
 typedef struct sked_cron {
     uint64_t sec;       /* bit s: second s (0-59) */
@@ -70,14 +70,13 @@ typedef struct sked_occurrence {
  * SKED_EINVAL with err->field ("minute", "day-of-week", ...) and err->pos
  * (0-based byte offset) set; *out untouched on error. Expressions that can
  * never fire ("0 0 30 2 *") are rejected. */
-SKED_API int sked_cron_parse(const char *expr, sked_cron *out,
-                             sked_error *err);
+SKED_API int sked_cron_parse(const char *expr, sked_cron *out, sked_error *err);
 
 /* Store in *out the first occurrence strictly after AFTER, in zone TZ,
  * under the DST policy DST. Returns 0, SKED_ENOTFOUND (no occurrence
  * before SKED_TIME_MAX) or SKED_EINVAL (NULL argument). Never allocates. */
-SKED_API int sked_cron_next(const sked_cron *c, const sked_tz *tz,
-                            sked_dst dst, sked_time after, sked_time *out);
+SKED_API int sked_cron_next(const sked_cron *c, const sked_tz *tz, sked_dst dst,
+                            sked_time after, sked_time *out);
 
 /* Like sked_cron_next, and also tell how a DST change moved it. */
 SKED_API int sked_cron_next_occurrence(const sked_cron *c, const sked_tz *tz,
@@ -87,8 +86,8 @@ SKED_API int sked_cron_next_occurrence(const sked_cron *c, const sked_tz *tz,
 /* Store in *out the last occurrence strictly before BEFORE: the mirror of
  * sked_cron_next, over the same set of occurrences. Returns 0,
  * SKED_ENOTFOUND (none after SKED_TIME_MIN) or SKED_EINVAL. */
-SKED_API int sked_cron_prev(const sked_cron *c, const sked_tz *tz,
-                            sked_dst dst, sked_time before, sked_time *out);
+SKED_API int sked_cron_prev(const sked_cron *c, const sked_tz *tz, sked_dst dst,
+                            sked_time before, sked_time *out);
 
 /* Return 1 when C is fixed-time (a single second, minute and hour), the
  * expressions SKED_DST_CADENCE treats like SKED_DST_ONCE. */

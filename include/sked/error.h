@@ -17,21 +17,21 @@
 #include "sked/version.h"
 
 /* XX(name, number, api code, http status, exit code, default message) */
-#define SKED_ERRNO_MAP(XX)                                                    \
-    XX(EINVAL, -1, "invalid_argument", 422, 1, "invalid argument")            \
-    XX(ESYNTAX, -2, "bad_request", 400, 1, "malformed input")                 \
-    XX(ENOTFOUND, -3, "not_found", 404, 3, "not found")                       \
-    XX(ECONFLICT, -4, "conflict", 409, 4, "conflict")                         \
-    XX(EUNAUTH, -5, "unauthorized", 401, 1, "unauthorized")                   \
-    XX(ETOOBIG, -6, "too_large", 413, 1, "input too large")                   \
-    XX(ENOMEM, -7, "out_of_memory", 500, 1, "out of memory")                  \
-    XX(EIO, -8, "io_error", 500, 1, "input/output error")                     \
-    XX(ERANGE, -9, "out_of_range", 422, 1, "value out of range")              \
-    XX(EUSAGE, -10, "usage", 400, 2, "usage error")                           \
-    XX(EINTERNAL, -11, "internal", 500, 1, "internal error")                  \
-    XX(EBUSY, -12, "unavailable", 503, 1, "resource busy")                    \
-    XX(ETIMEDOUT, -13, "timeout", 504, 1, "timed out")                        \
-    XX(ECANCELED, -14, "cancelled", 409, 1, "cancelled")                      \
+#define SKED_ERRNO_MAP(XX)                                                     \
+    XX(EINVAL, -1, "invalid_argument", 422, 1, "invalid argument")             \
+    XX(ESYNTAX, -2, "bad_request", 400, 1, "malformed input")                  \
+    XX(ENOTFOUND, -3, "not_found", 404, 3, "not found")                        \
+    XX(ECONFLICT, -4, "conflict", 409, 4, "conflict")                          \
+    XX(EUNAUTH, -5, "unauthorized", 401, 1, "unauthorized")                    \
+    XX(ETOOBIG, -6, "too_large", 413, 1, "input too large")                    \
+    XX(ENOMEM, -7, "out_of_memory", 500, 1, "out of memory")                   \
+    XX(EIO, -8, "io_error", 500, 1, "input/output error")                      \
+    XX(ERANGE, -9, "out_of_range", 422, 1, "value out of range")               \
+    XX(EUSAGE, -10, "usage", 400, 2, "usage error")                            \
+    XX(EINTERNAL, -11, "internal", 500, 1, "internal error")                   \
+    XX(EBUSY, -12, "unavailable", 503, 1, "resource busy")                     \
+    XX(ETIMEDOUT, -13, "timeout", 504, 1, "timed out")                         \
+    XX(ECANCELED, -14, "cancelled", 409, 1, "cancelled")                       \
     XX(EMETHOD, -15, "method_not_allowed", 405, 1, "method not allowed")
 
 enum sked_errno {
@@ -42,7 +42,7 @@ enum sked_errno {
 };
 
 #define SKED_ERROR_FIELD_MAX 48
-#define SKED_ERROR_MSG_MAX 200
+#define SKED_ERROR_MSG_MAX   200
 
 /* Details of one failure, filled by the function that failed.
  * pos is a 0-based byte offset into the input, or -1 when none applies;

@@ -25,8 +25,8 @@ typedef int64_t sked_dur;  /* µs */
 #define SKED_TIME_MAX (INT64_C(253402300800) * SKED_USEC_PER_SEC - 1)
 /* Longest accepted input, and a buffer size that fits any output. */
 #define SKED_TIME_INPUT_MAX 64
-#define SKED_TIME_STRLEN 40
-#define SKED_DUR_STRLEN 40
+#define SKED_TIME_STRLEN    40
+#define SKED_DUR_STRLEN     40
 
 /* Parse the RFC 3339 instant S ("2026-12-01T09:00:00Z",
  * "2026-12-01T10:00:00.25+01:00") into *out. An instant without an offset

@@ -29,9 +29,9 @@ typedef struct sked_tzdb sked_tzdb;
 #define SKED_TZ_NAME_MAX 255
 /* Caps on what one TZif file may hold; larger files are rejected. */
 #define SKED_TZIF_MAX_TRANSITIONS 8192
-#define SKED_TZIF_MAX_TYPES 256
-#define SKED_TZIF_MAX_CHARS 1024
-#define SKED_TZIF_MAX_FILE (1 << 20)
+#define SKED_TZIF_MAX_TYPES       256
+#define SKED_TZIF_MAX_CHARS       1024
+#define SKED_TZIF_MAX_FILE        (1 << 20)
 /* Longest POSIX TZ string accepted. */
 #define SKED_POSIXTZ_MAX 256
 
@@ -50,8 +50,8 @@ SKED_API void sked_tzdb_close(sked_tzdb *db);
  * no leading '/', only letters, digits and "/_-+".
  * Returns 0, SKED_EINVAL (bad name or unreadable/invalid file, with
  * err->field "timezone"), SKED_ENOTFOUND (no such zone), SKED_ENOMEM. */
-SKED_API int sked_tzdb_get(sked_tzdb *db, const char *name,
-                           const sked_tz **out, sked_error *err);
+SKED_API int sked_tzdb_get(sked_tzdb *db, const char *name, const sked_tz **out,
+                           sked_error *err);
 
 /* Return the directory DB reads; valid until sked_tzdb_close. */
 SKED_API const char *sked_tzdb_dir(const sked_tzdb *db);
@@ -63,15 +63,14 @@ SKED_API const sked_tz *sked_tz_utc(void);
  * OUT: *out, freed with sked_tz_free. Returns 0, SKED_EINVAL (malformed,
  * with err->msg and err->pos), SKED_ETOOBIG (over a SKED_TZIF_MAX_*),
  * SKED_ENOMEM. */
-SKED_API int sked_tz_parse_tzif(const char *name, const void *data,
-                                size_t len, sked_tz **out, sked_error *err);
+SKED_API int sked_tz_parse_tzif(const char *name, const void *data, size_t len,
+                                sked_tz **out, sked_error *err);
 
 /* Parse the POSIX TZ string S ("CET-1CEST,M3.5.0,M10.5.0/3", with the
  * RFC 8536 extensions: hours up to 167, negative rule times) into a zone
  * named S. OUT: *out, freed with sked_tz_free. Returns 0, SKED_EINVAL
  * (with err->pos), SKED_ENOMEM. */
-SKED_API int sked_tz_parse_posix(const char *s, sked_tz **out,
-                                 sked_error *err);
+SKED_API int sked_tz_parse_posix(const char *s, sked_tz **out, sked_error *err);
 
 /* Free a zone from sked_tz_parse_*. NULL does nothing. Never pass the UTC
  * zone or a zone owned by a tzdb. */
@@ -89,8 +88,7 @@ typedef struct sked_tz_info {
 
 /* Fill *out with the offset, DST flag and abbreviation in force at T.
  * Returns 0 or SKED_ERANGE (T outside SKED_TIME_MIN..MAX). */
-SKED_API int sked_tz_lookup(const sked_tz *tz, sked_time t,
-                            sked_tz_info *out);
+SKED_API int sked_tz_lookup(const sked_tz *tz, sked_time t, sked_tz_info *out);
 
 typedef enum sked_local_kind {
     SKED_LOCAL_UNIQUE = 0,   /* the local time happens once */
