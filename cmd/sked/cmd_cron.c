@@ -164,25 +164,27 @@ static int print_next(const next_query *q)
     return cli_flush();
 }
 
-/* Check the values of OPTS into *q, except the zone. */
+/* Check the values of OPTS into *q, except the zone: usage mistakes
+ * (exit 2) first, then bad values (exit 1). */
 static int next_values(const cli_cmd *self, const next_opts *o, next_query *q)
 {
     sked_error err;
     int rc;
 
-    sked_error_clear(&err);
-    q->dst = SKED_DST_ONCE;
-    if (o->dst && sked_dst_parse(o->dst, &q->dst, &err) < 0) {
-        err.field[0] = '\0';
-        return cli_invalid("--dst", o->dst, &err);
-    }
-    q->after = cli_now();
-    if (o->after && sked_time_parse(o->after, &q->after, &err) < 0)
-        return cli_invalid("--after", o->after, &err);
     q->count = NEXT_DEFAULT;
     if (o->count &&
         (rc = cli_parse_count(self, "-n", o->count, 1, NEXT_MAX, &q->count)))
         return rc;
+    sked_error_clear(&err);
+    q->dst = SKED_DST_ONCE;
+    if (o->dst && sked_dst_parse(o->dst, &q->dst, &err) < 0) {
+        err.field[0] = '\0'; /* "dst": the flag already says it */
+        return cli_invalid("--dst", o->dst, &err);
+    }
+    if (!o->after)
+        q->after = cli_now();
+    else if (sked_time_parse(o->after, &q->after, &err) < 0)
+        return cli_invalid("--after", o->after, &err);
     q->utc = o->utc;
     return 0;
 }
@@ -206,8 +208,8 @@ static int cron_next(const cli_cmd *self, int argc, char **argv)
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
         return rc;
     if ((rc = one_expr(self, &args, &expr)) != 0 ||
-        (rc = parse_expr(expr, &q.cron)) != 0 ||
         (rc = next_values(self, &o, &q)) != 0 ||
+        (rc = parse_expr(expr, &q.cron)) != 0 ||
         (rc = zone_open(o.tz, &q.zone)) != 0)
         return rc;
     rc = print_next(&q);

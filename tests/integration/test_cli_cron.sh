@@ -301,6 +301,8 @@ err "-n zero" 2 "~sked: invalid -n \"0\": expected a whole number from 1 to 1000
 err "-n too many" 2 "~sked: invalid -n \"10001\"" cron next "0 9 * * *" -n 10001
 err "-n not a number" 2 "~sked: invalid -n \"five\"" cron next "0 9 * * *" -n five
 err "-n negative" 2 "~sked: invalid -n \"-1\"" cron next "0 9 * * *" -n -1
+err "usage errors come before bad values" 2 "~sked: invalid -n \"0\"" \
+    cron next "99 * * * *" -n 0
 err "-n huge" 2 "~sked: invalid -n \"99999999999999999999999\"" \
     cron next "0 9 * * *" -n 99999999999999999999999
 err "-n without value" 2 \
