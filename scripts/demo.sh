@@ -42,7 +42,7 @@ show() {
     change=$(next_change "$zone" "$back")
     after=${change%% *}
     [ -n "$change" ] || after=$now
-    echo "  \$ sked cron next \"$expr\" --tz $zone $* --after $after -n $count"
+    echo "  \$ sked cron next \"$expr\" --tz $zone${*:+ $*} --after $after -n $count"
     "$bin" cron next "$expr" --tz "$zone" "$@" --after "$after" -n "$count" |
         sed 's/^/    /'
 }
@@ -75,10 +75,12 @@ title "0 9 * * 1-5" America/New_York
 show "0 9 * * 1-5" America/New_York 72 4
 
 title "*/30 * * * *" Australia/Lord_Howe
-show "*/30 * * * *" Australia/Lord_Howe 2 4 --dst once
-show "*/30 * * * *" Australia/Lord_Howe 2 5 --dst cadence
+show "*/30 * * * *" Australia/Lord_Howe 1 3 --dst once
+show "*/30 * * * *" Australia/Lord_Howe 1 4 --dst cadence
 
-title "0 0 L * *" UTC
+echo
+bold "\"0 0 L * *\" (UTC, the default zone)"
+echo "  $("$bin" cron explain "0 0 L * *")"
 echo "  \$ sked cron next \"0 0 L * *\" --utc -n 3"
 "$bin" cron next "0 0 L * *" --after "$now" --utc -n 3 | sed 's/^/    /'
 

@@ -186,6 +186,30 @@ ok "Lord Howe's half-hour change, cadence" \
 2025-04-06T02:00:00+10:30" \
     cron next "*/30 * * * *" --tz Australia/Lord_Howe --dst cadence \
     --after 2025-04-05T14:15:00Z -n 3
+ok "Sao Paulo's midnight gap (2018)" \
+    "2018-11-04T01:00:00-02:00  shifted
+2018-11-05T00:00:00-02:00" \
+    cron next "0 0 * * *" --tz America/Sao_Paulo \
+    --after 2018-11-03T12:00:00Z -n 2
+ok "Chatham's 02:45 change" \
+    "2025-09-27T03:00:00+12:45
+2025-09-28T03:45:00+13:45  shifted
+2025-09-29T03:00:00+13:45" \
+    cron next "0 3 * * *" --tz Pacific/Chatham --after 2025-09-26T12:00:00Z \
+    -n 3
+ok "London's 01:00 change" \
+    "2025-03-30T02:00:00+01:00  shifted
+2025-03-31T01:30:00+01:00" \
+    cron next "30 1 * * *" --tz Europe/London --after 2025-03-29T12:00:00Z -n 2
+# Paris kept local mean time, +00:09:21, until 1891: RFC 3339 offsets are
+# whole minutes, so the offset is rounded and the local time follows it;
+# the line still names the exact instant, 08:50:39Z.
+ok "local mean time: offset rounded, instant exact" \
+    "1890-01-01T08:59:39+00:09" \
+    cron next "0 9 * * *" --tz Europe/Paris --after 1889-12-31T12:00:00Z -n 1
+ok "local mean time in UTC" "1890-01-01T08:50:39Z" \
+    cron next "0 9 * * *" --tz Europe/Paris --after 1889-12-31T12:00:00Z -n 1 \
+    --utc
 ok "last day of the month, UTC by default" \
     "2024-02-29T00:00:00+00:00
 2024-03-31T00:00:00+00:00
