@@ -141,7 +141,7 @@ static int read_value(struct parser *p, const char **s, int *v)
         (*s)++;
     }
     if (digits == 0) {
-        if (**s == '\0')
+        if (is_field_end(**s) || **s == ',' || **s == '-' || **s == '/')
             return fail(p, start, "expected a value%s", "");
         return sked__error_set(p->err, SKED_EINVAL, field_defs[p->field].name,
                                (long) (start - p->expr),
