@@ -146,14 +146,15 @@ int sked_tz_lookup(const sked_tz *tz, sked_time t, sked_tz_info *out)
 /* Fill *out with the footer-time segment holding T (T >= footer_from). */
 static void footer_segment(const sked_tz *tz, int64_t t, sked__tz_seg *out)
 {
-    int64_t prev, next;
+    const sked__posixtz *f = &tz->footer;
+    sked__posixtz_span sp;
 
-    sked__posixtz_changes(&tz->footer, t, &prev, &next);
-    out->utoff = footer_utoff(tz, t);
-    out->end = next;
-    if (prev > tz->footer_from) {
-        out->start = prev;
-        out->prev_utoff = footer_utoff(tz, prev - 1);
+    sked__posixtz_span_at(f, t, &sp);
+    out->utoff = sp.dst ? f->dst_utoff : f->std_utoff;
+    out->end = sp.next;
+    if (sp.prev > tz->footer_from) {
+        out->start = sp.prev;
+        out->prev_utoff = sp.prev_dst ? f->dst_utoff : f->std_utoff;
     } else {
         out->start = tz->join_start;
         out->prev_utoff = tz->join_prev;
@@ -315,7 +316,7 @@ static void build_segments(sked_tz *tz)
     int64_t *chg = tz->chg;
     int32_t *chg_utoff = tz->chg_utoff;
     int32_t prev = tz->pre_utoff, u, n = 0;
-    int64_t unused;
+    sked__posixtz_span sp;
 
     for (int32_t i = 0; i < tz->ntrans; i++) {
         if (in_footer(tz, tz->trans[i]))
@@ -333,9 +334,10 @@ static void build_segments(sked_tz *tz)
     tz->join_prev = n > 1 ? chg_utoff[n - 2] : tz->pre_utoff;
     tz->join_end = INT64_MAX;
     /* A zone that is all footer never asks for the join's end. */
-    if (tz->use_footer && tz->ntrans > 0)
-        sked__posixtz_changes(&tz->footer, tz->footer_from, &unused,
-                              &tz->join_end);
+    if (tz->use_footer && tz->ntrans > 0) {
+        sked__posixtz_span_at(&tz->footer, tz->footer_from, &sp);
+        tz->join_end = sp.next;
+    }
 }
 
 /* Parse the view's footer, if any and not empty, into *out. */
