@@ -179,6 +179,14 @@ void sked__tz_segment(const sked_tz *tz, int64_t t, sked__tz_seg *out)
         out->end = tz->use_footer ? tz->join_end : INT64_MAX;
 }
 
+/* The instants found for one wall-clock reading. */
+struct passes {
+    int n;           /* how many */
+    int64_t first;   /* the first, when n > 0 */
+    int64_t last;    /* the last, when n > 0 */
+    int64_t gap_end; /* when n == 0: the end of the gap */
+};
+
 /* The plan: every instant u with u + utoff(u) == L lies within UTOFF_SPAN
  * of L. Walk the segments covering [L - span, L + span]; segment [s, e)
  * with offset o holds a solution iff s <= L - o < e. No solution means L
@@ -186,26 +194,26 @@ void sked__tz_segment(const sked_tz *tz, int64_t t, sked__tz_seg *out)
  * s + p <= L < s + o; SPEC 2.2 resolves it to s, the end of the gap. The
  * walk is bounded by the number of transitions plus a few footer
  * changes per year. Three or more passes (possible only in contrived
- * data) report the first and the last. */
-static void resolve(const sked_tz *tz, int64_t l, int64_t *first, int64_t *last,
-                    int *n, int64_t *gap_end)
+ * data) report the first and the last.
+ * Fill *out with the instants that read L on TZ's wall clock. */
+static void resolve(const sked_tz *tz, int64_t l, struct passes *out)
 {
     sked__tz_seg seg;
     int64_t at = l - UTOFF_SPAN;
 
-    *n = 0;
-    *gap_end = l - tz->pre_utoff;
+    out->n = 0;
+    out->gap_end = l - tz->pre_utoff;
     for (;;) {
         sked__tz_segment(tz, at, &seg);
         int64_t u = l - seg.utoff;
         if (u >= seg.start && u < seg.end) {
-            *first = *n == 0 ? u : *first;
-            *last = u;
-            (*n)++;
+            out->first = out->n == 0 ? u : out->first;
+            out->last = u;
+            out->n++;
         }
         if (seg.utoff > seg.prev_utoff && seg.start != INT64_MIN &&
             seg.start + seg.prev_utoff <= l && l < seg.start + seg.utoff)
-            *gap_end = seg.start;
+            out->gap_end = seg.start;
         if (seg.end > l + UTOFF_SPAN || seg.end == INT64_MAX)
             break;
         at = seg.end;
@@ -215,25 +223,26 @@ static void resolve(const sked_tz *tz, int64_t l, int64_t *first, int64_t *last,
 int sked_tz_local_to_utc(const sked_tz *tz, sked_time local,
                          sked_local_result *out)
 {
-    int64_t l, frac, first = 0, last = 0, gap_end;
-    int n;
+    struct passes ps;
+    int64_t l, frac, first, last;
 
     if (local < SKED_TIME_MIN || local > SKED_TIME_MAX)
         return SKED_ERANGE;
     l = sked__floor_div(local, USEC);
     frac = local - l * USEC;
-    resolve(tz, l, &first, &last, &n, &gap_end);
-    if (n == 0) {
-        first = last = gap_end;
-        frac = 0;
+    resolve(tz, l, &ps);
+    if (ps.n == 0) {
+        /* SPEC 2.2: a skipped local time resolves to the end of the gap. */
+        first = last = ps.gap_end * USEC;
+    } else {
+        first = ps.first * USEC + frac;
+        last = ps.last * USEC + frac;
     }
-    first = first * USEC + frac;
-    last = last * USEC + frac;
     if (first < SKED_TIME_MIN || last > SKED_TIME_MAX)
         return SKED_ERANGE;
-    out->kind = n == 0   ? SKED_LOCAL_GAP
-                : n == 1 ? SKED_LOCAL_UNIQUE
-                         : SKED_LOCAL_REPEATED;
+    out->kind = ps.n == 0   ? SKED_LOCAL_GAP
+                : ps.n == 1 ? SKED_LOCAL_UNIQUE
+                            : SKED_LOCAL_REPEATED;
     out->first = first;
     out->second = last;
     return 0;
