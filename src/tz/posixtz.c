@@ -367,24 +367,33 @@ int sked__posixtz_isdst(const sked__posixtz *p, int64_t t)
     return i >= 0 ? ev[i].dst : 0;
 }
 
-void sked__posixtz_changes(const sked__posixtz *p, int64_t t, int64_t *prev,
-                           int64_t *next)
+void sked__posixtz_span_at(const sked__posixtz *p, int64_t t,
+                           sked__posixtz_span *out)
 {
     struct event ev[WINDOW_EVENTS];
     int i, k;
 
-    *prev = INT64_MIN;
-    *next = INT64_MAX;
-    if (p->constant != SKED__POSIX_VARIES || p->std_utoff == p->dst_utoff)
+    if (p->constant != SKED__POSIX_VARIES) {
+        int dst = p->constant == SKED__POSIX_DST_ALL;
+        *out = (sked__posixtz_span){INT64_MIN, INT64_MAX, dst, dst};
         return;
+    }
     window(p, t, ev);
     i = last_at_or_before(ev, t);
+    out->dst = i >= 0 ? ev[i].dst : 0;
+    if (p->std_utoff == p->dst_utoff) {
+        out->prev = INT64_MIN;
+        out->next = INT64_MAX;
+        out->prev_dst = out->dst;
+        return;
+    }
     for (k = i; k > 0 && !is_change(ev, k); k--)
         ;
-    *prev = k > 0 ? ev[k].at : ev[0].at;
+    out->prev = k > 0 ? ev[k].at : ev[0].at;
+    out->prev_dst = k > 0 ? !out->dst : out->dst;
     for (k = i + 1; k < WINDOW_EVENTS && !is_change(ev, k); k++)
         ;
-    *next = k < WINDOW_EVENTS ? ev[k].at : ev[WINDOW_EVENTS - 1].at;
+    out->next = k < WINDOW_EVENTS ? ev[k].at : ev[WINDOW_EVENTS - 1].at;
 }
 
 /* Return whether the DST flag ever changes, trying every year of one

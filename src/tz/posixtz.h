@@ -56,13 +56,20 @@ int sked__posixtz_parse(const char *s, size_t len, long base,
 /* Return 1 if DST is in force at the POSIX second T, else 0. */
 int sked__posixtz_isdst(const sked__posixtz *p, int64_t t);
 
-/* Store in *prev the last second <= T at which the UTC offset changes
- * (INT64_MIN: none known) and in *next the first second > T at which it
- * changes (INT64_MAX: none). Never allocates; about ten rule evaluations.
- * In contrived rules whose DST periods overlap from one year to the next
- * the bounds may be conservative: the offset is constant on [prev, next),
- * but it may not change at prev or next. */
-void sked__posixtz_changes(const sked__posixtz *p, int64_t t, int64_t *prev,
-                           int64_t *next);
+/* The stretch of constant UTC offset around one instant. In contrived
+ * rules whose DST periods overlap from one year to the next the bounds
+ * may be conservative: the offset is constant on [prev, next), but it
+ * may not change at prev or next (then prev_dst == dst). */
+typedef struct sked__posixtz_span {
+    int64_t prev; /* last second <= T where the offset changes; INT64_MIN */
+    int64_t next; /* first second > T where it changes; INT64_MAX: none */
+    int dst;      /* the DST flag at T */
+    int prev_dst; /* the DST flag just before prev */
+} sked__posixtz_span;
+
+/* Fill *out with the span around the POSIX second T. Never allocates;
+ * about ten rule evaluations. */
+void sked__posixtz_span_at(const sked__posixtz *p, int64_t t,
+                           sked__posixtz_span *out);
 
 #endif

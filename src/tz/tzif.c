@@ -27,8 +27,16 @@
  * its "big bang" of -2^59. */
 #define TIME_LIMIT (INT64_C(1) << 60)
 
-/* The six counts of a header, in file order. */
+/* The image being read, and where errors go. */
+struct reader {
+    const uint8_t *p;
+    size_t len;
+    sked_error *err;
+};
+
+/* A header: its version byte and six counts, in file order. */
 struct counts {
+    uint8_t version;
     uint32_t isut, isstd, leap, time, type, chars;
 };
 
@@ -45,10 +53,11 @@ static int bad(sked_error *err, size_t pos, const char *msg)
 }
 
 /* Read and check the header at AT; store its version byte and counts. */
-static int read_header(const uint8_t *p, size_t len, size_t at,
-                       uint8_t *version, struct counts *c, sked_error *err)
+static int read_header(const struct reader *r, size_t at, struct counts *c)
 {
-    const uint8_t *h = p + at;
+    const uint8_t *h = r->p + at;
+    size_t len = r->len;
+    sked_error *err = r->err;
 
     if (memcmp(h, "TZif", len - at < 4 ? len - at : 4) != 0)
         return bad(err, at, "bad magic");
@@ -56,7 +65,7 @@ static int read_header(const uint8_t *p, size_t len, size_t at,
         return bad(err, len, "truncated header");
     if (h[4] != 0 && (h[4] < '2' || h[4] > '9'))
         return bad(err, at + 4, "unknown version");
-    *version = h[4];
+    c->version = h[4];
     c->isut = be32(h + COUNTS_AT);
     c->isstd = be32(h + COUNTS_AT + 4);
     c->leap = be32(h + COUNTS_AT + 8);
@@ -91,10 +100,11 @@ static int check_caps(const struct counts *c, size_t at, sked_error *err)
 }
 
 /* Find the footer "\nTZ\n" at AT and point the view at it. */
-static int read_footer(const uint8_t *p, size_t len, size_t at, sked__tzif *v,
-                       sked_error *err)
+static int read_footer(const struct reader *r, size_t at, sked__tzif *v)
 {
-    const uint8_t *nl;
+    const uint8_t *p = r->p, *nl;
+    size_t len = r->len;
+    sked_error *err = r->err;
 
     if (at >= len || p[at] != '\n')
         return bad(err, at, "missing footer");
@@ -149,16 +159,16 @@ static int check_types(const sked__tzif *v, const uint8_t *base,
 }
 
 /* Point V at the data block at AT described by C, and check it. */
-static int read_block(const uint8_t *p, size_t len, size_t at,
-                      const struct counts *c, uint32_t width, sked__tzif *v,
-                      sked_error *err)
+static int read_block(const struct reader *r, size_t at, const struct counts *c,
+                      uint32_t width, sked__tzif *v)
 {
+    const uint8_t *p = r->p;
     int rc;
 
-    if ((rc = check_caps(c, at - HEADER_LEN, err)) != 0)
+    if ((rc = check_caps(c, at - HEADER_LEN, r->err)) != 0)
         return rc;
-    if (block_len(c, width) > len - at)
-        return bad(err, len, "truncated data block");
+    if (block_len(c, width) > r->len - at)
+        return bad(r->err, r->len, "truncated data block");
     v->width = width;
     v->ntrans = c->time;
     v->ntypes = c->type;
@@ -170,17 +180,16 @@ static int read_block(const uint8_t *p, size_t len, size_t at,
     v->footer = NULL;
     v->footer_len = 0;
     v->footer_pos = 0;
-    if ((rc = check_transitions(v, p, err)) != 0)
+    if ((rc = check_transitions(v, p, r->err)) != 0)
         return rc;
-    return check_types(v, p, err);
+    return check_types(v, p, r->err);
 }
 
 int sked__tzif_read(const void *data, size_t len, sked__tzif *out,
                     sked_error *err)
 {
-    const uint8_t *p = data;
+    const struct reader r = {data, len, err};
     struct counts c1, c2;
-    uint8_t ver1, ver2;
     size_t at;
     sked__tzif v;
     int rc;
@@ -189,10 +198,10 @@ int sked__tzif_read(const void *data, size_t len, sked__tzif *out,
         return sked__error_set(err, SKED_ETOOBIG, "timezone", -1,
                                "TZif: file larger than %d bytes",
                                SKED_TZIF_MAX_FILE);
-    if ((rc = read_header(p, len, 0, &ver1, &c1, err)) != 0)
+    if ((rc = read_header(&r, 0, &c1)) != 0)
         return rc;
-    if (ver1 == 0) {
-        if ((rc = read_block(p, len, HEADER_LEN, &c1, 4, &v, err)) != 0)
+    if (c1.version == 0) {
+        if ((rc = read_block(&r, HEADER_LEN, &c1, 4, &v)) != 0)
             return rc;
         *out = v;
         return 0;
@@ -200,14 +209,14 @@ int sked__tzif_read(const void *data, size_t len, sked__tzif *out,
     if (block_len(&c1, 4) > len - HEADER_LEN)
         return bad(err, len, "truncated version 1 block");
     at = HEADER_LEN + (size_t) block_len(&c1, 4);
-    if ((rc = read_header(p, len, at, &ver2, &c2, err)) != 0)
+    if ((rc = read_header(&r, at, &c2)) != 0)
         return rc;
-    if (ver2 != ver1)
+    if (c2.version != c1.version)
         return bad(err, at + 4, "second header's version differs");
-    if ((rc = read_block(p, len, at + HEADER_LEN, &c2, 8, &v, err)) != 0)
+    if ((rc = read_block(&r, at + HEADER_LEN, &c2, 8, &v)) != 0)
         return rc;
     at += HEADER_LEN + (size_t) block_len(&c2, 8);
-    if ((rc = read_footer(p, len, at, &v, err)) != 0)
+    if ((rc = read_footer(&r, at, &v)) != 0)
         return rc;
     *out = v;
     return 0;

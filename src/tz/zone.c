@@ -146,14 +146,15 @@ int sked_tz_lookup(const sked_tz *tz, sked_time t, sked_tz_info *out)
 /* Fill *out with the footer-time segment holding T (T >= footer_from). */
 static void footer_segment(const sked_tz *tz, int64_t t, sked__tz_seg *out)
 {
-    int64_t prev, next;
+    const sked__posixtz *f = &tz->footer;
+    sked__posixtz_span sp;
 
-    sked__posixtz_changes(&tz->footer, t, &prev, &next);
-    out->utoff = footer_utoff(tz, t);
-    out->end = next;
-    if (prev > tz->footer_from) {
-        out->start = prev;
-        out->prev_utoff = footer_utoff(tz, prev - 1);
+    sked__posixtz_span_at(f, t, &sp);
+    out->utoff = sp.dst ? f->dst_utoff : f->std_utoff;
+    out->end = sp.next;
+    if (sp.prev > tz->footer_from) {
+        out->start = sp.prev;
+        out->prev_utoff = sp.prev_dst ? f->dst_utoff : f->std_utoff;
     } else {
         out->start = tz->join_start;
         out->prev_utoff = tz->join_prev;
@@ -178,6 +179,14 @@ void sked__tz_segment(const sked_tz *tz, int64_t t, sked__tz_seg *out)
         out->end = tz->use_footer ? tz->join_end : INT64_MAX;
 }
 
+/* The instants found for one wall-clock reading. */
+struct passes {
+    int n;           /* how many */
+    int64_t first;   /* the first, when n > 0 */
+    int64_t last;    /* the last, when n > 0 */
+    int64_t gap_end; /* when n == 0: the end of the gap */
+};
+
 /* The plan: every instant u with u + utoff(u) == L lies within UTOFF_SPAN
  * of L. Walk the segments covering [L - span, L + span]; segment [s, e)
  * with offset o holds a solution iff s <= L - o < e. No solution means L
@@ -185,26 +194,26 @@ void sked__tz_segment(const sked_tz *tz, int64_t t, sked__tz_seg *out)
  * s + p <= L < s + o; SPEC 2.2 resolves it to s, the end of the gap. The
  * walk is bounded by the number of transitions plus a few footer
  * changes per year. Three or more passes (possible only in contrived
- * data) report the first and the last. */
-static void resolve(const sked_tz *tz, int64_t l, int64_t *first, int64_t *last,
-                    int *n, int64_t *gap_end)
+ * data) report the first and the last.
+ * Fill *out with the instants that read L on TZ's wall clock. */
+static void resolve(const sked_tz *tz, int64_t l, struct passes *out)
 {
     sked__tz_seg seg;
     int64_t at = l - UTOFF_SPAN;
 
-    *n = 0;
-    *gap_end = l - tz->pre_utoff;
+    out->n = 0;
+    out->gap_end = l - tz->pre_utoff;
     for (;;) {
         sked__tz_segment(tz, at, &seg);
         int64_t u = l - seg.utoff;
         if (u >= seg.start && u < seg.end) {
-            *first = *n == 0 ? u : *first;
-            *last = u;
-            (*n)++;
+            out->first = out->n == 0 ? u : out->first;
+            out->last = u;
+            out->n++;
         }
         if (seg.utoff > seg.prev_utoff && seg.start != INT64_MIN &&
             seg.start + seg.prev_utoff <= l && l < seg.start + seg.utoff)
-            *gap_end = seg.start;
+            out->gap_end = seg.start;
         if (seg.end > l + UTOFF_SPAN || seg.end == INT64_MAX)
             break;
         at = seg.end;
@@ -214,25 +223,26 @@ static void resolve(const sked_tz *tz, int64_t l, int64_t *first, int64_t *last,
 int sked_tz_local_to_utc(const sked_tz *tz, sked_time local,
                          sked_local_result *out)
 {
-    int64_t l, frac, first = 0, last = 0, gap_end;
-    int n;
+    struct passes ps;
+    int64_t l, frac, first, last;
 
     if (local < SKED_TIME_MIN || local > SKED_TIME_MAX)
         return SKED_ERANGE;
     l = sked__floor_div(local, USEC);
     frac = local - l * USEC;
-    resolve(tz, l, &first, &last, &n, &gap_end);
-    if (n == 0) {
-        first = last = gap_end;
-        frac = 0;
+    resolve(tz, l, &ps);
+    if (ps.n == 0) {
+        /* SPEC 2.2: a skipped local time resolves to the end of the gap. */
+        first = last = ps.gap_end * USEC;
+    } else {
+        first = ps.first * USEC + frac;
+        last = ps.last * USEC + frac;
     }
-    first = first * USEC + frac;
-    last = last * USEC + frac;
     if (first < SKED_TIME_MIN || last > SKED_TIME_MAX)
         return SKED_ERANGE;
-    out->kind = n == 0   ? SKED_LOCAL_GAP
-                : n == 1 ? SKED_LOCAL_UNIQUE
-                         : SKED_LOCAL_REPEATED;
+    out->kind = ps.n == 0   ? SKED_LOCAL_GAP
+                : ps.n == 1 ? SKED_LOCAL_UNIQUE
+                            : SKED_LOCAL_REPEATED;
     out->first = first;
     out->second = last;
     return 0;
@@ -315,7 +325,7 @@ static void build_segments(sked_tz *tz)
     int64_t *chg = tz->chg;
     int32_t *chg_utoff = tz->chg_utoff;
     int32_t prev = tz->pre_utoff, u, n = 0;
-    int64_t unused;
+    sked__posixtz_span sp;
 
     for (int32_t i = 0; i < tz->ntrans; i++) {
         if (in_footer(tz, tz->trans[i]))
@@ -333,9 +343,10 @@ static void build_segments(sked_tz *tz)
     tz->join_prev = n > 1 ? chg_utoff[n - 2] : tz->pre_utoff;
     tz->join_end = INT64_MAX;
     /* A zone that is all footer never asks for the join's end. */
-    if (tz->use_footer && tz->ntrans > 0)
-        sked__posixtz_changes(&tz->footer, tz->footer_from, &unused,
-                              &tz->join_end);
+    if (tz->use_footer && tz->ntrans > 0) {
+        sked__posixtz_span_at(&tz->footer, tz->footer_from, &sp);
+        tz->join_end = sp.next;
+    }
 }
 
 /* Parse the view's footer, if any and not empty, into *out. */
