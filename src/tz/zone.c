@@ -14,7 +14,10 @@
  * Segments (zone.h) come from a second table made at load: the instants
  * where the offset changes, transitions that keep it being dropped. The
  * segment holding the last transition may run on into the footer's time;
- * its bounds ("the join") are computed once at load too.
+ * its bounds ("the join") are computed once at load too. The footer's own
+ * changes up to FOOTER_TABLE_END are added to the table at load, so the
+ * cron search, which asks for segments at every step, finds them by
+ * binary search; later instants evaluate the rule each time.
  *
  * A zone is one allocation, immutable once built. */
 #include "tz/zone.h"
@@ -32,6 +35,10 @@
 /* Widest distance between a local reading and its instant: offsets are
  * below 26 hours (tzif.c, posixtz.c). */
 #define UTOFF_SPAN (26 * 3600)
+/* Footer changes are tabled up to 2200-01-01: at most two a year from
+ * 1900 on, about 7 KB a zone. */
+#define FOOTER_TABLE_END INT64_C(7258118400)
+#define FOOTER_TABLE_MAX 640
 
 struct zone_type {
     int32_t utoff;
@@ -48,7 +55,7 @@ struct sked_tz {
     char *chars;             /* abbreviations */
     int64_t *chg;            /* nchg instants where the offset changes */
     int32_t *chg_utoff;      /* offset from chg[i] on */
-    int32_t ntrans, ntypes, nchg;
+    int32_t ntrans, ntypes, nchg, chg_cap;
     int32_t pre_type;  /* type before trans[0] */
     int32_t pre_utoff; /* its offset */
     bool use_footer;
@@ -56,6 +63,7 @@ struct sked_tz {
     int64_t join_start;  /* segment holding footer_from */
     int64_t join_end;
     int32_t join_prev;
+    int64_t table_end; /* the table covers segments before this */
     sked__posixtz footer;
 };
 
@@ -165,7 +173,7 @@ void sked__tz_segment(const sked_tz *tz, int64_t t, sked__tz_seg *out)
 {
     int32_t k;
 
-    if (in_footer(tz, t)) {
+    if (tz->use_footer && t >= tz->table_end) {
         footer_segment(tz, t, out);
         return;
     }
@@ -176,7 +184,7 @@ void sked__tz_segment(const sked_tz *tz, int64_t t, sked__tz_seg *out)
     if (k + 1 < tz->nchg)
         out->end = tz->chg[k + 1];
     else
-        out->end = tz->use_footer ? tz->join_end : INT64_MAX;
+        out->end = tz->use_footer ? tz->table_end : INT64_MAX;
 }
 
 /* The instants found for one wall-clock reading. */
@@ -258,16 +266,19 @@ static size_t align8(size_t n)
     return (n + 7) & ~(size_t) 7;
 }
 
-/* Allocate a zone with room for NTRANS transitions, NTYPES types, NCHARS
- * abbreviation bytes and NAME; point its arrays into the block. */
-static int zone_alloc(const char *name, uint32_t ntrans, uint32_t ntypes,
-                      uint32_t nchars, sked_tz **out)
+/* Allocate a zone with room for the tables of V (NULL: none) and NAME;
+ * point its arrays into the block. The offset-change table has room for
+ * the footer's changes too when V has a footer. */
+static int zone_alloc(const char *name, const sked__tzif *v, sked_tz **out)
 {
+    uint32_t ntrans = v ? v->ntrans : 0, ntypes = v ? v->ntypes : 0;
+    uint32_t nchars = v ? v->nchars : 0;
+    uint32_t nchg = ntrans + (v && v->footer_len ? FOOTER_TABLE_MAX : 0);
     struct zone_sizes z = {
         .head = align8(sizeof(sked_tz)),
         .trans = (size_t) ntrans * sizeof(int64_t),
-        .chg = (size_t) ntrans * sizeof(int64_t),
-        .chg_utoff = (size_t) ntrans * sizeof(int32_t),
+        .chg = (size_t) nchg * sizeof(int64_t),
+        .chg_utoff = (size_t) nchg * sizeof(int32_t),
         .types = (size_t) ntypes * sizeof(struct zone_type),
         .trans_type = ntrans,
         .chars = nchars,
@@ -287,6 +298,7 @@ static int zone_alloc(const char *name, uint32_t ntrans, uint32_t ntypes,
     tz->trans_type = (uint8_t *) (p += z.types);
     tz->chars = p += z.trans_type;
     tz->name = p += z.chars;
+    tz->chg_cap = (int32_t) nchg;
     memcpy(p, name, z.name);
     *out = tz;
     return 0;
@@ -319,6 +331,28 @@ static int32_t first_std_type(const sked_tz *tz)
     return 0;
 }
 
+/* Append the footer's offset changes from the join's end up to
+ * FOOTER_TABLE_END to the change table, and move table_end past them. */
+static void table_footer_changes(sked_tz *tz)
+{
+    int64_t t = tz->join_end;
+    int32_t prev = tz->nchg > 0 ? tz->chg_utoff[tz->nchg - 1] : tz->pre_utoff;
+    sked__posixtz_span sp;
+
+    while (t < FOOTER_TABLE_END && tz->nchg < tz->chg_cap) {
+        int32_t u;
+        sked__posixtz_span_at(&tz->footer, t, &sp);
+        u = sp.dst ? tz->footer.dst_utoff : tz->footer.std_utoff;
+        if (u != prev) {
+            tz->chg[tz->nchg] = t;
+            tz->chg_utoff[tz->nchg++] = u;
+            prev = u;
+        }
+        t = sp.next;
+    }
+    tz->table_end = t;
+}
+
 /* Build the offset-change table and the join (see the file comment). */
 static void build_segments(sked_tz *tz)
 {
@@ -347,6 +381,10 @@ static void build_segments(sked_tz *tz)
         sked__posixtz_span_at(&tz->footer, tz->footer_from, &sp);
         tz->join_end = sp.next;
     }
+    tz->table_end =
+        tz->use_footer && tz->ntrans == 0 ? INT64_MIN : tz->join_end;
+    if (tz->use_footer && tz->ntrans > 0)
+        table_footer_changes(tz);
 }
 
 /* Parse the view's footer, if any and not empty, into *out. */
@@ -376,7 +414,7 @@ int sked_tz_parse_tzif(const char *name, const void *data, size_t len,
         return rc;
     if ((rc = read_footer(&v, &footer, &has_footer, err)) != 0)
         return rc;
-    if ((rc = zone_alloc(name, v.ntrans, v.ntypes, v.nchars, &tz)) != 0)
+    if ((rc = zone_alloc(name, &v, &tz)) != 0)
         return sked__error_set(err, rc, "timezone", -1, NULL);
     copy_tables(tz, &v);
     tz->pre_type = first_std_type(tz);
@@ -403,7 +441,7 @@ int sked_tz_parse_posix(const char *s, sked_tz **out, sked_error *err)
     len = strnlen(s, SKED_POSIXTZ_MAX + 1);
     if ((rc = sked__posixtz_parse(s, len, 0, &footer, err)) != 0)
         return rc;
-    if ((rc = zone_alloc(s, 0, 0, 0, &tz)) != 0)
+    if ((rc = zone_alloc(s, NULL, &tz)) != 0)
         return sked__error_set(err, rc, "timezone", -1, NULL);
     tz->footer = footer;
     tz->use_footer = true;
