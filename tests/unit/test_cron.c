@@ -411,6 +411,9 @@ static void test_dst_once(void **state)
          * 02:00 BST -> 01:00 GMT on 10-26 (01:00Z). */
         {"30 1 * * *", "Europe/London", "2025-03-29T12:00:00Z", {"2025-03-30T01:00:00Z", "2025-03-31T00:30:00Z"}},
         {"30 1 * * *", "Europe/London", "2025-10-25T12:00:00Z", {"2025-10-26T00:30:00Z", "2025-10-27T01:30:00Z"}},
+        /* Pacific/Apia skipped 2011-12-30 whole (-10 -> +14): the lost
+         * noon fires at the end of the 24-hour gap, 12-31 00:00 +14. */
+        {"0 12 * * *", "Pacific/Apia", "2011-12-28T00:00:00Z", {"2011-12-28T22:00:00Z", "2011-12-29T22:00:00Z", "2011-12-30T10:00:00Z", "2011-12-30T22:00:00Z"}},
         /* Past the last transition of the file: the POSIX footer. */
         {"30 2 * * *", "Europe/Paris", "2100-03-27T12:00:00Z", {"2100-03-28T01:00:00Z", "2100-03-29T00:30:00Z"}},
     };
