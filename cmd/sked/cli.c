@@ -6,6 +6,8 @@
  * for every command. */
 #include "cli.h"
 
+#include "base/clock.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,12 +241,7 @@ int cli_parse_count(const cli_cmd *self, const char *flag, const char *s,
 
 sked_time cli_now(void)
 {
-    struct timespec ts;
-
-    /* The CLI's one reading of the wall clock: the default --after. */
-    if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
-        abort();
-    return (sked_time) ts.tv_sec * SKED_USEC_PER_SEC + ts.tv_nsec / 1000;
+    return sked__clock_now(NULL);
 }
 
 int cli_flush(void)

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/* Schedules: when a workflow runs (SPEC 1, 2, 3, 6).
+ *
+ * A schedule has a unique name, a workflow, one time spec (a cron
+ * expression, an interval, or one instant), a zone and DST policy, a JSON
+ * context, catch-up and overlap policies, bounds, and the state the
+ * scheduler keeps (status, cursor, next occurrence, last error).
+ *
+ * sked_schedule is a plain struct the caller owns: fill it after
+ * sked_schedule_init, release it with sked_schedule_done. Its strings are
+ * owned by the struct (heap, freed by sked_schedule_done). Instants use
+ * SKED_TIME_NONE for "not set". */
+#ifndef SKED_SCHEDULE_H
+#define SKED_SCHEDULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sked/cron.h"
+#include "sked/error.h"
+#include "sked/time.h"
+#include "sked/tz.h"
+
+#define SKED_TIME_NONE INT64_MIN
+/* Longest schedule, workflow or queue name; names are [A-Za-z0-9._-]. */
+#define SKED_NAME_MAX 128
+#define SKED_DESCRIPTION_MAX 1024
+#define SKED_CONTEXT_MAX (64 << 10) /* bytes of JSON */
+/* SPEC 3.3 and 3.2 ranges. */
+#define SKED_CATCHUP_MAX_DEFAULT 10
+#define SKED_CATCHUP_MAX_LIMIT 1000
+#define SKED_CATCHUP_WINDOW_DEFAULT (INT64_C(86400) * SKED_USEC_PER_SEC)
+#define SKED_CATCHUP_WINDOW_MIN (INT64_C(60) * SKED_USEC_PER_SEC)
+#define SKED_CATCHUP_WINDOW_MAX (INT64_C(30) * 86400 * SKED_USEC_PER_SEC)
+#define SKED_JITTER_MAX (INT64_C(3600) * SKED_USEC_PER_SEC)
+#define SKED_EVERY_MIN (SKED_USEC_PER_SEC)
+#define SKED_EVERY_MAX (INT64_C(366) * 86400 * SKED_USEC_PER_SEC)
+
+typedef enum sked_spec_kind {
+    SKED_SPEC_CRON = 0,  /* cron: an expression in a zone */
+    SKED_SPEC_EVERY = 1, /* every: anchor + k * interval, k >= 1 */
+    SKED_SPEC_AT = 2,    /* at: one instant, then done */
+} sked_spec_kind;
+
+typedef enum sked_catchup {
+    SKED_CATCHUP_LATEST = 0, /* the default: only the latest late one */
+    SKED_CATCHUP_SKIP = 1,
+    SKED_CATCHUP_ALL = 2,
+} sked_catchup;
+
+typedef enum sked_overlap {
+    SKED_OVERLAP_ALLOW = 0, /* the default */
+    SKED_OVERLAP_SKIP = 1,
+    SKED_OVERLAP_BUFFER_ONE = 2,
+    SKED_OVERLAP_BUFFER_ALL = 3,
+    SKED_OVERLAP_CANCEL_OTHER = 4,
+} sked_overlap;
+
+typedef enum sked_schedule_status {
+    SKED_SCHEDULE_ACTIVE = 0,
+    SKED_SCHEDULE_PAUSED = 1,
+    SKED_SCHEDULE_DISABLED = 2, /* its expression or zone no longer loads */
+    SKED_SCHEDULE_DONE = 3,     /* fired its one instant, or max_runs */
+} sked_schedule_status;
+
+typedef enum sked_source {
+    SKED_SOURCE_API = 0,  /* created through the API or the CLI */
+    SKED_SOURCE_CODE = 1, /* declared by code or the workflows file */
+} sked_source;
+
+typedef struct sked_schedule {
+    /* The definition (SPEC 6, POST /api/v1/schedules). */
+    char *name;     /* owned */
+    char *workflow; /* owned */
+    sked_spec_kind kind;
+    char *cron;       /* owned; SKED_SPEC_CRON */
+    sked_dur every;   /* SKED_SPEC_EVERY */
+    sked_time anchor; /* SKED_SPEC_EVERY; NONE: the creation time */
+    sked_time at;     /* SKED_SPEC_AT */
+    char *timezone;   /* owned; NULL means "UTC" */
+    sked_dst dst;
+    char *context; /* owned JSON object text; NULL means {} */
+    sked_catchup catchup;
+    int32_t catchup_max;
+    sked_dur catchup_window;
+    sked_overlap overlap;
+    int32_t priority; /* lower runs first */
+    char *queue;      /* owned; NULL: the workflow's queue */
+    sked_dur jitter;
+    int32_t automatic_backfill; /* 1: catchup all, max 1000, window 30d */
+    sked_time start_at, end_at; /* NONE: unbounded */
+    int64_t max_runs;           /* 0: no limit */
+    int32_t pause_after_failures; /* 0: never */
+    char *description;            /* owned; may be NULL */
+    /* The state the scheduler keeps. */
+    sked_schedule_status status;
+    sked_source source;
+    sked_time next_fire_at;  /* NONE when it will not fire */
+    sked_time last_fired_at; /* the cursor; NONE before the first */
+    char *last_error;        /* owned; NULL when none */
+    int64_t runs_created;    /* runs created by firing, for max_runs */
+    int32_t consecutive_failures;
+    sked_time created_at, updated_at;
+} sked_schedule;
+
+/* Fill *s with the defaults of SPEC 3.3 and 6: catchup latest, max 10,
+ * window 1 d, overlap allow, dst once, status active, source api, every
+ * instant NONE and every string NULL. */
+SKED_API void sked_schedule_init(sked_schedule *s);
+
+/* Free the strings *s owns and reset it with sked_schedule_init.
+ * NULL does nothing. */
+SKED_API void sked_schedule_done(sked_schedule *s);
+
+/* Deep-copy SRC into *out (initialised here; free with
+ * sked_schedule_done). Returns 0 or SKED_ENOMEM (*out untouched). */
+SKED_API int sked_schedule_copy(const sked_schedule *src, sked_schedule *out);
+
+/* Check every field of S against SPEC 2 and 3 before anything is
+ * written: the name, the workflow, exactly one valid time spec, a zone
+ * that DB knows, the JSON context, every range. Returns 0 or SKED_EINVAL
+ * with err->field naming the field ("timezone", "catchup_max") and
+ * err->msg saying why. */
+SKED_API int sked_schedule_validate(const sked_schedule *s, sked_tzdb *db,
+                                    sked_error *err);
+
+/* Names of the enums as the API and the CLI write them ("latest",
+ * "buffer_one", "paused", "code", "cron"); never NULL. */
+SKED_API const char *sked_catchup_name(sked_catchup c);
+SKED_API const char *sked_overlap_name(sked_overlap o);
+SKED_API const char *sked_schedule_status_name(sked_schedule_status s);
+SKED_API const char *sked_source_name(sked_source s);
+SKED_API const char *sked_spec_kind_name(sked_spec_kind k);
+
+/* Parse those names. Return 0 or SKED_EINVAL with err->field set to
+ * FIELD (e.g. "catchup") and a message listing the allowed values. */
+SKED_API int sked_catchup_parse(const char *s, const char *field,
+                                sked_catchup *out, sked_error *err);
+SKED_API int sked_overlap_parse(const char *s, const char *field,
+                                sked_overlap *out, sked_error *err);
+SKED_API int sked_schedule_status_parse(const char *s, const char *field,
+                                        sked_schedule_status *out,
+                                        sked_error *err);
+
+#endif

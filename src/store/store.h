@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* The durable store: one interface over SQLite and PostgreSQL.
+ *
+ * Everything sked keeps goes through these functions: schedules, runs,
+ * steps, events, queues, workflow versions (schema: src/store/schema/).
+ * A store is opened from a URL — "sqlite:PATH" (the default is
+ * "sqlite:sked.db") or "postgres://..." / "postgresql://..." — and is
+ * migrated at open, under a lock, to the binary's schema version; a
+ * database newer than the binary is refused.
+ *
+ * Shared logic lives here (store.c), once: validation before any write,
+ * id formats, events written in the same transaction as the change they
+ * report, and the retry of transactions that failed for a retryable
+ * reason (SQLite busy, PostgreSQL serialization failure or deadlock, a
+ * dropped connection). The back-ends (sqlite.c, pg.c) are method tables
+ * (struct sked__store_ops, store_ops.h) that only speak SQL.
+ *
+ * Thread rules: a sked_store may be used by several threads at once; each
+ * thread gets its own connection (SQLite) or borrows one from the pool
+ * (PostgreSQL). */
+#ifndef SKED_STORE_STORE_H
+#define SKED_STORE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sked/schedule.h"
+
+typedef struct sked_store sked_store;
+
+#define SKED_STORE_DEFAULT_URL "sqlite:sked.db"
+/* Most rows one insert batch or one list call handles. */
+#define SKED_STORE_BATCH_MAX 1000
+#define SKED_STORE_LIST_MAX 1000
+#define SKED_RUN_ID_MAX 256
+
+typedef struct sked_store_options {
+    /* SQLite: "full" (the default, SPEC 11) or "normal". */
+    const char *sqlite_synchronous;
+    /* PostgreSQL: connections in the pool (default 4). */
+    int pg_pool_size;
+    /* A TZ database for validation; NULL opens the system's. Borrowed. */
+    sked_tzdb *tzdb;
+} sked_store_options;
+
+/* Open the store at URL (NULL: SKED_STORE_DEFAULT_URL) and migrate it.
+ * OPTS may be NULL. OUT: *out, closed with sked__store_close.
+ * Returns 0; SKED_EINVAL (malformed URL, err->field "db"); SKED_EIO
+ * (unreachable server, unreadable or corrupt file, read-only file when a
+ * migration must write); SKED_ECONFLICT (database newer than the binary);
+ * SKED_ENOMEM. err->msg names the database and the cause. */
+int sked__store_open(const char *url, const sked_store_options *opts,
+                     sked_store **out, sked_error *err);
+
+/* Close ST and every connection. NULL does nothing. */
+void sked__store_close(sked_store *st);
+
+/* Return "sqlite" or "postgres". */
+const char *sked__store_kind(const sked_store *st);
+
+/* ---- schedules ---------------------------------------------------------
+ * Every write validates first (sked_schedule_validate) and writes nothing
+ * when validation fails; each emits its event (schedule.created, ...) in
+ * the same transaction. */
+
+/* Create S (its created_at/updated_at/next_fire_at are set by the store).
+ * Returns 0, SKED_EINVAL, SKED_ECONFLICT (the name exists), SKED_EIO. */
+int sked__store_schedule_create(sked_store *st, const sked_schedule *s,
+                                sked_error *err);
+
+/* Read the schedule NAME into *out (initialised here; the caller calls
+ * sked_schedule_done). Returns 0, SKED_ENOTFOUND, SKED_EIO. */
+int sked__store_schedule_get(sked_store *st, const char *name,
+                             sked_schedule *out, sked_error *err);
+
+typedef struct sked_schedule_filter {
+    int status;              /* a sked_schedule_status, or -1 for any */
+    const char *workflow;    /* NULL: any */
+    const char *name_prefix; /* NULL: any */
+    const char *after_name;  /* the cursor: names strictly after this */
+    size_t limit;            /* 1..SKED_STORE_LIST_MAX; 0 means 100 */
+} sked_schedule_filter;
+
+/* List schedules matching F, ordered by name. OUT: *out, an array of *n
+ * schedules the caller frees with sked__schedules_free. *more is set when
+ * more rows follow (the cursor is the last name returned). */
+int sked__store_schedule_list(sked_store *st, const sked_schedule_filter *f,
+                              sked_schedule **out, size_t *n, bool *more,
+                              sked_error *err);
+void sked__schedules_free(sked_schedule *list, size_t n);
+
+/* Replace the definition of the existing schedule S->name (state fields
+ * are kept; next_fire_at is recomputed). Returns 0, SKED_EINVAL,
+ * SKED_ENOTFOUND, SKED_EIO. */
+int sked__store_schedule_update(sked_store *st, const sked_schedule *s,
+                                sked_error *err);
+
+/* Delete NAME. Idempotent: deleting a missing schedule returns 0 and sets
+ * *existed false. EXISTED may be NULL. */
+int sked__store_schedule_delete(sked_store *st, const char *name,
+                                bool *existed, sked_error *err);
+
+/* Pause or resume NAME (SPEC 3.5: resuming computes the next occurrence
+ * from NOW, no catch-up). Returns 0, SKED_ENOTFOUND, SKED_EIO. */
+int sked__store_schedule_pause(sked_store *st, const char *name,
+                               sked_error *err);
+int sked__store_schedule_resume(sked_store *st, const char *name,
+                                sked_time now, sked_error *err);
+
+/* Apply a set of N schedules atomically (SPEC 3.5): validate all, then in
+ * one transaction create or replace each with SOURCE; with PRUNE delete
+ * the schedules of SOURCE not in the set. All or nothing. On a validation
+ * error err->field is "schedules[i].field". */
+typedef struct sked_apply_result {
+    size_t created, updated, unchanged, deleted;
+} sked_apply_result;
+int sked__store_schedule_apply(sked_store *st, const sked_schedule *set,
+                               size_t n, sked_source source, bool prune,
+                               sked_apply_result *out, sked_error *err);
+
+/* ---- runs -------------------------------------------------------------*/
+
+typedef enum sked_run_status {
+    SKED_RUN_PENDING = 0,
+    SKED_RUN_RUNNING = 1,
+    SKED_RUN_WAITING = 2,
+    SKED_RUN_COMPLETED = 3,
+    SKED_RUN_FAILED = 4,
+    SKED_RUN_CANCELLED = 5,
+} sked_run_status;
+
+typedef enum sked_trigger {
+    SKED_TRIGGER_CRON = 0,
+    SKED_TRIGGER_CATCHUP = 1,
+    SKED_TRIGGER_BACKFILL = 2,
+    SKED_TRIGGER_MANUAL = 3,
+    SKED_TRIGGER_API = 4,
+} sked_trigger;
+
+/* One run to insert. Strings are borrowed from the caller. */
+typedef struct sked_run_new {
+    const char *id;       /* the idempotency key (SPEC 3.1) */
+    const char *workflow;
+    const char *workflow_version; /* NULL: latest */
+    const char *schedule;         /* NULL for API runs */
+    sked_trigger trigger;
+    sked_time scheduled_for;      /* NONE for manual and API runs */
+    const char *queue;            /* NULL: "default" */
+    int32_t priority;
+    const char *concurrency_key;  /* NULL: none */
+    sked_time not_before;         /* NONE: now */
+    const char *context;          /* JSON; NULL: {} */
+} sked_run_new;
+
+/* Insert the N runs (N <= SKED_STORE_BATCH_MAX) that do not exist yet, in
+ * one transaction (ON CONFLICT (id) DO NOTHING). CREATED, when not NULL,
+ * gets one flag per run: true when this call created it. Returns 0,
+ * SKED_EINVAL, SKED_ECONFLICT (an active run holds a concurrency key:
+ * nothing is inserted), SKED_EIO. */
+int sked__store_runs_insert(sked_store *st, const sked_run_new *runs,
+                            size_t n, bool *created, sked_error *err);
+
+/* ---- events -----------------------------------------------------------*/
+
+typedef struct sked_event {
+    int64_t id;    /* assigned by the store, increasing */
+    char *type;    /* owned: "schedule.created" */
+    char *subject; /* owned: the schedule name or run id */
+    char *payload; /* owned JSON object text */
+    sked_time at;
+} sked_event;
+
+/* Append one event. TYPE, SUBJECT and PAYLOAD (JSON, NULL: {}) are
+ * borrowed. Returns 0 or SKED_EIO. */
+int sked__store_event_append(sked_store *st, const char *type,
+                             const char *subject, const char *payload,
+                             sked_error *err);
+
+/* List up to LIMIT events with id > AFTER_ID, oldest first. OUT: *out,
+ * freed with sked__events_free. */
+int sked__store_event_list(sked_store *st, int64_t after_id, size_t limit,
+                           sked_event **out, size_t *n, sked_error *err);
+void sked__events_free(sked_event *list, size_t n);
+
+/* Delete events older than BEFORE (retention). *deleted may be NULL. */
+int sked__store_event_prune(sked_store *st, sked_time before,
+                            int64_t *deleted, sked_error *err);
+
+#endif
