@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: MIT
+# The throwaway PostgreSQL cluster as a CTest fixture: pg.start starts it
+# (scripts/pg.sh, in <build>/pg), pg.stop stops and deletes it even when
+# the tests between them failed, and every test added with sked_add_pg_test
+# runs in between against a database of its own (tests/pg/with_pg.sh).
+set(SKED_PG_DIR ${PROJECT_BINARY_DIR}/pg)
+set(SKED_PG_SH ${PROJECT_SOURCE_DIR}/scripts/pg.sh)
+set(SKED_WITH_PG ${CMAKE_CURRENT_LIST_DIR}/with_pg.sh)
+
+add_test(NAME pg.start COMMAND bash ${SKED_PG_SH} start)
+add_test(NAME pg.stop COMMAND bash ${SKED_PG_SH} stop)
+set_tests_properties(pg.start PROPERTIES FIXTURES_SETUP pg
+    ENVIRONMENT "SKED_PG_DIR=${SKED_PG_DIR}" LABELS pg TIMEOUT 120)
+set_tests_properties(pg.stop PROPERTIES FIXTURES_CLEANUP pg
+    ENVIRONMENT "SKED_PG_DIR=${SKED_PG_DIR}" LABELS pg TIMEOUT 120)
+
+# sked_add_pg_test(NAME COMMAND...): a test named NAME that runs COMMAND
+# with SKED_TEST_DB_URL and SKED_TEST_PG_URL naming a fresh database.
+function(sked_add_pg_test name)
+    string(REGEX REPLACE "[^a-z0-9]" "_" db "t_${name}")
+    add_test(NAME ${name} COMMAND bash ${SKED_WITH_PG} ${db} ${ARGN})
+    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED pg
+        LABELS "pg;store" TIMEOUT 600
+        ENVIRONMENT "SKED_PG_DIR=${SKED_PG_DIR};${SCRIPT_ENV}")
+endfunction()
+
+# A check of the fixture itself: the server answers on the URL it gives.
+find_program(SKED_PSQL psql)
+if(SKED_PSQL)
+    sked_add_pg_test(pg.ping bash -c
+        "${SKED_PSQL} -X -q -t -c 'SELECT 1' \"$SKED_TEST_PG_URL\"")
+endif()
