@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: MIT */
+/* The PostgreSQL back-end: libpq connections in a small pool, one
+ * transaction per borrowed connection, prepared statements, migrations
+ * under an advisory lock, and the mapping of server errors to the codes
+ * of store_ops.h. The SQL of the rows themselves is in pg_rows.c.
+ *
+ * The pool holds opts->pg_pool_size slots (default 4). open() connects
+ * one, so an unreachable server is reported at once; the others connect
+ * on first use. A thread borrows a slot at begin and gives it back at
+ * commit or rollback; when none is free it waits on a condition variable.
+ * A slot whose connection dropped reconnects at the next begin and
+ * prepares its statements again; the transaction that saw the drop
+ * returns SKED_EBUSY, and store.c runs it again. A COMMIT lost with its
+ * connection is ambiguous: the retry of an idempotent write (runs are
+ * inserted with ON CONFLICT DO NOTHING) is safe, but may then report an
+ * already committed run as not created.
+ *
+ * Isolation: writes run at READ COMMITTED, where unique indexes make
+ * concurrent inserts safe; reads at REPEATABLE READ, READ ONLY, so a read
+ * of several statements sees one snapshot. Server notices never reach
+ * stderr: libsked does not print. */
+#include "store/pg.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+
+#define DEFAULT_POOL_SIZE 4
+#define MAX_POOL_SIZE     64
+/* pg_advisory_xact_lock key of migrations: "sked" in ASCII. */
+#define MIGRATION_LOCK_KEY "1936418148"
+/* Seconds to wait for a connection when the URL does not say. */
+#define CONNECT_TIMEOUT "10"
+
+struct sked__tx {
+    sked__backend *b;  /* borrowed: the pool this slot belongs to */
+    PGconn *conn;      /* owned; NULL until first used */
+    uint64_t prepared; /* bit i: statement i is prepared on conn */
+    bool busy;         /* lent to a thread, guarded by b->mu */
+};
+
+struct sked__backend {
+    char *url;       /* owned: the connection URL as given */
+    char where[160]; /* "host/dbname", for messages */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int size;
+    struct sked__tx *slots; /* owned, SIZE of them */
+};
+
+/* Discard server notices (a CREATE ... IF NOT EXISTS, a dropped lock). */
+static void quiet_notice(void *arg, const char *msg)
+{
+    (void) arg;
+    (void) msg;
+}
+
+/* Copy libpq's message (often several lines ending in '\n') into ERR's
+ * buffer as one line. */
+static void one_line(char *dst, size_t cap, const char *msg)
+{
+    size_t i, j = 0;
+    bool space = false;
+
+    for (i = 0; msg != NULL && msg[i] != '\0' && j + 1 < cap; i++) {
+        bool ws = msg[i] == '\n' || msg[i] == '\t' || msg[i] == ' ';
+        if (ws) {
+            space = j > 0;
+            continue;
+        }
+        if (space && j + 2 < cap)
+            dst[j++] = ' ';
+        space = false;
+        dst[j++] = msg[i];
+    }
+    dst[j] = '\0';
+}
+
+/* Fill B->where with "host:port/dbname" from the URL, for messages; the
+ * URL is parsed by libpq, so every form it accepts is named right. */
+static int describe_target(sked__backend *b, sked_error *err)
+{
+    PQconninfoOption *opts, *o;
+    const char *host = NULL, *port = NULL, *db = NULL, *user = NULL;
+    char *msg = NULL;
+
+    opts = PQconninfoParse(b->url, &msg);
+    if (opts == NULL) {
+        char line[160];
+        one_line(line, sizeof(line), msg ? msg : "out of memory");
+        PQfreemem(msg);
+        return sked__error_set(err, SKED_EINVAL, "db", -1,
+                               "malformed PostgreSQL URL: %s", line);
+    }
+    for (o = opts; o->keyword != NULL; o++) {
+        if (o->val == NULL || o->val[0] == '\0')
+            continue;
+        if (strcmp(o->keyword, "host") == 0)
+            host = o->val;
+        else if (strcmp(o->keyword, "port") == 0)
+            port = o->val;
+        else if (strcmp(o->keyword, "dbname") == 0)
+            db = o->val;
+        else if (strcmp(o->keyword, "user") == 0)
+            user = o->val;
+    }
+    (void) snprintf(b->where, sizeof(b->where), "%s%s%s/%s",
+                    host ? host : "localhost", port ? ":" : "",
+                    port ? port : "", db ? db : (user ? user : ""));
+    PQconninfoFree(opts);
+    return 0;
+}
+
+/* (Re)connect slot T. Returns 0 or SKED_EIO naming the server. */
+static int slot_connect(struct sked__tx *t, sked_error *err)
+{
+    /* The URL is expanded from "dbname"; what it says wins over the
+     * defaults listed before it. */
+    const char *const keys[] = {"connect_timeout", "fallback_application_name",
+                                "dbname", NULL};
+    const char *const vals[] = {CONNECT_TIMEOUT, "sked", t->b->url, NULL};
+    char line[200];
+
+    if (t->conn != NULL)
+        PQfinish(t->conn);
+    t->prepared = 0;
+    t->conn = PQconnectdbParams(keys, vals, 1);
+    if (t->conn == NULL)
+        return sked__error_set(err, SKED_ENOMEM, "db", -1,
+                               "cannot connect to PostgreSQL at %s: "
+                               "out of memory",
+                               t->b->where);
+    if (PQstatus(t->conn) != CONNECTION_OK) {
+        one_line(line, sizeof(line), PQerrorMessage(t->conn));
+        PQfinish(t->conn);
+        t->conn = NULL;
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "cannot connect to PostgreSQL at %s: %s",
+                               t->b->where, line);
+    }
+    (void) PQsetNoticeProcessor(t->conn, quiet_notice, NULL);
+    return 0;
+}
+
+static void backend_free(sked__backend *b)
+{
+    int i;
+
+    if (b == NULL)
+        return;
+    for (i = 0; b->slots != NULL && i < b->size; i++)
+        if (b->slots[i].conn != NULL)
+            PQfinish(b->slots[i].conn);
+    free(b->slots);
+    free(b->url);
+    (void) pthread_cond_destroy(&b->cv);
+    (void) pthread_mutex_destroy(&b->mu);
+    free(b);
+}
+
+static int pg_open(const char *target, const sked_store_options *opts,
+                   sked__backend **out, sked_error *err)
+{
+    sked__backend *b;
+    int i, rc;
+
+    b = calloc(1, sizeof(*b));
+    if (b == NULL)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (pthread_mutex_init(&b->mu, NULL) != 0) {
+        free(b);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    if (pthread_cond_init(&b->cv, NULL) != 0) {
+        (void) pthread_mutex_destroy(&b->mu);
+        free(b);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    b->size = opts->pg_pool_size > 0 ? opts->pg_pool_size : DEFAULT_POOL_SIZE;
+    if (b->size > MAX_POOL_SIZE)
+        b->size = MAX_POOL_SIZE;
+    b->url = strdup(target);
+    b->slots = calloc((size_t) b->size, sizeof(*b->slots));
+    if (b->url == NULL || b->slots == NULL) {
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        goto out;
+    }
+    for (i = 0; i < b->size; i++)
+        b->slots[i].b = b;
+    rc = describe_target(b, err);
+    if (rc < 0)
+        goto out;
+    rc = slot_connect(&b->slots[0], err);
+    if (rc < 0)
+        goto out;
+    *out = b;
+    return 0;
+out:
+    backend_free(b);
+    return rc;
+}
+
+static void pg_close(sked__backend *b)
+{
+    backend_free(b);
+}
+
+/* Take a free slot, waiting for one; connected slots first. */
+static struct sked__tx *slot_borrow(sked__backend *b)
+{
+    struct sked__tx *pick = NULL;
+    int i;
+
+    (void) pthread_mutex_lock(&b->mu);
+    for (;;) {
+        for (i = 0; i < b->size; i++) {
+            struct sked__tx *t = &b->slots[i];
+            if (t->busy)
+                continue;
+            if (pick == NULL || (pick->conn == NULL && t->conn != NULL))
+                pick = t;
+        }
+        if (pick != NULL)
+            break;
+        (void) pthread_cond_wait(&b->cv, &b->mu);
+    }
+    pick->busy = true;
+    (void) pthread_mutex_unlock(&b->mu);
+    return pick;
+}
+
+static void slot_release(struct sked__tx *t)
+{
+    sked__backend *b = t->b;
+
+    (void) pthread_mutex_lock(&b->mu);
+    t->busy = false;
+    (void) pthread_cond_signal(&b->cv);
+    (void) pthread_mutex_unlock(&b->mu);
+}
+
+/* SQLSTATEs a retry of the whole transaction may cure. */
+static bool retryable_state(const char *state)
+{
+    static const char *const states[] = {
+        "40001", /* serialization_failure */
+        "40P01", /* deadlock_detected */
+        "57P01", /* admin_shutdown: the server is restarting */
+        "57P02", /* crash_shutdown */
+        "57P03", /* cannot_connect_now */
+        NULL,
+    };
+    int i;
+
+    if (strncmp(state, "08", 2) == 0) /* connection exceptions */
+        return true;
+    for (i = 0; states[i] != NULL; i++)
+        if (strcmp(state, states[i]) == 0)
+            return true;
+    return false;
+}
+
+int sked__pg_error(sked__tx *tx, const PGresult *res, const char *what,
+                   sked_error *err)
+{
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    const char *msg =
+        res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    char line[160];
+    int code = SKED_EIO;
+
+    if (msg == NULL)
+        msg = PQerrorMessage(tx->conn);
+    one_line(line, sizeof(line), msg);
+    if (PQstatus(tx->conn) == CONNECTION_BAD)
+        code = SKED_EBUSY;
+    else if (state != NULL && retryable_state(state))
+        code = SKED_EBUSY;
+    else if (state != NULL && strcmp(state, "23505") == 0)
+        code = SKED_ECONFLICT;
+    return sked__error_set(err, code, NULL, -1, "PostgreSQL at %s: %s: %s",
+                           tx->b->where, what, line);
+}
+
+/* Run the simple command SQL (no parameters, no rows) on TX. */
+static int command(sked__tx *tx, const char *sql, const char *what,
+                   sked_error *err)
+{
+    PGresult *res = PQexec(tx->conn, sql);
+    int rc = 0;
+
+    if (PQresultStatus(res) != PGRES_COMMAND_OK &&
+        PQresultStatus(res) != PGRES_TUPLES_OK)
+        rc = sked__pg_error(tx, res, what, err);
+    PQclear(res);
+    return rc;
+}
+
+static int prepare(sked__tx *tx, const sked__pg_stmt *stmt, sked_error *err)
+{
+    char name[32];
+    PGresult *res;
+    int rc = 0;
+
+    (void) snprintf(name, sizeof(name), "sked_%d", (int) stmt->id);
+    res = PQprepare(tx->conn, name, stmt->sql, stmt->nparams, NULL);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK)
+        rc = sked__pg_error(tx, res, "prepare", err);
+    else
+        tx->prepared |= UINT64_C(1) << stmt->id;
+    PQclear(res);
+    return rc;
+}
+
+int sked__pg_exec(sked__tx *tx, const sked__pg_stmt *stmt,
+                  const char *const *params, PGresult **out, sked_error *err)
+{
+    char name[32];
+    PGresult *res;
+    ExecStatusType st;
+    int rc;
+
+    if (!(tx->prepared & (UINT64_C(1) << stmt->id))) {
+        rc = prepare(tx, stmt, err);
+        if (rc < 0)
+            return rc;
+    }
+    (void) snprintf(name, sizeof(name), "sked_%d", (int) stmt->id);
+    res = PQexecPrepared(tx->conn, name, stmt->nparams, params, NULL, NULL, 0);
+    st = PQresultStatus(res);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        rc = sked__pg_error(tx, res, "query", err);
+        PQclear(res);
+        return rc;
+    }
+    if (out != NULL)
+        *out = res;
+    else
+        PQclear(res);
+    return 0;
+}
+
+static const char *begin_sql(sked__tx_mode mode)
+{
+    switch (mode) {
+    case SKED__TX_READ:
+        return "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+    case SKED__TX_MIGRATE:
+        /* One migrator at a time; the others wait, then see its work. */
+        return "BEGIN ISOLATION LEVEL READ COMMITTED; "
+               "SELECT pg_advisory_xact_lock(" MIGRATION_LOCK_KEY ")";
+    case SKED__TX_WRITE:
+    default:
+        return "BEGIN ISOLATION LEVEL READ COMMITTED";
+    }
+}
+
+/* Start the transaction on slot T, reconnecting first when its
+ * connection is missing or dropped. A connection found dropped by BEGIN
+ * itself is replaced once at once: nothing was done on it yet. */
+static int slot_begin(struct sked__tx *t, sked__tx_mode mode, sked_error *err)
+{
+    int attempt, rc = 0;
+
+    for (attempt = 0; attempt < 2; attempt++) {
+        if (t->conn == NULL || PQstatus(t->conn) != CONNECTION_OK) {
+            rc = slot_connect(t, err);
+            if (rc < 0)
+                return rc;
+        }
+        rc = command(t, begin_sql(mode), "begin", err);
+        if (rc == 0 || PQstatus(t->conn) == CONNECTION_OK)
+            return rc;
+    }
+    return rc;
+}
+
+static int pg_begin(sked__backend *b, sked__tx_mode mode, sked__tx **out,
+                    sked_error *err)
+{
+    struct sked__tx *t = slot_borrow(b);
+    int rc = slot_begin(t, mode, err);
+
+    if (rc < 0) {
+        /* A half-started transaction block must not reach the next user. */
+        if (t->conn != NULL && PQtransactionStatus(t->conn) != PQTRANS_IDLE)
+            (void) command(t, "ROLLBACK", "rollback", NULL);
+        slot_release(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+static int pg_commit(sked__tx *tx, sked_error *err)
+{
+    PGresult *res = PQexec(tx->conn, "COMMIT");
+    int rc = 0;
+
+    if (PQresultStatus(res) != PGRES_COMMAND_OK)
+        rc = sked__pg_error(tx, res, "commit", err);
+    else if (strcmp(PQcmdStatus(res), "COMMIT") != 0)
+        /* COMMIT of a failed transaction answers ROLLBACK. */
+        rc = sked__error_set(err, SKED_EIO, NULL, -1,
+                             "PostgreSQL at %s: the transaction was rolled "
+                             "back",
+                             tx->b->where);
+    PQclear(res);
+    slot_release(tx);
+    return rc;
+}
+
+static void pg_rollback(sked__tx *tx)
+{
+    if (PQstatus(tx->conn) == CONNECTION_OK &&
+        PQtransactionStatus(tx->conn) != PQTRANS_IDLE)
+        (void) command(tx, "ROLLBACK", "rollback", NULL);
+    slot_release(tx);
+}
+
+static int pg_schema_version(sked__tx *tx, int *out, sked_error *err)
+{
+    PGresult *res;
+    int rc = 0;
+
+    res = PQexec(tx->conn,
+                 "SELECT CASE WHEN to_regclass('meta') IS NULL THEN '0' "
+                 "ELSE (SELECT value FROM meta "
+                 "WHERE key = 'schema_version') END");
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        rc = sked__pg_error(tx, res, "read the schema version", err);
+    } else if (PQntuples(res) != 1 || PQgetisnull(res, 0, 0)) {
+        *out = 0;
+    } else {
+        *out = atoi(PQgetvalue(res, 0, 0));
+    }
+    PQclear(res);
+    return rc;
+}
+
+static int pg_migrate_step(sked__tx *tx, const struct sked__migration *m,
+                           sked_error *err)
+{
+    char version[16], what[64];
+    const char *params[1] = {version};
+    PGresult *res;
+    int rc;
+
+    (void) snprintf(what, sizeof(what), "migration %s", m->name);
+    rc = command(tx, m->sql, what, err);
+    if (rc < 0)
+        return rc;
+    (void) snprintf(version, sizeof(version), "%d", m->version);
+    res = PQexecParams(tx->conn,
+                       "INSERT INTO meta (key, value) "
+                       "VALUES ('schema_version', $1) "
+                       "ON CONFLICT (key) DO UPDATE SET value = $1",
+                       1, NULL, params, NULL, NULL, 0);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK)
+        rc = sked__pg_error(tx, res, what, err);
+    PQclear(res);
+    return rc;
+}
+
+const struct sked__store_ops sked__store_pg_ops = {
+    .version = SKED__STORE_OPS_VERSION,
+    .kind = "postgres",
+    .migrations = sked__schema_pg,
+    .open = pg_open,
+    .close = pg_close,
+    .begin = pg_begin,
+    .commit = pg_commit,
+    .rollback = pg_rollback,
+    .schema_version = pg_schema_version,
+    .migrate_step = pg_migrate_step,
+    .schedule_get = sked__pg_rows_schedule_get,
+    .schedule_insert = sked__pg_rows_schedule_insert,
+    .schedule_update = sked__pg_rows_schedule_update,
+    .schedule_delete = sked__pg_rows_schedule_delete,
+    .schedule_list = sked__pg_rows_schedule_list,
+    .runs_insert = sked__pg_rows_runs_insert,
+    .event_append = sked__pg_rows_event_append,
+    .event_list = sked__pg_rows_event_list,
+    .event_prune = sked__pg_rows_event_prune,
+};

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* The PostgreSQL back-end's internals, shared by pg.c (connections, the
+ * pool, transactions, errors, migrations) and pg_rows.c (the SQL of
+ * schedules, runs and events).
+ *
+ * Words: a "slot" is one pooled connection; a transaction (sked__tx) is a
+ * slot borrowed by one thread from begin until commit or rollback. A
+ * "statement" is one SQL text prepared once per connection, on first use,
+ * under the name "sked_<id>". */
+#ifndef SKED_STORE_PG_H
+#define SKED_STORE_PG_H
+
+#include <libpq-fe.h>
+
+#include "store/store_ops.h"
+
+/* The prepared statements, one bit each in a connection's mask. */
+typedef enum sked__pg_stmt_id {
+    SKED__PG_SCHEDULE_GET,
+    SKED__PG_SCHEDULE_INSERT,
+    SKED__PG_SCHEDULE_UPDATE,
+    SKED__PG_SCHEDULE_DELETE,
+    SKED__PG_SCHEDULE_LIST,
+    SKED__PG_RUNS_INSERT,
+    SKED__PG_EVENT_APPEND,
+    SKED__PG_EVENT_LIST,
+    SKED__PG_EVENT_PRUNE,
+    SKED__PG_STMT_COUNT
+} sked__pg_stmt_id;
+
+typedef struct sked__pg_stmt {
+    sked__pg_stmt_id id;
+    int nparams;
+    const char *sql;
+} sked__pg_stmt;
+
+/* Run the prepared statement STMT in TX with NPARAMS text parameters
+ * (NULL entries are SQL NULL), preparing it first on this connection if
+ * needed. OUT: *out, a result with rows or a command status, to PQclear;
+ * OUT may be NULL when the caller needs nothing back. Returns 0 or the
+ * code of sked__pg_error. */
+int sked__pg_exec(sked__tx *tx, const sked__pg_stmt *stmt,
+                  const char *const *params, PGresult **out, sked_error *err);
+
+/* Turn the failed RES (may be NULL) on TX's connection into a code, fill
+ * ERR, and return the code: SKED_EBUSY for what a retry may cure
+ * (serialization failure, deadlock, a dropped connection, a server
+ * shutting down), SKED_ECONFLICT for a unique violation, SKED_EIO for
+ * the rest. WHAT names the operation ("insert runs"). */
+int sked__pg_error(sked__tx *tx, const PGresult *res, const char *what,
+                   sked_error *err);
+
+/* The row methods of pg_rows.c, as the method table wants them. */
+int sked__pg_rows_schedule_get(sked__tx *tx, const char *name,
+                               sked_schedule *out, sked_error *err);
+int sked__pg_rows_schedule_insert(sked__tx *tx, const sked_schedule *s,
+                                  sked_error *err);
+int sked__pg_rows_schedule_update(sked__tx *tx, const sked_schedule *s,
+                                  sked_error *err);
+int sked__pg_rows_schedule_delete(sked__tx *tx, const char *name, bool *existed,
+                                  sked_error *err);
+int sked__pg_rows_schedule_list(sked__tx *tx, const sked__schedule_query *q,
+                                sked_schedule **out, size_t *n,
+                                sked_error *err);
+int sked__pg_rows_runs_insert(sked__tx *tx, const sked_run_new *runs, size_t n,
+                              sked_time now, bool *created, sked_error *err);
+int sked__pg_rows_event_append(sked__tx *tx, const char *type,
+                               const char *subject, const char *payload,
+                               sked_time at, sked_error *err);
+int sked__pg_rows_event_list(sked__tx *tx, int64_t after_id, size_t limit,
+                             sked_event **out, size_t *n, sked_error *err);
+int sked__pg_rows_event_prune(sked__tx *tx, sked_time before, int64_t *deleted,
+                              sked_error *err);
+
+#endif

@@ -1,0 +1,714 @@
+/* SPDX-License-Identifier: MIT */
+/* The SQL of the PostgreSQL back-end: schedules, runs and events, as the
+ * method table of store_ops.h asks for them (schema: schema/pg/).
+ *
+ * Every value travels as text, both ways. A schedule row maps to a
+ * sked_schedule through one table of columns (COLUMNS), read and written
+ * in the same order as SCHEDULE_COLS: a column is a string, a 32- or
+ * 64-bit integer, an instant (SKED_TIME_NONE is NULL) or an enumeration
+ * stored as its API word.
+ *
+ * A batch of runs is one statement: the columns go as arrays through
+ * unnest(), sorted by id so two batches that share ids lock them in the
+ * same order (no deadlock), and RETURNING id says which rows this batch
+ * created. */
+#include "store/pg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+
+/* ---- schedules: the column table --------------------------------------*/
+
+typedef enum col_type {
+    COL_TEXT,  /* char *, NULL allowed */
+    COL_TEXTD, /* char *, NULL written as the column's default */
+    COL_I32,   /* int32_t */
+    COL_I64,   /* int64_t (and sked_dur) */
+    COL_DUR0,  /* sked_dur, 0 stored as NULL */
+    COL_TIME,  /* sked_time, SKED_TIME_NONE stored as NULL */
+    COL_ENUM,  /* an enum, stored as its name */
+} col_type;
+
+typedef struct column {
+    col_type type;
+    size_t off;
+    const char *def;            /* COL_TEXTD: the default */
+    const char *(*name)(int v); /* COL_ENUM: value to word */
+    int count;                  /* COL_ENUM: values 0..count-1 */
+} column;
+
+/* The enums are read and written through an int. */
+_Static_assert(sizeof(sked_spec_kind) == sizeof(int), "enum size");
+_Static_assert(sizeof(sked_dst) == sizeof(int), "enum size");
+
+static const char *kind_name(int v)
+{
+    return sked_spec_kind_name((sked_spec_kind) v);
+}
+static const char *dst_name(int v)
+{
+    return sked_dst_name((sked_dst) v);
+}
+static const char *catchup_name(int v)
+{
+    return sked_catchup_name((sked_catchup) v);
+}
+static const char *overlap_name(int v)
+{
+    return sked_overlap_name((sked_overlap) v);
+}
+static const char *status_name(int v)
+{
+    return sked_schedule_status_name((sked_schedule_status) v);
+}
+static const char *source_name(int v)
+{
+    return sked_source_name((sked_source) v);
+}
+
+#define OFF(f) offsetof(sked_schedule, f)
+#define TEXT(f)                                                                \
+    {                                                                          \
+        COL_TEXT, OFF(f), NULL, NULL, 0                                        \
+    }
+#define TEXTD(f, d)                                                            \
+    {                                                                          \
+        COL_TEXTD, OFF(f), d, NULL, 0                                          \
+    }
+#define NUM(t, f)                                                              \
+    {                                                                          \
+        t, OFF(f), NULL, NULL, 0                                               \
+    }
+#define ENUM(f, fn, n)                                                         \
+    {                                                                          \
+        COL_ENUM, OFF(f), NULL, fn, n                                          \
+    }
+
+/* In the order of SCHEDULE_COLS; name first, created_at next to last. */
+static const column COLUMNS[] = {
+    TEXT(name),
+    TEXT(workflow),
+    ENUM(kind, kind_name, 3),
+    TEXT(cron),
+    NUM(COL_DUR0, every),
+    NUM(COL_TIME, anchor),
+    NUM(COL_TIME, at),
+    TEXTD(timezone, "UTC"),
+    ENUM(dst, dst_name, 2),
+    TEXTD(context, "{}"),
+    ENUM(catchup, catchup_name, 3),
+    NUM(COL_I32, catchup_max),
+    NUM(COL_I64, catchup_window),
+    ENUM(overlap, overlap_name, 5),
+    NUM(COL_I32, priority),
+    TEXT(queue),
+    NUM(COL_I64, jitter),
+    NUM(COL_I32, automatic_backfill),
+    NUM(COL_TIME, start_at),
+    NUM(COL_TIME, end_at),
+    NUM(COL_I64, max_runs),
+    NUM(COL_I32, pause_after_failures),
+    TEXT(description),
+    ENUM(status, status_name, 4),
+    ENUM(source, source_name, 2),
+    NUM(COL_TIME, next_fire_at),
+    NUM(COL_TIME, last_fired_at),
+    TEXT(last_error),
+    NUM(COL_I64, runs_created),
+    NUM(COL_I32, consecutive_failures),
+    NUM(COL_TIME, created_at),
+    NUM(COL_TIME, updated_at),
+};
+#define NCOLS          ((int) (sizeof(COLUMNS) / sizeof(COLUMNS[0])))
+#define CREATED_AT_COL (NCOLS - 2)
+
+#define SCHEDULE_COLS                                                          \
+    "name, workflow, kind, cron, every_us, anchor_at, at, timezone, dst, "     \
+    "context, catchup, catchup_max, catchup_window_us, overlap, priority, "    \
+    "queue, jitter_us, automatic_backfill, start_at, end_at, max_runs, "       \
+    "pause_after_failures, description, status, source, next_fire_at, "        \
+    "last_fired_at, last_error, runs_created, consecutive_failures, "          \
+    "created_at, updated_at"
+
+static const sked__pg_stmt SCHEDULE_GET = {SKED__PG_SCHEDULE_GET, 1,
+                                           "SELECT " SCHEDULE_COLS
+                                           " FROM schedules WHERE name = $1"};
+
+static const sked__pg_stmt SCHEDULE_INSERT = {
+    SKED__PG_SCHEDULE_INSERT, 32,
+    "INSERT INTO schedules (" SCHEDULE_COLS ") VALUES ($1, $2, $3, $4, $5, "
+    "$6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, "
+    "$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)"};
+
+/* Every column but created_at; $31 is updated_at. */
+static const sked__pg_stmt SCHEDULE_UPDATE = {
+    SKED__PG_SCHEDULE_UPDATE, 31,
+    "UPDATE schedules SET workflow = $2, kind = $3, cron = $4, "
+    "every_us = $5, anchor_at = $6, at = $7, timezone = $8, dst = $9, "
+    "context = $10, catchup = $11, catchup_max = $12, "
+    "catchup_window_us = $13, overlap = $14, priority = $15, queue = $16, "
+    "jitter_us = $17, automatic_backfill = $18, start_at = $19, "
+    "end_at = $20, max_runs = $21, pause_after_failures = $22, "
+    "description = $23, status = $24, source = $25, next_fire_at = $26, "
+    "last_fired_at = $27, last_error = $28, runs_created = $29, "
+    "consecutive_failures = $30, updated_at = $31 WHERE name = $1"};
+
+static const sked__pg_stmt SCHEDULE_DELETE = {
+    SKED__PG_SCHEDULE_DELETE, 1, "DELETE FROM schedules WHERE name = $1"};
+
+/* NULL filters match everything; the prefix is literal (no LIKE). */
+static const sked__pg_stmt SCHEDULE_LIST = {
+    SKED__PG_SCHEDULE_LIST, 6,
+    "SELECT " SCHEDULE_COLS " FROM schedules "
+    "WHERE ($1::text IS NULL OR status = $1) "
+    "AND ($2::text IS NULL OR source = $2) "
+    "AND ($3::text IS NULL OR workflow = $3) "
+    "AND ($4::text IS NULL OR starts_with(name, $4)) "
+    "AND ($5::text IS NULL OR name > $5) "
+    "ORDER BY name LIMIT $6::bigint"};
+
+/* Text of column C of S into BUF (NUMLEN bytes); NULL for SQL NULL. */
+#define NUMLEN 24
+static const char *col_get(const column *c, const sked_schedule *s, char *buf)
+{
+    const char *p = (const char *) s + c->off;
+    int64_t v;
+
+    switch (c->type) {
+    case COL_TEXT:
+        return *(char *const *) p;
+    case COL_TEXTD:
+        return *(char *const *) p ? *(char *const *) p : c->def;
+    case COL_ENUM:
+        return c->name(*(const int *) p);
+    case COL_I32:
+        v = *(const int32_t *) p;
+        break;
+    default:
+        v = *(const int64_t *) p;
+        if ((c->type == COL_DUR0 && v == 0) ||
+            (c->type == COL_TIME && v == SKED_TIME_NONE))
+            return NULL;
+        break;
+    }
+    (void) snprintf(buf, NUMLEN, "%" PRId64, v);
+    return buf;
+}
+
+/* Parse the text V of column C into S. Returns 0 or SKED_EIO/ENOMEM. */
+static int col_set(const column *c, sked_schedule *s, const char *v)
+{
+    char *p = (char *) s + c->off, *end;
+    long long n;
+    int i;
+
+    if (c->type == COL_TEXT || c->type == COL_TEXTD) {
+        *(char **) p = v ? strdup(v) : NULL;
+        return v && *(char **) p == NULL ? SKED_ENOMEM : 0;
+    }
+    if (c->type == COL_ENUM) {
+        for (i = 0; v != NULL && i < c->count; i++)
+            if (strcmp(c->name(i), v) == 0) {
+                *(int *) p = i;
+                return 0;
+            }
+        return SKED_EIO;
+    }
+    if (v == NULL) {
+        if (c->type == COL_TIME)
+            *(int64_t *) p = SKED_TIME_NONE;
+        else if (c->type == COL_DUR0)
+            *(int64_t *) p = 0;
+        else
+            return SKED_EIO;
+        return 0;
+    }
+    errno = 0;
+    n = strtoll(v, &end, 10);
+    if (errno != 0 || *end != '\0' ||
+        (c->type == COL_I32 && (n < INT32_MIN || n > INT32_MAX)))
+        return SKED_EIO;
+    if (c->type == COL_I32)
+        *(int32_t *) p = (int32_t) n;
+    else
+        *(int64_t *) p = (int64_t) n;
+    return 0;
+}
+
+/* Read row ROW of RES into *out (a schedule it initialises). */
+static int row_to_schedule(const PGresult *res, int row, sked_schedule *out,
+                           sked_error *err)
+{
+    sked_schedule s;
+    int i, rc = 0;
+
+    sked_schedule_init(&s);
+    for (i = 0; i < NCOLS && rc == 0; i++) {
+        const char *v =
+            PQgetisnull(res, row, i) ? NULL : PQgetvalue(res, row, i);
+        rc = col_set(&COLUMNS[i], &s, v);
+    }
+    if (rc == SKED_ENOMEM) {
+        sked_schedule_done(&s);
+        return sked__error_set(err, rc, NULL, -1, NULL);
+    }
+    if (rc < 0) {
+        sked_schedule_done(&s);
+        return sked__error_set(err, SKED_EIO, NULL, -1,
+                               "PostgreSQL: schedule %s: bad value in "
+                               "column %d",
+                               PQgetvalue(res, row, 0), i);
+    }
+    *out = s;
+    return 0;
+}
+
+int sked__pg_rows_schedule_get(sked__tx *tx, const char *name,
+                               sked_schedule *out, sked_error *err)
+{
+    const char *params[1] = {name};
+    PGresult *res;
+    int rc;
+
+    rc = sked__pg_exec(tx, &SCHEDULE_GET, params, &res, err);
+    if (rc < 0)
+        return rc;
+    if (PQntuples(res) == 0)
+        rc = sked__error_set(err, SKED_ENOTFOUND, "name", -1,
+                             "no schedule named \"%s\"", name);
+    else
+        rc = row_to_schedule(res, 0, out, err);
+    PQclear(res);
+    return rc;
+}
+
+/* Run STMT with the columns of S as parameters, created_at left out when
+ * SKIP_CREATED. OUT: *affected, the rows the command touched. */
+static int schedule_write(sked__tx *tx, const sked__pg_stmt *stmt,
+                          const sked_schedule *s, bool skip_created,
+                          int64_t *affected, sked_error *err)
+{
+    char nums[NCOLS][NUMLEN];
+    const char *params[NCOLS];
+    PGresult *res;
+    int i, k = 0, rc;
+
+    for (i = 0; i < NCOLS; i++) {
+        if (skip_created && i == CREATED_AT_COL)
+            continue;
+        params[k++] = col_get(&COLUMNS[i], s, nums[i]);
+    }
+    rc = sked__pg_exec(tx, stmt, params, &res, err);
+    if (rc < 0)
+        return rc;
+    *affected = strtoll(PQcmdTuples(res), NULL, 10);
+    PQclear(res);
+    return 0;
+}
+
+int sked__pg_rows_schedule_insert(sked__tx *tx, const sked_schedule *s,
+                                  sked_error *err)
+{
+    int64_t n;
+    int rc = schedule_write(tx, &SCHEDULE_INSERT, s, false, &n, err);
+
+    if (rc == SKED_ECONFLICT)
+        return sked__error_set(err, rc, "name", -1,
+                               "a schedule named \"%s\" already exists",
+                               s->name);
+    return rc;
+}
+
+int sked__pg_rows_schedule_update(sked__tx *tx, const sked_schedule *s,
+                                  sked_error *err)
+{
+    int64_t n;
+    int rc = schedule_write(tx, &SCHEDULE_UPDATE, s, true, &n, err);
+
+    if (rc == 0 && n == 0)
+        return sked__error_set(err, SKED_ENOTFOUND, "name", -1,
+                               "no schedule named \"%s\"", s->name);
+    return rc;
+}
+
+int sked__pg_rows_schedule_delete(sked__tx *tx, const char *name, bool *existed,
+                                  sked_error *err)
+{
+    const char *params[1] = {name};
+    PGresult *res;
+    int rc;
+
+    rc = sked__pg_exec(tx, &SCHEDULE_DELETE, params, &res, err);
+    if (rc < 0)
+        return rc;
+    if (existed != NULL)
+        *existed = strcmp(PQcmdTuples(res), "0") != 0;
+    PQclear(res);
+    return 0;
+}
+
+/* Free the first N schedules of LIST and LIST (an error path's undo). */
+static void free_schedules(sked_schedule *list, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        sked_schedule_done(&list[i]);
+    free(list);
+}
+
+static int rows_to_schedules(const PGresult *res, sked_schedule **out,
+                             size_t *n, sked_error *err)
+{
+    size_t i, rows = (size_t) PQntuples(res);
+    sked_schedule *list = NULL;
+    int rc;
+
+    if (rows > 0) {
+        list = calloc(rows, sizeof(*list));
+        if (list == NULL)
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    for (i = 0; i < rows; i++) {
+        rc = row_to_schedule(res, (int) i, &list[i], err);
+        if (rc < 0) {
+            free_schedules(list, i);
+            return rc;
+        }
+    }
+    *out = list;
+    *n = rows;
+    return 0;
+}
+
+int sked__pg_rows_schedule_list(sked__tx *tx, const sked__schedule_query *q,
+                                sked_schedule **out, size_t *n, sked_error *err)
+{
+    char limit[NUMLEN];
+    const char *params[6];
+    PGresult *res;
+    int rc;
+
+    params[0] = q->status >= 0 ? status_name(q->status) : NULL;
+    params[1] = q->source >= 0 ? source_name(q->source) : NULL;
+    params[2] = q->workflow;
+    params[3] = q->name_prefix;
+    params[4] = q->after_name;
+    (void) snprintf(limit, sizeof(limit), "%zu", q->limit);
+    params[5] = limit;
+    rc = sked__pg_exec(tx, &SCHEDULE_LIST, params, &res, err);
+    if (rc < 0)
+        return rc;
+    rc = rows_to_schedules(res, out, n, err);
+    PQclear(res);
+    return rc;
+}
+
+/* ---- runs --------------------------------------------------------------*/
+
+static const sked__pg_stmt RUNS_INSERT = {
+    SKED__PG_RUNS_INSERT, 12,
+    "INSERT INTO runs (id, workflow, workflow_version, status, trigger_kind, "
+    "schedule, scheduled_for, queue, priority, concurrency_key, not_before, "
+    "context, created_at, updated_at) "
+    "SELECT r.id, r.workflow, r.version, 'pending', r.trig, r.schedule, "
+    "r.sched_for, coalesce(r.queue, 'default'), r.priority, r.ckey, "
+    "coalesce(r.not_before, $12::bigint), coalesce(r.context, '{}'), "
+    "$12::bigint, $12::bigint "
+    "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
+    "$5::text[], $6::bigint[], $7::text[], $8::integer[], $9::text[], "
+    "$10::bigint[], $11::text[]) "
+    "AS r(id, workflow, version, trig, schedule, sched_for, queue, priority, "
+    "ckey, not_before, context) "
+    "ORDER BY r.id "
+    "ON CONFLICT (id) DO NOTHING RETURNING id"};
+
+static const char *trigger_name(sked_trigger t)
+{
+    static const char *const names[] = {"cron", "catchup", "backfill", "manual",
+                                        "api"};
+    return (unsigned) t < 5 ? names[t] : "api";
+}
+
+/* A growing array literal ("{...}"), with a sticky out-of-memory flag. */
+typedef struct alit {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} alit;
+
+static void alit_put(alit *a, const char *s, size_t n)
+{
+    if (a->oom)
+        return;
+    if (a->len + n + 1 > a->cap) {
+        size_t cap = a->cap ? a->cap : 256;
+        char *p;
+        while (a->len + n + 1 > cap)
+            cap *= 2;
+        p = realloc(a->p, cap);
+        if (p == NULL) {
+            a->oom = true;
+            return;
+        }
+        a->p = p;
+        a->cap = cap;
+    }
+    memcpy(a->p + a->len, s, n);
+    a->len += n;
+    a->p[a->len] = '\0';
+}
+
+/* Append S as one element: quoted, with '"' and '\' escaped; NULL. */
+static void alit_text(alit *a, const char *s, bool first)
+{
+    const char *q;
+
+    alit_put(a, first ? "{" : ",", 1);
+    if (s == NULL) {
+        alit_put(a, "NULL", 4);
+        return;
+    }
+    alit_put(a, "\"", 1);
+    while ((q = strpbrk(s, "\"\\")) != NULL) {
+        alit_put(a, s, (size_t) (q - s));
+        alit_put(a, "\\", 1);
+        alit_put(a, q, 1);
+        s = q + 1;
+    }
+    alit_put(a, s, strlen(s));
+    alit_put(a, "\"", 1);
+}
+
+static void alit_int(alit *a, int64_t v, bool null, bool first)
+{
+    char buf[NUMLEN];
+    int len;
+
+    if (null) {
+        alit_put(a, first ? "{NULL" : ",NULL", 5);
+        return;
+    }
+    len = snprintf(buf, sizeof(buf), "%s%" PRId64, first ? "{" : ",", v);
+    alit_put(a, buf, (size_t) len);
+}
+
+enum {
+    R_ID,
+    R_WF,
+    R_VER,
+    R_TRIG,
+    R_SCHED,
+    R_FOR,
+    R_QUEUE,
+    R_PRIO,
+    R_KEY,
+    R_NB,
+    R_CTX,
+    R_COUNT
+};
+
+/* Fill the R_COUNT array literals from the N runs. */
+static void runs_to_arrays(const sked_run_new *runs, size_t n, alit *a)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        const sked_run_new *r = &runs[i];
+        bool first = i == 0;
+        alit_text(&a[R_ID], r->id, first);
+        alit_text(&a[R_WF], r->workflow, first);
+        alit_text(&a[R_VER], r->workflow_version, first);
+        alit_text(&a[R_TRIG], trigger_name(r->trigger), first);
+        alit_text(&a[R_SCHED], r->schedule, first);
+        alit_int(&a[R_FOR], r->scheduled_for,
+                 r->scheduled_for == SKED_TIME_NONE, first);
+        alit_text(&a[R_QUEUE], r->queue, first);
+        alit_int(&a[R_PRIO], r->priority, false, first);
+        alit_text(&a[R_KEY], r->concurrency_key, first);
+        alit_int(&a[R_NB], r->not_before, r->not_before == SKED_TIME_NONE,
+                 first);
+        alit_text(&a[R_CTX], r->context, first);
+    }
+    for (i = 0; i < R_COUNT; i++)
+        alit_put(&a[i], "}", 1);
+}
+
+/* Indexes of the batch sorted by id, for marking what RETURNING gave. */
+typedef struct by_id {
+    const char *id;
+    size_t i;
+} by_id;
+
+static int cmp_by_id(const void *x, const void *y)
+{
+    const by_id *a = x, *b = y;
+    int c = strcmp(a->id, b->id);
+
+    if (c != 0)
+        return c;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Set created[i] for each run whose id RES returned; a repeated id in
+ * the batch counts as created once, at its first place. */
+static int mark_created(const PGresult *res, const sked_run_new *runs, size_t n,
+                        bool *created, sked_error *err)
+{
+    by_id *idx = malloc(n * sizeof(*idx));
+    int row, rows = PQntuples(res);
+    size_t i;
+
+    if (idx == NULL)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (i = 0; i < n; i++) {
+        idx[i] = (by_id){runs[i].id, i};
+        created[i] = false;
+    }
+    qsort(idx, n, sizeof(*idx), cmp_by_id);
+    for (row = 0; row < rows; row++) {
+        by_id key = {PQgetvalue(res, row, 0), 0};
+        size_t lo = 0, hi = n;
+        while (lo < hi) { /* the first entry >= key */
+            size_t mid = lo + (hi - lo) / 2;
+            if (cmp_by_id(&idx[mid], &key) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < n && strcmp(idx[lo].id, key.id) == 0)
+            created[idx[lo].i] = true;
+    }
+    free(idx);
+    return 0;
+}
+
+int sked__pg_rows_runs_insert(sked__tx *tx, const sked_run_new *runs, size_t n,
+                              sked_time now, bool *created, sked_error *err)
+{
+    alit a[R_COUNT] = {0};
+    const char *params[R_COUNT + 1];
+    char nowbuf[NUMLEN];
+    PGresult *res = NULL;
+    int i, rc;
+
+    if (n == 0)
+        return 0;
+    runs_to_arrays(runs, n, a);
+    for (i = 0; i < R_COUNT; i++)
+        params[i] = a[i].p;
+    (void) snprintf(nowbuf, sizeof(nowbuf), "%" PRId64, now);
+    params[R_COUNT] = nowbuf;
+    for (i = 0, rc = 0; i < R_COUNT; i++)
+        if (a[i].oom)
+            rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &RUNS_INSERT, params, &res, err);
+    if (rc == SKED_ECONFLICT)
+        rc = sked__error_set(err, rc, "concurrency_key", -1,
+                             "an active run holds the concurrency key");
+    if (rc == 0)
+        rc = mark_created(res, runs, n, created, err);
+    PQclear(res);
+    for (i = 0; i < R_COUNT; i++)
+        free(a[i].p);
+    return rc;
+}
+
+/* ---- events ------------------------------------------------------------*/
+
+static const sked__pg_stmt EVENT_APPEND = {
+    SKED__PG_EVENT_APPEND, 4,
+    "INSERT INTO events (type, subject, payload, at) "
+    "VALUES ($1, $2, $3, $4::bigint)"};
+
+static const sked__pg_stmt EVENT_LIST = {
+    SKED__PG_EVENT_LIST, 2,
+    "SELECT id, type, subject, payload, at FROM events "
+    "WHERE id > $1::bigint ORDER BY id LIMIT $2::bigint"};
+
+static const sked__pg_stmt EVENT_PRUNE = {
+    SKED__PG_EVENT_PRUNE, 1, "DELETE FROM events WHERE at < $1::bigint"};
+
+int sked__pg_rows_event_append(sked__tx *tx, const char *type,
+                               const char *subject, const char *payload,
+                               sked_time at, sked_error *err)
+{
+    char atbuf[NUMLEN];
+    const char *params[4] = {type, subject, payload, atbuf};
+
+    (void) snprintf(atbuf, sizeof(atbuf), "%" PRId64, at);
+    return sked__pg_exec(tx, &EVENT_APPEND, params, NULL, err);
+}
+
+/* Copy row ROW of RES (id, type, subject, payload, at) into *e. */
+static int row_to_event(const PGresult *res, int row, sked_event *e)
+{
+    e->id = strtoll(PQgetvalue(res, row, 0), NULL, 10);
+    e->type = strdup(PQgetvalue(res, row, 1));
+    e->subject = strdup(PQgetvalue(res, row, 2));
+    e->payload = strdup(PQgetvalue(res, row, 3));
+    e->at = strtoll(PQgetvalue(res, row, 4), NULL, 10);
+    if (e->type == NULL || e->subject == NULL || e->payload == NULL)
+        return SKED_ENOMEM;
+    return 0;
+}
+
+int sked__pg_rows_event_list(sked__tx *tx, int64_t after_id, size_t limit,
+                             sked_event **out, size_t *n, sked_error *err)
+{
+    char after[NUMLEN], lim[NUMLEN];
+    const char *params[2] = {after, lim};
+    sked_event *list = NULL;
+    PGresult *res;
+    size_t i, rows;
+    int rc;
+
+    (void) snprintf(after, sizeof(after), "%" PRId64, after_id);
+    (void) snprintf(lim, sizeof(lim), "%zu", limit);
+    rc = sked__pg_exec(tx, &EVENT_LIST, params, &res, err);
+    if (rc < 0)
+        return rc;
+    rows = (size_t) PQntuples(res);
+    if (rows > 0 && (list = calloc(rows, sizeof(*list))) == NULL)
+        rc = SKED_ENOMEM;
+    for (i = 0; i < rows && rc == 0; i++)
+        rc = row_to_event(res, (int) i, &list[i]);
+    PQclear(res);
+    if (rc < 0) {
+        for (i = 0; list != NULL && i < rows; i++) {
+            free(list[i].type);
+            free(list[i].subject);
+            free(list[i].payload);
+        }
+        free(list);
+        return sked__error_set(err, rc, NULL, -1, NULL);
+    }
+    *out = list;
+    *n = rows;
+    return 0;
+}
+
+int sked__pg_rows_event_prune(sked__tx *tx, sked_time before, int64_t *deleted,
+                              sked_error *err)
+{
+    char buf[NUMLEN];
+    const char *params[1] = {buf};
+    PGresult *res;
+    int rc;
+
+    (void) snprintf(buf, sizeof(buf), "%" PRId64, before);
+    rc = sked__pg_exec(tx, &EVENT_PRUNE, params, &res, err);
+    if (rc < 0)
+        return rc;
+    if (deleted != NULL)
+        *deleted = strtoll(PQcmdTuples(res), NULL, 10);
+    PQclear(res);
+    return 0;
+}
