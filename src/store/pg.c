@@ -79,6 +79,17 @@ static void one_line(char *dst, size_t cap, const char *msg)
     dst[j] = '\0';
 }
 
+/* Copy the first line of MSG into DST (CAP bytes). */
+static void first_line(char *dst, size_t cap, const char *msg)
+{
+    size_t n = strcspn(msg, "\n");
+
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, msg, n);
+    dst[n] = '\0';
+}
+
 /* Fill B->where with "host:port/dbname" from the URL, for messages; the
  * URL is parsed by libpq, so every form it accepts is named right. */
 static int describe_target(sked__backend *b, sked_error *err)
@@ -134,7 +145,8 @@ static int slot_connect(struct sked__tx *t, sked_error *err)
                                "out of memory",
                                t->b->where);
     if (PQstatus(t->conn) != CONNECTION_OK) {
-        one_line(line, sizeof(line), PQerrorMessage(t->conn));
+        /* The first line says it all; libpq's second is a hint. */
+        first_line(line, sizeof(line), PQerrorMessage(t->conn));
         PQfinish(t->conn);
         t->conn = NULL;
         return sked__error_set(err, SKED_EIO, "db", -1,
@@ -421,23 +433,47 @@ static void pg_rollback(sked__tx *tx)
     slot_release(tx);
 }
 
-static int pg_schema_version(sked__tx *tx, int *out, sked_error *err)
+/* Run the one-value query SQL; *out is its value, NULL when there is no
+ * row or the value is NULL (the caller frees it). */
+static int query_value(sked__tx *tx, const char *sql, char **out,
+                       sked_error *err)
 {
-    PGresult *res;
+    PGresult *res = PQexec(tx->conn, sql);
+    char *v = NULL;
     int rc = 0;
 
-    res = PQexec(tx->conn,
-                 "SELECT CASE WHEN to_regclass('meta') IS NULL THEN '0' "
-                 "ELSE (SELECT value FROM meta "
-                 "WHERE key = 'schema_version') END");
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
         rc = sked__pg_error(tx, res, "read the schema version", err);
-    } else if (PQntuples(res) != 1 || PQgetisnull(res, 0, 0)) {
-        *out = 0;
-    } else {
-        *out = atoi(PQgetvalue(res, 0, 0));
+    } else if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)) {
+        v = strdup(PQgetvalue(res, 0, 0));
+        if (v == NULL)
+            rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
     PQclear(res);
+    if (rc == 0)
+        *out = v;
+    return rc;
+}
+
+static int pg_schema_version(sked__tx *tx, int *out, sked_error *err)
+{
+    char *v = NULL;
+    int rc;
+
+    /* A new database has no meta table: version 0. */
+    rc = query_value(tx, "SELECT to_regclass('meta')::text", &v, err);
+    if (rc < 0 || v == NULL) {
+        if (rc == 0)
+            *out = 0;
+        return rc;
+    }
+    free(v);
+    v = NULL;
+    rc = query_value(tx, "SELECT value FROM meta WHERE key = 'schema_version'",
+                     &v, err);
+    if (rc == 0)
+        *out = v ? atoi(v) : 0;
+    free(v);
     return rc;
 }
 
