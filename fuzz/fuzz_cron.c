@@ -8,6 +8,8 @@
 
 #include "sked/sked.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 static const sked_tz *dst_zone(void)
 {
     static sked_tz *tz;
@@ -45,8 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(expr, data, size);
     expr[size] = '\0';
     if (sked_cron_parse(expr, &c, &err) != 0) {
-        if (err.code != SKED_EINVAL || err.pos < 0 ||
-            (size_t) err.pos > size || err.field[0] == '\0')
+        if (err.code != SKED_EINVAL || err.pos < -1 ||
+            (err.pos >= 0 && (size_t) err.pos > size) ||
+            err.field[0] == '\0')
             abort();
         return 0;
     }

@@ -42,7 +42,12 @@ SKED_API int sked_time_parse(const char *s, sked_time *out, sked_error *err);
 SKED_API int sked_time_format(sked_time t, char *buf, size_t size);
 
 /* Like sked_time_format, but in local time at UTOFF seconds east of UTC,
- * with the offset written out ("2025-03-30T03:00:00+02:00"). */
+ * with the offset written out ("2025-03-30T03:00:00+02:00"). RFC 3339
+ * offsets are whole minutes: an offset with seconds (local mean time) is
+ * rounded to the nearest minute, ties away from zero, and the local time
+ * written to match it, so the string still names T exactly (RFC 3339
+ * 5.8's "1937-01-01T12:00:27.87+00:20"). Returns SKED_ERANGE too when
+ * the rounded offset passes 23:59 or the local time leaves years 1-9999. */
 SKED_API int sked_time_format_offset(sked_time t, int32_t utoff, char *buf,
                                      size_t size);
 

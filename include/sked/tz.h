@@ -45,9 +45,12 @@ SKED_API int sked_tzdb_open(const char *dir, sked_tzdb **out, sked_error *err);
 SKED_API void sked_tzdb_close(sked_tzdb *db);
 
 /* Return in *out the zone NAME ("Europe/Paris", "UTC"), reading its file
- * on first use. The zone is borrowed: valid until sked_tzdb_close(DB).
- * Thread-safe. Names are checked before any file is opened: no "..",
- * no leading '/', only letters, digits and "/_-+".
+ * on first use. The zone is borrowed: valid until sked_tzdb_close(DB),
+ * and the same pointer for the same name. Thread-safe. Names are checked
+ * before any file is opened: no "..", no leading, trailing or doubled
+ * '/', only letters, digits and "/_-+". Symbolic links in DB's directory
+ * are followed ("US/Eastern"). "UTC" is always known: without a UTC file
+ * it is sked_tz_utc(). A name that is a directory is SKED_ENOTFOUND.
  * Returns 0, SKED_EINVAL (bad name or unreadable/invalid file, with
  * err->field "timezone"), SKED_ENOTFOUND (no such zone), SKED_ENOMEM. */
 SKED_API int sked_tzdb_get(sked_tzdb *db, const char *name, const sked_tz **out,
@@ -100,7 +103,8 @@ typedef struct sked_local_result {
     sked_local_kind kind;
     /* UNIQUE: the instant (first == second). GAP: the end of the gap, the
      * instant SPEC 2.2 fires at (first == second). REPEATED: the first and
-     * the second pass. */
+     * the second pass (for three or more passes, only possible in
+     * contrived data, the first and the last). */
     sked_time first;
     sked_time second;
 } sked_local_result;

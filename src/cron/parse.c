@@ -141,7 +141,7 @@ static int read_value(struct parser *p, const char **s, int *v)
         (*s)++;
     }
     if (digits == 0) {
-        if (**s == '\0')
+        if (is_field_end(**s) || **s == ',' || **s == '-' || **s == '/')
             return fail(p, start, "expected a value%s", "");
         return sked__error_set(p->err, SKED_EINVAL, field_defs[p->field].name,
                                (long) (start - p->expr),
@@ -473,8 +473,8 @@ int sked_cron_parse(const char *expr, sked_cron *out, sked_error *err)
     if ((rc = parse_fields(&p, s)) < 0)
         return rc;
     if (!can_fire(&c))
-        return sked__error_set(err, SKED_EINVAL, "expression", 0,
-                               "the expression can never fire (no such day)");
+        return sked__error_set(err, SKED_EINVAL, "expression", -1,
+                               "can never fire: no date matches it");
     *out = c;
     return 0;
 }

@@ -24,8 +24,7 @@ static inline int64_t sked__days_from_civil(int64_t y, int m, int d)
 }
 
 /* Split day number Z into *y, *m (1..12) and *d (1..31). */
-static inline void sked__civil_from_days(int64_t z, int64_t *y, int *m,
-                                         int *d)
+static inline void sked__civil_from_days(int64_t z, int64_t *y, int *m, int *d)
 {
     int64_t era, doe, yoe, doy, mp;
 

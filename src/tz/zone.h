@@ -23,7 +23,10 @@ typedef struct sked__tz_seg {
 /* Fill *out with the segment holding the POSIX second T. T may be any
  * second within SKED_TIME_MIN..SKED_TIME_MAX widened by a week. Never
  * allocates; O(log transitions), plus a few rule evaluations past the
- * last transition. */
+ * last transition. Segments agree with sked_tz_lookup: the offset is
+ * utoff on all of [start, end). They are maximal for every real zone; a
+ * contrived TZ rule whose DST periods overlap from year to year may give
+ * a bound where the offset does not change (then prev_utoff == utoff). */
 void sked__tz_segment(const sked_tz *tz, int64_t t, sked__tz_seg *out);
 
 #endif

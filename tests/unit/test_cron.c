@@ -32,8 +32,7 @@ static sked_time utc(const char *s)
 
     if (sscanf(s, "%d-%d-%dT%d:%d:%dZ", &y, &mo, &d, &h, &mi, &se) != 6)
         fail_msg("bad instant in test table: %s", s);
-    return (sked__days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 +
-            se) *
+    return (sked__days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) *
            SEC;
 }
 
@@ -80,8 +79,8 @@ static sked_cron parse_ok(const char *expr)
     sked_error err;
 
     if (sked_cron_parse(expr, &c, &err) != 0)
-        fail_msg("\"%s\" rejected: %s: %s (byte %d)", expr, err.field,
-                 err.msg, err.pos);
+        fail_msg("\"%s\" rejected: %s: %s (byte %d)", expr, err.field, err.msg,
+                 err.pos);
     return c;
 }
 
@@ -143,44 +142,70 @@ static void check_next_table(const struct next_case *cases, size_t n,
 static void test_syntax_forms(void **state)
 {
     static const struct next_case cases[] = {
-        {"* * * * *", "UTC", "2025-01-01T00:00:00Z",
+        {"* * * * *",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-01T00:01:00Z", "2025-01-01T00:02:00Z"}},
-        {"*/5 * * * *", "UTC", "2025-01-01T00:03:10Z",
+        {"*/5 * * * *",
+         "UTC",
+         "2025-01-01T00:03:10Z",
          {"2025-01-01T00:05:00Z", "2025-01-01T00:10:00Z"}},
-        {"7/20 * * * *", "UTC", "2025-01-01T00:00:00Z",
+        {"7/20 * * * *",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-01T00:07:00Z", "2025-01-01T00:27:00Z",
           "2025-01-01T00:47:00Z", "2025-01-01T01:07:00Z"}},
-        {"10-20/5 3 * * *", "UTC", "2025-01-01T00:00:00Z",
+        {"10-20/5 3 * * *",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-01T03:10:00Z", "2025-01-01T03:15:00Z",
           "2025-01-01T03:20:00Z", "2025-01-02T03:10:00Z"}},
-        {"0 0 1,15 * *", "UTC", "2025-01-02T00:00:00Z",
+        {"0 0 1,15 * *",
+         "UTC",
+         "2025-01-02T00:00:00Z",
          {"2025-01-15T00:00:00Z", "2025-02-01T00:00:00Z"}},
-        {"0 12 * JAN,jul *", "UTC", "2025-01-31T13:00:00Z",
+        {"0 12 * JAN,jul *",
+         "UTC",
+         "2025-01-31T13:00:00Z",
          {"2025-07-01T12:00:00Z"}},
-        {"0 12 * * mon-WED", "UTC", "2025-01-01T13:00:00Z", /* Wed */
+        {"0 12 * * mon-WED",
+         "UTC",
+         "2025-01-01T13:00:00Z", /* Wed */
          {"2025-01-06T12:00:00Z", "2025-01-07T12:00:00Z",
           "2025-01-08T12:00:00Z", "2025-01-13T12:00:00Z"}},
-        {"0 0 * * 7", "UTC", "2025-01-01T00:00:00Z",
-         {"2025-01-05T00:00:00Z"}},
-        {"0 0 * * 0,7", "UTC", "2025-01-01T00:00:00Z",
+        {"0 0 * * 7", "UTC", "2025-01-01T00:00:00Z", {"2025-01-05T00:00:00Z"}},
+        {"0 0 * * 0,7",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-05T00:00:00Z", "2025-01-12T00:00:00Z"}},
-        {"0 0 * * FRI-SUN", "UTC", "2025-01-01T00:00:00Z",
+        {"0 0 * * FRI-SUN",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-03T00:00:00Z", "2025-01-04T00:00:00Z",
           "2025-01-05T00:00:00Z", "2025-01-10T00:00:00Z"}},
-        {"0 0 * * 5-0", "UTC", "2025-01-05T12:00:00Z",
+        {"0 0 * * 5-0",
+         "UTC",
+         "2025-01-05T12:00:00Z",
          {"2025-01-10T00:00:00Z", "2025-01-11T00:00:00Z",
           "2025-01-12T00:00:00Z"}},
-        {"0 0 * * 5-7", "UTC", "2025-01-05T12:00:00Z",
+        {"0 0 * * 5-7",
+         "UTC",
+         "2025-01-05T12:00:00Z",
          {"2025-01-10T00:00:00Z"}},
-        {"0 0 1-5,3 * *", "UTC", "2025-01-04T12:00:00Z",
+        {"0 0 1-5,3 * *",
+         "UTC",
+         "2025-01-04T12:00:00Z",
          {"2025-01-05T00:00:00Z", "2025-02-01T00:00:00Z"}},
-        {"0 0 ? * 1", "UTC", "2025-01-01T00:00:00Z",
-         {"2025-01-06T00:00:00Z"}},
+        {"0 0 ? * 1", "UTC", "2025-01-01T00:00:00Z", {"2025-01-06T00:00:00Z"}},
         /* Vixie OR rule: the 13th or any Friday. */
-        {"0 0 13 * 5", "UTC", "2025-01-01T00:00:00Z",
+        {"0 0 13 * 5",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-03T00:00:00Z", "2025-01-10T00:00:00Z",
           "2025-01-13T00:00:00Z", "2025-01-17T00:00:00Z"}},
-        {"0 0 */10 * 1", "UTC", "2025-01-01T00:00:00Z",
+        {"0 0 */10 * 1",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-06T00:00:00Z", "2025-01-11T00:00:00Z",
           "2025-01-13T00:00:00Z", "2025-01-20T00:00:00Z"}},
         {"@yearly", "UTC", "2025-06-01T00:00:00Z", {"2026-01-01T00:00:00Z"}},
@@ -190,59 +215,98 @@ static void test_syntax_forms(void **state)
         {"@daily", "UTC", "2025-06-01T00:00:00Z", {"2025-06-02T00:00:00Z"}},
         {"@midnight", "UTC", "2025-06-01T00:00:00Z", {"2025-06-02T00:00:00Z"}},
         {"@hourly", "UTC", "2025-06-01T00:00:00Z", {"2025-06-01T01:00:00Z"}},
-        {"*/30 * * * * *", "UTC", "2025-06-01T00:00:00Z",
+        {"*/30 * * * * *",
+         "UTC",
+         "2025-06-01T00:00:00Z",
          {"2025-06-01T00:00:30Z", "2025-06-01T00:01:00Z"}},
-        {"0 0 9 * * *", "UTC", "2025-06-01T09:00:00Z",
+        {"0 0 9 * * *",
+         "UTC",
+         "2025-06-01T09:00:00Z",
          {"2025-06-02T09:00:00Z"}},
-        {"15,45 * * * * *", "UTC", "2025-06-01T00:00:15Z",
+        {"15,45 * * * * *",
+         "UTC",
+         "2025-06-01T00:00:15Z",
          {"2025-06-01T00:00:45Z", "2025-06-01T00:01:15Z"}},
-        {"0 0 29 2 *", "UTC", "2025-01-01T00:00:00Z",
+        {"0 0 29 2 *",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2028-02-29T00:00:00Z", "2032-02-29T00:00:00Z"}},
-        {"0 0 29 2 *", "UTC", "2096-03-01T00:00:00Z",
-         {"2104-02-29T00:00:00Z"}},
-        {"0 0 31 * *", "UTC", "2025-01-31T00:00:00Z",
+        {"0 0 29 2 *", "UTC", "2096-03-01T00:00:00Z", {"2104-02-29T00:00:00Z"}},
+        {"0 0 31 * *",
+         "UTC",
+         "2025-01-31T00:00:00Z",
          {"2025-03-31T00:00:00Z", "2025-05-31T00:00:00Z"}},
         /* Extensions. */
-        {"15 10 L * ?", "UTC", "2024-01-31T11:00:00Z",
+        {"15 10 L * ?",
+         "UTC",
+         "2024-01-31T11:00:00Z",
          {"2024-02-29T10:15:00Z", "2024-03-31T10:15:00Z",
           "2024-04-30T10:15:00Z"}},
-        {"0 0 L-2 * *", "UTC", "2025-01-01T00:00:00Z",
+        {"0 0 L-2 * *",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-29T00:00:00Z", "2025-02-26T00:00:00Z"}},
-        {"0 0 LW * *", "UTC", "2025-05-01T00:00:00Z", /* May 31 is Sat */
+        {"0 0 LW * *",
+         "UTC",
+         "2025-05-01T00:00:00Z", /* May 31 is Sat */
          {"2025-05-30T00:00:00Z", "2025-06-30T00:00:00Z",
           "2025-07-31T00:00:00Z", "2025-08-29T00:00:00Z"}},
         /* 2025-02-01 is a Saturday: 1W is Monday the 3rd; 2025-03-15 a
          * Saturday: Friday the 14th; 2025-06-15 a Sunday: Monday. */
-        {"0 0 1W * *", "UTC", "2025-01-15T00:00:00Z",
+        {"0 0 1W * *",
+         "UTC",
+         "2025-01-15T00:00:00Z",
          {"2025-02-03T00:00:00Z", "2025-03-03T00:00:00Z"}},
-        {"0 0 15W * *", "UTC", "2025-03-01T00:00:00Z",
+        {"0 0 15W * *",
+         "UTC",
+         "2025-03-01T00:00:00Z",
          {"2025-03-14T00:00:00Z", "2025-04-15T00:00:00Z",
           "2025-05-15T00:00:00Z", "2025-06-16T00:00:00Z"}},
         /* 2025-08-31 is a Sunday: 31W is Friday the 29th. */
-        {"0 0 31W * *", "UTC", "2025-08-01T00:00:00Z",
+        {"0 0 31W * *",
+         "UTC",
+         "2025-08-01T00:00:00Z",
          {"2025-08-29T00:00:00Z", "2025-10-31T00:00:00Z"}},
-        {"0 0 * * 5L", "UTC", "2025-01-01T00:00:00Z",
+        {"0 0 * * 5L",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-31T00:00:00Z", "2025-02-28T00:00:00Z",
           "2025-03-28T00:00:00Z"}},
-        {"0 0 * * FRIL", "UTC", "2025-01-01T00:00:00Z",
+        {"0 0 * * FRIL",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-31T00:00:00Z"}},
-        {"0 12 * * 5#3", "UTC", "2025-01-01T00:00:00Z",
+        {"0 12 * * 5#3",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-17T12:00:00Z", "2025-02-21T12:00:00Z"}},
-        {"0 12 * * 1#1,1#3", "UTC", "2025-01-01T00:00:00Z",
+        {"0 12 * * 1#1,1#3",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-06T12:00:00Z", "2025-01-20T12:00:00Z",
           "2025-02-03T12:00:00Z"}},
         /* A fifth Friday only in some months. */
-        {"0 0 * * 5#5", "UTC", "2025-01-01T00:00:00Z",
+        {"0 0 * * 5#5",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-31T00:00:00Z", "2025-05-30T00:00:00Z"}},
-        {"0 0 * 2 0#5", "UTC", "2016-01-01T00:00:00Z",
+        {"0 0 * 2 0#5",
+         "UTC",
+         "2016-01-01T00:00:00Z",
          {"2032-02-29T00:00:00Z"}},
         /* Sub-second starts: strictly after. */
-        {"* * * * * *", "UTC", "2025-01-01T00:00:00Z",
+        {"* * * * * *",
+         "UTC",
+         "2025-01-01T00:00:00Z",
          {"2025-01-01T00:00:01Z"}},
         /* Far past and far future. */
-        {"0 0 1 1 *", "UTC", "1899-12-31T00:00:00Z",
+        {"0 0 1 1 *",
+         "UTC",
+         "1899-12-31T00:00:00Z",
          {"1900-01-01T00:00:00Z", "1901-01-01T00:00:00Z"}},
-        {"59 23 31 12 *", "UTC", "9998-12-31T23:59:00Z",
+        {"59 23 31 12 *",
+         "UTC",
+         "9998-12-31T23:59:00Z",
          {"9999-12-31T23:59:00Z"}},
     };
 
@@ -257,8 +321,7 @@ static void test_fraction_strictly_after(void **state)
 
     (void) state;
     assert_int_equal(sked_cron_next(&c, sked_tz_utc(), SKED_DST_ONCE,
-                                    utc("2025-01-01T00:00:00Z") + 999999,
-                                    &got),
+                                    utc("2025-01-01T00:00:00Z") + 999999, &got),
                      0);
     assert_time_equal(got, utc("2025-01-01T00:00:01Z"));
     assert_int_equal(sked_cron_prev(&c, sked_tz_utc(), SKED_DST_ONCE,
@@ -322,13 +385,13 @@ static void test_parse_errors(void **state)
         {"", "expression", 0, "got 0"},
         {"   ", "expression", 3, "got 0"},
         {"* * * * *x", "day-of-week", 9, "unexpected character 'x'"},
-        {"1,,2 * * * *", "minute", 2, "unexpected character ','"},
+        {"1,,2 * * * *", "minute", 2, "expected a value"},
         {"1, * * * *", "minute", 2, "expected a value after ','"},
         {"1- * * * *", "minute", 2, "expected a value"},
         {"*/ * * * *", "minute", 2, "expected a step"},
         {"? * * * *", "minute", 0, "only allowed in the day fields"},
-        {"0 0 30 2 *", "expression", 0, "can never fire"},
-        {"0 0 31 4,6,9,11 *", "expression", 0, "can never fire"},
+        {"0 0 30 2 *", "expression", -1, "can never fire"},
+        {"0 0 31 4,6,9,11 *", "expression", -1, "can never fire"},
         {"0 0 L-31 * *", "day-of-month", 6, "out of range"},
         {"0 0 L- * *", "day-of-month", 6, "expected 0-30"},
         {"0 0 32W * *", "day-of-month", 4, "32 is out of range"},
@@ -338,7 +401,7 @@ static void test_parse_errors(void **state)
         {"@reboot", "expression", 0, "unknown macro \"@reboot\""},
         {"@daily *", "expression", 7, "unexpected text after @daily"},
         {"1234567 * * * *", "minute", 0, "too long"},
-        {"-1 * * * *", "minute", 0, "unexpected character '-'"},
+        {"-1 * * * *", "minute", 0, "expected a value"},
         {"0 0 1 1 * 2020", "day-of-week", 10, "2020 is out of range"},
         {"* * * * * \x01", "day-of-week", 10, "unexpected character"},
     };
@@ -352,11 +415,11 @@ static void test_parse_errors(void **state)
         sked_error_clear(&err);
         if (sked_cron_parse(cases[i].expr, &c, &err) != SKED_EINVAL)
             fail_msg("\"%s\" was accepted", cases[i].expr);
-        if (strcmp(err.field, cases[i].field) != 0 ||
-            err.pos != cases[i].pos || !strstr(err.msg, cases[i].msg))
+        if (strcmp(err.field, cases[i].field) != 0 || err.pos != cases[i].pos ||
+            !strstr(err.msg, cases[i].msg))
             fail_msg("\"%s\": got %s at %d: %s; want %s at %d: %s",
-                     cases[i].expr, err.field, err.pos, err.msg,
-                     cases[i].field, cases[i].pos, cases[i].msg);
+                     cases[i].expr, err.field, err.pos, err.msg, cases[i].field,
+                     cases[i].pos, cases[i].msg);
         assert_memory_equal(&c, &before, sizeof c); /* untouched */
     }
 }
@@ -417,67 +480,111 @@ static void test_dst_once(void **state)
     static const struct next_case cases[] = {
         /* Europe/Paris 2025: 02:00 CET -> 03:00 CEST on 03-30 (01:00Z);
          * 03:00 CEST -> 02:00 CET on 10-26 (01:00Z). */
-        {"30 2 * * *", "Europe/Paris", "2025-03-29T12:00:00Z",
+        {"30 2 * * *",
+         "Europe/Paris",
+         "2025-03-29T12:00:00Z",
          {"2025-03-30T01:00:00Z", "2025-03-31T00:30:00Z"}},
-        {"30 2 * * *", "Europe/Paris", "2025-10-25T12:00:00Z",
+        {"30 2 * * *",
+         "Europe/Paris",
+         "2025-10-25T12:00:00Z",
          {"2025-10-26T00:30:00Z", "2025-10-27T01:30:00Z"}},
-        {"*/15 * * * *", "Europe/Paris", "2025-03-30T00:40:00Z",
+        {"*/15 * * * *",
+         "Europe/Paris",
+         "2025-03-30T00:40:00Z",
          {"2025-03-30T00:45:00Z", "2025-03-30T01:00:00Z",
           "2025-03-30T01:15:00Z"}},
-        {"*/15 * * * *", "Europe/Paris", "2025-10-26T00:40:00Z",
+        {"*/15 * * * *",
+         "Europe/Paris",
+         "2025-10-26T00:40:00Z",
          {"2025-10-26T00:45:00Z", "2025-10-26T02:00:00Z"}},
-        {"0 * * * *", "Europe/Paris", "2025-10-25T22:30:00Z",
+        {"0 * * * *",
+         "Europe/Paris",
+         "2025-10-25T22:30:00Z",
          {"2025-10-25T23:00:00Z", "2025-10-26T00:00:00Z",
           "2025-10-26T02:00:00Z"}},
         /* Two gap times and the gap's end fire once, at 03:00 CEST. */
-        {"0,30 2,3 * * *", "Europe/Paris", "2025-03-29T12:00:00Z",
-         {"2025-03-30T01:00:00Z",
-          "2025-03-30T01:30:00Z", "2025-03-31T00:00:00Z"}},
-        {"0 9 * * *", "Europe/Paris", "2025-03-29T12:00:00Z",
+        {"0,30 2,3 * * *",
+         "Europe/Paris",
+         "2025-03-29T12:00:00Z",
+         {"2025-03-30T01:00:00Z", "2025-03-30T01:30:00Z",
+          "2025-03-31T00:00:00Z"}},
+        {"0 9 * * *",
+         "Europe/Paris",
+         "2025-03-29T12:00:00Z",
          {"2025-03-30T07:00:00Z", "2025-03-31T07:00:00Z"}},
-        {"0 9 * * *", "Europe/Paris", "2025-10-25T12:00:00Z",
+        {"0 9 * * *",
+         "Europe/Paris",
+         "2025-10-25T12:00:00Z",
          {"2025-10-26T08:00:00Z", "2025-10-27T08:00:00Z"}},
         /* America/New_York 2025: 02:00 EST -> 03:00 EDT on 03-09 (07:00Z);
          * 02:00 EDT -> 01:00 EST on 11-02 (06:00Z). */
-        {"30 2 * * *", "America/New_York", "2025-03-08T12:00:00Z",
+        {"30 2 * * *",
+         "America/New_York",
+         "2025-03-08T12:00:00Z",
          {"2025-03-09T07:00:00Z", "2025-03-10T06:30:00Z"}},
-        {"30 1 * * *", "America/New_York", "2025-11-01T12:00:00Z",
+        {"30 1 * * *",
+         "America/New_York",
+         "2025-11-01T12:00:00Z",
          {"2025-11-02T05:30:00Z", "2025-11-03T06:30:00Z"}},
-        {"0 9 * * 1-5", "America/New_York", "2025-03-07T15:00:00Z",
+        {"0 9 * * 1-5",
+         "America/New_York",
+         "2025-03-07T15:00:00Z",
          {"2025-03-10T13:00:00Z", "2025-03-11T13:00:00Z"}},
         /* Australia/Lord_Howe: +10:30 / +11, a 30-minute shift. 2025-04-06
          * 02:00 +11 -> 01:30 +10:30 (04-05T15:00Z); 2025-10-05 02:00
          * +10:30 -> 02:30 +11 (10-04T15:30Z). */
-        {"45 1 * * *", "Australia/Lord_Howe", "2025-04-05T00:00:00Z",
+        {"45 1 * * *",
+         "Australia/Lord_Howe",
+         "2025-04-05T00:00:00Z",
          {"2025-04-05T14:45:00Z", "2025-04-06T15:15:00Z"}},
-        {"15 2 * * *", "Australia/Lord_Howe", "2025-10-04T00:00:00Z",
+        {"15 2 * * *",
+         "Australia/Lord_Howe",
+         "2025-10-04T00:00:00Z",
          {"2025-10-04T15:30:00Z", "2025-10-05T15:15:00Z"}},
-        {"*/20 * * * *", "Australia/Lord_Howe", "2025-10-04T15:05:00Z",
+        {"*/20 * * * *",
+         "Australia/Lord_Howe",
+         "2025-10-04T15:05:00Z",
          {"2025-10-04T15:10:00Z", "2025-10-04T15:30:00Z",
           "2025-10-04T15:40:00Z"}},
         /* Pacific/Chatham: +12:45 / +13:45. 2025-09-28 02:45 -> 03:45
          * (09-27T14:00Z); 2025-04-06 03:45 -> 02:45 (04-05T14:00Z). */
-        {"0 3 * * *", "Pacific/Chatham", "2025-09-27T00:00:00Z",
+        {"0 3 * * *",
+         "Pacific/Chatham",
+         "2025-09-27T00:00:00Z",
          {"2025-09-27T14:00:00Z", "2025-09-28T13:15:00Z"}},
-        {"0 3 * * *", "Pacific/Chatham", "2025-04-05T00:00:00Z",
+        {"0 3 * * *",
+         "Pacific/Chatham",
+         "2025-04-05T00:00:00Z",
          {"2025-04-05T13:15:00Z", "2025-04-06T14:15:00Z"}},
         /* America/Sao_Paulo, changes at midnight: 2018-11-04 00:00 -03 ->
          * 01:00 -02 (03:00Z); 2019-02-17 00:00 -02 -> 02-16 23:00 -03
          * (02:00Z). */
-        {"0 0 * * *", "America/Sao_Paulo", "2018-11-03T12:00:00Z",
+        {"0 0 * * *",
+         "America/Sao_Paulo",
+         "2018-11-03T12:00:00Z",
          {"2018-11-04T03:00:00Z", "2018-11-05T02:00:00Z"}},
-        {"30 23 * * *", "America/Sao_Paulo", "2019-02-16T12:00:00Z",
+        {"30 23 * * *",
+         "America/Sao_Paulo",
+         "2019-02-16T12:00:00Z",
          {"2019-02-17T01:30:00Z", "2019-02-18T02:30:00Z"}},
-        {"0 0 * * *", "America/Sao_Paulo", "2019-02-16T12:00:00Z",
+        {"0 0 * * *",
+         "America/Sao_Paulo",
+         "2019-02-16T12:00:00Z",
          {"2019-02-17T03:00:00Z", "2019-02-18T03:00:00Z"}},
         /* Europe/London 2025: 01:00 GMT -> 02:00 BST on 03-30 (01:00Z);
          * 02:00 BST -> 01:00 GMT on 10-26 (01:00Z). */
-        {"30 1 * * *", "Europe/London", "2025-03-29T12:00:00Z",
+        {"30 1 * * *",
+         "Europe/London",
+         "2025-03-29T12:00:00Z",
          {"2025-03-30T01:00:00Z", "2025-03-31T00:30:00Z"}},
-        {"30 1 * * *", "Europe/London", "2025-10-25T12:00:00Z",
+        {"30 1 * * *",
+         "Europe/London",
+         "2025-10-25T12:00:00Z",
          {"2025-10-26T00:30:00Z", "2025-10-27T01:30:00Z"}},
         /* Past the last transition of the file: the POSIX footer. */
-        {"30 2 * * *", "Europe/Paris", "2100-03-27T12:00:00Z",
+        {"30 2 * * *",
+         "Europe/Paris",
+         "2100-03-27T12:00:00Z",
          {"2100-03-28T01:00:00Z", "2100-03-29T00:30:00Z"}},
     };
 
@@ -489,34 +596,49 @@ static void test_dst_cadence(void **state)
 {
     static const struct next_case cases[] = {
         /* Fixed-time expressions keep the once rule. */
-        {"30 2 * * *", "Europe/Paris", "2025-03-29T12:00:00Z",
+        {"30 2 * * *",
+         "Europe/Paris",
+         "2025-03-29T12:00:00Z",
          {"2025-03-30T01:00:00Z", "2025-03-31T00:30:00Z"}},
-        {"30 2 * * *", "Europe/Paris", "2025-10-25T12:00:00Z",
+        {"30 2 * * *",
+         "Europe/Paris",
+         "2025-10-25T12:00:00Z",
          {"2025-10-26T00:30:00Z", "2025-10-27T01:30:00Z"}},
         /* Others keep their real-time rhythm through both changes. */
-        {"*/15 * * * *", "Europe/Paris", "2025-03-30T00:40:00Z",
+        {"*/15 * * * *",
+         "Europe/Paris",
+         "2025-03-30T00:40:00Z",
          {"2025-03-30T00:45:00Z", "2025-03-30T01:00:00Z",
           "2025-03-30T01:15:00Z"}},
-        {"*/15 * * * *", "Europe/Paris", "2025-10-26T00:40:00Z",
+        {"*/15 * * * *",
+         "Europe/Paris",
+         "2025-10-26T00:40:00Z",
          {"2025-10-26T00:45:00Z", "2025-10-26T01:00:00Z",
           "2025-10-26T01:15:00Z", "2025-10-26T01:30:00Z"}},
-        {"0 * * * *", "Europe/Paris", "2025-10-25T23:30:00Z",
+        {"0 * * * *",
+         "Europe/Paris",
+         "2025-10-25T23:30:00Z",
          {"2025-10-26T00:00:00Z", "2025-10-26T01:00:00Z",
           "2025-10-26T02:00:00Z"}},
         /* Gap times do not exist under cadence. */
-        {"0,30 2,3 * * *", "Europe/Paris", "2025-03-29T12:00:00Z",
+        {"0,30 2,3 * * *",
+         "Europe/Paris",
+         "2025-03-29T12:00:00Z",
          {"2025-03-30T01:00:00Z", "2025-03-30T01:30:00Z",
           "2025-03-31T00:00:00Z"}},
-        {"*/20 * * * *", "Australia/Lord_Howe", "2025-10-04T15:05:00Z",
+        {"*/20 * * * *",
+         "Australia/Lord_Howe",
+         "2025-10-04T15:05:00Z",
          {"2025-10-04T15:10:00Z", "2025-10-04T15:40:00Z"}},
-        {"*/10 1 * * *", "America/New_York", "2025-11-02T05:45:00Z",
+        {"*/10 1 * * *",
+         "America/New_York",
+         "2025-11-02T05:45:00Z",
          {"2025-11-02T05:50:00Z", "2025-11-02T06:00:00Z",
           "2025-11-02T06:10:00Z"}},
     };
 
     (void) state;
-    check_next_table(cases, sizeof cases / sizeof cases[0],
-                     SKED_DST_CADENCE);
+    check_next_table(cases, sizeof cases / sizeof cases[0], SKED_DST_CADENCE);
 }
 
 static void test_marks(void **state)
@@ -532,9 +654,8 @@ static void test_marks(void **state)
                                                &occ),
                      0);
     assert_int_equal(occ.mark, SKED_OCC_SHIFTED);
-    assert_int_equal(sked_cron_next_occurrence(&c, paris, SKED_DST_ONCE,
-                                               occ.at, &occ),
-                     0);
+    assert_int_equal(
+        sked_cron_next_occurrence(&c, paris, SKED_DST_ONCE, occ.at, &occ), 0);
     assert_int_equal(occ.mark, SKED_OCC_NORMAL);
     assert_int_equal(sked_cron_next_occurrence(&c, paris, SKED_DST_ONCE,
                                                utc("2025-10-25T12:00:00Z"),
@@ -603,10 +724,10 @@ static int reference(const sked_cron *c, const sked_tz *tz, bool once,
 }
 
 static const char *const random_exprs[] = {
-    "*/15 * * * *", "0 * * * *",     "30 * * * *",   "*/7 * * * *",
-    "0 2 * * *",    "30 2 * * *",    "0,30 1-3 * * *", "15 0 * * *",
-    "45 23 * * *",  "0 */2 * * *",   "*/20 0-4 * * *", "59 1 * * *",
-    "0 3 * * 0",    "0 0 * * *",     "10 2,3 * * 1-5", "0 12 * * *",
+    "*/15 * * * *", "0 * * * *",   "30 * * * *",     "*/7 * * * *",
+    "0 2 * * *",    "30 2 * * *",  "0,30 1-3 * * *", "15 0 * * *",
+    "45 23 * * *",  "0 */2 * * *", "*/20 0-4 * * *", "59 1 * * *",
+    "0 3 * * 0",    "0 0 * * *",   "10 2,3 * * 1-5", "0 12 * * *",
 };
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
@@ -621,9 +742,9 @@ static uint64_t rng(void)
 
 /* Compare next and prev with the reference over a window around a DST
  * change of TZ; returns the number of occurrences checked. */
-static int check_window(const sked_cron *c, const char *expr,
-                        const char *zname, const sked_tz *tz, sked_dst dst,
-                        int64_t from, int64_t to)
+static int check_window(const sked_cron *c, const char *expr, const char *zname,
+                        const sked_tz *tz, sked_dst dst, int64_t from,
+                        int64_t to)
 {
     int64_t ref[MAX_REF];
     bool once = dst == SKED_DST_ONCE || sked_cron_is_fixed_time(c);
@@ -648,8 +769,8 @@ static int check_window(const sked_cron *c, const char *expr,
                 fmt(back, a, sizeof a);
                 fmt(ref[i - 1] * SEC, b, sizeof b);
                 fail_msg("%s in %s (%s): prev before %lld: got %s, want %s",
-                         expr, zname, sked_dst_name(dst),
-                         (long long) ref[i], a, b);
+                         expr, zname, sked_dst_name(dst), (long long) ref[i], a,
+                         b);
             }
         }
         t = got;
@@ -705,9 +826,9 @@ static void check_zone(sked_tzdb *db, const char *zname, int *windows,
         if (change == INT64_MIN)
             change = start;
         for (int d = 0; d < 2; d++) {
-            *occurrences += check_window(&c, expr, zname, tz, (sked_dst) d,
-                                         change - 2 * 86400,
-                                         change + 2 * 86400);
+            *occurrences +=
+                check_window(&c, expr, zname, tz, (sked_dst) d,
+                             change - 2 * 86400, change + 2 * 86400);
             (*windows)++;
         }
     }
@@ -756,8 +877,8 @@ static void test_every_zone_against_spec(void **state)
 static void test_next_prev_mirror(void **state)
 {
     static const char *const exprs[] = {
-        "*/7 */5 * * *", "0 0 L * *",   "0 0 LW * *",    "0 0 15W * *",
-        "0 0 * * 5L",    "0 0 * * 2#2", "0 0 13 * 5",    "1-59/13 3 * * *",
+        "*/7 */5 * * *", "0 0 L * *",   "0 0 LW * *",     "0 0 15W * *",
+        "0 0 * * 5L",    "0 0 * * 2#2", "0 0 13 * 5",     "1-59/13 3 * * *",
         "0 0 29 2 *",    "0 0 1 * 1",   "*/13 * * * * *", "0 0 L-5 2 *",
     };
 
@@ -765,8 +886,8 @@ static void test_next_prev_mirror(void **state)
     for (size_t i = 0; i < sizeof exprs / sizeof exprs[0]; i++) {
         sked_cron c = parse_ok(exprs[i]);
         for (int trial = 0; trial < 50; trial++) {
-            sked_time t = (sked_time) (rng() % (INT64_C(4102444800))) * SEC,
-                      a, b, p;
+            sked_time t = (sked_time) (rng() % (INT64_C(4102444800))) * SEC, a,
+                      b, p;
             assert_int_equal(sked_cron_next(&c, sked_tz_utc(), 0, t, &a), 0);
             assert_true(a > t);
             assert_int_equal(sked_cron_next(&c, sked_tz_utc(), 0, a, &b), 0);
@@ -790,18 +911,21 @@ static void test_explain(void **state)
         {"*/5 * * * *", NULL, "Every 5 minutes"},
         {"0 * * * *", NULL, "Every hour"},
         {"*/30 * * * * *", NULL, "Every 30 seconds"},
-        {"0 0 29 2 *", NULL, "At 00:00, on day 29 of the month, only in "
-                             "February"},
+        {"0 0 29 2 *", NULL,
+         "At 00:00, on day 29 of the month, only in "
+         "February"},
         {"15 10 L * ?", NULL, "At 10:15, on the last day of the month"},
         {"0 12 * * 5#3", NULL, "At 12:00, on the third Friday of the month"},
         {"0 0 * * 5L", NULL, "At 00:00, on the last Friday of the month"},
         {"0 9,17 * * *", "UTC", "At 09:00 and 17:00 (UTC)"},
         {"*/15 9-17 * * *", NULL, "Every 15 minutes, between 09:00 and 17:59"},
-        {"0 0 1 * 1", NULL, "At 00:00, on day 1 of the month or only on "
-                            "Monday"},
+        {"0 0 1 * 1", NULL,
+         "At 00:00, on day 1 of the month or only on "
+         "Monday"},
         {"0 0 * * 0", NULL, "At 00:00, only on Sunday"},
-        {"30 4 1 1,7 *", NULL, "At 04:30, on day 1 of the month, only in "
-                               "January and July"},
+        {"30 4 1 1,7 *", NULL,
+         "At 04:30, on day 1 of the month, only in "
+         "January and July"},
     };
     char buf[SKED_CRON_EXPLAIN_MAX], tiny[8];
 

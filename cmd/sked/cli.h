@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* What every sked subcommand shares: the command tree, option parsing,
+ * help, and the one-line error messages and exit codes (SPEC 7).
+ *
+ * Words: a command is a node of the tree "sked cron next"; a group is a
+ * command with subcommands ("sked", "sked cron"); a leaf runs. Options are
+ * "--name value", "--name=value", "-n value" or "-nvalue"; "--" ends them.
+ *
+ * Errors are one line on stderr, "sked: ...", and the exit code comes from
+ * the error table (sked_error_exit_code): 1 for a bad value, 2 for a usage
+ * mistake. Nothing here keeps global state. */
+#ifndef SKED_CMD_CLI_H
+#define SKED_CMD_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "sked/sked.h"
+
+/* Returned by cli_parse when the command should go on running. */
+#define CLI_CONTINUE (-1)
+/* Most positional arguments any command takes. */
+#define CLI_POS_MAX 8
+/* Longest argument accepted: anything longer is a mistake, not input. */
+#define CLI_ARG_MAX 4096
+
+typedef struct cli_cmd cli_cmd;
+
+/* Run the command SELF: ARGV[0] is its name, the rest its arguments.
+ * Returns the process's exit code. */
+typedef int (*cli_run_fn)(const cli_cmd *self, int argc, char **argv);
+
+struct cli_cmd {
+    const char *name;           /* "next" */
+    const char *path;           /* "sked cron next", for messages */
+    const char *summary;        /* one line, for the parent's help */
+    const char *help;           /* a leaf's full help, from its "Usage:" line */
+    cli_run_fn run;             /* cli_run_group for groups */
+    const cli_cmd *const *subs; /* a group's commands, ending with NULL */
+};
+
+typedef enum cli_opt_kind {
+    CLI_OPT_FLAG,  /* --utc: sets a bool */
+    CLI_OPT_VALUE, /* --tz TZ: sets a const char * (borrowed from argv) */
+} cli_opt_kind;
+
+typedef struct cli_opt {
+    const char *name; /* "tz" for --tz */
+    char short_name;  /* 'n' for -n, or 0 */
+    cli_opt_kind kind;
+    void *dest; /* bool * or const char ** */
+} cli_opt;
+
+/* The positional arguments cli_parse found; borrowed from argv. */
+typedef struct cli_args {
+    const char *pos[CLI_POS_MAX];
+    int npos;
+} cli_args;
+
+/* The commands of the tree, one per cmd_<name>.c. */
+extern const cli_cmd cli_cmd_cron;
+
+/* Run a group: find the subcommand named by ARGV[1] and run it, or print
+ * the group's help for "--help". */
+int cli_run_group(const cli_cmd *self, int argc, char **argv);
+
+/* Print the help of CMD (a leaf's text, or a group's command list) to
+ * stdout. Returns 0. */
+int cli_help(const cli_cmd *cmd);
+
+/* Return the subcommand of GROUP named NAME, or NULL. */
+const cli_cmd *cli_find(const cli_cmd *group, const char *name);
+
+/* Parse ARGV[1..ARGC) of SELF against OPTS (ending with {0}) into the
+ * options' destinations and OUT. "-h"/"--help" print SELF's help.
+ * Returns CLI_CONTINUE, 0 (help printed) or 2 (usage error printed). */
+int cli_parse(const cli_cmd *self, int argc, char **argv, const cli_opt *opts,
+              cli_args *out);
+
+/* Print "sked: MSG (see 'PATH --help')" and return the usage exit code. */
+int cli_usage_error(const cli_cmd *self, const char *fmt, ...)
+    SKED__PRINTF(2, 3);
+
+/* Print `sked: invalid WHAT "INPUT": FIELD: MSG (at byte POS+1)`, leaving
+ * out the parts ERR does not fill; return the exit code of ERR->code. */
+int cli_invalid(const char *what, const char *input, const sked_error *err);
+
+/* Print "sked: MSG" and return the exit code of CODE. */
+int cli_fail(int code, const char *fmt, ...) SKED__PRINTF(2, 3);
+
+/* Parse S as a whole number in MIN..MAX into *out. Returns 0, or prints a
+ * usage error naming FLAG and returns 2. */
+int cli_parse_count(const cli_cmd *self, const char *flag, const char *s,
+                    long min, long max, long *out);
+
+/* Return the current wall-clock time. */
+sked_time cli_now(void);
+
+/* Flush stdout; on a write error print it and return 1, else 0. */
+int cli_flush(void);
+
+#endif
