@@ -25,6 +25,11 @@ from croniter import croniter
 MIN_COMPARED = 0.80
 SHOW_MISMATCHES = int(os.environ.get("SKED_ORACLE_SHOW", "8"))
 MAX_DERIVE_SPAN = 3 * 366 * 86400
+# A start this soon after an offset change may sit in a repeated hour.
+DST_LOOKBACK = 2 * 86400
+# Zones whose history tzdata 2025c (Node's ICU) changed from 2025b.
+TZDATA_DIFFERS = {"America/Tijuana", "America/Ensenada",
+                  "America/Santa_Isabel", "Mexico/BajaNorte"}
 
 CATEGORIES = {
     "croniter-w": "croniter 1.3.5 has no nW/LW: compared with croner alone",
@@ -44,6 +49,16 @@ CATEGORIES = {
     "once-not-derived": "DST window, not fixed-time, and the gap check needs"
                         " croniter's dialect or a short window: once not"
                         " compared (cadence still is)",
+    "croniter-short-month": "the oracles disagree and the day-of-month"
+                            " field holds a day >= 29: croniter jumps past"
+                            " the end of a shorter month (*/10 after Feb 21"
+                            " skips Mar 1): compared with croner alone",
+    "sunday-range": "the oracles disagree on a weekday range from Sunday to"
+                    " Sunday (0-SUN: croner every day, croniter Sunday):"
+                    " not compared",
+    "tzdata-differs": "the oracles disagree in a zone whose history differs"
+                      " between Node's ICU tz data and the system's: not"
+                      " compared",
     "oracle-rejects": "one oracle refuses a SPEC-valid expression or zone:"
                       " compared with the other",
     "oracles-disagree": "the oracles disagree for no documented reason:"
@@ -153,11 +168,12 @@ def offset_changes(tz, start, end):
 
 def dst_window(case):
     """Tell whether the UTC offset changes between any two consecutive
-    instants of the case: AFTER and every occurrence any side found."""
+    instants of the case: shortly before AFTER, AFTER, and every occurrence
+    any side found."""
     if case.zone == "UTC":
         return False
     tz = ZoneInfo(case.zone)
-    seen = {epoch(case.after)}
+    seen = {epoch(case.after), epoch(case.after) - DST_LOOKBACK}
     for name in ("once", "cadence", "croner", "croniter"):
         seen.update(instants(case.results.get(name)))
     points = sorted(seen)
@@ -216,6 +232,17 @@ def croniter_dialect_category(case):
     return None
 
 
+def disagreement_category(case):
+    """Name the documented reason the oracles disagree, if there is one."""
+    if case.zone in TZDATA_DIFFERS:
+        return "tzdata-differs"
+    if "domhigh" in case.tags:
+        return "croniter-short-month"
+    if "sunrange" in case.tags:
+        return "sunday-range"
+    return "oracles-disagree"
+
+
 class Verdict:
     """What one valid case is compared with, and why."""
 
@@ -247,8 +274,10 @@ def classify(case):
     if category is None and not is_list(croniter_res):
         category = "oracle-rejects"
     if category is None and croniter_res != croner_res:
-        v.category = "oracles-disagree"
-        return v
+        category = disagreement_category(case)
+        if category != "croniter-short-month":
+            v.category = category
+            return v
     v.category = category
     v.source = "croner+croniter" if category is None else "croner"
     v.cadence = croner_res

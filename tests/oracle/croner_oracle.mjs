@@ -28,7 +28,7 @@ function renderItem(item, max, isDow) {
     if (startStep && startStep[1] !== '*')
         return `${startStep[1]}-${max}/${startStep[2]}`;
     const toSunday = /^(\w+)-0$/.exec(item);
-    if (isDow && toSunday)
+    if (isDow && toSunday && !/^(0|sun)$/i.test(toSunday[1]))
         return `${toSunday[1]}-7`;
     return item;
 }

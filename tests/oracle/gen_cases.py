@@ -5,17 +5,23 @@ Writes one case per line, tab-separated:
 
     ID  KIND  EXPR  ZONE  AFTER  N  TAGS
 
-KIND is "valid" (an expression SPEC 2.1 accepts) or "invalid:<what>" (a
-mutation SPEC 2.1 rejects; <what> names the mutation). EXPR is written in
+KIND is "valid" (an expression SPEC 2.1 accepts) or "invalid:WHAT:FIELD"
+(a mutation SPEC 2.1 rejects: WHAT names the mutation, FIELD the field
+sked's error must name, "-" when none). EXPR is written in
 sked's dialect; the oracles render it into their own. AFTER is an RFC 3339
 UTC instant, N the number of occurrences asked for. TAGS is a comma list of
 the features the expression uses, which the comparison needs to tell a
-dialect difference from a bug: "fixed" (one second, minute and hour),
-"six" (seconds field), "dom" and "dow" (field restricted), "fullday" (a
-restricted day field that still covers every value, such as 1-31), "nth"
-(d#n), "lastdow" (dL), "mixdow" (d#n or dL next to plain weekdays), "w"
-(nW or LW), "lastdom" (L), "macro", "fixedform" (fixed, but a
-    time field is written as a range, step or list).
+dialect difference from a bug:
+
+    fixed      one value in each of second, minute and hour
+    fixedform  fixed, but a time field is spelt as a range, step or list
+    six        a seconds field
+    dom, dow   the day field is restricted
+    fullday    a restricted day field that covers every value (1-31, 0-7)
+    domhigh    a day of month of 29 or more
+    sunrange   a weekday range from Sunday to Sunday (0-0, SUN-0, 0-SUN)
+    nth        d#n;  lastdow: dL;  mixdow: d#n or dL beside plain weekdays
+    w          nW or LW;  lastdom: L;  macro: @daily and the like
 
 The same seed gives the same cases on every machine with the same tz
 database. Only the standard library is used.
@@ -25,6 +31,7 @@ import argparse
 import datetime as dt
 import os
 import random
+import re
 import sys
 from zoneinfo import ZoneInfo
 
@@ -38,6 +45,7 @@ MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN",
 DAYS = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"]
 MACROS = ["@yearly", "@annually", "@monthly", "@weekly", "@daily",
           "@midnight", "@hourly"]
+SUNDAY_RANGE = re.compile(r"(^|,)(0|sun)-(0|sun)(/|,|$)", re.IGNORECASE)
 MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 START_MIN = int(dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc).timestamp())
 START_MAX = int(dt.datetime(2100, 1, 1, tzinfo=dt.timezone.utc).timestamp())
@@ -172,6 +180,8 @@ def gen_day_fields(rng, month_values, tags):
             dom_text, values = gen_list(rng, DOM)
             if len(values) == 31:
                 tags.add("fullday")
+            if max(values) >= 29:
+                tags.add("domhigh")
             if mode == "dom" and not can_fire(values, month_values):
                 dom_text = str(rng.randint(1, 28))
     if mode in ("dow", "both"):
@@ -182,6 +192,8 @@ def gen_day_fields(rng, month_values, tags):
             dow_text, values = gen_list(rng, DOW)
             if len({v % 7 for v in values}) == 7:
                 tags.add("fullday")
+            if SUNDAY_RANGE.search(dow_text):
+                tags.add("sunrange")
     if dom_text == "?" and dow_text == "?":
         dow_text = "*"
     return dom_text, dow_text

@@ -60,10 +60,22 @@
 #   croner-fixedform  in a DST window, a one-value time field spelt as a
 #                     range, step or list (5-5, 23/5): croner decides
 #                     fixed-time by spelling, SPEC 2.2 by value; skipped.
+#   croniter-short-month  the oracles disagree and day-of-month holds a day
+#                     >= 29: croniter 1.3.5 counts day 31 as existing in
+#                     every month, so */10 after Feb 21 jumps to Mar 11 and
+#                     skips Mar 1; compared with croner alone.
+#   sunday-range      the oracles disagree on a weekday range from Sunday
+#                     to Sunday: croner reads 0-SUN and SUN-SUN as the whole
+#                     week (SUN as a range end is 7), croniter as Sunday;
+#                     not compared (0-0, where they agree, is compared).
+#   tzdata-differs    the oracles disagree in a zone whose history differs
+#                     between Node's ICU tz data (2025c) and the system's
+#                     (America/Tijuana before 1976); not compared.
 #   once-not-derived  DST window, not fixed-time, and the gap check would
 #                     need croniter's dialect: once skipped, cadence kept.
 #   oracle-rejects    one oracle refuses a SPEC-valid expression or zone
-#                     (Node's ICU data lacks a zone); the other is used.
+#                     (croner refuses a step above the field maximum, as
+#                     in 1-7/8); compared with the other.
 #   oracles-disagree  no documented reason: not compared, first few shown.
 # Invalid expressions the oracles accept but SPEC 2.1 rejects: expressions
 # that can never fire (0 0 30 2 *: both parse it and find nothing), longer
