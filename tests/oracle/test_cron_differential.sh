@@ -68,6 +68,9 @@
 #                     to Sunday: croner reads 0-SUN and SUN-SUN as the whole
 #                     week (SUN as a range end is 7), croniter as Sunday;
 #                     not compared (0-0, where they agree, is compared).
+#   croner-sunday-range  the same range where croniter gives no answer
+#                     (its dialect or a DST window): croner alone would
+#                     judge it with its whole-week reading; not compared.
 #   tzdata-differs    the oracles disagree in a zone whose history differs
 #                     between Node's ICU tz data (2025c) and the system's
 #                     (America/Tijuana before 1976); not compared.
