@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Short commands over the CMake build. `make run` and `make test` are the
 # two a newcomer needs; both install what is missing first.
+MAKEFLAGS += --no-print-directory
 BUILD ?= build
 SAN_BUILD ?= build-san
 FUZZ_BUILD ?= build-fuzz

@@ -90,10 +90,13 @@ static uint32_t dow_days(const sked_cron *c, int dim, int wd1)
 
 uint32_t sked__cron_month_days(const sked_cron *c, int64_t y, int m)
 {
-    int dim = sked__days_in_month(y, m);
-    int wd1 = sked__weekday_from_days(sked__days_from_civil(y, m, 1));
+    int dim = sked__days_in_month(y, m), wd1;
     uint32_t valid = (uint32_t) ((UINT64_C(1) << (dim + 1)) - 2);
     uint32_t dom, dow;
+
+    if ((c->flags & SKED_CRON_DOM_STAR) && (c->flags & SKED_CRON_DOW_STAR))
+        return valid; /* the common case needs no weekday */
+    wd1 = sked__weekday_from_days(sked__days_from_civil(y, m, 1));
 
     dom = (c->flags & SKED_CRON_DOM_STAR)
               ? valid
@@ -124,18 +127,23 @@ static int bit_at_or_below(uint64_t mask, int from)
     return mask ? 63 - __builtin_clzll(mask) : -1;
 }
 
-/* A wall-clock reading being moved by the search. */
+/* A wall-clock reading being moved by the search. Z0, Y0 and MO0 keep
+ * the day number and month it started from, so a search that stays in
+ * its month converts back without calendar arithmetic. */
 struct wall {
     int64_t y;
     int mo, d, h, mi, s;
+    int64_t z0, y0;
+    int mo0, d0;
 };
 
 static void wall_from_secs(int64_t t, struct wall *w)
 {
     int64_t sod = sked__floor_mod(t, SECS_PER_DAY);
 
-    sked__civil_from_days(sked__floor_div(t, SECS_PER_DAY), &w->y, &w->mo,
-                          &w->d);
+    w->z0 = sked__floor_div(t, SECS_PER_DAY);
+    sked__civil_from_days(w->z0, &w->y, &w->mo, &w->d);
+    w->y0 = w->y, w->mo0 = w->mo, w->d0 = w->d;
     w->h = (int) (sod / 3600);
     w->mi = (int) (sod / 60 % 60);
     w->s = (int) (sod % 60);
@@ -143,8 +151,11 @@ static void wall_from_secs(int64_t t, struct wall *w)
 
 static int64_t wall_to_secs(const struct wall *w)
 {
-    return sked__days_from_civil(w->y, w->mo, w->d) * SECS_PER_DAY +
-           w->h * 3600 + w->mi * 60 + w->s;
+    int64_t z = w->y == w->y0 && w->mo == w->mo0
+                    ? w->z0 + (w->d - w->d0)
+                    : sked__days_from_civil(w->y, w->mo, w->d);
+
+    return z * SECS_PER_DAY + w->h * 3600 + w->mi * 60 + w->s;
 }
 
 /* Move W to the first second of the next month. */
@@ -206,7 +217,8 @@ int sked__cron_civil_next(const sked_cron *c, int64_t lo, int64_t *out)
 
     wall_from_secs(lo, &w);
     if (w.y < YEAR_FIRST)
-        w = (struct wall){.y = YEAR_FIRST, .mo = 1, .d = 1};
+        wall_from_secs(sked__days_from_civil(YEAR_FIRST, 1, 1) * SECS_PER_DAY,
+                       &w);
     /* Each pass either returns or moves to a later month or day: bounded
      * by the months up to YEAR_LAST. */
     while (first_month(c, &w)) {

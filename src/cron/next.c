@@ -28,6 +28,9 @@
 /* Segments one search may cross: a valid expression matches within 400
  * years, and no zone changes its offset more than twice a year for long. */
 #define MAX_SEGMENT_STEPS 4096
+/* Twice the widest offset (26 h): a change this far before a match can
+ * neither skip nor repeat its wall-clock time. */
+#define FAR_SECS (52 * 3600)
 
 static bool uses_once_rule(const sked_cron *c, sked_dst dst)
 {
@@ -79,6 +82,13 @@ static int next_in_zone(const sked_cron *c, const sked_tz *tz, bool once,
             out->mark = want_mark ? fold_mark(tz, &seg, wall) : SKED_OCC_NORMAL;
             return 0;
         }
+        /* A match years ahead (0 0 29 2 *) jumps over the changes
+         * between: none of them can move it, and as it is the first match
+         * after LO, no gap or repeated range among them holds another. */
+        if (wall - seg.utoff - FAR_SECS > seg.end) {
+            sked__tz_segment(tz, wall - seg.utoff - FAR_SECS, &seg);
+            continue;
+        }
         sked__tz_segment(tz, seg.end, &nseg);
         if (nseg.utoff > seg.utoff && wall < seg.end + nseg.utoff) {
             /* SPEC 2.2: a skipped local time fires once, at gap end. */
@@ -120,6 +130,10 @@ static int prev_in_zone(const sked_cron *c, const sked_tz *tz, bool once,
         if (wall >= lo) {
             *out = (wall - seg.utoff) * SKED_USEC_PER_SEC;
             return 0;
+        }
+        if (wall - seg.utoff + FAR_SECS < seg.start) { /* as in next */
+            sked__tz_segment(tz, wall - seg.utoff + FAR_SECS, &seg);
+            continue;
         }
         if (seg.prev_utoff < seg.utoff && wall >= seg.start + seg.prev_utoff) {
             if (once) { /* a match in the gap fired at its end */

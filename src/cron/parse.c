@@ -315,17 +315,16 @@ static int parse_item(struct parser *p, const char **s)
         const char *hi_at = ++(*s);
         if ((rc = read_value(p, s, &hi)) < 0)
             return rc;
-        /* SPEC 2.1: a weekday range may end on Sunday (FRI-SUN, 5-0). */
-        if (p->field == F_DOW && hi == 0)
+        /* SPEC 2.1: a weekday range may end on Sunday (FRI-SUN, 5-0);
+         * SUN-SUN (0-0) stays Sunday alone. */
+        if (p->field == F_DOW && hi == 0 && lo > 0)
             hi = 7;
         if (hi < lo)
             return sked__error_set(p->err, SKED_EINVAL, f->name,
                                    (long) (hi_at - p->expr),
                                    "range %d-%d is reversed", lo, hi);
     } else if (**s == '/') {
-        hi = p->field == F_DOW ? 6 : f->hi; /* "a/n": from a to the max */
-        if (lo > hi)
-            hi = lo;
+        hi = f->hi; /* "a/n": from a to the field's maximum (7 in DOW) */
     }
     if ((rc = read_step(p, s, &step)) < 0)
         return rc;

@@ -159,6 +159,11 @@ static void test_syntax_forms(void **state)
         {"0 0 * * FRI-SUN", "UTC", "2025-01-01T00:00:00Z", {"2025-01-03T00:00:00Z", "2025-01-04T00:00:00Z", "2025-01-05T00:00:00Z", "2025-01-10T00:00:00Z"}},
         {"0 0 * * 5-0", "UTC", "2025-01-05T12:00:00Z", {"2025-01-10T00:00:00Z", "2025-01-11T00:00:00Z", "2025-01-12T00:00:00Z"}},
         {"0 0 * * 5-7", "UTC", "2025-01-05T12:00:00Z", {"2025-01-10T00:00:00Z"}},
+        /* SUN-SUN is Sunday alone; "a/n" in day-of-week runs to 7, Sunday. */
+        {"0 0 * * 0-0", "UTC", "2025-01-01T00:00:00Z", {"2025-01-05T00:00:00Z", "2025-01-12T00:00:00Z"}},
+        {"0 0 * * SUN-SUN", "UTC", "2025-01-01T00:00:00Z", {"2025-01-05T00:00:00Z", "2025-01-12T00:00:00Z"}},
+        {"0 0 * * 5/1", "UTC", "2025-01-01T00:00:00Z", {"2025-01-03T00:00:00Z", "2025-01-04T00:00:00Z", "2025-01-05T00:00:00Z", "2025-01-10T00:00:00Z"}},
+        {"0 0 * * 1/3", "UTC", "2025-01-01T00:00:00Z", {"2025-01-02T00:00:00Z", "2025-01-05T00:00:00Z", "2025-01-06T00:00:00Z", "2025-01-09T00:00:00Z"}},
         {"0 0 1-5,3 * *", "UTC", "2025-01-04T12:00:00Z", {"2025-01-05T00:00:00Z", "2025-02-01T00:00:00Z"}},
         {"0 0 ? * 1", "UTC", "2025-01-01T00:00:00Z", {"2025-01-06T00:00:00Z"}},
         /* Vixie OR rule: the 13th or any Friday. */
@@ -677,6 +682,31 @@ static void test_every_zone_against_spec(void **state)
     assert_true(occurrences > 10000);
 }
 
+/* Sparse expressions whose matches lie years apart, in DST zones, from
+ * the tz tables into the POSIX-rule years (past 2200): the search jumps
+ * over the changes between matches and must land exactly. */
+static void test_sparse_far_matches(void **state)
+{
+    static const char *const exprs[] = {"0 0 29 2 *", "30 2 29 2 *",
+                                        "0 0 * 2 0#5", "0 2 31 3,10 *"};
+    static const char *const zones[] = {"Europe/Paris", "America/New_York",
+                                        "Australia/Lord_Howe",
+                                        "America/Sao_Paulo"};
+    int total = 0;
+
+    (void) state;
+    for (size_t i = 0; i < sizeof exprs / sizeof exprs[0]; i++) {
+        sked_cron c = parse_ok(exprs[i]);
+        for (size_t z = 0; z < sizeof zones / sizeof zones[0]; z++)
+            for (int d = 0; d < 2; d++)
+                total += check_window(&c, exprs[i], zones[z], zone(zones[z]),
+                                      (sked_dst) d,
+                                      utc("1950-01-01T00:00:00Z") / SEC,
+                                      utc("2400-01-01T00:00:00Z") / SEC);
+    }
+    assert_true(total > 1000);
+}
+
 /* Random expressions in UTC: next is increasing and prev mirrors it. */
 static void test_next_prev_mirror(void **state)
 {
@@ -776,6 +806,7 @@ int main(void)
         cmocka_unit_test(test_dst_cadence),
         cmocka_unit_test(test_marks),
         cmocka_unit_test(test_next_prev_mirror),
+        cmocka_unit_test(test_sparse_far_matches),
         cmocka_unit_test(test_every_zone_against_spec),
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_dst_parse),

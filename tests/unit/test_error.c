@@ -55,8 +55,7 @@ static void test_spec_statuses(void **state)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         assert_string_equal(sked_error_name(rows[i].code), rows[i].api);
         assert_int_equal(sked_error_http_status(rows[i].code), rows[i].http);
-        assert_int_equal(sked_error_exit_code(rows[i].code),
-                         rows[i].exit_code);
+        assert_int_equal(sked_error_exit_code(rows[i].code), rows[i].exit_code);
     }
     assert_int_equal(sked_error_exit_code(SKED_OK), 0);
     assert_int_equal(sked_error_http_status(SKED_OK), 200);

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Run every benchmark of BUILD_DIR/bench and the peer benchmarks of
+# bench/peers in one run, then compare: per expression and zone, sked's
+# ns per next (chained), croner's and croniter's µs per next, the ratios
+# croner/sked and croniter/sked, and sked's parse time, with the targets
+# of the cron engine: >= 100x croner, >= 300x croniter, parse < 2 µs.
+# Ratios matter more than raw times: these machines are shared and noisy.
+# Usage: scripts/bench.sh BUILD_DIR   (make bench runs scripts/bench.sh build)
+set -euo pipefail
+
+build=${1:?usage: scripts/bench.sh BUILD_DIR}
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+shopt -s nullglob
+benches=("$build"/bench/bench_*)
+[ ${#benches[@]} -gt 0 ] || { echo "bench: no bench_* in $build/bench" >&2; exit 1; }
+for b in "${benches[@]}"; do
+    [ -x "$b" ] || continue
+    echo "== $(basename "$b")"
+    "$b" | tee -a "$out" | grep -v '^bench	'
+done
+
+if command -v node >/dev/null &&
+    [ -f "$here/tests/oracle/node_modules/croner/package.json" ]; then
+    echo "== croner $(node -p "require('$here/tests/oracle/node_modules/croner/package.json').version")"
+    node "$here/bench/peers/croner_bench.mjs" | tee -a "$out" | grep -v '^bench	'
+else
+    echo "== croner: not installed (scripts/deps.sh), skipped"
+fi
+if /usr/bin/python3 -c 'import croniter' 2>/dev/null; then
+    echo "== croniter $(/usr/bin/python3 -c 'import croniter; print(croniter.__version__)' 2>/dev/null || echo)"
+    /usr/bin/python3 "$here/bench/peers/croniter_bench.py" | tee -a "$out" |
+        grep -v '^bench	'
+else
+    echo "== croniter: not installed (scripts/deps.sh), skipped"
+fi
+
+echo
+echo "== sked against its peers (chained next; ratio = peer time / sked time)"
+awk -F'\t' '
+$1 != "bench" { next }
+$2 == "sked"     { key = $3 "\t" $4; order[++n] = key; parse[key] = $5; sked[key] = $6 }
+$2 == "croner"   { croner[$3 "\t" $4] = $6 }
+$2 == "croniter" { croniter[$3 "\t" $4] = $6 }
+function ratio(peer_us, sked_ns) {
+    return (peer_us == "" || sked_ns <= 0) ? "" : peer_us * 1000 / sked_ns
+}
+function show(v, f) { return v == "" ? "-" : sprintf(f, v) }
+END {
+    printf "%-16s %-17s %8s %9s %10s %9s %10s %9s\n", "expression", "zone",
+        "sked ns", "croner us", "croner/sk", "citer us", "citer/sk", "parse ns"
+    ok_croner = ok_croniter = ok_parse = 1
+    for (i = 1; i <= n; i++) {
+        k = order[i]; split(k, f, "\t")
+        rc = ratio(croner[k], sked[k]); ri = ratio(croniter[k], sked[k])
+        if (rc == "" || rc < 100) ok_croner = 0
+        if (ri == "" || ri < 300) ok_croniter = 0
+        if (parse[k] >= 2000) ok_parse = 0
+        printf "%-16s %-17s %8.1f %9s %10s %9s %10s %9.1f\n", f[1], f[2],
+            sked[k], show(croner[k], "%.2f"), show(rc, "%.0fx"),
+            show(croniter[k], "%.2f"), show(ri, "%.0fx"), parse[k]
+    }
+    print ""
+    printf "target sked >= 100x faster than croner on every expression: %s\n",
+        ok_croner ? "met" : "NOT met"
+    printf "target sked >= 300x faster than croniter on every expression: %s\n",
+        ok_croniter ? "met" : "NOT met"
+    printf "target parse < 2 us on every expression: %s\n",
+        ok_parse ? "met" : "NOT met"
+}' "$out"
