@@ -5,6 +5,9 @@
 # ns per next (chained), croner's and croniter's µs per next, the ratios
 # croner/sked and croniter/sked, and sked's parse time, with the targets
 # of the cron engine: >= 100x croner, >= 300x croniter, parse < 2 µs.
+# bench_store: runs inserted per second through the store and through a
+# plain loop on the same engine, batched by 1, 100 and 1000, on SQLite and
+# on PostgreSQL, with the target: batched >= 80% of the plain loop.
 # Ratios matter more than raw times: these machines are shared and noisy.
 # Usage: scripts/bench.sh BUILD_DIR   (make bench runs scripts/bench.sh build)
 set -euo pipefail
@@ -12,7 +15,27 @@ set -euo pipefail
 build=${1:?usage: scripts/bench.sh BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+pg_started=0
+cleanup() {
+    rm -f "$out"
+    if [ "$pg_started" = 1 ]; then
+        SKED_PG_DIR="$build/pg-bench" "$here/scripts/pg.sh" stop
+    fi
+}
+trap cleanup EXIT
+
+# bench_store measures PostgreSQL on SKED_BENCH_PG_URL; without one, on a
+# throwaway server (scripts/pg.sh) that is durable like a real one (fsync
+# and synchronous_commit on), stopped at exit.
+if [ -z "${SKED_BENCH_PG_URL:-}" ]; then
+    if url=$(SKED_PG_DIR="$build/pg-bench" SKED_PG_DURABLE=1 \
+        "$here/scripts/pg.sh" start); then
+        pg_started=1
+        export SKED_BENCH_PG_URL=$url
+    else
+        echo "== PostgreSQL did not start: bench_store measures SQLite only"
+    fi
+fi
 
 shopt -s nullglob
 benches=("$build"/bench/bench_*)
@@ -70,4 +93,19 @@ END {
         ok_croniter ? "met" : "NOT met"
     printf "target parse < 2 us on every expression: %s\n",
         ok_parse ? "met" : "NOT met"
+}' "$out"
+
+echo
+echo "== run inserts: sked against a plain prepared-INSERT loop (ratio = sked / plain)"
+awk -F'\t' '
+$1 != "bench" || $2 != "store" { next }
+{
+    n++
+    printf "%-9s batch %5d  plain %9.0f/s  sked %9.0f/s  %5.2f\n", $3, $4, $5, $6, $7
+    if ($4 > 1 && $7 < 0.8) bad = 1
+}
+END {
+    if (n == 0) { print "bench_store: no figures"; exit }
+    printf "target batched inserts >= 80%% of the plain loop: %s\n",
+        bad ? "NOT met" : "met"
 }' "$out"
