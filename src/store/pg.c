@@ -40,6 +40,7 @@ struct sked__tx {
     PGconn *conn;      /* owned; NULL until first used */
     uint64_t prepared; /* bit i: statement i is prepared on conn */
     bool busy;         /* lent to a thread, guarded by b->mu */
+    char detail[160];  /* the DETAIL of the last error, "" when none */
 };
 
 struct sked__backend {
@@ -286,6 +287,10 @@ int sked__pg_error(sked__tx *tx, const PGresult *res, const char *what,
 
     if (msg == NULL)
         msg = PQerrorMessage(tx->conn);
+    first_line(tx->detail, sizeof(tx->detail),
+               res && PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL)
+                   ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL)
+                   : "");
     one_line(line, sizeof(line), msg);
     if (PQstatus(tx->conn) == CONNECTION_BAD)
         code = SKED_EBUSY;
@@ -309,6 +314,11 @@ static int command(sked__tx *tx, const char *sql, const char *what,
         rc = sked__pg_error(tx, res, what, err);
     PQclear(res);
     return rc;
+}
+
+const char *sked__pg_error_detail(const sked__tx *tx)
+{
+    return tx->detail;
 }
 
 static int prepare(sked__tx *tx, const sked__pg_stmt *stmt, sked_error *err)

@@ -50,6 +50,11 @@ int sked__pg_exec(sked__tx *tx, const sked__pg_stmt *stmt,
 int sked__pg_error(sked__tx *tx, const PGresult *res, const char *what,
                    sked_error *err);
 
+/* The DETAIL line of the last error sked__pg_error saw on TX ("Key
+ * (id)=(x) already exists."), "" when it had none; valid until the next
+ * error on TX. */
+const char *sked__pg_error_detail(const sked__tx *tx);
+
 /* The row methods of pg_rows.c, as the method table wants them. */
 int sked__pg_rows_schedule_get(sked__tx *tx, const char *name,
                                sked_schedule *out, sked_error *err);

@@ -589,6 +589,36 @@ static int mark_created(const PGresult *res, const sked_run_new *runs, size_t n,
     return 0;
 }
 
+/* Report the unique violation of the active-key index: the key comes from
+ * the server's DETAIL, "Key (concurrency_key)=(KEY) already exists.", and
+ * err->pos is the first run of the batch that holds it. */
+static int key_conflict(sked__tx *tx, const sked_run_new *runs, size_t n,
+                        sked_error *err)
+{
+    const char *d = sked__pg_error_detail(tx), *open, *close;
+    char key[128] = "";
+    long pos = -1;
+    size_t i, len;
+
+    open = strstr(d, ")=(");
+    close = strstr(d, ") already exists");
+    if (open != NULL && close != NULL && close > open + 3) {
+        len = (size_t) (close - (open + 3));
+        if (len >= sizeof(key))
+            len = sizeof(key) - 1;
+        memcpy(key, open + 3, len);
+        key[len] = '\0';
+    }
+    for (i = 0; i < n && pos < 0; i++)
+        if (runs[i].concurrency_key != NULL &&
+            strcmp(runs[i].concurrency_key, key) == 0)
+            pos = (long) i;
+    return sked__error_set(err, SKED_ECONFLICT, "concurrency_key", pos,
+                           "an active run holds the concurrency key "
+                           "\"%.100s\"",
+                           key);
+}
+
 int sked__pg_rows_runs_insert(sked__tx *tx, const sked_run_new *runs, size_t n,
                               sked_time now, bool *created, sked_error *err)
 {
@@ -611,8 +641,7 @@ int sked__pg_rows_runs_insert(sked__tx *tx, const sked_run_new *runs, size_t n,
     if (rc == 0)
         rc = sked__pg_exec(tx, &RUNS_INSERT, params, &res, err);
     if (rc == SKED_ECONFLICT)
-        rc = sked__error_set(err, rc, "concurrency_key", -1,
-                             "an active run holds the concurrency key");
+        rc = key_conflict(tx, runs, n, err);
     if (rc == 0)
         rc = mark_created(res, runs, n, created, err);
     PQclear(res);

@@ -30,3 +30,16 @@ if(SKED_PSQL)
     sked_add_pg_test(pg.ping bash -c
         "${SKED_PSQL} -X -q -t -c 'SELECT 1' \"$SKED_TEST_PG_URL\"")
 endif()
+
+# The store suite, and the concurrency and crash tests, on PostgreSQL
+# (the scripts also run their SQLite part, which takes seconds).
+if(TARGET test_store)
+    sked_add_pg_test(store.pg $<TARGET_FILE:test_store>)
+endif()
+foreach(script store_concurrency store_crash)
+    set(path ${CMAKE_CURRENT_LIST_DIR}/../integration/test_${script}.sh)
+    if(EXISTS ${path})
+        string(REPLACE "store_" "store.pg_" name ${script})
+        sked_add_pg_test(${name} bash ${path})
+    endif()
+endforeach()
