@@ -470,8 +470,15 @@ static int pg_schema_version(sked__tx *tx, int *out, sked_error *err)
     char *v = NULL;
     int rc;
 
-    /* A new database has no meta table: version 0. */
-    rc = query_value(tx, "SELECT to_regclass('meta')::text", &v, err);
+    /* A new database has no meta table: version 0. Not to_regclass():
+     * it takes no lock, so after waiting for another migrator it may
+     * answer from this backend's stale cache that meta does not exist;
+     * a query on the catalog reads it with a fresh snapshot. */
+    rc = query_value(tx,
+                     "SELECT 1 FROM pg_catalog.pg_tables "
+                     "WHERE schemaname = current_schema() "
+                     "AND tablename = 'meta'",
+                     &v, err);
     if (rc < 0 || v == NULL) {
         if (rc == 0)
             *out = 0;

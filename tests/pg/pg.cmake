@@ -43,3 +43,12 @@ foreach(script store_concurrency store_crash)
         sked_add_pg_test(${name} bash ${path})
     endif()
 endforeach()
+
+# What only the PostgreSQL back-end does: reconnection, the pool,
+# concurrent migration, connection errors.
+add_executable(test_pg ${CMAKE_CURRENT_LIST_DIR}/test_pg.c)
+target_link_libraries(test_pg PRIVATE sked_internal PkgConfig::CMOCKA
+    PkgConfig::LIBPQ Threads::Threads)
+target_compile_definitions(test_pg PRIVATE SKED_HAVE_PG_STORE)
+sked_add_pg_test(store.pg_backend $<TARGET_FILE:test_pg>)
+set_tests_properties(store.pg_backend PROPERTIES SKIP_RETURN_CODE 77)
