@@ -20,6 +20,11 @@
 set -euo pipefail
 
 state=${SKED_PG_DIR:-${TMPDIR:-/tmp}/sked-pg-$(id -un)}
+# The server reads paths relative to its data directory: make ours absolute.
+case $state in
+/*) ;;
+*) state=$PWD/$state ;;
+esac
 dbname=sked_test
 export PGOPTIONS="-c client_min_messages=warning"
 
@@ -125,7 +130,11 @@ start() {
     echo "$port" >"$state/port"
     as_owner "$bindir/initdb" -D "$c/data" -U postgres --auth=trust \
         -E UTF8 --locale=C.UTF-8 --no-sync >"$state/initdb.log" 2>&1 ||
-        { cat "$state/initdb.log" >&2; die "initdb failed"; }
+        {
+            cat "$state/initdb.log" >&2
+            stop_quiet
+            die "initdb failed"
+        }
     [ "${SKED_PG_DURABLE:-0}" = 1 ] && fsync=on
     cat >>"$c/data/postgresql.conf" <<EOF
 # sked: a throwaway cluster on a private socket.
@@ -142,6 +151,7 @@ EOF
     if ! as_owner "$bindir/pg_ctl" -D "$c/data" -l "$c/server.log" -w \
         -t 60 start >/dev/null; then
         cat "$c/server.log" >&2 || true
+        stop_quiet
         die "the server did not start (log above)"
     fi
     as_owner "$bindir/createdb" -h "$c/sock" -p "$port" -U postgres "$dbname"
