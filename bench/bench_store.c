@@ -18,7 +18,8 @@
  *
  *     bench  store  ENGINE  BATCH  PLAIN_ROWS_PER_S  SKED_ROWS_PER_S  RATIO
  *
- * Usage: bench_store [DIR]  (SQLite files go to DIR, default $TMPDIR). */
+ * Usage: bench_store [DIR]  (SQLite files go to DIR, default $TMPDIR);
+ * SKED_BENCH_SKIP_SQLITE=1 measures PostgreSQL alone. */
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <sqlite3.h>
