@@ -204,9 +204,9 @@ typedef struct sked_run_new {
 
 /* Insert the N runs (N <= SKED_STORE_BATCH_MAX) that do not exist yet, in
  * one transaction (ON CONFLICT (id) DO NOTHING), status pending. No
- * run.created event is written here: the caller that fires emits it. CREATED, when not NULL,
- * gets one flag per run: true when this call created it. Returns 0,
- * SKED_EINVAL, SKED_ECONFLICT (an active run holds a concurrency key:
+ * run.created event is written here: the caller that fires emits it. CREATED,
+ * when not NULL, gets one flag per run: true when this call created it. Returns
+ * 0, SKED_EINVAL, SKED_ECONFLICT (an active run holds a concurrency key:
  * nothing is inserted), SKED_EIO. */
 int sked__store_runs_insert(sked_store *st, const sked_run_new *runs, size_t n,
                             bool *created, sked_error *err);
