@@ -495,7 +495,7 @@ int sked_dst_parse(const char *s, sked_dst *out, sked_error *err)
         *out = SKED_DST_CADENCE;
         return 0;
     }
-    return sked__error_set(err, SKED_EINVAL, "dst", 0,
+    return sked__error_set(err, SKED_EINVAL, "dst", -1,
                            "expected \"once\" or \"cadence\"");
 }
 

@@ -7,6 +7,7 @@
  * Checks that need to look under the store (the meta table, a database
  * marked newer than the binary, a corrupt file) use the engine's own
  * client library directly, never a hook in libsked. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -603,6 +604,55 @@ static void test_run_ids(void **state)
     assert_int_equal(sked__run_id_trigger("x", 0, buf, 8), SKED_ETOOBIG);
 }
 
+struct thread_arg {
+    sked_store *st;
+    int seed;
+    size_t created;
+    int rc;
+};
+
+/* Insert runs t-0000 .. t-0999 in batches of 50, from an offset. */
+static void *insert_thread(void *p)
+{
+    struct thread_arg *a = p;
+    char ids[1000][16];
+    sked_run_new batch[50];
+    bool created[50];
+
+    for (int i = 0; i < 1000; i++)
+        snprintf(ids[i], sizeof ids[i], "t-%04d", i);
+    for (int k = 0; k < 20 && a->rc == 0; k++) {
+        int from = ((k + a->seed * 5) % 20) * 50;
+        for (int i = 0; i < 50; i++)
+            batch[i] = run(ids[from + i], NULL);
+        a->rc = sked__store_runs_insert(a->st, batch, 50, created, NULL);
+        for (int i = 0; i < 50 && a->rc == 0; i++)
+            a->created += created[i];
+    }
+    return NULL;
+}
+
+/* Threads share one store: each gets its own connection, and every run
+ * is created once. */
+static void test_threads(void **state)
+{
+    struct thread_arg a[4];
+    pthread_t th[4];
+    size_t total = 0;
+
+    for (int i = 0; i < 4; i++) {
+        a[i] = (struct thread_arg){*state, i, 0, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, insert_thread, &a[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+        assert_int_equal(a[i].rc, 0);
+        total += a[i].created;
+    }
+    assert_int_equal(total, 1000);
+    assert_int_equal(count("runs"), 1000);
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 static void test_events(void **state)
@@ -685,6 +735,7 @@ int main(void)
         T_(test_runs_insert_if_absent),
         T_(test_concurrency_key),
         T_(test_runs_bad_input),
+        T_(test_threads),
         T_(test_run_ids),
         T_(test_events),
         T_(test_schedule_events_in_order),
