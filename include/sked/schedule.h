@@ -23,18 +23,18 @@
 
 #define SKED_TIME_NONE INT64_MIN
 /* Longest schedule, workflow or queue name; names are [A-Za-z0-9._-]. */
-#define SKED_NAME_MAX 128
+#define SKED_NAME_MAX        128
 #define SKED_DESCRIPTION_MAX 1024
-#define SKED_CONTEXT_MAX (64 << 10) /* bytes of JSON */
+#define SKED_CONTEXT_MAX     (64 << 10) /* bytes of JSON */
 /* SPEC 3.3 and 3.2 ranges. */
-#define SKED_CATCHUP_MAX_DEFAULT 10
-#define SKED_CATCHUP_MAX_LIMIT 1000
+#define SKED_CATCHUP_MAX_DEFAULT    10
+#define SKED_CATCHUP_MAX_LIMIT      1000
 #define SKED_CATCHUP_WINDOW_DEFAULT (INT64_C(86400) * SKED_USEC_PER_SEC)
-#define SKED_CATCHUP_WINDOW_MIN (INT64_C(60) * SKED_USEC_PER_SEC)
-#define SKED_CATCHUP_WINDOW_MAX (INT64_C(30) * 86400 * SKED_USEC_PER_SEC)
-#define SKED_JITTER_MAX (INT64_C(3600) * SKED_USEC_PER_SEC)
-#define SKED_EVERY_MIN (SKED_USEC_PER_SEC)
-#define SKED_EVERY_MAX (INT64_C(366) * 86400 * SKED_USEC_PER_SEC)
+#define SKED_CATCHUP_WINDOW_MIN     (INT64_C(60) * SKED_USEC_PER_SEC)
+#define SKED_CATCHUP_WINDOW_MAX     (INT64_C(30) * 86400 * SKED_USEC_PER_SEC)
+#define SKED_JITTER_MAX             (INT64_C(3600) * SKED_USEC_PER_SEC)
+#define SKED_EVERY_MIN              (SKED_USEC_PER_SEC)
+#define SKED_EVERY_MAX              (INT64_C(366) * 86400 * SKED_USEC_PER_SEC)
 
 typedef enum sked_spec_kind {
     SKED_SPEC_CRON = 0,  /* cron: an expression in a zone */
@@ -87,9 +87,9 @@ typedef struct sked_schedule {
     int32_t priority; /* lower runs first */
     char *queue;      /* owned; NULL: the workflow's queue */
     sked_dur jitter;
-    int32_t automatic_backfill; /* 1: catchup all, max 1000, window 30d */
-    sked_time start_at, end_at; /* NONE: unbounded */
-    int64_t max_runs;           /* 0: no limit */
+    int32_t automatic_backfill;   /* 1: catchup all, max 1000, window 30d */
+    sked_time start_at, end_at;   /* NONE: unbounded */
+    int64_t max_runs;             /* 0: no limit */
     int32_t pause_after_failures; /* 0: never */
     char *description;            /* owned; may be NULL */
     /* The state the scheduler keeps. */
@@ -117,10 +117,14 @@ SKED_API void sked_schedule_done(sked_schedule *s);
 SKED_API int sked_schedule_copy(const sked_schedule *src, sked_schedule *out);
 
 /* Check every field of S against SPEC 2 and 3 before anything is
- * written: the name, the workflow, exactly one valid time spec, a zone
- * that DB knows, the JSON context, every range. Returns 0 or SKED_EINVAL
- * with err->field naming the field ("timezone", "catchup_max") and
- * err->msg saying why. */
+ * written: the name, the workflow, exactly one valid time spec (the
+ * fields of the other kinds unset), a zone that DB knows (NULL: the
+ * system's tz database, opened for this call), the JSON context (an
+ * object, at most SKED_CONTEXT_MAX bytes), every range and enum. Returns
+ * 0 or SKED_EINVAL with err->field naming the field by its base name, as
+ * the workflows file spells it ("timezone", "catchup_max",
+ * "catchup_window", "jitter", "every", "end_at") and err->msg saying why;
+ * cron errors have field "cron" and the parser's position in err->pos. */
 SKED_API int sked_schedule_validate(const sked_schedule *s, sked_tzdb *db,
                                     sked_error *err);
 
@@ -141,5 +145,9 @@ SKED_API int sked_overlap_parse(const char *s, const char *field,
 SKED_API int sked_schedule_status_parse(const char *s, const char *field,
                                         sked_schedule_status *out,
                                         sked_error *err);
+SKED_API int sked_source_parse(const char *s, const char *field,
+                               sked_source *out, sked_error *err);
+SKED_API int sked_spec_kind_parse(const char *s, const char *field,
+                                  sked_spec_kind *out, sked_error *err);
 
 #endif

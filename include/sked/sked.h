@@ -9,6 +9,7 @@
 #include "sked/time.h"
 #include "sked/tz.h"
 #include "sked/cron.h"
+#include "sked/schedule.h"
 
 /* Return the library's version string, "MAJOR.MINOR.PATCH". */
 SKED_API const char *sked_version(void);

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/clock.h"
 #include "sked/schedule.h"
 
 typedef struct sked_store sked_store;
@@ -32,8 +33,8 @@ typedef struct sked_store sked_store;
 #define SKED_STORE_DEFAULT_URL "sqlite:sked.db"
 /* Most rows one insert batch or one list call handles. */
 #define SKED_STORE_BATCH_MAX 1000
-#define SKED_STORE_LIST_MAX 1000
-#define SKED_RUN_ID_MAX 256
+#define SKED_STORE_LIST_MAX  1000
+#define SKED_RUN_ID_MAX      256
 
 typedef struct sked_store_options {
     /* SQLite: "full" (the default, SPEC 11) or "normal". */
@@ -42,6 +43,9 @@ typedef struct sked_store_options {
     int pg_pool_size;
     /* A TZ database for validation; NULL opens the system's. Borrowed. */
     sked_tzdb *tzdb;
+    /* The clock for created_at, updated_at and event times; NULL: the
+     * real one. Borrowed; must outlive the store. */
+    const sked_clock *clock;
 } sked_store_options;
 
 /* Open the store at URL (NULL: SKED_STORE_DEFAULT_URL) and migrate it.
@@ -98,15 +102,15 @@ int sked__store_schedule_update(sked_store *st, const sked_schedule *s,
 
 /* Delete NAME. Idempotent: deleting a missing schedule returns 0 and sets
  * *existed false. EXISTED may be NULL. */
-int sked__store_schedule_delete(sked_store *st, const char *name,
-                                bool *existed, sked_error *err);
+int sked__store_schedule_delete(sked_store *st, const char *name, bool *existed,
+                                sked_error *err);
 
 /* Pause or resume NAME (SPEC 3.5: resuming computes the next occurrence
  * from NOW, no catch-up). Returns 0, SKED_ENOTFOUND, SKED_EIO. */
 int sked__store_schedule_pause(sked_store *st, const char *name,
                                sked_error *err);
-int sked__store_schedule_resume(sked_store *st, const char *name,
-                                sked_time now, sked_error *err);
+int sked__store_schedule_resume(sked_store *st, const char *name, sked_time now,
+                                sked_error *err);
 
 /* Apply a set of N schedules atomically (SPEC 3.5): validate all, then in
  * one transaction create or replace each with SOURCE; with PRUNE delete
@@ -119,7 +123,25 @@ int sked__store_schedule_apply(sked_store *st, const sked_schedule *set,
                                size_t n, sked_source source, bool prune,
                                sked_apply_result *out, sked_error *err);
 
+/* Store in *out the first occurrence of S strictly after AFTER, within
+ * its bounds (start_at, end_at): cron in its zone TZ with its dst policy
+ * (TZ NULL: UTC), every at anchor + k * every (k >= 1), at its one
+ * instant when later than AFTER. Returns 0, or SKED_ENOTFOUND when it
+ * never fires again. Pure: the store, preview and the scheduler share
+ * it. */
+int sked__schedule_next_fire(const sked_schedule *s, const sked_tz *tz,
+                             sked_time after, sked_time *out);
+
 /* ---- runs -------------------------------------------------------------*/
+
+/* Write the run id of SPEC 3.1 into BUF of SIZE bytes: for an occurrence
+ * "sched-{name}-{occurrence in RFC 3339 UTC}", for a manual trigger
+ * "sched-{name}-trigger-{now, always with six fraction digits}". Return
+ * the length, or SKED_ETOOBIG / SKED_ERANGE. SKED_RUN_ID_MAX fits any. */
+int sked__run_id_scheduled(const char *schedule, sked_time occurrence,
+                           char *buf, size_t size);
+int sked__run_id_trigger(const char *schedule, sked_time now, char *buf,
+                         size_t size);
 
 typedef enum sked_run_status {
     SKED_RUN_PENDING = 0,
@@ -140,17 +162,17 @@ typedef enum sked_trigger {
 
 /* One run to insert. Strings are borrowed from the caller. */
 typedef struct sked_run_new {
-    const char *id;       /* the idempotency key (SPEC 3.1) */
+    const char *id; /* the idempotency key (SPEC 3.1) */
     const char *workflow;
     const char *workflow_version; /* NULL: latest */
     const char *schedule;         /* NULL for API runs */
     sked_trigger trigger;
-    sked_time scheduled_for;      /* NONE for manual and API runs */
-    const char *queue;            /* NULL: "default" */
+    sked_time scheduled_for; /* NONE for manual and API runs */
+    const char *queue;       /* NULL: "default" */
     int32_t priority;
-    const char *concurrency_key;  /* NULL: none */
-    sked_time not_before;         /* NONE: now */
-    const char *context;          /* JSON; NULL: {} */
+    const char *concurrency_key; /* NULL: none */
+    sked_time not_before;        /* NONE: now */
+    const char *context;         /* JSON; NULL: {} */
 } sked_run_new;
 
 /* Insert the N runs (N <= SKED_STORE_BATCH_MAX) that do not exist yet, in
@@ -158,8 +180,8 @@ typedef struct sked_run_new {
  * gets one flag per run: true when this call created it. Returns 0,
  * SKED_EINVAL, SKED_ECONFLICT (an active run holds a concurrency key:
  * nothing is inserted), SKED_EIO. */
-int sked__store_runs_insert(sked_store *st, const sked_run_new *runs,
-                            size_t n, bool *created, sked_error *err);
+int sked__store_runs_insert(sked_store *st, const sked_run_new *runs, size_t n,
+                            bool *created, sked_error *err);
 
 /* ---- events -----------------------------------------------------------*/
 
@@ -184,7 +206,7 @@ int sked__store_event_list(sked_store *st, int64_t after_id, size_t limit,
 void sked__events_free(sked_event *list, size_t n);
 
 /* Delete events older than BEFORE (retention). *deleted may be NULL. */
-int sked__store_event_prune(sked_store *st, sked_time before,
-                            int64_t *deleted, sked_error *err);
+int sked__store_event_prune(sked_store *st, sked_time before, int64_t *deleted,
+                            sked_error *err);
 
 #endif

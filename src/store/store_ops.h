@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/* The back-end method table: what a database engine must do for the store.
+ *
+ * store.c holds every decision (validation, ids, next occurrences, events,
+ * retries, apply); a back-end (sqlite.c, pg.c) only speaks SQL. Words:
+ * a "backend" is one open database (a file, or a server and its pool); a
+ * "tx" is one transaction on one connection that belongs to one thread
+ * from begin until commit or rollback.
+ *
+ * Error rules every method follows: return 0 or a negative SKED_E...;
+ * SKED_EBUSY means "retryable" (SQLite busy or locked, PostgreSQL
+ * serialization failure, deadlock or a dropped connection): store.c rolls
+ * back and runs the whole transaction again, a bounded number of times.
+ * SKED_EIO is any other database failure, with err->msg naming the
+ * database and the cause. OUT parameters are written only on success. */
+#ifndef SKED_STORE_STORE_OPS_H
+#define SKED_STORE_STORE_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+#define SKED__STORE_OPS_VERSION 1
+
+/* One open database, owned by the back-end. */
+typedef struct sked__backend sked__backend;
+/* One transaction on one connection, owned by the back-end. */
+typedef struct sked__tx sked__tx;
+
+typedef enum sked__tx_mode {
+    SKED__TX_READ = 0,    /* reads only (SQLite: BEGIN DEFERRED) */
+    SKED__TX_WRITE = 1,   /* SQLite: BEGIN IMMEDIATE; pg: READ COMMITTED */
+    SKED__TX_MIGRATE = 2, /* SQLite: BEGIN EXCLUSIVE; pg: + advisory lock */
+} sked__tx_mode;
+
+/* One forward-only schema step: src/store/schema/<dialect>/NNNN_name.sql,
+ * embedded at build time. Arrays end with a {0, NULL, NULL} entry. */
+struct sked__migration {
+    int version;      /* NNNN, from 1, increasing by 1 */
+    const char *name; /* "0001_init" */
+    const char *sql;  /* the whole script; may hold many statements */
+};
+
+/* What store.c asks the back-end to list; zero-initialised is "all". */
+typedef struct sked__schedule_query {
+    int status;              /* a sked_schedule_status, or -1: any */
+    int source;              /* a sked_source, or -1: any */
+    const char *workflow;    /* NULL: any */
+    const char *name_prefix; /* NULL: any; matched literally (no LIKE) */
+    const char *after_name;  /* NULL: from the start; else names > this */
+    size_t limit;            /* rows to return at most, >= 1 */
+} sked__schedule_query;
+
+struct sked__store_ops {
+    int version;      /* SKED__STORE_OPS_VERSION */
+    const char *kind; /* "sqlite", "postgres" */
+    /* The embedded migrations of this dialect, in order. */
+    const struct sked__migration *migrations;
+
+    /* Open the database TARGET (the URL without "sqlite:"; the whole URL
+     * for PostgreSQL). Does not migrate. OPTS is never NULL. */
+    int (*open)(const char *target, const sked_store_options *opts,
+                sked__backend **out, sked_error *err);
+    void (*close)(sked__backend *b);
+
+    /* Start a transaction on a connection that belongs to the calling
+     * thread until commit or rollback (both release it, also on error).
+     * Rollback never fails from the caller's point of view. */
+    int (*begin)(sked__backend *b, sked__tx_mode mode, sked__tx **out,
+                 sked_error *err);
+    int (*commit)(sked__tx *tx, sked_error *err);
+    void (*rollback)(sked__tx *tx);
+
+    /* ---- migrations (inside a SKED__TX_MIGRATE transaction) ---------- */
+    /* The schema version recorded in the meta table; 0 when there is no
+     * meta table yet (a new database). */
+    int (*schema_version)(sked__tx *tx, int *out, sked_error *err);
+    /* Run one migration's script, then record VERSION in the meta table
+     * (key 'schema_version'). */
+    int (*migrate_step)(sked__tx *tx, const struct sked__migration *m,
+                        sked_error *err);
+
+    /* ---- schedules ---------------------------------------------------- */
+    /* Read NAME into *out (initialised by the method). SKED_ENOTFOUND. */
+    int (*schedule_get)(sked__tx *tx, const char *name, sked_schedule *out,
+                        sked_error *err);
+    /* Insert S, every column as given (store.c has set the timestamps and
+     * next_fire_at). SKED_ECONFLICT when the name exists. */
+    int (*schedule_insert)(sked__tx *tx, const sked_schedule *s,
+                           sked_error *err);
+    /* Overwrite every column of the row named S->name except created_at.
+     * SKED_ENOTFOUND when there is none. */
+    int (*schedule_update)(sked__tx *tx, const sked_schedule *s,
+                           sked_error *err);
+    /* Delete NAME; *existed tells whether a row was deleted. */
+    int (*schedule_delete)(sked__tx *tx, const char *name, bool *existed,
+                           sked_error *err);
+    /* Rows matching Q ordered by name, at most Q->limit; *out is an array
+     * of *n (freed with sked__schedules_free; NULL when *n is 0). */
+    int (*schedule_list)(sked__tx *tx, const sked__schedule_query *q,
+                         sked_schedule **out, size_t *n, sked_error *err);
+
+    /* ---- runs ---------------------------------------------------------- */
+    /* INSERT ... ON CONFLICT (id) DO NOTHING for each of the N runs, with
+     * status 'pending', created_at NOW and not_before NOW when NONE;
+     * created[i] (never NULL here) says whether row i was inserted.
+     * SKED_ECONFLICT when the unique index on active concurrency keys
+     * refuses a row (store.c then rolls the batch back). */
+    int (*runs_insert)(sked__tx *tx, const sked_run_new *runs, size_t n,
+                       sked_time now, bool *created, sked_error *err);
+
+    /* ---- events -------------------------------------------------------- */
+    /* Append one event; PAYLOAD is JSON text, never NULL here. */
+    int (*event_append)(sked__tx *tx, const char *type, const char *subject,
+                        const char *payload, sked_time at, sked_error *err);
+    /* Events with id > AFTER_ID, oldest first, at most LIMIT. */
+    int (*event_list)(sked__tx *tx, int64_t after_id, size_t limit,
+                      sked_event **out, size_t *n, sked_error *err);
+    /* Delete events with at < BEFORE; *deleted is the count. */
+    int (*event_prune)(sked__tx *tx, sked_time before, int64_t *deleted,
+                       sked_error *err);
+};
+
+extern const struct sked__store_ops sked__store_sqlite_ops;
+#ifdef SKED_HAVE_PG_STORE
+extern const struct sked__store_ops sked__store_pg_ops;
+#endif
+
+/* Embedded schemas (generated from src/store/schema/<dialect>/ at build
+ * time; see tools/embed_sql.cmake). */
+extern const struct sked__migration sked__schema_sqlite[];
+extern const struct sked__migration sked__schema_pg[];
+
+#endif
