@@ -160,6 +160,10 @@ typedef enum sked_trigger {
     SKED_TRIGGER_API = 4,
 } sked_trigger;
 
+/* Names as stored and shown ("cron", "pending"); never NULL. */
+const char *sked__trigger_name(sked_trigger t);
+const char *sked__run_status_name(sked_run_status s);
+
 /* One run to insert. Strings are borrowed from the caller. */
 typedef struct sked_run_new {
     const char *id; /* the idempotency key (SPEC 3.1) */

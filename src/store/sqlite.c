@@ -1,0 +1,879 @@
+/* SPDX-License-Identifier: MIT */
+/* The SQLite back-end (store_ops.h): one database file in WAL mode.
+ *
+ * Connections: a connection is used by one thread at a time, never
+ * shared. Idle connections wait in a mutex-guarded free list; begin takes
+ * one (or opens a new one) and commit or rollback gives it back, so each
+ * thread in a transaction has its own connection and a pool holds as many
+ * connections as there were concurrent transactions at the peak. A free
+ * list rather than thread-local storage: no destructor runs when a
+ * caller's thread exits, and closing the store closes every connection.
+ * Each connection caches its prepared statements (prepared on first use).
+ *
+ * Durability: WAL with synchronous=FULL by default ("normal" on request),
+ * foreign keys on, and a busy timeout; writers start with BEGIN IMMEDIATE
+ * so they queue for the write lock up front instead of failing on the
+ * upgrade from a read lock, which is how concurrent writers lose nothing.
+ * Migrations run under BEGIN EXCLUSIVE. What still comes back busy is
+ * SKED_EBUSY and store.c retries the whole transaction.
+ *
+ * Errors name the file: "sked.db: file is not a database". */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "base/error.h"
+#include "store/sqlite.h"
+#include "store/store_ops.h"
+
+#define BUSY_TIMEOUT_MS 10000
+
+/* The statements a connection caches; SQL below, in the same order. */
+enum stmt_id {
+    S_BEGIN_READ,
+    S_BEGIN_WRITE,
+    S_BEGIN_EXCL,
+    S_COMMIT,
+    S_ROLLBACK,
+    S_HAS_META,
+    S_META_GET,
+    S_META_SET,
+    S_SCHED_GET,
+    S_SCHED_INSERT,
+    S_SCHED_UPDATE,
+    S_SCHED_DELETE,
+    S_SCHED_LIST,
+    S_RUN_INSERT,
+    S_EVENT_APPEND,
+    S_EVENT_LIST,
+    S_EVENT_PRUNE,
+    S_COUNT
+};
+
+/* The columns of schedules, in the order sched_bind and sched_read use. */
+#define SCHED_COLS                                                             \
+    "name, workflow, kind, cron, every_us, anchor_at, at, timezone, dst, "     \
+    "context, catchup, catchup_max, catchup_window_us, overlap, priority, "    \
+    "queue, jitter_us, automatic_backfill, start_at, end_at, max_runs, "       \
+    "pause_after_failures, description, status, source, next_fire_at, "        \
+    "last_fired_at, last_error, runs_created, consecutive_failures, "          \
+    "created_at, updated_at"
+
+static const char *const stmt_sql[S_COUNT] = {
+    [S_BEGIN_READ] = "BEGIN",
+    [S_BEGIN_WRITE] = "BEGIN IMMEDIATE",
+    [S_BEGIN_EXCL] = "BEGIN EXCLUSIVE",
+    [S_COMMIT] = "COMMIT",
+    [S_ROLLBACK] = "ROLLBACK",
+    [S_HAS_META] = "SELECT count(*) FROM sqlite_master "
+                   "WHERE type = 'table' AND name = 'meta'",
+    [S_META_GET] = "SELECT value FROM meta WHERE key = 'schema_version'",
+    [S_META_SET] = "INSERT INTO meta (key, value) "
+                   "VALUES ('schema_version', ?1) "
+                   "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    [S_SCHED_GET] = "SELECT " SCHED_COLS " FROM schedules WHERE name = ?1",
+    [S_SCHED_INSERT] =
+        "INSERT INTO schedules (" SCHED_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, "
+        "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+        "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
+    [S_SCHED_UPDATE] =
+        "UPDATE schedules SET workflow = ?2, kind = ?3, cron = ?4, "
+        "every_us = ?5, anchor_at = ?6, at = ?7, timezone = ?8, dst = ?9, "
+        "context = ?10, catchup = ?11, catchup_max = ?12, "
+        "catchup_window_us = ?13, overlap = ?14, priority = ?15, "
+        "queue = ?16, jitter_us = ?17, automatic_backfill = ?18, "
+        "start_at = ?19, end_at = ?20, max_runs = ?21, "
+        "pause_after_failures = ?22, description = ?23, status = ?24, "
+        "source = ?25, next_fire_at = ?26, last_fired_at = ?27, "
+        "last_error = ?28, runs_created = ?29, consecutive_failures = ?30, "
+        "updated_at = ?32 WHERE name = ?1",
+    [S_SCHED_DELETE] = "DELETE FROM schedules WHERE name = ?1",
+    [S_SCHED_LIST] =
+        "SELECT " SCHED_COLS " FROM schedules "
+        "WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR source = ?2) "
+        "AND (?3 IS NULL OR workflow = ?3) "
+        "AND (?4 IS NULL OR (name >= ?4 AND substr(name, 1, length(?4)) = ?4)) "
+        "AND (?5 IS NULL OR name > ?5) ORDER BY name LIMIT ?6",
+    [S_RUN_INSERT] =
+        "INSERT INTO runs (id, workflow, workflow_version, status, "
+        "trigger_kind, schedule, scheduled_for, queue, priority, "
+        "concurrency_key, not_before, context, attempts, created_at, "
+        "updated_at) VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, ?7, ?8, ?9, "
+        "?10, ?11, 0, ?12, ?12) ON CONFLICT (id) DO NOTHING",
+    [S_EVENT_APPEND] = "INSERT INTO events (type, subject, payload, at) "
+                       "VALUES (?1, ?2, ?3, ?4)",
+    [S_EVENT_LIST] = "SELECT id, type, subject, payload, at FROM events "
+                     "WHERE id > ?1 ORDER BY id LIMIT ?2",
+    [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1",
+};
+
+/* A connection; as a transaction, it is the sked__tx. */
+struct sked__tx {
+    sqlite3 *db;                 /* owned */
+    sqlite3_stmt *stmt[S_COUNT]; /* owned, prepared on first use */
+    struct sked__backend *b;     /* borrowed: its owner */
+    struct sked__tx *next;       /* in the free list */
+};
+
+struct sked__backend {
+    char *path;       /* owned */
+    bool sync_normal; /* synchronous=NORMAL instead of FULL */
+    pthread_mutex_t mu;
+    struct sked__tx *idle; /* owned: the free list, under mu */
+};
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* Turn the SQLite result RC on DB into a sked code with a message naming
+ * the file and WHAT was being done. */
+static int fail(const struct sked__backend *b, sqlite3 *db, int rc,
+                const char *what, sked_error *err)
+{
+    const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+
+    switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return sked__error_set(err, SKED_EBUSY, "db", -1,
+                               "%.100s: database is busy (%s)", b->path, what);
+    case SQLITE_CONSTRAINT:
+        return sked__error_set(err, SKED_ECONFLICT, NULL, -1, "%s: %.120s",
+                               what, msg);
+    case SQLITE_NOMEM:
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    case SQLITE_READONLY:
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "%.100s: the database file is read-only",
+                               b->path);
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "%.100s: not a sked database, or corrupt",
+                               b->path);
+    default:
+        return sked__error_set(err, SKED_EIO, "db", -1, "%.100s: %s: %.60s",
+                               b->path, what, msg);
+    }
+}
+
+/* ---- connections ------------------------------------------------------- */
+
+static void conn_close(struct sked__tx *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < S_COUNT; i++)
+        sqlite3_finalize(c->stmt[i]);
+    sqlite3_close(c->db);
+    free(c);
+}
+
+/* Run the setup statements on a new connection C. */
+static int conn_setup(struct sked__tx *c, sked_error *err)
+{
+    struct sked__backend *b = c->b;
+    sqlite3_stmt *st = NULL;
+    char sync[64];
+    int rc;
+
+    sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+    rc = sqlite3_prepare_v2(c->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW &&
+        sqlite3_stricmp((const char *) sqlite3_column_text(st, 0), "wal")) {
+        sqlite3_finalize(st);
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "%.100s: cannot use WAL mode", b->path);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return fail(b, c->db, rc, "opening", err);
+    (void) snprintf(sync, sizeof sync,
+                    "PRAGMA synchronous = %s; PRAGMA foreign_keys = ON",
+                    b->sync_normal ? "NORMAL" : "FULL");
+    rc = sqlite3_exec(c->db, sync, NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return fail(b, c->db, rc, "opening", err);
+    return 0;
+}
+
+/* Open a new connection to B's file. */
+static int conn_open(struct sked__backend *b, struct sked__tx **out,
+                     sked_error *err)
+{
+    struct sked__tx *c = calloc(1, sizeof *c);
+    int rc;
+
+    if (!c)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    c->b = b;
+    rc = sqlite3_open_v2(
+        b->path, &c->db,
+        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        rc = c->db ? fail(b, c->db, rc, "opening", err)
+                   : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        conn_close(c);
+        return rc;
+    }
+    rc = conn_setup(c, err);
+    if (rc != 0) {
+        conn_close(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+/* Take an idle connection of B, or open one. */
+static int conn_get(struct sked__backend *b, struct sked__tx **out,
+                    sked_error *err)
+{
+    struct sked__tx *c;
+
+    pthread_mutex_lock(&b->mu);
+    c = b->idle;
+    if (c)
+        b->idle = c->next;
+    pthread_mutex_unlock(&b->mu);
+    if (c) {
+        c->next = NULL;
+        *out = c;
+        return 0;
+    }
+    return conn_open(b, out, err);
+}
+
+/* Give C back to its pool; a connection still in a transaction (its
+ * rollback failed) is closed instead. */
+static void conn_put(struct sked__tx *c)
+{
+    struct sked__backend *b = c->b;
+
+    if (!sqlite3_get_autocommit(c->db)) {
+        conn_close(c);
+        return;
+    }
+    pthread_mutex_lock(&b->mu);
+    c->next = b->idle;
+    b->idle = c;
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* Return C's cached statement ID, reset and unbound, in *out. */
+static int stmt(struct sked__tx *c, enum stmt_id id, sqlite3_stmt **out,
+                sked_error *err)
+{
+    int rc;
+
+    if (!c->stmt[id]) {
+        rc = sqlite3_prepare_v3(c->db, stmt_sql[id], -1,
+                                SQLITE_PREPARE_PERSISTENT, &c->stmt[id], NULL);
+        if (rc != SQLITE_OK)
+            return fail(c->b, c->db, rc, "preparing", err);
+    }
+    *out = c->stmt[id];
+    return 0;
+}
+
+/* Finish with statement S (reset, bindings cleared). */
+static void done(sqlite3_stmt *s)
+{
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+}
+
+/* Run the statement ID that returns no rows. */
+static int exec_stmt(struct sked__tx *c, enum stmt_id id, const char *what,
+                     sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, id, &s, err);
+
+    if (rc != 0)
+        return rc;
+    rc = sqlite3_step(s);
+    done(s);
+    if (rc != SQLITE_DONE)
+        return fail(c->b, c->db, rc, what, err);
+    return 0;
+}
+
+/* ---- open, close, transactions ----------------------------------------- */
+
+static int sqlite_open(const char *target, const sked_store_options *opts,
+                       sked__backend **out, sked_error *err)
+{
+    const char *sync = opts->sqlite_synchronous;
+    struct sked__backend *b;
+    struct sked__tx *c;
+    int rc;
+
+    if (sync && strcmp(sync, "full") != 0 && strcmp(sync, "normal") != 0)
+        return sked__error_set(err, SKED_EINVAL, "sqlite_synchronous", -1,
+                               "\"%.40s\" is not one of full, normal", sync);
+    if (!sqlite3_threadsafe())
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "this SQLite library is not thread-safe");
+    b = calloc(1, sizeof *b);
+    if (!b || !(b->path = strdup(target))) {
+        free(b);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    b->sync_normal = sync && strcmp(sync, "normal") == 0;
+    pthread_mutex_init(&b->mu, NULL);
+    rc = conn_open(b, &c, err); /* fail now on an unusable file */
+    if (rc != 0) {
+        sked__sqlite_close(b);
+        return rc;
+    }
+    conn_put(c);
+    *out = b;
+    return 0;
+}
+
+void sked__sqlite_close(sked__backend *b)
+{
+    if (!b)
+        return;
+    while (b->idle) {
+        struct sked__tx *c = b->idle;
+        b->idle = c->next;
+        conn_close(c);
+    }
+    pthread_mutex_destroy(&b->mu);
+    free(b->path);
+    free(b);
+}
+
+static int sqlite_begin(sked__backend *b, sked__tx_mode mode, sked__tx **out,
+                        sked_error *err)
+{
+    static const enum stmt_id begin[] = {S_BEGIN_READ, S_BEGIN_WRITE,
+                                         S_BEGIN_EXCL};
+    struct sked__tx *c;
+    int rc = conn_get(b, &c, err);
+
+    if (rc != 0)
+        return rc;
+    rc = exec_stmt(c, begin[mode], "beginning a transaction", err);
+    if (rc != 0) {
+        conn_put(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+static void sqlite_rollback(sked__tx *c)
+{
+    sqlite3_stmt *s = NULL;
+
+    if (!sqlite3_get_autocommit(c->db) && stmt(c, S_ROLLBACK, &s, NULL) == 0) {
+        (void) sqlite3_step(s);
+        done(s);
+    }
+    conn_put(c);
+}
+
+static int sqlite_commit(sked__tx *c, sked_error *err)
+{
+    int rc = exec_stmt(c, S_COMMIT, "committing", err);
+
+    if (rc != 0) {
+        sqlite_rollback(c);
+        return rc;
+    }
+    conn_put(c);
+    return 0;
+}
+
+/* ---- migrations -------------------------------------------------------- */
+
+/* Step the one-row, one-column query S into *out. */
+static int read_int64(struct sked__tx *c, sqlite3_stmt *s, int64_t *out,
+                      sked_error *err)
+{
+    int rc = sqlite3_step(s);
+
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(s, 0);
+    done(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return fail(c->b, c->db, rc, "reading the schema version", err);
+    return rc == SQLITE_ROW ? 0 : SKED_ENOTFOUND;
+}
+
+static int sqlite_schema_version(sked__tx *c, int *out, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t has = 0, v = 0;
+    int rc = stmt(c, S_HAS_META, &s, err);
+
+    if (rc == 0)
+        rc = read_int64(c, s, &has, err);
+    if (rc != 0 || has == 0) {
+        if (rc == 0)
+            *out = 0;
+        return rc;
+    }
+    rc = stmt(c, S_META_GET, &s, err);
+    if (rc == 0)
+        rc = read_int64(c, s, &v, err);
+    if (rc == SKED_ENOTFOUND)
+        v = 0, rc = 0;
+    if (rc == 0 && (v < 0 || v > 1000000))
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "%.100s: bad schema version in meta",
+                               c->b->path);
+    if (rc == 0)
+        *out = (int) v;
+    return rc;
+}
+
+static int sqlite_migrate_step(sked__tx *c, const struct sked__migration *m,
+                               sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sqlite3_exec(c->db, m->sql, NULL, NULL, NULL);
+
+    if (rc != SQLITE_OK)
+        return fail(c->b, c->db, rc, m->name, err);
+    rc = stmt(c, S_META_SET, &s, err);
+    if (rc != 0)
+        return rc;
+    sqlite3_bind_int(s, 1, m->version);
+    rc = sqlite3_step(s);
+    done(s);
+    if (rc != SQLITE_DONE)
+        return fail(c->b, c->db, rc, "recording the schema version", err);
+    return 0;
+}
+
+/* ---- schedules --------------------------------------------------------- */
+
+/* Bind text T (NULL: SQL NULL) to parameter I; SQLITE_STATIC is safe since
+ * every caller steps the statement before its strings go away. */
+static int bind_text(sqlite3_stmt *s, int i, const char *t)
+{
+    return t ? sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC)
+             : sqlite3_bind_null(s, i);
+}
+
+/* Bind instant T (NONE: NULL) to parameter I. */
+static int bind_time(sqlite3_stmt *s, int i, sked_time t)
+{
+    return t == SKED_TIME_NONE ? sqlite3_bind_null(s, i)
+                               : sqlite3_bind_int64(s, i, t);
+}
+
+/* Bind the 32 columns of R in SCHED_COLS order; 0 or an SQLite code. */
+static int sched_bind(sqlite3_stmt *s, const sked_schedule *r)
+{
+    int rc = 0;
+
+    rc |= bind_text(s, 1, r->name);
+    rc |= bind_text(s, 2, r->workflow);
+    rc |= bind_text(s, 3, sked_spec_kind_name(r->kind));
+    rc |= bind_text(s, 4, r->kind == SKED_SPEC_CRON ? r->cron : NULL);
+    rc |= r->kind == SKED_SPEC_EVERY ? sqlite3_bind_int64(s, 5, r->every)
+                                     : sqlite3_bind_null(s, 5);
+    rc |= bind_time(s, 6, r->anchor);
+    rc |= bind_time(s, 7, r->at);
+    rc |= bind_text(s, 8, r->timezone ? r->timezone : "UTC");
+    rc |= bind_text(s, 9, sked_dst_name(r->dst));
+    rc |= bind_text(s, 10, r->context ? r->context : "{}");
+    rc |= bind_text(s, 11, sked_catchup_name(r->catchup));
+    rc |= sqlite3_bind_int(s, 12, r->catchup_max);
+    rc |= sqlite3_bind_int64(s, 13, r->catchup_window);
+    rc |= bind_text(s, 14, sked_overlap_name(r->overlap));
+    rc |= sqlite3_bind_int(s, 15, r->priority);
+    rc |= bind_text(s, 16, r->queue);
+    rc |= sqlite3_bind_int64(s, 17, r->jitter);
+    rc |= sqlite3_bind_int(s, 18, r->automatic_backfill);
+    rc |= bind_time(s, 19, r->start_at);
+    rc |= bind_time(s, 20, r->end_at);
+    rc |= sqlite3_bind_int64(s, 21, r->max_runs);
+    rc |= sqlite3_bind_int(s, 22, r->pause_after_failures);
+    rc |= bind_text(s, 23, r->description);
+    rc |= bind_text(s, 24, sked_schedule_status_name(r->status));
+    rc |= bind_text(s, 25, sked_source_name(r->source));
+    rc |= bind_time(s, 26, r->next_fire_at);
+    rc |= bind_time(s, 27, r->last_fired_at);
+    rc |= bind_text(s, 28, r->last_error);
+    rc |= sqlite3_bind_int64(s, 29, r->runs_created);
+    rc |= sqlite3_bind_int(s, 30, r->consecutive_failures);
+    rc |= bind_time(s, 31, r->created_at);
+    rc |= bind_time(s, 32, r->updated_at);
+    return rc;
+}
+
+/* Copy text column I into *dst (NULL for SQL NULL); false on ENOMEM. */
+static bool col_text(sqlite3_stmt *s, int i, char **dst)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+
+    if (!t) {
+        *dst = NULL;
+        return sqlite3_errcode(sqlite3_db_handle(s)) != SQLITE_NOMEM;
+    }
+    *dst = strdup((const char *) t);
+    return *dst != NULL;
+}
+
+static sked_time col_time(sqlite3_stmt *s, int i)
+{
+    if (sqlite3_column_type(s, i) == SQLITE_NULL)
+        return SKED_TIME_NONE;
+    return sqlite3_column_int64(s, i);
+}
+
+static int32_t col_i32(sqlite3_stmt *s, int i)
+{
+    return (int32_t) sqlite3_column_int(s, i);
+}
+
+/* Parse the enum word of column I with PARSE into *v; -1 when unknown. */
+#define COL_ENUM(parse, s, i, v)                                               \
+    (parse((const char *) sqlite3_column_text(s, i), "", v, NULL) == 0)
+
+/* Read the current row of S (SCHED_COLS) into *out. */
+static int sched_read(struct sked__tx *c, sqlite3_stmt *s, sked_schedule *out,
+                      sked_error *err)
+{
+    sked_schedule r;
+    bool ok;
+
+    sked_schedule_init(&r);
+    ok = col_text(s, 0, &r.name) && col_text(s, 1, &r.workflow) &&
+         col_text(s, 3, &r.cron) && col_text(s, 7, &r.timezone) &&
+         col_text(s, 9, &r.context) && col_text(s, 15, &r.queue) &&
+         col_text(s, 22, &r.description) && col_text(s, 27, &r.last_error);
+    if (!ok) {
+        sked_schedule_done(&r);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    ok = COL_ENUM(sked_spec_kind_parse, s, 2, &r.kind) &&
+         sked_dst_parse((const char *) sqlite3_column_text(s, 8), &r.dst,
+                        NULL) == 0 &&
+         COL_ENUM(sked_catchup_parse, s, 10, &r.catchup) &&
+         COL_ENUM(sked_overlap_parse, s, 13, &r.overlap) &&
+         COL_ENUM(sked_schedule_status_parse, s, 23, &r.status) &&
+         COL_ENUM(sked_source_parse, s, 24, &r.source);
+    if (!ok) {
+        sked_schedule_done(&r);
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "%.100s: schedule with an unknown enum value",
+                               c->b->path);
+    }
+    r.every = sqlite3_column_int64(s, 4);
+    r.anchor = col_time(s, 5);
+    r.at = col_time(s, 6);
+    r.catchup_max = col_i32(s, 11);
+    r.catchup_window = sqlite3_column_int64(s, 12);
+    r.priority = col_i32(s, 14);
+    r.jitter = sqlite3_column_int64(s, 16);
+    r.automatic_backfill = col_i32(s, 17);
+    r.start_at = col_time(s, 18);
+    r.end_at = col_time(s, 19);
+    r.max_runs = sqlite3_column_int64(s, 20);
+    r.pause_after_failures = col_i32(s, 21);
+    r.next_fire_at = col_time(s, 25);
+    r.last_fired_at = col_time(s, 26);
+    r.runs_created = sqlite3_column_int64(s, 28);
+    r.consecutive_failures = col_i32(s, 29);
+    r.created_at = col_time(s, 30);
+    r.updated_at = col_time(s, 31);
+    *out = r;
+    return 0;
+}
+
+static int sqlite_schedule_get(sked__tx *c, const char *name,
+                               sked_schedule *out, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_SCHED_GET, &s, err);
+
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, name);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        rc = sched_read(c, s, out, err);
+    else if (rc == SQLITE_DONE)
+        rc = sked__error_set(err, SKED_ENOTFOUND, "name", -1,
+                             "no schedule named \"%.100s\"", name);
+    else
+        rc = fail(c->b, c->db, rc, "reading a schedule", err);
+    done(s);
+    return rc;
+}
+
+/* Run the insert or update statement ID for R. */
+static int sched_write(struct sked__tx *c, enum stmt_id id,
+                       const sked_schedule *r, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, id, &s, err);
+
+    if (rc != 0)
+        return rc;
+    rc = sched_bind(s, r);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    done(s);
+    if (rc != SQLITE_DONE)
+        return fail(c->b, c->db, rc, "writing a schedule", err);
+    if (id == S_SCHED_UPDATE && sqlite3_changes(c->db) == 0)
+        return sked__error_set(err, SKED_ENOTFOUND, "name", -1,
+                               "no schedule named \"%.100s\"", r->name);
+    return 0;
+}
+
+static int sqlite_schedule_insert(sked__tx *c, const sked_schedule *r,
+                                  sked_error *err)
+{
+    int rc = sched_write(c, S_SCHED_INSERT, r, err);
+
+    if (rc == SKED_ECONFLICT)
+        return sked__error_set(err, rc, "name", -1,
+                               "a schedule named \"%.100s\" exists", r->name);
+    return rc;
+}
+
+static int sqlite_schedule_update(sked__tx *c, const sked_schedule *r,
+                                  sked_error *err)
+{
+    return sched_write(c, S_SCHED_UPDATE, r, err);
+}
+
+static int sqlite_schedule_delete(sked__tx *c, const char *name, bool *existed,
+                                  sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_SCHED_DELETE, &s, err);
+
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, name);
+    rc = sqlite3_step(s);
+    done(s);
+    if (rc != SQLITE_DONE)
+        return fail(c->b, c->db, rc, "deleting a schedule", err);
+    *existed = sqlite3_changes(c->db) > 0;
+    return 0;
+}
+
+/* Bind the query Q to the list statement S. */
+static int list_bind(sqlite3_stmt *s, const sked__schedule_query *q)
+{
+    int rc = 0;
+
+    rc |= bind_text(s, 1,
+                    q->status >= 0 ? sked_schedule_status_name(
+                                         (sked_schedule_status) q->status)
+                                   : NULL);
+    rc |= bind_text(s, 2,
+                    q->source >= 0 ? sked_source_name((sked_source) q->source)
+                                   : NULL);
+    rc |= bind_text(s, 3, q->workflow);
+    rc |= bind_text(s, 4, q->name_prefix);
+    rc |= bind_text(s, 5, q->after_name);
+    rc |= sqlite3_bind_int64(s, 6, (sqlite3_int64) q->limit);
+    return rc;
+}
+
+static int sqlite_schedule_list(sked__tx *c, const sked__schedule_query *q,
+                                sked_schedule **out, size_t *n, sked_error *err)
+{
+    sked_schedule *list = calloc(q->limit ? q->limit : 1, sizeof *list);
+    sqlite3_stmt *s = NULL;
+    size_t k = 0;
+    int rc = list ? stmt(c, S_SCHED_LIST, &s, err)
+                  : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+
+    if (rc == 0 && list_bind(s, q) != SQLITE_OK)
+        rc = fail(c->b, c->db, SQLITE_ERROR, "listing schedules", err);
+    while (rc == 0 && k < q->limit) {
+        int step = sqlite3_step(s);
+        if (step == SQLITE_DONE)
+            break;
+        if (step != SQLITE_ROW)
+            rc = fail(c->b, c->db, step, "listing schedules", err);
+        else if ((rc = sched_read(c, s, &list[k], err)) == 0)
+            k++;
+    }
+    if (s)
+        done(s);
+    if (rc != 0) {
+        sked__schedules_free(list, k);
+        return rc;
+    }
+    *out = list;
+    *n = k;
+    return 0;
+}
+
+/* ---- runs -------------------------------------------------------------- */
+
+/* Bind run R, created at NOW, to the insert statement S. */
+static int run_bind(sqlite3_stmt *s, const sked_run_new *r, sked_time now)
+{
+    int rc = 0;
+
+    rc |= bind_text(s, 1, r->id);
+    rc |= bind_text(s, 2, r->workflow);
+    rc |= bind_text(s, 3, r->workflow_version);
+    rc |= bind_text(s, 4, sked__trigger_name(r->trigger));
+    rc |= bind_text(s, 5, r->schedule);
+    rc |= bind_time(s, 6, r->scheduled_for);
+    rc |= bind_text(s, 7, r->queue ? r->queue : "default");
+    rc |= sqlite3_bind_int(s, 8, r->priority);
+    rc |= bind_text(s, 9, r->concurrency_key);
+    rc |= sqlite3_bind_int64(
+        s, 10, r->not_before == SKED_TIME_NONE ? now : r->not_before);
+    rc |= bind_text(s, 11, r->context ? r->context : "{}");
+    rc |= sqlite3_bind_int64(s, 12, now);
+    return rc;
+}
+
+static int sqlite_runs_insert(sked__tx *c, const sked_run_new *runs, size_t n,
+                              sked_time now, bool *created, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_RUN_INSERT, &s, err);
+
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = run_bind(s, &runs[i], now);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(s);
+        sqlite3_reset(s);
+        if (rc != SQLITE_DONE) {
+            rc = fail(c->b, c->db, rc, "inserting runs", err);
+            if (rc == SKED_ECONFLICT)
+                rc = sked__error_set(
+                    err, rc, "concurrency_key", (long) i,
+                    "an active run holds the concurrency "
+                    "key \"%.100s\"",
+                    runs[i].concurrency_key ? runs[i].concurrency_key : "");
+            break;
+        }
+        created[i] = sqlite3_changes(c->db) > 0;
+        rc = 0;
+    }
+    if (rc == 0 || s)
+        sqlite3_clear_bindings(s);
+    return rc;
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+static int sqlite_event_append(sked__tx *c, const char *type,
+                               const char *subject, const char *payload,
+                               sked_time at, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_EVENT_APPEND, &s, err);
+
+    if (rc != 0)
+        return rc;
+    rc = bind_text(s, 1, type) | bind_text(s, 2, subject) |
+         bind_text(s, 3, payload) | sqlite3_bind_int64(s, 4, at);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    done(s);
+    if (rc != SQLITE_DONE)
+        return fail(c->b, c->db, rc, "appending an event", err);
+    return 0;
+}
+
+/* Read the current row of the event list S into *e. */
+static int event_read(sqlite3_stmt *s, sked_event *e, sked_error *err)
+{
+    e->id = sqlite3_column_int64(s, 0);
+    e->at = sqlite3_column_int64(s, 4);
+    if (!col_text(s, 1, &e->type) || !col_text(s, 2, &e->subject) ||
+        !col_text(s, 3, &e->payload)) {
+        free(e->type);
+        free(e->subject);
+        free(e->payload);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    return 0;
+}
+
+static int sqlite_event_list(sked__tx *c, int64_t after_id, size_t limit,
+                             sked_event **out, size_t *n, sked_error *err)
+{
+    sked_event *list = calloc(limit ? limit : 1, sizeof *list);
+    sqlite3_stmt *s = NULL;
+    size_t k = 0;
+    int rc = list ? stmt(c, S_EVENT_LIST, &s, err)
+                  : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+
+    if (rc == 0) {
+        sqlite3_bind_int64(s, 1, after_id);
+        sqlite3_bind_int64(s, 2, (sqlite3_int64) limit);
+    }
+    while (rc == 0 && k < limit) {
+        int step = sqlite3_step(s);
+        if (step == SQLITE_DONE)
+            break;
+        if (step != SQLITE_ROW)
+            rc = fail(c->b, c->db, step, "listing events", err);
+        else if ((rc = event_read(s, &list[k], err)) == 0)
+            k++;
+    }
+    if (s)
+        done(s);
+    if (rc != 0) {
+        sked__events_free(list, k);
+        return rc;
+    }
+    *out = list;
+    *n = k;
+    return 0;
+}
+
+static int sqlite_event_prune(sked__tx *c, sked_time before, int64_t *deleted,
+                              sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_EVENT_PRUNE, &s, err);
+
+    if (rc != 0)
+        return rc;
+    sqlite3_bind_int64(s, 1, before);
+    rc = sqlite3_step(s);
+    done(s);
+    if (rc != SQLITE_DONE)
+        return fail(c->b, c->db, rc, "pruning events", err);
+    *deleted = sqlite3_changes64(c->db);
+    return 0;
+}
+
+const struct sked__store_ops sked__store_sqlite_ops = {
+    .version = SKED__STORE_OPS_VERSION,
+    .kind = "sqlite",
+    .migrations = sked__schema_sqlite,
+    .open = sqlite_open,
+    .close = sked__sqlite_close,
+    .begin = sqlite_begin,
+    .commit = sqlite_commit,
+    .rollback = sqlite_rollback,
+    .schema_version = sqlite_schema_version,
+    .migrate_step = sqlite_migrate_step,
+    .schedule_get = sqlite_schedule_get,
+    .schedule_insert = sqlite_schedule_insert,
+    .schedule_update = sqlite_schedule_update,
+    .schedule_delete = sqlite_schedule_delete,
+    .schedule_list = sqlite_schedule_list,
+    .runs_insert = sqlite_runs_insert,
+    .event_append = sqlite_event_append,
+    .event_list = sqlite_event_list,
+    .event_prune = sqlite_event_prune,
+};

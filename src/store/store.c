@@ -1,0 +1,531 @@
+/* SPDX-License-Identifier: MIT */
+/* The store's shared logic (store.h): URL dispatch to a back-end, schema
+ * migrations at open, validation before every write, next occurrences,
+ * run ids, events written in the same transaction as the change they
+ * report, and the retry of transactions that failed for a retryable
+ * reason. The back-ends (store_ops.h) only speak SQL.
+ *
+ * Retry: a back-end reports SQLite busy, a PostgreSQL serialization
+ * failure, a deadlock or a dropped connection as SKED_EBUSY; the whole
+ * transaction (a function of this file) then runs again from the start,
+ * at most RETRY_MAX times, after 1, 2, 4, ... ms (capped at 100 ms). Each
+ * transaction function therefore resets what it reports before writing.
+ *
+ * Choices users see (documented in store.h):
+ * - next_fire_at is computed at create, update and resume, from now. An
+ *   "at" schedule keeps its instant even when it is already past at
+ *   create or update, so the scheduler's catch-up policy decides (a few
+ *   seconds late still fires; a year late is dropped as outside_window
+ *   and reported); on resume nothing is caught up (SPEC 3.3), so a past
+ *   instant makes it done. A schedule with no occurrence left is done.
+ * - automatic_backfill is stored as the policy it means (SPEC 3.3).
+ * - An interval schedule without an anchor is anchored at its creation;
+ *   an update without an anchor keeps the stored one, so re-applying a
+ *   file keeps the cadence. */
+#include "store/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "store/schedule.h"
+#include "store/schedule_json.h"
+#include "store/store_int.h"
+#include "store/store_ops.h"
+
+#define RETRY_MAX      12
+#define LIST_DEFAULT   100
+#define EVENT_LIST_MAX 1000
+
+const char *sked__store_kind(const sked_store *st)
+{
+    return st->ops->kind;
+}
+
+/* ---- URL and open ------------------------------------------------------ */
+
+int sked__store_url_parse(const char *url, const struct sked__store_ops **ops,
+                          const char **target, sked_error *err)
+{
+    if (!url)
+        url = SKED_STORE_DEFAULT_URL;
+    if (strncmp(url, "sqlite:", 7) == 0) {
+        const char *path = url + 7;
+        if (strncmp(path, "//", 2) == 0)
+            path += 2;
+        if (!path[0])
+            return sked__error_set(err, SKED_EINVAL, "db", -1,
+                                   "\"%.60s\": sqlite: needs a file path "
+                                   "(sqlite:sked.db)",
+                                   url);
+        *ops = &sked__store_sqlite_ops;
+        *target = path;
+        return 0;
+    }
+    if (strncmp(url, "postgres://", 11) == 0 ||
+        strncmp(url, "postgresql://", 13) == 0) {
+#ifdef SKED_HAVE_PG_STORE
+        *ops = &sked__store_pg_ops;
+        *target = url;
+        return 0;
+#else
+        return sked__error_set(err, SKED_EINVAL, "db", -1,
+                               "PostgreSQL support is not built into this "
+                               "sked");
+#endif
+    }
+    return sked__error_set(err, SKED_EINVAL, "db", -1,
+                           "\"%.60s\" is not a database URL: expected "
+                           "sqlite:PATH or postgres://...",
+                           url);
+}
+
+/* Return the number of migrations in LIST (the binary's schema version). */
+static int latest_version(const struct sked__migration *list)
+{
+    int n = 0;
+
+    while (list[n].sql)
+        n++;
+    return n;
+}
+
+static int migrate_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    const struct sked__migration *m = st->ops->migrations;
+    int latest = latest_version(m);
+    int v = 0;
+    int rc = st->ops->schema_version(tx, &v, err);
+
+    (void) arg;
+    if (rc != 0)
+        return rc;
+    if (v > latest)
+        return sked__error_set(err, SKED_ECONFLICT, "db", -1,
+                               "the database has schema version %d, newer "
+                               "than this sked's %d: upgrade sked",
+                               v, latest);
+    for (int i = v; i < latest && rc == 0; i++)
+        rc = st->ops->migrate_step(tx, &m[i], err);
+    return rc;
+}
+
+static int version_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    return st->ops->schema_version(tx, (int *) arg, err);
+}
+
+/* Bring the schema up to date: a cheap read first, and the exclusive
+ * migration lock only when something is missing (or newer). */
+static int migrate(sked_store *st, sked_error *err)
+{
+    int v = 0;
+    int rc = sked__store_run_tx(st, SKED__TX_READ, version_tx, &v, err);
+
+    if (rc != 0 || v == latest_version(st->ops->migrations))
+        return rc;
+    return sked__store_run_tx(st, SKED__TX_MIGRATE, migrate_tx, NULL, err);
+}
+
+int sked__store_open(const char *url, const sked_store_options *opts,
+                     sked_store **out, sked_error *err)
+{
+    static const sked_store_options defaults = {0};
+    const struct sked__store_ops *ops;
+    const char *target;
+    sked_store *st;
+    int rc;
+
+    if (!out)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1, "no output");
+    if (!opts)
+        opts = &defaults;
+    rc = sked__store_url_parse(url, &ops, &target, err);
+    if (rc != 0)
+        return rc;
+    st = calloc(1, sizeof *st);
+    if (!st)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    st->ops = ops;
+    st->clock = opts->clock;
+    st->tzdb = opts->tzdb;
+    if (!st->tzdb) {
+        rc = sked_tzdb_open(NULL, &st->own_tzdb, err);
+        st->tzdb = st->own_tzdb;
+    }
+    if (rc == 0)
+        rc = ops->open(target, opts, &st->b, err);
+    if (rc == 0)
+        rc = migrate(st, err);
+    if (rc != 0) {
+        sked__store_close(st);
+        return rc;
+    }
+    *out = st;
+    return 0;
+}
+
+void sked__store_close(sked_store *st)
+{
+    if (!st)
+        return;
+    if (st->b)
+        st->ops->close(st->b);
+    sked_tzdb_close(st->own_tzdb);
+    free(st);
+}
+
+/* ---- transactions ------------------------------------------------------ */
+
+/* Sleep before retry ATTEMPT (0-based): 1, 2, 4, ... ms, at most 100. */
+static void backoff(int attempt)
+{
+    long ms = 1L << (attempt < 7 ? attempt : 7);
+    struct timespec ts;
+
+    if (ms > 100)
+        ms = 100;
+    ts.tv_sec = 0;
+    ts.tv_nsec = ms * 1000000L;
+    (void) nanosleep(&ts, NULL);
+}
+
+int sked__store_run_tx(sked_store *st, sked__tx_mode mode, sked__tx_fn fn,
+                       void *arg, sked_error *err)
+{
+    sked__tx *tx;
+    int rc;
+
+    for (int attempt = 0;; attempt++) {
+        rc = st->ops->begin(st->b, mode, &tx, err);
+        if (rc == 0) {
+            rc = fn(st, tx, arg, err);
+            if (rc == 0)
+                rc = st->ops->commit(tx, err);
+            else
+                st->ops->rollback(tx);
+        }
+        if (rc != SKED_EBUSY || attempt + 1 >= RETRY_MAX)
+            return rc;
+        backoff(attempt);
+    }
+}
+
+sked_time sked__store_now(const sked_store *st)
+{
+    return sked__clock_now(st->clock);
+}
+
+/* ---- run ids ----------------------------------------------------------- */
+
+int sked__run_id_scheduled(const char *schedule, sked_time occurrence,
+                           char *buf, size_t size)
+{
+    char t[SKED_TIME_STRLEN];
+    int n = sked_time_format(occurrence, t, sizeof t);
+
+    if (n < 0)
+        return n;
+    n = snprintf(buf, size, "sched-%s-%s", schedule, t);
+    if (n < 0 || (size_t) n >= size)
+        return SKED_ETOOBIG;
+    return n;
+}
+
+int sked__run_id_trigger(const char *schedule, sked_time now, char *buf,
+                         size_t size)
+{
+    sked_civil c;
+    int n;
+
+    if (now < SKED_TIME_MIN || now > SKED_TIME_MAX)
+        return SKED_ERANGE;
+    sked_civil_from_time(now, &c);
+    n = snprintf(buf, size,
+                 "sched-%s-trigger-%04d-%02d-%02dT%02d:%02d:%02d.%06dZ",
+                 schedule, (int) c.year, (int) c.month, (int) c.day,
+                 (int) c.hour, (int) c.minute, (int) c.second, (int) c.usec);
+    if (n < 0 || (size_t) n >= size)
+        return SKED_ETOOBIG;
+    return n;
+}
+
+/* ---- next occurrence --------------------------------------------------- */
+
+/* Store in *out the first anchor + k * every (k >= 1) after AFTER. */
+static int next_every(const sked_schedule *s, sked_time after, sked_time *out)
+{
+    int64_t k = 1;
+
+    if (s->every <= 0 || s->anchor == SKED_TIME_NONE)
+        return SKED_EINVAL;
+    if (after >= s->anchor)
+        k = (after - s->anchor) / s->every + 1;
+    if (k > (SKED_TIME_MAX - s->anchor) / s->every)
+        return SKED_ENOTFOUND;
+    *out = s->anchor + k * s->every;
+    return 0;
+}
+
+int sked__schedule_next_fire(const sked_schedule *s, const sked_tz *tz,
+                             sked_time after, sked_time *out)
+{
+    sked_time t = 0;
+    sked_cron c;
+    int rc;
+
+    if (s->start_at != SKED_TIME_NONE && s->start_at - 1 > after)
+        after = s->start_at - 1;
+    switch (s->kind) {
+    case SKED_SPEC_CRON:
+        if (!s->cron || sked_cron_parse(s->cron, &c, NULL) != 0)
+            return SKED_EINVAL;
+        rc = sked_cron_next(&c, tz ? tz : sked_tz_utc(), s->dst, after, &t);
+        break;
+    case SKED_SPEC_EVERY:
+        rc = next_every(s, after, &t);
+        break;
+    case SKED_SPEC_AT:
+        rc = s->at > after ? 0 : SKED_ENOTFOUND;
+        t = s->at;
+        break;
+    default:
+        return SKED_EINVAL;
+    }
+    if (rc != 0)
+        return rc;
+    if (s->end_at != SKED_TIME_NONE && t > s->end_at)
+        return SKED_ENOTFOUND;
+    *out = t;
+    return 0;
+}
+
+/* Set S->next_fire_at from NOW (see the file header); a schedule with no
+ * occurrence left becomes done. With KEEP_PAST_AT an "at" instant in the
+ * past is kept for the scheduler's catch-up policy. */
+int sked__store_plan_next(sked_store *st, sked_schedule *s, sked_time now,
+                          bool keep_past_at, sked_error *err)
+{
+    const sked_tz *tz = NULL;
+    sked_time t = SKED_TIME_NONE;
+    int rc;
+
+    s->next_fire_at = SKED_TIME_NONE;
+    if (s->status != SKED_SCHEDULE_ACTIVE)
+        return 0;
+    if (s->timezone && strcmp(s->timezone, "UTC") != 0) {
+        rc = sked_tzdb_get(st->tzdb, s->timezone, &tz, err);
+        if (rc != 0)
+            return rc;
+    }
+    if (keep_past_at && s->kind == SKED_SPEC_AT)
+        now = s->at - 1 < now ? s->at - 1 : now;
+    rc = sked__schedule_next_fire(s, tz, now, &t);
+    if (rc == SKED_ENOTFOUND) {
+        s->status = SKED_SCHEDULE_DONE;
+        return 0;
+    }
+    if (rc != 0)
+        return sked__error_set(err, rc, "cron", -1,
+                               "cannot compute the next occurrence");
+    s->next_fire_at = t;
+    return 0;
+}
+
+/* ---- runs -------------------------------------------------------------- */
+
+static const char *const trigger_names[] = {"cron", "catchup", "backfill",
+                                            "manual", "api"};
+static const char *const run_status_names[] = {
+    "pending", "running", "waiting", "completed", "failed", "cancelled"};
+
+const char *sked__trigger_name(sked_trigger t)
+{
+    if ((int) t < 0 || (int) t > SKED_TRIGGER_API)
+        return "unknown";
+    return trigger_names[t];
+}
+
+const char *sked__run_status_name(sked_run_status s)
+{
+    if ((int) s < 0 || (int) s > SKED_RUN_CANCELLED)
+        return "unknown";
+    return run_status_names[s];
+}
+
+/* Check run I of a batch before anything is written. */
+static int check_run(const sked_run_new *r, size_t i, sked_error *err)
+{
+    char field[SKED_ERROR_FIELD_MAX];
+    size_t len = r->id ? strlen(r->id) : 0;
+    int rc;
+
+    if (len == 0 || len > SKED_RUN_ID_MAX)
+        return sked__error_set(err, SKED_EINVAL, "id", (long) i,
+                               "run %zu: the id must be 1 to %d bytes", i,
+                               SKED_RUN_ID_MAX);
+    if ((int) r->trigger < 0 || (int) r->trigger > SKED_TRIGGER_API)
+        return sked__error_set(err, SKED_EINVAL, "trigger", (long) i,
+                               "run %zu: unknown trigger kind", i);
+    (void) snprintf(field, sizeof field, "runs[%zu].workflow", i);
+    rc = sked__schedule_name_check(r->workflow, field, err);
+    if (rc == 0 && r->queue) {
+        (void) snprintf(field, sizeof field, "runs[%zu].queue", i);
+        rc = sked__schedule_name_check(r->queue, field, err);
+    }
+    if (rc == 0) {
+        (void) snprintf(field, sizeof field, "runs[%zu].context", i);
+        rc = sked__schedule_context_check(r->context, field, err);
+    }
+    return rc;
+}
+
+struct runs_arg {
+    const sked_run_new *runs;
+    size_t n;
+    sked_time now;
+    bool *created; /* n flags, ours until success */
+};
+
+static int runs_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct runs_arg *a = arg;
+
+    memset(a->created, 0, a->n * sizeof a->created[0]);
+    return st->ops->runs_insert(tx, a->runs, a->n, a->now, a->created, err);
+}
+
+int sked__store_runs_insert(sked_store *st, const sked_run_new *runs, size_t n,
+                            bool *created, sked_error *err)
+{
+    struct runs_arg a = {.runs = runs, .n = n};
+    int rc = 0;
+
+    if (n == 0)
+        return 0;
+    if (!runs || n > SKED_STORE_BATCH_MAX)
+        return sked__error_set(err, SKED_EINVAL, "runs", -1,
+                               "a batch holds 1 to %d runs",
+                               SKED_STORE_BATCH_MAX);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = check_run(&runs[i], i, err);
+    if (rc != 0)
+        return rc;
+    a.created = malloc(n * sizeof *a.created);
+    if (!a.created)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    a.now = sked__store_now(st);
+    rc = sked__store_run_tx(st, SKED__TX_WRITE, runs_tx, &a, err);
+    if (rc == 0 && created)
+        memcpy(created, a.created, n * sizeof *created);
+    free(a.created);
+    return rc;
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+struct event_arg {
+    const char *type, *subject, *payload;
+    sked_time at;
+};
+
+static int event_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct event_arg *a = arg;
+
+    return st->ops->event_append(tx, a->type, a->subject, a->payload, a->at,
+                                 err);
+}
+
+int sked__store_event_append(sked_store *st, const char *type,
+                             const char *subject, const char *payload,
+                             sked_error *err)
+{
+    struct event_arg a = {type, subject, payload ? payload : "{}", 0};
+    int rc;
+
+    if (!type || !type[0] || !subject)
+        return sked__error_set(err, SKED_EINVAL, "type", -1,
+                               "an event needs a type and a subject");
+    rc = sked__schedule_context_check(a.payload, "payload", err);
+    if (rc != 0)
+        return rc;
+    a.at = sked__store_now(st);
+    return sked__store_run_tx(st, SKED__TX_WRITE, event_tx, &a, err);
+}
+
+struct event_list_arg {
+    int64_t after_id;
+    size_t limit;
+    sked_event *list;
+    size_t n;
+};
+
+static int event_list_tx(sked_store *st, sked__tx *tx, void *arg,
+                         sked_error *err)
+{
+    struct event_list_arg *a = arg;
+
+    sked__events_free(a->list, a->n); /* from an attempt that failed */
+    a->list = NULL;
+    a->n = 0;
+    return st->ops->event_list(tx, a->after_id, a->limit, &a->list, &a->n, err);
+}
+
+int sked__store_event_list(sked_store *st, int64_t after_id, size_t limit,
+                           sked_event **out, size_t *n, sked_error *err)
+{
+    struct event_list_arg a = {.after_id = after_id, .limit = limit};
+    int rc;
+
+    if (limit == 0)
+        a.limit = LIST_DEFAULT;
+    if (a.limit > EVENT_LIST_MAX)
+        return sked__error_set(err, SKED_EINVAL, "limit", -1,
+                               "at most %d events per call", EVENT_LIST_MAX);
+    rc = sked__store_run_tx(st, SKED__TX_READ, event_list_tx, &a, err);
+    if (rc != 0) {
+        sked__events_free(a.list, a.n);
+        return rc;
+    }
+    *out = a.list;
+    *n = a.n;
+    return 0;
+}
+
+void sked__events_free(sked_event *list, size_t n)
+{
+    for (size_t i = 0; list && i < n; i++) {
+        free(list[i].type);
+        free(list[i].subject);
+        free(list[i].payload);
+    }
+    free(list);
+}
+
+struct prune_arg {
+    sked_time before;
+    int64_t deleted;
+};
+
+static int prune_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct prune_arg *a = arg;
+
+    return st->ops->event_prune(tx, a->before, &a->deleted, err);
+}
+
+int sked__store_event_prune(sked_store *st, sked_time before, int64_t *deleted,
+                            sked_error *err)
+{
+    struct prune_arg a = {before, 0};
+    int rc = sked__store_run_tx(st, SKED__TX_WRITE, prune_tx, &a, err);
+
+    if (rc == 0 && deleted)
+        *deleted = a.deleted;
+    return rc;
+}

@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: MIT */
+/* Schedule operations of the store (store.h, SPEC 3.5): create, get,
+ * list, update, delete, pause, resume and apply.
+ *
+ * Every write validates first and writes nothing when validation fails;
+ * the row is then normalised (timezone "UTC" and context "{}" rather than
+ * NULL, automatic_backfill spelled out as its policy) and written with its
+ * event (schedule.created, .updated, .deleted, .paused, .resumed) in the
+ * same transaction. An update replaces the definition and keeps the state
+ * (cursor, counters, created_at, source, status; a disabled schedule
+ * becomes active again, since its new definition passed validation). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "store/schedule.h"
+#include "store/schedule_json.h"
+#include "store/store_int.h"
+
+#define LIST_DEFAULT 100
+#define PRUNE_PAGE   500
+
+void sked__schedules_free(sked_schedule *list, size_t n)
+{
+    for (size_t i = 0; list && i < n; i++)
+        sked_schedule_done(&list[i]);
+    free(list);
+}
+
+/* Replace the string *p by a copy of S when it is NULL; false on ENOMEM. */
+static bool default_str(char **p, const char *s)
+{
+    if (*p)
+        return true;
+    *p = strdup(s);
+    return *p != NULL;
+}
+
+/* Validate IN and copy it into *out, normalised (see the file header). */
+static int prepare(sked_store *st, const sked_schedule *in, sked_schedule *out,
+                   sked_error *err)
+{
+    sked_schedule c;
+    int rc = sked_schedule_validate(in, st->tzdb, err);
+
+    if (rc != 0)
+        return rc;
+    if (sked_schedule_copy(in, &c) != 0)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (!default_str(&c.timezone, "UTC") || !default_str(&c.context, "{}")) {
+        sked_schedule_done(&c);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    if (c.automatic_backfill) {
+        c.catchup = SKED_CATCHUP_ALL;
+        c.catchup_max = SKED_CATCHUP_MAX_LIMIT;
+        c.catchup_window = SKED_CATCHUP_WINDOW_MAX;
+    }
+    *out = c;
+    return 0;
+}
+
+/* Append the event TYPE about NAME: the schedule S as JSON, or
+ * {"name": NAME, "next_fire_at": ...} when S is NULL or for pause and
+ * resume (SHORT). */
+static int emit(sked_store *st, sked__tx *tx, const char *type,
+                const sked_schedule *s, const char *name, sked_error *err)
+{
+    char *payload = NULL;
+    json_t *o;
+    int rc;
+
+    if (s && strcmp(type, "schedule.paused") != 0 &&
+        strcmp(type, "schedule.resumed") != 0) {
+        rc = sked__schedule_to_json_text(s, &payload, err);
+        if (rc != 0)
+            return rc;
+    } else {
+        o = json_pack("{s:s}", "name", name);
+        if (o && s && s->next_fire_at != SKED_TIME_NONE) {
+            char t[SKED_TIME_STRLEN];
+            if (sked_time_format(s->next_fire_at, t, sizeof t) > 0)
+                (void) json_object_set_new(o, "next_fire_at", json_string(t));
+        }
+        payload = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        json_decref(o);
+        if (!payload)
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    rc = st->ops->event_append(tx, type, name, payload, sked__store_now(st),
+                               err);
+    free(payload);
+    return rc;
+}
+
+/* Fill the store-kept fields of a new row R at NOW. */
+static int start_row(sked_store *st, sked_schedule *r, sked_time now,
+                     sked_error *err)
+{
+    if (r->status != SKED_SCHEDULE_ACTIVE && r->status != SKED_SCHEDULE_PAUSED)
+        return sked__error_set(err, SKED_EINVAL, "status", -1,
+                               "a new schedule is active or paused");
+    if (r->kind == SKED_SPEC_EVERY && r->anchor == SKED_TIME_NONE)
+        r->anchor = now;
+    r->created_at = r->updated_at = now;
+    r->last_fired_at = SKED_TIME_NONE;
+    free(r->last_error);
+    r->last_error = NULL;
+    r->runs_created = 0;
+    r->consecutive_failures = 0;
+    return sked__store_plan_next(st, r, now, true, err);
+}
+
+/* ---- create ------------------------------------------------------------ */
+
+static int create_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    const sked_schedule *r = arg;
+    int rc = st->ops->schedule_insert(tx, r, err);
+
+    if (rc == 0)
+        rc = emit(st, tx, "schedule.created", r, r->name, err);
+    return rc;
+}
+
+int sked__store_schedule_create(sked_store *st, const sked_schedule *s,
+                                sked_error *err)
+{
+    sked_schedule r;
+    int rc = prepare(st, s, &r, err);
+
+    if (rc != 0)
+        return rc;
+    rc = start_row(st, &r, sked__store_now(st), err);
+    if (rc == 0)
+        rc = sked__store_run_tx(st, SKED__TX_WRITE, create_tx, &r, err);
+    sked_schedule_done(&r);
+    return rc;
+}
+
+/* ---- get and list ------------------------------------------------------ */
+
+struct get_arg {
+    const char *name;
+    sked_schedule s;
+};
+
+static int get_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct get_arg *a = arg;
+
+    sked_schedule_done(&a->s); /* from an attempt that failed */
+    return st->ops->schedule_get(tx, a->name, &a->s, err);
+}
+
+int sked__store_schedule_get(sked_store *st, const char *name,
+                             sked_schedule *out, sked_error *err)
+{
+    struct get_arg a = {.name = name};
+    int rc;
+
+    if (!name || !out)
+        return sked__error_set(err, SKED_EINVAL, "name", -1, "is required");
+    sked_schedule_init(&a.s);
+    rc = sked__store_run_tx(st, SKED__TX_READ, get_tx, &a, err);
+    if (rc != 0) {
+        sked_schedule_done(&a.s);
+        return rc;
+    }
+    *out = a.s;
+    return 0;
+}
+
+struct list_arg {
+    sked__schedule_query q;
+    sked_schedule *list;
+    size_t n;
+};
+
+static int list_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct list_arg *a = arg;
+
+    sked__schedules_free(a->list, a->n);
+    a->list = NULL;
+    a->n = 0;
+    return st->ops->schedule_list(tx, &a->q, &a->list, &a->n, err);
+}
+
+int sked__store_schedule_list(sked_store *st, const sked_schedule_filter *f,
+                              sked_schedule **out, size_t *n, bool *more,
+                              sked_error *err)
+{
+    static const sked_schedule_filter all = {.status = -1};
+    struct list_arg a = {{0}, NULL, 0};
+    size_t limit;
+    int rc;
+
+    if (!f)
+        f = &all;
+    limit = f->limit ? f->limit : LIST_DEFAULT;
+    if (limit > SKED_STORE_LIST_MAX)
+        return sked__error_set(err, SKED_EINVAL, "limit", -1,
+                               "at most %d schedules per page",
+                               SKED_STORE_LIST_MAX);
+    if (f->status < -1 || f->status > SKED_SCHEDULE_DONE)
+        return sked__error_set(err, SKED_EINVAL, "status", -1,
+                               "unknown status");
+    a.q = (sked__schedule_query){.status = f->status,
+                                 .source = -1,
+                                 .workflow = f->workflow,
+                                 .name_prefix = f->name_prefix,
+                                 .after_name = f->after_name,
+                                 .limit = limit + 1};
+    rc = sked__store_run_tx(st, SKED__TX_READ, list_tx, &a, err);
+    if (rc != 0) {
+        sked__schedules_free(a.list, a.n);
+        return rc;
+    }
+    if (more)
+        *more = a.n > limit;
+    while (a.n > limit)
+        sked_schedule_done(&a.list[--a.n]);
+    *out = a.list;
+    *n = a.n;
+    return 0;
+}
+
+/* ---- update ------------------------------------------------------------ */
+
+/* Build in *out the row for the new definition DEF (prepared) over the
+ * stored row OLD at NOW, keeping OLD's state (see the file header). */
+static int merge(sked_store *st, const sked_schedule *old,
+                 const sked_schedule *def, sked_time now, sked_schedule *out,
+                 sked_error *err)
+{
+    sked_schedule r;
+    int rc;
+
+    if (sked_schedule_copy(def, &r) != 0)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    r.status = old->status == SKED_SCHEDULE_DISABLED ? SKED_SCHEDULE_ACTIVE
+                                                     : old->status;
+    r.source = old->source;
+    r.last_fired_at = old->last_fired_at;
+    free(r.last_error);
+    r.last_error = NULL;
+    if (old->status != SKED_SCHEDULE_DISABLED && old->last_error &&
+        !(r.last_error = strdup(old->last_error))) {
+        sked_schedule_done(&r);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    r.runs_created = old->runs_created;
+    r.consecutive_failures = old->consecutive_failures;
+    r.created_at = old->created_at;
+    r.updated_at = now;
+    if (r.kind == SKED_SPEC_EVERY && r.anchor == SKED_TIME_NONE)
+        r.anchor = old->kind == SKED_SPEC_EVERY ? old->anchor : now;
+    rc = sked__store_plan_next(st, &r, now, true, err);
+    if (rc != 0) {
+        sked_schedule_done(&r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+/* Read NAME's row into *old. */
+static int load(sked_store *st, sked__tx *tx, const char *name,
+                sked_schedule *old, sked_error *err)
+{
+    int rc = st->ops->schedule_get(tx, name, old, err);
+
+    if (rc == SKED_ENOTFOUND)
+        return sked__error_set(err, rc, "name", -1,
+                               "no schedule named \"%.100s\"", name);
+    return rc;
+}
+
+/* Replace OLD's definition by DEF (both named alike) and emit the event. */
+static int replace(sked_store *st, sked__tx *tx, const sked_schedule *old,
+                   const sked_schedule *def, sked_error *err)
+{
+    sked_schedule r;
+    int rc = merge(st, old, def, sked__store_now(st), &r, err);
+
+    if (rc != 0)
+        return rc;
+    rc = st->ops->schedule_update(tx, &r, err);
+    if (rc == 0)
+        rc = emit(st, tx, "schedule.updated", &r, r.name, err);
+    sked_schedule_done(&r);
+    return rc;
+}
+
+static int update_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    const sked_schedule *def = arg;
+    sked_schedule old;
+    int rc = load(st, tx, def->name, &old, err);
+
+    if (rc != 0)
+        return rc;
+    rc = replace(st, tx, &old, def, err);
+    sked_schedule_done(&old);
+    return rc;
+}
+
+int sked__store_schedule_update(sked_store *st, const sked_schedule *s,
+                                sked_error *err)
+{
+    sked_schedule def;
+    int rc = prepare(st, s, &def, err);
+
+    if (rc != 0)
+        return rc;
+    rc = sked__store_run_tx(st, SKED__TX_WRITE, update_tx, &def, err);
+    sked_schedule_done(&def);
+    return rc;
+}
+
+/* ---- delete, pause, resume --------------------------------------------- */
+
+struct delete_arg {
+    const char *name;
+    bool existed;
+};
+
+static int delete_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct delete_arg *a = arg;
+    int rc = st->ops->schedule_delete(tx, a->name, &a->existed, err);
+
+    if (rc == 0 && a->existed)
+        rc = emit(st, tx, "schedule.deleted", NULL, a->name, err);
+    return rc;
+}
+
+int sked__store_schedule_delete(sked_store *st, const char *name, bool *existed,
+                                sked_error *err)
+{
+    struct delete_arg a = {name, false};
+    int rc;
+
+    if (!name || !name[0])
+        return sked__error_set(err, SKED_EINVAL, "name", -1, "is required");
+    rc = sked__store_run_tx(st, SKED__TX_WRITE, delete_tx, &a, err);
+    if (rc == 0 && existed)
+        *existed = a.existed;
+    return rc;
+}
+
+struct pause_arg {
+    const char *name;
+    bool resume;
+    sked_time now;
+};
+
+/* Move the loaded row S to paused, or to active from A->now. */
+static int flip(sked_store *st, sked_schedule *s, const struct pause_arg *a,
+                sked_error *err)
+{
+    if (!a->resume) {
+        s->status = SKED_SCHEDULE_PAUSED;
+        s->next_fire_at = SKED_TIME_NONE;
+        return 0;
+    }
+    if (s->status != SKED_SCHEDULE_PAUSED)
+        return sked__error_set(err, SKED_ECONFLICT, "status", -1,
+                               "schedule \"%.100s\" is %s, not paused", s->name,
+                               sked_schedule_status_name(s->status));
+    s->status = SKED_SCHEDULE_ACTIVE;
+    /* SPEC 3.3: a resumed schedule is never caught up. */
+    return sked__store_plan_next(st, s, a->now, false, err);
+}
+
+static int pause_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct pause_arg *a = arg;
+    sked_schedule s;
+    int rc = load(st, tx, a->name, &s, err);
+
+    if (rc != 0)
+        return rc;
+    if (s.status == (a->resume ? SKED_SCHEDULE_ACTIVE : SKED_SCHEDULE_PAUSED))
+        goto out; /* already so: nothing to write, no event */
+    rc = flip(st, &s, a, err);
+    if (rc != 0)
+        goto out;
+    s.updated_at = sked__store_now(st);
+    rc = st->ops->schedule_update(tx, &s, err);
+    if (rc == 0)
+        rc = emit(st, tx, a->resume ? "schedule.resumed" : "schedule.paused",
+                  &s, s.name, err);
+out:
+    sked_schedule_done(&s);
+    return rc;
+}
+
+int sked__store_schedule_pause(sked_store *st, const char *name,
+                               sked_error *err)
+{
+    struct pause_arg a = {name, false, 0};
+
+    if (!name || !name[0])
+        return sked__error_set(err, SKED_EINVAL, "name", -1, "is required");
+    return sked__store_run_tx(st, SKED__TX_WRITE, pause_tx, &a, err);
+}
+
+int sked__store_schedule_resume(sked_store *st, const char *name, sked_time now,
+                                sked_error *err)
+{
+    struct pause_arg a = {name, true, now};
+
+    if (!name || !name[0])
+        return sked__error_set(err, SKED_EINVAL, "name", -1, "is required");
+    return sked__store_run_tx(st, SKED__TX_WRITE, pause_tx, &a, err);
+}
+
+/* ---- apply ------------------------------------------------------------- */
+
+static bool str_eq(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+static bool json_text_eq(const char *a, const char *b)
+{
+    json_t *x = json_loads(a ? a : "{}", 0, NULL);
+    json_t *y = json_loads(b ? b : "{}", 0, NULL);
+    bool eq = x && y && json_equal(x, y);
+
+    json_decref(x);
+    json_decref(y);
+    return eq;
+}
+
+/* Tell whether the prepared definition DEF leaves the stored row OLD as it
+ * is. An interval without an anchor keeps the stored anchor. */
+static bool same_definition(const sked_schedule *old, const sked_schedule *def)
+{
+    bool anchor =
+        def->anchor == old->anchor ||
+        (def->anchor == SKED_TIME_NONE && old->kind == SKED_SPEC_EVERY);
+
+    return str_eq(old->workflow, def->workflow) && old->kind == def->kind &&
+           str_eq(old->cron, def->cron) && old->every == def->every && anchor &&
+           old->at == def->at && str_eq(old->timezone, def->timezone) &&
+           old->dst == def->dst && old->catchup == def->catchup &&
+           old->catchup_max == def->catchup_max &&
+           old->catchup_window == def->catchup_window &&
+           old->overlap == def->overlap && old->priority == def->priority &&
+           str_eq(old->queue, def->queue) && old->jitter == def->jitter &&
+           old->automatic_backfill == def->automatic_backfill &&
+           old->start_at == def->start_at && old->end_at == def->end_at &&
+           old->max_runs == def->max_runs &&
+           old->pause_after_failures == def->pause_after_failures &&
+           str_eq(old->description, def->description) &&
+           json_text_eq(old->context, def->context);
+}
+
+struct apply_arg {
+    sked_schedule *rows; /* prepared, n */
+    const char **names;  /* sorted, for prune */
+    size_t n;
+    sked_source source;
+    bool prune;
+    sked_apply_result res;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Prefix err->field with "schedules[I]." (what apply reports). */
+static int at_index(int rc, size_t i, sked_error *err)
+{
+    char field[SKED_ERROR_FIELD_MAX + 32];
+    size_t len;
+
+    if (rc == 0 || !err)
+        return rc;
+    (void) snprintf(field, sizeof field, "schedules[%zu]%s%s", i,
+                    err->field[0] ? "." : "", err->field);
+    len = strlen(field);
+    if (len >= SKED_ERROR_FIELD_MAX)
+        len = SKED_ERROR_FIELD_MAX - 1;
+    memcpy(err->field, field, len);
+    err->field[len] = '\0';
+    return rc;
+}
+
+/* Create or replace row I of the set. */
+static int apply_one(sked_store *st, sked__tx *tx, struct apply_arg *a,
+                     size_t i, sked_error *err)
+{
+    sked_schedule *def = &a->rows[i];
+    sked_schedule old, r;
+    int rc = st->ops->schedule_get(tx, def->name, &old, err);
+
+    if (rc == SKED_ENOTFOUND) {
+        rc = sked_schedule_copy(def, &r);
+        if (rc == 0)
+            rc = start_row(st, &r, sked__store_now(st), err);
+        if (rc == 0)
+            rc = st->ops->schedule_insert(tx, &r, err);
+        if (rc == 0)
+            rc = emit(st, tx, "schedule.created", &r, r.name, err);
+        sked_schedule_done(&r);
+        a->res.created += rc == 0;
+        return rc;
+    }
+    if (rc != 0)
+        return rc;
+    if (old.source != a->source)
+        rc = sked__error_set(err, SKED_ECONFLICT, "name", -1,
+                             "\"%.80s\" exists with source %s", def->name,
+                             sked_source_name(old.source));
+    else if (same_definition(&old, def))
+        a->res.unchanged++;
+    else if ((rc = replace(st, tx, &old, def, err)) == 0)
+        a->res.updated++;
+    sked_schedule_done(&old);
+    return rc;
+}
+
+/* Delete the schedules of A->source that are not in the set. */
+static int apply_prune(sked_store *st, sked__tx *tx, struct apply_arg *a,
+                       sked_error *err)
+{
+    sked__schedule_query q = {
+        .status = -1, .source = (int) a->source, .limit = PRUNE_PAGE};
+    char *after = NULL;
+    int rc;
+
+    for (;;) {
+        sked_schedule *page = NULL;
+        size_t n = 0;
+        rc = st->ops->schedule_list(tx, &q, &page, &n, err);
+        for (size_t i = 0; rc == 0 && i < n; i++) {
+            const char *name = page[i].name;
+            bool existed = false;
+            if (bsearch(&name, a->names, a->n, sizeof *a->names, cmp_name))
+                continue;
+            rc = st->ops->schedule_delete(tx, name, &existed, err);
+            if (rc == 0 && existed) {
+                rc = emit(st, tx, "schedule.deleted", NULL, name, err);
+                a->res.deleted++;
+            }
+        }
+        free(after);
+        after = n ? strdup(page[n - 1].name) : NULL;
+        sked__schedules_free(page, n);
+        if (rc != 0 || n < PRUNE_PAGE)
+            break;
+        if (!after) {
+            rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+            break;
+        }
+        q.after_name = after;
+    }
+    free(after);
+    return rc;
+}
+
+static int apply_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct apply_arg *a = arg;
+    int rc = 0;
+
+    memset(&a->res, 0, sizeof a->res);
+    for (size_t i = 0; i < a->n && rc == 0; i++)
+        rc = at_index(apply_one(st, tx, a, i, err), i, err);
+    if (rc == 0 && a->prune)
+        rc = apply_prune(st, tx, a, err);
+    return rc;
+}
+
+/* Validate and prepare every schedule of SET into A (all before any
+ * write); names must be unique within the set. */
+static int apply_prepare(sked_store *st, const sked_schedule *set, size_t n,
+                         struct apply_arg *a, sked_error *err)
+{
+    int rc = 0;
+
+    a->rows = calloc(n ? n : 1, sizeof *a->rows);
+    a->names = calloc(n ? n : 1, sizeof *a->names);
+    if (!a->rows || !a->names)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = at_index(prepare(st, &set[i], &a->rows[i], err), i, err);
+        if (rc != 0)
+            break;
+        a->rows[i].source = a->source;
+        a->names[i] = a->rows[i].name;
+        a->n = i + 1;
+    }
+    if (rc != 0)
+        return rc;
+    qsort(a->names, n, sizeof *a->names, cmp_name);
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(a->names[i - 1], a->names[i]) == 0)
+            return sked__error_set(err, SKED_EINVAL, "name", -1,
+                                   "\"%.80s\" appears twice in the set",
+                                   a->names[i]);
+    return 0;
+}
+
+int sked__store_schedule_apply(sked_store *st, const sked_schedule *set,
+                               size_t n, sked_source source, bool prune,
+                               sked_apply_result *out, sked_error *err)
+{
+    struct apply_arg a = {.source = source, .prune = prune};
+    int rc;
+
+    if ((!set && n > 0) ||
+        (source != SKED_SOURCE_API && source != SKED_SOURCE_CODE))
+        return sked__error_set(err, SKED_EINVAL, "schedules", -1,
+                               "no set or unknown source");
+    rc = apply_prepare(st, set, n, &a, err);
+    if (rc == 0)
+        rc = sked__store_run_tx(st, SKED__TX_WRITE, apply_tx, &a, err);
+    if (rc == 0 && out)
+        *out = a.res;
+    sked__schedules_free(a.rows, a.n);
+    free(a.names);
+    return rc;
+}
