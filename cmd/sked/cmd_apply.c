@@ -12,6 +12,8 @@
  * version applies only the schedules; queues and workflows are checked
  * and will be executed by the server. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "direct.h"
@@ -28,12 +30,28 @@ static int file_fail(const char *file, const sked_wf_error *e, int rc)
     return sked_error_exit_code(rc == SKED_ESYNTAX ? SKED_EINVAL : rc);
 }
 
-/* Report a failure of the store's apply. Its validation errors name
- * "schedules[i].field", i indexing the file's schedules in order. */
-static int apply_fail(const char *file, const sked_error *err, int rc)
+/* Report a failure of the store's apply. Its errors name
+ * "schedules[i].field", i indexing the file's schedules in order: say
+ * where schedule i stands in FILE instead. */
+static int apply_fail(const char *file, const sked_wf_file *wf,
+                      const sked_error *err, int rc)
 {
     const char *msg = err->msg[0] ? err->msg : sked_strerror(rc);
+    const char *rest = NULL;
+    unsigned long i = 0;
+    char *end;
 
+    if (strncmp(err->field, "schedules[", 10) == 0) {
+        i = strtoul(err->field + 10, &end, 10);
+        if (end[0] == ']' && i < wf->n_schedules)
+            rest = end + 1;
+    }
+    if (rest) {
+        const sked_wf_where *w = &wf->where[i];
+
+        return cli_fail(rc, "%s:%d:%d: %s%s: %s", file, w->line, w->column,
+                        w->path, rest, msg);
+    }
     if (err->field[0])
         return cli_fail(rc, "%s: %s: %s", file, err->field, msg);
     return cli_fail(rc, "cannot apply %s: %s", file, msg);
@@ -72,7 +90,7 @@ static int apply_file(const char *file, const char *db, bool prune, bool json)
     sked_error_clear(&err);
     rc = sked__store_schedule_apply(st, wf.schedules, wf.n_schedules,
                                     SKED_SOURCE_CODE, prune, &res, &err);
-    rc = rc < 0 ? apply_fail(file, &err, rc) : print_result(&res, json);
+    rc = rc < 0 ? apply_fail(file, &wf, &err, rc) : print_result(&res, json);
 out:
     sked__store_close(st);
     sked__workflow_file_done(&wf);

@@ -141,9 +141,13 @@ static int set_str(char **p, const char *v, bool clear)
     return 0;
 }
 
-/* Forget S's time spec, before a new one is set. */
-static void reset_spec(sked_schedule *s)
+/* Make S a schedule of KIND: from another kind, forget the old time spec
+ * (an interval keeps its anchor when only the interval changes). */
+static void change_spec(sked_schedule *s, sked_spec_kind kind)
 {
+    if (s->kind == kind)
+        return;
+    s->kind = kind;
     free(s->cron);
     s->cron = NULL;
     s->every = 0;
@@ -164,16 +168,13 @@ static int set_field(const orow *r, const char *v, sked_schedule *s,
     case K_OPTSTR:
         return set_str(at, v, r->kind == K_OPTSTR);
     case K_CRON:
-        reset_spec(s);
-        s->kind = SKED_SPEC_CRON;
+        change_spec(s, SKED_SPEC_CRON);
         return set_str(at, v, false);
     case K_EVERY:
-        reset_spec(s);
-        s->kind = SKED_SPEC_EVERY;
+        change_spec(s, SKED_SPEC_EVERY);
         return sked_dur_parse(v, at, err);
     case K_AT:
-        reset_spec(s);
-        s->kind = SKED_SPEC_AT;
+        change_spec(s, SKED_SPEC_AT);
         return sked_time_parse(v, at, err);
     case K_DUR:
         return sked_dur_parse(v, at, err);

@@ -87,6 +87,7 @@ typedef struct parser {
      * point at the key, as "FILE:LINE:COL: path.key: ..." reads best. */
     struct fy_node *report_at;
     sked_schedule *schedules; /* owned until handed over */
+    sked_wf_where *where;     /* owned until handed over */
     size_t n_schedules, cap_schedules;
     const char *workflow; /* the enclosing workflow, or NULL */
 } parser;
@@ -898,8 +899,11 @@ static int sch_finish(parser *p, struct fy_node *map, sked_schedule *s)
     return sch_validate(p, map, s);
 }
 
-static int sch_push(parser *p, sked_schedule *s)
+static int sch_push(parser *p, struct fy_node *map, sked_schedule *s)
 {
+    struct fy_mark m = node_mark(p, map);
+    sked_wf_where *w;
+
     if (p->n_schedules == p->cap_schedules) {
         size_t cap = p->cap_schedules ? 2 * p->cap_schedules : 8;
         sked_schedule *v = realloc(p->schedules, cap * sizeof *v);
@@ -907,8 +911,15 @@ static int sch_push(parser *p, sked_schedule *s)
         if (!v)
             return fail_nomem(p);
         p->schedules = v;
+        if (!(w = realloc(p->where, cap * sizeof *w)))
+            return fail_nomem(p);
+        p->where = w;
         p->cap_schedules = cap;
     }
+    w = &p->where[p->n_schedules];
+    w->line = m.line + 1;
+    w->column = m.column + 1;
+    snprintf(w->path, sizeof w->path, "%s", p->path);
     p->schedules[p->n_schedules++] = *s;
     return 0;
 }
@@ -920,7 +931,7 @@ static int read_schedule(parser *p, struct fy_node *map)
 
     sked_schedule_init(&s);
     if ((rc = walk_map(p, map, schedule_fields, &s)) < 0 ||
-        (rc = sch_finish(p, map, &s)) < 0 || (rc = sch_push(p, &s)) < 0) {
+        (rc = sch_finish(p, map, &s)) < 0 || (rc = sch_push(p, map, &s)) < 0) {
         sked_schedule_done(&s);
         return rc;
     }
@@ -1359,6 +1370,7 @@ static void parser_free(parser *p)
     for (size_t i = 0; i < p->n_schedules; i++)
         sked_schedule_done(&p->schedules[i]);
     free(p->schedules);
+    free(p->where);
     arena_free(p->arena);
 }
 
@@ -1385,6 +1397,7 @@ int sked__workflow_file_parse(const char *text, size_t len, sked_tzdb *db,
         return rc;
     }
     f.schedules = p.schedules;
+    f.where = p.where;
     f.n_schedules = p.n_schedules;
     f.arena = p.arena;
     *out = f;
@@ -1433,6 +1446,7 @@ void sked__workflow_file_done(sked_wf_file *f)
     for (size_t i = 0; i < f->n_schedules; i++)
         sked_schedule_done(&f->schedules[i]);
     free(f->schedules);
+    free(f->where);
     arena_free(f->arena);
     memset(f, 0, sizeof *f);
 }

@@ -134,6 +134,13 @@ typedef struct sked_wf_queue {
 
 typedef struct sked_wf_arena sked_wf_arena;
 
+/* Where a schedule stands in the file, to report errors found later
+ * (by the store's apply) at the right place. */
+typedef struct sked_wf_where {
+    int line, column;            /* 1-based: its first key */
+    char path[SKED_WF_PATH_MAX]; /* "workflows.w.schedules[1]" */
+} sked_wf_where;
+
 typedef struct sked_wf_file {
     sked_wf_queue *queues; /* arena */
     size_t n_queues;
@@ -143,6 +150,7 @@ typedef struct sked_wf_file {
      * on each, then free). */
     sked_schedule *schedules;
     size_t n_schedules;
+    sked_wf_where *where; /* owned; one per schedule */
     sked_wf_arena *arena; /* owned */
 } sked_wf_file;
 
