@@ -20,6 +20,7 @@
 #include "direct.h"
 #include "output.h"
 #include "schedule_opts.h"
+#include "store/schedule.h"
 #include "store/schedule_json.h"
 
 #define LIST_DEFAULT    100
@@ -213,6 +214,20 @@ static int print_written(ctx *c, const char *verb, bool json)
     return cli_flush();
 }
 
+/* SPEC 7: the name defaults to the workflow's. Check the workflow first,
+ * so that a bad one is reported as the workflow, not as the name. */
+static int default_name(const sched_flags *f, sked_schedule *s)
+{
+    sked_error err;
+
+    sked_error_clear(&err);
+    if (sked__schedule_name_check(f->workflow, "workflow", &err) < 0)
+        return cli_invalid("workflow", f->workflow, &err);
+    if (!(s->name = strdup(f->workflow)))
+        return cli_fail(SKED_ENOMEM, "out of memory");
+    return 0;
+}
+
 static int schedule_create(const cli_cmd *self, int argc, char **argv)
 {
     sched_flags f = {0};
@@ -237,9 +252,9 @@ static int schedule_create(const cli_cmd *self, int argc, char **argv)
                                      "or --at");
     f.workflow = args.pos[0];
     f.cron = args.npos == 2 ? args.pos[1] : NULL;
-    if (!f.name)
-        f.name = f.workflow; /* SPEC 7: the name defaults to the workflow's */
     sked_schedule_init(&c.s);
+    if (!f.name && (rc = default_name(&f, &c.s)) != 0)
+        return rc;
     if (f.paused)
         c.s.status = SKED_SCHEDULE_PAUSED;
     if ((rc = sched_opts_apply(&f, &c.s)) == 0 &&
@@ -590,6 +605,9 @@ static int preview_print(const preview_q *q, bool json)
             return cli_fail(SKED_ENOMEM, "out of memory");
         }
     }
+    if (!json && after == q->after)
+        fprintf(stderr, "sked: schedule \"%s\" never fires again\n",
+                q->s->name);
     if (json)
         return out_json(json_pack(
             "{s:s, s:s, s:s, s:o}", "name", q->s->name, "status",
