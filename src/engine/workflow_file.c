@@ -28,6 +28,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "store/schedule.h"
 
 /* Longest string value: the largest field sked keeps is a 64 KiB
  * context, and nothing else comes near it. */
@@ -873,6 +874,7 @@ static int sch_validate(parser *p, struct fy_node *map, const sked_schedule *s)
 static int sch_finish(parser *p, struct fy_node *map, sked_schedule *s)
 {
     static const char *const specs[] = {"cron", "every", "at", NULL};
+    sked_error e;
     int which = 0, rc;
 
     if ((rc = one_of(p, map, specs, "cron, every or at", &which)) < 0)
@@ -889,6 +891,11 @@ static int sch_finish(parser *p, struct fy_node *map, sked_schedule *s)
         return fail(p, map, "missing key \"workflow\"");
     if (!s->workflow && !(s->workflow = strdup(p->workflow)))
         return fail_nomem(p);
+    /* The name defaults to the workflow's: check the workflow first, so
+     * that a bad one is reported as itself. */
+    sked_error_clear(&e);
+    if (sked__schedule_name_check(s->workflow, "workflow", &e) < 0)
+        return fail_at_key(p, map, "workflow", e.msg);
     if (!s->name && !(s->name = strdup(s->workflow)))
         return fail_nomem(p);
     s->source = SKED_SOURCE_CODE;
@@ -1380,6 +1387,7 @@ int sked__workflow_file_parse(const char *text, size_t len, sked_tzdb *db,
     parser p = {.db = db, .err = err};
     sked_wf_file f = {0};
     struct fy_document *doc;
+    struct fy_node *root;
     int rc;
 
     if (err)
@@ -1388,9 +1396,10 @@ int sked__workflow_file_parse(const char *text, size_t len, sked_tzdb *db,
         return fail_code(&p, NULL, SKED_ETOOBIG, "larger than %d bytes",
                          SKED_WF_FILE_MAX);
     doc = build(&p, text, len, &rc);
-    if (doc && fy_document_root(doc) &&
-        (rc = check_tree(&p, fy_document_root(doc))) == 0)
-        rc = walk_map(&p, fy_document_root(doc), top_fields, &f);
+    root = doc ? fy_document_root(doc) : NULL;
+    /* An empty stream, or a document of only "---", declares nothing. */
+    if (root && !is_null(root) && (rc = check_tree(&p, root)) == 0)
+        rc = walk_map(&p, root, top_fields, &f);
     fy_document_destroy(doc);
     if (rc < 0) {
         parser_free(&p);
