@@ -1372,6 +1372,37 @@ static struct fy_document *build(parser *p, const char *text, size_t len,
     return doc;
 }
 
+/* Refuse the bytes YAML does not allow in a stream (YAML 1.2 5.1: of the
+ * C0 controls, only tab, line feed and carriage return; no DEL). libfyaml
+ * 0.7 can loop for ever on a NUL inside a directive, so they are refused
+ * before it sees them. */
+static int check_bytes(parser *p, const char *text, size_t len)
+{
+    int line = 1, column = 1;
+
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char) text[i];
+
+        if (c == '\n') {
+            line++;
+            column = 1;
+            continue;
+        }
+        if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
+            if (p->err) {
+                p->err->code = SKED_ESYNTAX;
+                p->err->line = line;
+                p->err->column = column;
+                snprintf(p->err->msg, sizeof p->err->msg,
+                         "control character 0x%02x is not allowed in YAML", c);
+            }
+            return SKED_ESYNTAX;
+        }
+        column += (c & 0xc0) != 0x80; /* count characters, not bytes */
+    }
+    return 0;
+}
+
 static void parser_free(parser *p)
 {
     for (size_t i = 0; i < p->n_schedules; i++)
@@ -1395,6 +1426,8 @@ int sked__workflow_file_parse(const char *text, size_t len, sked_tzdb *db,
     if (len > SKED_WF_FILE_MAX)
         return fail_code(&p, NULL, SKED_ETOOBIG, "larger than %d bytes",
                          SKED_WF_FILE_MAX);
+    if ((rc = check_bytes(&p, text, len)) < 0)
+        return rc;
     doc = build(&p, text, len, &rc);
     root = doc ? fy_document_root(doc) : NULL;
     /* An empty stream, or a document of only "---", declares nothing. */

@@ -44,6 +44,8 @@ static const struct bad_case {
     {"a: [\n", SKED_ESYNTAX, 2, 1, "", "closing bracket"},
     {"a: 1\na: 2\n", SKED_ESYNTAX, 2, 1, "", "duplicate key"},
     {"- 1\n", SKED_EINVAL, 1, 3, "", "expected a mapping, found a list"},
+    {"a: 1\nb: \x01\n", SKED_ESYNTAX, 2, 4, "", "control character 0x01"},
+    {"a: é\x7f\n", SKED_ESYNTAX, 1, 5, "", "control character 0x7f"},
     {"a: &x 1\nb: *x\n", SKED_EINVAL, 2, 5, "", "aliases are not supported"},
     /* unknown keys, with suggestions */
     {"queue: {}\n", SKED_EINVAL, 1, 1, "queue",
@@ -353,6 +355,11 @@ static void test_limits(void **state)
         sked__workflow_file_load("/nonexistent/x.yaml", tzdb, &f, &e),
         SKED_EIO);
     assert_non_null(strstr(e.msg, "cannot open"));
+    /* libfyaml 0.7 loops on a NUL in a directive: refused before it. */
+    assert_int_equal(sked__workflow_file_parse("%--\0\0-", 6, tzdb, &f, &e),
+                     SKED_ESYNTAX);
+    assert_int_equal(e.line, 1);
+    assert_int_equal(e.column, 4);
     sked__workflow_file_done(NULL);
 }
 
