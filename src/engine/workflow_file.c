@@ -1372,33 +1372,59 @@ static struct fy_document *build(parser *p, const char *text, size_t len,
     return doc;
 }
 
-/* Refuse the bytes YAML does not allow in a stream (YAML 1.2 5.1: of the
- * C0 controls, only tab, line feed and carriage return; no DEL). libfyaml
- * 0.7 can loop for ever on a NUL inside a directive, so they are refused
- * before it sees them. */
+/* Return the length of the UTF-8 sequence at S (N bytes left), or 0 when
+ * it is not one (overlong forms, surrogates and code points past
+ * U+10FFFF included). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    size_t len = s[0] < 0x80   ? 1
+                 : s[0] < 0xc2 ? 0
+                 : s[0] < 0xe0 ? 2
+                 : s[0] < 0xf0 ? 3
+                 : s[0] < 0xf5 ? 4
+                               : 0;
+
+    if (len == 0 || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+        return 0;
+    return len;
+}
+
+/* Refuse what YAML does not allow in a stream (YAML 1.2 5.1: UTF-8, and
+ * of the C0 controls only tab, line feed and carriage return; no DEL).
+ * libfyaml 0.7 can loop for ever on a NUL or a broken UTF-8 sequence in
+ * a directive, so such bytes are refused before it sees them. */
 static int check_bytes(parser *p, const char *text, size_t len)
 {
+    const unsigned char *s = (const unsigned char *) text;
     int line = 1, column = 1;
+    size_t i = 0, n;
 
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char) text[i];
+    while (i < len) {
+        unsigned char c = s[i];
 
-        if (c == '\n') {
-            line++;
-            column = 1;
-            continue;
-        }
-        if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
+        n = utf8_len(s + i, len - i);
+        if (n == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
+            c == 0x7f) {
             if (p->err) {
                 p->err->code = SKED_ESYNTAX;
                 p->err->line = line;
                 p->err->column = column;
                 snprintf(p->err->msg, sizeof p->err->msg,
-                         "control character 0x%02x is not allowed in YAML", c);
+                         n ? "control character 0x%02x is not allowed in YAML"
+                           : "invalid UTF-8 (byte 0x%02x)",
+                         c);
             }
             return SKED_ESYNTAX;
         }
-        column += (c & 0xc0) != 0x80; /* count characters, not bytes */
+        line += c == '\n';
+        column = c == '\n' ? 1 : column + 1;
+        i += n;
     }
     return 0;
 }

@@ -46,6 +46,10 @@ static const struct bad_case {
     {"- 1\n", SKED_EINVAL, 1, 3, "", "expected a mapping, found a list"},
     {"a: 1\nb: \x01\n", SKED_ESYNTAX, 2, 4, "", "control character 0x01"},
     {"a: é\x7f\n", SKED_ESYNTAX, 1, 5, "", "control character 0x7f"},
+    {"a: 1\n%x\xe0# \n", SKED_ESYNTAX, 2, 3, "", "invalid UTF-8 (byte 0xe0)"},
+    {"a: \xc0\xaf\n", SKED_ESYNTAX, 1, 4, "", "invalid UTF-8"},
+    {"a: \xed\xa0\x80\n", SKED_ESYNTAX, 1, 4, "", "invalid UTF-8"},
+    {"a: \xf4\x90\x80\x80\n", SKED_ESYNTAX, 1, 4, "", "invalid UTF-8"},
     {"a: &x 1\nb: *x\n", SKED_EINVAL, 2, 5, "", "aliases are not supported"},
     /* unknown keys, with suggestions */
     {"queue: {}\n", SKED_EINVAL, 1, 1, "queue",
