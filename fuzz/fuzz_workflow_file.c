@@ -61,8 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sked_wf_error e;
     int rc;
 
-    rc = sked__workflow_file_parse((const char *) data, size, zones(), &f,
-                                   &e);
+    rc = sked__workflow_file_parse((const char *) data, size, zones(), &f, &e);
     if (rc != 0) {
         check_error(rc, &e);
         return 0;
