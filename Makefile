@@ -34,7 +34,7 @@ san: deps
 	@cmake --build $(SAN_BUILD) -j $(JOBS)
 	@cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    ctest --output-on-failure -j $(JOBS) -L 'unit|replay|integration'
+	    ctest --output-on-failure -j $(JOBS) -L 'unit|replay|integration|store'
 
 bench: build
 	@scripts/bench.sh $(BUILD)

@@ -258,6 +258,16 @@ static int check_dur(sked_dur d, sked_dur lo, sked_dur hi, const char *field,
                            (long long) (hi / SKED_USEC_PER_SEC));
 }
 
+/* Report FIELD set beside the time spec of KIND. */
+static int two_specs(const char *field, sked_spec_kind kind, sked_error *err)
+{
+    return sked__error_set(err, SKED_EINVAL, field, -1,
+                           "give only one of cron, every and at (this is "
+                           "a%s %s schedule)",
+                           kind == SKED_SPEC_EVERY ? "n" : "",
+                           sked_spec_kind_name(kind));
+}
+
 /* Check the one time spec S->kind names, and that the others are unset. */
 static int check_spec(const sked_schedule *s, sked_error *err)
 {
@@ -267,12 +277,15 @@ static int check_spec(const sked_schedule *s, sked_error *err)
     if ((int) s->kind < 0 || (int) s->kind > SKED_SPEC_AT)
         return sked__error_set(err, SKED_EINVAL, "kind", -1,
                                "must be cron, every or at");
-    if ((s->kind != SKED_SPEC_CRON && s->cron) ||
-        (s->kind != SKED_SPEC_EVERY &&
-         (s->every || s->anchor != SKED_TIME_NONE)) ||
-        (s->kind != SKED_SPEC_AT && s->at != SKED_TIME_NONE))
-        return sked__error_set(err, SKED_EINVAL, sked_spec_kind_name(s->kind),
-                               -1, "give exactly one of cron, every and at");
+    if (s->kind != SKED_SPEC_CRON && s->cron)
+        return two_specs("cron", s->kind, err);
+    if (s->kind != SKED_SPEC_EVERY && s->every)
+        return two_specs("every", s->kind, err);
+    if (s->kind != SKED_SPEC_EVERY && s->anchor != SKED_TIME_NONE)
+        return sked__error_set(err, SKED_EINVAL, "anchor", -1,
+                               "only an interval (every) has an anchor");
+    if (s->kind != SKED_SPEC_AT && s->at != SKED_TIME_NONE)
+        return two_specs("at", s->kind, err);
     switch (s->kind) {
     case SKED_SPEC_CRON:
         if (!s->cron || !s->cron[0])

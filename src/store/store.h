@@ -69,6 +69,14 @@ const char *sked__store_kind(const sked_store *st);
  * the same transaction. */
 
 /* Create S (its created_at/updated_at/next_fire_at are set by the store).
+ * S->status is SKED_SCHEDULE_ACTIVE or SKED_SCHEDULE_PAUSED (the API's
+ * "paused": true); S->source is kept as given. Stored normalised: timezone
+ * "UTC" and context "{}" rather than NULL, automatic_backfill as catchup
+ * all / 1000 / 30 d, an interval without anchor anchored now.
+ * next_fire_at: the first occurrence after now within the bounds; an "at"
+ * instant already past is kept (the scheduler's catch-up policy decides);
+ * a schedule that can never fire again is stored "done".
+ * Event schedule.created, payload: the schedule's API JSON.
  * Returns 0, SKED_EINVAL, SKED_ECONFLICT (the name exists), SKED_EIO. */
 int sked__store_schedule_create(sked_store *st, const sked_schedule *s,
                                 sked_error *err);
@@ -78,6 +86,8 @@ int sked__store_schedule_create(sked_store *st, const sked_schedule *s,
 int sked__store_schedule_get(sked_store *st, const char *name,
                              sked_schedule *out, sked_error *err);
 
+/* Note: status 0 is SKED_SCHEDULE_ACTIVE; write .status = -1 for "any"
+ * (a NULL filter lists everything). */
 typedef struct sked_schedule_filter {
     int status;              /* a sked_schedule_status, or -1 for any */
     const char *workflow;    /* NULL: any */
@@ -95,18 +105,27 @@ int sked__store_schedule_list(sked_store *st, const sked_schedule_filter *f,
 void sked__schedules_free(sked_schedule *list, size_t n);
 
 /* Replace the definition of the existing schedule S->name (state fields
- * are kept; next_fire_at is recomputed). Returns 0, SKED_EINVAL,
- * SKED_ENOTFOUND, SKED_EIO. */
+ * are kept: status, source, last_fired_at, counters, created_at; a
+ * disabled schedule becomes active with last_error cleared;
+ * next_fire_at is recomputed from now; an interval given without anchor
+ * keeps the stored one). S->status and S->source are ignored. Event
+ * schedule.updated. Returns 0, SKED_EINVAL, SKED_ENOTFOUND, SKED_EIO. */
 int sked__store_schedule_update(sked_store *st, const sked_schedule *s,
                                 sked_error *err);
 
 /* Delete NAME. Idempotent: deleting a missing schedule returns 0 and sets
- * *existed false. EXISTED may be NULL. */
+ * *existed false (and writes no event). EXISTED may be NULL. Runs of the
+ * schedule are kept (history). Event schedule.deleted {"name"}. */
 int sked__store_schedule_delete(sked_store *st, const char *name, bool *existed,
                                 sked_error *err);
 
 /* Pause or resume NAME (SPEC 3.5: resuming computes the next occurrence
- * from NOW, no catch-up). Returns 0, SKED_ENOTFOUND, SKED_EIO. */
+ * from NOW, no catch-up; a schedule with nothing left to fire, such as an
+ * "at" instant now past, becomes done). Both are idempotent: pausing a
+ * paused schedule or resuming an active one writes nothing. Resuming a
+ * done or disabled schedule is SKED_ECONFLICT (update it instead). Events
+ * schedule.paused / schedule.resumed {"name", "next_fire_at"}.
+ * Returns 0, SKED_ENOTFOUND, SKED_ECONFLICT, SKED_EIO. */
 int sked__store_schedule_pause(sked_store *st, const char *name,
                                sked_error *err);
 int sked__store_schedule_resume(sked_store *st, const char *name, sked_time now,
@@ -115,7 +134,11 @@ int sked__store_schedule_resume(sked_store *st, const char *name, sked_time now,
 /* Apply a set of N schedules atomically (SPEC 3.5): validate all, then in
  * one transaction create or replace each with SOURCE; with PRUNE delete
  * the schedules of SOURCE not in the set. All or nothing. On a validation
- * error err->field is "schedules[i].field". */
+ * error err->field is "schedules[i].field"; a name given twice is
+ * SKED_EINVAL; a name that exists with the other source is SKED_ECONFLICT
+ * (apply never takes over an API schedule). A schedule whose definition is
+ * the same (same_definition in store_schedule.c) counts as unchanged and
+ * is not written. OUT: *out, may be NULL. */
 typedef struct sked_apply_result {
     size_t created, updated, unchanged, deleted;
 } sked_apply_result;
@@ -180,9 +203,10 @@ typedef struct sked_run_new {
 } sked_run_new;
 
 /* Insert the N runs (N <= SKED_STORE_BATCH_MAX) that do not exist yet, in
- * one transaction (ON CONFLICT (id) DO NOTHING). CREATED, when not NULL,
- * gets one flag per run: true when this call created it. Returns 0,
- * SKED_EINVAL, SKED_ECONFLICT (an active run holds a concurrency key:
+ * one transaction (ON CONFLICT (id) DO NOTHING), status pending. No
+ * run.created event is written here: the caller that fires emits it. CREATED,
+ * when not NULL, gets one flag per run: true when this call created it. Returns
+ * 0, SKED_EINVAL, SKED_ECONFLICT (an active run holds a concurrency key:
  * nothing is inserted), SKED_EIO. */
 int sked__store_runs_insert(sked_store *st, const sked_run_new *runs, size_t n,
                             bool *created, sked_error *err);

@@ -1,0 +1,764 @@
+/* SPDX-License-Identifier: MIT */
+/* The store suite: one set of tests run against every back-end. The
+ * database is SKED_TEST_DB_URL (sqlite:PATH or postgres://...); without it
+ * a fresh SQLite file in a temporary directory. Each test starts from
+ * empty tables, on a virtual clock, with the pinned zoneinfo.
+ *
+ * Checks that need to look under the store (the meta table, a database
+ * marked newer than the binary, a corrupt file) use the engine's own
+ * client library directly, never a hook in libsked. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <libpq-fe.h>
+#include <sqlite3.h>
+
+#include "base/clock.h"
+#include "store/store.h"
+
+static char db_url[1024];
+static char tmp_dir[256];
+static sked_tzdb *tzdb;
+static sked_virtual_clock vclock;
+static sked_clock clock_;
+
+static sked_time T(const char *s)
+{
+    sked_time t = 0;
+    assert_int_equal(sked_time_parse(s, &t, NULL), 0);
+    return t;
+}
+
+static bool is_sqlite(void)
+{
+    return strncmp(db_url, "sqlite:", 7) == 0;
+}
+
+/* ---- the engine's own client, for looking under the store ------------- */
+
+/* Run SQL; when OUT is not NULL, store the first column of the first row. */
+static int raw(const char *sql, long long *out)
+{
+    int ok;
+
+    if (is_sqlite()) {
+        sqlite3 *db = NULL;
+        sqlite3_stmt *st = NULL;
+        ok = sqlite3_open(db_url + 7, &db) == SQLITE_OK &&
+             sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
+        if (ok) {
+            int rc = sqlite3_step(st);
+            ok = rc == SQLITE_ROW || rc == SQLITE_DONE;
+            if (out && rc == SQLITE_ROW)
+                *out = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        return ok ? 0 : -1;
+    }
+    PGconn *c = PQconnectdb(db_url);
+    PGresult *r = PQexec(c, sql);
+    ok = PQresultStatus(r) == PGRES_COMMAND_OK ||
+         PQresultStatus(r) == PGRES_TUPLES_OK;
+    if (ok && out && PQntuples(r) > 0)
+        *out = atoll(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    PQfinish(c);
+    return ok ? 0 : -1;
+}
+
+static long long count(const char *table)
+{
+    char sql[128];
+    long long n = -1;
+
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+    assert_int_equal(raw(sql, &n), 0);
+    return n;
+}
+
+/* ---- fixtures ---------------------------------------------------------- */
+
+static int open_store(sked_store **out, sked_error *err)
+{
+    sked_store_options o = {.tzdb = tzdb, .clock = &clock_};
+    return sked__store_open(db_url, &o, out, err);
+}
+
+static int setup(void **state)
+{
+    static const char *const tables[] = {
+        "steps", "runs", "events", "schedules", "queues", "workflow_versions"};
+    sked_store *st = NULL;
+    sked_error err;
+    char sql[128];
+
+    vclock.t = T("2026-01-10T12:00:00Z");
+    if (open_store(&st, &err) != 0)
+        fail_msg("open %s: %s", db_url, err.msg);
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        snprintf(sql, sizeof sql, "DELETE FROM %s", tables[i]);
+        assert_int_equal(raw(sql, NULL), 0);
+    }
+    *state = st;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    sked__store_close(*state);
+    return 0;
+}
+
+/* Fill *s with a valid cron schedule NAME. */
+static void make(sked_schedule *s, const char *name, const char *cron)
+{
+    sked_schedule_init(s);
+    s->name = strdup(name);
+    s->workflow = strdup("report");
+    s->cron = strdup(cron);
+    s->timezone = strdup("Europe/Paris");
+}
+
+static void create(sked_store *st, const char *name, const char *cron)
+{
+    sked_schedule s;
+    sked_error err;
+
+    make(&s, name, cron);
+    if (sked__store_schedule_create(st, &s, &err) != 0)
+        fail_msg("create %s: %s: %s", name, err.field, err.msg);
+    sked_schedule_done(&s);
+}
+
+/* ---- migrations and URLs ----------------------------------------------- */
+
+static void test_meta_records_version(void **state)
+{
+    sked_store *again = NULL;
+    long long v = 0;
+
+    assert_int_equal(
+        raw("SELECT value FROM meta WHERE key = 'schema_version'", &v), 0);
+    assert_int_equal(v, 1);
+    create(*state, "kept", "0 9 * * *");
+    /* Opening again is a no-op: same version, data kept. */
+    assert_int_equal(open_store(&again, NULL), 0);
+    sked__store_close(again);
+    assert_int_equal(
+        raw("SELECT value FROM meta WHERE key = 'schema_version'", &v), 0);
+    assert_int_equal(v, 1);
+    assert_int_equal(count("schedules"), 1);
+}
+
+static void test_newer_database_refused(void **state)
+{
+    sked_store *st = NULL;
+    sked_error err;
+
+    (void) state;
+    assert_int_equal(raw("UPDATE meta SET value = '999' "
+                         "WHERE key = 'schema_version'",
+                         NULL),
+                     0);
+    assert_int_equal(open_store(&st, &err), SKED_ECONFLICT);
+    assert_null(st);
+    assert_non_null(strstr(err.msg, "newer"));
+    assert_non_null(strstr(err.msg, "999"));
+    assert_int_equal(raw("UPDATE meta SET value = '1' "
+                         "WHERE key = 'schema_version'",
+                         NULL),
+                     0);
+}
+
+static void test_bad_urls(void **state)
+{
+    static const char *const bad[] = {"mysql://x/y", "sqlite:", "sked.db", ""};
+    sked_store *st = NULL;
+    sked_error err;
+
+    (void) state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sked_error_clear(&err);
+        assert_int_equal(sked__store_open(bad[i], NULL, &st, &err),
+                         SKED_EINVAL);
+        assert_string_equal(err.field, "db");
+        assert_null(st);
+    }
+}
+
+static void test_corrupt_file(void **state)
+{
+    char path[512], url[600];
+    sked_store *st = NULL;
+    sked_error err;
+    FILE *f;
+
+    (void) state;
+    if (!is_sqlite())
+        skip();
+    snprintf(path, sizeof path, "%s/corrupt.db", tmp_dir);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    for (int i = 0; i < 4096; i++)
+        fputc("not a database "[i % 15], f);
+    fclose(f);
+    snprintf(url, sizeof url, "sqlite:%s", path);
+    assert_int_equal(sked__store_open(url, NULL, &st, &err), SKED_EIO);
+    assert_non_null(strstr(err.msg, "corrupt.db"));
+    assert_null(st);
+}
+
+/* ---- schedules --------------------------------------------------------- */
+
+static void test_create_get(void **state)
+{
+    sked_store *st = *state;
+    sked_schedule s;
+    sked_error err;
+
+    create(st, "morning", "0 9 * * *");
+    assert_int_equal(sked__store_schedule_get(st, "morning", &s, &err), 0);
+    assert_string_equal(s.workflow, "report");
+    assert_string_equal(s.cron, "0 9 * * *");
+    assert_string_equal(s.timezone, "Europe/Paris");
+    assert_string_equal(s.context, "{}");
+    assert_int_equal(s.status, SKED_SCHEDULE_ACTIVE);
+    assert_int_equal(s.source, SKED_SOURCE_API);
+    assert_int_equal(s.catchup, SKED_CATCHUP_LATEST);
+    assert_int_equal(s.catchup_max, 10);
+    assert_true(s.catchup_window == SKED_CATCHUP_WINDOW_DEFAULT);
+    assert_true(s.created_at == vclock.t && s.updated_at == vclock.t);
+    assert_true(s.next_fire_at == T("2026-01-11T08:00:00Z"));
+    assert_true(s.last_fired_at == SKED_TIME_NONE);
+    assert_null(s.last_error);
+    sked_schedule_done(&s);
+    /* The name is unique. */
+    make(&s, "morning", "0 10 * * *");
+    assert_int_equal(sked__store_schedule_create(st, &s, &err), SKED_ECONFLICT);
+    sked_schedule_done(&s);
+    assert_int_equal(sked__store_schedule_get(st, "nope", &s, &err),
+                     SKED_ENOTFOUND);
+    assert_int_equal(count("events"), 1);
+}
+
+static void test_invalid_writes_nothing(void **state)
+{
+    sked_store *st = *state;
+    sked_schedule s;
+    sked_error err;
+
+    make(&s, "bad", "0 9 * * *");
+    free(s.timezone);
+    s.timezone = strdup("Europe/Pariss");
+    assert_int_equal(sked__store_schedule_create(st, &s, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "timezone");
+    assert_non_null(strstr(err.msg, "Europe/Pariss"));
+    s.catchup_max = 0;
+    free(s.timezone);
+    s.timezone = NULL;
+    assert_int_equal(sked__store_schedule_create(st, &s, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "catchup_max");
+    sked_schedule_done(&s);
+    assert_int_equal(count("schedules"), 0);
+    assert_int_equal(count("events"), 0);
+}
+
+static void test_update(void **state)
+{
+    sked_store *st = *state;
+    sked_schedule s, got;
+    sked_error err;
+
+    create(st, "u", "0 9 * * *");
+    vclock.t += 60 * SKED_USEC_PER_SEC;
+    make(&s, "u", "30 7 * * *");
+    free(s.timezone);
+    s.timezone = strdup("America/New_York");
+    s.overlap = SKED_OVERLAP_SKIP;
+    assert_int_equal(sked__store_schedule_update(st, &s, &err), 0);
+    assert_int_equal(sked__store_schedule_get(st, "u", &got, &err), 0);
+    assert_string_equal(got.cron, "30 7 * * *");
+    assert_string_equal(got.timezone, "America/New_York");
+    assert_int_equal(got.overlap, SKED_OVERLAP_SKIP);
+    assert_true(got.updated_at == vclock.t);
+    assert_true(got.created_at == vclock.t - 60 * SKED_USEC_PER_SEC);
+    assert_true(got.next_fire_at == T("2026-01-10T12:30:00Z"));
+    sked_schedule_done(&got);
+    /* Updating a missing schedule, or with a bad value, changes nothing. */
+    free(s.name);
+    s.name = strdup("missing");
+    assert_int_equal(sked__store_schedule_update(st, &s, &err), SKED_ENOTFOUND);
+    free(s.name);
+    s.name = strdup("u");
+    s.jitter = SKED_JITTER_MAX + 1;
+    assert_int_equal(sked__store_schedule_update(st, &s, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "jitter");
+    sked_schedule_done(&s);
+    assert_int_equal(count("events"), 2);
+}
+
+static void test_delete_idempotent(void **state)
+{
+    sked_store *st = *state;
+    bool existed = false;
+
+    create(st, "d", "0 9 * * *");
+    assert_int_equal(sked__store_schedule_delete(st, "d", &existed, NULL), 0);
+    assert_true(existed);
+    assert_int_equal(sked__store_schedule_delete(st, "d", &existed, NULL), 0);
+    assert_false(existed);
+    assert_int_equal(count("schedules"), 0);
+    assert_int_equal(count("events"), 2); /* created, deleted */
+}
+
+static void test_pause_resume(void **state)
+{
+    sked_store *st = *state;
+    sked_schedule s;
+
+    create(st, "p", "0 9 * * *");
+    assert_int_equal(sked__store_schedule_pause(st, "p", NULL), 0);
+    assert_int_equal(sked__store_schedule_pause(st, "p", NULL), 0);
+    assert_int_equal(sked__store_schedule_get(st, "p", &s, NULL), 0);
+    assert_int_equal(s.status, SKED_SCHEDULE_PAUSED);
+    assert_true(s.next_fire_at == SKED_TIME_NONE);
+    sked_schedule_done(&s);
+    /* Resumed three days later: next occurrence from then, no catch-up. */
+    assert_int_equal(
+        sked__store_schedule_resume(st, "p", T("2026-01-13T09:00:00Z"), NULL),
+        0);
+    assert_int_equal(sked__store_schedule_get(st, "p", &s, NULL), 0);
+    assert_int_equal(s.status, SKED_SCHEDULE_ACTIVE);
+    assert_true(s.next_fire_at == T("2026-01-14T08:00:00Z"));
+    sked_schedule_done(&s);
+    assert_int_equal(sked__store_schedule_resume(st, "p", vclock.t, NULL), 0);
+    assert_int_equal(sked__store_schedule_pause(st, "zz", NULL),
+                     SKED_ENOTFOUND);
+    assert_int_equal(count("events"), 3); /* created, paused, resumed */
+}
+
+static void test_next_fire_kinds(void **state)
+{
+    sked_store *st = *state;
+    sked_schedule s, got;
+
+    sked_schedule_init(&s);
+    s.name = strdup("every");
+    s.workflow = strdup("w");
+    s.kind = SKED_SPEC_EVERY;
+    s.every = 3600 * SKED_USEC_PER_SEC;
+    assert_int_equal(sked__store_schedule_create(st, &s, NULL), 0);
+    assert_int_equal(sked__store_schedule_get(st, "every", &got, NULL), 0);
+    assert_true(got.anchor == vclock.t);
+    assert_true(got.next_fire_at == vclock.t + s.every);
+    sked_schedule_done(&got);
+    sked_schedule_done(&s);
+
+    /* An instant already past is kept for the catch-up policy... */
+    sked_schedule_init(&s);
+    s.name = strdup("at");
+    s.workflow = strdup("w");
+    s.kind = SKED_SPEC_AT;
+    s.at = T("2026-01-10T11:59:00Z");
+    assert_int_equal(sked__store_schedule_create(st, &s, NULL), 0);
+    assert_int_equal(sked__store_schedule_get(st, "at", &got, NULL), 0);
+    assert_true(got.next_fire_at == s.at);
+    assert_int_equal(got.status, SKED_SCHEDULE_ACTIVE);
+    sked_schedule_done(&got);
+    /* ...but a resumed schedule is never caught up: it is done. */
+    assert_int_equal(sked__store_schedule_pause(st, "at", NULL), 0);
+    assert_int_equal(sked__store_schedule_resume(st, "at", vclock.t, NULL), 0);
+    assert_int_equal(sked__store_schedule_get(st, "at", &got, NULL), 0);
+    assert_int_equal(got.status, SKED_SCHEDULE_DONE);
+    assert_true(got.next_fire_at == SKED_TIME_NONE);
+    sked_schedule_done(&got);
+    sked_schedule_done(&s);
+
+    /* Bounds: the first occurrence is at or after start_at. */
+    make(&s, "bounded", "0 9 * * *");
+    s.start_at = T("2026-02-01T08:00:00Z");
+    assert_int_equal(sked__store_schedule_create(st, &s, NULL), 0);
+    assert_int_equal(sked__store_schedule_get(st, "bounded", &got, NULL), 0);
+    assert_true(got.next_fire_at == T("2026-02-01T08:00:00Z"));
+    sked_schedule_done(&got);
+    sked_schedule_done(&s);
+}
+
+static void test_list_filters_and_pages(void **state)
+{
+    sked_store *st = *state;
+    sked_schedule_filter f = {.status = -1, .limit = 10};
+    sked_schedule *list;
+    char name[32], after[32] = "";
+    size_t n, total = 0, pages = 0;
+    bool more = true;
+
+    for (int i = 0; i < 25; i++) {
+        snprintf(name, sizeof name, "%s-%02d", i % 2 ? "odd" : "even", i);
+        create(st, name, "0 9 * * *");
+    }
+    assert_int_equal(sked__store_schedule_pause(st, "odd-01", NULL), 0);
+    while (more) {
+        assert_int_equal(
+            sked__store_schedule_list(st, &f, &list, &n, &more, NULL), 0);
+        for (size_t i = 0; i < n; i++)
+            assert_true(strcmp(list[i].name, after) > 0);
+        if (n)
+            snprintf(after, sizeof after, "%s", list[n - 1].name);
+        total += n;
+        pages++;
+        sked__schedules_free(list, n);
+        f.after_name = after;
+    }
+    assert_int_equal(total, 25);
+    assert_int_equal(pages, 3);
+
+    f = (sked_schedule_filter){.status = -1, .name_prefix = "odd"};
+    assert_int_equal(sked__store_schedule_list(st, &f, &list, &n, &more, NULL),
+                     0);
+    assert_int_equal(n, 12);
+    assert_false(more);
+    sked__schedules_free(list, n);
+    f = (sked_schedule_filter){.status = SKED_SCHEDULE_PAUSED};
+    assert_int_equal(sked__store_schedule_list(st, &f, &list, &n, &more, NULL),
+                     0);
+    assert_int_equal(n, 1);
+    assert_string_equal(list[0].name, "odd-01");
+    sked__schedules_free(list, n);
+    f = (sked_schedule_filter){.status = -1, .workflow = "other"};
+    assert_int_equal(sked__store_schedule_list(st, &f, &list, &n, &more, NULL),
+                     0);
+    assert_int_equal(n, 0);
+    sked__schedules_free(list, n);
+}
+
+/* ---- apply ------------------------------------------------------------- */
+
+static void test_apply(void **state)
+{
+    sked_store *st = *state;
+    sked_schedule set[3];
+    sked_apply_result r;
+    sked_error err;
+    sked_schedule got;
+
+    create(st, "by-hand", "0 8 * * *"); /* source api: never pruned */
+    make(&set[0], "a", "0 9 * * *");
+    make(&set[1], "b", "0 10 * * *");
+    make(&set[2], "c", "0 11 * * *");
+    assert_int_equal(sked__store_schedule_apply(st, set, 3, SKED_SOURCE_CODE,
+                                                true, &r, &err),
+                     0);
+    assert_true(r.created == 3 && r.updated == 0 && r.unchanged == 0 &&
+                r.deleted == 0);
+    assert_int_equal(sked__store_schedule_apply(st, set, 3, SKED_SOURCE_CODE,
+                                                true, &r, &err),
+                     0);
+    assert_true(r.created == 0 && r.updated == 0 && r.unchanged == 3);
+    /* Change a, drop c, prune. */
+    free(set[0].cron);
+    set[0].cron = strdup("15 9 * * *");
+    assert_int_equal(sked__store_schedule_apply(st, set, 2, SKED_SOURCE_CODE,
+                                                true, &r, &err),
+                     0);
+    assert_true(r.created == 0 && r.updated == 1 && r.unchanged == 1 &&
+                r.deleted == 1);
+    assert_int_equal(sked__store_schedule_get(st, "c", &got, NULL),
+                     SKED_ENOTFOUND);
+    assert_int_equal(sked__store_schedule_get(st, "by-hand", &got, NULL), 0);
+    sked_schedule_done(&got);
+    assert_int_equal(sked__store_schedule_get(st, "a", &got, NULL), 0);
+    assert_int_equal(got.source, SKED_SOURCE_CODE);
+    assert_string_equal(got.cron, "15 9 * * *");
+    sked_schedule_done(&got);
+    for (int i = 0; i < 3; i++)
+        sked_schedule_done(&set[i]);
+}
+
+static void test_apply_all_or_nothing(void **state)
+{
+    sked_store *st = *state;
+    sked_schedule set[3];
+    sked_apply_result r = {0};
+    sked_error err;
+    long long events;
+
+    make(&set[0], "a", "0 9 * * *");
+    assert_int_equal(sked__store_schedule_apply(st, set, 1, SKED_SOURCE_CODE,
+                                                false, &r, &err),
+                     0);
+    events = count("events");
+    free(set[0].cron);
+    set[0].cron = strdup("0 12 * * *");
+    make(&set[1], "b", "0 10 * * *");
+    make(&set[2], "c", "0 11 * * *");
+    free(set[2].timezone);
+    set[2].timezone = strdup("Mars/Olympus");
+    assert_int_equal(sked__store_schedule_apply(st, set, 3, SKED_SOURCE_CODE,
+                                                true, &r, &err),
+                     SKED_EINVAL);
+    assert_string_equal(err.field, "schedules[2].timezone");
+    /* A name given twice is refused too. */
+    free(set[2].name);
+    set[2].name = strdup("a");
+    free(set[2].timezone);
+    set[2].timezone = NULL;
+    assert_int_equal(sked__store_schedule_apply(st, set, 3, SKED_SOURCE_CODE,
+                                                true, &r, &err),
+                     SKED_EINVAL);
+    assert_int_equal(count("schedules"), 1);
+    assert_int_equal(count("events"), events);
+    for (int i = 0; i < 3; i++)
+        sked_schedule_done(&set[i]);
+}
+
+/* ---- runs -------------------------------------------------------------- */
+
+static sked_run_new run(const char *id, const char *key)
+{
+    return (sked_run_new){.id = id,
+                          .workflow = "report",
+                          .schedule = "morning",
+                          .trigger = SKED_TRIGGER_CRON,
+                          .scheduled_for = T("2026-01-10T08:00:00Z"),
+                          .concurrency_key = key,
+                          .not_before = SKED_TIME_NONE};
+}
+
+static void test_runs_insert_if_absent(void **state)
+{
+    sked_store *st = *state;
+    sked_run_new a[3] = {run("r1", NULL), run("r2", NULL), run("r3", NULL)};
+    sked_run_new b[3] = {run("r2", NULL), run("r4", NULL), run("r3", NULL)};
+    bool created[3];
+
+    assert_int_equal(sked__store_runs_insert(st, a, 3, created, NULL), 0);
+    assert_true(created[0] && created[1] && created[2]);
+    assert_int_equal(sked__store_runs_insert(st, b, 3, created, NULL), 0);
+    assert_true(!created[0] && created[1] && !created[2]);
+    assert_int_equal(count("runs"), 4);
+}
+
+static void test_concurrency_key(void **state)
+{
+    sked_store *st = *state;
+    sked_run_new first = run("k1", "schedule:morning");
+    sked_run_new batch[2] = {run("free", NULL), run("k2", "schedule:morning")};
+    bool created[2];
+    sked_error err;
+
+    assert_int_equal(sked__store_runs_insert(st, &first, 1, created, NULL), 0);
+    assert_int_equal(sked__store_runs_insert(st, batch, 2, created, &err),
+                     SKED_ECONFLICT);
+    assert_non_null(strstr(err.msg, "schedule:morning"));
+    assert_int_equal(count("runs"), 1); /* nothing from that batch */
+    /* Once the run is no longer active, the key is free again. */
+    assert_int_equal(
+        raw("UPDATE runs SET status = 'completed' WHERE id = 'k1'", NULL), 0);
+    assert_int_equal(sked__store_runs_insert(st, batch, 2, created, &err), 0);
+    assert_true(created[0] && created[1]);
+}
+
+static void test_runs_bad_input(void **state)
+{
+    sked_store *st = *state;
+    sked_run_new r = run("", NULL);
+    sked_error err;
+
+    assert_int_equal(sked__store_runs_insert(st, &r, 1, NULL, &err),
+                     SKED_EINVAL);
+    r = run("x", NULL);
+    r.context = "[1]";
+    assert_int_equal(sked__store_runs_insert(st, &r, 1, NULL, &err),
+                     SKED_EINVAL);
+    assert_string_equal(err.field, "runs[0].context");
+    assert_int_equal(
+        sked__store_runs_insert(st, &r, SKED_STORE_BATCH_MAX + 1, NULL, &err),
+        SKED_EINVAL);
+    assert_int_equal(count("runs"), 0);
+}
+
+static void test_run_ids(void **state)
+{
+    char buf[SKED_RUN_ID_MAX];
+
+    (void) state;
+    assert_true(sked__run_id_scheduled("morning-report",
+                                       T("2026-11-30T08:00:00Z"), buf,
+                                       sizeof buf) > 0);
+    assert_string_equal(buf, "sched-morning-report-2026-11-30T08:00:00Z");
+    assert_true(sked__run_id_trigger("morning-report",
+                                     T("2026-11-30T08:00:01.000250Z"), buf,
+                                     sizeof buf) > 0);
+    assert_string_equal(buf, "sched-morning-report-trigger-2026-11-30T08:00:01."
+                             "000250Z");
+    assert_int_equal(sked__run_id_trigger("x", 0, buf, 8), SKED_ETOOBIG);
+}
+
+struct thread_arg {
+    sked_store *st;
+    int seed;
+    size_t created;
+    int rc;
+};
+
+/* Insert runs t-0000 .. t-0999 in batches of 50, from an offset. */
+static void *insert_thread(void *p)
+{
+    struct thread_arg *a = p;
+    char ids[1000][16];
+    sked_run_new batch[50];
+    bool created[50];
+
+    for (int i = 0; i < 1000; i++)
+        snprintf(ids[i], sizeof ids[i], "t-%04d", i);
+    for (int k = 0; k < 20 && a->rc == 0; k++) {
+        int from = ((k + a->seed * 5) % 20) * 50;
+        for (int i = 0; i < 50; i++)
+            batch[i] = run(ids[from + i], NULL);
+        a->rc = sked__store_runs_insert(a->st, batch, 50, created, NULL);
+        for (int i = 0; i < 50 && a->rc == 0; i++)
+            a->created += created[i];
+    }
+    return NULL;
+}
+
+/* Threads share one store: each gets its own connection, and every run
+ * is created once. */
+static void test_threads(void **state)
+{
+    struct thread_arg a[4];
+    pthread_t th[4];
+    size_t total = 0;
+
+    for (int i = 0; i < 4; i++) {
+        a[i] = (struct thread_arg){*state, i, 0, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, insert_thread, &a[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+        assert_int_equal(a[i].rc, 0);
+        total += a[i].created;
+    }
+    assert_int_equal(total, 1000);
+    assert_int_equal(count("runs"), 1000);
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+static void test_events(void **state)
+{
+    sked_store *st = *state;
+    sked_event *ev;
+    size_t n;
+    int64_t deleted = 0;
+
+    assert_int_equal(
+        sked__store_event_append(st, "run.created", "r1", "{\"a\":1}", NULL),
+        0);
+    vclock.t += 3600 * SKED_USEC_PER_SEC;
+    assert_int_equal(
+        sked__store_event_append(st, "run.started", "r1", NULL, NULL), 0);
+    assert_int_equal(sked__store_event_append(st, "x", "r1", "[", NULL),
+                     SKED_EINVAL);
+    assert_int_equal(sked__store_event_list(st, 0, 10, &ev, &n, NULL), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(ev[0].type, "run.created");
+    assert_string_equal(ev[0].payload, "{\"a\":1}");
+    assert_string_equal(ev[1].payload, "{}");
+    assert_true(ev[0].id < ev[1].id);
+    assert_true(ev[1].at == vclock.t);
+    int64_t first = ev[0].id;
+    sked__events_free(ev, n);
+    assert_int_equal(sked__store_event_list(st, first, 10, &ev, &n, NULL), 0);
+    assert_int_equal(n, 1);
+    sked__events_free(ev, n);
+    assert_int_equal(sked__store_event_prune(st, vclock.t, &deleted, NULL), 0);
+    assert_int_equal(deleted, 1);
+    assert_int_equal(count("events"), 1);
+}
+
+static void test_schedule_events_in_order(void **state)
+{
+    static const char *const want[] = {"schedule.created", "schedule.paused",
+                                       "schedule.resumed", "schedule.updated",
+                                       "schedule.deleted"};
+    sked_store *st = *state;
+    sked_schedule s;
+    sked_event *ev;
+    size_t n;
+
+    create(st, "e", "0 9 * * *");
+    assert_int_equal(sked__store_schedule_pause(st, "e", NULL), 0);
+    assert_int_equal(sked__store_schedule_resume(st, "e", vclock.t, NULL), 0);
+    make(&s, "e", "0 10 * * *");
+    assert_int_equal(sked__store_schedule_update(st, &s, NULL), 0);
+    sked_schedule_done(&s);
+    assert_int_equal(sked__store_schedule_delete(st, "e", NULL, NULL), 0);
+    assert_int_equal(sked__store_event_list(st, 0, 0, &ev, &n, NULL), 0);
+    assert_int_equal(n, 5);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(ev[i].type, want[i]);
+        assert_string_equal(ev[i].subject, "e");
+    }
+    assert_non_null(strstr(ev[0].payload, "\"cron\":\"0 9 * * *\""));
+    sked__events_free(ev, n);
+}
+
+int main(void)
+{
+    const char *url = getenv("SKED_TEST_DB_URL");
+    const struct CMUnitTest tests[] = {
+#define T_(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+        T_(test_meta_records_version),
+        T_(test_newer_database_refused),
+        T_(test_bad_urls),
+        T_(test_corrupt_file),
+        T_(test_create_get),
+        T_(test_invalid_writes_nothing),
+        T_(test_update),
+        T_(test_delete_idempotent),
+        T_(test_pause_resume),
+        T_(test_next_fire_kinds),
+        T_(test_list_filters_and_pages),
+        T_(test_apply),
+        T_(test_apply_all_or_nothing),
+        T_(test_runs_insert_if_absent),
+        T_(test_concurrency_key),
+        T_(test_runs_bad_input),
+        T_(test_threads),
+        T_(test_run_ids),
+        T_(test_events),
+        T_(test_schedule_events_in_order),
+#undef T_
+    };
+    int failed;
+
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/sked-store-XXXXXX");
+    if (!mkdtemp(tmp_dir))
+        return 1;
+    if (url && url[0])
+        snprintf(db_url, sizeof db_url, "%s", url);
+    else
+        snprintf(db_url, sizeof db_url, "sqlite:%s/store.db", tmp_dir);
+    if (sked_tzdb_open(SKED_TEST_DATA "/zoneinfo", &tzdb, NULL) != 0)
+        return 1;
+    sked__clock_virtual(&vclock, &clock_);
+    failed = cmocka_run_group_tests(tests, NULL, NULL);
+    sked_tzdb_close(tzdb);
+    if (!failed) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
+        (void) !system(cmd);
+    }
+    return failed;
+}

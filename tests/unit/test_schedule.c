@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: MIT */
+/* Schedules as values: defaults, validation of every field (each invalid
+ * value gives SKED_EINVAL naming the field), enum names, and the API's
+ * JSON both ways (round trips, unknown fields, wrong types). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "store/schedule_json.h"
+#include "sked/schedule.h"
+
+static sked_tzdb *tzdb;
+
+#define SEC SKED_USEC_PER_SEC
+#define DAY (86400 * SEC)
+
+/* Fill *s with a valid cron schedule. */
+static void valid(sked_schedule *s)
+{
+    sked_schedule_init(s);
+    s->name = strdup("morning-report");
+    s->workflow = strdup("report");
+    s->cron = strdup("0 9 * * *");
+    s->timezone = strdup("Europe/Paris");
+}
+
+static void set_str(char **p, const char *v)
+{
+    free(*p);
+    *p = v ? strdup(v) : NULL;
+}
+
+static void test_defaults(void **state)
+{
+    sked_schedule s;
+
+    (void) state;
+    sked_schedule_init(&s);
+    assert_int_equal(s.catchup, SKED_CATCHUP_LATEST);
+    assert_int_equal(s.catchup_max, 10);
+    assert_true(s.catchup_window == DAY);
+    assert_int_equal(s.overlap, SKED_OVERLAP_ALLOW);
+    assert_int_equal(s.dst, SKED_DST_ONCE);
+    assert_int_equal(s.status, SKED_SCHEDULE_ACTIVE);
+    assert_int_equal(s.source, SKED_SOURCE_API);
+    assert_true(s.at == SKED_TIME_NONE && s.anchor == SKED_TIME_NONE);
+    assert_true(s.start_at == SKED_TIME_NONE && s.end_at == SKED_TIME_NONE);
+    assert_null(s.timezone);
+    assert_null(s.context);
+    sked_schedule_done(NULL);
+}
+
+/* One invalid value per line: what to change, and the field named. */
+enum change {
+    C_NAME,
+    C_WORKFLOW,
+    C_CRON,
+    C_TZ,
+    C_CONTEXT,
+    C_QUEUE,
+    C_DESCRIPTION,
+    C_CATCHUP_MAX,
+    C_WINDOW,
+    C_JITTER,
+    C_EVERY,
+    C_START_END,
+    C_MAX_RUNS,
+    C_PAUSE_AFTER,
+    C_CATCHUP,
+    C_OVERLAP,
+    C_DST,
+    C_STATUS,
+    C_SOURCE,
+    C_AUTOBACKFILL,
+    C_TWO_SPECS,
+    C_AT,
+    C_NO_SPEC,
+};
+
+struct bad_case {
+    enum change what;
+    const char *str;
+    int64_t num;
+    const char *field;
+};
+
+static const struct bad_case bad_cases[] = {
+    {C_NAME, "", 0, "name"},
+    {C_NAME, "has space", 0, "name"},
+    {C_NAME, "slash/no", 0, "name"},
+    {C_NAME, NULL, 0, "name"},
+    {C_NAME, "x", 129, "name"}, /* 129 characters */
+    {C_WORKFLOW, NULL, 0, "workflow"},
+    {C_WORKFLOW, "w!", 0, "workflow"},
+    {C_CRON, "61 * * * *", 0, "cron"},
+    {C_CRON, "0 0 30 2 *", 0, "cron"},
+    {C_CRON, "", 0, "cron"},
+    {C_TZ, "Europe/Pariss", 0, "timezone"},
+    {C_TZ, "../etc/passwd", 0, "timezone"},
+    {C_CONTEXT, "[1,2]", 0, "context"},
+    {C_CONTEXT, "{\"a\":", 0, "context"},
+    {C_CONTEXT, "\"text\"", 0, "context"},
+    {C_CONTEXT, NULL, SKED_CONTEXT_MAX + 1, "context"},
+    {C_QUEUE, "a queue", 0, "queue"},
+    {C_DESCRIPTION, NULL, SKED_DESCRIPTION_MAX + 1, "description"},
+    {C_CATCHUP_MAX, NULL, 0, "catchup_max"},
+    {C_CATCHUP_MAX, NULL, 1001, "catchup_max"},
+    {C_CATCHUP_MAX, NULL, -1, "catchup_max"},
+    {C_WINDOW, NULL, 59 * SEC, "catchup_window"},
+    {C_WINDOW, NULL, 30 * DAY + 1, "catchup_window"},
+    {C_JITTER, NULL, -1, "jitter"},
+    {C_JITTER, NULL, 3600 * SEC + 1, "jitter"},
+    {C_EVERY, NULL, SEC - 1, "every"},
+    {C_EVERY, NULL, 366 * DAY + 1, "every"},
+    {C_EVERY, NULL, 0, "every"},
+    {C_START_END, NULL, 0, "end_at"},
+    {C_MAX_RUNS, NULL, -1, "max_runs"},
+    {C_PAUSE_AFTER, NULL, -1, "pause_after_failures"},
+    {C_CATCHUP, NULL, 7, "catchup"},
+    {C_OVERLAP, NULL, -1, "overlap"},
+    {C_DST, NULL, 2, "dst"},
+    {C_STATUS, NULL, 9, "status"},
+    {C_SOURCE, NULL, 2, "source"},
+    {C_AUTOBACKFILL, NULL, 2, "automatic_backfill"},
+    {C_TWO_SPECS, NULL, 0, "every"},
+    {C_AT, NULL, 0, "at"},
+    {C_NO_SPEC, NULL, 0, "cron"},
+};
+
+/* Apply case C to the valid schedule S. */
+static void spoil(sked_schedule *s, const struct bad_case *c)
+{
+    char *big;
+
+    switch (c->what) {
+    case C_NAME:
+        if (c->num) {
+            big = malloc((size_t) c->num + 1);
+            memset(big, 'x', (size_t) c->num);
+            big[c->num] = '\0';
+            free(s->name);
+            s->name = big;
+        } else {
+            set_str(&s->name, c->str);
+        }
+        break;
+    case C_WORKFLOW:
+        set_str(&s->workflow, c->str);
+        break;
+    case C_CRON:
+        set_str(&s->cron, c->str);
+        break;
+    case C_TZ:
+        set_str(&s->timezone, c->str);
+        break;
+    case C_CONTEXT:
+        if (c->num) {
+            big = malloc((size_t) c->num + 1);
+            memset(big, ' ', (size_t) c->num);
+            memcpy(big, "{}", 2);
+            big[c->num] = '\0';
+            free(s->context);
+            s->context = big;
+        } else {
+            set_str(&s->context, c->str);
+        }
+        break;
+    case C_QUEUE:
+        set_str(&s->queue, c->str);
+        break;
+    case C_DESCRIPTION:
+        big = calloc(1, (size_t) c->num + 1);
+        memset(big, 'd', (size_t) c->num);
+        s->description = big;
+        break;
+    case C_CATCHUP_MAX:
+        s->catchup_max = (int32_t) c->num;
+        break;
+    case C_WINDOW:
+        s->catchup_window = c->num;
+        break;
+    case C_JITTER:
+        s->jitter = c->num;
+        break;
+    case C_EVERY:
+        set_str(&s->cron, NULL);
+        s->kind = SKED_SPEC_EVERY;
+        s->every = c->num;
+        break;
+    case C_START_END:
+        s->start_at = 2000 * SEC;
+        s->end_at = 1000 * SEC;
+        break;
+    case C_MAX_RUNS:
+        s->max_runs = c->num;
+        break;
+    case C_PAUSE_AFTER:
+        s->pause_after_failures = (int32_t) c->num;
+        break;
+    case C_CATCHUP:
+        s->catchup = (sked_catchup) c->num;
+        break;
+    case C_OVERLAP:
+        s->overlap = (sked_overlap) c->num;
+        break;
+    case C_DST:
+        s->dst = (sked_dst) c->num;
+        break;
+    case C_STATUS:
+        s->status = (sked_schedule_status) c->num;
+        break;
+    case C_SOURCE:
+        s->source = (sked_source) c->num;
+        break;
+    case C_AUTOBACKFILL:
+        s->automatic_backfill = (int32_t) c->num;
+        break;
+    case C_TWO_SPECS:
+        s->every = 60 * SEC;
+        break;
+    case C_AT:
+        set_str(&s->cron, NULL);
+        s->kind = SKED_SPEC_AT;
+        break;
+    case C_NO_SPEC:
+        set_str(&s->cron, NULL);
+        break;
+    }
+}
+
+static void test_validate_table(void **state)
+{
+    sked_schedule s;
+    sked_error err;
+
+    (void) state;
+    valid(&s);
+    assert_int_equal(sked_schedule_validate(&s, tzdb, &err), 0);
+    sked_schedule_done(&s);
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        valid(&s);
+        spoil(&s, &bad_cases[i]);
+        sked_error_clear(&err);
+        if (sked_schedule_validate(&s, tzdb, &err) != SKED_EINVAL)
+            fail_msg("case %zu (%s) was accepted", i, bad_cases[i].field);
+        if (strcmp(err.field, bad_cases[i].field) != 0)
+            fail_msg("case %zu: field \"%s\", want \"%s\" (%s)", i, err.field,
+                     bad_cases[i].field, err.msg);
+        assert_true(err.msg[0] != '\0');
+        sked_schedule_done(&s);
+    }
+}
+
+static void test_validate_edges_accepted(void **state)
+{
+    sked_schedule s;
+    sked_error err;
+
+    (void) state;
+    valid(&s);
+    s.catchup_max = 1000;
+    s.catchup_window = 60 * SEC;
+    s.jitter = 3600 * SEC;
+    set_str(&s.context, "{\"k\":[1,2]}");
+    set_str(&s.queue, "reports.v2_x-1");
+    s.start_at = 1000 * SEC;
+    s.end_at = 1000 * SEC + 1;
+    assert_int_equal(sked_schedule_validate(&s, tzdb, &err), 0);
+    s.catchup_window = 30 * DAY;
+    set_str(&s.timezone, NULL); /* UTC */
+    assert_int_equal(sked_schedule_validate(&s, tzdb, &err), 0);
+    set_str(&s.cron, NULL);
+    s.kind = SKED_SPEC_EVERY;
+    s.every = 366 * DAY;
+    assert_int_equal(sked_schedule_validate(&s, tzdb, &err), 0);
+    sked_schedule_done(&s);
+}
+
+static void test_cron_error_position(void **state)
+{
+    sked_schedule s;
+    sked_error err;
+
+    (void) state;
+    valid(&s);
+    set_str(&s.cron, "0 25 * * *");
+    assert_int_equal(sked_schedule_validate(&s, tzdb, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "cron");
+    assert_int_equal(err.pos, 2);
+    assert_non_null(strstr(err.msg, "hour"));
+    sked_schedule_done(&s);
+}
+
+static void test_enum_names(void **state)
+{
+    sked_overlap o;
+    sked_catchup c;
+    sked_error err;
+
+    (void) state;
+    assert_string_equal(sked_overlap_name(SKED_OVERLAP_BUFFER_ONE),
+                        "buffer_one");
+    assert_string_equal(sked_catchup_name(SKED_CATCHUP_ALL), "all");
+    assert_string_equal(sked_schedule_status_name(SKED_SCHEDULE_DONE), "done");
+    assert_string_equal(sked_source_name(SKED_SOURCE_CODE), "code");
+    assert_string_equal(sked_spec_kind_name(SKED_SPEC_EVERY), "every");
+    assert_string_equal(sked_overlap_name((sked_overlap) 99), "unknown");
+    assert_int_equal(sked_overlap_parse("cancel_other", "overlap", &o, NULL),
+                     0);
+    assert_int_equal(o, SKED_OVERLAP_CANCEL_OTHER);
+    assert_int_equal(sked_catchup_parse("none", "catchup", &c, &err),
+                     SKED_EINVAL);
+    assert_string_equal(err.field, "catchup");
+    assert_non_null(strstr(err.msg, "latest, skip, all"));
+}
+
+static void test_copy(void **state)
+{
+    sked_schedule s, c;
+
+    (void) state;
+    valid(&s);
+    set_str(&s.description, "d");
+    assert_int_equal(sked_schedule_copy(&s, &c), 0);
+    assert_ptr_not_equal(c.name, s.name);
+    assert_string_equal(c.name, s.name);
+    assert_string_equal(c.description, "d");
+    sked_schedule_done(&s);
+    assert_string_equal(c.cron, "0 9 * * *");
+    sked_schedule_done(&c);
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static void test_json_round_trip(void **state)
+{
+    static const char *const text =
+        "{\"name\":\"nightly\",\"workflow\":\"cleanup\",\"every\":\"6h\","
+        "\"anchor\":\"2026-01-01T00:00:00Z\",\"context\":{\"a\":[1,true]},"
+        "\"catchup\":\"all\",\"catchup_max\":5,"
+        "\"catchup_window_secs\":259200,\"overlap\":\"skip\","
+        "\"jitter_secs\":1.5,\"paused\":true,\"dst\":\"cadence\","
+        "\"start_at\":\"2026-01-01T01:00:00+01:00\",\"max_runs\":3,"
+        "\"description\":\"d\",\"queue\":\"q\",\"priority\":-2}";
+    sked_schedule s, back;
+    char *out, *again;
+
+    (void) state;
+    assert_int_equal(
+        sked__schedule_from_json_text(text, strlen(text), 0, &s, NULL), 0);
+    assert_int_equal(s.kind, SKED_SPEC_EVERY);
+    assert_true(s.every == 6 * 3600 * SEC);
+    assert_true(s.jitter == 1500000);
+    assert_int_equal(s.status, SKED_SCHEDULE_PAUSED);
+    assert_true(s.start_at == 1767225600 * SEC);
+    assert_int_equal(s.priority, -2);
+    assert_int_equal(sked_schedule_validate(&s, tzdb, NULL), 0);
+    assert_int_equal(sked__schedule_to_json_text(&s, &out, NULL), 0);
+    assert_non_null(strstr(out, "\"every_secs\":21600"));
+    assert_non_null(strstr(out, "\"jitter_secs\":1.5"));
+    assert_non_null(strstr(out, "\"start_at\":\"2026-01-01T00:00:00Z\""));
+    assert_non_null(strstr(out, "\"cron\":null"));
+    assert_non_null(strstr(out, "\"next_fire_at\":null"));
+    assert_non_null(strstr(out, "\"status\":\"paused\""));
+    /* Output read back (with the state fields) gives the same output. */
+    assert_int_equal(sked__schedule_from_json_text(out, strlen(out),
+                                                   SKED__SCHEDULE_JSON_STATE,
+                                                   &back, NULL),
+                     0);
+    assert_int_equal(sked__schedule_to_json_text(&back, &again, NULL), 0);
+    assert_string_equal(out, again);
+    free(out);
+    free(again);
+    sked_schedule_done(&s);
+    sked_schedule_done(&back);
+}
+
+struct json_bad {
+    const char *text;
+    int code;
+    const char *field;
+    const char *msg_has;
+};
+
+static const struct json_bad json_bad_cases[] = {
+    {"{\"name\":\"a\",\"colour\":1}", SKED_EINVAL, "colour", "unknown"},
+    {"{\"catchup_max\":\"5\"}", SKED_EINVAL, "catchup_max", "an integer"},
+    {"{\"catchup_max\":1.5}", SKED_EINVAL, "catchup_max", "an integer"},
+    {"{\"catchup_window_secs\":\"3d\"}", SKED_EINVAL, "catchup_window_secs",
+     "number"},
+    {"{\"jitter_secs\":null}", SKED_EINVAL, "jitter_secs", "number"},
+    {"{\"name\":5}", SKED_EINVAL, "name", "a string"},
+    {"{\"paused\":1}", SKED_EINVAL, "paused", "true or false"},
+    {"{\"context\":[1]}", SKED_EINVAL, "context", "object"},
+    {"{\"at\":\"2026-12-01T09:00:00\"}", SKED_EINVAL, "at", "RFC 3339"},
+    {"{\"every\":\"5 parsecs\"}", SKED_EINVAL, "every", ""},
+    {"{\"overlap\":\"sometimes\"}", SKED_EINVAL, "overlap", "buffer_one"},
+    {"{\"dst\":\"twice\"}", SKED_EINVAL, "dst", "cadence"},
+    {"{\"cron\":\"* * * * *\",\"every_secs\":60}", SKED_EINVAL, "every_secs",
+     "only one"},
+    {"{\"status\":\"active\"}", SKED_EINVAL, "status", "read-only"},
+    {"{\"next_fire_at\":null}", SKED_EINVAL, "next_fire_at", "read-only"},
+    {"{\"priority\":4294967296}", SKED_EINVAL, "priority", "range"},
+    {"[1]", SKED_EINVAL, "", "object"},
+    {"{\"name\":", SKED_ESYNTAX, "", "malformed"},
+    {"{\"a\":1,\"a\":2}", SKED_ESYNTAX, "", "duplicate"},
+};
+
+static void test_json_bad(void **state)
+{
+    sked_schedule s;
+    sked_error err;
+
+    (void) state;
+    for (size_t i = 0; i < sizeof json_bad_cases / sizeof json_bad_cases[0];
+         i++) {
+        const struct json_bad *c = &json_bad_cases[i];
+        sked_error_clear(&err);
+        int rc = sked__schedule_from_json_text(c->text, strlen(c->text), 0, &s,
+                                               &err);
+        if (rc != c->code)
+            fail_msg("%s: got %d, want %d", c->text, rc, c->code);
+        if (strcmp(err.field, c->field) != 0 || !strstr(err.msg, c->msg_has))
+            fail_msg("%s: field \"%s\" msg \"%s\"", c->text, err.field,
+                     err.msg);
+    }
+}
+
+static void test_json_patch_replaces_spec(void **state)
+{
+    static const char *const patch = "{\"at\":\"2026-12-01T09:00:00Z\"}";
+    json_t *p = json_loads(patch, 0, NULL);
+    json_t *bad = json_loads("{\"cron\":\"0 9 * * *\",\"x\":1}", 0, NULL);
+    sked_schedule s;
+
+    (void) state;
+    valid(&s);
+    assert_int_equal(sked__schedule_patch_json(p, 0, &s, NULL), 0);
+    assert_int_equal(s.kind, SKED_SPEC_AT);
+    assert_null(s.cron);
+    assert_int_equal(sked_schedule_validate(&s, tzdb, NULL), 0);
+    /* A failing patch leaves the schedule as it was. */
+    assert_int_equal(sked__schedule_patch_json(bad, 0, &s, NULL), SKED_EINVAL);
+    assert_int_equal(s.kind, SKED_SPEC_AT);
+    assert_null(s.cron);
+    json_decref(p);
+    json_decref(bad);
+    sked_schedule_done(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_validate_table),
+        cmocka_unit_test(test_validate_edges_accepted),
+        cmocka_unit_test(test_cron_error_position),
+        cmocka_unit_test(test_enum_names),
+        cmocka_unit_test(test_copy),
+        cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_json_bad),
+        cmocka_unit_test(test_json_patch_replaces_spec),
+    };
+    int failed;
+
+    if (sked_tzdb_open(SKED_TEST_DATA "/zoneinfo", &tzdb, NULL) != 0)
+        return 1;
+    failed = cmocka_run_group_tests(tests, NULL, NULL);
+    sked_tzdb_close(tzdb);
+    return failed;
+}
