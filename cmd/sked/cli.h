@@ -60,6 +60,8 @@ typedef struct cli_args {
 
 /* The commands of the tree, one per cmd_<name>.c. */
 extern const cli_cmd cli_cmd_cron;
+extern const cli_cmd cli_cmd_schedule;
+extern const cli_cmd cli_cmd_apply;
 
 /* Run a group: find the subcommand named by ARGV[1] and run it, or print
  * the group's help for "--help". */

@@ -4,8 +4,14 @@
  * The command tree starts here. Each top-level command lives in its own
  * cmd_<name>.c and exports one cli_cmd (cli.h); adding "server",
  * "schedule", "run", "apply", "events" or "mcp" is one file and one line
- * in top_cmds. "sked help A B" is "sked A B --help". */
+ * in top_cmds. "sked help A B" is "sked A B --help".
+ *
+ * Global options come before the command: "--db URL" names the database
+ * of direct mode. It is handed down as $SKED_DB, the channel the
+ * environment already uses, so every command reads one place and a
+ * --db given after the command still wins. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -24,9 +30,7 @@ static const cli_cmd help_cmd = {
 };
 
 static const cli_cmd *const top_cmds[] = {
-    &cli_cmd_cron,
-    &help_cmd,
-    NULL,
+    &cli_cmd_schedule, &cli_cmd_apply, &cli_cmd_cron, &help_cmd, NULL,
 };
 
 static const cli_cmd root = {
@@ -36,6 +40,9 @@ static const cli_cmd root = {
     .run = cli_run_group,
     .subs = top_cmds,
     .help = "Options:\n"
+            "  --db URL    the database of direct mode: sqlite:PATH or\n"
+            "              postgres://... (default $SKED_DB, else\n"
+            "              sqlite:sked.db); also accepted after the command\n"
             "  -h, --help  show this help\n"
             "  --version   print the version\n",
 };
@@ -65,11 +72,34 @@ static int check_lengths(int argc, char **argv)
     return 0;
 }
 
+/* Take the global options before the command off ARGV: move the command
+ * to ARGV[1]. Returns 0 or the exit code of a usage error. */
+static int global_options(int *argc, char **argv)
+{
+    while (*argc > 1 && strncmp(argv[1], "--db", 4) == 0 &&
+           (argv[1][4] == '\0' || argv[1][4] == '=')) {
+        const char *url = argv[1][4] == '=' ? argv[1] + 5 : NULL;
+        int used = url ? 1 : 2;
+
+        if (!url && *argc < 3)
+            return cli_usage_error(&root, "option --db needs a value");
+        if (!url)
+            url = argv[2];
+        if (setenv("SKED_DB", url, 1) != 0)
+            return cli_fail(SKED_ENOMEM, "cannot set --db");
+        memmove(argv + 1, argv + 1 + used,
+                (size_t) (*argc - used) * sizeof *argv);
+        *argc -= used;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int rc;
 
-    if ((rc = check_lengths(argc, argv)) != 0)
+    if ((rc = check_lengths(argc, argv)) != 0 ||
+        (rc = global_options(&argc, argv)) != 0)
         return rc;
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         printf("sked %s\n", SKED_VERSION);

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/* "sked apply FILE [--prune]": make the database's schedules match the
+ * workflows file (SPEC 3.5 apply, SPEC 10).
+ *
+ * The whole file is read and checked first (workflow_file.c): a mistake
+ * anywhere is reported as "FILE:LINE:COLUMN: path: message" and nothing
+ * is written. Then its schedules — those under workflows.<name> and the
+ * top-level ones — are applied in one transaction with source "code":
+ * created, replaced when changed, left alone when equal; with --prune the
+ * code schedules no longer in the file are deleted. Schedules created
+ * through the API or the CLI (source "api") are never touched. This
+ * version applies only the schedules; queues and workflows are checked
+ * and will be executed by the server. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "direct.h"
+#include "engine/workflow_file.h"
+#include "output.h"
+
+/* Print the error of reading FILE as one line; return its exit code. */
+static int file_fail(const char *file, const sked_wf_error *e, int rc)
+{
+    char line[SKED_WF_PATH_MAX + SKED_WF_MSG_MAX + 300];
+
+    sked__workflow_file_error_format(e, file, line, sizeof line);
+    fprintf(stderr, "sked: %s\n", line);
+    return sked_error_exit_code(rc == SKED_ESYNTAX ? SKED_EINVAL : rc);
+}
+
+/* Report a failure of the store's apply. Its errors name
+ * "schedules[i].field", i indexing the file's schedules in order: say
+ * where schedule i stands in FILE instead. */
+static int apply_fail(const char *file, const sked_wf_file *wf,
+                      const sked_error *err, int rc)
+{
+    const char *msg = err->msg[0] ? err->msg : sked_strerror(rc);
+    const char *rest = NULL;
+    unsigned long i = 0;
+    char *end;
+
+    if (strncmp(err->field, "schedules[", 10) == 0) {
+        i = strtoul(err->field + 10, &end, 10);
+        if (end[0] == ']' && i < wf->n_schedules)
+            rest = end + 1;
+    }
+    if (rest) {
+        const sked_wf_where *w = &wf->where[i];
+
+        return cli_fail(rc, "%s:%d:%d: %s%s: %s", file, w->line, w->column,
+                        w->path, rest, msg);
+    }
+    if (err->field[0])
+        return cli_fail(rc, "%s: %s: %s", file, err->field, msg);
+    return cli_fail(rc, "cannot apply %s: %s", file, msg);
+}
+
+static int print_result(const sked_apply_result *r, bool json)
+{
+    if (json)
+        return out_json(json_pack(
+            "{s:I, s:I, s:I, s:I}", "created", (json_int_t) r->created,
+            "updated", (json_int_t) r->updated, "unchanged",
+            (json_int_t) r->unchanged, "deleted", (json_int_t) r->deleted));
+    printf("%zu created, %zu updated, %zu unchanged, %zu deleted\n", r->created,
+           r->updated, r->unchanged, r->deleted);
+    return cli_flush();
+}
+
+static int apply_file(const char *file, const char *db, bool prune, bool json)
+{
+    sked_apply_result res = {0};
+    sked_wf_file wf = {0};
+    sked_tzdb *tzdb = NULL;
+    sked_store *st = NULL;
+    sked_wf_error e;
+    sked_error err;
+    int rc;
+
+    if ((rc = direct_tzdb_open(&tzdb)) != 0)
+        return rc;
+    if ((rc = sked__workflow_file_load(file, tzdb, &wf, &e)) < 0) {
+        rc = file_fail(file, &e, rc);
+        goto out;
+    }
+    if ((rc = direct_store_open(db, tzdb, &st)) != 0)
+        goto out;
+    sked_error_clear(&err);
+    rc = sked__store_schedule_apply(st, wf.schedules, wf.n_schedules,
+                                    SKED_SOURCE_CODE, prune, &res, &err);
+    rc = rc < 0 ? apply_fail(file, &wf, &err, rc) : print_result(&res, json);
+out:
+    sked__store_close(st);
+    sked__workflow_file_done(&wf);
+    sked_tzdb_close(tzdb);
+    return rc;
+}
+
+static int apply_run(const cli_cmd *self, int argc, char **argv)
+{
+    const char *db = NULL;
+    bool prune = false, json = false;
+    const cli_opt opts[] = {
+        {"prune", 0, CLI_OPT_FLAG, &prune},
+        {"json", 0, CLI_OPT_FLAG, &json},
+        {"db", 0, CLI_OPT_VALUE, &db},
+        {0},
+    };
+    cli_args args;
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
+        return rc;
+    if (args.npos == 0)
+        return cli_usage_error(self, "missing the workflows file");
+    if (args.npos > 1)
+        return cli_usage_error(self, "too many arguments");
+    return apply_file(args.pos[0], db, prune, json);
+}
+
+const cli_cmd cli_cmd_apply = {
+    .name = "apply",
+    .path = "sked apply",
+    .summary = "Apply the schedules of a workflows file",
+    .run = apply_run,
+    .help = "Usage: sked apply FILE [--prune] [--json]\n"
+            "\n"
+            "Read the workflows file FILE (docs/workflows-file.md), check all\n"
+            "of it, then create or update its schedules in one transaction,\n"
+            "with source \"code\". Nothing is written when any part of the\n"
+            "file is wrong; the error reads FILE:LINE:COLUMN: path: message.\n"
+            "Schedules created with \"sked schedule create\" or the API are\n"
+            "never touched. Prints how many schedules were created, updated,\n"
+            "left unchanged and deleted.\n"
+            "\n"
+            "Options:\n"
+            "  --prune        also delete the code schedules not in FILE\n"
+            "  --json         print the counts as JSON\n"
+            "  --db URL       the database: sqlite:PATH or postgres://...\n"
+            "                 (default $SKED_DB, else sqlite:sked.db); also\n"
+            "                 accepted before the command\n"
+            "  -h, --help     show this help\n",
+};

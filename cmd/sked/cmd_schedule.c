@@ -1,0 +1,856 @@
+/* SPDX-License-Identifier: MIT */
+/* "sked schedule": manage schedules on the database directly (SPEC 3.5,
+ * 7), with no server.
+ *
+ *   create WORKFLOW [EXPR]   a cron schedule, or --every / --at
+ *   get NAME                 every field (SPEC 6)
+ *   list                     filtered, one page at a time
+ *   update NAME              change the options given, keep the rest
+ *   pause|resume|delete NAME
+ *   preview NAME             the next occurrences, marked across DST
+ *
+ * Everything is checked before the database is opened, so a bad value
+ * never creates nor changes a file. Human output by default, --json for
+ * scripts; the JSON of a schedule is the API's (schedule_json.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "direct.h"
+#include "output.h"
+#include "schedule_opts.h"
+#include "store/schedule.h"
+#include "store/schedule_json.h"
+
+#define LIST_DEFAULT    100
+#define PREVIEW_DEFAULT 5
+#define PREVIEW_MAX     1000
+
+/* What a command on one schedule holds, released by ctx_done. */
+typedef struct ctx {
+    sked_tzdb *tzdb;
+    sked_store *st;
+    sked_schedule s;
+} ctx;
+
+static void ctx_done(ctx *c)
+{
+    sked__store_close(c->st);
+    sked_tzdb_close(c->tzdb);
+    sked_schedule_done(&c->s);
+}
+
+/* Open the zone database and the store named by DB into *c. */
+static int ctx_open(ctx *c, const char *db)
+{
+    int rc;
+
+    if (!c->tzdb && (rc = direct_tzdb_open(&c->tzdb)) != 0)
+        return rc;
+    return direct_store_open(db, c->tzdb, &c->st);
+}
+
+/* Read the schedule NAME into c->s. Returns 0 or the exit code. */
+static int ctx_get(ctx *c, const char *name)
+{
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    sked_schedule_done(&c->s);
+    if ((rc = sked__store_schedule_get(c->st, name, &c->s, &err)) < 0)
+        return direct_schedule_fail("read", name, &err, rc);
+    return 0;
+}
+
+/* Return S's zone, or UTC when it has none or the zone no longer loads. */
+static const sked_tz *zone_of(sked_tzdb *db, const sked_schedule *s)
+{
+    const sked_tz *tz = NULL;
+
+    if (!s->timezone || !db || sked_tzdb_get(db, s->timezone, &tz, NULL) < 0)
+        return sked_tz_utc();
+    return tz;
+}
+
+/* Take exactly one positional argument, a schedule name. */
+static int one_name(const cli_cmd *self, const cli_args *args)
+{
+    if (args->npos == 0)
+        return cli_usage_error(self, "missing the schedule name");
+    if (args->npos > 1)
+        return cli_usage_error(self, "too many arguments");
+    return 0;
+}
+
+static int print_schedule_json(const sked_schedule *s)
+{
+    sked_error err;
+    json_t *j = NULL;
+    int rc;
+
+    sked_error_clear(&err);
+    if ((rc = sked__schedule_to_json(s, &j, &err)) < 0)
+        return cli_fail(rc, "cannot write schedule \"%s\": %s", s->name,
+                        err.msg[0] ? err.msg : sked_strerror(rc));
+    return out_json(j);
+}
+
+/* Write S's time spec in a few words: the expression, "every 6h", or
+ * "at 2026-12-01T09:00:00Z". */
+static void spec_words(const sked_schedule *s, char *buf, size_t size)
+{
+    char t[OUT_TIME_MAX];
+
+    switch (s->kind) {
+    case SKED_SPEC_CRON:
+        snprintf(buf, size, "%s", s->cron ? s->cron : "?");
+        return;
+    case SKED_SPEC_EVERY:
+        if (sked_dur_format(s->every, t, sizeof t) < 0)
+            snprintf(t, sizeof t, "?");
+        snprintf(buf, size, "every %s", t);
+        return;
+    case SKED_SPEC_AT:
+        out_time_utc(s->at, t, sizeof t);
+        snprintf(buf, size, "at %s", t);
+        return;
+    }
+    snprintf(buf, size, "?");
+}
+
+/* ---- get ---------------------------------------------------------------- */
+
+/* Print one "key  value" line per field of the API object J. */
+static void print_fields(json_t *j)
+{
+    const char *key;
+    json_t *v;
+
+    json_object_foreach(j, key, v)
+    {
+        char *text = NULL;
+
+        if (json_is_string(v))
+            printf("%-22s %s\n", key, json_string_value(v));
+        else if (json_is_null(v))
+            printf("%-22s -\n", key);
+        else if ((text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY)))
+            printf("%-22s %s\n", key, text);
+        free(text);
+    }
+}
+
+/* Print S for people: its fields, then the cron expression in words and
+ * the next occurrence on the zone's clock. */
+static int print_schedule_human(sked_tzdb *db, const sked_schedule *s)
+{
+    char words[SKED_CRON_EXPLAIN_MAX], t[OUT_TIME_MAX];
+    sked_error err;
+    json_t *j = NULL;
+    sked_cron cron;
+    int rc;
+
+    sked_error_clear(&err);
+    if ((rc = sked__schedule_to_json(s, &j, &err)) < 0)
+        return cli_fail(rc, "cannot show schedule \"%s\": %s", s->name,
+                        err.msg[0] ? err.msg : sked_strerror(rc));
+    print_fields(j);
+    json_decref(j);
+    if (s->kind == SKED_SPEC_CRON &&
+        sked_cron_parse(s->cron, &cron, NULL) == 0 &&
+        sked_cron_explain(&cron, s->timezone ? s->timezone : "UTC", words,
+                          sizeof words) >= 0)
+        printf("%-22s %s\n", "explain", words);
+    out_time_local(s->next_fire_at, zone_of(db, s), t, sizeof t);
+    printf("%-22s %s\n", "next_fire_local", t);
+    return cli_flush();
+}
+
+static int schedule_get(const cli_cmd *self, int argc, char **argv)
+{
+    const char *db = NULL;
+    bool json = false;
+    const cli_opt opts[] = {
+        {"json", 0, CLI_OPT_FLAG, &json},
+        {"db", 0, CLI_OPT_VALUE, &db},
+        {0},
+    };
+    ctx c = {0};
+    cli_args args;
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
+        (rc = one_name(self, &args)) != 0)
+        return rc;
+    sked_schedule_init(&c.s);
+    if ((rc = ctx_open(&c, db)) == 0 && (rc = ctx_get(&c, args.pos[0])) == 0)
+        rc = json ? print_schedule_json(&c.s)
+                  : print_schedule_human(c.tzdb, &c.s);
+    ctx_done(&c);
+    return rc;
+}
+
+/* ---- create and update -------------------------------------------------- */
+/* Print what create or update did: the schedule read back, as JSON, or
+ * one line with its next occurrence. */
+static int print_written(ctx *c, const char *verb, bool json)
+{
+    char t[OUT_TIME_MAX];
+    char *name = c->s.name;
+    int rc;
+
+    c->s.name = NULL; /* ctx_get frees c->s */
+    rc = ctx_get(c, name);
+    free(name);
+    if (rc != 0)
+        return rc;
+    if (json)
+        return print_schedule_json(&c->s);
+    out_time_local(c->s.next_fire_at, zone_of(c->tzdb, &c->s), t, sizeof t);
+    printf("%s schedule %s (%s); next: %s\n", verb, c->s.name,
+           sked_schedule_status_name(c->s.status), t);
+    return cli_flush();
+}
+
+/* SPEC 7: the name defaults to the workflow's. Check the workflow first,
+ * so that a bad one is reported as the workflow, not as the name. */
+static int default_name(const sched_flags *f, sked_schedule *s)
+{
+    sked_error err;
+
+    sked_error_clear(&err);
+    if (sked__schedule_name_check(f->workflow, "workflow", &err) < 0)
+        return cli_invalid("workflow", f->workflow, &err);
+    if (!(s->name = strdup(f->workflow)))
+        return cli_fail(SKED_ENOMEM, "out of memory");
+    return 0;
+}
+
+static int schedule_create(const cli_cmd *self, int argc, char **argv)
+{
+    sched_flags f = {0};
+    cli_opt opts[SCHED_OPTS_MAX] = {0};
+    int n = sched_opts_common(&f, opts);
+    sked_error err;
+    cli_args args;
+    ctx c = {0};
+    int rc;
+
+    opts[n++] = (cli_opt){"name", 0, CLI_OPT_VALUE, &f.name};
+    opts[n++] = (cli_opt){"paused", 0, CLI_OPT_FLAG, &f.paused};
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
+        return rc;
+    if (args.npos == 0)
+        return cli_usage_error(self, "missing the workflow");
+    if (args.npos > 2)
+        return cli_usage_error(self, "too many arguments: quote the "
+                                     "expression, as in \"0 9 * * 1-5\"");
+    if (args.npos == 1 && !f.every && !f.at)
+        return cli_usage_error(self, "missing the cron expression, --every "
+                                     "or --at");
+    f.workflow = args.pos[0];
+    f.cron = args.npos == 2 ? args.pos[1] : NULL;
+    sked_schedule_init(&c.s);
+    if (!f.name && (rc = default_name(&f, &c.s)) != 0)
+        return rc;
+    if (f.paused)
+        c.s.status = SKED_SCHEDULE_PAUSED;
+    if ((rc = sched_opts_apply(&f, &c.s)) == 0 &&
+        (rc = direct_tzdb_open(&c.tzdb)) == 0 &&
+        (rc = sched_opts_validate(&f, &c.s, c.tzdb)) == 0 &&
+        (rc = ctx_open(&c, f.db)) == 0) {
+        sked_error_clear(&err);
+        rc = sked__store_schedule_create(c.st, &c.s, &err);
+        rc = rc < 0 ? sched_opts_fail(&f, &c.s, "create", &err, rc)
+                    : print_written(&c, "created", f.json);
+    }
+    ctx_done(&c);
+    return rc;
+}
+
+static int schedule_update(const cli_cmd *self, int argc, char **argv)
+{
+    sched_flags f = {0};
+    cli_opt opts[SCHED_OPTS_MAX] = {0};
+    int n = sched_opts_common(&f, opts);
+    sked_error err;
+    cli_args args;
+    ctx c = {0};
+    int rc;
+
+    opts[n++] = (cli_opt){"workflow", 0, CLI_OPT_VALUE, &f.workflow};
+    opts[n++] = (cli_opt){"cron", 0, CLI_OPT_VALUE, &f.cron};
+    opts[n++] = (cli_opt){"no-automatic-backfill", 0, CLI_OPT_FLAG,
+                          &f.no_automatic_backfill};
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
+        (rc = one_name(self, &args)) != 0)
+        return rc;
+    sked_schedule_init(&c.s);
+    /* Check the options alone before reading anything. */
+    if ((rc = sched_opts_apply(&f, &c.s)) != 0) {
+        ctx_done(&c);
+        return rc;
+    }
+    if ((rc = ctx_open(&c, f.db)) == 0 &&
+        (rc = ctx_get(&c, args.pos[0])) == 0 &&
+        (rc = sched_opts_apply(&f, &c.s)) == 0 &&
+        (rc = sched_opts_validate(&f, &c.s, c.tzdb)) == 0) {
+        sked_error_clear(&err);
+        rc = sked__store_schedule_update(c.st, &c.s, &err);
+        rc = rc < 0 ? sched_opts_fail(&f, &c.s, "update", &err, rc)
+                    : print_written(&c, "updated", f.json);
+    }
+    ctx_done(&c);
+    return rc;
+}
+
+/* ---- list --------------------------------------------------------------- */
+
+typedef struct list_opts {
+    const char *status, *workflow, *prefix, *limit, *cursor, *db;
+    bool json;
+} list_opts;
+
+/* Check the options of list into *f. Returns 0 or the exit code. */
+static int list_filter(const cli_cmd *self, const list_opts *o,
+                       sked_schedule_filter *f)
+{
+    sked_schedule_status st;
+    sked_error err;
+    long limit = LIST_DEFAULT;
+    int rc;
+
+    f->status = -1;
+    sked_error_clear(&err);
+    if (o->status) {
+        if (sked_schedule_status_parse(o->status, "status", &st, &err) < 0)
+            return cli_invalid("--status", o->status, &err);
+        f->status = (int) st;
+    }
+    if (o->limit && (rc = cli_parse_count(self, "--limit", o->limit, 1,
+                                          SKED_STORE_LIST_MAX, &limit)))
+        return rc;
+    f->limit = (size_t) limit;
+    f->workflow = o->workflow;
+    f->name_prefix = o->prefix;
+    f->after_name = o->cursor && o->cursor[0] ? o->cursor : NULL;
+    return 0;
+}
+
+static int list_json(const sked_schedule *v, size_t n, bool more)
+{
+    json_t *arr = json_array(), *j;
+    sked_error err;
+    int rc;
+
+    if (!arr)
+        return cli_fail(SKED_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        sked_error_clear(&err);
+        if ((rc = sked__schedule_to_json(&v[i], &j, &err)) < 0 ||
+            json_array_append_new(arr, j) < 0) {
+            json_decref(arr);
+            return cli_fail(rc < 0 ? rc : SKED_ENOMEM, "cannot write the "
+                                                       "list");
+        }
+    }
+    return out_json(json_pack("{s:o, s:s?}", "schedules", arr, "next_cursor",
+                              more && n ? v[n - 1].name : NULL));
+}
+
+static int list_table(sked_tzdb *db, const sked_schedule *v, size_t n,
+                      bool more)
+{
+    static const char *const heads[] = {"name",     "status",    "schedule",
+                                        "timezone", "next fire", "last fired"};
+    char spec[SKED_CRON_MAX_LEN + 16], next[OUT_TIME_MAX], last[OUT_TIME_MAX];
+    out_table t;
+    int rc = 0;
+
+    out_table_init(&t, 6, heads);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const sked_tz *tz = zone_of(db, &v[i]);
+        const char *row[6] = {v[i].name, sked_schedule_status_name(v[i].status),
+                              spec,      v[i].timezone ? v[i].timezone : "UTC",
+                              next,      last};
+
+        spec_words(&v[i], spec, sizeof spec);
+        out_time_local(v[i].next_fire_at, tz, next, sizeof next);
+        out_time_local(v[i].last_fired_at, tz, last, sizeof last);
+        rc = out_table_add(&t, row);
+    }
+    if (rc == 0)
+        out_table_print(&t);
+    out_table_done(&t);
+    if (rc < 0)
+        return cli_fail(rc, "out of memory");
+    if (more && n)
+        fprintf(stderr, "sked: more schedules follow: --cursor %s\n",
+                v[n - 1].name);
+    return cli_flush();
+}
+
+static int schedule_list(const cli_cmd *self, int argc, char **argv)
+{
+    list_opts o = {0};
+    const cli_opt opts[] = {
+        {"status", 0, CLI_OPT_VALUE, &o.status},
+        {"workflow", 0, CLI_OPT_VALUE, &o.workflow},
+        {"prefix", 0, CLI_OPT_VALUE, &o.prefix},
+        {"limit", 0, CLI_OPT_VALUE, &o.limit},
+        {"cursor", 0, CLI_OPT_VALUE, &o.cursor},
+        {"json", 0, CLI_OPT_FLAG, &o.json},
+        {"db", 0, CLI_OPT_VALUE, &o.db},
+        {0},
+    };
+    sked_schedule_filter f = {0};
+    sked_schedule *v = NULL;
+    size_t n = 0;
+    bool more = false;
+    sked_error err;
+    cli_args args;
+    ctx c = {0};
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
+        return rc;
+    if (args.npos > 0)
+        return cli_usage_error(self, "too many arguments");
+    if ((rc = list_filter(self, &o, &f)) != 0)
+        return rc;
+    sked_schedule_init(&c.s);
+    if ((rc = ctx_open(&c, o.db)) == 0) {
+        sked_error_clear(&err);
+        rc = sked__store_schedule_list(c.st, &f, &v, &n, &more, &err);
+        if (rc < 0)
+            rc = cli_fail(rc, "cannot list schedules: %s",
+                          err.msg[0] ? err.msg : sked_strerror(rc));
+        else
+            rc =
+                o.json ? list_json(v, n, more) : list_table(c.tzdb, v, n, more);
+        sked__schedules_free(v, n);
+    }
+    ctx_done(&c);
+    return rc;
+}
+
+/* ---- pause, resume, delete ---------------------------------------------- */
+
+typedef enum simple_op { OP_PAUSE, OP_RESUME, OP_DELETE } simple_op;
+
+/* Run OP on NAME; print one line or, with JSON, the outcome. */
+static int run_simple(ctx *c, simple_op op, const char *name, bool json)
+{
+    static const char *const verbs[] = {"pause", "resume", "delete"};
+    bool existed = true;
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    if (op == OP_PAUSE)
+        rc = sked__store_schedule_pause(c->st, name, &err);
+    else if (op == OP_RESUME)
+        rc = sked__store_schedule_resume(c->st, name, cli_now(), &err);
+    else
+        rc = sked__store_schedule_delete(c->st, name, &existed, &err);
+    if (rc < 0)
+        return direct_schedule_fail(verbs[op], name, &err, rc);
+    if (op == OP_DELETE && json)
+        return out_json(
+            json_pack("{s:s, s:b}", "name", name, "deleted", existed));
+    if (op == OP_DELETE && !existed) {
+        /* SPEC 3.5: delete is idempotent; say so, and succeed. */
+        fprintf(stderr,
+                "sked: schedule \"%s\" does not exist; nothing to "
+                "delete\n",
+                name);
+        return 0;
+    }
+    if (op == OP_DELETE) {
+        printf("deleted schedule %s\n", name);
+        return cli_flush();
+    }
+    c->s.name = strdup(name);
+    if (!c->s.name)
+        return cli_fail(SKED_ENOMEM, "out of memory");
+    return print_written(c, op == OP_PAUSE ? "paused" : "resumed", json);
+}
+
+static int simple_cmd(const cli_cmd *self, int argc, char **argv, simple_op op)
+{
+    const char *db = NULL;
+    bool json = false;
+    const cli_opt opts[] = {
+        {"json", 0, CLI_OPT_FLAG, &json},
+        {"db", 0, CLI_OPT_VALUE, &db},
+        {0},
+    };
+    cli_args args;
+    ctx c = {0};
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
+        (rc = one_name(self, &args)) != 0)
+        return rc;
+    sked_schedule_init(&c.s);
+    if ((rc = ctx_open(&c, db)) == 0)
+        rc = run_simple(&c, op, args.pos[0], json);
+    ctx_done(&c);
+    return rc;
+}
+
+static int schedule_pause(const cli_cmd *self, int argc, char **argv)
+{
+    return simple_cmd(self, argc, argv, OP_PAUSE);
+}
+
+static int schedule_resume(const cli_cmd *self, int argc, char **argv)
+{
+    return simple_cmd(self, argc, argv, OP_RESUME);
+}
+
+static int schedule_delete(const cli_cmd *self, int argc, char **argv)
+{
+    return simple_cmd(self, argc, argv, OP_DELETE);
+}
+
+/* ---- preview ------------------------------------------------------------ */
+
+typedef struct preview_q {
+    const sked_schedule *s;
+    const sked_tz *tz;
+    sked_cron cron; /* when s is a cron schedule */
+    sked_time after;
+    long count;
+} preview_q;
+
+static const char *mark_name(sked_occ_mark m)
+{
+    switch (m) {
+    case SKED_OCC_SHIFTED:
+        return "shifted";
+    case SKED_OCC_FIRST_PASS:
+        return "first_pass";
+    case SKED_OCC_SECOND_PASS:
+        return "second_pass";
+    case SKED_OCC_NORMAL:
+        break;
+    }
+    return NULL;
+}
+
+/* Store in *out the next occurrence of Q's schedule after AFTER, with
+ * its DST mark. Returns 0 or SKED_ENOTFOUND. */
+static int next_occurrence(const preview_q *q, sked_time after,
+                           sked_occurrence *out)
+{
+    sked_occurrence occ = {.mark = SKED_OCC_NORMAL};
+    int rc;
+
+    if ((rc = sked__schedule_next_fire(q->s, q->tz, after, &occ.at)) < 0)
+        return rc;
+    /* The mark is the cron engine's: ask it for the same instant. */
+    if (q->s->kind == SKED_SPEC_CRON) {
+        sked_occurrence c;
+
+        if (sked_cron_next_occurrence(&q->cron, q->tz, q->s->dst, occ.at - 1,
+                                      &c) == 0 &&
+            c.at == occ.at)
+            occ.mark = c.mark;
+    }
+    *out = occ;
+    return 0;
+}
+
+/* Return how many more runs Q's schedule may create (max_runs). */
+static long runs_left(const preview_q *q)
+{
+    int64_t left;
+
+    if (q->s->max_runs <= 0)
+        return q->count;
+    left = q->s->max_runs - q->s->runs_created;
+    return left < 0 ? 0 : left < q->count ? (long) left : q->count;
+}
+
+static int preview_print(const preview_q *q, bool json)
+{
+    char utc[OUT_TIME_MAX], local[OUT_TIME_MAX];
+    json_t *arr = json ? json_array() : NULL;
+    sked_time after = q->after;
+    sked_occurrence occ;
+    long n = runs_left(q);
+
+    if (json && !arr)
+        return cli_fail(SKED_ENOMEM, "out of memory");
+    if (q->s->status == SKED_SCHEDULE_DONE)
+        n = 0;
+    for (long i = 0; i < n && next_occurrence(q, after, &occ) == 0; i++) {
+        const char *mark = mark_name(occ.mark);
+
+        out_time_utc(occ.at, utc, sizeof utc);
+        out_time_local(occ.at, q->tz, local, sizeof local);
+        after = occ.at;
+        if (!json) {
+            printf("%s  %s%s%s\n", utc, local, mark ? "  " : "",
+                   mark ? mark : "");
+            continue;
+        }
+        if (json_array_append_new(arr, json_pack("{s:s, s:s, s:s?}", "at", utc,
+                                                 "local", local, "mark",
+                                                 mark)) < 0) {
+            json_decref(arr);
+            return cli_fail(SKED_ENOMEM, "out of memory");
+        }
+    }
+    if (!json && after == q->after)
+        fprintf(stderr, "sked: schedule \"%s\" never fires again\n",
+                q->s->name);
+    if (json)
+        return out_json(json_pack(
+            "{s:s, s:s, s:s, s:o}", "name", q->s->name, "status",
+            sked_schedule_status_name(q->s->status), "timezone",
+            q->s->timezone ? q->s->timezone : "UTC", "occurrences", arr));
+    return cli_flush();
+}
+
+static int schedule_preview(const cli_cmd *self, int argc, char **argv)
+{
+    const char *db = NULL, *count = NULL, *after = NULL;
+    bool json = false;
+    const cli_opt opts[] = {
+        {"count", 'n', CLI_OPT_VALUE, &count},
+        {"after", 0, CLI_OPT_VALUE, &after},
+        {"json", 0, CLI_OPT_FLAG, &json},
+        {"db", 0, CLI_OPT_VALUE, &db},
+        {0},
+    };
+    preview_q q = {.count = PREVIEW_DEFAULT};
+    sked_error err;
+    cli_args args;
+    ctx c = {0};
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
+        (rc = one_name(self, &args)) != 0)
+        return rc;
+    if (count &&
+        (rc = cli_parse_count(self, "-n", count, 1, PREVIEW_MAX, &q.count)))
+        return rc;
+    sked_error_clear(&err);
+    q.after = cli_now();
+    if (after && sked_time_parse(after, &q.after, &err) < 0)
+        return cli_invalid("--after", after, &err);
+    sked_schedule_init(&c.s);
+    if ((rc = ctx_open(&c, db)) == 0 && (rc = ctx_get(&c, args.pos[0])) == 0) {
+        q.s = &c.s;
+        q.tz = zone_of(c.tzdb, &c.s);
+        if (c.s.status == SKED_SCHEDULE_PAUSED)
+            fprintf(stderr,
+                    "sked: schedule \"%s\" is paused; these are the "
+                    "occurrences it would have\n",
+                    c.s.name);
+        if (c.s.kind == SKED_SPEC_CRON &&
+            sked_cron_parse(c.s.cron, &q.cron, &err) < 0)
+            rc = cli_invalid("stored cron expression", c.s.cron, &err);
+        else
+            rc = preview_print(&q, json);
+    }
+    ctx_done(&c);
+    return rc;
+}
+
+/* ---- the group ---------------------------------------------------------- */
+
+#define DB_HELP                                                                \
+    "  --db URL       the database: sqlite:PATH or postgres://...\n"           \
+    "                 (default $SKED_DB, else sqlite:sked.db); also\n"         \
+    "                 accepted before the command: sked --db URL schedule\n"
+
+#define DEF_HELP                                                               \
+    "  --every D            an interval schedule: every D (1s to 366d)\n"      \
+    "  --at T               a one-time schedule at the RFC 3339 instant T\n"   \
+    "  --anchor T           with --every: occurrences are T + k*D\n"           \
+    "                       (default: the creation time)\n"                    \
+    "  --timezone TZ        IANA zone of the expression (default UTC)\n"       \
+    "  --dst once|cadence   DST policy (default once; see sked cron next)\n"   \
+    "  --catchup P          skip, latest (default) or all\n"                   \
+    "  --catchup-max N      late occurrences fired with catchup all,\n"        \
+    "                       1 to 1000 (default 10)\n"                          \
+    "  --catchup-window D   oldest late occurrence that still fires,\n"        \
+    "                       60s to 30d, seconds or a duration (default 1d)\n"  \
+    "  --overlap P          allow (default), skip, buffer_one, buffer_all\n"   \
+    "                       or cancel_other\n"                                 \
+    "  --context JSON       a JSON object handed to each run\n"                \
+    "  --priority N         lower runs first (default 0)\n"                    \
+    "  --queue Q            the queue of its runs (default: the workflow's)\n" \
+    "  --jitter D           delay each run by up to D, 0 to 1h\n"              \
+    "  --automatic-backfill catchup all, max 1000, window 30d\n"               \
+    "  --start-at T         no occurrence before T\n"                          \
+    "  --end-at T           no occurrence after T\n"                           \
+    "  --max-runs N         done after N runs (0: no limit)\n"                 \
+    "  --pause-after-failures N  pause after N failed runs in a row\n"         \
+    "  --description S      free text\n"                                       \
+    "  --json               print the schedule as JSON\n" DB_HELP              \
+    "  -h, --help           show this help\n"                                  \
+    "\n"                                                                       \
+    "Durations: 90s, 5m, 2h, 3d, 1w, 1h30m or whole seconds. Instants:\n"      \
+    "RFC 3339 with an offset, as 2026-12-01T09:00:00Z.\n"
+
+static const cli_cmd create_cmd = {
+    .name = "create",
+    .path = "sked schedule create",
+    .summary = "Create a schedule",
+    .run = schedule_create,
+    .help = "Usage: sked schedule create WORKFLOW EXPR [OPTIONS]\n"
+            "       sked schedule create WORKFLOW --every D|--at T [OPTIONS]\n"
+            "\n"
+            "Create a schedule that runs WORKFLOW at the occurrences of the\n"
+            "cron expression EXPR (see sked cron --help), every D, or once\n"
+            "at T. The workflow need not be registered yet.\n"
+            "\n"
+            "Options:\n"
+            "  --name N             the schedule's name (default WORKFLOW)\n"
+            "  --paused             create it paused\n" DEF_HELP "\n"
+            "Example:\n"
+            "  sked schedule create morning-report \"0 9 * * *\" \\\n"
+            "      --timezone Europe/Paris --catchup all --catchup-max 5 \\\n"
+            "      --catchup-window 259200 --overlap skip\n",
+};
+
+static const cli_cmd update_cmd = {
+    .name = "update",
+    .path = "sked schedule update",
+    .summary = "Change a schedule",
+    .run = schedule_update,
+    .help =
+        "Usage: sked schedule update NAME [OPTIONS]\n"
+        "\n"
+        "Change the options given and keep the others. A new --cron,\n"
+        "--every or --at replaces the time spec. An empty --queue,\n"
+        "--description, --timezone, --anchor, --start-at or --end-at\n"
+        "clears it. Exit code 3 when NAME does not exist.\n"
+        "\n"
+        "Options:\n"
+        "  --workflow W         run W instead\n"
+        "  --cron EXPR          a cron schedule with the expression EXPR\n"
+        "  --no-automatic-backfill  back to the catch-up options\n" DEF_HELP,
+};
+
+static const cli_cmd get_cmd = {
+    .name = "get",
+    .path = "sked schedule get",
+    .summary = "Show a schedule",
+    .run = schedule_get,
+    .help = "Usage: sked schedule get NAME [--json]\n"
+            "\n"
+            "Print every field of the schedule NAME, as the HTTP API returns\n"
+            "it. Exit code 3 when it does not exist.\n"
+            "\n"
+            "Options:\n"
+            "  --json         print JSON\n" DB_HELP
+            "  -h, --help     show this help\n",
+};
+
+static const cli_cmd list_cmd = {
+    .name = "list",
+    .path = "sked schedule list",
+    .summary = "List schedules",
+    .run = schedule_list,
+    .help = "Usage: sked schedule list [--status S] [--workflow W] "
+            "[--prefix P]\n"
+            "                          [--limit N] [--cursor C] [--json]\n"
+            "\n"
+            "List schedules by name: status, time spec, zone, and the next\n"
+            "and last occurrences on the zone's clock. When more follow,\n"
+            "the cursor of the next page is printed on stderr (and is\n"
+            "\"next_cursor\" in the JSON).\n"
+            "\n"
+            "Options:\n"
+            "  --status S     active, paused, disabled or done\n"
+            "  --workflow W   only schedules of the workflow W\n"
+            "  --prefix P     only names that start with P\n"
+            "  --limit N      at most N, 1 to 1000 (default 100)\n"
+            "  --cursor C     names after C (the previous page's cursor)\n"
+            "  --json         print JSON\n" DB_HELP
+            "  -h, --help     show this help\n",
+};
+
+#define SIMPLE_HELP(verb, text)                                                \
+    "Usage: sked schedule " verb " NAME [--json]\n"                            \
+    "\n" text "\n"                                                             \
+    "\n"                                                                       \
+    "Options:\n"                                                               \
+    "  --json         print JSON\n" DB_HELP                                    \
+    "  -h, --help     show this help\n"
+
+static const cli_cmd pause_cmd = {
+    .name = "pause",
+    .path = "sked schedule pause",
+    .summary = "Pause a schedule",
+    .run = schedule_pause,
+    .help = SIMPLE_HELP("pause", "Stop the schedule NAME from firing; it keeps "
+                                 "its definition.\nExit code 3 when it does "
+                                 "not exist."),
+};
+
+static const cli_cmd resume_cmd = {
+    .name = "resume",
+    .path = "sked schedule resume",
+    .summary = "Resume a paused schedule",
+    .run = schedule_resume,
+    .help = SIMPLE_HELP("resume", "Let the schedule NAME fire again, from "
+                                  "now on: what it missed while\npaused is "
+                                  "not caught up. Exit code 3 when it does "
+                                  "not exist."),
+};
+
+static const cli_cmd delete_cmd = {
+    .name = "delete",
+    .path = "sked schedule delete",
+    .summary = "Delete a schedule",
+    .run = schedule_delete,
+    .help = SIMPLE_HELP("delete", "Delete the schedule NAME. Deleting a "
+                                  "schedule that does not exist\nsucceeds, "
+                                  "with a note on stderr."),
+};
+
+static const cli_cmd preview_cmd = {
+    .name = "preview",
+    .path = "sked schedule preview",
+    .summary = "Show a schedule's next occurrences",
+    .run = schedule_preview,
+    .help = "Usage: sked schedule preview NAME [-n N] [--after T] [--json]\n"
+            "\n"
+            "Print the next N occurrences of the schedule NAME, in UTC and "
+            "on\nits zone's clock, within its bounds. An occurrence moved by "
+            "a\ndaylight saving change is marked: shifted (its local time was\n"
+            "skipped; it fires at the end of the gap) or first_pass (its "
+            "local\ntime happens twice; it fires on the first).\n"
+            "\n"
+            "Options:\n"
+            "  -n, --count N  how many, 1 to 1000 (default 5)\n"
+            "  --after T      start strictly after the instant T (default "
+            "now)\n"
+            "  --json         print JSON\n" DB_HELP
+            "  -h, --help     show this help\n",
+};
+
+static const cli_cmd *const schedule_cmds[] = {
+    &create_cmd, &get_cmd,    &list_cmd,    &update_cmd, &pause_cmd,
+    &resume_cmd, &delete_cmd, &preview_cmd, NULL,
+};
+
+const cli_cmd cli_cmd_schedule = {
+    .name = "schedule",
+    .path = "sked schedule",
+    .summary = "Manage schedules on the database",
+    .run = cli_run_group,
+    .subs = schedule_cmds,
+    .help = "These commands work on the database directly, with no server:\n"
+            "--db URL (before or after the command), else $SKED_DB, else\n"
+            "sqlite:sked.db. Exit codes: 0 ok, 1 error, 2 usage, 3 not "
+            "found,\n4 conflict (the name exists).\n",
+};
