@@ -180,6 +180,10 @@ static int conn_setup(struct sked__tx *c, sked_error *err)
     int rc;
 
     sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+    /* A short-lived process (the CLI) would otherwise checkpoint and
+     * delete the WAL at every close: three more syncs per command. The
+     * WAL is checkpointed as it grows instead (wal_autocheckpoint). */
+    (void) sqlite3_db_config(c->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
     rc = sqlite3_prepare_v2(c->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(st);
