@@ -10,6 +10,8 @@
 #include "sked/tz.h"
 #include "sked/cron.h"
 #include "sked/schedule.h"
+#include "sked/clock.h"
+#include "sked/engine.h"
 
 /* Return the library's version string, "MAJOR.MINOR.PATCH". */
 SKED_API const char *sked_version(void);

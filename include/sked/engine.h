@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/* The engine: a store, a zone database and the scheduler, in one handle.
+ *
+ * sked_engine_open opens the store at a URL and loads the schedules;
+ * sked_engine_start starts the scheduler thread, which keeps every active
+ * schedule's next occurrence in a heap, sleeps until the earliest, and
+ * fires it (SPEC 3.2): the runs and the cursor move in one transaction,
+ * so any number of engines on one database fire each occurrence once.
+ * Changes made through this engine apply at once; changes made by others
+ * are reread every tick (and at once on PostgreSQL, by LISTEN/NOTIFY).
+ *
+ * Every function here is thread-safe. libsked never logs: what happened
+ * is reported as events, to subscribers and in the store. */
+#ifndef SKED_ENGINE_H
+#define SKED_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sked/clock.h"
+#include "sked/error.h"
+#include "sked/schedule.h"
+#include "sked/time.h"
+
+typedef struct sked_engine sked_engine;
+
+#define SKED_TICK_DEFAULT (SKED_USEC_PER_SEC)
+#define SKED_BACKFILL_MAX 100000
+
+typedef struct sked_engine_options {
+    const char *db_url;             /* NULL: "sqlite:sked.db" */
+    const char *tzdir;              /* NULL: $TZDIR, else the system's */
+    sked_dur tick;                  /* 0: SKED_TICK_DEFAULT */
+    const sked_clock *clock;        /* NULL: the real clock; borrowed */
+    const char *node_id;            /* names this engine in runs and events;
+                                       NULL: "hostname:pid" */
+    const char *sqlite_synchronous; /* NULL: "full" */
+} sked_engine_options;
+
+/* Open an engine on OPTS->db_url (OPTS may be NULL) and load its
+ * schedules; no thread runs yet. OUT: *out, closed with
+ * sked_engine_close. Returns 0 or the store's errors (SKED_EINVAL for a
+ * malformed URL, SKED_EIO, SKED_ECONFLICT for a newer database). */
+SKED_API int sked_engine_open(const sked_engine_options *opts,
+                              sked_engine **out, sked_error *err);
+
+/* Start the scheduler thread. Returns 0, SKED_EINVAL (already started)
+ * or SKED_ENOMEM. */
+SKED_API int sked_engine_start(sked_engine *e, sked_error *err);
+
+/* Stop the threads (waiting for a firing in progress to commit) and free
+ * everything. NULL does nothing. */
+SKED_API void sked_engine_close(sked_engine *e);
+
+/* Run one scheduler pass now: reread changes, then decide and fire every
+ * schedule that is due at the clock's time. For tests on a virtual clock
+ * and for embedders that drive their own loop; needs no thread. */
+SKED_API int sked_engine_tick(sked_engine *e, sked_error *err);
+
+/* Return the earliest next occurrence the scheduler waits for, or
+ * SKED_TIME_NONE when nothing is scheduled. */
+SKED_API sked_time sked_engine_next_wakeup(sked_engine *e);
+
+/* ---- schedules (validated first; nothing written on error) ---------- */
+
+SKED_API int sked_engine_schedule_create(sked_engine *e, const sked_schedule *s,
+                                         sked_error *err);
+SKED_API int sked_engine_schedule_update(sked_engine *e, const sked_schedule *s,
+                                         sked_error *err);
+/* Idempotent: deleting a missing schedule returns 0. */
+SKED_API int sked_engine_schedule_delete(sked_engine *e, const char *name,
+                                         sked_error *err);
+/* Read NAME into *out (the caller calls sked_schedule_done). */
+SKED_API int sked_engine_schedule_get(sked_engine *e, const char *name,
+                                      sked_schedule *out, sked_error *err);
+SKED_API int sked_engine_schedule_pause(sked_engine *e, const char *name,
+                                        sked_error *err);
+/* Resume NAME: the next occurrence is computed from now, no catch-up. */
+SKED_API int sked_engine_schedule_resume(sked_engine *e, const char *name,
+                                         sked_error *err);
+
+/* Create one run of NAME now (SPEC 3.5: trigger kind manual,
+ * scheduled_for null, works while paused). OUT_RUN_ID (may be NULL)
+ * receives the run id, freed with sked_free. Returns 0, SKED_ENOTFOUND,
+ * SKED_ECONFLICT (overlap skip and a run is active). */
+SKED_API int sked_engine_trigger(sked_engine *e, const char *name,
+                                 char **out_run_id, sked_error *err);
+
+typedef struct sked_backfill_result {
+    size_t created; /* runs created by this call */
+    size_t skipped; /* occurrences whose run already existed */
+} sked_backfill_result;
+
+/* Called as backfill progresses: DONE of TOTAL occurrences handled. */
+typedef void (*sked_progress_fn)(void *ctx, size_t done, size_t total);
+
+/* Create the runs of every occurrence of NAME in the open interval
+ * (START, END), with the ids of live firing (SPEC 3.5). At most
+ * SKED_BACKFILL_MAX occurrences. PROGRESS may be NULL. Returns 0,
+ * SKED_ENOTFOUND, SKED_EINVAL (reversed or empty range, field "start" or
+ * "end"), SKED_ERANGE (over the cap). */
+SKED_API int sked_engine_backfill(sked_engine *e, const char *name,
+                                  sked_time start, sked_time end,
+                                  sked_progress_fn progress, void *ctx,
+                                  sked_backfill_result *out, sked_error *err);
+
+/* Apply a set of schedules declared by code or a workflows file (SPEC
+ * 3.5 code sync): create new ones, update changed ones, delete the
+ * source-code schedules not in the set. Schedules of source api are left
+ * alone. */
+SKED_API int sked_engine_sync(sked_engine *e, const sked_schedule *set,
+                              size_t n, sked_error *err);
+
+/* ---- events ------------------------------------------------------------*/
+
+/* One event as subscribers see it; every pointer is borrowed for the
+ * duration of the callback. */
+typedef struct sked_event_view {
+    int64_t id;          /* the store's id; 0 for events not stored */
+    const char *type;    /* "schedule.occurrences_missed" */
+    const char *subject; /* a schedule name or a run id */
+    const char *payload; /* JSON object text */
+    sked_time at;
+} sked_event_view;
+
+typedef void (*sked_event_fn)(void *ctx, const sked_event_view *ev);
+typedef struct sked_subscription sked_subscription;
+
+/* Call FN(CTX, ev) for every event this engine emits, from the thread
+ * that emits it, after the event is committed. FN must not call back into
+ * the engine. OUT: *out for sked_unsubscribe. */
+SKED_API int sked_subscribe(sked_engine *e, sked_event_fn fn, void *ctx,
+                            sked_subscription **out, sked_error *err);
+SKED_API void sked_unsubscribe(sked_engine *e, sked_subscription *sub);
+
+#endif
