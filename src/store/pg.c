@@ -540,6 +540,7 @@ const struct sked__store_ops sked__store_pg_ops = {
     .schedule_advance = sked__pg_rows_schedule_advance,
     .runs_insert_lenient = sked__pg_rows_runs_insert_lenient,
     .runs_active = sked__pg_rows_runs_active,
+    .db_clock = sked__pg_rows_db_clock,
     .events_append = sked__pg_rows_events_append,
     .event_append = sked__pg_rows_event_append,
     .event_list = sked__pg_rows_event_list,

@@ -608,3 +608,26 @@ int sked__store_runs_active(sked_store *st, const char *schedule, int64_t *out,
         *out = a.n;
     return rc;
 }
+
+struct clock_arg {
+    sked_time t;
+};
+
+static int clock_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    return st->ops->db_clock(tx, &((struct clock_arg *) arg)->t, err);
+}
+
+int sked__store_db_clock(sked_store *st, sked_time *out, sked_error *err)
+{
+    struct clock_arg a = {0};
+    int rc;
+
+    if (!st->ops->db_clock)
+        return sked__error_set(err, SKED_EINVAL, "db", -1,
+                               "%s has no server clock", st->ops->kind);
+    rc = sked__store_run_tx(st, SKED__TX_READ, clock_tx, &a, err);
+    if (rc == 0)
+        *out = a.t;
+    return rc;
+}

@@ -150,7 +150,10 @@ struct sked__store_ops {
     /* Count the active runs of SCHEDULE. */
     int (*runs_active)(sked__tx *tx, const char *schedule, int64_t *out,
                        sked_error *err);
-    /* Append N events, all at AT, filling ids[i] with each new id. */
+    /* The server's clock now (NULL for SQLite: the same host's clock). */
+    int (*db_clock)(sked__tx *tx, sked_time *out, sked_error *err);
+    /* Append the N events EV (their own type, subject, payload, at),
+     * filling ids[i] with each new id. */
     int (*events_append)(sked__tx *tx, const sked_event *ev, size_t n,
                          int64_t *ids, sked_error *err);
 
