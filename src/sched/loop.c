@@ -76,7 +76,9 @@ struct sked_loop {
     bool wake, stopping, started, skew_known;
     sked_dur skew;
     uint64_t scan_gen;
-    pthread_t thread; /* owned while started */
+    pthread_t thread;        /* owned while started */
+    sked_listener *listener; /* owned; PostgreSQL only */
+    pthread_t listen_thread; /* owned while listener is set */
     /* The pass in progress (only the pass-lock holder touches these). */
     sked_time now;
     bool skew_tried;
@@ -565,6 +567,73 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
+/* SPEC 3.2 on PostgreSQL: a change notified by another server wakes the
+ * scheduler at once (the listener thread owns the listener's
+ * connection; the tick stays the fallback). */
+static void on_notify(void *arg, const char *payload)
+{
+    sked_loop *l = arg;
+
+    (void) payload; /* the reread finds what changed by updated_at */
+    pthread_mutex_lock(&l->mu);
+    l->wake = true;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+static void *listen_main(void *arg)
+{
+    sked_loop *l = arg;
+    bool stop = false;
+
+    while (!stop) {
+        if (sked__listener_wait(l->listener, l->o.tick, on_notify, l, NULL)) {
+            /* Dropped: wait a tick before reconnecting, then reread. */
+            struct timespec ts;
+            pthread_mutex_lock(&l->mu);
+            sked__clock_deadline(l->o.tick, &ts);
+            if (!l->stopping)
+                (void) pthread_cond_timedwait(&l->cv, &l->mu, &ts);
+            l->wake = true;
+            pthread_mutex_unlock(&l->mu);
+        }
+        pthread_mutex_lock(&l->mu);
+        stop = l->stopping;
+        pthread_mutex_unlock(&l->mu);
+    }
+    return NULL;
+}
+
+/* Stop and join the listener thread (l->stopping is set). */
+static void stop_listener(sked_loop *l)
+{
+    if (!l->listener)
+        return;
+    sked__listener_wake(l->listener);
+    (void) pthread_join(l->listen_thread, NULL);
+    sked__listener_close(l->listener);
+    l->listener = NULL;
+}
+
+/* Start the listener thread when the store has notifications. */
+static int start_listener(sked_loop *l, sked_error *err)
+{
+    int rc;
+
+    if (strcmp(sked__store_kind(l->o.store), "postgres") != 0)
+        return 0;
+    rc = sked__store_listen(l->o.store, "sked_schedules", &l->listener, err);
+    if (rc != 0)
+        return rc;
+    if (pthread_create(&l->listen_thread, NULL, listen_main, l) != 0) {
+        sked__listener_close(l->listener);
+        l->listener = NULL;
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1,
+                               "cannot start the listener thread");
+    }
+    return 0;
+}
+
 int sked__loop_start(sked_loop *l, sked_error *err)
 {
     int rc;
@@ -575,13 +644,22 @@ int sked__loop_start(sked_loop *l, sked_error *err)
         return sked__error_set(err, SKED_EINVAL, NULL, -1,
                                "the scheduler is already started");
     }
-    rc = pthread_create(&l->thread, NULL, thread_main, l);
-    l->started = rc == 0;
+    l->started = true; /* under mu: a second start is refused */
     pthread_mutex_unlock(&l->mu);
-    if (rc != 0)
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1,
-                               "cannot start the scheduler thread");
-    return 0;
+    rc = start_listener(l, err);
+    if (rc == 0 && pthread_create(&l->thread, NULL, thread_main, l) != 0)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1,
+                             "cannot start the scheduler thread");
+    if (rc != 0) {
+        pthread_mutex_lock(&l->mu);
+        l->stopping = true; /* a listener started stops, and is joined */
+        pthread_mutex_unlock(&l->mu);
+        stop_listener(l);
+        pthread_mutex_lock(&l->mu);
+        l->started = l->stopping = false;
+        pthread_mutex_unlock(&l->mu);
+    }
+    return rc;
 }
 
 /* ---- life and queries
@@ -646,6 +724,7 @@ void sked__loop_free(sked_loop *l)
     started = l->started;
     pthread_cond_broadcast(&l->cv);
     pthread_mutex_unlock(&l->mu);
+    stop_listener(l);
     if (started)
         (void) pthread_join(l->thread, NULL);
     sked__heap_done(&l->heap);

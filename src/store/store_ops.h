@@ -157,6 +157,20 @@ struct sked__store_ops {
     int (*events_append)(sked__tx *tx, const sked_event *ev, size_t n,
                          int64_t *ids, sked_error *err);
 
+    /* ---- notifications (NULL for SQLite) ---------------------------------
+     * A listener is a connection of its own, outside the pool, that
+     * listens on CHANNEL. listen_wait blocks at most TIMEOUT_MS (or until
+     * listen_wake) and calls FN(CTX, payload) for each notification; a
+     * dropped connection is reported as SKED_EIO and reconnected by the
+     * next wait. listen_wake may be called from any thread. */
+    int (*listen_open)(sked__backend *b, const char *channel, void **out,
+                       sked_error *err);
+    int (*listen_wait)(void *l, int timeout_ms,
+                       void (*fn)(void *ctx, const char *payload), void *ctx,
+                       sked_error *err);
+    void (*listen_wake)(void *l);
+    void (*listen_close)(void *l);
+
     /* ---- events -------------------------------------------------------- */
     /* Append one event; PAYLOAD is JSON text, never NULL here. */
     int (*event_append)(sked__tx *tx, const char *type, const char *subject,

@@ -624,6 +624,30 @@ static void test_thread_fires(void **state)
     assert_int_equal(runs_of("t"), 1);
 }
 
+/* SPEC 3.2 on PostgreSQL: another server's change wakes a started
+ * engine at once, long before its tick (an hour here). */
+static void test_notify_wakes_other_engine(void **state)
+{
+    sked_engine_options o = {.db_url = db_url,
+                             .tzdir = SKED_TEST_DATA "/zoneinfo",
+                             .clock = &clock_,
+                             .tick = INT64_C(3600) * SKED_USEC_PER_SEC};
+    sked_engine *a = NULL, *b = *state;
+
+    if (is_sqlite())
+        skip();
+    set_now(T("2026-01-10T08:00:00.500Z"));
+    assert_int_equal(sked_engine_open(&o, &a, NULL), 0);
+    assert_int_equal(sked_engine_start(a, NULL), 0);
+    nanosleep(&(struct timespec){0, 200000000}, NULL); /* a is asleep */
+    create(b, "n", "* * * * * *", NULL, NULL);
+    set_now(T("2026-01-10T08:00:01Z"));
+    for (int i = 0; i < 300 && runs_of("n") == 0; i++)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    assert_int_equal(has_run("sched-n-2026-01-10T08:00:01Z"), 1);
+    sked_engine_close(a);
+}
+
 int main(void)
 {
     const char *url = getenv("SKED_TEST_DB_URL");
@@ -647,6 +671,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_changes_by_another_engine, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_thread_fires, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_notify_wakes_other_engine, setup,
+                                        teardown),
     };
     int rc;
 
