@@ -909,11 +909,11 @@ static void test_cron_per_second_bounded(void **state)
 
 /* Check that deciding EXPR in ZONE over (FROM, TO] with catchup skip
  * counts what sked_cron_next finds one step at a time. */
-static void check_count(const char *expr, const char *tzname, const char *from,
-                        const char *to, sked_dst dst)
+static void check_count(const char *expr, const char *zone_name,
+                        const char *from, const char *to, sked_dst dst)
 {
     sked_time t = T(from), end = T(to);
-    const sked_tz *tz = zone(tzname);
+    const sked_tz *tz = zone(zone_name);
     sked_policy_in in = {.tz = tz, .now = end, .tick = SEC};
     sked_policy_out o;
     sked_schedule s;
@@ -923,7 +923,7 @@ static void check_count(const char *expr, const char *tzname, const char *from,
     assert_int_equal(sked_cron_parse(expr, &c, NULL), 0);
     while (sked_cron_next(&c, tz, dst, t, &t) == 0 && t <= end)
         want++;
-    cron_sched(&s, "c", expr, tzname, from);
+    cron_sched(&s, "c", expr, zone_name, from);
     s.dst = dst;
     s.catchup = SKED_CATCHUP_SKIP;
     in.s = &s;
@@ -937,7 +937,7 @@ static void check_count(const char *expr, const char *tzname, const char *from,
     } while (o.more);
     if (got != want)
         fail_msg("%s in %s (%s) from %s to %s: counted %lld, walked %lld", expr,
-                 tzname, sked_dst_name(dst), from, to, (long long) got,
+                 zone_name, sked_dst_name(dst), from, to, (long long) got,
                  (long long) want);
     sked_schedule_done(&s);
 }
