@@ -25,6 +25,13 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_EVENT_APPEND,
     SKED__PG_EVENT_LIST,
     SKED__PG_EVENT_PRUNE,
+    SKED__PG_SCHEDULE_HEADS,
+    SKED__PG_SCHEDULE_LOCK,
+    SKED__PG_SCHEDULE_ADVANCE,
+    SKED__PG_RUNS_INSERT_LENIENT,
+    SKED__PG_RUNS_EXISTING,
+    SKED__PG_RUNS_ACTIVE,
+    SKED__PG_EVENTS_APPEND,
     SKED__PG_STMT_COUNT
 } sked__pg_stmt_id;
 
@@ -76,5 +83,23 @@ int sked__pg_rows_event_list(sked__tx *tx, int64_t after_id, size_t limit,
                              sked_event **out, size_t *n, sked_error *err);
 int sked__pg_rows_event_prune(sked__tx *tx, sked_time before, int64_t *deleted,
                               sked_error *err);
+
+int sked__pg_rows_schedule_heads(sked__tx *tx, sked_time since,
+                                 const char *after_name, size_t limit,
+                                 sked_schedule_head **out, size_t *n,
+                                 sked_error *err);
+int sked__pg_rows_schedule_lock(sked__tx *tx, const char *const *names,
+                                size_t n, sked_schedule **out, size_t *nout,
+                                sked_error *err);
+int sked__pg_rows_schedule_advance(sked__tx *tx, const sked__advance *a,
+                                   bool *applied, sked_error *err);
+int sked__pg_rows_runs_insert_lenient(sked__tx *tx, const sked_run_new *runs,
+                                      size_t n, sked_time now,
+                                      sked_run_insert_state *state,
+                                      sked_error *err);
+int sked__pg_rows_runs_active(sked__tx *tx, const char *schedule, int64_t *out,
+                              sked_error *err);
+int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
+                                int64_t *ids, sked_error *err);
 
 #endif

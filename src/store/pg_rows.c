@@ -412,22 +412,30 @@ int sked__pg_rows_schedule_list(sked__tx *tx, const sked__schedule_query *q,
 
 /* ---- runs --------------------------------------------------------------*/
 
+/* The batch insert of runs; CONFLICT is the ON CONFLICT clause. */
+#define RUNS_INSERT_SQL(conflict)                                              \
+    "INSERT INTO runs (id, workflow, workflow_version, status, trigger_kind, " \
+    "schedule, scheduled_for, queue, priority, concurrency_key, not_before, "  \
+    "context, created_at, updated_at, serial_key) "                            \
+    "SELECT r.id, r.workflow, r.version, 'pending', r.trig, r.schedule, "      \
+    "r.sched_for, coalesce(r.queue, 'default'), r.priority, r.ckey, "          \
+    "coalesce(r.not_before, $12::bigint), coalesce(r.context, '{}'), "         \
+    "$12::bigint, $12::bigint, r.skey "                                        \
+    "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "             \
+    "$5::text[], $6::bigint[], $7::text[], $8::integer[], $9::text[], "        \
+    "$10::bigint[], $11::text[], $13::text[]) "                                \
+    "AS r(id, workflow, version, trig, schedule, sched_for, queue, priority, " \
+    "ckey, not_before, context, skey) "                                        \
+    "ORDER BY r.id " conflict " RETURNING id"
+
 static const sked__pg_stmt RUNS_INSERT = {
-    SKED__PG_RUNS_INSERT, 12,
-    "INSERT INTO runs (id, workflow, workflow_version, status, trigger_kind, "
-    "schedule, scheduled_for, queue, priority, concurrency_key, not_before, "
-    "context, created_at, updated_at) "
-    "SELECT r.id, r.workflow, r.version, 'pending', r.trig, r.schedule, "
-    "r.sched_for, coalesce(r.queue, 'default'), r.priority, r.ckey, "
-    "coalesce(r.not_before, $12::bigint), coalesce(r.context, '{}'), "
-    "$12::bigint, $12::bigint "
-    "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
-    "$5::text[], $6::bigint[], $7::text[], $8::integer[], $9::text[], "
-    "$10::bigint[], $11::text[]) "
-    "AS r(id, workflow, version, trig, schedule, sched_for, queue, priority, "
-    "ckey, not_before, context) "
-    "ORDER BY r.id "
-    "ON CONFLICT (id) DO NOTHING RETURNING id"};
+    SKED__PG_RUNS_INSERT, 13, RUNS_INSERT_SQL("ON CONFLICT (id) DO NOTHING")};
+
+/* No conflict target: DO NOTHING covers the id and the active-key index
+ * alike; the ids not returned are then looked up to tell them apart. */
+static const sked__pg_stmt RUNS_INSERT_LENIENT = {
+    SKED__PG_RUNS_INSERT_LENIENT, 13,
+    RUNS_INSERT_SQL("ON CONFLICT DO NOTHING")};
 
 static const char *trigger_name(sked_trigger t)
 {
@@ -513,8 +521,10 @@ enum {
     R_CTX,
     R_COUNT
 };
+/* The serial keys: one more array, parameter 13, after "now" (12). */
+#define R_SKEY R_COUNT
 
-/* Fill the R_COUNT array literals from the N runs. */
+/* Fill the R_COUNT + 1 array literals from the N runs. */
 static void runs_to_arrays(const sked_run_new *runs, size_t n, alit *a)
 {
     size_t i;
@@ -535,8 +545,9 @@ static void runs_to_arrays(const sked_run_new *runs, size_t n, alit *a)
         alit_int(&a[R_NB], r->not_before, r->not_before == SKED_TIME_NONE,
                  first);
         alit_text(&a[R_CTX], r->context, first);
+        alit_text(&a[R_SKEY], r->serial_key, first);
     }
-    for (i = 0; i < R_COUNT; i++)
+    for (i = 0; i <= R_COUNT; i++)
         alit_put(&a[i], "}", 1);
 }
 
@@ -619,34 +630,46 @@ static int key_conflict(sked__tx *tx, const sked_run_new *runs, size_t n,
                            key);
 }
 
-int sked__pg_rows_runs_insert(sked__tx *tx, const sked_run_new *runs, size_t n,
-                              sked_time now, bool *created, sked_error *err)
+/* Run the batch insert STMT of the N runs at NOW. OUT: *res. */
+static int runs_exec(sked__tx *tx, const sked__pg_stmt *stmt,
+                     const sked_run_new *runs, size_t n, sked_time now,
+                     PGresult **res, sked_error *err)
 {
-    alit a[R_COUNT] = {0};
-    const char *params[R_COUNT + 1];
+    alit a[R_COUNT + 1] = {0};
+    const char *params[R_COUNT + 2];
     char nowbuf[NUMLEN];
-    PGresult *res = NULL;
-    int i, rc;
+    int i, rc = 0;
 
-    if (n == 0)
-        return 0;
     runs_to_arrays(runs, n, a);
     for (i = 0; i < R_COUNT; i++)
         params[i] = a[i].p;
     (void) snprintf(nowbuf, sizeof(nowbuf), "%" PRId64, now);
     params[R_COUNT] = nowbuf;
-    for (i = 0, rc = 0; i < R_COUNT; i++)
+    params[R_COUNT + 1] = a[R_SKEY].p;
+    for (i = 0; i <= R_COUNT; i++)
         if (a[i].oom)
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
-        rc = sked__pg_exec(tx, &RUNS_INSERT, params, &res, err);
+        rc = sked__pg_exec(tx, stmt, params, res, err);
+    for (i = 0; i <= R_COUNT; i++)
+        free(a[i].p);
+    return rc;
+}
+
+int sked__pg_rows_runs_insert(sked__tx *tx, const sked_run_new *runs, size_t n,
+                              sked_time now, bool *created, sked_error *err)
+{
+    PGresult *res = NULL;
+    int rc;
+
+    if (n == 0)
+        return 0;
+    rc = runs_exec(tx, &RUNS_INSERT, runs, n, now, &res, err);
     if (rc == SKED_ECONFLICT)
         rc = key_conflict(tx, runs, n, err);
     if (rc == 0)
         rc = mark_created(res, runs, n, created, err);
     PQclear(res);
-    for (i = 0; i < R_COUNT; i++)
-        free(a[i].p);
     return rc;
 }
 
@@ -738,6 +761,297 @@ int sked__pg_rows_event_prune(sked__tx *tx, sked_time before, int64_t *deleted,
         return rc;
     if (deleted != NULL)
         *deleted = strtoll(PQcmdTuples(res), NULL, 10);
+    PQclear(res);
+    return 0;
+}
+
+/* ---- the scheduler's reads and writes ----------------------------------*/
+
+static const sked__pg_stmt SCHEDULE_HEADS = {
+    SKED__PG_SCHEDULE_HEADS, 3,
+    "SELECT name, status, next_fire_at, updated_at, cron, timezone "
+    "FROM schedules WHERE ($1::bigint IS NULL OR updated_at >= $1::bigint) "
+    "AND ($2::text IS NULL OR name > $2) ORDER BY name LIMIT $3::bigint"};
+
+/* Row locks taken in name order, so overlapping batches cannot deadlock. */
+static const sked__pg_stmt SCHEDULE_LOCK = {
+    SKED__PG_SCHEDULE_LOCK, 1,
+    "SELECT " SCHEDULE_COLS " FROM schedules WHERE name = ANY($1::text[]) "
+    "ORDER BY name FOR UPDATE"};
+
+static const sked__pg_stmt SCHEDULE_ADVANCE = {
+    SKED__PG_SCHEDULE_ADVANCE, 8,
+    "UPDATE schedules SET last_fired_at = $2::bigint, "
+    "next_fire_at = $3::bigint, status = $4, "
+    "runs_created = runs_created + $5::bigint, "
+    "last_error = coalesce($6, last_error), "
+    "updated_at = coalesce($7::bigint, updated_at) "
+    "WHERE name = $1 AND last_fired_at IS NOT DISTINCT FROM $8::bigint"};
+
+static const sked__pg_stmt RUNS_EXISTING = {
+    SKED__PG_RUNS_EXISTING, 1,
+    "SELECT id FROM runs WHERE id = ANY($1::text[])"};
+
+static const sked__pg_stmt RUNS_ACTIVE = {
+    SKED__PG_RUNS_ACTIVE, 1,
+    "SELECT count(*) FROM runs WHERE schedule = $1 "
+    "AND status IN ('pending', 'running', 'waiting')"};
+
+/* Ids come back sorted, which is the order the rows were inserted in. */
+static const sked__pg_stmt EVENTS_APPEND = {
+    SKED__PG_EVENTS_APPEND, 4,
+    "WITH ins AS (INSERT INTO events (type, subject, payload, at) "
+    "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) "
+    "RETURNING id) SELECT id FROM ins ORDER BY id"};
+
+/* Text of instant T into BUF, or NULL for NONE. */
+static const char *time_param(sked_time t, char *buf)
+{
+    if (t == SKED_TIME_NONE)
+        return NULL;
+    (void) snprintf(buf, NUMLEN, "%" PRId64, t);
+    return buf;
+}
+
+/* Copy the value of (ROW, COL) of RES into *dst; NULL stays NULL. */
+static bool dup_value(const PGresult *res, int row, int col, char **dst)
+{
+    *dst = NULL;
+    if (PQgetisnull(res, row, col))
+        return true;
+    *dst = strdup(PQgetvalue(res, row, col));
+    return *dst != NULL;
+}
+
+/* Read row ROW of the heads query RES into *h. */
+static int row_to_head(const PGresult *res, int row, sked_schedule_head *h)
+{
+    sked_time t[2] = {SKED_TIME_NONE, SKED_TIME_NONE};
+    int st = SKED_SCHEDULE_DISABLED;
+
+    memset(h, 0, sizeof(*h));
+    if (!dup_value(res, row, 0, &h->name) ||
+        !dup_value(res, row, 4, &h->cron) ||
+        !dup_value(res, row, 5, &h->timezone))
+        return SKED_ENOMEM;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(status_name(i), PQgetvalue(res, row, 1)) == 0)
+            st = i;
+    h->status = (sked_schedule_status) st;
+    for (int c = 2; c <= 3; c++)
+        if (!PQgetisnull(res, row, c))
+            t[c - 2] = strtoll(PQgetvalue(res, row, c), NULL, 10);
+    h->next_fire_at = t[0];
+    h->updated_at = t[1];
+    return 0;
+}
+
+int sked__pg_rows_schedule_heads(sked__tx *tx, sked_time since,
+                                 const char *after_name, size_t limit,
+                                 sked_schedule_head **out, size_t *n,
+                                 sked_error *err)
+{
+    char sincebuf[NUMLEN], lim[NUMLEN];
+    const char *params[3] = {time_param(since, sincebuf), after_name, lim};
+    sked_schedule_head *list;
+    size_t i, rows;
+    PGresult *res;
+    int rc;
+
+    (void) snprintf(lim, sizeof(lim), "%zu", limit);
+    rc = sked__pg_exec(tx, &SCHEDULE_HEADS, params, &res, err);
+    if (rc < 0)
+        return rc;
+    rows = (size_t) PQntuples(res);
+    list = calloc(rows ? rows : 1, sizeof(*list));
+    for (i = 0; list != NULL && i < rows && rc == 0; i++)
+        rc = row_to_head(res, (int) i, &list[i]);
+    PQclear(res);
+    if (list == NULL || rc < 0) {
+        sked__schedule_heads_free(list, list ? i : 0);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    *out = list;
+    *n = rows;
+    return 0;
+}
+
+/* Build the text-array literal of the N strings V into *a. */
+static void strings_to_array(const char *const *v, size_t n, alit *a)
+{
+    for (size_t i = 0; i < n; i++)
+        alit_text(a, v[i], i == 0);
+    if (n == 0)
+        alit_put(a, "{", 1);
+    alit_put(a, "}", 1);
+}
+
+int sked__pg_rows_schedule_lock(sked__tx *tx, const char *const *names,
+                                size_t n, sked_schedule **out, size_t *nout,
+                                sked_error *err)
+{
+    alit a = {0};
+    const char *params[1];
+    PGresult *res;
+    int rc;
+
+    strings_to_array(names, n, &a);
+    if (a.oom) {
+        free(a.p);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    params[0] = a.p;
+    rc = sked__pg_exec(tx, &SCHEDULE_LOCK, params, &res, err);
+    free(a.p);
+    if (rc < 0)
+        return rc;
+    *out = NULL;
+    *nout = 0;
+    rc = rows_to_schedules(res, out, nout, err);
+    PQclear(res);
+    return rc;
+}
+
+int sked__pg_rows_schedule_advance(sked__tx *tx, const sked__advance *a,
+                                   bool *applied, sked_error *err)
+{
+    char cur[NUMLEN], next[NUMLEN], added[NUMLEN], upd[NUMLEN], exp[NUMLEN];
+    const char *params[8] = {a->name,
+                             time_param(a->cursor, cur),
+                             time_param(a->next, next),
+                             status_name((int) a->status),
+                             added,
+                             a->last_error,
+                             time_param(a->updated_at, upd),
+                             time_param(a->expect, exp)};
+    PGresult *res;
+    int rc;
+
+    (void) snprintf(added, sizeof(added), "%" PRId64, a->added);
+    rc = sked__pg_exec(tx, &SCHEDULE_ADVANCE, params, &res, err);
+    if (rc < 0)
+        return rc;
+    *applied = strcmp(PQcmdTuples(res), "0") != 0;
+    PQclear(res);
+    return 0;
+}
+
+/* Mark in STATE the runs (not inserted) whose id RES lists as existing. */
+static void mark_existing(const PGresult *res, const sked_run_new *runs,
+                          size_t n, sked_run_insert_state *state)
+{
+    int rows = PQntuples(res);
+
+    for (size_t i = 0; i < n; i++) {
+        if (state[i] == SKED_RUN_INSERTED)
+            continue;
+        state[i] = SKED_RUN_REFUSED;
+        for (int r = 0; r < rows; r++)
+            if (strcmp(PQgetvalue(res, r, 0), runs[i].id) == 0)
+                state[i] = SKED_RUN_EXISTED;
+    }
+}
+
+/* Look up which of the runs not inserted exist. */
+static int find_existing(sked__tx *tx, const sked_run_new *runs, size_t n,
+                         sked_run_insert_state *state, sked_error *err)
+{
+    alit a = {0};
+    bool first = true;
+    const char *params[1];
+    PGresult *res;
+    int rc;
+
+    for (size_t i = 0; i < n; i++)
+        if (state[i] != SKED_RUN_INSERTED) {
+            alit_text(&a, runs[i].id, first);
+            first = false;
+        }
+    if (first)
+        return 0; /* every run was inserted */
+    alit_put(&a, "}", 1);
+    if (a.oom) {
+        free(a.p);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    params[0] = a.p;
+    rc = sked__pg_exec(tx, &RUNS_EXISTING, params, &res, err);
+    free(a.p);
+    if (rc < 0)
+        return rc;
+    mark_existing(res, runs, n, state);
+    PQclear(res);
+    return 0;
+}
+
+int sked__pg_rows_runs_insert_lenient(sked__tx *tx, const sked_run_new *runs,
+                                      size_t n, sked_time now,
+                                      sked_run_insert_state *state,
+                                      sked_error *err)
+{
+    bool *created;
+    PGresult *res = NULL;
+    int rc;
+
+    if (n == 0)
+        return 0;
+    created = calloc(n, sizeof(*created));
+    if (created == NULL)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    rc = runs_exec(tx, &RUNS_INSERT_LENIENT, runs, n, now, &res, err);
+    if (rc == 0)
+        rc = mark_created(res, runs, n, created, err);
+    PQclear(res);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        state[i] = created[i] ? SKED_RUN_INSERTED : SKED_RUN_REFUSED;
+    free(created);
+    if (rc == 0)
+        rc = find_existing(tx, runs, n, state, err);
+    return rc;
+}
+
+int sked__pg_rows_runs_active(sked__tx *tx, const char *schedule, int64_t *out,
+                              sked_error *err)
+{
+    const char *params[1] = {schedule};
+    PGresult *res;
+    int rc = sked__pg_exec(tx, &RUNS_ACTIVE, params, &res, err);
+
+    if (rc < 0)
+        return rc;
+    *out = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    return 0;
+}
+
+int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
+                                int64_t *ids, sked_error *err)
+{
+    alit a[4] = {{0}};
+    const char *params[4];
+    PGresult *res;
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        alit_text(&a[0], ev[i].type, i == 0);
+        alit_text(&a[1], ev[i].subject, i == 0);
+        alit_text(&a[2], ev[i].payload, i == 0);
+        alit_int(&a[3], ev[i].at, false, i == 0);
+    }
+    for (int k = 0; k < 4; k++) {
+        alit_put(&a[k], "}", 1);
+        params[k] = a[k].p;
+        if (a[k].oom)
+            rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &EVENTS_APPEND, params, &res, err);
+    for (int k = 0; k < 4; k++)
+        free(a[k].p);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < n && i < (size_t) PQntuples(res); i++)
+        ids[i] = strtoll(PQgetvalue(res, (int) i, 0), NULL, 10);
     PQclear(res);
     return 0;
 }

@@ -50,6 +50,11 @@ enum stmt_id {
     S_EVENT_APPEND,
     S_EVENT_LIST,
     S_EVENT_PRUNE,
+    S_HEADS,
+    S_ADVANCE,
+    S_RUN_INSERT_LENIENT,
+    S_RUN_EXISTS,
+    S_RUNS_ACTIVE,
     S_COUNT
 };
 
@@ -101,13 +106,33 @@ static const char *const stmt_sql[S_COUNT] = {
         "INSERT INTO runs (id, workflow, workflow_version, status, "
         "trigger_kind, schedule, scheduled_for, queue, priority, "
         "concurrency_key, not_before, context, attempts, created_at, "
-        "updated_at) VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, ?7, ?8, ?9, "
-        "?10, ?11, 0, ?12, ?12) ON CONFLICT (id) DO NOTHING",
+        "updated_at, serial_key) VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, "
+        "?7, ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT (id) DO NOTHING",
     [S_EVENT_APPEND] = "INSERT INTO events (type, subject, payload, at) "
                        "VALUES (?1, ?2, ?3, ?4)",
     [S_EVENT_LIST] = "SELECT id, type, subject, payload, at FROM events "
                      "WHERE id > ?1 ORDER BY id LIMIT ?2",
     [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1",
+    [S_HEADS] = "SELECT name, status, next_fire_at, updated_at, cron, "
+                "timezone FROM schedules "
+                "WHERE (?1 IS NULL OR updated_at >= ?1) "
+                "AND (?2 IS NULL OR name > ?2) ORDER BY name LIMIT ?3",
+    [S_ADVANCE] = "UPDATE schedules SET last_fired_at = ?2, next_fire_at = ?3, "
+                  "status = ?4, runs_created = runs_created + ?5, "
+                  "last_error = coalesce(?6, last_error), "
+                  "updated_at = coalesce(?7, updated_at) "
+                  "WHERE name = ?1 AND last_fired_at IS ?8",
+    /* No conflict target: DO NOTHING covers the id and the active-key
+     * index alike; run_state tells them apart. */
+    [S_RUN_INSERT_LENIENT] =
+        "INSERT INTO runs (id, workflow, workflow_version, status, "
+        "trigger_kind, schedule, scheduled_for, queue, priority, "
+        "concurrency_key, not_before, context, attempts, created_at, "
+        "updated_at, serial_key) VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, "
+        "?7, ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT DO NOTHING",
+    [S_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
+    [S_RUNS_ACTIVE] = "SELECT count(*) FROM runs WHERE schedule = ?1 "
+                      "AND status IN ('pending', 'running', 'waiting')",
 };
 
 /* A connection; as a transaction, it is the sked__tx. */
@@ -742,6 +767,7 @@ static int run_bind(sqlite3_stmt *s, const sked_run_new *r, sked_time now)
         s, 10, r->not_before == SKED_TIME_NONE ? now : r->not_before);
     rc |= bind_text(s, 11, r->context ? r->context : "{}");
     rc |= sqlite3_bind_int64(s, 12, now);
+    rc |= bind_text(s, 13, r->serial_key);
     return rc;
 }
 
@@ -772,6 +798,171 @@ static int sqlite_runs_insert(sked__tx *c, const sked_run_new *runs, size_t n,
     if (rc == 0 || s)
         sqlite3_clear_bindings(s);
     return rc;
+}
+
+/* Tell in *out whether a run with id ID exists. */
+static int run_exists(struct sked__tx *c, const char *id, bool *out,
+                      sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_RUN_EXISTS, &s, err);
+
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    done(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return fail(c->b, c->db, rc, "reading a run", err);
+    *out = rc == SQLITE_ROW;
+    return 0;
+}
+
+static int sqlite_runs_insert_lenient(sked__tx *c, const sked_run_new *runs,
+                                      size_t n, sked_time now,
+                                      sked_run_insert_state *state,
+                                      sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_RUN_INSERT_LENIENT, &s, err);
+
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        bool exists = false;
+        rc = run_bind(s, &runs[i], now);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(s);
+        done(s);
+        if (rc != SQLITE_DONE)
+            return fail(c->b, c->db, rc, "inserting runs", err);
+        rc = 0;
+        if (sqlite3_changes(c->db) > 0) {
+            state[i] = SKED_RUN_INSERTED;
+            continue;
+        }
+        rc = run_exists(c, runs[i].id, &exists, err);
+        state[i] = exists ? SKED_RUN_EXISTED : SKED_RUN_REFUSED;
+    }
+    return rc;
+}
+
+static int sqlite_runs_active(sked__tx *c, const char *schedule, int64_t *out,
+                              sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_RUNS_ACTIVE, &s, err);
+
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, schedule);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(s, 0);
+    done(s);
+    if (rc != SQLITE_ROW)
+        return fail(c->b, c->db, rc, "counting active runs", err);
+    return 0;
+}
+
+/* ---- the scheduler's reads and writes ---------------------------------- */
+
+/* Read the current row of the heads statement S into *h. */
+static int head_read(sqlite3_stmt *s, sked_schedule_head *h, sked_error *err)
+{
+    memset(h, 0, sizeof *h);
+    if (!col_text(s, 0, &h->name) || !col_text(s, 4, &h->cron) ||
+        !col_text(s, 5, &h->timezone)) {
+        free(h->name);
+        free(h->cron);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    if (!COL_ENUM(sked_schedule_status_parse, s, 1, &h->status))
+        h->status = SKED_SCHEDULE_DISABLED; /* unknown: never fired */
+    h->next_fire_at = col_time(s, 2);
+    h->updated_at = col_time(s, 3);
+    return 0;
+}
+
+static int sqlite_schedule_heads(sked__tx *c, sked_time since,
+                                 const char *after_name, size_t limit,
+                                 sked_schedule_head **out, size_t *n,
+                                 sked_error *err)
+{
+    sked_schedule_head *list = calloc(limit ? limit : 1, sizeof *list);
+    sqlite3_stmt *s = NULL;
+    size_t k = 0;
+    int rc = list ? stmt(c, S_HEADS, &s, err)
+                  : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+
+    if (rc == 0) {
+        bind_time(s, 1, since);
+        bind_text(s, 2, after_name);
+        sqlite3_bind_int64(s, 3, (sqlite3_int64) limit);
+    }
+    while (rc == 0 && k < limit) {
+        int step = sqlite3_step(s);
+        if (step == SQLITE_DONE)
+            break;
+        if (step != SQLITE_ROW)
+            rc = fail(c->b, c->db, step, "listing schedules", err);
+        else if ((rc = head_read(s, &list[k], err)) == 0)
+            k++;
+    }
+    if (s)
+        done(s);
+    if (rc != 0) {
+        sked__schedule_heads_free(list, k);
+        return rc;
+    }
+    *out = list;
+    *n = k;
+    return 0;
+}
+
+static int sqlite_schedule_lock(sked__tx *c, const char *const *names, size_t n,
+                                sked_schedule **out, size_t *nout,
+                                sked_error *err)
+{
+    sked_schedule *list = calloc(n ? n : 1, sizeof *list);
+    size_t k = 0;
+    int rc = list ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+
+    /* BEGIN IMMEDIATE took the write lock: the rows cannot move. */
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = sqlite_schedule_get(c, names[i], &list[k], err);
+        if (rc == 0)
+            k++;
+        else if (rc == SKED_ENOTFOUND)
+            rc = 0;
+    }
+    if (rc != 0) {
+        sked__schedules_free(list, k);
+        return rc;
+    }
+    *out = list;
+    *nout = k;
+    return 0;
+}
+
+static int sqlite_schedule_advance(sked__tx *c, const sked__advance *a,
+                                   bool *applied, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_ADVANCE, &s, err);
+
+    if (rc != 0)
+        return rc;
+    rc = bind_text(s, 1, a->name) | bind_time(s, 2, a->cursor) |
+         bind_time(s, 3, a->next) |
+         bind_text(s, 4, sked_schedule_status_name(a->status)) |
+         sqlite3_bind_int64(s, 5, a->added) | bind_text(s, 6, a->last_error) |
+         bind_time(s, 7, a->updated_at) | bind_time(s, 8, a->expect);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    done(s);
+    if (rc != SQLITE_DONE)
+        return fail(c->b, c->db, rc, "advancing a schedule", err);
+    *applied = sqlite3_changes(c->db) > 0;
+    return 0;
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -843,6 +1034,19 @@ static int sqlite_event_list(sked__tx *c, int64_t after_id, size_t limit,
     return 0;
 }
 
+static int sqlite_events_append(sked__tx *c, const sked_event *ev, size_t n,
+                                int64_t *ids, sked_error *err)
+{
+    int rc = 0;
+
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = sqlite_event_append(c, ev[i].type, ev[i].subject, ev[i].payload,
+                                 ev[i].at, err);
+        ids[i] = sqlite3_last_insert_rowid(c->db);
+    }
+    return rc;
+}
+
 static int sqlite_event_prune(sked__tx *c, sked_time before, int64_t *deleted,
                               sked_error *err)
 {
@@ -877,6 +1081,12 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .schedule_delete = sqlite_schedule_delete,
     .schedule_list = sqlite_schedule_list,
     .runs_insert = sqlite_runs_insert,
+    .schedule_heads = sqlite_schedule_heads,
+    .schedule_lock = sqlite_schedule_lock,
+    .schedule_advance = sqlite_schedule_advance,
+    .runs_insert_lenient = sqlite_runs_insert_lenient,
+    .runs_active = sqlite_runs_active,
+    .events_append = sqlite_events_append,
     .event_append = sqlite_event_append,
     .event_list = sqlite_event_list,
     .event_prune = sqlite_event_prune,

@@ -200,6 +200,8 @@ typedef struct sked_run_new {
     const char *concurrency_key; /* NULL: none */
     sked_time not_before;        /* NONE: now */
     const char *context;         /* JSON; NULL: {} */
+    const char *serial_key;      /* NULL: none; runs sharing one run one at
+                                    a time, none dropped (schema 0002) */
 } sked_run_new;
 
 /* Insert the N runs (N <= SKED_STORE_BATCH_MAX) that do not exist yet, in
@@ -211,8 +213,9 @@ typedef struct sked_run_new {
 int sked__store_runs_insert(sked_store *st, const sked_run_new *runs, size_t n,
                             bool *created, sked_error *err);
 
-/* ---- events -----------------------------------------------------------*/
+/* ---- firing (store_fire.c) -------------------------------------------- */
 
+/* One stored event (see the events section below). */
 typedef struct sked_event {
     int64_t id;    /* assigned by the store, increasing */
     char *type;    /* owned: "schedule.created" */
@@ -220,6 +223,114 @@ typedef struct sked_event {
     char *payload; /* owned JSON object text */
     sked_time at;
 } sked_event;
+
+/* A schedule as the scheduler indexes it: what it needs to keep it in its
+ * heap and to notice a change. */
+typedef struct sked_schedule_head {
+    char *name; /* owned */
+    sked_schedule_status status;
+    sked_time next_fire_at; /* NONE: none stored */
+    sked_time updated_at;
+    char *cron;     /* owned; NULL unless a cron schedule */
+    char *timezone; /* owned */
+} sked_schedule_head;
+
+/* Call FN(CTX, head) for every schedule whose updated_at is at least
+ * SINCE (SKED_TIME_NONE: every schedule), in pages, each page in its own
+ * short read transaction. HEAD is borrowed for the call. FN returns 0 to
+ * go on, else that code stops the scan and is returned. Returns 0,
+ * SKED_EIO, SKED_ENOMEM. */
+typedef int (*sked_head_fn)(void *ctx, const sked_schedule_head *head);
+void sked__schedule_heads_free(sked_schedule_head *list, size_t n);
+int sked__store_schedule_scan(sked_store *st, sked_time since, sked_head_fn fn,
+                              void *ctx, sked_error *err);
+
+/* The runs a firing creates, one state each. */
+typedef enum sked_run_insert_state {
+    SKED_RUN_INSERTED = 0, /* created by this call */
+    SKED_RUN_EXISTED = 1,  /* the id existed: created before (SPEC 3.1) */
+    SKED_RUN_REFUSED = 2,  /* an active run holds its concurrency key */
+} sked_run_insert_state;
+
+#define SKED_FIRE_MISS_MAX 8
+
+/* Occurrences of one reason a decision dropped (the payload of the event
+ * schedule.occurrences_missed). */
+typedef struct sked_fire_miss {
+    const char *reason; /* borrowed, static: "catchup_skip", "overlap" */
+    int64_t count;
+    sked_time first, last;
+} sked_fire_miss;
+
+/* One schedule's decision, as the decide callback of sked__store_fire
+ * writes it, and what the store did with it. The runs' workflow, queue,
+ * context and schedule may borrow from the row given to decide: they are
+ * valid during the transaction only, and set to NULL after it. */
+typedef struct sked_firing {
+    /* The decision (filled by decide). */
+    sked_run_new *runs; /* owned, nruns; run ids owned too (runs[i].id) */
+    size_t nruns;
+    sked_time cursor;            /* the new last_fired_at */
+    sked_time next_fire_at;      /* NONE when nothing is left */
+    sked_schedule_status status; /* active or done */
+    sked_fire_miss missed[SKED_FIRE_MISS_MAX];
+    size_t nmissed;
+    char *disable; /* owned: when set, the schedule is disabled instead,
+                      with this reason in last_error (SPEC 2.2) */
+    char *key;     /* owned: a key string the runs may point to */
+    /* What the store did (filled by sked__store_fire). */
+    bool found;                   /* the row existed and was locked */
+    sked_run_insert_state *state; /* owned, nruns */
+    size_t created, existed, refused;
+} sked_firing;
+
+/* Free what F owns and zero it. */
+void sked__firing_done(sked_firing *f);
+
+/* Decide, inside the firing transaction, for the row S (fresh, locked)
+ * with ACTIVE_RUNS active runs of S (counted only when S->overlap is not
+ * allow; else 0). Write the decision into OUT (zeroed). Must be pure: it
+ * may run again when the transaction is retried. Returns 0 or a code
+ * that rolls everything back. */
+typedef int (*sked_fire_decide_fn)(void *ctx, const sked_schedule *s,
+                                   int64_t active_runs, sked_firing *out);
+
+/* The firing transaction (SPEC 3.2). For each of the N schedules NAMES
+ * (distinct), in ONE transaction: lock the row (SQLite: the write lock;
+ * PostgreSQL: SELECT ... FOR UPDATE, in name order), call DECIDE on the
+ * row as it is now, insert the decided runs (ON CONFLICT DO NOTHING: a
+ * run whose id exists is skipped; one refused by the active-key index is
+ * dropped and reported as missed with reason "overlap"), move the cursor
+ * with a compare-and-set on last_fired_at, with next_fire_at, status and
+ * runs_created, and write the events run.created (one per run created)
+ * and schedule.occurrences_missed (one per reason, payload {"count",
+ * "first", "last", "reason"}), or schedule.disabled. A schedule whose row
+ * is gone or not active is not decided (found false or its status
+ * reported). OUT: N firings, in the order of NAMES, freed with
+ * sked__firing_done; OUT_EVENTS (may be NULL): the events written, freed
+ * with sked__events_free. Returns 0, or a code with nothing written. */
+int sked__store_fire(sked_store *st, const char *const *names, size_t n,
+                     sked_fire_decide_fn decide, void *ctx, sked_firing *out,
+                     sked_event **out_events, size_t *out_nevents,
+                     sked_error *err);
+
+/* Create runs outside the scheduler's decisions (trigger, backfill), in
+ * one transaction with their run.created events: N <= SKED_STORE_BATCH_MAX
+ * runs inserted ON CONFLICT DO NOTHING. STATE (N entries, may be NULL)
+ * receives each run's state. With STRICT, a run refused by the active-key
+ * index fails the whole call with SKED_ECONFLICT (a trigger, SPEC 3.4);
+ * without it, it is reported as refused. OUT_EVENTS as for
+ * sked__store_fire. */
+int sked__store_runs_create(sked_store *st, const sked_run_new *runs, size_t n,
+                            bool strict, sked_run_insert_state *state,
+                            sked_event **out_events, size_t *out_nevents,
+                            sked_error *err);
+
+/* Count the active runs (pending, running, waiting) of SCHEDULE. */
+int sked__store_runs_active(sked_store *st, const char *schedule, int64_t *out,
+                            sked_error *err);
+
+/* ---- events -----------------------------------------------------------*/
 
 /* Append one event. TYPE, SUBJECT and PAYLOAD (JSON, NULL: {}) are
  * borrowed. Returns 0 or SKED_EIO. */

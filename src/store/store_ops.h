@@ -53,6 +53,18 @@ typedef struct sked__schedule_query {
     size_t limit;            /* rows to return at most, >= 1 */
 } sked__schedule_query;
 
+/* One row's move by the firing transaction (schedule_advance). */
+typedef struct sked__advance {
+    const char *name;
+    sked_time expect; /* last_fired_at as locked; NONE: NULL */
+    sked_time cursor; /* NONE: NULL */
+    sked_time next;   /* NONE: NULL */
+    sked_schedule_status status;
+    int64_t added;          /* runs_created += added */
+    const char *last_error; /* NULL: keep the stored one */
+    sked_time updated_at;   /* NONE: keep the stored one */
+} sked__advance;
+
 struct sked__store_ops {
     int version;      /* SKED__STORE_OPS_VERSION */
     const char *kind; /* "sqlite", "postgres" */
@@ -110,6 +122,37 @@ struct sked__store_ops {
      * refuses a row (store.c then rolls the batch back). */
     int (*runs_insert)(sked__tx *tx, const sked_run_new *runs, size_t n,
                        sked_time now, bool *created, sked_error *err);
+
+    /* ---- the scheduler (schema 0002) ---------------------------------- */
+    /* Heads of the schedules with updated_at >= SINCE (NONE: all) and
+     * name > AFTER_NAME (NULL: from the start), by name, at most LIMIT;
+     * *out freed with sked__schedule_heads_free. */
+    int (*schedule_heads)(sked__tx *tx, sked_time since, const char *after_name,
+                          size_t limit, sked_schedule_head **out, size_t *n,
+                          sked_error *err);
+    /* Read and lock the rows of the N NAMES (sorted, distinct) that exist,
+     * in name order (SQLite: the write lock already covers them;
+     * PostgreSQL: FOR UPDATE). *out as for schedule_list. */
+    int (*schedule_lock)(sked__tx *tx, const char *const *names, size_t n,
+                         sked_schedule **out, size_t *nout, sked_error *err);
+    /* Write a firing's outcome to the row NAME if its last_fired_at is
+     * still EXPECT (compare-and-set; NONE is NULL): last_fired_at CURSOR,
+     * next_fire_at NEXT, status STATUS, runs_created + ADDED, last_error
+     * LAST_ERROR (NULL: kept) and, when UPDATED_AT is not NONE,
+     * updated_at. *applied tells whether the row was written. */
+    int (*schedule_advance)(sked__tx *tx, const sked__advance *a, bool *applied,
+                            sked_error *err);
+    /* INSERT ... ON CONFLICT DO NOTHING (every unique index) for each of
+     * the N runs, in order; state[i] says what happened to run i. */
+    int (*runs_insert_lenient)(sked__tx *tx, const sked_run_new *runs, size_t n,
+                               sked_time now, sked_run_insert_state *state,
+                               sked_error *err);
+    /* Count the active runs of SCHEDULE. */
+    int (*runs_active)(sked__tx *tx, const char *schedule, int64_t *out,
+                       sked_error *err);
+    /* Append N events, all at AT, filling ids[i] with each new id. */
+    int (*events_append)(sked__tx *tx, const sked_event *ev, size_t n,
+                         int64_t *ids, sked_error *err);
 
     /* ---- events -------------------------------------------------------- */
     /* Append one event; PAYLOAD is JSON text, never NULL here. */

@@ -20,6 +20,10 @@
 #include "store/store.h"
 #include "store/store_ops.h"
 
+/* The schema version of this binary: the migrations in src/store/schema. */
+#define SCHEMA_LATEST   2
+#define SCHEMA_LATEST_S "2"
+
 static const char *url;
 
 /* Run SQL on a connection of its own; return the first value as a
@@ -112,7 +116,7 @@ static void test_reconnect_inside_transaction(void **state)
     ops->rollback(tx);
     assert_int_equal(ops->begin(b, SKED__TX_READ, &tx, &err), 0);
     assert_int_equal(ops->schema_version(tx, &v, &err), 0);
-    assert_int_equal(v, 1);
+    assert_int_equal(v, SCHEMA_LATEST);
     assert_int_equal(ops->commit(tx, &err), 0);
     ops->close(b);
 }
@@ -197,7 +201,7 @@ static void test_concurrent_migration(void **state)
     }
     assert_int_equal(sql("SELECT value FROM meta "
                          "WHERE key = 'schema_version'"),
-                     1);
+                     SCHEMA_LATEST);
 }
 
 static void test_newer_schema_refused(void **state)
@@ -211,7 +215,8 @@ static void test_newer_schema_refused(void **state)
     assert_int_equal(sked__store_open(url, NULL, &st, &err), SKED_ECONFLICT);
     assert_null(st);
     assert_non_null(strstr(err.msg, "99"));
-    sql("UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    sql("UPDATE meta SET value = '" SCHEMA_LATEST_S "' "
+        "WHERE key = 'schema_version'");
 }
 
 static void test_unreachable_server(void **state)

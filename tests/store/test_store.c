@@ -24,6 +24,10 @@
 #include "base/clock.h"
 #include "store/store.h"
 
+/* The schema version of this binary: the migrations in src/store/schema. */
+#define SCHEMA_LATEST   2
+#define SCHEMA_LATEST_S "2"
+
 static char db_url[1024];
 static char tmp_dir[256];
 static sked_tzdb *tzdb;
@@ -148,14 +152,14 @@ static void test_meta_records_version(void **state)
 
     assert_int_equal(
         raw("SELECT value FROM meta WHERE key = 'schema_version'", &v), 0);
-    assert_int_equal(v, 1);
+    assert_int_equal(v, SCHEMA_LATEST);
     create(*state, "kept", "0 9 * * *");
     /* Opening again is a no-op: same version, data kept. */
     assert_int_equal(open_store(&again, NULL), 0);
     sked__store_close(again);
     assert_int_equal(
         raw("SELECT value FROM meta WHERE key = 'schema_version'", &v), 0);
-    assert_int_equal(v, 1);
+    assert_int_equal(v, SCHEMA_LATEST);
     assert_int_equal(count("schedules"), 1);
 }
 
@@ -173,7 +177,7 @@ static void test_newer_database_refused(void **state)
     assert_null(st);
     assert_non_null(strstr(err.msg, "newer"));
     assert_non_null(strstr(err.msg, "999"));
-    assert_int_equal(raw("UPDATE meta SET value = '1' "
+    assert_int_equal(raw("UPDATE meta SET value = '" SCHEMA_LATEST_S "' "
                          "WHERE key = 'schema_version'",
                          NULL),
                      0);

@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: MIT */
+/* What the scheduler asks of the store (store.h, "firing"): the heads of
+ * changed schedules, the firing transaction, runs created by a trigger or
+ * a backfill, and counts of active runs.
+ *
+ * The firing transaction, the plan: lock the rows of a batch of due
+ * schedules in name order (so two servers firing overlapping batches
+ * cannot deadlock), and for each row still active ask the caller's
+ * decide function what to do with the row as it is now, under the lock.
+ * Two servers deciding the same occurrences are thus serialised: the
+ * second reads the cursor the first committed and decides nothing twice.
+ * Then insert the decided runs (ON CONFLICT DO NOTHING), move the cursor
+ * with a compare-and-set on last_fired_at (a failed set means the lock
+ * did not hold: the whole transaction is retried from the read), and
+ * write the events, all before the one commit. Runs refused by the
+ * active-key index (overlap skip, SPEC 3.4) are dropped as "overlap" and
+ * counted with the occurrences the policy dropped for that reason. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "store/store_int.h"
+
+#define HEAD_PAGE 5000
+
+void sked__schedule_heads_free(sked_schedule_head *list, size_t n)
+{
+    for (size_t i = 0; list && i < n; i++) {
+        free(list[i].name);
+        free(list[i].cron);
+        free(list[i].timezone);
+    }
+    free(list);
+}
+
+void sked__firing_done(sked_firing *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; f->runs && i < f->nruns; i++)
+        free((char *) f->runs[i].id);
+    free(f->runs);
+    free(f->state);
+    free(f->disable);
+    free(f->key);
+    memset(f, 0, sizeof *f);
+}
+
+/* ---- the heads scan ----------------------------------------------------- */
+
+struct heads_arg {
+    sked_time since;
+    const char *after;
+    sked_schedule_head *page;
+    size_t n;
+};
+
+static int heads_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct heads_arg *a = arg;
+
+    sked__schedule_heads_free(a->page, a->n);
+    a->page = NULL;
+    a->n = 0;
+    return st->ops->schedule_heads(tx, a->since, a->after, HEAD_PAGE, &a->page,
+                                   &a->n, err);
+}
+
+int sked__store_schedule_scan(sked_store *st, sked_time since, sked_head_fn fn,
+                              void *ctx, sked_error *err)
+{
+    struct heads_arg a = {.since = since};
+    char *after = NULL;
+    int rc;
+
+    for (;;) {
+        size_t n;
+        rc = sked__store_run_tx(st, SKED__TX_READ, heads_tx, &a, err);
+        for (size_t i = 0; rc == 0 && i < a.n; i++)
+            rc = fn(ctx, &a.page[i]);
+        n = a.n;
+        free(after);
+        after = NULL;
+        if (rc == 0 && n == HEAD_PAGE && !(after = strdup(a.page[n - 1].name)))
+            rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        sked__schedule_heads_free(a.page, a.n);
+        a.page = NULL;
+        a.n = 0;
+        if (rc != 0 || n < HEAD_PAGE)
+            break;
+        a.after = after;
+    }
+    free(after);
+    return rc;
+}
+
+/* ---- events of a transaction ---------------------------------------------*/
+
+/* The events one transaction writes, appended at its end in one call. */
+typedef struct ev_list {
+    sked_event *v; /* owned */
+    size_t n, cap;
+} ev_list;
+
+static void ev_reset(ev_list *l)
+{
+    sked__events_free(l->v, l->n);
+    memset(l, 0, sizeof *l);
+}
+
+/* Append an event; TYPE and SUBJECT are copied, PAYLOAD is taken. */
+static int ev_add(ev_list *l, const char *type, const char *subject,
+                  char *payload, sked_time at, sked_error *err)
+{
+    sked_event *e;
+
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        sked_event *v = realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            free(payload);
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    e = &l->v[l->n];
+    *e = (sked_event){.type = strdup(type),
+                      .subject = strdup(subject),
+                      .payload = payload,
+                      .at = at};
+    l->n++;
+    if (!e->type || !e->subject || !e->payload)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    return 0;
+}
+
+/* Write every event of L, setting their ids. */
+static int ev_flush(sked_store *st, sked__tx *tx, ev_list *l, sked_error *err)
+{
+    int64_t *ids;
+    int rc;
+
+    if (l->n == 0)
+        return 0;
+    ids = malloc(l->n * sizeof *ids);
+    if (!ids)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    rc = st->ops->events_append(tx, l->v, l->n, ids, err);
+    for (size_t i = 0; rc == 0 && i < l->n; i++)
+        l->v[i].id = ids[i];
+    free(ids);
+    return rc;
+}
+
+/* Hand L's events to the caller (or free them). */
+static void ev_give(ev_list *l, sked_event **out, size_t *n)
+{
+    if (out && n) {
+        *out = l->v;
+        *n = l->n;
+        memset(l, 0, sizeof *l);
+    }
+    ev_reset(l);
+}
+
+/* Format T into BUF as a JSON value: "RFC 3339" or null. */
+static void json_time(sked_time t, char *buf, size_t size)
+{
+    char s[SKED_TIME_STRLEN];
+
+    if (t == SKED_TIME_NONE || sked_time_format(t, s, sizeof s) < 0)
+        (void) snprintf(buf, size, "null");
+    else
+        (void) snprintf(buf, size, "\"%s\"", s);
+}
+
+/* Tell whether S needs no JSON escape (the names and ids of schedules). */
+static bool json_plain(const char *s)
+{
+    for (; s && *s; s++)
+        if (*s == '"' || *s == '\\' || (unsigned char) *s < 0x20)
+            return false;
+    return true;
+}
+
+/* The event run.created for R, through jansson for an id that needs
+ * escapes (an API idempotency key). */
+static int ev_run_created_json(ev_list *l, const sked_run_new *r,
+                               const char *sf, const char *nb, sked_time now,
+                               sked_error *err)
+{
+    json_t *o = json_pack("{s:s,s:s,s:s?,s:s}", "run_id", r->id, "workflow",
+                          r->workflow, "schedule", r->schedule, "trigger",
+                          sked__trigger_name(r->trigger));
+    json_t *times = json_loads(sf, JSON_DECODE_ANY, NULL);
+    json_t *nbv = json_loads(nb, JSON_DECODE_ANY, NULL);
+    char *p = NULL;
+
+    if (o && times && nbv) {
+        (void) json_object_set(o, "scheduled_for", times);
+        (void) json_object_set(o, "not_before", nbv);
+        p = json_dumps(o, JSON_COMPACT);
+    }
+    json_decref(o);
+    json_decref(times);
+    json_decref(nbv);
+    if (!p)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    return ev_add(l, "run.created", r->id, p, now, err);
+}
+
+/* The event run.created for R. Schedule and workflow names and scheduled
+ * run ids hold no character JSON escapes, so snprintf is enough there. */
+static int ev_run_created(ev_list *l, const sked_run_new *r, sked_time now,
+                          sked_error *err)
+{
+    char sf[SKED_TIME_STRLEN + 2], nb[SKED_TIME_STRLEN + 2], *p;
+    size_t size = 256 + 2 * SKED_NAME_MAX + SKED_RUN_ID_MAX;
+
+    json_time(r->scheduled_for, sf, sizeof sf);
+    json_time(r->not_before == SKED_TIME_NONE ? now : r->not_before, nb,
+              sizeof nb);
+    if (!json_plain(r->id) || !json_plain(r->workflow) ||
+        !json_plain(r->schedule))
+        return ev_run_created_json(l, r, sf, nb, now, err);
+    p = malloc(size);
+    if (!p)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    (void) snprintf(p, size,
+                    "{\"run_id\":\"%s\",\"workflow\":\"%s\",\"schedule\":%s%s%s"
+                    ",\"trigger\":\"%s\",\"scheduled_for\":%s"
+                    ",\"not_before\":%s}",
+                    r->id, r->workflow, r->schedule ? "\"" : "",
+                    r->schedule ? r->schedule : "null", r->schedule ? "\"" : "",
+                    sked__trigger_name(r->trigger), sf, nb);
+    return ev_add(l, "run.created", r->id, p, now, err);
+}
+
+/* The event schedule.occurrences_missed of M for schedule NAME. */
+static int ev_missed(ev_list *l, const char *name, const sked_fire_miss *m,
+                     sked_time now, sked_error *err)
+{
+    char first[SKED_TIME_STRLEN + 2], last[SKED_TIME_STRLEN + 2], *p;
+    size_t size = 200 + SKED_NAME_MAX;
+
+    json_time(m->first, first, sizeof first);
+    json_time(m->last, last, sizeof last);
+    p = malloc(size);
+    if (!p)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    (void) snprintf(p, size,
+                    "{\"schedule\":\"%s\",\"reason\":\"%s\",\"count\":%lld,"
+                    "\"first\":%s,\"last\":%s}",
+                    name, m->reason, (long long) m->count, first, last);
+    return ev_add(l, "schedule.occurrences_missed", name, p, now, err);
+}
+
+/* The event schedule.disabled of NAME, with REASON. */
+static int ev_disabled(ev_list *l, const char *name, const char *reason,
+                       sked_time now, sked_error *err)
+{
+    json_t *o = json_pack("{s:s,s:s}", "name", name, "reason", reason);
+    char *p = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+    json_decref(o);
+    if (!p)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    return ev_add(l, "schedule.disabled", name, p, now, err);
+}
+
+/* ---- the firing transaction --------------------------------------------- */
+
+typedef struct by_name {
+    const char *name;
+    size_t i; /* index in the caller's order */
+} by_name;
+
+static int cmp_by_name(const void *x, const void *y)
+{
+    return strcmp(((const by_name *) x)->name, ((const by_name *) y)->name);
+}
+
+struct fire_arg {
+    by_name *order; /* sorted */
+    const char **sorted;
+    size_t n;
+    sked_fire_decide_fn decide;
+    void *ctx;
+    sked_firing *out; /* n, caller's order */
+    ev_list ev;
+    sked_time now;
+};
+
+/* Return the caller's index of NAME, or n. */
+static size_t index_of(const struct fire_arg *a, const char *name)
+{
+    by_name key = {name, 0};
+    by_name *hit = bsearch(&key, a->order, a->n, sizeof *a->order, cmp_by_name);
+
+    return hit ? hit->i : a->n;
+}
+
+/* Add the runs refused by the key index to F's "overlap" entry. */
+static void merge_refused(sked_firing *f)
+{
+    sked_fire_miss m = {"overlap", 0, SKED_TIME_NONE, SKED_TIME_NONE};
+    size_t k;
+
+    for (size_t i = 0; i < f->nruns; i++) {
+        if (f->state[i] != SKED_RUN_REFUSED)
+            continue;
+        sked_time t = f->runs[i].scheduled_for;
+        if (m.count == 0 || t < m.first)
+            m.first = t;
+        if (m.count == 0 || t > m.last)
+            m.last = t;
+        m.count++;
+    }
+    if (m.count == 0)
+        return;
+    for (k = 0; k < f->nmissed; k++)
+        if (strcmp(f->missed[k].reason, "overlap") == 0)
+            break;
+    if (k == f->nmissed) {
+        if (k == SKED_FIRE_MISS_MAX)
+            return; /* cannot happen: there are five reasons */
+        f->missed[f->nmissed++] = m;
+        return;
+    }
+    if (f->missed[k].count == 0 || m.first < f->missed[k].first)
+        f->missed[k].first = m.first;
+    if (f->missed[k].count == 0 || m.last > f->missed[k].last)
+        f->missed[k].last = m.last;
+    f->missed[k].count += m.count;
+}
+
+/* Insert F's runs and count what happened to them. */
+static int fire_runs(sked_store *st, sked__tx *tx, struct fire_arg *a,
+                     sked_firing *f, sked_error *err)
+{
+    int rc;
+
+    if (f->nruns == 0)
+        return 0;
+    f->state = calloc(f->nruns, sizeof *f->state);
+    if (!f->state)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    rc = st->ops->runs_insert_lenient(tx, f->runs, f->nruns, a->now, f->state,
+                                      err);
+    for (size_t i = 0; rc == 0 && i < f->nruns; i++) {
+        f->created += f->state[i] == SKED_RUN_INSERTED;
+        f->existed += f->state[i] == SKED_RUN_EXISTED;
+        f->refused += f->state[i] == SKED_RUN_REFUSED;
+        if (f->state[i] == SKED_RUN_INSERTED)
+            rc = ev_run_created(&a->ev, &f->runs[i], a->now, err);
+    }
+    if (rc == 0)
+        merge_refused(f);
+    return rc;
+}
+
+/* Disable the locked row S for the reason F->disable. */
+static int fire_disable(sked_store *st, sked__tx *tx, struct fire_arg *a,
+                        const sked_schedule *s, sked_firing *f, sked_error *err)
+{
+    sked__advance adv = {.name = s->name,
+                         .expect = s->last_fired_at,
+                         .cursor = s->last_fired_at,
+                         .next = SKED_TIME_NONE,
+                         .status = SKED_SCHEDULE_DISABLED,
+                         .last_error = f->disable,
+                         .updated_at = a->now};
+    bool applied = false;
+    int rc = st->ops->schedule_advance(tx, &adv, &applied, err);
+
+    if (rc == 0 && !applied)
+        return sked__error_set(err, SKED_EBUSY, NULL, -1, "cursor moved");
+    f->status = SKED_SCHEDULE_DISABLED;
+    f->next_fire_at = SKED_TIME_NONE;
+    f->cursor = s->last_fired_at;
+    return rc ? rc : ev_disabled(&a->ev, s->name, f->disable, a->now, err);
+}
+
+/* Tell whether F changes nothing in the row S. */
+static bool fire_is_noop(const sked_schedule *s, const sked_firing *f)
+{
+    return f->nruns == 0 && f->nmissed == 0 && f->cursor == s->last_fired_at &&
+           f->next_fire_at == s->next_fire_at && f->status == s->status;
+}
+
+/* Decide and write the locked row S. */
+static int fire_one(sked_store *st, sked__tx *tx, struct fire_arg *a,
+                    const sked_schedule *s, sked_firing *f, sked_error *err)
+{
+    int64_t active = 0;
+    bool applied = false;
+    sked__advance adv;
+    int rc = 0;
+
+    f->found = true;
+    f->status = s->status;
+    f->cursor = s->last_fired_at;
+    f->next_fire_at = s->next_fire_at;
+    if (s->status != SKED_SCHEDULE_ACTIVE)
+        return 0;
+    if (s->overlap != SKED_OVERLAP_ALLOW)
+        rc = st->ops->runs_active(tx, s->name, &active, err);
+    if (rc == 0)
+        rc = a->decide(a->ctx, s, active, f);
+    if (rc != 0)
+        return rc;
+    f->found = true;
+    if (f->disable)
+        return fire_disable(st, tx, a, s, f, err);
+    if (fire_is_noop(s, f))
+        return 0;
+    rc = fire_runs(st, tx, a, f, err);
+    for (size_t k = 0; rc == 0 && k < f->nmissed; k++)
+        if (f->missed[k].count > 0)
+            rc = ev_missed(&a->ev, s->name, &f->missed[k], a->now, err);
+    if (rc != 0)
+        return rc;
+    adv = (sked__advance){.name = s->name,
+                          .expect = s->last_fired_at,
+                          .cursor = f->cursor,
+                          .next = f->next_fire_at,
+                          .status = f->status,
+                          .added = (int64_t) (f->created + f->existed),
+                          .updated_at = SKED_TIME_NONE};
+    rc = st->ops->schedule_advance(tx, &adv, &applied, err);
+    if (rc == 0 && !applied)
+        return sked__error_set(err, SKED_EBUSY, NULL, -1, "cursor moved");
+    return rc;
+}
+
+/* Clear the pointers F's runs borrowed from a row now freed. */
+static void forget_row(sked_firing *f)
+{
+    for (size_t i = 0; i < f->nruns; i++) {
+        f->runs[i].workflow = NULL;
+        f->runs[i].queue = NULL;
+        f->runs[i].context = NULL;
+        f->runs[i].schedule = NULL;
+        f->runs[i].workflow_version = NULL;
+    }
+}
+
+static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct fire_arg *a = arg;
+    sked_schedule *rows = NULL;
+    size_t nrows = 0;
+    int rc;
+
+    ev_reset(&a->ev); /* from an attempt that failed */
+    for (size_t i = 0; i < a->n; i++)
+        sked__firing_done(&a->out[i]);
+    a->now = sked__store_now(st);
+    rc = st->ops->schedule_lock(tx, a->sorted, a->n, &rows, &nrows, err);
+    for (size_t r = 0; rc == 0 && r < nrows; r++) {
+        size_t i = index_of(a, rows[r].name);
+        if (i < a->n)
+            rc = fire_one(st, tx, a, &rows[r], &a->out[i], err);
+    }
+    sked__schedules_free(rows, nrows);
+    for (size_t i = 0; i < a->n; i++)
+        forget_row(&a->out[i]);
+    if (rc == 0)
+        rc = ev_flush(st, tx, &a->ev, err);
+    return rc;
+}
+
+/* Sort NAMES into A (order and sorted); names must be distinct. */
+static int fire_prepare(const char *const *names, size_t n, struct fire_arg *a,
+                        sked_error *err)
+{
+    a->order = malloc(n * sizeof *a->order);
+    a->sorted = malloc(n * sizeof *a->sorted);
+    if (!a->order || !a->sorted)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t i = 0; i < n; i++)
+        a->order[i] = (by_name){names[i], i};
+    qsort(a->order, n, sizeof *a->order, cmp_by_name);
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && strcmp(a->order[i - 1].name, a->order[i].name) == 0)
+            return sked__error_set(err, SKED_EINVAL, "names", -1,
+                                   "\"%.80s\" is given twice",
+                                   a->order[i].name);
+        a->sorted[i] = a->order[i].name;
+    }
+    a->n = n;
+    return 0;
+}
+
+int sked__store_fire(sked_store *st, const char *const *names, size_t n,
+                     sked_fire_decide_fn decide, void *ctx, sked_firing *out,
+                     sked_event **out_events, size_t *out_nevents,
+                     sked_error *err)
+{
+    struct fire_arg a = {.decide = decide, .ctx = ctx, .out = out};
+    int rc;
+
+    if (n == 0)
+        return 0;
+    if (!names || !decide || !out || n > SKED_STORE_BATCH_MAX)
+        return sked__error_set(err, SKED_EINVAL, "names", -1,
+                               "a firing holds 1 to %d schedules",
+                               SKED_STORE_BATCH_MAX);
+    memset(out, 0, n * sizeof *out);
+    rc = fire_prepare(names, n, &a, err);
+    if (rc == 0)
+        rc = sked__store_run_tx(st, SKED__TX_WRITE, fire_tx, &a, err);
+    if (rc != 0) {
+        for (size_t i = 0; i < n; i++)
+            sked__firing_done(&out[i]);
+        ev_reset(&a.ev);
+    } else {
+        ev_give(&a.ev, out_events, out_nevents);
+    }
+    free(a.order);
+    free(a.sorted);
+    return rc;
+}
+
+/* ---- runs outside the scheduler ----------------------------------------- */
+
+struct create_arg {
+    const sked_run_new *runs;
+    size_t n;
+    bool strict;
+    sked_run_insert_state *state; /* n, ours */
+    ev_list ev;
+};
+
+static int create_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct create_arg *a = arg;
+    sked_time now = sked__store_now(st);
+    int rc;
+
+    ev_reset(&a->ev);
+    rc = st->ops->runs_insert_lenient(tx, a->runs, a->n, now, a->state, err);
+    for (size_t i = 0; rc == 0 && i < a->n; i++) {
+        if (a->state[i] == SKED_RUN_REFUSED && a->strict)
+            return sked__error_set(
+                err, SKED_ECONFLICT, "concurrency_key", (long) i,
+                "an active run holds the concurrency key \"%.100s\"",
+                a->runs[i].concurrency_key ? a->runs[i].concurrency_key : "");
+        if (a->state[i] == SKED_RUN_INSERTED)
+            rc = ev_run_created(&a->ev, &a->runs[i], now, err);
+    }
+    if (rc == 0)
+        rc = ev_flush(st, tx, &a->ev, err);
+    return rc;
+}
+
+int sked__store_runs_create(sked_store *st, const sked_run_new *runs, size_t n,
+                            bool strict, sked_run_insert_state *state,
+                            sked_event **out_events, size_t *out_nevents,
+                            sked_error *err)
+{
+    struct create_arg a = {.runs = runs, .n = n, .strict = strict};
+    int rc;
+
+    if (n == 0)
+        return 0;
+    if (!runs || n > SKED_STORE_BATCH_MAX)
+        return sked__error_set(err, SKED_EINVAL, "runs", -1,
+                               "a batch holds 1 to %d runs",
+                               SKED_STORE_BATCH_MAX);
+    a.state = calloc(n, sizeof *a.state);
+    if (!a.state)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    rc = sked__store_run_tx(st, SKED__TX_WRITE, create_tx, &a, err);
+    if (rc == 0 && state)
+        memcpy(state, a.state, n * sizeof *state);
+    if (rc == 0)
+        ev_give(&a.ev, out_events, out_nevents);
+    else
+        ev_reset(&a.ev);
+    free(a.state);
+    return rc;
+}
+
+struct active_arg {
+    const char *schedule;
+    int64_t n;
+};
+
+static int active_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct active_arg *a = arg;
+
+    return st->ops->runs_active(tx, a->schedule, &a->n, err);
+}
+
+int sked__store_runs_active(sked_store *st, const char *schedule, int64_t *out,
+                            sked_error *err)
+{
+    struct active_arg a = {schedule, 0};
+    int rc = sked__store_run_tx(st, SKED__TX_READ, active_tx, &a, err);
+
+    if (rc == 0)
+        *out = a.n;
+    return rc;
+}
