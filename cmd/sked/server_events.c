@@ -26,9 +26,8 @@ static const char *const sched_def_keys[] = {
 static const char *const sched_state_keys[] = {"next_fire_at", NULL};
 static const char *const disabled_keys[] = {"reason", "last_error", "error",
                                             NULL};
-static const char *const run_keys[] = {
-    "schedule",      "workflow",   "trigger",     "trigger_kind",
-    "scheduled_for", "not_before", "lag_seconds", NULL};
+static const char *const run_keys[] = {"schedule", "workflow", "trigger",
+                                       "scheduled_for", NULL};
 
 static const event_rule rules[] = {
     {"run.created", LOG_INFO, "run created", "run", run_keys},

@@ -65,7 +65,7 @@ check "trigger: a manual run, scheduled_for null" \
                 FROM runs WHERE id = '$id'")" "manual|1|pending"
 run schedule trigger hourly --json
 check "trigger --json" "$(/usr/bin/python3 -c 'import json,sys
-o = json.load(open(sys.argv[1])); print(o["schedule"], o["run_id"][:21])' \
+o = json.load(open(sys.argv[1])); print(o["schedule"], o["run_id"][:20])' \
     "$tmp/out")" "hourly sched-hourly-trigger"
 run schedule pause hourly
 run schedule trigger hourly
