@@ -197,5 +197,5 @@ EOF
 
 # field LINE KEY: the value of KEY in the "a=1 b=2" line LINE.
 field() {
-    sed -n "s/.*[ {]$2=\([^ ]*\).*/\1/p" <<<"$1" | head -n 1
+    sed -En "s/(^|.* )$2=([^ ]*).*/\2/p" <<<"$1" | head -n 1
 }
