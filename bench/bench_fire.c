@@ -151,7 +151,8 @@ static void reset(const bench *b)
     if (b->kind == SQLITE) {
         remove_files(b);
     } else {
-        sql_exec(b, "DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+        sql_exec(b, "SET client_min_messages = warning; DROP SCHEMA public "
+                    "CASCADE; CREATE SCHEMA public");
     }
     sked_error_clear(&err);
     if (sked__store_open(b->url, NULL, &st, &err) < 0)
