@@ -158,6 +158,15 @@ static int take_value(const cli_cmd *self, const cli_opt *o, const char *shown,
             return cli_usage_error(self, "option %s needs a value", shown);
         inline_value = argv[++*i];
     }
+    if (o->kind == CLI_OPT_LIST) {
+        cli_list *l = o->dest;
+
+        if (l->n == CLI_LIST_MAX)
+            return cli_usage_error(self, "option %s given more than %d times",
+                                   shown, CLI_LIST_MAX);
+        l->v[l->n++] = inline_value;
+        return CLI_CONTINUE;
+    }
     *(const char **) o->dest = inline_value;
     return CLI_CONTINUE;
 }

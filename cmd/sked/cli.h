@@ -43,13 +43,23 @@ struct cli_cmd {
 typedef enum cli_opt_kind {
     CLI_OPT_FLAG,  /* --utc: sets a bool */
     CLI_OPT_VALUE, /* --tz TZ: sets a const char * (borrowed from argv) */
+    CLI_OPT_LIST,  /* --down X, repeatable: appends to a cli_list */
 } cli_opt_kind;
+
+/* Most values a repeatable option takes. */
+#define CLI_LIST_MAX 1000
+
+/* The values of a repeatable option, in order; borrowed from argv. */
+typedef struct cli_list {
+    const char *v[CLI_LIST_MAX];
+    int n;
+} cli_list;
 
 typedef struct cli_opt {
     const char *name; /* "tz" for --tz */
     char short_name;  /* 'n' for -n, or 0 */
     cli_opt_kind kind;
-    void *dest; /* bool * or const char ** */
+    void *dest; /* bool *, const char ** or cli_list * */
 } cli_opt;
 
 /* The positional arguments cli_parse found; borrowed from argv. */
@@ -66,6 +76,8 @@ extern const cli_cmd cli_cmd_server;
 /* Subcommands of "sked schedule" that live in cmd_schedule_ops.c. */
 extern const cli_cmd cli_cmd_schedule_trigger;
 extern const cli_cmd cli_cmd_schedule_backfill;
+/* "sked schedule simulate", in cmd_simulate.c. */
+extern const cli_cmd cli_cmd_schedule_simulate;
 
 /* Run a group: find the subcommand named by ARGV[1] and run it, or print
  * the group's help for "--help". */

@@ -9,6 +9,7 @@
  *   pause|resume|delete NAME
  *   preview NAME             the next occurrences, marked across DST
  *   trigger, backfill NAME   through the engine (cmd_schedule_ops.c)
+ *   simulate NAME            replay a period (cmd_simulate.c)
  *
  * Everything is checked before the database is opened, so a bad value
  * never creates nor changes a file. Human output by default, --json for
@@ -850,6 +851,7 @@ static const cli_cmd *const schedule_cmds[] = {
     &preview_cmd,
     &cli_cmd_schedule_trigger,
     &cli_cmd_schedule_backfill,
+    &cli_cmd_schedule_simulate,
     NULL,
 };
 

@@ -28,6 +28,20 @@ sked_mono sked__clock_mono(const sked_clock *clock)
     return read_clock(CLOCK_MONOTONIC);
 }
 
+void sked__clock_deadline(sked_dur rel, struct timespec *out)
+{
+    struct timespec ts = {0, 0};
+    int64_t ns;
+
+    (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+    if (rel < 0)
+        rel = 0;
+    ns = (int64_t) ts.tv_nsec + (rel % SKED_USEC_PER_SEC) * 1000;
+    out->tv_sec = ts.tv_sec + (time_t) (rel / SKED_USEC_PER_SEC) +
+                  (time_t) (ns / 1000000000);
+    out->tv_nsec = (long) (ns % 1000000000);
+}
+
 static sked_time virtual_now(void *ctx)
 {
     return ((const sked_virtual_clock *) ctx)->t;

@@ -5,6 +5,7 @@
 #define SKED_BASE_CLOCK_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "sked/clock.h"
 
@@ -13,6 +14,12 @@ sked_time sked__clock_now(const sked_clock *clock);
 
 /* Return the monotonic time by CLOCK (NULL: the real one). */
 sked_mono sked__clock_mono(const sked_clock *clock);
+
+/* Fill *out with the instant REL from now on the real monotonic clock, as
+ * pthread_cond_timedwait wants it from a condition variable set to
+ * CLOCK_MONOTONIC (waits are real time, whatever clock the engine reads:
+ * a virtual clock only changes what the engine thinks the time is). */
+void sked__clock_deadline(sked_dur rel, struct timespec *out);
 
 /* A virtual clock for tests and simulation: set and moved by hand; its
  * monotonic time is its wall time. Not thread-safe by itself. */

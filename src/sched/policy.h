@@ -11,7 +11,17 @@
  *
  * Words: an occurrence is on time when it is less than the grace old
  * (twice the tick, at least a minute); otherwise it is late. The window
- * (catchup_window, never narrower than the grace) bounds every policy. */
+ * (catchup_window, never narrower than the grace) bounds every policy.
+ * The cursor is the last occurrence decided (fired or dropped).
+ *
+ * Where a plan starts: after last_fired_at, or after next_fire_at - 1
+ * when that is later (the store moves next_fire_at to the first
+ * occurrence after now when a schedule is created, resumed or updated:
+ * SPEC 3.3, a resumed schedule is never caught up). A schedule with
+ * neither starts after its creation time, so a new schedule never fires
+ * a backlog from before it existed; an "at" schedule never fired always
+ * considers its instant (a past instant goes through catch-up). The loop
+ * must therefore store out->next as next_fire_at with out->cursor. */
 #ifndef SKED_SCHED_POLICY_H
 #define SKED_SCHED_POLICY_H
 
@@ -66,16 +76,34 @@ typedef struct sked_policy_out {
     sked_time next;   /* the next occurrence after cursor; NONE: none */
     int done;         /* the schedule has nothing left to fire (at: fired,
                          max_runs reached, end_at passed) */
+    int more;         /* the call stopped at SKED_POLICY_VISITS_MAX with
+                         occurrences <= now left: next <= now; store the
+                         result and call again */
 } sked_policy_out;
+
+/* Most occurrences one call of sked__policy_plan visits one by one (cron
+ * steps, and fires listed). Interval and one-time schedules are counted
+ * arithmetically; a cron backlog is counted a whole local day at a time
+ * when the day is far (two days) from any change of UTC offset, and step
+ * by step otherwise. So a daily or hourly cron years behind costs a few
+ * thousand steps; only sub-minute crons across many DST changes reach
+ * the bound, and then the call decides a prefix and sets more. */
+#define SKED_POLICY_VISITS_MAX 100000
 
 /* Decide every occurrence of IN->s after its cursor and at or before
  * IN->now (SPEC 3.3, 3.4; start_at/end_at and max_runs of 3.2). Bounded:
- * occurrences older than the window are counted, not listed, and the
- * whole call visits at most a bounded number of occurrences (a cursor far
- * in the past resumes from the window's start). A paused, disabled or
- * done schedule decides nothing. OUT is written on success only, and its
+ * dropped occurrences are counted, not listed, and the whole call visits
+ * at most SKED_POLICY_VISITS_MAX occurrences (see "more"). Catch-up
+ * first: older than the window, outside_window; late, by the catchup
+ * policy (automatic_backfill: all, 1000, 30 d); on time, fire. Then
+ * overlap over what fires, oldest first, against IN->active_runs and
+ * the earlier fires of the same call (their runs are pending). Then
+ * max_runs: only runs_created + fires <= max_runs; occurrences after the
+ * last allowed fire are left undecided and the schedule is done. A
+ * paused, disabled or done schedule decides nothing (cursor unchanged,
+ * next NONE, done set for done). OUT is written on success only, and its
  * fires are freed with sked__policy_done. Returns 0, SKED_EINVAL (a
- * schedule whose spec does not load), SKED_ENOMEM. */
+ * schedule whose spec does not load, NULL arguments), SKED_ENOMEM. */
 int sked__policy_plan(const sked_policy_in *in, sked_policy_out *out);
 
 /* Free what sked__policy_plan allocated in OUT. NULL does nothing. */

@@ -21,10 +21,14 @@
  * stderr: libsked does not print. */
 #include "store/pg.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 
@@ -518,6 +522,132 @@ static int pg_migrate_step(sked__tx *tx, const struct sked__migration *m,
     return rc;
 }
 
+/* ---- notifications ---------------------------------------------------- */
+
+/* A listener: a connection of its own and a pipe that wakes its poll. */
+typedef struct pg_listener {
+    sked__backend *b;  /* borrowed */
+    struct sked__tx c; /* its connection, as a slot outside the pool */
+    char channel[64];  /* an identifier: [a-z_] */
+    int wake[2];       /* owned pipe: [0] polled, [1] written to wake */
+    bool listening;    /* LISTEN done on c.conn */
+} pg_listener;
+
+static void pg_listen_close(void *arg)
+{
+    pg_listener *l = arg;
+
+    if (!l)
+        return;
+    if (l->c.conn != NULL)
+        PQfinish(l->c.conn);
+    if (l->wake[0] >= 0)
+        (void) close(l->wake[0]);
+    if (l->wake[1] >= 0)
+        (void) close(l->wake[1]);
+    free(l);
+}
+
+/* (Re)connect L and LISTEN on its channel. */
+static int listen_connect(pg_listener *l, sked_error *err)
+{
+    char sql[96];
+    int rc;
+
+    l->listening = false;
+    rc = slot_connect(&l->c, err);
+    if (rc < 0)
+        return rc;
+    (void) snprintf(sql, sizeof(sql), "LISTEN %s", l->channel);
+    rc = command(&l->c, sql, "listen", err);
+    l->listening = rc == 0;
+    return rc;
+}
+
+static int pg_listen_open(sked__backend *b, const char *channel, void **out,
+                          sked_error *err)
+{
+    pg_listener *l;
+    int rc;
+
+    if (strlen(channel) >= sizeof(((pg_listener *) 0)->channel) ||
+        strspn(channel, "abcdefghijklmnopqrstuvwxyz_") != strlen(channel))
+        return sked__error_set(err, SKED_EINVAL, "channel", -1,
+                               "a channel is [a-z_], shorter than 64");
+    l = calloc(1, sizeof(*l));
+    if (l == NULL)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    l->b = b;
+    l->c.b = b;
+    l->wake[0] = l->wake[1] = -1;
+    (void) snprintf(l->channel, sizeof(l->channel), "%s", channel);
+    if (pipe(l->wake) != 0 || fcntl(l->wake[0], F_SETFL, O_NONBLOCK) != 0 ||
+        fcntl(l->wake[1], F_SETFL, O_NONBLOCK) != 0) {
+        pg_listen_close(l);
+        return sked__error_set(err, SKED_EIO, NULL, -1,
+                               "cannot make a pipe: %s", strerror(errno));
+    }
+    rc = listen_connect(l, err);
+    if (rc < 0) {
+        pg_listen_close(l);
+        return rc;
+    }
+    *out = l;
+    return 0;
+}
+
+/* Call FN for every notification that arrived on L. */
+static int drain(pg_listener *l, void (*fn)(void *, const char *), void *ctx,
+                 sked_error *err)
+{
+    PGnotify *n;
+
+    if (PQconsumeInput(l->c.conn) == 0)
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "PostgreSQL at %s: the listening connection "
+                               "dropped",
+                               l->b->where);
+    while ((n = PQnotifies(l->c.conn)) != NULL) {
+        fn(ctx, n->extra);
+        PQfreemem(n);
+    }
+    return 0;
+}
+
+static int pg_listen_wait(void *arg, int timeout_ms,
+                          void (*fn)(void *, const char *), void *ctx,
+                          sked_error *err)
+{
+    pg_listener *l = arg;
+    struct pollfd p[2];
+    char buf[64];
+    int rc;
+
+    if (!l->listening || PQstatus(l->c.conn) != CONNECTION_OK) {
+        rc = listen_connect(l, err);
+        if (rc < 0)
+            return rc;
+    }
+    p[0] = (struct pollfd){.fd = PQsocket(l->c.conn), .events = POLLIN};
+    p[1] = (struct pollfd){.fd = l->wake[0], .events = POLLIN};
+    rc = poll(p, 2, timeout_ms);
+    if (rc < 0 && errno != EINTR)
+        return sked__error_set(err, SKED_EIO, NULL, -1, "poll: %s",
+                               strerror(errno));
+    while (read(l->wake[0], buf, sizeof(buf)) > 0)
+        ; /* empty the pipe */
+    return rc > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+               ? drain(l, fn, ctx, err)
+               : 0;
+}
+
+static void pg_listen_wake(void *arg)
+{
+    pg_listener *l = arg;
+
+    (void) !write(l->wake[1], "w", 1); /* a full pipe wakes all the same */
+}
+
 const struct sked__store_ops sked__store_pg_ops = {
     .version = SKED__STORE_OPS_VERSION,
     .kind = "postgres",
@@ -540,6 +670,11 @@ const struct sked__store_ops sked__store_pg_ops = {
     .schedule_advance = sked__pg_rows_schedule_advance,
     .runs_insert_lenient = sked__pg_rows_runs_insert_lenient,
     .runs_active = sked__pg_rows_runs_active,
+    .db_clock = sked__pg_rows_db_clock,
+    .listen_open = pg_listen_open,
+    .listen_wait = pg_listen_wait,
+    .listen_wake = pg_listen_wake,
+    .listen_close = pg_listen_close,
     .events_append = sked__pg_rows_events_append,
     .event_append = sked__pg_rows_event_append,
     .event_list = sked__pg_rows_event_list,

@@ -32,6 +32,7 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_RUNS_EXISTING,
     SKED__PG_RUNS_ACTIVE,
     SKED__PG_EVENTS_APPEND,
+    SKED__PG_DB_CLOCK,
     SKED__PG_STMT_COUNT
 } sked__pg_stmt_id;
 
@@ -99,6 +100,7 @@ int sked__pg_rows_runs_insert_lenient(sked__tx *tx, const sked_run_new *runs,
                                       sked_error *err);
 int sked__pg_rows_runs_active(sked__tx *tx, const char *schedule, int64_t *out,
                               sked_error *err);
+int sked__pg_rows_db_clock(sked__tx *tx, sked_time *out, sked_error *err);
 int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
                                 int64_t *ids, sked_error *err);
 

@@ -804,6 +804,11 @@ static const sked__pg_stmt EVENTS_APPEND = {
     "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) "
     "RETURNING id) SELECT id FROM ins ORDER BY id"};
 
+/* SPEC 3.2: the server's clock, in µs, as the engine compares it. */
+static const sked__pg_stmt DB_CLOCK = {
+    SKED__PG_DB_CLOCK, 0,
+    "SELECT (extract(epoch from clock_timestamp()) * 1000000)::bigint"};
+
 /* Text of instant T into BUF, or NULL for NONE. */
 static const char *time_param(sked_time t, char *buf)
 {
@@ -1052,6 +1057,18 @@ int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
         return rc;
     for (size_t i = 0; i < n && i < (size_t) PQntuples(res); i++)
         ids[i] = strtoll(PQgetvalue(res, (int) i, 0), NULL, 10);
+    PQclear(res);
+    return 0;
+}
+
+int sked__pg_rows_db_clock(sked__tx *tx, sked_time *out, sked_error *err)
+{
+    PGresult *res;
+    int rc = sked__pg_exec(tx, &DB_CLOCK, NULL, &res, err);
+
+    if (rc < 0)
+        return rc;
+    *out = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     PQclear(res);
     return 0;
 }

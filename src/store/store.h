@@ -120,10 +120,11 @@ int sked__store_schedule_delete(sked_store *st, const char *name, bool *existed,
                                 sked_error *err);
 
 /* Pause or resume NAME (SPEC 3.5: resuming computes the next occurrence
- * from NOW, no catch-up; a schedule with nothing left to fire, such as an
- * "at" instant now past, becomes done). Both are idempotent: pausing a
- * paused schedule or resuming an active one writes nothing. Resuming a
- * done or disabled schedule is SKED_ECONFLICT (update it instead). Events
+ * from NOW, no catch-up, and moves the cursor last_fired_at to NOW, so
+ * the paused period counts as decided; a schedule with nothing left to fire,
+ * such as an "at" instant now past, becomes done). Both are idempotent: pausing
+ * a paused schedule or resuming an active one writes nothing. Resuming a done
+ * or disabled schedule is SKED_ECONFLICT (update it instead). Events
  * schedule.paused / schedule.resumed {"name", "next_fire_at"}.
  * Returns 0, SKED_ENOTFOUND, SKED_ECONFLICT, SKED_EIO. */
 int sked__store_schedule_pause(sked_store *st, const char *name,
@@ -325,6 +326,31 @@ int sked__store_runs_create(sked_store *st, const sked_run_new *runs, size_t n,
                             bool strict, sked_run_insert_state *state,
                             sked_event **out_events, size_t *out_nevents,
                             sked_error *err);
+
+/* Read the database server's clock (PostgreSQL: clock_timestamp()) into
+ * *out. Returns 0, SKED_EINVAL (SQLite: no server clock), SKED_EIO. */
+int sked__store_db_clock(sked_store *st, sked_time *out, sked_error *err);
+
+/* A listener for the notifications of a channel (PostgreSQL LISTEN on a
+ * connection of its own): the scheduler's wake-up on schedule changes
+ * made by other servers (SPEC 3.2). */
+typedef struct sked_listener sked_listener;
+
+/* Listen on CHANNEL ("sked_schedules"). OUT: *out, closed with
+ * sked__listener_close. Returns 0, SKED_EINVAL (SQLite: nothing to
+ * listen to), SKED_EIO. */
+int sked__store_listen(sked_store *st, const char *channel, sked_listener **out,
+                       sked_error *err);
+
+/* Wait at most TIMEOUT (or until sked__listener_wake) and call FN(CTX,
+ * payload) for each notification received. Returns 0 (notified, woken or
+ * timed out) or SKED_EIO (the connection dropped: the next call
+ * reconnects). One thread waits; any thread may wake it. */
+int sked__listener_wait(sked_listener *l, sked_dur timeout,
+                        void (*fn)(void *ctx, const char *payload), void *ctx,
+                        sked_error *err);
+void sked__listener_wake(sked_listener *l);
+void sked__listener_close(sked_listener *l);
 
 /* Count the active runs (pending, running, waiting) of SCHEDULE. */
 int sked__store_runs_active(sked_store *st, const char *schedule, int64_t *out,

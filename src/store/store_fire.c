@@ -608,3 +608,80 @@ int sked__store_runs_active(sked_store *st, const char *schedule, int64_t *out,
         *out = a.n;
     return rc;
 }
+
+struct clock_arg {
+    sked_time t;
+};
+
+static int clock_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    return st->ops->db_clock(tx, &((struct clock_arg *) arg)->t, err);
+}
+
+int sked__store_db_clock(sked_store *st, sked_time *out, sked_error *err)
+{
+    struct clock_arg a = {0};
+    int rc;
+
+    if (!st->ops->db_clock)
+        return sked__error_set(err, SKED_EINVAL, "db", -1,
+                               "%s has no server clock", st->ops->kind);
+    rc = sked__store_run_tx(st, SKED__TX_READ, clock_tx, &a, err);
+    if (rc == 0)
+        *out = a.t;
+    return rc;
+}
+
+/* ---- notifications --------------------------------------------------------*/
+
+struct sked_listener {
+    const struct sked__store_ops *ops; /* borrowed: static */
+    void *impl;                        /* owned by the back-end */
+};
+
+int sked__store_listen(sked_store *st, const char *channel, sked_listener **out,
+                       sked_error *err)
+{
+    sked_listener *l;
+    int rc;
+
+    if (!st->ops->listen_open)
+        return sked__error_set(err, SKED_EINVAL, "db", -1,
+                               "%s has no notifications", st->ops->kind);
+    l = calloc(1, sizeof *l);
+    if (!l)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    l->ops = st->ops;
+    rc = st->ops->listen_open(st->b, channel, &l->impl, err);
+    if (rc != 0) {
+        free(l);
+        return rc;
+    }
+    *out = l;
+    return 0;
+}
+
+int sked__listener_wait(sked_listener *l, sked_dur timeout,
+                        void (*fn)(void *ctx, const char *payload), void *ctx,
+                        sked_error *err)
+{
+    int64_t ms = timeout / 1000;
+
+    if (ms > INT32_MAX)
+        ms = INT32_MAX;
+    return l->ops->listen_wait(l->impl, ms < 0 ? 0 : (int) ms, fn, ctx, err);
+}
+
+void sked__listener_wake(sked_listener *l)
+{
+    if (l)
+        l->ops->listen_wake(l->impl);
+}
+
+void sked__listener_close(sked_listener *l)
+{
+    if (!l)
+        return;
+    l->ops->listen_close(l->impl);
+    free(l);
+}

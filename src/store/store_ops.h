@@ -150,9 +150,26 @@ struct sked__store_ops {
     /* Count the active runs of SCHEDULE. */
     int (*runs_active)(sked__tx *tx, const char *schedule, int64_t *out,
                        sked_error *err);
-    /* Append N events, all at AT, filling ids[i] with each new id. */
+    /* The server's clock now (NULL for SQLite: the same host's clock). */
+    int (*db_clock)(sked__tx *tx, sked_time *out, sked_error *err);
+    /* Append the N events EV (their own type, subject, payload, at),
+     * filling ids[i] with each new id. */
     int (*events_append)(sked__tx *tx, const sked_event *ev, size_t n,
                          int64_t *ids, sked_error *err);
+
+    /* ---- notifications (NULL for SQLite) ---------------------------------
+     * A listener is a connection of its own, outside the pool, that
+     * listens on CHANNEL. listen_wait blocks at most TIMEOUT_MS (or until
+     * listen_wake) and calls FN(CTX, payload) for each notification; a
+     * dropped connection is reported as SKED_EIO and reconnected by the
+     * next wait. listen_wake may be called from any thread. */
+    int (*listen_open)(sked__backend *b, const char *channel, void **out,
+                       sked_error *err);
+    int (*listen_wait)(void *l, int timeout_ms,
+                       void (*fn)(void *ctx, const char *payload), void *ctx,
+                       sked_error *err);
+    void (*listen_wake)(void *l);
+    void (*listen_close)(void *l);
 
     /* ---- events -------------------------------------------------------- */
     /* Append one event; PAYLOAD is JSON text, never NULL here. */

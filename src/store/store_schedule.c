@@ -373,7 +373,11 @@ static int flip(sked_store *st, sked_schedule *s, const struct pause_arg *a,
                                "schedule \"%.100s\" is %s, not paused", s->name,
                                sked_schedule_status_name(s->status));
     s->status = SKED_SCHEDULE_ACTIVE;
-    /* SPEC 3.3: a resumed schedule is never caught up. */
+    /* SPEC 3.3: a resumed schedule is never caught up: the occurrences of
+     * the pause count as decided (the cursor moves to now), so the
+     * scheduler's policy starts from the next one. */
+    if (s->last_fired_at == SKED_TIME_NONE || s->last_fired_at < a->now)
+        s->last_fired_at = a->now;
     return sked__store_plan_next(st, s, a->now, false, err);
 }
 

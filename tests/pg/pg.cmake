@@ -60,3 +60,8 @@ target_link_libraries(test_pg PRIVATE sked_internal PkgConfig::CMOCKA
 target_compile_definitions(test_pg PRIVATE SKED_HAVE_PG_STORE)
 sked_add_pg_test(store.pg_backend $<TARGET_FILE:test_pg>)
 set_tests_properties(store.pg_backend PROPERTIES SKIP_RETURN_CODE 77)
+
+# The engine tests (tests/unit/test_engine.c) on PostgreSQL.
+if(TARGET test_engine)
+    sked_add_pg_test(engine.pg $<TARGET_FILE:test_engine>)
+endif()

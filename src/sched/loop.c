@@ -1,0 +1,836 @@
+/* SPDX-License-Identifier: MIT */
+/* The scheduler loop (loop.h, SPEC 3.2).
+ *
+ * Words: an entry is what the loop keeps of one schedule (its name, the
+ * instant it is due in the heap, the updated_at it was read at); a pass
+ * is one round of rereading and firing; the watermark is the greatest
+ * updated_at the loop has read.
+ *
+ * The plan of a pass:
+ *  1. Reread changes, at most once per tick unless woken: the heads of the
+ *     schedules whose updated_at is at least the watermark minus
+ *     LOOKBACK (writers' clocks differ, and transactions commit out of
+ *     their updated_at order), and every RECONCILE a full scan, which
+ *     also drops the entries of schedules deleted by others. An entry
+ *     whose updated_at moved is placed again in the heap at its stored
+ *     next_fire_at (at once when it has none, or when its expression or
+ *     zone does not load here, so that the firing decides: done, or
+ *     disabled).
+ *  2. Pop every entry due at the pass's now, in batches of BATCH names,
+ *     and fire each batch in one store transaction (sked__store_fire):
+ *     the store locks the rows and calls decide() on each fresh row,
+ *     which runs the pure policy (sked__policy_plan) and turns its fires
+ *     into runs. The cursor and the runs commit together; a loser of a
+ *     race reads the winner's cursor and decides nothing twice.
+ *  3. Push each fired entry back at the next occurrence the firing wrote;
+ *     deliver the events; add the dropped occurrences to the counters.
+ *
+ * Between passes the thread sleeps on a condition variable until the
+ * earliest entry is due or a tick has passed, whichever is first, or
+ * until woken by a change made through the engine, or by the PostgreSQL
+ * listener (NOTIFY sked_schedules). Nothing scans all schedules on a
+ * pass: finding the due ones is O(log n) each. */
+#include "sched/loop.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/heap.h"
+
+#define BATCH      256
+#define LOOKBACK   (INT64_C(60) * SKED_USEC_PER_SEC)
+#define RECONCILE  (INT64_C(600) * SKED_USEC_PER_SEC)
+#define SKEW_EVERY (INT64_C(60) * SKED_USEC_PER_SEC)
+#define INDEX_MIN  1024
+
+/* One schedule the loop knows. Entries live until the loop is freed, so
+ * pointers to them stay valid while a pass works without the lock. */
+typedef struct entry {
+    sked_heap_node node; /* in l->heap while active; key: when due */
+    char *name;          /* owned */
+    sked_time updated_at;
+    sked_time next_fire_at; /* as last read or written */
+    sked_schedule_status status;
+    bool gone;           /* deleted, or not seen by the last full scan */
+    uint64_t seen;       /* the full scan that last saw it */
+    int64_t *missed;     /* owned, SKED_MISS__COUNT; NULL until needed */
+    struct entry *chain; /* the index's bucket list */
+} entry;
+
+#define ENTRY(n) ((entry *) (void *) ((char *) (n) -offsetof(entry, node)))
+
+struct sked_loop {
+    sked_loop_options o;
+    pthread_mutex_t pass_mu; /* held for a whole pass */
+    /* Guarded by mu: everything below. */
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* signalled on wake and stop; CLOCK_MONOTONIC */
+    sked_heap heap;
+    entry **index; /* owned buckets of owned entries */
+    size_t nbuckets, nentries;
+    sked_time watermark; /* NONE: read everything */
+    sked_mono last_reread, last_full, last_skew;
+    bool wake, stopping, started, skew_known;
+    sked_dur skew;
+    uint64_t scan_gen;
+    pthread_t thread;        /* owned while started */
+    sked_listener *listener; /* owned; PostgreSQL only */
+    pthread_t listen_thread; /* owned while listener is set */
+    /* The pass in progress (only the pass-lock holder touches these). */
+    sked_time now;
+    bool skew_tried;
+};
+
+/* ---- the index of entries by name --------------------------------------- */
+
+static size_t hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char) *s) * 1099511628211ULL;
+    return (size_t) h;
+}
+
+static entry *find(const sked_loop *l, const char *name)
+{
+    entry *e = l->index[hash(name) & (l->nbuckets - 1)];
+
+    while (e && strcmp(e->name, name) != 0)
+        e = e->chain;
+    return e;
+}
+
+/* Double the buckets when the index is full; false on ENOMEM (the index
+ * still works, only slower). */
+static void grow(sked_loop *l)
+{
+    size_t n = l->nbuckets * 2;
+    entry **b;
+
+    if (l->nentries < l->nbuckets || !(b = calloc(n, sizeof *b)))
+        return;
+    for (size_t i = 0; i < l->nbuckets; i++) {
+        entry *e = l->index[i];
+        while (e) {
+            entry *next = e->chain;
+            size_t k = hash(e->name) & (n - 1);
+            e->chain = b[k];
+            b[k] = e;
+            e = next;
+        }
+    }
+    free(l->index);
+    l->index = b;
+    l->nbuckets = n;
+}
+
+/* Return NAME's entry, creating it; NULL on ENOMEM. */
+static entry *intern(sked_loop *l, const char *name)
+{
+    entry *e = find(l, name);
+    size_t k;
+
+    if (e)
+        return e;
+    e = calloc(1, sizeof *e);
+    if (!e || !(e->name = strdup(name))) {
+        free(e);
+        return NULL;
+    }
+    sked__heap_node_init(&e->node);
+    e->updated_at = e->next_fire_at = SKED_TIME_NONE;
+    e->gone = true;
+    grow(l);
+    k = hash(name) & (l->nbuckets - 1);
+    e->chain = l->index[k];
+    l->index[k] = e;
+    l->nentries++;
+    return e;
+}
+
+/* Put E in the heap at KEY, or take it out when KEY is NONE. */
+static int place(sked_loop *l, entry *e, sked_time key)
+{
+    if (key == SKED_TIME_NONE) {
+        sked__heap_remove(&l->heap, &e->node);
+        return 0;
+    }
+    if (sked__heap_contains(&e->node)) {
+        sked__heap_update(&l->heap, &e->node, key);
+        return 0;
+    }
+    return sked__heap_push(&l->heap, &e->node, key);
+}
+
+/* ---- rereading changes ---------------------------------------------------*/
+
+/* Tell whether the head's expression and zone load here (SPEC 2.2: one
+ * that does not is disabled by the firing, which is made due at once). */
+static bool head_loads(const sked_loop *l, const sked_schedule_head *h)
+{
+    const sked_tz *tz;
+    sked_cron c;
+
+    if (h->cron && sked_cron_parse(h->cron, &c, NULL) != 0)
+        return false;
+    return !h->timezone ||
+           sked_tzdb_get(l->o.tzdb, h->timezone, &tz, NULL) == 0;
+}
+
+struct scan_ctx {
+    sked_loop *l;
+    bool full;
+    sked_time max_updated;
+};
+
+/* Take in one head read from the store. */
+static int scan_head(void *arg, const sked_schedule_head *h)
+{
+    struct scan_ctx *c = arg;
+    sked_loop *l = c->l;
+    sked_time key = SKED_TIME_NONE;
+    entry *e;
+    int rc = 0;
+
+    if (h->updated_at != SKED_TIME_NONE && h->updated_at > c->max_updated)
+        c->max_updated = h->updated_at;
+    pthread_mutex_lock(&l->mu);
+    e = intern(l, h->name);
+    if (!e) {
+        pthread_mutex_unlock(&l->mu);
+        return SKED_ENOMEM;
+    }
+    e->seen = l->scan_gen;
+    /* Two writes may share an updated_at (the same microsecond): the
+     * status and the next occurrence tell them apart. */
+    if (!e->gone && e->updated_at == h->updated_at && e->status == h->status &&
+        e->next_fire_at == h->next_fire_at) {
+        pthread_mutex_unlock(&l->mu);
+        return 0; /* known as it is */
+    }
+    e->gone = false;
+    e->updated_at = h->updated_at;
+    e->status = h->status;
+    e->next_fire_at = h->next_fire_at;
+    if (h->status == SKED_SCHEDULE_ACTIVE)
+        key = h->next_fire_at != SKED_TIME_NONE && head_loads(l, h)
+                  ? h->next_fire_at
+                  : l->now;
+    rc = place(l, e, key);
+    pthread_mutex_unlock(&l->mu);
+    return rc;
+}
+
+/* Drop the entries a full scan did not see: deleted by others. */
+static void drop_unseen(sked_loop *l)
+{
+    pthread_mutex_lock(&l->mu);
+    for (size_t i = 0; i < l->nbuckets; i++)
+        for (entry *e = l->index[i]; e; e = e->chain)
+            if (!e->gone && e->seen != l->scan_gen) {
+                e->gone = true;
+                sked__heap_remove(&l->heap, &e->node);
+            }
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* Step 1 of the plan: reread what changed (everything when FULL). */
+static int reread(sked_loop *l, bool full, sked_error *err)
+{
+    struct scan_ctx c = {l, full, SKED_TIME_NONE};
+    sked_time since;
+    int rc;
+
+    pthread_mutex_lock(&l->mu);
+    since = full || l->watermark == SKED_TIME_NONE ? SKED_TIME_NONE
+                                                   : l->watermark - LOOKBACK;
+    l->scan_gen++;
+    pthread_mutex_unlock(&l->mu);
+    rc = sked__store_schedule_scan(l->o.store, since, scan_head, &c, err);
+    if (rc != 0)
+        return rc;
+    if (full)
+        drop_unseen(l);
+    pthread_mutex_lock(&l->mu);
+    if (c.max_updated != SKED_TIME_NONE &&
+        (l->watermark == SKED_TIME_NONE || c.max_updated > l->watermark))
+        l->watermark = c.max_updated;
+    pthread_mutex_unlock(&l->mu);
+    return 0;
+}
+
+/* ---- deciding, inside the firing transaction -----------------------------*/
+
+/* Disable the decision OUT for WHY about S (SPEC 2.2). */
+static int disable(const sked_schedule *s, const char *why, sked_firing *out)
+{
+    char msg[SKED_ERROR_MSG_MAX + 64];
+
+    (void) snprintf(msg, sizeof msg, "%s: %s",
+                    s->kind == SKED_SPEC_CRON ? "cron" : "schedule", why);
+    out->disable = strdup(msg);
+    return out->disable ? 0 : SKED_ENOMEM;
+}
+
+/* Fill run I of OUT from the fire F of S. */
+static int make_run(const sked_schedule *s, const sked_fire *f,
+                    sked_firing *out, size_t i)
+{
+    char id[SKED_RUN_ID_MAX + 1];
+    sked_run_new *r = &out->runs[i];
+    int n = sked__run_id_scheduled(s->name, f->occurrence, id, sizeof id);
+
+    if (n < 0)
+        return n;
+    *r = (sked_run_new){.id = strdup(id),
+                        .workflow = s->workflow,
+                        .schedule = s->name,
+                        .trigger = f->trigger,
+                        .scheduled_for = f->occurrence,
+                        .queue = s->queue,
+                        .priority = s->priority,
+                        .not_before =
+                            f->occurrence + sked__policy_jitter(id, s->jitter),
+                        .context = s->context};
+    if (!r->id)
+        return SKED_ENOMEM;
+    /* SPEC 3.4: overlap skip holds the key; the others run one at a time
+     * through the serial key (schema 0002), never dropped by it. */
+    if (s->overlap == SKED_OVERLAP_SKIP)
+        r->concurrency_key = out->key;
+    if (s->overlap != SKED_OVERLAP_ALLOW)
+        r->serial_key = out->key;
+    return 0;
+}
+
+/* Copy the plan P of S into the decision OUT. */
+static int take_plan(const sked_schedule *s, const sked_policy_out *p,
+                     sked_firing *out)
+{
+    size_t len = strlen(s->name) + sizeof "schedule:";
+    int rc = 0;
+
+    out->cursor = p->cursor;
+    out->next_fire_at = p->done ? SKED_TIME_NONE : p->next;
+    out->status = p->done ? SKED_SCHEDULE_DONE : SKED_SCHEDULE_ACTIVE;
+    for (int r = 0; r < SKED_MISS__COUNT; r++)
+        if (p->missed[r].count > 0)
+            out->missed[out->nmissed++] = (sked_fire_miss){
+                sked__miss_reason_name((sked_miss_reason) r),
+                p->missed[r].count, p->missed[r].first, p->missed[r].last};
+    if (p->nfires == 0)
+        return 0;
+    out->key = malloc(len);
+    out->runs = calloc(p->nfires, sizeof *out->runs);
+    if (!out->key || !out->runs)
+        return SKED_ENOMEM;
+    (void) snprintf(out->key, len, "schedule:%s", s->name);
+    for (size_t i = 0; i < p->nfires && rc == 0; i++) {
+        rc = make_run(s, &p->fires[i], out, i);
+        out->nruns = i + 1;
+    }
+    return rc;
+}
+
+/* The decide callback of sked__store_fire: the pure policy on the fresh
+ * row S. */
+static int decide(void *ctx, const sked_schedule *s, int64_t active,
+                  sked_firing *out)
+{
+    sked_loop *l = ctx;
+    const sked_tz *tz = NULL;
+    sked_policy_out p;
+    sked_error zerr;
+    sked_cron c;
+    int rc;
+
+    if (s->kind == SKED_SPEC_CRON &&
+        (!s->cron || sked_cron_parse(s->cron, &c, &zerr) != 0))
+        return disable(s, s->cron ? zerr.msg : "no expression", out);
+    if (s->timezone && sked_tzdb_get(l->o.tzdb, s->timezone, &tz, &zerr) != 0)
+        return disable(s, zerr.msg, out);
+    rc = sked__policy_plan(
+        &(sked_policy_in){.s = s,
+                          .tz = tz,
+                          .now = l->now,
+                          .tick = l->o.tick,
+                          .active_runs =
+                              active > 1000000 ? 1000000 : (int) active,
+                          .buffered_runs = active > 1 ? (int) active - 1 : 0},
+        &p);
+    if (rc == SKED_EINVAL)
+        return disable(s, "the time spec no longer loads", out);
+    if (rc != 0)
+        return rc;
+    rc = take_plan(s, &p, out);
+    sked__policy_done(&p);
+    return rc;
+}
+
+/* ---- firing --------------------------------------------------------------*/
+
+/* Step 3 of the plan for the batch E (N entries) fired into F. */
+static void settle(sked_loop *l, entry **e, const sked_firing *f, size_t n)
+{
+    pthread_mutex_lock(&l->mu);
+    for (size_t i = 0; i < n; i++) {
+        sked_time key = SKED_TIME_NONE;
+        if (!f[i].found) {
+            e[i]->gone = true;
+        } else {
+            e[i]->status = f[i].status;
+            e[i]->next_fire_at = f[i].next_fire_at;
+            if (f[i].status == SKED_SCHEDULE_ACTIVE)
+                key = f[i].next_fire_at;
+        }
+        if (key != SKED_TIME_NONE && key <= l->now)
+            key = l->now + 1; /* a policy that did not move: next pass */
+        if (!e[i]->gone)
+            (void) place(l, e[i], key);
+        for (size_t k = 0; k < f[i].nmissed; k++) {
+            for (int r = 0; r < SKED_MISS__COUNT; r++)
+                if (strcmp(f[i].missed[k].reason,
+                           sked__miss_reason_name((sked_miss_reason) r)) == 0) {
+                    if (!e[i]->missed)
+                        e[i]->missed =
+                            calloc(SKED_MISS__COUNT, sizeof(int64_t));
+                    if (e[i]->missed)
+                        e[i]->missed[r] += f[i].missed[k].count;
+                }
+        }
+    }
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* Put the batch back where it was: its firing failed; the next pass
+ * tries again. */
+static void put_back(sked_loop *l, entry **e, size_t n)
+{
+    pthread_mutex_lock(&l->mu);
+    for (size_t i = 0; i < n; i++)
+        if (!e[i]->gone)
+            (void) place(l, e[i], l->now + 1);
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* Fire the batch E of N entries in one transaction. */
+static int fire_batch(sked_loop *l, entry **e, size_t n, sked_error *err)
+{
+    const char *names[BATCH] = {NULL};
+    sked_firing f[BATCH];
+    sked_event *ev = NULL;
+    size_t nev = 0;
+    int rc;
+
+    for (size_t i = 0; i < n; i++)
+        names[i] = e[i]->name;
+    rc = sked__store_fire(l->o.store, names, n, decide, l, f, &ev, &nev, err);
+    if (rc != 0) {
+        put_back(l, e, n);
+        return rc;
+    }
+    settle(l, e, f, n);
+    if (l->o.emit && nev > 0)
+        l->o.emit(l->o.emit_ctx, ev, nev);
+    sked__events_free(ev, nev);
+    for (size_t i = 0; i < n; i++)
+        sked__firing_done(&f[i]);
+    return 0;
+}
+
+/* Pop up to BATCH entries due at l->now into E; return how many. */
+static size_t pop_due(sked_loop *l, entry **e)
+{
+    size_t n = 0;
+
+    pthread_mutex_lock(&l->mu);
+    while (n < BATCH) {
+        sked_heap_node *top = sked__heap_min(&l->heap);
+        if (!top || top->key > l->now)
+            break;
+        sked__heap_remove(&l->heap, top);
+        e[n++] = ENTRY(top);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return n;
+}
+
+/* Step 2 of the plan: fire every entry due now. */
+static int fire_due(sked_loop *l, sked_error *err)
+{
+    entry *e[BATCH];
+    int first = 0;
+    size_t n;
+
+    while ((n = pop_due(l, e)) > 0) {
+        int rc = fire_batch(l, e, n, err);
+        if (rc != 0 && first == 0)
+            first = rc;
+        if (rc != 0)
+            break; /* the store is failing: the next pass tries again */
+    }
+    return first;
+}
+
+/* ---- the pass
+ * --------------------------------------------------------------*/
+
+/* Decide whether this pass rereads, and whether in full. */
+static void reread_due(sked_loop *l, bool *partial, bool *full)
+{
+    sked_mono mono = sked__clock_mono(l->o.clock);
+
+    pthread_mutex_lock(&l->mu);
+    *full = mono - l->last_full >= RECONCILE;
+    *partial = *full || l->wake || mono - l->last_reread >= l->o.tick;
+    if (*partial)
+        l->last_reread = mono;
+    if (*full)
+        l->last_full = mono;
+    l->wake = false;
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* Measure the database's clock against ours, now and then. */
+static void measure_skew(sked_loop *l)
+{
+    sked_mono mono = sked__clock_mono(l->o.clock);
+    sked_time before, db = 0, after;
+
+    if (strcmp(sked__store_kind(l->o.store), "postgres") != 0 ||
+        (l->skew_tried && mono - l->last_skew < SKEW_EVERY))
+        return;
+    l->skew_tried = true;
+    l->last_skew = mono;
+    before = sked__clock_now(l->o.clock);
+    if (sked__store_db_clock(l->o.store, &db, NULL) != 0)
+        return;
+    after = sked__clock_now(l->o.clock);
+    pthread_mutex_lock(&l->mu);
+    l->skew = db - (before + (after - before) / 2);
+    l->skew_known = true;
+    pthread_mutex_unlock(&l->mu);
+}
+
+int sked__loop_pass(sked_loop *l, sked_error *err)
+{
+    bool partial, full;
+    int rc = 0;
+
+    pthread_mutex_lock(&l->pass_mu);
+    l->now = sked__clock_now(l->o.clock);
+    reread_due(l, &partial, &full);
+    if (partial)
+        rc = reread(l, full, err);
+    if (rc == 0)
+        rc = fire_due(l, err);
+    measure_skew(l);
+    pthread_mutex_unlock(&l->pass_mu);
+    return rc;
+}
+
+/* ---- the thread
+ * ------------------------------------------------------------*/
+
+/* Return how long to sleep: until the earliest entry, at most a tick. */
+static sked_dur sleep_for(sked_loop *l)
+{
+    sked_heap_node *top = sked__heap_min(&l->heap);
+    sked_time now = sked__clock_now(l->o.clock);
+    sked_dur d = l->o.tick;
+
+    if (top && top->key - now < d)
+        d = top->key - now;
+    return d < 0 ? 0 : d;
+}
+
+static void *thread_main(void *arg)
+{
+    sked_loop *l = arg;
+
+    pthread_mutex_lock(&l->mu);
+    while (!l->stopping) {
+        pthread_mutex_unlock(&l->mu);
+        (void) sked__loop_pass(l, NULL); /* a failed pass retries later */
+        pthread_mutex_lock(&l->mu);
+        if (!l->stopping && !l->wake) {
+            struct timespec ts;
+            sked__clock_deadline(sleep_for(l), &ts);
+            (void) pthread_cond_timedwait(&l->cv, &l->mu, &ts);
+        }
+    }
+    pthread_mutex_unlock(&l->mu);
+    return NULL;
+}
+
+/* SPEC 3.2 on PostgreSQL: a change notified by another server wakes the
+ * scheduler at once (the listener thread owns the listener's
+ * connection; the tick stays the fallback). */
+static void on_notify(void *arg, const char *payload)
+{
+    sked_loop *l = arg;
+
+    (void) payload; /* the reread finds what changed by updated_at */
+    pthread_mutex_lock(&l->mu);
+    l->wake = true;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+static void *listen_main(void *arg)
+{
+    sked_loop *l = arg;
+    bool stop = false;
+
+    while (!stop) {
+        if (sked__listener_wait(l->listener, l->o.tick, on_notify, l, NULL)) {
+            /* Dropped: wait a tick before reconnecting, then reread. */
+            struct timespec ts;
+            pthread_mutex_lock(&l->mu);
+            sked__clock_deadline(l->o.tick, &ts);
+            if (!l->stopping)
+                (void) pthread_cond_timedwait(&l->cv, &l->mu, &ts);
+            l->wake = true;
+            pthread_mutex_unlock(&l->mu);
+        }
+        pthread_mutex_lock(&l->mu);
+        stop = l->stopping;
+        pthread_mutex_unlock(&l->mu);
+    }
+    return NULL;
+}
+
+/* Stop and join the listener thread (l->stopping is set). */
+static void stop_listener(sked_loop *l)
+{
+    if (!l->listener)
+        return;
+    sked__listener_wake(l->listener);
+    (void) pthread_join(l->listen_thread, NULL);
+    sked__listener_close(l->listener);
+    l->listener = NULL;
+}
+
+/* Start the listener thread when the store has notifications. */
+static int start_listener(sked_loop *l, sked_error *err)
+{
+    int rc;
+
+    if (strcmp(sked__store_kind(l->o.store), "postgres") != 0)
+        return 0;
+    rc = sked__store_listen(l->o.store, "sked_schedules", &l->listener, err);
+    if (rc != 0)
+        return rc;
+    if (pthread_create(&l->listen_thread, NULL, listen_main, l) != 0) {
+        sked__listener_close(l->listener);
+        l->listener = NULL;
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1,
+                               "cannot start the listener thread");
+    }
+    return 0;
+}
+
+int sked__loop_start(sked_loop *l, sked_error *err)
+{
+    int rc;
+
+    pthread_mutex_lock(&l->mu);
+    if (l->started) {
+        pthread_mutex_unlock(&l->mu);
+        return sked__error_set(err, SKED_EINVAL, NULL, -1,
+                               "the scheduler is already started");
+    }
+    l->started = true; /* under mu: a second start is refused */
+    pthread_mutex_unlock(&l->mu);
+    rc = start_listener(l, err);
+    if (rc == 0 && pthread_create(&l->thread, NULL, thread_main, l) != 0)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1,
+                             "cannot start the scheduler thread");
+    if (rc != 0) {
+        pthread_mutex_lock(&l->mu);
+        l->stopping = true; /* a listener started stops, and is joined */
+        pthread_mutex_unlock(&l->mu);
+        stop_listener(l);
+        pthread_mutex_lock(&l->mu);
+        l->started = l->stopping = false;
+        pthread_mutex_unlock(&l->mu);
+    }
+    return rc;
+}
+
+/* ---- life and queries
+ * ------------------------------------------------------*/
+
+static int init_sync(sked_loop *l)
+{
+    pthread_condattr_t ca;
+    int rc = pthread_condattr_init(&ca);
+
+    if (rc == 0)
+        rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (rc == 0)
+        rc = pthread_cond_init(&l->cv, &ca);
+    (void) pthread_condattr_destroy(&ca);
+    if (rc != 0)
+        return rc;
+    rc = pthread_mutex_init(&l->mu, NULL);
+    if (rc == 0)
+        rc = pthread_mutex_init(&l->pass_mu, NULL);
+    return rc;
+}
+
+int sked__loop_new(const sked_loop_options *opts, sked_loop **out,
+                   sked_error *err)
+{
+    sked_loop *l = calloc(1, sizeof *l);
+    int rc;
+
+    if (!l || !(l->index = calloc(INDEX_MIN, sizeof *l->index))) {
+        free(l);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    l->o = *opts;
+    l->nbuckets = INDEX_MIN;
+    l->watermark = SKED_TIME_NONE;
+    sked__heap_init(&l->heap);
+    if (init_sync(l) != 0) {
+        free(l->index);
+        free(l);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    l->now = sked__clock_now(l->o.clock);
+    l->last_reread = l->last_full = sked__clock_mono(l->o.clock);
+    rc = reread(l, true, err);
+    if (rc != 0) {
+        sked__loop_free(l);
+        return rc;
+    }
+    *out = l;
+    return 0;
+}
+
+void sked__loop_free(sked_loop *l)
+{
+    bool started;
+
+    if (!l)
+        return;
+    pthread_mutex_lock(&l->mu);
+    l->stopping = true;
+    started = l->started;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+    stop_listener(l);
+    if (started)
+        (void) pthread_join(l->thread, NULL);
+    sked__heap_done(&l->heap);
+    for (size_t i = 0; i < l->nbuckets; i++) {
+        entry *e = l->index[i];
+        while (e) {
+            entry *next = e->chain;
+            free(e->name);
+            free(e->missed);
+            free(e);
+            e = next;
+        }
+    }
+    free(l->index);
+    (void) pthread_cond_destroy(&l->cv);
+    (void) pthread_mutex_destroy(&l->mu);
+    (void) pthread_mutex_destroy(&l->pass_mu);
+    free(l);
+}
+
+sked_time sked__loop_next_wakeup(sked_loop *l)
+{
+    sked_heap_node *top;
+    sked_time t;
+
+    pthread_mutex_lock(&l->mu);
+    top = sked__heap_min(&l->heap);
+    t = top ? top->key : SKED_TIME_NONE;
+    pthread_mutex_unlock(&l->mu);
+    return t;
+}
+
+void sked__loop_changed(sked_loop *l, const char *deleted)
+{
+    pthread_mutex_lock(&l->mu);
+    if (deleted) {
+        entry *e = find(l, deleted);
+        if (e) {
+            e->gone = true;
+            sked__heap_remove(&l->heap, &e->node);
+        }
+    }
+    l->wake = true;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+void sked__loop_put(sked_loop *l, const sked_schedule *s)
+{
+    sked_schedule_head h = {.name = s->name,
+                            .status = s->status,
+                            .next_fire_at = s->next_fire_at,
+                            .updated_at = s->updated_at,
+                            .cron = s->kind == SKED_SPEC_CRON ? s->cron : NULL,
+                            .timezone = s->timezone};
+    struct scan_ctx c = {l, false, SKED_TIME_NONE};
+
+    (void) scan_head(&c, &h); /* ENOMEM: the next reread takes it in */
+    sked__loop_changed(l, NULL);
+}
+
+int64_t sked__loop_missed(sked_loop *l, const char *schedule,
+                          sked_miss_reason r)
+{
+    int64_t n = 0;
+    entry *e;
+
+    if ((unsigned) r >= SKED_MISS__COUNT)
+        return 0;
+    pthread_mutex_lock(&l->mu);
+    e = find(l, schedule);
+    if (e && e->missed)
+        n = e->missed[r];
+    pthread_mutex_unlock(&l->mu);
+    return n;
+}
+
+void sked__loop_missed_each(sked_loop *l, sked_missed_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&l->mu);
+    for (size_t i = 0; i < l->nbuckets; i++)
+        for (entry *e = l->index[i]; e; e = e->chain)
+            for (int r = 0; e->missed && r < SKED_MISS__COUNT; r++)
+                if (e->missed[r] > 0)
+                    fn(ctx, e->name, (sked_miss_reason) r, e->missed[r]);
+    pthread_mutex_unlock(&l->mu);
+}
+
+bool sked__loop_clock_skew(sked_loop *l, sked_dur *out)
+{
+    bool known;
+
+    pthread_mutex_lock(&l->mu);
+    known = l->skew_known;
+    if (known)
+        *out = l->skew;
+    pthread_mutex_unlock(&l->mu);
+    return known;
+}
+
+size_t sked__loop_size(sked_loop *l)
+{
+    size_t n;
+
+    pthread_mutex_lock(&l->mu);
+    n = sked__heap_size(&l->heap);
+    pthread_mutex_unlock(&l->mu);
+    return n;
+}

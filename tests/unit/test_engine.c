@@ -1,0 +1,700 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of the engine (include/sked/engine.h) on a virtual clock: the
+ * scheduler is driven pass by pass with sked_engine_tick while the test
+ * moves the clock. The database is SKED_TEST_DB_URL when set (the same
+ * tests on PostgreSQL), else a fresh SQLite file in a temporary
+ * directory; zones come from the pinned zoneinfo.
+ *
+ * The catch-up figures follow SPEC 3.3 with the default tick (1 s, so a
+ * grace of 60 s): an occurrence more than a minute old is late. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <libpq-fe.h>
+#include <sqlite3.h>
+
+#include "base/clock.h"
+#include "engine/engine_int.h"
+#include "sked/engine.h"
+#include "sked/sked.h"
+
+static char db_url[1024];
+static char tmp_dir[256];
+/* A virtual clock the scheduler thread may read while the test moves it. */
+static _Atomic sked_time vnow;
+static sked_clock clock_;
+
+static sked_time read_now(void *ctx)
+{
+    (void) ctx;
+    return vnow;
+}
+
+static void set_now(sked_time t)
+{
+    vnow = t;
+}
+
+/* The events a subscriber saw. */
+#define EVENTS_MAX 4096
+static struct seen {
+    char type[64];
+    char subject[256];
+    char payload[512];
+} seen[EVENTS_MAX];
+static size_t nseen;
+static pthread_mutex_t seen_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static sked_time T(const char *s)
+{
+    sked_time t = 0;
+    assert_int_equal(sked_time_parse(s, &t, NULL), 0);
+    return t;
+}
+
+static bool is_sqlite(void)
+{
+    return strncmp(db_url, "sqlite:", 7) == 0;
+}
+
+/* Run SQL on the database directly; OUT (may be NULL) gets the first
+ * column of the first row. */
+static int raw(const char *sql, long long *out)
+{
+    int ok;
+
+    if (is_sqlite()) {
+        sqlite3 *db = NULL;
+        sqlite3_stmt *st = NULL;
+        ok = sqlite3_open(db_url + 7, &db) == SQLITE_OK &&
+             sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
+        if (ok) {
+            int rc = sqlite3_step(st);
+            ok = rc == SQLITE_ROW || rc == SQLITE_DONE;
+            if (out)
+                *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        }
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        return ok ? 0 : -1;
+    }
+    PGconn *c = PQconnectdb(db_url);
+    PGresult *r = PQexec(c, sql);
+    ok = PQresultStatus(r) == PGRES_COMMAND_OK ||
+         PQresultStatus(r) == PGRES_TUPLES_OK;
+    if (ok && out)
+        *out = PQntuples(r) > 0 ? atoll(PQgetvalue(r, 0, 0)) : -1;
+    PQclear(r);
+    PQfinish(c);
+    return ok ? 0 : -1;
+}
+
+static long long q(const char *sql)
+{
+    long long v = -1;
+    assert_int_equal(raw(sql, &v), 0);
+    return v;
+}
+
+/* Count the runs whose id is ID (0 or 1). */
+static long long has_run(const char *id)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = '%s'", id);
+    return q(sql);
+}
+
+static long long runs_of(const char *schedule)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE schedule = '%s'",
+             schedule);
+    return q(sql);
+}
+
+static void on_event(void *ctx, const sked_event_view *ev)
+{
+    (void) ctx;
+    pthread_mutex_lock(&seen_mu);
+    if (nseen < EVENTS_MAX) {
+        snprintf(seen[nseen].type, sizeof seen[nseen].type, "%s", ev->type);
+        snprintf(seen[nseen].subject, sizeof seen[nseen].subject, "%s",
+                 ev->subject);
+        snprintf(seen[nseen].payload, sizeof seen[nseen].payload, "%s",
+                 ev->payload);
+        nseen++;
+    }
+    pthread_mutex_unlock(&seen_mu);
+}
+
+/* Return the payload of the Nth (0-based) event of TYPE about SUBJECT,
+ * or NULL. */
+static const char *event(const char *type, const char *subject, int nth)
+{
+    for (size_t i = 0; i < nseen; i++)
+        if (strcmp(seen[i].type, type) == 0 &&
+            strcmp(seen[i].subject, subject) == 0 && nth-- == 0)
+            return seen[i].payload;
+    return NULL;
+}
+
+static size_t count_events(const char *type)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nseen; i++)
+        n += strcmp(seen[i].type, type) == 0;
+    return n;
+}
+
+/* ---- fixtures ------------------------------------------------------------*/
+
+static sked_engine *open_engine(void)
+{
+    sked_engine_options o = {.db_url = db_url,
+                             .tzdir = SKED_TEST_DATA "/zoneinfo",
+                             .clock = &clock_,
+                             .sqlite_synchronous = "normal"};
+    sked_subscription *sub = NULL;
+    sked_engine *e = NULL;
+    sked_error err;
+
+    if (sked_engine_open(&o, &e, &err) != 0)
+        fail_msg("open %s: %s", db_url, err.msg);
+    assert_int_equal(sked_subscribe(e, on_event, NULL, &sub, NULL), 0);
+    return e;
+}
+
+static int setup(void **state)
+{
+    static const char *const tables[] = {"runs", "events", "schedules"};
+    sked_engine *e;
+    char sql[128];
+
+    set_now(T("2026-01-10T08:00:00Z"));
+    nseen = 0;
+    e = open_engine();
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        snprintf(sql, sizeof sql, "DELETE FROM %s", tables[i]);
+        assert_int_equal(raw(sql, NULL), 0);
+    }
+    sked_engine_close(e);
+    *state = open_engine();
+    nseen = 0;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    sked_engine_close(*state);
+    return 0;
+}
+
+typedef void (*tweak_fn)(sked_schedule *s);
+
+static void create(sked_engine *e, const char *name, const char *cron,
+                   const char *tz, tweak_fn tweak)
+{
+    sked_schedule s;
+    sked_error err;
+
+    sked_schedule_init(&s);
+    s.name = strdup(name);
+    s.workflow = strdup("report");
+    s.cron = strdup(cron);
+    s.timezone = tz ? strdup(tz) : NULL;
+    if (tweak)
+        tweak(&s);
+    if (sked_engine_schedule_create(e, &s, &err) != 0)
+        fail_msg("create %s: %s: %s", name, err.field, err.msg);
+    sked_schedule_done(&s);
+}
+
+/* Move the clock to AT and run one pass. */
+static void tick_at(sked_engine *e, const char *at)
+{
+    sked_error err;
+
+    set_now(T(at));
+    if (sked_engine_tick(e, &err) != 0)
+        fail_msg("tick at %s: %s", at, err.msg);
+}
+
+static void get(sked_engine *e, const char *name, sked_schedule *out)
+{
+    assert_int_equal(sked_engine_schedule_get(e, name, out, NULL), 0);
+}
+
+static void assert_time(sked_time got, const char *want)
+{
+    char g[SKED_TIME_STRLEN] = "NONE";
+    if (got != SKED_TIME_NONE)
+        sked_time_format(got, g, sizeof g);
+    assert_string_equal(g, want);
+}
+
+/* ---- firing on time
+ * --------------------------------------------------------*/
+
+static void test_fires_on_time(void **state)
+{
+    sked_engine *e = *state;
+    sked_schedule s;
+
+    set_now(T("2026-01-10T07:30:00Z"));
+    create(e, "daily", "0 9 * * *", "Europe/Paris", NULL);
+    assert_int_equal(sked_engine_next_wakeup(e), T("2026-01-10T08:00:00Z"));
+    tick_at(e, "2026-01-10T07:59:59Z");
+    assert_int_equal(runs_of("daily"), 0);
+    tick_at(e, "2026-01-10T08:00:00Z");
+    assert_int_equal(has_run("sched-daily-2026-01-10T08:00:00Z"), 1);
+    assert_int_equal(runs_of("daily"), 1);
+    assert_int_equal(q("SELECT count(*) FROM runs WHERE trigger_kind = 'cron' "
+                       "AND status = 'pending' AND scheduled_for = not_before"),
+                     1);
+    get(e, "daily", &s);
+    assert_time(s.last_fired_at, "2026-01-10T08:00:00Z");
+    assert_time(s.next_fire_at, "2026-01-11T08:00:00Z");
+    assert_int_equal(s.runs_created, 1);
+    sked_schedule_done(&s);
+    assert_int_equal(sked_engine_next_wakeup(e), T("2026-01-11T08:00:00Z"));
+    /* A second pass at the same instant creates nothing more. */
+    tick_at(e, "2026-01-10T08:00:01Z");
+    assert_int_equal(runs_of("daily"), 1);
+    assert_string_equal(
+        event("run.created", "sched-daily-2026-01-10T08:00:00Z", 0),
+        "{\"run_id\":\"sched-daily-2026-01-10T08:00:00Z\","
+        "\"workflow\":\"report\",\"schedule\":\"daily\",\"trigger\":\"cron\","
+        "\"scheduled_for\":\"2026-01-10T08:00:00Z\","
+        "\"not_before\":\"2026-01-10T08:00:00Z\"}");
+    assert_int_equal(count_events("schedule.occurrences_missed"), 0);
+}
+
+/* SPEC 2.2: 30 2 * * * in Europe/Paris on the spring change day fires at
+ * the end of the gap, once. */
+static void test_fires_across_spring_change(void **state)
+{
+    sked_engine *e = *state;
+
+    set_now(T("2025-03-29T12:00:00Z"));
+    create(e, "dst", "30 2 * * *", "Europe/Paris", NULL);
+    tick_at(e, "2025-03-30T01:00:00Z");
+    assert_int_equal(has_run("sched-dst-2025-03-30T01:00:00Z"), 1);
+    tick_at(e, "2025-03-31T00:30:00Z");
+    assert_int_equal(has_run("sched-dst-2025-03-31T00:30:00Z"), 1);
+    assert_int_equal(runs_of("dst"), 2);
+}
+
+/* ---- backlogs -----------------------------------------------------------*/
+
+static void catchup_all_max_2(sked_schedule *s)
+{
+    s->catchup = SKED_CATCHUP_ALL;
+    s->catchup_max = 2;
+}
+
+/* The clock jumps five and a half hours: the default policy (latest)
+ * fires the most recent late occurrence and reports the others. */
+static void test_backlog_latest(void **state)
+{
+    sked_engine *e = *state;
+
+    set_now(T("2026-01-10T08:30:00Z"));
+    create(e, "hourly", "0 * * * *", NULL, NULL);
+    tick_at(e, "2026-01-10T09:00:00Z");
+    assert_int_equal(has_run("sched-hourly-2026-01-10T09:00:00Z"), 1);
+    tick_at(e, "2026-01-10T14:30:00Z");
+    assert_int_equal(runs_of("hourly"), 2);
+    assert_int_equal(has_run("sched-hourly-2026-01-10T14:00:00Z"), 1);
+    assert_int_equal(q("SELECT count(*) FROM runs WHERE trigger_kind = "
+                       "'catchup'"),
+                     1);
+    assert_string_equal(
+        event("schedule.occurrences_missed", "hourly", 0),
+        "{\"schedule\":\"hourly\",\"reason\":\"superseded\",\"count\":4,"
+        "\"first\":\"2026-01-10T10:00:00Z\",\"last\":\"2026-01-10T13:00:"
+        "00Z\"}");
+    assert_null(event("schedule.occurrences_missed", "hourly", 1));
+    assert_int_equal(sked__engine_missed(e, "hourly", SKED_MISS_SUPERSEDED), 4);
+    assert_int_equal(sked__engine_missed(e, "hourly", SKED_MISS_CATCHUP_MAX),
+                     0);
+    assert_int_equal(sked_engine_next_wakeup(e), T("2026-01-10T15:00:00Z"));
+}
+
+static void test_backlog_all_with_max(void **state)
+{
+    sked_engine *e = *state;
+
+    set_now(T("2026-01-10T08:30:00Z"));
+    create(e, "all", "0 * * * *", NULL, catchup_all_max_2);
+    tick_at(e, "2026-01-10T09:00:00Z");
+    tick_at(e, "2026-01-10T14:30:00Z");
+    assert_int_equal(runs_of("all"), 3);
+    assert_int_equal(has_run("sched-all-2026-01-10T13:00:00Z"), 1);
+    assert_int_equal(has_run("sched-all-2026-01-10T14:00:00Z"), 1);
+    assert_string_equal(
+        event("schedule.occurrences_missed", "all", 0),
+        "{\"schedule\":\"all\",\"reason\":\"catchup_max\",\"count\":3,"
+        "\"first\":\"2026-01-10T10:00:00Z\",\"last\":\"2026-01-10T12:00:"
+        "00Z\"}");
+}
+
+/* ---- two engines on one database -----------------------------------------*/
+
+struct racer {
+    sked_engine *e;
+    int rc;
+};
+
+static void *race_tick(void *arg)
+{
+    struct racer *r = arg;
+    r->rc = sked_engine_tick(r->e, NULL);
+    return NULL;
+}
+
+/* Both engines decide the same occurrences at the same instants, in
+ * parallel: every run is created once and every cursor moves once. */
+static void test_two_engines_fire_once(void **state)
+{
+    sked_engine *a = *state, *b = open_engine();
+    char name[32];
+
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "s%02d", i);
+        create(a, name, "* * * * *", NULL, NULL);
+    }
+    assert_int_equal(sked_engine_tick(b, NULL), 0); /* b reads them */
+    for (int minute = 1; minute <= 5; minute++) {
+        struct racer ra = {a, -1}, rb = {b, -1};
+        pthread_t ta, tb;
+        set_now(T("2026-01-10T08:00:00Z") + minute * 60 * SKED_USEC_PER_SEC);
+        assert_int_equal(pthread_create(&ta, NULL, race_tick, &ra), 0);
+        assert_int_equal(pthread_create(&tb, NULL, race_tick, &rb), 0);
+        pthread_join(ta, NULL);
+        pthread_join(tb, NULL);
+        assert_int_equal(ra.rc, 0);
+        assert_int_equal(rb.rc, 0);
+    }
+    assert_int_equal(q("SELECT count(*) FROM runs"), 40 * 5);
+    assert_int_equal(count_events("run.created"), 40 * 5);
+    assert_int_equal(count_events("schedule.occurrences_missed"), 0);
+    assert_int_equal(q("SELECT sum(runs_created) FROM schedules"), 40 * 5);
+    assert_int_equal(q("SELECT count(*) FROM schedules WHERE last_fired_at = "
+                       "(SELECT max(scheduled_for) FROM runs)"),
+                     40);
+    assert_int_equal(q("SELECT count(*) FROM events WHERE type = "
+                       "'run.created'"),
+                     40 * 5);
+    sked_engine_close(b);
+}
+
+/* ---- pause and resume
+ * ------------------------------------------------------*/
+
+static void test_pause_resume_no_catchup(void **state)
+{
+    sked_engine *e = *state;
+    sked_schedule s;
+
+    set_now(T("2026-01-10T08:30:00Z"));
+    create(e, "p", "0 * * * *", NULL, catchup_all_max_2);
+    assert_int_equal(sked_engine_schedule_pause(e, "p", NULL), 0);
+    assert_int_equal(sked_engine_next_wakeup(e), SKED_TIME_NONE);
+    tick_at(e, "2026-01-10T09:00:00Z");
+    tick_at(e, "2026-01-10T12:30:00Z");
+    assert_int_equal(runs_of("p"), 0);
+    assert_int_equal(sked_engine_schedule_resume(e, "p", NULL), 0);
+    get(e, "p", &s);
+    assert_time(s.next_fire_at, "2026-01-10T13:00:00Z");
+    sked_schedule_done(&s);
+    tick_at(e, "2026-01-10T12:30:01Z");
+    assert_int_equal(runs_of("p"), 0);
+    tick_at(e, "2026-01-10T13:00:00Z");
+    assert_int_equal(runs_of("p"), 1);
+    assert_int_equal(has_run("sched-p-2026-01-10T13:00:00Z"), 1);
+    assert_int_equal(count_events("schedule.occurrences_missed"), 0);
+    assert_non_null(event("schedule.paused", "p", 0));
+    assert_non_null(event("schedule.resumed", "p", 0));
+}
+
+/* ---- disabling
+ * ---------------------------------------------------------------*/
+
+/* SPEC 2.2: a stored zone the engine no longer knows, or an expression
+ * that no longer parses, disables the schedule with the reason. */
+static void test_disabled_when_spec_no_longer_loads(void **state)
+{
+    sked_engine *e = *state;
+    sked_schedule s;
+
+    create(e, "zone", "0 9 * * *", "Europe/Paris", NULL);
+    create(e, "expr", "0 9 * * *", NULL, NULL);
+    assert_int_equal(raw("UPDATE schedules SET timezone = 'Mars/Olympus', "
+                         "updated_at = updated_at + 1 WHERE name = 'zone'",
+                         NULL),
+                     0);
+    assert_int_equal(raw("UPDATE schedules SET cron = '0 9 * * * * * *', "
+                         "updated_at = updated_at + 1 WHERE name = 'expr'",
+                         NULL),
+                     0);
+    tick_at(e, "2026-01-10T08:00:02Z");
+    get(e, "zone", &s);
+    assert_int_equal(s.status, SKED_SCHEDULE_DISABLED);
+    assert_non_null(s.last_error);
+    assert_non_null(strstr(s.last_error, "Mars/Olympus"));
+    sked_schedule_done(&s);
+    get(e, "expr", &s);
+    assert_int_equal(s.status, SKED_SCHEDULE_DISABLED);
+    assert_non_null(strstr(s.last_error, "cron"));
+    sked_schedule_done(&s);
+    assert_non_null(event("schedule.disabled", "zone", 0));
+    assert_non_null(event("schedule.disabled", "expr", 0));
+    tick_at(e, "2026-01-10T09:00:00Z");
+    assert_int_equal(q("SELECT count(*) FROM runs"), 0);
+    assert_int_equal(sked_engine_next_wakeup(e), SKED_TIME_NONE);
+}
+
+/* ---- trigger
+ * -----------------------------------------------------------------*/
+
+static void overlap_skip(sked_schedule *s)
+{
+    s->overlap = SKED_OVERLAP_SKIP;
+}
+
+static void test_trigger_conflicts_with_overlap_skip(void **state)
+{
+    sked_engine *e = *state;
+    sked_error err;
+    char *id = NULL;
+
+    create(e, "solo", "0 9 * * *", NULL, overlap_skip);
+    create(e, "free", "0 9 * * *", NULL, NULL);
+    assert_int_equal(sked_engine_trigger(e, "solo", &id, &err), 0);
+    assert_string_equal(id, "sched-solo-trigger-2026-01-10T08:00:00.000000Z");
+    sked_free(id);
+    assert_int_equal(
+        q("SELECT count(*) FROM runs WHERE trigger_kind = 'manual' AND "
+          "scheduled_for IS NULL AND concurrency_key = 'schedule:solo' AND "
+          "serial_key = 'schedule:solo'"),
+        1);
+    set_now(vnow + 1000);
+    assert_int_equal(sked_engine_trigger(e, "solo", NULL, &err),
+                     SKED_ECONFLICT);
+    assert_int_equal(sked_engine_trigger(e, "free", NULL, &err), 0);
+    /* The same microsecond is the same run (SPEC 3.1): created once. */
+    assert_int_equal(sked_engine_trigger(e, "free", NULL, &err), 0);
+    set_now(vnow + 1);
+    assert_int_equal(sked_engine_trigger(e, "free", NULL, &err), 0);
+    assert_int_equal(sked_engine_trigger(e, "nope", NULL, &err),
+                     SKED_ENOTFOUND);
+    /* The occurrence at 09:00 meets the active manual run: overlap. */
+    tick_at(e, "2026-01-10T09:00:00Z");
+    assert_int_equal(runs_of("solo"), 1);
+    assert_string_equal(event("schedule.occurrences_missed", "solo", 0),
+                        "{\"schedule\":\"solo\",\"reason\":\"overlap\","
+                        "\"count\":1,\"first\":\"2026-01-10T09:00:00Z\","
+                        "\"last\":\"2026-01-10T09:00:00Z\"}");
+    assert_int_equal(sked__engine_missed(e, "solo", SKED_MISS_OVERLAP), 1);
+    assert_int_equal(runs_of("free"), 3);
+}
+
+/* ---- backfill
+ * ----------------------------------------------------------------*/
+
+struct progress {
+    size_t calls, last_done, last_total;
+};
+
+static void on_progress(void *ctx, size_t done, size_t total)
+{
+    struct progress *p = ctx;
+    p->calls++;
+    p->last_done = done;
+    p->last_total = total;
+}
+
+static void test_backfill_counts_and_cap(void **state)
+{
+    sked_engine *e = *state;
+    sked_backfill_result r = {99, 99};
+    struct progress p = {0};
+    sked_error err;
+
+    create(e, "bf", "0 * * * *", NULL, overlap_skip);
+    /* The open interval (00:00, 10:00): 01:00 to 09:00. */
+    assert_int_equal(sked_engine_backfill(e, "bf", T("2026-01-09T00:00:00Z"),
+                                          T("2026-01-09T10:00:00Z"),
+                                          on_progress, &p, &r, &err),
+                     0);
+    assert_int_equal(r.created, 9);
+    assert_int_equal(r.skipped, 0);
+    assert_int_equal(p.last_done, 9);
+    assert_int_equal(p.last_total, 9);
+    assert_int_equal(has_run("sched-bf-2026-01-09T01:00:00Z"), 1);
+    assert_int_equal(has_run("sched-bf-2026-01-09T09:00:00Z"), 1);
+    assert_int_equal(has_run("sched-bf-2026-01-09T10:00:00Z"), 0);
+    /* Backfill never drops: no concurrency key, one at a time. */
+    assert_int_equal(q("SELECT count(*) FROM runs WHERE trigger_kind = "
+                       "'backfill' AND concurrency_key IS NULL AND "
+                       "serial_key = 'schedule:bf'"),
+                     9);
+    assert_int_equal(sked_engine_backfill(e, "bf", T("2026-01-09T05:30:00Z"),
+                                          T("2026-01-09T12:00:00Z"), NULL, NULL,
+                                          &r, &err),
+                     0);
+    assert_int_equal(r.created, 2); /* 10:00 and 11:00 */
+    assert_int_equal(r.skipped, 4); /* 06:00 to 09:00 */
+    assert_int_equal(count_events("run.created"), 11);
+    /* Bad ranges, the cap, an unknown schedule: nothing written. */
+    assert_int_equal(sked_engine_backfill(e, "bf", T("2026-01-09T10:00:00Z"),
+                                          T("2026-01-09T00:00:00Z"), NULL, NULL,
+                                          &r, &err),
+                     SKED_EINVAL);
+    assert_int_equal(sked_engine_backfill(e, "bf", T("2026-01-09T10:00:00Z"),
+                                          T("2026-01-09T10:00:00Z"), NULL, NULL,
+                                          &r, &err),
+                     SKED_EINVAL);
+    assert_int_equal(sked_engine_backfill(e, "bf", SKED_TIME_NONE,
+                                          T("2026-01-09T10:00:00Z"), NULL, NULL,
+                                          &r, &err),
+                     SKED_EINVAL);
+    create(e, "secs", "* * * * * *", NULL, NULL);
+    assert_int_equal(sked_engine_backfill(e, "secs", T("2026-01-01T00:00:00Z"),
+                                          T("2026-01-03T00:00:00Z"), NULL, NULL,
+                                          &r, &err),
+                     SKED_ERANGE);
+    assert_int_equal(runs_of("secs"), 0);
+    /* Exactly the cap is allowed: (00:00:00, 27:46:41) holds 100,000. */
+    assert_int_equal(sked_engine_backfill(e, "secs", T("2026-01-01T00:00:00Z"),
+                                          T("2026-01-02T03:46:41Z"), NULL, NULL,
+                                          &r, &err),
+                     0);
+    assert_int_equal(r.created, SKED_BACKFILL_MAX);
+    assert_int_equal(sked_engine_backfill(e, "nope", T("2026-01-09T00:00:00Z"),
+                                          T("2026-01-09T10:00:00Z"), NULL, NULL,
+                                          &r, &err),
+                     SKED_ENOTFOUND);
+}
+
+/* ---- deletion and changes by others
+ * ------------------------------------------*/
+
+static void test_changes_by_another_engine(void **state)
+{
+    sked_engine *a = *state, *b = open_engine();
+
+    create(b, "other", "30 8 * * *", NULL, NULL);
+    /* a learns of it at its next pass (the tick has passed). */
+    set_now(T("2026-01-10T08:00:05Z"));
+    assert_int_equal(sked_engine_tick(a, NULL), 0);
+    assert_int_equal(sked_engine_next_wakeup(a), T("2026-01-10T08:30:00Z"));
+    assert_int_equal(sked_engine_schedule_delete(b, "other", NULL), 0);
+    tick_at(a, "2026-01-10T08:30:00Z");
+    assert_int_equal(runs_of("other"), 0);
+    assert_int_equal(sked_engine_next_wakeup(a), SKED_TIME_NONE);
+    sked_engine_close(b);
+}
+
+/* ---- the thread
+ * ---------------------------------------------------------------*/
+
+/* With the thread started, a schedule due now fires without a tick. */
+static void test_thread_fires(void **state)
+{
+    sked_engine *e = *state;
+
+    assert_int_equal(sked_engine_start(e, NULL), 0);
+    assert_int_equal(sked_engine_start(e, NULL), SKED_EINVAL);
+    set_now(T("2026-01-10T08:59:59Z"));
+    create(e, "t", "0 9 * * *", NULL, NULL);
+    set_now(T("2026-01-10T09:00:00Z"));
+    for (int i = 0; i < 500 && runs_of("t") == 0; i++)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    assert_int_equal(runs_of("t"), 1);
+}
+
+/* SPEC 3.2 on PostgreSQL: another server's change wakes a started
+ * engine at once, long before its tick (an hour here). */
+static void test_notify_wakes_other_engine(void **state)
+{
+    sked_engine_options o = {.db_url = db_url,
+                             .tzdir = SKED_TEST_DATA "/zoneinfo",
+                             .clock = &clock_,
+                             .tick = INT64_C(3600) * SKED_USEC_PER_SEC};
+    sked_engine *a = NULL, *b = *state;
+
+    if (is_sqlite())
+        skip();
+    set_now(T("2026-01-10T08:00:00.500Z"));
+    assert_int_equal(sked_engine_open(&o, &a, NULL), 0);
+    assert_int_equal(sked_engine_start(a, NULL), 0);
+    nanosleep(&(struct timespec){0, 200000000}, NULL); /* a is asleep */
+    create(b, "n", "* * * * * *", NULL, NULL);
+    set_now(T("2026-01-10T08:00:01Z"));
+    for (int i = 0; i < 300 && runs_of("n") == 0; i++)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    assert_int_equal(has_run("sched-n-2026-01-10T08:00:01Z"), 1);
+    sked_engine_close(a);
+}
+
+int main(void)
+{
+    const char *url = getenv("SKED_TEST_DB_URL");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_fires_on_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fires_across_spring_change, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_backlog_latest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backlog_all_with_max, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_two_engines_fire_once, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_pause_resume_no_catchup, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_disabled_when_spec_no_longer_loads,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_trigger_conflicts_with_overlap_skip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backfill_counts_and_cap, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_changes_by_another_engine, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_thread_fires, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_notify_wakes_other_engine, setup,
+                                        teardown),
+    };
+    int rc;
+
+    clock_ = (sked_clock){read_now, read_now, NULL};
+    if (url && url[0]) {
+        snprintf(db_url, sizeof db_url, "%s", url);
+    } else {
+        snprintf(tmp_dir, sizeof tmp_dir, "/tmp/sked-engine-XXXXXX");
+        if (!mkdtemp(tmp_dir))
+            return 1;
+        snprintf(db_url, sizeof db_url, "sqlite:%s/engine.db", tmp_dir);
+    }
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    if (tmp_dir[0]) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/engine.db", tmp_dir);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/engine.db-wal", tmp_dir);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/engine.db-shm", tmp_dir);
+        unlink(path);
+        rmdir(tmp_dir);
+    }
+    return rc;
+}
