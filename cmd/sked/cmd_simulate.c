@@ -354,7 +354,8 @@ const cli_cmd cli_cmd_schedule_simulate = {
         "2 usage, 3 no such schedule.\n"
         "\n"
         "Example:\n"
-        "  sked schedule simulate morning-report --from 2026-03-25T00:00:00Z \\\n"
+        "  sked schedule simulate morning-report --from 2026-03-25T00:00:00Z "
+        "\\\n"
         "      --to 2026-04-01T00:00:00Z \\\n"
         "      --down 2026-03-26T12:00:00Z..2026-03-30T10:00:00Z\n",
 };

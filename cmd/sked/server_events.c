@@ -45,7 +45,6 @@ static const event_rule rules[] = {
      sched_state_keys},
     {"schedule.resumed", LOG_INFO, "schedule resumed", "schedule",
      sched_state_keys},
-    {"clock.skew", LOG_WARN, "clock skew", "source", NULL},
 };
 
 static const event_rule *find_rule(const char *type)
