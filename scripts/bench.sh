@@ -8,6 +8,12 @@
 # bench_store: runs inserted per second through the store and through a
 # plain loop on the same engine, batched by 1, 100 and 1000, on SQLite and
 # on PostgreSQL, with the target: batched >= 80% of the plain loop.
+# bench_fire: the scheduler through the engine — 100,000 and 1,000,000
+# schedules loaded (time, peak RSS), occurrences created per second when
+# 100,000 fire in the same second, fire lag p50/p99 at 1,000 firings/s,
+# and the CPU of an idle engine with 100,000 schedules, on SQLite and on
+# PostgreSQL, with the issue's targets (SKED_BENCH_FIRE_MAX caps the
+# schedule counts for a quick run).
 # Ratios matter more than raw times: these machines are shared and noisy.
 # Usage: scripts/bench.sh BUILD_DIR   (make bench runs scripts/bench.sh build)
 set -euo pipefail
@@ -108,4 +114,27 @@ END {
     if (n == 0) { print "bench_store: no figures"; exit }
     printf "target batched inserts >= 80%% of the plain loop: %s\n",
         bad ? "NOT met" : "met"
+}' "$out"
+
+echo
+echo "== the scheduler (bench_fire)"
+awk -F'\t' '
+$1 != "bench" { next }
+$2 == "fire_load" { n++; printf "load  %-9s %8d schedules  %6.2f s  %6.1f MB\n", $3, $4, $5, $6
+    if ($4 >= 1000000 && ($5 > 5 || $6 > 300)) bad_load = 1
+    if ($4 >= 1000000) seen_load = 1 }
+$2 == "fire_rate" { n++; printf "rate  %-9s %8d due at once  %9.0f occurrences/s\n", $3, $4, $5
+    if (($3 == "sqlite" && $5 < 50000) || ($3 == "postgres" && $5 < 10000)) bad_rate = 1 }
+$2 == "fire_lag" { n++; printf "lag   %-9s %5d firings/s  p50 %.2f ms  p99 %.2f ms\n", $3, $4, $5, $6
+    if ($6 > 20) bad_lag = 1 }
+$2 == "fire_idle" { n++; printf "idle  %-9s %8d schedules  %.2f%% of a core\n", $3, $4, $5
+    if ($5 >= 1) bad_idle = 1 }
+END {
+    if (n == 0) { print "bench_fire: no figures"; exit }
+    printf "target 1M schedules loaded in <= 5 s and <= 300 MB: %s\n",
+        !seen_load ? "not measured" : bad_load ? "NOT met" : "met"
+    printf "target >= 50,000/s on SQLite, >= 10,000/s on PostgreSQL: %s\n",
+        bad_rate ? "NOT met" : "met"
+    printf "target fire lag p99 <= 20 ms at 1,000/s: %s\n", bad_lag ? "NOT met" : "met"
+    printf "target idle < 1%% of a core: %s\n", bad_idle ? "NOT met" : "met"
 }' "$out"

@@ -72,6 +72,10 @@ typedef struct cli_args {
 extern const cli_cmd cli_cmd_cron;
 extern const cli_cmd cli_cmd_schedule;
 extern const cli_cmd cli_cmd_apply;
+extern const cli_cmd cli_cmd_server;
+/* Subcommands of "sked schedule" that live in cmd_schedule_ops.c. */
+extern const cli_cmd cli_cmd_schedule_trigger;
+extern const cli_cmd cli_cmd_schedule_backfill;
 /* "sked schedule simulate", in cmd_simulate.c. */
 extern const cli_cmd cli_cmd_schedule_simulate;
 

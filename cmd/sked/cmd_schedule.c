@@ -8,6 +8,7 @@
  *   update NAME              change the options given, keep the rest
  *   pause|resume|delete NAME
  *   preview NAME             the next occurrences, marked across DST
+ *   trigger, backfill NAME   through the engine (cmd_schedule_ops.c)
  *   simulate NAME            replay a period (cmd_simulate.c)
  *
  * Everything is checked before the database is opened, so a bad value
@@ -840,9 +841,17 @@ static const cli_cmd preview_cmd = {
 };
 
 static const cli_cmd *const schedule_cmds[] = {
-    &create_cmd, &get_cmd,     &list_cmd,
-    &update_cmd, &pause_cmd,   &resume_cmd,
-    &delete_cmd, &preview_cmd, &cli_cmd_schedule_simulate,
+    &create_cmd,
+    &get_cmd,
+    &list_cmd,
+    &update_cmd,
+    &pause_cmd,
+    &resume_cmd,
+    &delete_cmd,
+    &preview_cmd,
+    &cli_cmd_schedule_trigger,
+    &cli_cmd_schedule_backfill,
+    &cli_cmd_schedule_simulate,
     NULL,
 };
 

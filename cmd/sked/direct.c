@@ -30,6 +30,19 @@ int direct_store_open(const char *flag, sked_tzdb *tzdb, sked_store **out)
     return 0;
 }
 
+int direct_engine_open(const char *flag, sked_engine **out)
+{
+    sked_engine_options opts = {.db_url = direct_db_url(flag)};
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    if ((rc = sked_engine_open(&opts, out, &err)) < 0)
+        return cli_fail(rc, "cannot open the database \"%.200s\": %s",
+                        opts.db_url, err.msg[0] ? err.msg : sked_strerror(rc));
+    return 0;
+}
+
 int direct_tzdb_open(sked_tzdb **out)
 {
     sked_error err;

@@ -17,6 +17,12 @@ const char *direct_db_url(const char *flag);
  * returns the exit code. */
 int direct_store_open(const char *flag, sked_tzdb *tzdb, sked_store **out);
 
+/* Open an engine (no thread started) on the database named by FLAG (see
+ * direct_db_url), for the operations that go through the engine:
+ * trigger and backfill. OUT: *out, closed with sked_engine_close.
+ * Returns 0, or prints one line and returns the exit code. */
+int direct_engine_open(const char *flag, sked_engine **out);
+
 /* Open the system's zone database. OUT: *out. Returns 0 or an exit code
  * (the error printed). */
 int direct_tzdb_open(sked_tzdb **out);

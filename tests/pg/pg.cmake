@@ -44,6 +44,14 @@ foreach(script store_concurrency store_crash)
     endif()
 endforeach()
 
+# Three sked servers on one PostgreSQL database, one killed midway: every
+# occurrence once (tests/integration/test_server_multi.sh; the SQLite
+# part, two servers on one file, runs as integration.server_multi).
+set(SKED_MULTI_SH ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_multi.sh)
+if(EXISTS ${SKED_MULTI_SH})
+    sked_add_pg_test(server.pg_multi bash ${SKED_MULTI_SH} pg)
+endif()
+
 # What only the PostgreSQL back-end does: reconnection, the pool,
 # concurrent migration, connection errors.
 add_executable(test_pg ${CMAKE_CURRENT_LIST_DIR}/test_pg.c)

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/* "sked server": run the engine until told to stop (SPEC 3.2, 5, 7, 10).
+ *
+ * At start it opens the engine on the database, reads the workflows file
+ * (when given) and syncs its schedules (source code, SPEC 3.5), then
+ * starts the scheduler thread. Until execution exists, the runs it
+ * creates wait as pending.
+ *
+ * Signals: SIGTERM, SIGINT and SIGHUP are blocked in every thread before
+ * the engine starts any, and the main thread takes them with sigwait, so
+ * no work ever happens in a signal handler. SIGTERM and SIGINT stop the
+ * engine (a firing in progress commits first) and exit 0. SIGHUP rereads
+ * the workflows file: when it is broken, the last good definitions stay
+ * and the error is logged as FILE:LINE:COLUMN: path: message.
+ *
+ * Logs go to stderr (log.h), one line per event worth attention
+ * (server_events.c), and a warning when the database's clock is more
+ * than a second away from ours (PostgreSQL). */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "direct.h"
+#include "engine/engine_int.h"
+#include "engine/workflow_file.h"
+#include "log.h"
+#include "server_events.h"
+
+/* Bounds of --tick: a tick below a second only costs rereads; above an
+ * hour, changes by other servers would wait too long. */
+#define TICK_MIN  (SKED_USEC_PER_SEC)
+#define TICK_MAX  (INT64_C(3600) * SKED_USEC_PER_SEC)
+#define ERROR_MAX (SKED_WF_PATH_MAX + SKED_WF_MSG_MAX + 600)
+/* SPEC 3.2: a database clock more than a second off is a warning. The
+ * engine measures it every minute; looking every few seconds is enough. */
+#define SKEW_WARN         (SKED_USEC_PER_SEC)
+#define SKEW_POLL_SECONDS 5
+
+typedef struct server {
+    const char *db_url;    /* borrowed from argv or the environment */
+    const char *workflows; /* borrowed; NULL: no workflows file */
+    sked_dur tick;
+    logger log;
+    sked_tzdb *tzdb;
+    sked_engine *engine;
+    sked_subscription *sub;
+    bool skew_warned; /* the last skew seen was over SKEW_WARN */
+} server;
+
+/* Write URL into BUF with any password replaced by "***", so the log
+ * never shows a secret ("postgres://u:***@host/db"). */
+static void redact_url(const char *url, char *buf, size_t size)
+{
+    const char *scheme = strstr(url, "://");
+    const char *at, *colon;
+
+    snprintf(buf, size, "%s", url);
+    if (!scheme)
+        return;
+    at = strchr(scheme + 3, '@');
+    colon = strchr(scheme + 3, ':');
+    if (!at || !colon || colon > at)
+        return;
+    snprintf(buf, size, "%.*s:***%s", (int) (colon - url), url, at);
+}
+
+/* Write the failure of a sync of WF (read from FILE) into BUF. The
+ * engine's errors name "schedules[i].field", i indexing the file's
+ * schedules in order: say where schedule i stands in FILE instead. */
+static void sync_error_format(const char *file, const sked_wf_file *wf,
+                              const sked_error *err, int rc, char *buf,
+                              size_t size)
+{
+    const char *msg = err->msg[0] ? err->msg : sked_strerror(rc);
+    const char *rest = NULL;
+    unsigned long i = 0;
+    char *end;
+
+    if (strncmp(err->field, "schedules[", 10) == 0) {
+        i = strtoul(err->field + 10, &end, 10);
+        if (end[0] == ']' && i < wf->n_schedules)
+            rest = end + 1;
+    }
+    if (rest)
+        snprintf(buf, size, "%s:%d:%d: %s%s: %s", file, wf->where[i].line,
+                 wf->where[i].column, wf->where[i].path, rest, msg);
+    else if (err->field[0])
+        snprintf(buf, size, "%s: %s: %s", file, err->field, msg);
+    else
+        snprintf(buf, size, "%s: %s", file, msg);
+}
+
+/* Read the workflows file and sync its schedules into the engine. On any
+ * error nothing changes and the error, one line, goes to the log.
+ * Returns 0 or the error code. */
+static int load_workflows(server *sv, const char *why)
+{
+    sked_wf_file wf = {0};
+    char line[ERROR_MAX];
+    sked_wf_error we;
+    sked_error err;
+    int rc;
+
+    if ((rc = sked__workflow_file_load(sv->workflows, sv->tzdb, &wf, &we)) <
+        0) {
+        sked__workflow_file_error_format(&we, sv->workflows, line, sizeof line);
+        log_write(&sv->log, LOG_ERROR, "workflows file refused",
+                  (log_kv[]){LOG_STR("error", line), LOG_STR("on", why)}, 2);
+        return rc == SKED_ESYNTAX ? SKED_EINVAL : rc;
+    }
+    sked_error_clear(&err);
+    rc = sked_engine_sync(sv->engine, wf.schedules, wf.n_schedules, &err);
+    if (rc < 0) {
+        sync_error_format(sv->workflows, &wf, &err, rc, line, sizeof line);
+        log_write(&sv->log, LOG_ERROR, "workflows file refused",
+                  (log_kv[]){LOG_STR("error", line), LOG_STR("on", why)}, 2);
+    } else {
+        log_write(&sv->log, LOG_INFO, "workflows file loaded",
+                  (log_kv[]){LOG_STR("file", sv->workflows),
+                             LOG_INT("schedules", (int64_t) wf.n_schedules),
+                             LOG_STR("on", why)},
+                  3);
+    }
+    sked__workflow_file_done(&wf);
+    return rc;
+}
+
+/* Log a failure of the engine at start and return its exit code. */
+static int start_fail(server *sv, const char *what, const sked_error *err,
+                      int rc)
+{
+    log_write(
+        &sv->log, LOG_ERROR, what,
+        (log_kv[]){LOG_STR("error", err->msg[0] ? err->msg : sked_strerror(rc)),
+                   LOG_STR("field", err->field)},
+        err->field[0] ? 2 : 1);
+    return sked_error_exit_code(rc);
+}
+
+/* Open the zone database and the engine, subscribe the log, sync the
+ * workflows file. Returns 0 or the exit code (the error logged). */
+static int server_open(server *sv)
+{
+    sked_engine_options opts = {.db_url = sv->db_url, .tick = sv->tick};
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    if ((rc = sked_tzdb_open(NULL, &sv->tzdb, &err)) < 0)
+        return start_fail(sv, "cannot open the time zone database", &err, rc);
+    if ((rc = sked_engine_open(&opts, &sv->engine, &err)) < 0)
+        return start_fail(sv, "cannot open the database", &err, rc);
+    rc = sked_subscribe(sv->engine, server_log_event, &sv->log, &sv->sub, &err);
+    if (rc < 0)
+        return start_fail(sv, "cannot subscribe to events", &err, rc);
+    if (sv->workflows && (rc = load_workflows(sv, "start")) < 0)
+        return sked_error_exit_code(rc);
+    if ((rc = sked_engine_start(sv->engine, &err)) < 0)
+        return start_fail(sv, "cannot start the scheduler", &err, rc);
+    return 0;
+}
+
+static void server_close(server *sv)
+{
+    if (sv->engine && sv->sub)
+        sked_unsubscribe(sv->engine, sv->sub);
+    sked_engine_close(sv->engine);
+    sked_tzdb_close(sv->tzdb);
+    sv->engine = NULL;
+    sv->tzdb = NULL;
+}
+
+/* Log the database's clock skew when it crosses SKEW_WARN either way
+ * (SPEC 3.2: over 1 s is a warning); the engine measures it on
+ * PostgreSQL. */
+static void check_skew(server *sv)
+{
+    sked_dur skew = 0;
+    bool over;
+
+    if (!sked__engine_clock_skew(sv->engine, &skew))
+        return;
+    over = skew > SKEW_WARN || skew < -SKEW_WARN;
+    if (over && !sv->skew_warned)
+        log_write(&sv->log, LOG_WARN, "clock skew",
+                  (log_kv[]){LOG_REAL("skew_seconds", (double) skew / 1e6),
+                             LOG_STR("source", "database")},
+                  2);
+    else if (!over && sv->skew_warned)
+        log_write(&sv->log, LOG_INFO, "clock skew back within 1s",
+                  (log_kv[]){LOG_REAL("skew_seconds", (double) skew / 1e6)}, 1);
+    sv->skew_warned = over;
+}
+
+/* Take signals until one says stop, looking at the clock skew between
+ * them. Returns the signal that stopped. */
+static int serve(server *sv, const sigset_t *set)
+{
+    const struct timespec poll = {.tv_sec = SKEW_POLL_SECONDS};
+
+    for (;;) {
+        int sig = sigtimedwait(set, NULL, &poll);
+
+        if (sig < 0) {
+            if (errno == EAGAIN)
+                check_skew(sv);
+            continue;
+        }
+        if (sig != SIGHUP)
+            return sig;
+        if (!sv->workflows) {
+            log_write(&sv->log, LOG_INFO, "SIGHUP: no workflows file", NULL, 0);
+            continue;
+        }
+        (void) load_workflows(sv, "SIGHUP");
+    }
+}
+
+/* Run the server SV configured from the command line; return the exit
+ * code. */
+static int server_run(server *sv)
+{
+    char url[512], tick[SKED_DUR_STRLEN];
+    sigset_t set;
+    int rc, sig;
+
+    (void) sigemptyset(&set);
+    (void) sigaddset(&set, SIGTERM);
+    (void) sigaddset(&set, SIGINT);
+    (void) sigaddset(&set, SIGHUP);
+    /* Before any thread exists, so every thread inherits the mask. */
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0)
+        return cli_fail(SKED_EINTERNAL, "cannot block signals");
+    redact_url(sv->db_url, url, sizeof url);
+    if (sked_dur_format(sv->tick, tick, sizeof tick) < 0)
+        snprintf(tick, sizeof tick, "?");
+    if ((rc = server_open(sv)) != 0) {
+        server_close(sv);
+        return rc;
+    }
+    log_write(&sv->log, LOG_INFO, "server started",
+              (log_kv[]){LOG_STR("db", url), LOG_STR("tick", tick),
+                         LOG_INT("pid", (int64_t) getpid()),
+                         LOG_STR("version", SKED_VERSION)},
+              4);
+    sig = serve(sv, &set);
+    log_write(
+        &sv->log, LOG_INFO, "stopping",
+        (log_kv[]){LOG_STR("signal", sig == SIGINT ? "SIGINT" : "SIGTERM")}, 1);
+    server_close(sv);
+    log_write(&sv->log, LOG_INFO, "server stopped", NULL, 0);
+    return 0;
+}
+
+typedef struct server_flags {
+    const char *db, *workflows, *tick, *log_format, *log_level;
+} server_flags;
+
+/* Check the flags F into SV and start its log. Returns CLI_CONTINUE or
+ * the exit code of a usage error. */
+static int server_config(const cli_cmd *self, const server_flags *f, server *sv)
+{
+    log_format format = LOG_LOGFMT;
+    log_level level = LOG_INFO;
+    sked_error err;
+
+    sv->db_url = direct_db_url(f->db);
+    sv->workflows = f->workflows;
+    sv->tick = SKED_TICK_DEFAULT;
+    if (f->tick && (sked_dur_parse(f->tick, &sv->tick, &err) < 0 ||
+                    sv->tick < TICK_MIN || sv->tick > TICK_MAX))
+        return cli_usage_error(self,
+                               "invalid --tick \"%.64s\": expected a "
+                               "duration from 1s to 1h",
+                               f->tick);
+    if (f->log_format && log_format_parse(f->log_format, &format) < 0)
+        return cli_usage_error(self,
+                               "invalid --log-format \"%.64s\": expected "
+                               "logfmt or json",
+                               f->log_format);
+    if (f->log_level && log_level_parse(f->log_level, &level) < 0)
+        return cli_usage_error(self,
+                               "invalid --log-level \"%.64s\": expected "
+                               "debug, info, warn or error",
+                               f->log_level);
+    if (log_init(&sv->log, stderr, format, level) < 0)
+        return cli_fail(SKED_ENOMEM, "cannot start the log");
+    return CLI_CONTINUE;
+}
+
+static int server_cmd(const cli_cmd *self, int argc, char **argv)
+{
+    server_flags f = {0};
+    const cli_opt opts[] = {
+        {"db", 0, CLI_OPT_VALUE, &f.db},
+        {"workflows", 0, CLI_OPT_VALUE, &f.workflows},
+        {"tick", 0, CLI_OPT_VALUE, &f.tick},
+        {"log-format", 0, CLI_OPT_VALUE, &f.log_format},
+        {"log-level", 0, CLI_OPT_VALUE, &f.log_level},
+        {0},
+    };
+    server sv = {0};
+    cli_args args;
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
+        return rc;
+    if (args.npos > 0)
+        return cli_usage_error(self, "unexpected argument \"%.64s\"",
+                               args.pos[0]);
+    if ((rc = server_config(self, &f, &sv)) != CLI_CONTINUE)
+        return rc;
+    rc = server_run(&sv);
+    log_done(&sv.log);
+    return rc;
+}
+
+const cli_cmd cli_cmd_server = {
+    .name = "server",
+    .path = "sked server",
+    .summary = "Run the scheduler",
+    .run = server_cmd,
+    .help = "Usage: sked server [--db URL] [--workflows FILE] [--tick D]\n"
+            "                   [--log-format logfmt|json] [--log-level L]\n"
+            "\n"
+            "Run the scheduler on the database until SIGTERM or SIGINT: every\n"
+            "active schedule fires on time, once, whatever the number of\n"
+            "servers sharing the database. With --workflows, the schedules of\n"
+            "FILE are synced at start (source \"code\") and again on SIGHUP;\n"
+            "a broken file on SIGHUP is logged as FILE:LINE:COLUMN and the\n"
+            "last good definitions stay. Runs wait as pending until a worker\n"
+            "takes them.\n"
+            "\n"
+            "Options:\n"
+            "  --db URL           sqlite:PATH or postgres://... (default\n"
+            "                     $SKED_DB, else sqlite:sked.db)\n"
+            "  --workflows FILE   the workflows file to load\n"
+            "  --tick D           how often changes by others are reread,\n"
+            "                     1s to 1h (default 1s)\n"
+            "  --log-format F     logfmt (default) or json, on stderr\n"
+            "  --log-level L      debug, info (default), warn or error\n"
+            "  -h, --help         show this help\n",
+};
