@@ -8,9 +8,12 @@
  *
  * The plan of a pass:
  *  1. Reread changes, at most once per tick unless woken: the heads of the
- *     schedules whose updated_at is at least the watermark minus
- *     LOOKBACK (writers' clocks differ, and transactions commit out of
- *     their updated_at order), and every RECONCILE a full scan, which
+ *     schedules whose updated_at is at least the start of the previous
+ *     reread, on this engine's clock, minus LOOKBACK (writers' clocks
+ *     differ, and transactions commit out of their updated_at order) —
+ *     measured on our clock, not from the newest change, so that a bulk
+ *     change is read once, not on every tick after it — and every
+ *     RECONCILE a full scan, which
  *     also drops the entries of schedules deleted by others. An entry
  *     whose updated_at moved is placed again in the heap at its stored
  *     next_fire_at (at once when it has none, or when its expression or
@@ -72,6 +75,7 @@ struct sked_loop {
     entry **index; /* owned buckets of owned entries */
     size_t nbuckets, nentries;
     sked_time watermark; /* NONE: read everything */
+    sked_time reread_at; /* wall time the last reread started; NONE */
     sked_mono last_reread, last_full, last_skew;
     bool wake, stopping, started, skew_known;
     sked_dur skew;
@@ -242,17 +246,22 @@ static void drop_unseen(sked_loop *l)
 static int reread(sked_loop *l, bool full, sked_error *err)
 {
     struct scan_ctx c = {l, full, SKED_TIME_NONE};
-    sked_time since;
+    sked_time since, started = sked__clock_now(l->o.clock);
     int rc;
 
     pthread_mutex_lock(&l->mu);
-    since = full || l->watermark == SKED_TIME_NONE ? SKED_TIME_NONE
-                                                   : l->watermark - LOOKBACK;
+    since =
+        full || l->watermark == SKED_TIME_NONE || l->reread_at == SKED_TIME_NONE
+            ? SKED_TIME_NONE
+            : l->reread_at - LOOKBACK;
     l->scan_gen++;
     pthread_mutex_unlock(&l->mu);
     rc = sked__store_schedule_scan(l->o.store, since, scan_head, &c, err);
     if (rc != 0)
         return rc;
+    pthread_mutex_lock(&l->mu);
+    l->reread_at = started;
+    pthread_mutex_unlock(&l->mu);
     if (full)
         drop_unseen(l);
     pthread_mutex_lock(&l->mu);
@@ -696,6 +705,7 @@ int sked__loop_new(const sked_loop_options *opts, sked_loop **out,
     l->o = *opts;
     l->nbuckets = INDEX_MIN;
     l->watermark = SKED_TIME_NONE;
+    l->reread_at = SKED_TIME_NONE;
     sked__heap_init(&l->heap);
     if (init_sync(l) != 0) {
         free(l->index);
