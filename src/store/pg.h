@@ -93,7 +93,7 @@ int sked__pg_rows_schedule_lock(sked__tx *tx, const char *const *names,
                                 size_t n, sked_schedule **out, size_t *nout,
                                 sked_error *err);
 int sked__pg_rows_schedule_advance(sked__tx *tx, const sked__advance *a,
-                                   bool *applied, sked_error *err);
+                                   size_t n, bool *applied, sked_error *err);
 int sked__pg_rows_runs_insert_lenient(sked__tx *tx, const sked_run_new *runs,
                                       size_t n, sked_time now,
                                       sked_run_insert_state *state,

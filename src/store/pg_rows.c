@@ -779,14 +779,20 @@ static const sked__pg_stmt SCHEDULE_LOCK = {
     "SELECT " SCHEDULE_COLS " FROM schedules WHERE name = ANY($1::text[]) "
     "ORDER BY name FOR UPDATE"};
 
+/* The moves of a whole firing in one statement; a row whose
+ * compare-and-set fails is not returned. */
 static const sked__pg_stmt SCHEDULE_ADVANCE = {
     SKED__PG_SCHEDULE_ADVANCE, 8,
-    "UPDATE schedules SET last_fired_at = $2::bigint, "
-    "next_fire_at = $3::bigint, status = $4, "
-    "runs_created = runs_created + $5::bigint, "
-    "last_error = coalesce($6, last_error), "
-    "updated_at = coalesce($7::bigint, updated_at) "
-    "WHERE name = $1 AND last_fired_at IS NOT DISTINCT FROM $8::bigint"};
+    "UPDATE schedules s SET last_fired_at = u.cursor, "
+    "next_fire_at = u.next, status = u.status, "
+    "runs_created = s.runs_created + u.added, "
+    "last_error = coalesce(u.last_error, s.last_error), "
+    "updated_at = coalesce(u.updated_at, s.updated_at) "
+    "FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], "
+    "$5::bigint[], $6::text[], $7::bigint[], $8::bigint[]) "
+    "AS u(name, cursor, next, status, added, last_error, updated_at, expect) "
+    "WHERE s.name = u.name "
+    "AND s.last_fired_at IS NOT DISTINCT FROM u.expect RETURNING s.name"};
 
 static const sked__pg_stmt RUNS_EXISTING = {
     SKED__PG_RUNS_EXISTING, 1,
@@ -917,26 +923,68 @@ int sked__pg_rows_schedule_lock(sked__tx *tx, const char *const *names,
     return rc;
 }
 
-int sked__pg_rows_schedule_advance(sked__tx *tx, const sked__advance *a,
-                                   bool *applied, sked_error *err)
-{
-    char cur[NUMLEN], next[NUMLEN], added[NUMLEN], upd[NUMLEN], exp[NUMLEN];
-    const char *params[8] = {a->name,
-                             time_param(a->cursor, cur),
-                             time_param(a->next, next),
-                             status_name((int) a->status),
-                             added,
-                             a->last_error,
-                             time_param(a->updated_at, upd),
-                             time_param(a->expect, exp)};
-    PGresult *res;
-    int rc;
+enum { A_NAME, A_CUR, A_NEXT, A_STATUS, A_ADDED, A_ERR, A_UPD, A_EXP, A_N };
 
-    (void) snprintf(added, sizeof(added), "%" PRId64, a->added);
-    rc = sked__pg_exec(tx, &SCHEDULE_ADVANCE, params, &res, err);
+/* Build the eight array literals of the N moves A into L. */
+static void advances_to_arrays(const sked__advance *a, size_t n, alit *l)
+{
+    for (size_t i = 0; i < n; i++) {
+        bool first = i == 0;
+        alit_text(&l[A_NAME], a[i].name, first);
+        alit_int(&l[A_CUR], a[i].cursor, a[i].cursor == SKED_TIME_NONE, first);
+        alit_int(&l[A_NEXT], a[i].next, a[i].next == SKED_TIME_NONE, first);
+        alit_text(&l[A_STATUS], status_name((int) a[i].status), first);
+        alit_int(&l[A_ADDED], a[i].added, false, first);
+        alit_text(&l[A_ERR], a[i].last_error, first);
+        alit_int(&l[A_UPD], a[i].updated_at, a[i].updated_at == SKED_TIME_NONE,
+                 first);
+        alit_int(&l[A_EXP], a[i].expect, a[i].expect == SKED_TIME_NONE, first);
+    }
+    for (int k = 0; k < A_N; k++)
+        alit_put(&l[k], n == 0 ? "{}" : "}", n == 0 ? 2 : 1);
+}
+
+/* Mark in APPLIED the moves whose names RES returns. */
+static void mark_applied(const PGresult *res, const sked__advance *a, size_t n,
+                         bool *applied)
+{
+    size_t rows = (size_t) PQntuples(res);
+
+    for (size_t i = 0; i < n; i++)
+        applied[i] = rows == n; /* names are distinct: every row moved */
+    for (size_t r = 0; rows != n && r < rows; r++) {
+        const char *name = PQgetvalue(res, (int) r, 0);
+        for (size_t i = 0; i < n; i++)
+            if (!applied[i] && strcmp(name, a[i].name) == 0) {
+                applied[i] = true;
+                break;
+            }
+    }
+}
+
+int sked__pg_rows_schedule_advance(sked__tx *tx, const sked__advance *a,
+                                   size_t n, bool *applied, sked_error *err)
+{
+    alit l[A_N] = {{0}};
+    const char *params[A_N];
+    PGresult *res = NULL;
+    int rc = 0;
+
+    if (n == 0)
+        return 0;
+    advances_to_arrays(a, n, l);
+    for (int k = 0; k < A_N; k++) {
+        params[k] = l[k].p;
+        if (l[k].oom)
+            rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &SCHEDULE_ADVANCE, params, &res, err);
+    for (int k = 0; k < A_N; k++)
+        free(l[k].p);
     if (rc < 0)
         return rc;
-    *applied = strcmp(PQcmdTuples(res), "0") != 0;
+    mark_applied(res, a, n, applied);
     PQclear(res);
     return 0;
 }

@@ -991,8 +991,8 @@ static int sqlite_schedule_lock(sked__tx *c, const char *const *names, size_t n,
     return 0;
 }
 
-static int sqlite_schedule_advance(sked__tx *c, const sked__advance *a,
-                                   bool *applied, sked_error *err)
+static int advance_one(sked__tx *c, const sked__advance *a, bool *applied,
+                       sked_error *err)
 {
     sqlite3_stmt *s = NULL;
     int rc = stmt(c, S_ADVANCE, &s, err);
@@ -1011,6 +1011,18 @@ static int sqlite_schedule_advance(sked__tx *c, const sked__advance *a,
         return fail(c->b, c->db, rc, "advancing a schedule", err);
     *applied = sqlite3_changes(c->db) > 0;
     return 0;
+}
+
+/* One prepared statement run per row: in-process, so no round trips to
+ * save by a set-based statement. */
+static int sqlite_schedule_advance(sked__tx *c, const sked__advance *a,
+                                   size_t n, bool *applied, sked_error *err)
+{
+    int rc = 0;
+
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = advance_one(c, &a[i], &applied[i], err);
+    return rc;
 }
 
 /* ---- events ------------------------------------------------------------ */

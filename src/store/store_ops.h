@@ -135,13 +135,15 @@ struct sked__store_ops {
      * PostgreSQL: FOR UPDATE). *out as for schedule_list. */
     int (*schedule_lock)(sked__tx *tx, const char *const *names, size_t n,
                          sked_schedule **out, size_t *nout, sked_error *err);
-    /* Write a firing's outcome to the row NAME if its last_fired_at is
-     * still EXPECT (compare-and-set; NONE is NULL): last_fired_at CURSOR,
-     * next_fire_at NEXT, status STATUS, runs_created + ADDED, last_error
-     * LAST_ERROR (NULL: kept) and, when UPDATED_AT is not NONE,
-     * updated_at. *applied tells whether the row was written. */
-    int (*schedule_advance)(sked__tx *tx, const sked__advance *a, bool *applied,
-                            sked_error *err);
+    /* For each of the N moves A[i] (distinct names): write a firing's
+     * outcome to the row NAME if its last_fired_at is still EXPECT
+     * (compare-and-set; NONE is NULL): last_fired_at CURSOR, next_fire_at
+     * NEXT, status STATUS, runs_created + ADDED, last_error LAST_ERROR
+     * (NULL: kept) and, when UPDATED_AT is not NONE, updated_at.
+     * applied[i] tells whether row i was written. PostgreSQL sends the N
+     * moves in one statement. */
+    int (*schedule_advance)(sked__tx *tx, const sked__advance *a, size_t n,
+                            bool *applied, sked_error *err);
     /* INSERT ... ON CONFLICT DO NOTHING (every unique index) for each of
      * the N runs, in order; state[i] says what happened to run i. */
     int (*runs_insert_lenient)(sked__tx *tx, const sked_run_new *runs, size_t n,
