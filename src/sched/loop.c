@@ -43,7 +43,9 @@
 #include "base/error.h"
 #include "base/heap.h"
 
-#define BATCH      256
+/* Schedules fired by one transaction (at most SKED_STORE_BATCH_MAX): a
+ * larger batch spreads the commit and the round trips over more rows. */
+#define BATCH      1000
 #define LOOKBACK   (INT64_C(60) * SKED_USEC_PER_SEC)
 #define RECONCILE  (INT64_C(600) * SKED_USEC_PER_SEC)
 #define SKEW_EVERY (INT64_C(60) * SKED_USEC_PER_SEC)
@@ -426,29 +428,39 @@ static void put_back(sked_loop *l, entry **e, size_t n)
     pthread_mutex_unlock(&l->mu);
 }
 
-/* Fire the batch E of N entries in one transaction. */
+/* Fire the batch E of N entries in one transaction. The names and the
+ * firings of a batch are on the heap: a thousand firings would take a
+ * quarter of a megabyte of an embedder's thread stack. */
 static int fire_batch(sked_loop *l, entry **e, size_t n, sked_error *err)
 {
-    const char *names[BATCH] = {NULL};
-    sked_firing f[BATCH];
+    const char **names = malloc(n * sizeof *names);
+    sked_firing *f = malloc(n * sizeof *f);
     sked_event *ev = NULL;
     size_t nev = 0;
     int rc;
 
+    if (!names || !f) {
+        free(names);
+        free(f);
+        put_back(l, e, n);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
     for (size_t i = 0; i < n; i++)
         names[i] = e[i]->name;
     rc = sked__store_fire(l->o.store, names, n, decide, l, f, &ev, &nev, err);
     if (rc != 0) {
         put_back(l, e, n);
-        return rc;
+    } else {
+        settle(l, e, f, n);
+        if (l->o.emit && nev > 0)
+            l->o.emit(l->o.emit_ctx, ev, nev);
+        sked__events_free(ev, nev);
+        for (size_t i = 0; i < n; i++)
+            sked__firing_done(&f[i]);
     }
-    settle(l, e, f, n);
-    if (l->o.emit && nev > 0)
-        l->o.emit(l->o.emit_ctx, ev, nev);
-    sked__events_free(ev, nev);
-    for (size_t i = 0; i < n; i++)
-        sked__firing_done(&f[i]);
-    return 0;
+    free(names);
+    free(f);
+    return rc;
 }
 
 /* Pop up to BATCH entries due at l->now into E; return how many. */
