@@ -3,10 +3,10 @@
  * and zones, the set bench/peers/ runs through croner and croniter.
  *
  * "chained" asks next from the previous occurrence, the way a scheduler
- * walks a schedule, restarting every CHAIN_LEN calls; "random" asks next from instants spread over
- * 1970-2099. Each figure is the median of REPEATS runs, in nanoseconds per
- * call. Output: a table for people, then one tab-separated line per case
- * for scripts/bench.sh:
+ * walks a schedule, restarting every CHAIN_LEN calls; "random" asks next from
+ * instants spread over 1970-2099. Each figure is the median of REPEATS runs, in
+ * nanoseconds per call. Output: a table for people, then one tab-separated line
+ * per case for scripts/bench.sh:
  *
  *     bench  sked  EXPR  ZONE  PARSE_NS  CHAINED_NS  RANDOM_NS
  *
@@ -19,14 +19,14 @@
 
 #include "sked/sked.h"
 
-#define REPEATS      7
-#define PARSE_CALLS  20000
-#define NEXT_CALLS   20000
+#define REPEATS       7
+#define PARSE_CALLS   20000
+#define NEXT_CALLS    20000
 #define RANDOM_STARTS 4096
 /* A chain restarts at 2025-01-01 after this many calls, in every
  * implementation, so that all of them walk the same stretch of time
  * (a chain of 0 0 29 2 * spans 1200 years). */
-#define CHAIN_LEN     300
+#define CHAIN_LEN 300
 
 typedef struct bench_case {
     const char *expr;
@@ -34,11 +34,13 @@ typedef struct bench_case {
 } bench_case;
 
 static const char *const COMMON_EXPRS[] = {
-    "* * * * *",   "*/5 * * * *",     "0 9 * * 1-5",
-    "0 0 29 2 *",  "*/30 * * * * *", "0 0 9 * * *",
+    "* * * * *",  "*/5 * * * *",    "0 9 * * 1-5",
+    "0 0 29 2 *", "*/30 * * * * *", "0 0 9 * * *",
 };
 static const char *const COMMON_ZONES[] = {
-    "UTC", "Europe/Paris", "America/New_York",
+    "UTC",
+    "Europe/Paris",
+    "America/New_York",
 };
 static const bench_case EXTRA_CASES[] = {
     {"15 10 L * ?", "UTC"},
@@ -121,8 +123,8 @@ static double time_random(const sked_cron *c, const sked_tz *tz,
         for (int i = 0; i < NEXT_CALLS; i++) {
             sked_time t;
 
-            if (sked_cron_next(c, tz, SKED_DST_ONCE,
-                               starts[i % RANDOM_STARTS], &t) == 0)
+            if (sked_cron_next(c, tz, SKED_DST_ONCE, starts[i % RANDOM_STARTS],
+                               &t) == 0)
                 sink += t;
         }
         runs[r] = (now_ns() - start) / NEXT_CALLS;
@@ -152,15 +154,14 @@ static int run_case(sked_tzdb *db, const bench_case *bc,
 
     if (sked_cron_parse(bc->expr, &c, &err) != 0 ||
         sked_tzdb_get(db, bc->zone, &tz, &err) != 0) {
-        fprintf(stderr, "bench_cron: %s %s: %s\n", bc->expr, bc->zone,
-                err.msg);
+        fprintf(stderr, "bench_cron: %s %s: %s\n", bc->expr, bc->zone, err.msg);
         return -1;
     }
     parse_ns = time_parse(bc->expr);
     chained_ns = time_chained(&c, tz);
     random_ns = time_random(&c, tz, starts);
-    printf("%-18s %-18s %10.1f %12.1f %11.1f\n", bc->expr, bc->zone,
-           parse_ns, chained_ns, random_ns);
+    printf("%-18s %-18s %10.1f %12.1f %11.1f\n", bc->expr, bc->zone, parse_ns,
+           chained_ns, random_ns);
     printf("bench\tsked\t%s\t%s\t%.1f\t%.1f\t%.1f\n", bc->expr, bc->zone,
            parse_ns, chained_ns, random_ns);
     return 0;

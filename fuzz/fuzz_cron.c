@@ -48,8 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     expr[size] = '\0';
     if (sked_cron_parse(expr, &c, &err) != 0) {
         if (err.code != SKED_EINVAL || err.pos < -1 ||
-            (err.pos >= 0 && (size_t) err.pos > size) ||
-            err.field[0] == '\0')
+            (err.pos >= 0 && (size_t) err.pos > size) || err.field[0] == '\0')
             abort();
         return 0;
     }
