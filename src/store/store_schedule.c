@@ -96,6 +96,11 @@ static int emit(sked_store *st, sked__tx *tx, const char *type,
     return rc;
 }
 
+static sked_time whole_second(sked_time t)
+{
+    return t - (t % SKED_USEC_PER_SEC + SKED_USEC_PER_SEC) % SKED_USEC_PER_SEC;
+}
+
 /* Fill the store-kept fields of a new row R at NOW. */
 static int start_row(sked_store *st, sked_schedule *r, sked_time now,
                      sked_error *err)
@@ -103,8 +108,10 @@ static int start_row(sked_store *st, sked_schedule *r, sked_time now,
     if (r->status != SKED_SCHEDULE_ACTIVE && r->status != SKED_SCHEDULE_PAUSED)
         return sked__error_set(err, SKED_EINVAL, "status", -1,
                                "a new schedule is active or paused");
+    /* The default anchor is the creation time, in whole seconds, so that
+     * occurrences (and run ids) fall on whole seconds too. */
     if (r->kind == SKED_SPEC_EVERY && r->anchor == SKED_TIME_NONE)
-        r->anchor = now;
+        r->anchor = whole_second(now);
     r->created_at = r->updated_at = now;
     r->last_fired_at = SKED_TIME_NONE;
     free(r->last_error);
@@ -258,7 +265,8 @@ static int merge(sked_store *st, const sked_schedule *old,
     r.created_at = old->created_at;
     r.updated_at = now;
     if (r.kind == SKED_SPEC_EVERY && r.anchor == SKED_TIME_NONE)
-        r.anchor = old->kind == SKED_SPEC_EVERY ? old->anchor : now;
+        r.anchor =
+            old->kind == SKED_SPEC_EVERY ? old->anchor : whole_second(now);
     rc = sked__store_plan_next(st, &r, now, true, err);
     if (rc != 0) {
         sked_schedule_done(&r);

@@ -255,6 +255,11 @@ ok "update: a new interval keeps the anchor" schedule update iv --every 2h \
     --json
 pycheck "interval 2h, anchor kept" '
 assert j["every_secs"] == 7200 and j["anchor"] == "2026-01-01T00:00:00Z", j'
+ok "an interval without an anchor" schedule create iv2 --every 90s --json
+pycheck "the default anchor is the creation time in whole seconds" '
+import re
+assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", j["anchor"]), j["anchor"]
+assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", j["next_fire_at"]), j'
 ok "update: back to cron" schedule update iv --cron "*/5 * * * *" --json
 pycheck "cron now, no interval left" '
 assert j["cron"] == "*/5 * * * *" and j["every_secs"] is None
