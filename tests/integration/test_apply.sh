@@ -9,37 +9,10 @@
 # Env: SKED_BIN, SKED_SOURCE_DIR. Ends with "N passed, M failed".
 set -u
 
-bin=${SKED_BIN:?SKED_BIN is the sked binary}
-src=${SKED_SOURCE_DIR:?SKED_SOURCE_DIR is the source tree}
-py=/usr/bin/python3
-if [ -f "$src/tests/data/zoneinfo/Europe/Paris" ]; then
-    export TZDIR=$src/tests/data/zoneinfo
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/cli_lib.sh"
 db=$tmp/s.db
 export SKED_DB=sqlite:$db
 cd "$tmp" || exit 1
-passed=0
-failed=0
-
-fail() {
-    failed=$((failed + 1))
-    printf 'FAIL %s: %s\n' "$name" "$1"
-    printf '  command: sked'
-    printf ' %q' "${args[@]}"
-    printf '\n  exit %s\n  stdout: %s\n  stderr: %s\n' "$rc" \
-        "$(head -c 2000 "$tmp/out")" "$(head -c 2000 "$tmp/err")"
-}
-
-pass() { passed=$((passed + 1)); }
-
-run() {
-    args=("$@")
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
 
 # out NAME EXPECTED ARGS...: exit 0, exactly that stdout, no stderr.
 out() {
@@ -287,5 +260,4 @@ run apply empty.yaml
     "0 created, 0 updated, 0 unchanged, 0 deleted" ] && pass ||
     fail "want zero counts"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

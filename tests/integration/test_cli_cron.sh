@@ -10,31 +10,7 @@
 # "N passed, M failed" and fails when M > 0.
 set -u
 
-bin=${SKED_BIN:?SKED_BIN is the sked binary}
-src=${SKED_SOURCE_DIR:?SKED_SOURCE_DIR is the source tree}
-if [ -f "$src/tests/data/zoneinfo/Europe/Paris" ]; then
-    export TZDIR=$src/tests/data/zoneinfo
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-fail() {
-    failed=$((failed + 1))
-    printf 'FAIL %s: %s\n' "$name" "$1"
-    printf '  command: sked'
-    printf ' %q' "${args[@]}"
-    printf '\n  exit %s\n  stdout: %s\n  stderr: %s\n' "$rc" \
-        "$(head -c 2000 "$tmp/out")" "$(head -c 2000 "$tmp/err")"
-}
-
-run() {
-    args=("$@")
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 # ok NAME EXPECTED_STDOUT ARGS...: exit 0, exactly that output, no stderr.
 ok() {
@@ -48,7 +24,7 @@ ok() {
     elif [ -s "$tmp/err" ]; then
         fail "unexpected stderr"
     else
-        passed=$((passed + 1))
+        pass
     fi
 }
 
@@ -72,7 +48,7 @@ err() {
     elif [ "${want:0:1}" != "~" ] && [ "$line" != "$want" ]; then
         fail "stderr differs; want: $want"
     else
-        passed=$((passed + 1))
+        pass
     fi
 }
 
@@ -94,7 +70,7 @@ for a in "--help" "-h" "help" "cron --help" "help cron" "cron next --help" \
     run $a
     if [ "$rc" -eq 0 ] && head -1 "$tmp/out" | grep -q '^Usage: sked' &&
         [ ! -s "$tmp/err" ]; then
-        passed=$((passed + 1))
+        pass
     else
         fail "want usage on stdout, exit 0"
     fi
@@ -360,5 +336,4 @@ err "control characters are escaped" 1 \
     "~sked: invalid cron expression \"0 9 * *\\x0a*\\x1b\"" \
     cron validate $'0 9 * *\n*\e'
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

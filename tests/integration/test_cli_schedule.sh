@@ -10,36 +10,9 @@
 # Env: SKED_BIN, SKED_SOURCE_DIR. Ends with "N passed, M failed".
 set -u
 
-bin=${SKED_BIN:?SKED_BIN is the sked binary}
-src=${SKED_SOURCE_DIR:?SKED_SOURCE_DIR is the source tree}
-py=/usr/bin/python3
-if [ -f "$src/tests/data/zoneinfo/Europe/Paris" ]; then
-    export TZDIR=$src/tests/data/zoneinfo
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/cli_lib.sh"
 db=$tmp/s.db
 export SKED_DB=sqlite:$db
-passed=0
-failed=0
-
-fail() {
-    failed=$((failed + 1))
-    printf 'FAIL %s: %s\n' "$name" "$1"
-    printf '  command: sked'
-    printf ' %q' "${args[@]}"
-    printf '\n  exit %s\n  stdout: %s\n  stderr: %s\n' "$rc" \
-        "$(head -c 2000 "$tmp/out")" "$(head -c 2000 "$tmp/err")"
-}
-
-pass() { passed=$((passed + 1)); }
-
-run() {
-    args=("$@")
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
 
 # ok NAME ARGS...: exit 0 and no stderr.
 ok() {
@@ -393,5 +366,4 @@ name="bad input: no database is created"
 run --db "sqlite:$tmp/never.db" schedule create wf "0 9 * *"
 [ ! -e "$tmp/never.db" ] && pass || fail "never.db exists"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

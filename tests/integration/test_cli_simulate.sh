@@ -9,35 +9,9 @@
 # Env: SKED_BIN, SKED_SOURCE_DIR. Ends with "N passed, M failed".
 set -u
 
-bin=${SKED_BIN:?SKED_BIN is the sked binary}
-src=${SKED_SOURCE_DIR:?SKED_SOURCE_DIR is the source tree}
-if [ -f "$src/tests/data/zoneinfo/Europe/Paris" ]; then
-    export TZDIR=$src/tests/data/zoneinfo
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/cli_lib.sh"
 db=$tmp/s.db
 export SKED_DB=sqlite:$db
-passed=0
-failed=0
-
-fail() {
-    failed=$((failed + 1))
-    printf 'FAIL %s: %s\n' "$name" "$1"
-    printf '  command: sked'
-    printf ' %q' "${args[@]}"
-    printf '\n  exit %s\n  stdout: %s\n  stderr: %s\n' "$rc" \
-        "$(head -c 3000 "$tmp/out")" "$(head -c 2000 "$tmp/err")"
-}
-
-pass() { passed=$((passed + 1)); }
-
-run() {
-    args=("$@")
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
 
 # out NAME EXPECTED ARGS...: exit 0, no stderr, exactly that stdout.
 out() {
@@ -171,5 +145,4 @@ err "over the cap" 1 'more than 1000000 occurrences' schedule simulate sec \
 name="nothing written"
 [ "$(dump)" = "$before" ] && pass || fail "the dump differs"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
