@@ -116,8 +116,10 @@ static bool needs_quotes(const char *s)
     return false;
 }
 
-/* Append S quoted, with \" \\ \n \r \t and \xNN for other controls. */
-static void put_quoted(line *l, const char *s)
+/* Append S in double quotes with \" \\ \n \r \t escaped, and other
+ * control bytes written by CTL_FMT ("\\x%02x" for logfmt, "\\u%04x"
+ * for JSON); bytes from 0x80 pass through (the engine's text is UTF-8). */
+static void put_escaped(line *l, const char *s, const char *ctl_fmt)
 {
     put(l, "\"");
     for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
@@ -131,7 +133,7 @@ static void put_quoted(line *l, const char *s)
         } else if (*p == '\t') {
             put(l, "\\t");
         } else if (*p < ' ' || *p == 0x7f) {
-            putf(l, "\\x%02x", *p);
+            putf(l, ctl_fmt, *p);
         } else {
             put_mem(l, (const char *) p, 1);
         }
@@ -144,7 +146,7 @@ static void put_logfmt_value(line *l, const char *s)
     if (!s)
         s = "";
     if (needs_quotes(s))
-        put_quoted(l, s);
+        put_escaped(l, s, "\\x%02x");
     else
         put(l, s);
 }
@@ -179,26 +181,9 @@ static void format_logfmt(line *l, sked_time now, log_level level,
 
 /* ---- JSON --------------------------------------------------------------- */
 
-/* Append S as a JSON string; bytes from 0x80 pass through as they are
- * (the engine's text is UTF-8). */
 static void put_json_string(line *l, const char *s)
 {
-    put(l, "\"");
-    for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            char e[2] = {'\\', (char) *p};
-            put_mem(l, e, 2);
-        } else if (*p == '\n') {
-            put(l, "\\n");
-        } else if (*p == '\t') {
-            put(l, "\\t");
-        } else if (*p < ' ' || *p == 0x7f) {
-            putf(l, "\\u%04x", *p);
-        } else {
-            put_mem(l, (const char *) p, 1);
-        }
-    }
-    put(l, "\"");
+    put_escaped(l, s, "\\u%04x");
 }
 
 static void format_json(line *l, sked_time now, log_level level,
