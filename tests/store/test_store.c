@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <libpq-fe.h>
-#include <sqlite3.h>
+
+#include "test_db.h"
 
 #include "base/clock.h"
 #include "store/store.h"
@@ -48,35 +48,10 @@ static bool is_sqlite(void)
 
 /* ---- the engine's own client, for looking under the store ------------- */
 
-/* Run SQL; when OUT is not NULL, store the first column of the first row. */
+/* Run SQL on the database directly (tests/lib/test_db.h). */
 static int raw(const char *sql, long long *out)
 {
-    int ok;
-
-    if (is_sqlite()) {
-        sqlite3 *db = NULL;
-        sqlite3_stmt *st = NULL;
-        ok = sqlite3_open(db_url + 7, &db) == SQLITE_OK &&
-             sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
-        if (ok) {
-            int rc = sqlite3_step(st);
-            ok = rc == SQLITE_ROW || rc == SQLITE_DONE;
-            if (out && rc == SQLITE_ROW)
-                *out = sqlite3_column_int64(st, 0);
-        }
-        sqlite3_finalize(st);
-        sqlite3_close(db);
-        return ok ? 0 : -1;
-    }
-    PGconn *c = PQconnectdb(db_url);
-    PGresult *r = PQexec(c, sql);
-    ok = PQresultStatus(r) == PGRES_COMMAND_OK ||
-         PQresultStatus(r) == PGRES_TUPLES_OK;
-    if (ok && out && PQntuples(r) > 0)
-        *out = atoll(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    PQfinish(c);
-    return ok ? 0 : -1;
+    return sked_test_sql(db_url, sql, out);
 }
 
 static long long count(const char *table)

@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <libpq-fe.h>
-#include <sqlite3.h>
+
+#include "test_db.h"
 
 #include "base/clock.h"
 #include "engine/engine_int.h"
@@ -67,36 +67,10 @@ static bool is_sqlite(void)
     return strncmp(db_url, "sqlite:", 7) == 0;
 }
 
-/* Run SQL on the database directly; OUT (may be NULL) gets the first
- * column of the first row. */
+/* Run SQL on the database directly (tests/lib/test_db.h). */
 static int raw(const char *sql, long long *out)
 {
-    int ok;
-
-    if (is_sqlite()) {
-        sqlite3 *db = NULL;
-        sqlite3_stmt *st = NULL;
-        ok = sqlite3_open(db_url + 7, &db) == SQLITE_OK &&
-             sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
-        if (ok) {
-            int rc = sqlite3_step(st);
-            ok = rc == SQLITE_ROW || rc == SQLITE_DONE;
-            if (out)
-                *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-        }
-        sqlite3_finalize(st);
-        sqlite3_close(db);
-        return ok ? 0 : -1;
-    }
-    PGconn *c = PQconnectdb(db_url);
-    PGresult *r = PQexec(c, sql);
-    ok = PQresultStatus(r) == PGRES_COMMAND_OK ||
-         PQresultStatus(r) == PGRES_TUPLES_OK;
-    if (ok && out)
-        *out = PQntuples(r) > 0 ? atoll(PQgetvalue(r, 0, 0)) : -1;
-    PQclear(r);
-    PQfinish(c);
-    return ok ? 0 : -1;
+    return sked_test_sql(db_url, sql, out);
 }
 
 static long long q(const char *sql)

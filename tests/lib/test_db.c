@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* test_db.h: one statement through the database's own client. */
+#include "test_db.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+#include <sqlite3.h>
+
+static int sqlite_sql(const char *path, const char *sql, long long *out)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int ok = sqlite3_open(path, &db) == SQLITE_OK &&
+             sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
+
+    if (ok) {
+        int rc = sqlite3_step(st);
+        ok = rc == SQLITE_ROW || rc == SQLITE_DONE;
+        if (out)
+            *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return ok ? 0 : -1;
+}
+
+static int pg_sql(const char *url, const char *sql, long long *out)
+{
+    PGconn *c = PQconnectdb(url);
+    PGresult *r = PQexec(c, sql);
+    int ok = PQresultStatus(r) == PGRES_COMMAND_OK ||
+             PQresultStatus(r) == PGRES_TUPLES_OK;
+
+    if (ok && out)
+        *out = PQntuples(r) > 0 ? atoll(PQgetvalue(r, 0, 0)) : -1;
+    PQclear(r);
+    PQfinish(c);
+    return ok ? 0 : -1;
+}
+
+int sked_test_sql(const char *url, const char *sql, long long *out)
+{
+    if (strncmp(url, "sqlite:", 7) == 0)
+        return sqlite_sql(url + 7, sql, out);
+    return pg_sql(url, sql, out);
+}

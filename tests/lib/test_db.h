@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* For tests that look under the store: run one SQL statement on the
+ * database of a sked URL with that engine's own client (sqlite3 or
+ * libpq), not through sked. */
+#ifndef SKED_TEST_DB_H
+#define SKED_TEST_DB_H
+
+/* Run SQL on URL ("sqlite:PATH" or a PostgreSQL URL). OUT, when not
+ * NULL, gets the first column of the first row, or -1 when there is no
+ * row. Returns 0, or -1 when the statement failed. */
+int sked_test_sql(const char *url, const char *sql, long long *out);
+
+#endif
