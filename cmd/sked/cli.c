@@ -248,6 +248,16 @@ int cli_parse_count(const cli_cmd *self, const char *flag, const char *s,
     return 0;
 }
 
+int cli_parse_instant(const char *flag, const char *s, sked_time *out)
+{
+    sked_error err;
+
+    sked_error_clear(&err);
+    if (sked_time_parse(s, out, &err) < 0)
+        return cli_invalid(flag, s, &err);
+    return 0;
+}
+
 sked_time cli_now(void)
 {
     return sked__clock_now(NULL);

@@ -112,6 +112,11 @@ int cli_fail(int code, const char *fmt, ...) SKED__PRINTF(2, 3);
 int cli_parse_count(const cli_cmd *self, const char *flag, const char *s,
                     long min, long max, long *out);
 
+/* Parse the RFC 3339 instant S given to option FLAG into *out. Returns
+ * 0, or the exit code after printing "invalid FLAG" with the field and
+ * byte at fault. */
+int cli_parse_instant(const char *flag, const char *s, sked_time *out);
+
 /* Return the current wall-clock time. */
 sked_time cli_now(void);
 

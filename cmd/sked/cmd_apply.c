@@ -36,25 +36,12 @@ static int file_fail(const char *file, const sked_wf_error *e, int rc)
 static int apply_fail(const char *file, const sked_wf_file *wf,
                       const sked_error *err, int rc)
 {
-    const char *msg = err->msg[0] ? err->msg : sked_strerror(rc);
-    const char *rest = NULL;
-    unsigned long i = 0;
-    char *end;
+    char line[1024];
 
-    if (strncmp(err->field, "schedules[", 10) == 0) {
-        i = strtoul(err->field + 10, &end, 10);
-        if (end[0] == ']' && i < wf->n_schedules)
-            rest = end + 1;
-    }
-    if (rest) {
-        const sked_wf_where *w = &wf->where[i];
-
-        return cli_fail(rc, "%s:%d:%d: %s%s: %s", file, w->line, w->column,
-                        w->path, rest, msg);
-    }
-    if (err->field[0])
-        return cli_fail(rc, "%s: %s: %s", file, err->field, msg);
-    return cli_fail(rc, "cannot apply %s: %s", file, msg);
+    if (sked__workflow_file_locate(file, wf, err, line, sizeof line))
+        return cli_fail(rc, "%s", line);
+    return cli_fail(rc, "cannot apply %s: %s", file,
+                    err->msg[0] ? err->msg : sked_strerror(rc));
 }
 
 static int print_result(const sked_apply_result *r, bool json)

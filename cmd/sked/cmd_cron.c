@@ -181,12 +181,12 @@ static int next_values(const cli_cmd *self, const next_opts *o, next_query *q)
         err.field[0] = '\0'; /* "dst": the flag already says it */
         return cli_invalid("--dst", o->dst, &err);
     }
-    if (!o->after)
-        q->after = cli_now();
-    else if (sked_time_parse(o->after, &q->after, &err) < 0)
-        return cli_invalid("--after", o->after, &err);
     q->utc = o->utc;
-    return 0;
+    if (!o->after) {
+        q->after = cli_now();
+        return 0;
+    }
+    return cli_parse_instant("--after", o->after, &q->after);
 }
 
 static int cron_next(const cli_cmd *self, int argc, char **argv)

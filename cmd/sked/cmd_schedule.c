@@ -641,10 +641,9 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
     if (count &&
         (rc = cli_parse_count(self, "-n", count, 1, PREVIEW_MAX, &q.count)))
         return rc;
-    sked_error_clear(&err);
     q.after = cli_now();
-    if (after && sked_time_parse(after, &q.after, &err) < 0)
-        return cli_invalid("--after", after, &err);
+    if (after && (rc = cli_parse_instant("--after", after, &q.after)) != 0)
+        return rc;
     sked_schedule_init(&c.s);
     if ((rc = ctx_open(&c, db)) == 0 && (rc = ctx_get(&c, args.pos[0])) == 0) {
         q.s = &c.s;

@@ -115,17 +115,6 @@ static void bar_progress(void *ctx, size_t done, size_t total)
     b->drawn = true;
 }
 
-/* Parse the instant S of FLAG into *out. Returns 0 or the exit code. */
-static int parse_instant(const char *flag, const char *s, sked_time *out)
-{
-    sked_error err;
-
-    sked_error_clear(&err);
-    if (sked_time_parse(s, out, &err) < 0)
-        return cli_invalid(flag, s, &err);
-    return 0;
-}
-
 /* Check the range of Q before anything is opened. Returns 0 or the exit
  * code: 2 for a missing end (an unbounded range), 1 for a bad one. */
 static int check_range(const cli_cmd *self, backfill_q *q)
@@ -138,8 +127,8 @@ static int check_range(const cli_cmd *self, backfill_q *q)
     if (!q->end_s)
         return cli_usage_error(self, "missing --end: a backfill needs "
                                      "both ends of its range");
-    if ((rc = parse_instant("--start", q->start_s, &q->start)) != 0 ||
-        (rc = parse_instant("--end", q->end_s, &q->end)) != 0)
+    if ((rc = cli_parse_instant("--start", q->start_s, &q->start)) != 0 ||
+        (rc = cli_parse_instant("--end", q->end_s, &q->end)) != 0)
         return rc;
     if (q->end < q->start)
         return cli_fail(SKED_EINVAL,

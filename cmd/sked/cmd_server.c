@@ -77,23 +77,9 @@ static void sync_error_format(const char *file, const sked_wf_file *wf,
                               const sked_error *err, int rc, char *buf,
                               size_t size)
 {
-    const char *msg = err->msg[0] ? err->msg : sked_strerror(rc);
-    const char *rest = NULL;
-    unsigned long i = 0;
-    char *end;
-
-    if (strncmp(err->field, "schedules[", 10) == 0) {
-        i = strtoul(err->field + 10, &end, 10);
-        if (end[0] == ']' && i < wf->n_schedules)
-            rest = end + 1;
-    }
-    if (rest)
-        snprintf(buf, size, "%s:%d:%d: %s%s: %s", file, wf->where[i].line,
-                 wf->where[i].column, wf->where[i].path, rest, msg);
-    else if (err->field[0])
-        snprintf(buf, size, "%s: %s: %s", file, err->field, msg);
-    else
-        snprintf(buf, size, "%s: %s", file, msg);
+    if (!sked__workflow_file_locate(file, wf, err, buf, size))
+        snprintf(buf, size, "%s: %s", file,
+                 err->msg[0] ? err->msg : sked_strerror(rc));
 }
 
 /* Read the workflows file and sync its schedules into the engine. On any

@@ -33,17 +33,6 @@ typedef struct sim_args {
     size_t ndown;
 } sim_args;
 
-/* Parse the instant S of option FLAG into *out. */
-static int parse_instant(const char *flag, const char *s, sked_time *out)
-{
-    sked_error err;
-
-    sked_error_clear(&err);
-    if (sked_time_parse(s, out, &err) < 0)
-        return cli_invalid(flag, s, &err);
-    return 0;
-}
-
 /* Parse the duration S of option FLAG, at least MIN, into *out. */
 static int parse_duration(const char *flag, const char *s, sked_dur min,
                           sked_dur *out)
@@ -75,8 +64,8 @@ static int parse_down(const cli_cmd *self, const char *s, sked_sim_down *out)
                                s);
     memcpy(a, s, n);
     a[n] = '\0';
-    if ((rc = parse_instant("--down start", a, &out->from)) != 0 ||
-        (rc = parse_instant("--down end", dots + 2, &out->to)) != 0)
+    if ((rc = cli_parse_instant("--down start", a, &out->from)) != 0 ||
+        (rc = cli_parse_instant("--down end", dots + 2, &out->to)) != 0)
         return rc;
     return 0;
 }
@@ -91,8 +80,8 @@ static int check_opts(const cli_cmd *self, const sim_opts *o, sim_args *a)
                                "missing %s: the period needs both "
                                "ends",
                                o->from ? "--to" : "--from");
-    if ((rc = parse_instant("--from", o->from, &a->from)) != 0 ||
-        (rc = parse_instant("--to", o->to, &a->to)) != 0)
+    if ((rc = cli_parse_instant("--from", o->from, &a->from)) != 0 ||
+        (rc = cli_parse_instant("--to", o->to, &a->to)) != 0)
         return rc;
     a->run_duration = 0;
     a->tick = SKED_USEC_PER_SEC;

@@ -1539,3 +1539,25 @@ void sked__workflow_file_error_format(const sked_wf_error *err,
         snprintf(buf + n, size - (size_t) n, "%s%s", n ? " " : "",
                  err->msg[0] ? err->msg : sked_strerror(err->code));
 }
+
+bool sked__workflow_file_locate(const char *file, const sked_wf_file *f,
+                                const sked_error *err, char *buf, size_t size)
+{
+    const char *msg = err->msg[0] ? err->msg : sked_strerror(err->code);
+    unsigned long i;
+    char *end;
+
+    if (strncmp(err->field, "schedules[", 10) == 0) {
+        i = strtoul(err->field + 10, &end, 10);
+        if (end[0] == ']' && i < f->n_schedules) {
+            const sked_wf_where *w = &f->where[i];
+            snprintf(buf, size, "%s:%d:%d: %s%s: %s", file, w->line, w->column,
+                     w->path, end + 1, msg);
+            return true;
+        }
+    }
+    if (!err->field[0])
+        return false;
+    snprintf(buf, size, "%s: %s: %s", file, err->field, msg);
+    return true;
+}

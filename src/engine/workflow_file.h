@@ -171,6 +171,14 @@ int sked__workflow_file_load(const char *path, sked_tzdb *db, sked_wf_file *out,
 /* Release what F holds and zero it. NULL does nothing. */
 void sked__workflow_file_done(sked_wf_file *f);
 
+/* Write ERR, an error of the store or the engine about the schedules of
+ * F (read from FILE), into BUF of SIZE bytes: "FILE:LINE:COLUMN:
+ * path.field: message" when it names "schedules[i]...", i indexing F's
+ * schedules in order, else "FILE: field: message". Returns false, BUF
+ * untouched, when ERR names no field. */
+bool sked__workflow_file_locate(const char *file, const sked_wf_file *f,
+                                const sked_error *err, char *buf, size_t size);
+
 /* Write ERR as one line, "FILE:LINE:COLUMN: path: message", leaving out
  * what ERR does not know, into BUF of SIZE bytes (always terminated). */
 void sked__workflow_file_error_format(const sked_wf_error *err,
