@@ -128,13 +128,7 @@ static const column COLUMNS[] = {
 #define NCOLS          ((int) (sizeof(COLUMNS) / sizeof(COLUMNS[0])))
 #define CREATED_AT_COL (NCOLS - 2)
 
-#define SCHEDULE_COLS                                                          \
-    "name, workflow, kind, cron, every_us, anchor_at, at, timezone, dst, "     \
-    "context, catchup, catchup_max, catchup_window_us, overlap, priority, "    \
-    "queue, jitter_us, automatic_backfill, start_at, end_at, max_runs, "       \
-    "pause_after_failures, description, status, source, next_fire_at, "        \
-    "last_fired_at, last_error, runs_created, consecutive_failures, "          \
-    "created_at, updated_at"
+#define SCHEDULE_COLS SKED__SCHEDULE_COLUMNS
 
 static const sked__pg_stmt SCHEDULE_GET = {SKED__PG_SCHEDULE_GET, 1,
                                            "SELECT " SCHEDULE_COLS

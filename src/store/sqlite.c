@@ -62,13 +62,7 @@ enum stmt_id {
 };
 
 /* The columns of schedules, in the order sched_bind and sched_read use. */
-#define SCHED_COLS                                                             \
-    "name, workflow, kind, cron, every_us, anchor_at, at, timezone, dst, "     \
-    "context, catchup, catchup_max, catchup_window_us, overlap, priority, "    \
-    "queue, jitter_us, automatic_backfill, start_at, end_at, max_runs, "       \
-    "pause_after_failures, description, status, source, next_fire_at, "        \
-    "last_fired_at, last_error, runs_created, consecutive_failures, "          \
-    "created_at, updated_at"
+#define SCHED_COLS SKED__SCHEDULE_COLUMNS
 
 static const char *const stmt_sql[S_COUNT] = {
     [S_BEGIN_READ] = "BEGIN",
