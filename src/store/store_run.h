@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/* The store's side of execution (SPEC 4): claiming runs with leases,
+ * recording steps and outcomes, cancelling, reading runs back, queues and
+ * workflow versions. Schema: src/store/schema/<dialect>/0003_execution.sql.
+ *
+ * Words: the "executor" is the node id of the engine that holds a run
+ * (runs.executor) until lease_until; a run "belongs" to an executor while
+ * its status is running and runs.executor names it. Every write an
+ * executor makes about a run is fenced: it applies only while the run
+ * still belongs to it, so an executor that lost its lease (paused, cut
+ * off) can never overwrite the work of the one that recovered the run.
+ *
+ * Every function here writes its events in the same transaction as its
+ * change and hands them back (OUT_EVENTS, may be NULL, freed with
+ * sked__events_free) for delivery to subscribers after the commit. */
+#ifndef SKED_STORE_STORE_RUN_H
+#define SKED_STORE_STORE_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+/* A run as stored. Every string is owned (NULL when the column is NULL);
+ * release with sked__run_done. */
+typedef struct sked_run {
+    char *id, *workflow, *workflow_version, *schedule, *queue;
+    char *concurrency_key, *serial_key, *executor;
+    char *context;    /* JSON object text */
+    char *output;     /* JSON or text; NULL until it completes */
+    char *error;      /* "Workflow timeout." */
+    char *error_code; /* "timeout", "step_failed", "cancelled", ... */
+    sked_run_status status;
+    sked_trigger trigger;
+    int32_t priority;
+    int32_t attempts; /* times it was claimed */
+    sked_time scheduled_for, not_before, lease_until;
+    sked_time created_at, started_at, finished_at, updated_at;
+    sked_time cancel_requested_at; /* NONE: no cancel asked */
+    sked_time timeout_exceeded_at; /* NONE: the soft timeout not reached */
+    /* The failure path (SPEC 4.3) was entered: OUTCOME (failed or
+     * cancelled) is the status the run ends with once its compensations
+     * ran. Stored as runs.outcome (NULL, 'failed' or 'cancelled'). */
+    bool failing;
+    sked_run_status outcome;
+    /* Set by a claim only: the run's lease had expired (its executor
+     * died) and this claim took it over (event run.recovered). */
+    bool recovered;
+} sked_run;
+
+void sked__run_done(sked_run *r);
+void sked__runs_free(sked_run *list, size_t n);
+
+typedef enum sked_step_status {
+    SKED_STEP_RUNNING = 0,
+    SKED_STEP_COMPLETED = 1,
+    SKED_STEP_FAILED = 2,
+    SKED_STEP_CANCELLED = 3,
+} sked_step_status;
+
+const char *sked__step_status_name(sked_step_status s);
+
+/* One attempt of one step (a row of the steps table). Strings owned
+ * (sked__step_records_free) when read back; borrowed when written. */
+typedef struct sked_step_record {
+    char *step;          /* the step's name */
+    bool compensation;   /* an attempt of the step's compensation */
+    int32_t attempt;     /* 1, 2, ... per (step, compensation) */
+    sked_step_status status;
+    char *output;        /* stdout, the http body, or a C step's JSON */
+    char *stderr_text;   /* exec steps only */
+    int truncated;       /* bit 1: output, bit 2: stderr */
+    char *error;         /* why it failed */
+    char *error_code;    /* "exit", "timeout", "cancelled", "exec_failed",
+                            "http_status", "http_failed", "lease_expired",
+                            "step_failed" */
+    int32_t exit_code;   /* exec: the exit status; -1 when none */
+    sked_time started_at, finished_at; /* finished NONE while running */
+} sked_step_record;
+
+void sked__step_records_free(sked_step_record *list, size_t n);
+
+/* ---- claiming ------------------------------------------------------ */
+
+/* One workflow this executor can run. */
+typedef struct sked_claim_workflow {
+    const char *name;
+    const char *version;
+    bool latest; /* VERSION is the latest registered: the executor may
+                    also take runs with no version (SPEC 4.2 routing) */
+} sked_claim_workflow;
+
+/* A per-server cap: at most FREE more runs of QUEUE for this executor
+ * (worker_concurrency minus what it runs now). */
+typedef struct sked_claim_cap {
+    const char *queue;
+    int32_t free;
+} sked_claim_cap;
+
+typedef struct sked_claim_req {
+    const char *executor;
+    sked_time now;
+    sked_dur lease;            /* lease_until = now + lease */
+    size_t max;                /* 1..SKED_STORE_BATCH_MAX */
+    const sked_claim_workflow *workflows;
+    size_t nworkflows;
+    const sked_claim_cap *caps; /* queues not listed: no per-server cap */
+    size_t ncaps;
+} sked_claim_req;
+
+/* Claim at most REQ->max runs for REQ->executor, in one transaction:
+ * - runs pending or waiting with not_before <= now, and runs running
+ *   whose lease_until < now (their executor died: "recovered"), whose
+ *   workflow is one of REQ->workflows with the same version, or no
+ *   version when that workflow's entry is latest;
+ * - in order: priority (lower first), not_before, created_at, id;
+ * - a run with a serial_key only when no other active run with that key
+ *   is running or comes before it (by COALESCE(scheduled_for,
+ *   created_at), then id);
+ * - within each queue's limits from the queues table: concurrency (runs
+ *   running in the queue across all executors, counting this claim's),
+ *   rate_limit per rate_period (runs whose started_at is within the last
+ *   period, counting this claim's); and REQ->caps;
+ * - PostgreSQL: FOR UPDATE SKIP LOCKED on runs, and the queues rows with
+ *   a concurrency or rate limit locked in name order before counting, so
+ *   limits hold across servers.
+ * Each claimed run becomes running, executor REQ->executor, lease_until
+ * now + lease, started_at now when it had none, attempts + 1,
+ * workflow_version set to the executor's when it had none. A recovered
+ * run's step attempts still running are closed as failed with error_code
+ * "lease_expired" and error "lease expired: executor X stopped
+ * renewing". Events: run.started {"workflow","queue","attempt"} when
+ * started_at was NULL; run.recovered {"from": old executor} when
+ * recovered. OUT: *out, an array of *n runs (sked__runs_free), as they
+ * are after the claim (recovered set where it applies). */
+int sked__store_runs_claim(sked_store *st, const sked_claim_req *req,
+                           sked_run **out, size_t *n, sked_event **out_events,
+                           size_t *out_nevents, sked_error *err);
+
+/* Renew the lease of every run that belongs to EXECUTOR (lease_until =
+ * NOW + LEASE), in one statement. CANCEL_IDS (may be NULL) receives the
+ * ids of those runs with a cancel requested, an array of *ncancel
+ * strings the caller frees (each, then the array). *renewed (may be
+ * NULL) is the number of runs renewed. */
+int sked__store_runs_renew(sked_store *st, const char *executor, sked_time now,
+                           sked_dur lease, size_t *renewed, char ***cancel_ids,
+                           size_t *ncancel, sked_error *err);
+
+/* Give back every run that belongs to EXECUTOR without finishing it
+ * (a server stopping): status pending (waiting if it has a not_before
+ * in the future), executor and lease NULL, its running step attempts
+ * closed as "cancelled" with error_code "interrupted". Another executor
+ * resumes them at once, at their first step not completed. */
+int sked__store_runs_release(sked_store *st, const char *executor,
+                             sked_time now, sked_error *err);
+
+/* ---- recording (group commit) ---------------------------------------- */
+
+typedef enum sked_run_op_kind {
+    /* Insert the step attempt op->step (status running, started_at). */
+    SKED_RUN_OP_STEP_BEGIN = 0,
+    /* Update the attempt (op->step.step, .compensation, .attempt) to its
+     * final status, output, stderr_text, truncated, error, error_code,
+     * exit_code and finished_at. */
+    SKED_RUN_OP_STEP_END = 1,
+    /* The run waits (retry backoff, durable sleep): status waiting,
+     * not_before op->not_before, executor and lease NULL. */
+    SKED_RUN_OP_WAIT = 2,
+    /* Enter the failure path: outcome op->status (failed or cancelled),
+     * error op->error, error_code op->error_code. */
+    SKED_RUN_OP_FAILING = 3,
+    /* The soft workflow timeout passed: timeout_exceeded_at = op->at. */
+    SKED_RUN_OP_TIMEOUT_MARK = 4,
+    /* Finish: status op->status (completed, failed or cancelled), output
+     * op->output, error, error_code, finished_at op->at, executor and
+     * lease NULL. For a run of a schedule (when the schedule still
+     * exists): completed resets schedules.consecutive_failures to 0;
+     * failed adds 1, and when pause_after_failures > 0 is reached the
+     * schedule is paused, with last_error "paused after N consecutive
+     * failed runs" and the event schedule.paused {"name","reason"};
+     * cancelled leaves the count alone. */
+    SKED_RUN_OP_FINISH = 5,
+} sked_run_op_kind;
+
+/* One event an op writes with its change (borrowed strings). */
+typedef struct sked_run_op_event {
+    const char *type, *subject, *payload; /* payload NULL: {} */
+} sked_run_op_event;
+
+#define SKED_RUN_OP_EVENTS_MAX 3
+
+/* One change to one run by the executor that holds it. Strings borrowed. */
+typedef struct sked_run_op {
+    sked_run_op_kind kind;
+    const char *run_id;
+    const char *executor; /* the fence: applies only while the run belongs
+                             to this executor */
+    sked_time at;         /* when it happened (finished_at, the mark) */
+    sked_step_record step; /* BEGIN, END */
+    sked_time not_before;  /* WAIT */
+    sked_run_status status; /* FAILING, FINISH */
+    const char *output, *error, *error_code; /* FAILING, FINISH */
+    sked_run_op_event events[SKED_RUN_OP_EVENTS_MAX];
+    size_t nevents;
+} sked_run_op;
+
+/* Apply the N ops in order, in ONE transaction (one commit for many
+ * workers: the executor's group commit). An op whose run no longer
+ * belongs to its executor writes nothing and gets SKED_ECONFLICT in
+ * RESULT[i] (the others still apply); 0 otherwise. RESULT has N entries.
+ * Returns 0, or a code with nothing written (SKED_EIO, SKED_ENOMEM). */
+int sked__store_run_ops(sked_store *st, const sked_run_op *ops, size_t n,
+                        int *result, sked_event **out_events,
+                        size_t *out_nevents, sked_error *err);
+
+/* ---- cancel --------------------------------------------------------- */
+
+/* Cancel run ID (SPEC 4.3). A pending run that never started becomes
+ * cancelled at once (finished_at NOW, error "Cancelled.", error_code
+ * "cancelled", event run.cancelled). A running run, or a waiting one
+ * (which may have completed steps to compensate), gets
+ * cancel_requested_at NOW (a waiting one also not_before NOW, so a
+ * worker takes it and runs its failure path); the executor finishes it.
+ * Asking again is a no-op. *status (may be NULL) is the status after the
+ * call. Returns 0, SKED_ENOTFOUND, SKED_ECONFLICT (already finished:
+ * err->msg "run X is already completed"). */
+int sked__store_run_cancel(sked_store *st, const char *id, sked_time now,
+                           sked_run_status *status, sked_event **out_events,
+                           size_t *out_nevents, sked_error *err);
+
+/* ---- reading -------------------------------------------------------- */
+
+/* Read run ID into *out; STEPS (may be NULL) receives every step attempt
+ * ordered by started_at, then step, compensation, attempt (an array of
+ * *nsteps, sked__step_records_free). SKED_ENOTFOUND. */
+int sked__store_run_get(sked_store *st, const char *id, sked_run *out,
+                        sked_step_record **steps, size_t *nsteps,
+                        sked_error *err);
+
+typedef struct sked_run_filter {
+    int status;           /* a sked_run_status, or -1: any */
+    const char *schedule; /* NULL: any */
+    const char *workflow; /* NULL: any */
+    /* The cursor: runs strictly before (created_at, id) in the order
+     * below; before_id NULL: from the newest. */
+    sked_time before_created;
+    const char *before_id;
+    size_t limit; /* 1..SKED_STORE_LIST_MAX; 0: 100 */
+} sked_run_filter;
+
+/* List runs matching F, newest first (created_at DESC, id DESC). *out as
+ * for sked__run_get's runs (sked__runs_free); *more when more follow. */
+int sked__store_run_list(sked_store *st, const sked_run_filter *f,
+                         sked_run **out, size_t *n, bool *more,
+                         sked_error *err);
+
+/* ---- queues and workflow versions ------------------------------------ */
+
+typedef struct sked_queue_def {
+    const char *name;
+    int32_t concurrency;        /* 0: unlimited (NULL) */
+    int32_t worker_concurrency; /* 0: unlimited */
+    int32_t rate_limit;         /* 0: none */
+    sked_dur rate_period;
+} sked_queue_def;
+
+/* Create or replace the N queues Q (source code), in one transaction.
+ * Queues not in Q are kept. */
+int sked__store_queues_put(sked_store *st, const sked_queue_def *q, size_t n,
+                           sked_error *err);
+
+/* One queue with its depth: runs pending or waiting, and running. */
+typedef struct sked_queue_info {
+    char *name; /* owned */
+    int32_t concurrency, worker_concurrency, rate_limit;
+    sked_dur rate_period;
+    int64_t pending, running;
+} sked_queue_info;
+
+/* Every queue of the queues table, and every queue named by an active
+ * run, by name (limits 0 for the latter). */
+int sked__store_queues_list(sked_store *st, sked_queue_info **out, size_t *n,
+                            sked_error *err);
+void sked__queue_infos_free(sked_queue_info *list, size_t n);
+
+/* Record that an executor has VERSION of WORKFLOW, with its DEFINITION
+ * (JSON text; NULL: {}): insert, or on a known (workflow, version) set
+ * registered_at to now, which makes it the latest. */
+int sked__store_workflow_register(sked_store *st, const char *workflow,
+                                  const char *version, const char *definition,
+                                  sked_error *err);
+
+/* The latest registered version of WORKFLOW into *out (caller frees);
+ * SKED_ENOTFOUND when none. */
+int sked__store_workflow_latest(sked_store *st, const char *workflow,
+                                char **out, sked_error *err);
+
+#endif
