@@ -73,6 +73,7 @@ extern const cli_cmd cli_cmd_cron;
 extern const cli_cmd cli_cmd_schedule;
 extern const cli_cmd cli_cmd_apply;
 extern const cli_cmd cli_cmd_server;
+extern const cli_cmd cli_cmd_run;
 /* Subcommands of "sked schedule" that live in cmd_schedule_ops.c. */
 extern const cli_cmd cli_cmd_schedule_trigger;
 extern const cli_cmd cli_cmd_schedule_backfill;

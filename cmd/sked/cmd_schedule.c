@@ -665,11 +665,6 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
 
 /* ---- the group ---------------------------------------------------------- */
 
-#define DB_HELP                                                                \
-    "  --db URL       the database: sqlite:PATH or postgres://...\n"           \
-    "                 (default $SKED_DB, else sqlite:sked.db); also\n"         \
-    "                 accepted before the command: sked --db URL schedule\n"
-
 #define DEF_HELP                                                               \
     "  --every D            an interval schedule: every D (1s to 366d)\n"      \
     "  --at T               a one-time schedule at the RFC 3339 instant T\n"   \

@@ -3,8 +3,9 @@
  *
  * At start it opens the engine on the database, reads the workflows file
  * (when given) and syncs its schedules (source code, SPEC 3.5), then
- * starts the scheduler thread. Until execution exists, the runs it
- * creates wait as pending.
+ * starts the scheduler thread and the workers (--workers, default 4;
+ * 0 runs a server that only schedules). The workflows of the file run
+ * their commands, requests and sleeps on those workers.
  *
  * Signals: SIGTERM, SIGINT and SIGHUP are blocked in every thread before
  * the engine starts any, and the main thread takes them with sigwait, so
@@ -29,6 +30,7 @@
 #include "direct.h"
 #include "engine/engine_int.h"
 #include "engine/workflow_file.h"
+#include "engine/workflow_int.h"
 #include "log.h"
 #include "server_events.h"
 
@@ -46,6 +48,7 @@ typedef struct server {
     const char *db_url;    /* borrowed from argv or the environment */
     const char *workflows; /* borrowed; NULL: no workflows file */
     sked_dur tick;
+    int workers; /* worker threads; 0: none */
     logger log;
     sked_tzdb *tzdb;
     sked_engine *engine;
@@ -82,6 +85,28 @@ static void sync_error_format(const char *file, const sked_wf_file *wf,
                  err->msg[0] ? err->msg : sked_strerror(rc));
 }
 
+/* Hand the workflows and queues of WF to the engine: from now on its
+ * workers run these definitions (runs in flight keep theirs). */
+static int define_workflows(server *sv, const sked_wf_file *wf,
+                            sked_error *err)
+{
+    sked_workflow **list = NULL;
+    size_t n = 0;
+    sked_queue_def *q = calloc(wf->n_queues ? wf->n_queues : 1, sizeof *q);
+    int rc = q ? sked__workflows_from_file(wf, &list, &n, err) : SKED_ENOMEM;
+
+    for (size_t i = 0; rc == 0 && i < wf->n_queues; i++)
+        q[i] = (sked_queue_def){wf->queues[i].name, wf->queues[i].concurrency,
+                                wf->queues[i].worker_concurrency,
+                                wf->queues[i].rate_limit,
+                                wf->queues[i].rate_period};
+    if (rc == 0)
+        rc = sked__engine_define(sv->engine, list, n, q, wf->n_queues, err);
+    free(list); /* the engine took the workflows */
+    free(q);
+    return rc;
+}
+
 /* Read the workflows file and sync its schedules into the engine. On any
  * error nothing changes and the error, one line, goes to the log.
  * Returns 0 or the error code. */
@@ -101,6 +126,15 @@ static int load_workflows(server *sv, const char *why)
         return rc == SKED_ESYNTAX ? SKED_EINVAL : rc;
     }
     sked_error_clear(&err);
+    rc = define_workflows(sv, &wf, &err);
+    if (rc < 0) {
+        snprintf(line, sizeof line, "%s: %s", sv->workflows,
+                 err.msg[0] ? err.msg : sked_strerror(rc));
+        log_write(&sv->log, LOG_ERROR, "workflows file refused",
+                  (log_kv[]){LOG_STR("error", line), LOG_STR("on", why)}, 2);
+        sked__workflow_file_done(&wf);
+        return rc;
+    }
     rc = sked_engine_sync(sv->engine, wf.schedules, wf.n_schedules, &err);
     if (rc < 0) {
         sync_error_format(sv->workflows, &wf, &err, rc, line, sizeof line);
@@ -109,9 +143,10 @@ static int load_workflows(server *sv, const char *why)
     } else {
         log_write(&sv->log, LOG_INFO, "workflows file loaded",
                   (log_kv[]){LOG_STR("file", sv->workflows),
+                             LOG_INT("workflows", (int64_t) wf.n_workflows),
                              LOG_INT("schedules", (int64_t) wf.n_schedules),
                              LOG_STR("on", why)},
-                  3);
+                  4);
     }
     sked__workflow_file_done(&wf);
     return rc;
@@ -133,7 +168,9 @@ static int start_fail(server *sv, const char *what, const sked_error *err,
  * workflows file. Returns 0 or the exit code (the error logged). */
 static int server_open(server *sv)
 {
-    sked_engine_options opts = {.db_url = sv->db_url, .tick = sv->tick};
+    sked_engine_options opts = {.db_url = sv->db_url,
+                                .tick = sv->tick,
+                                .workers = sv->workers > 0 ? sv->workers : -1};
     sked_error err;
     int rc;
 
@@ -245,7 +282,7 @@ static int server_run(server *sv)
 }
 
 typedef struct server_flags {
-    const char *db, *workflows, *tick, *log_format, *log_level;
+    const char *db, *workflows, *tick, *log_format, *log_level, *workers;
 } server_flags;
 
 /* Check the flags F into SV and start its log. Returns CLI_CONTINUE or
@@ -259,6 +296,11 @@ static int server_config(const cli_cmd *self, const server_flags *f, server *sv)
     sv->db_url = direct_db_url(f->db);
     sv->workflows = f->workflows;
     sv->tick = SKED_TICK_DEFAULT;
+    long workers = SKED_WORKERS_DEFAULT;
+    if (f->workers && cli_parse_count(self, "--workers", f->workers, 0,
+                                      SKED_WORKERS_MAX, &workers) != 0)
+        return 2;
+    sv->workers = (int) workers;
     if (f->tick && (sked_dur_parse(f->tick, &sv->tick, &err) < 0 ||
                     sv->tick < TICK_MIN || sv->tick > TICK_MAX))
         return cli_usage_error(self,
@@ -289,6 +331,7 @@ static int server_cmd(const cli_cmd *self, int argc, char **argv)
         {"tick", 0, CLI_OPT_VALUE, &f.tick},
         {"log-format", 0, CLI_OPT_VALUE, &f.log_format},
         {"log-level", 0, CLI_OPT_VALUE, &f.log_level},
+        {"workers", 0, CLI_OPT_VALUE, &f.workers},
         {0},
     };
     server sv = {0};
@@ -312,21 +355,24 @@ const cli_cmd cli_cmd_server = {
     .path = "sked server",
     .summary = "Run the scheduler",
     .run = server_cmd,
-    .help = "Usage: sked server [--db URL] [--workflows FILE] [--tick D]\n"
-            "                   [--log-format logfmt|json] [--log-level L]\n"
+    .help = "Usage: sked server [--db URL] [--workflows FILE] [--workers N]\n"
+            "                   [--tick D] [--log-format logfmt|json]\n"
+            "                   [--log-level L]\n"
             "\n"
             "Run the scheduler on the database until SIGTERM or SIGINT: every\n"
             "active schedule fires on time, once, whatever the number of\n"
             "servers sharing the database. With --workflows, the schedules of\n"
             "FILE are synced at start (source \"code\") and again on SIGHUP;\n"
             "a broken file on SIGHUP is logged as FILE:LINE:COLUMN and the\n"
-            "last good definitions stay. Runs wait as pending until a worker\n"
-            "takes them.\n"
+            "last good definitions stay. Its workflows run on N worker\n"
+            "threads; runs of workflows no server has wait as pending.\n"
             "\n"
             "Options:\n"
             "  --db URL           sqlite:PATH or postgres://... (default\n"
             "                     $SKED_DB, else sqlite:sked.db)\n"
             "  --workflows FILE   the workflows file to load\n"
+            "  --workers N        worker threads, 0 to 1024 (default 4;\n"
+            "                     0: schedule only)\n"
             "  --tick D           how often changes by others are reread,\n"
             "                     1s to 1h (default 1s)\n"
             "  --log-format F     logfmt (default) or json, on stderr\n"

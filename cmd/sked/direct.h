@@ -8,6 +8,12 @@
 #include "sked/sked.h"
 #include "store/store.h"
 
+/* The --db lines of every direct command's help. */
+#define DB_HELP                                                                \
+    "  --db URL       the database: sqlite:PATH or postgres://...\n"           \
+    "                 (default $SKED_DB, else sqlite:sked.db); also\n"         \
+    "                 accepted before the command: sked --db URL schedule\n"
+
 /* Return the URL to open: FLAG when not NULL, else $SKED_DB when set and
  * not empty, else SKED_STORE_DEFAULT_URL. */
 const char *direct_db_url(const char *flag);

@@ -21,6 +21,7 @@
 #include "sked/error.h"
 #include "sked/schedule.h"
 #include "sked/time.h"
+#include "sked/workflow.h"
 
 typedef struct sked_engine sked_engine;
 
@@ -35,7 +36,13 @@ typedef struct sked_engine_options {
     const char *node_id;            /* names this engine in runs and events;
                                        NULL: "hostname:pid" */
     const char *sqlite_synchronous; /* NULL: "full" */
+    int workers;    /* worker threads sked_engine_start runs: 0 means
+                       SKED_WORKERS_DEFAULT, a negative number none (an
+                       engine that only schedules) */
+    sked_dur lease; /* a claimed run's lease (SPEC 4.2); 0: 30 s */
 } sked_engine_options;
+
+#define SKED_WORKERS_DEFAULT 4
 
 /* Open an engine on OPTS->db_url (OPTS may be NULL) and load its
  * schedules; no thread runs yet. OUT: *out, closed with
@@ -44,8 +51,11 @@ typedef struct sked_engine_options {
 SKED_API int sked_engine_open(const sked_engine_options *opts,
                               sked_engine **out, sked_error *err);
 
-/* Start the scheduler thread. Returns 0, SKED_EINVAL (already started)
- * or SKED_ENOMEM. */
+/* Start the scheduler thread and the workers. First, unless
+ * sked_engine_sync was called, sync the schedules declared by the
+ * registered workflows (SPEC 3.5 code sync), and record the registered
+ * workflows' versions and queues in the store. Returns 0, SKED_EINVAL
+ * (already started), SKED_ENOMEM, or the store's errors. */
 SKED_API int sked_engine_start(sked_engine *e, sked_error *err);
 
 /* Stop the threads (waiting for a firing in progress to commit) and free
@@ -107,9 +117,56 @@ SKED_API int sked_engine_backfill(sked_engine *e, const char *name,
 /* Apply a set of schedules declared by code or a workflows file (SPEC
  * 3.5 code sync): create new ones, update changed ones, delete the
  * source-code schedules not in the set. Schedules of source api are left
- * alone. */
+ * alone. Once called, sked_engine_start no longer syncs the registered
+ * workflows' schedules (the caller owns the set). */
 SKED_API int sked_engine_sync(sked_engine *e, const sked_schedule *set,
                               size_t n, sked_error *err);
+
+/* ---- workflows and runs (SPEC 4) ---------------------------------------*/
+
+/* Register W with E, which takes it (also on failure). Its version is
+ * the given one or its hash. Register before sked_engine_start; a
+ * workflow registered again replaces the earlier one (runs in flight
+ * keep theirs). Returns 0, SKED_EINVAL, SKED_ENOMEM. */
+SKED_API int sked_engine_register(sked_engine *e, sked_workflow *w,
+                                  sked_error *err);
+
+/* Start a run of WORKFLOW now (trigger "api") with INPUT_JSON (a JSON
+ * object; NULL: {}) as its context. IDEMPOTENCY_KEY (may be NULL) makes
+ * the run's id "api-{key}": starting again with the same key returns
+ * the same run and creates nothing. Otherwise the id is
+ * "api-{workflow}-{now with microseconds}". OUT_RUN_ID (may be NULL)
+ * receives the id (sked_free). Returns 0, SKED_EINVAL (field "input" or
+ * "workflow"), SKED_EIO. */
+SKED_API int sked_engine_run_start(sked_engine *e, const char *workflow,
+                                   const char *input_json,
+                                   const char *idempotency_key,
+                                   char **out_run_id, sked_error *err);
+
+/* Cancel run ID (SPEC 4.3): a pending run at once; a running or waiting
+ * one has its step stopped and its compensations run, then ends
+ * cancelled. Returns 0, SKED_ENOTFOUND, SKED_ECONFLICT (already
+ * finished). */
+SKED_API int sked_engine_run_cancel(sked_engine *e, const char *id,
+                                    sked_error *err);
+
+/* Run ID as JSON (with its steps' attempts) into *out_json (sked_free).
+ * Returns 0, SKED_ENOTFOUND. */
+SKED_API int sked_engine_run_get(sked_engine *e, const char *id,
+                                 char **out_json, sked_error *err);
+
+typedef struct sked_run_query {
+    const char *status;   /* "pending", ... ; NULL: any */
+    const char *schedule; /* NULL: any */
+    const char *workflow; /* NULL: any */
+    const char *cursor;   /* from the previous page; NULL: the newest */
+    size_t limit;         /* 1..1000; 0: 100 */
+} sked_run_query;
+
+/* Runs matching Q (NULL: all), newest first, as a JSON object
+ * {"runs":[...],"next_cursor":"..."|null} into *out_json (sked_free). */
+SKED_API int sked_engine_run_list(sked_engine *e, const sked_run_query *q,
+                                  char **out_json, sked_error *err);
 
 /* ---- events ------------------------------------------------------------*/
 

@@ -11,6 +11,7 @@
 #include "sked/cron.h"
 #include "sked/schedule.h"
 #include "sked/clock.h"
+#include "sked/workflow.h"
 #include "sked/engine.h"
 
 /* Return the library's version string, "MAJOR.MINOR.PATCH". */

@@ -53,3 +53,16 @@ void sked__clock_virtual(sked_virtual_clock *vc, sked_clock *out)
     out->mono = virtual_now;
     out->ctx = vc;
 }
+
+int sked__cond_init_mono(pthread_cond_t *cv)
+{
+    pthread_condattr_t ca;
+    int rc = pthread_condattr_init(&ca);
+
+    if (rc == 0)
+        rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (rc == 0)
+        rc = pthread_cond_init(cv, &ca);
+    (void) pthread_condattr_destroy(&ca);
+    return rc;
+}

@@ -4,6 +4,7 @@
 #ifndef SKED_BASE_CLOCK_H
 #define SKED_BASE_CLOCK_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -20,6 +21,10 @@ sked_mono sked__clock_mono(const sked_clock *clock);
  * CLOCK_MONOTONIC (waits are real time, whatever clock the engine reads:
  * a virtual clock only changes what the engine thinks the time is). */
 void sked__clock_deadline(sked_dur rel, struct timespec *out);
+
+/* Initialise CV on CLOCK_MONOTONIC, as sked__clock_deadline's instants
+ * need. Returns 0 or the pthread error. */
+int sked__cond_init_mono(pthread_cond_t *cv);
 
 /* A virtual clock for tests and simulation: set and moved by hand; its
  * monotonic time is its wall time. Not thread-safe by itself. */

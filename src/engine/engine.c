@@ -35,23 +35,6 @@
 #include "base/error.h"
 #include "store/schedule_json.h"
 
-struct sked_subscription {
-    sked_event_fn fn;
-    void *ctx;
-    struct sked_subscription *next;
-};
-
-struct sked_engine {
-    sked_tzdb *tzdb;         /* owned */
-    sked_store *store;       /* owned */
-    sked_loop *loop;         /* owned */
-    const sked_clock *clock; /* borrowed from the options */
-    sked_dur tick;
-    char *node_id; /* owned */
-    pthread_mutex_t sub_mu;
-    sked_subscription *subs; /* owned list, under sub_mu */
-};
-
 sked_store *sked__engine_store(sked_engine *e)
 {
     return e->store;
@@ -65,11 +48,15 @@ sked_loop *sked__engine_loop(sked_engine *e)
 /* ---- events
  * ----------------------------------------------------------------*/
 
-/* Deliver the N committed events EV to every subscriber. */
-static void deliver(void *ctx, const sked_event *ev, size_t n)
+void sked__engine_deliver(void *ctx, const sked_event *ev, size_t n)
 {
     sked_engine *e = ctx;
 
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(ev[i].type, "run.created") == 0) {
+            sked__workers_wake(e->workers);
+            break;
+        }
     pthread_mutex_lock(&e->sub_mu);
     for (sked_subscription *s = e->subs; s; s = s->next)
         for (size_t i = 0; i < n; i++) {
@@ -88,7 +75,7 @@ static void deliver_one(sked_engine *e, const char *type, const char *subject,
                      sked__clock_now(e->clock)};
 
     if (payload)
-        deliver(e, &ev, 1);
+        sked__engine_deliver(e, &ev, 1);
     free(payload);
 }
 
@@ -182,9 +169,11 @@ static int open_parts(sked_engine *e, const sked_engine_options *o,
     sked_store_options so = {.sqlite_synchronous = o->sqlite_synchronous,
                              .clock = e->clock};
     sked_loop_options lo = {
-        .clock = e->clock, .tick = e->tick, .emit = deliver, .emit_ctx = e};
+        .clock = e->clock, .tick = e->tick, .emit = sked__engine_deliver, .emit_ctx = e};
     int rc = sked_tzdb_open(o->tzdir, &e->tzdb, err);
 
+    if (rc == 0 && sked__registry_new(&e->registry) != 0)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc != 0)
         return rc;
     so.tzdb = e->tzdb;
@@ -217,6 +206,8 @@ int sked_engine_open(const sked_engine_options *opts, sked_engine **out,
     }
     e->clock = opts->clock;
     e->tick = opts->tick ? opts->tick : SKED_TICK_DEFAULT;
+    e->nworkers = opts->workers == 0 ? SKED_WORKERS_DEFAULT : opts->workers;
+    e->lease = opts->lease;
     rc = name_node(e, opts->node_id);
     if (rc != 0)
         rc = sked__error_set(err, rc, NULL, -1, NULL);
@@ -234,7 +225,8 @@ int sked_engine_start(sked_engine *e, sked_error *err)
 {
     if (!e)
         return sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
-    return sked__loop_start(e->loop, err);
+    int rc = sked__engine_exec_start(e, err);
+    return rc != 0 ? rc : sked__loop_start(e->loop, err);
 }
 
 void sked_engine_close(sked_engine *e)
@@ -242,6 +234,8 @@ void sked_engine_close(sked_engine *e)
     if (!e)
         return;
     sked__loop_free(e->loop); /* joins the thread first */
+    sked__engine_exec_stop(e);
+    sked__registry_free(e->registry);
     sked__store_close(e->store);
     sked_tzdb_close(e->tzdb);
     while (e->subs) {
@@ -383,8 +377,10 @@ int sked_engine_sync(sked_engine *e, const sked_schedule *set, size_t n,
         return sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
     rc = sked__store_schedule_apply(e->store, set, n, SKED_SOURCE_CODE, true,
                                     NULL, err);
-    if (rc == 0)
+    if (rc == 0) {
+        e->synced = true;
         sked__loop_changed(e->loop, NULL);
+    }
     return rc;
 }
 
@@ -422,7 +418,7 @@ static int create_runs(sked_engine *e, const sked_run_new *runs, size_t n,
                                      &nev, err);
 
     if (rc == 0 && nev > 0)
-        deliver(e, ev, nev);
+        sked__engine_deliver(e, ev, nev);
     sked__events_free(ev, nev);
     return rc;
 }

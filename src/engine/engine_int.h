@@ -7,9 +7,55 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <pthread.h>
+
+#include "exec/journal.h"
+#include "exec/registry.h"
+#include "exec/workers.h"
 #include "sched/loop.h"
 #include "sked/engine.h"
 #include "store/store.h"
+#include "store/store_run.h"
+
+struct sked_subscription {
+    sked_event_fn fn;
+    void *ctx;
+    struct sked_subscription *next;
+};
+
+struct sked_engine {
+    sked_tzdb *tzdb;         /* owned */
+    sked_store *store;       /* owned */
+    sked_loop *loop;         /* owned */
+    const sked_clock *clock; /* borrowed from the options */
+    sked_dur tick;
+    char *node_id; /* owned */
+    pthread_mutex_t sub_mu;
+    sked_subscription *subs; /* owned list, under sub_mu */
+    /* Execution (engine_exec.c). */
+    sked_registry *registry; /* owned */
+    sked_journal *journal;   /* owned; from start */
+    sked_workers *workers;   /* owned; from start, when workers > 0 */
+    int nworkers;
+    sked_dur lease;
+    bool synced; /* sked_engine_sync was called: no code sync at start */
+};
+
+/* Deliver the N committed events EV to every subscriber (engine.c); a
+ * run.created wakes the workers. */
+void sked__engine_deliver(void *ctx, const sked_event *ev, size_t n);
+
+/* Replace the workflows E runs with the N of LIST (taken, also on
+ * failure; the others are dropped, runs in flight keep theirs) and put
+ * the NQ QUEUES in the store with their per-server caps: the server's
+ * workflows file, at start and on SIGHUP. */
+int sked__engine_define(sked_engine *e, sked_workflow **list, size_t n,
+                        const sked_queue_def *queues, size_t nq,
+                        sked_error *err);
+
+/* Start and stop the execution side (engine_exec.c). */
+int sked__engine_exec_start(sked_engine *e, sked_error *err);
+void sked__engine_exec_stop(sked_engine *e);
 
 /* The engine's store and scheduler loop, borrowed until
  * sked_engine_close. */

@@ -688,14 +688,8 @@ int sked__loop_start(sked_loop *l, sked_error *err)
 
 static int init_sync(sked_loop *l)
 {
-    pthread_condattr_t ca;
-    int rc = pthread_condattr_init(&ca);
+    int rc = sked__cond_init_mono(&l->cv);
 
-    if (rc == 0)
-        rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    if (rc == 0)
-        rc = pthread_cond_init(&l->cv, &ca);
-    (void) pthread_condattr_destroy(&ca);
     if (rc != 0)
         return rc;
     rc = pthread_mutex_init(&l->mu, NULL);

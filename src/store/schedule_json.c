@@ -91,7 +91,7 @@ static const struct field fields[] = {
 
 /* ---- writing ---------------------------------------------------------- */
 
-static json_t *instant_json(sked_time t)
+json_t *sked__json_instant(sked_time t)
 {
     char buf[SKED_TIME_STRLEN];
 
@@ -100,14 +100,14 @@ static json_t *instant_json(sked_time t)
     return json_string(buf);
 }
 
-static json_t *secs_json(sked_dur d)
+json_t *sked__json_secs(sked_dur d)
 {
     if (d % SKED_USEC_PER_SEC == 0)
         return json_integer(d / SKED_USEC_PER_SEC);
     return json_real((double) d / (double) SKED_USEC_PER_SEC);
 }
 
-static json_t *str_json(const char *s)
+json_t *sked__json_str(const char *s)
 {
     return s ? json_string(s) : json_null();
 }
@@ -120,14 +120,14 @@ static json_t *field_json(const sked_schedule *s, const struct field *f,
     switch (f->type) {
     case F_STR:
     case F_CRON:
-        return str_json(*CAT(s, f, char *));
+        return sked__json_str(*CAT(s, f, char *));
     case F_EVERY:
-        return s->kind == SKED_SPEC_EVERY ? secs_json(s->every) : json_null();
+        return s->kind == SKED_SPEC_EVERY ? sked__json_secs(s->every) : json_null();
     case F_AT:
     case F_INSTANT:
-        return instant_json(*CAT(s, f, sked_time));
+        return sked__json_instant(*CAT(s, f, sked_time));
     case F_SECS:
-        return secs_json(*CAT(s, f, sked_dur));
+        return sked__json_secs(*CAT(s, f, sked_dur));
     case F_I32:
         return json_integer(*CAT(s, f, int32_t));
     case F_I64:

@@ -24,6 +24,13 @@
 
 #include "sked/schedule.h"
 
+/* Values as the API writes them (new references; null for NONE/NULL):
+ * an instant in RFC 3339 UTC, a duration in seconds (an integer when
+ * whole), a string. Shared by every JSON sked writes. */
+json_t *sked__json_instant(sked_time t);
+json_t *sked__json_secs(sked_dur d);
+json_t *sked__json_str(const char *s);
+
 /* Accept the read-only state fields too (round trips, the store's own
  * event payloads). */
 #define SKED__SCHEDULE_JSON_STATE 0x1u

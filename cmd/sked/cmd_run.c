@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/* "sked run list|get|cancel|start" (SPEC 7), in direct mode: through an
+ * engine opened on the database, with no thread started.
+ *
+ *   list [--status S] [--schedule N] [--workflow W] [--limit N]
+ *        [--cursor C]                newest first; a cursor on stderr
+ *                                     when more follow
+ *   get ID                           the run, then each step attempt:
+ *                                     status, exit code, duration, and
+ *                                     its output and stderr trimmed
+ *   cancel ID                        exit 3 unknown, 4 already finished
+ *   start WORKFLOW [--input JSON] [--idempotency-key K]
+ *                                     prints the run id
+ *
+ * Every command prints the API's JSON with --json. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "direct.h"
+#include "output.h"
+
+/* Outputs shown by "run get" are cut to this many bytes (--json has
+ * them whole, as stored). */
+#define TRIM 240
+
+static int one_arg(const cli_cmd *self, const cli_args *args, const char *what)
+{
+    if (args->npos == 0)
+        return cli_usage_error(self, "missing the %s", what);
+    if (args->npos > 1)
+        return cli_usage_error(self, "too many arguments");
+    return 0;
+}
+
+static int run_fail(const char *verb, const char *id, const sked_error *err,
+                    int rc)
+{
+    const char *msg = err->msg[0] ? err->msg : sked_strerror(rc);
+    if (rc == SKED_ENOTFOUND)
+        return cli_fail(rc, "run \"%.200s\" not found", id);
+    if (err->field[0] && !strstr(msg, err->field))
+        return cli_fail(rc, "cannot %s \"%.200s\": %s: %s", verb, id,
+                        err->field, msg);
+    return cli_fail(rc, "cannot %s \"%.200s\": %s", verb, id, msg);
+}
+
+/* Print the engine's JSON TEXT (freed here) as JSON. */
+static int print_json_text(char *text)
+{
+    json_t *j = json_loads(text, 0, NULL);
+    sked_free(text);
+    return j ? out_json(j) : cli_fail(SKED_EINTERNAL, "unreadable answer");
+}
+
+static const char *str_of(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* Write the number or null at KEY of O into BUF ("-" for null). */
+static const char *num_of(const json_t *o, const char *key, char *buf,
+                          size_t size)
+{
+    const json_t *v = json_object_get(o, key);
+    if (json_is_integer(v))
+        snprintf(buf, size, "%lld", (long long) json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(buf, size, "%.3fs", json_real_value(v));
+    else
+        snprintf(buf, size, "-");
+    return buf;
+}
+
+/* ---- list -------------------------------------------------------------- */
+
+static int list_print(const json_t *page)
+{
+    static const char *const heads[] = {"id",      "workflow", "status",
+                                        "trigger", "created",  "error"};
+    out_table t;
+    const json_t *runs = json_object_get(page, "runs"), *r;
+    size_t i;
+    out_table_init(&t, 6, heads);
+    json_array_foreach(runs, i, r)
+    {
+        const char *cells[] = {str_of(r, "id"),      str_of(r, "workflow"),
+                               str_of(r, "status"),  str_of(r, "trigger"),
+                               str_of(r, "created_at"), str_of(r, "error")};
+        if (out_table_add(&t, cells) != 0) {
+            out_table_done(&t);
+            return cli_fail(SKED_ENOMEM, "out of memory");
+        }
+    }
+    out_table_print(&t);
+    out_table_done(&t);
+    const char *next = str_of(page, "next_cursor");
+    if (next)
+        fprintf(stderr, "more: --cursor %s\n", next);
+    return cli_flush();
+}
+
+static int run_list(const cli_cmd *self, int argc, char **argv)
+{
+    const char *db = NULL, *limit = NULL;
+    sked_run_query q = {0};
+    bool json = false;
+    const cli_opt opts[] = {
+        {"status", 0, CLI_OPT_VALUE, &q.status},
+        {"schedule", 0, CLI_OPT_VALUE, &q.schedule},
+        {"workflow", 0, CLI_OPT_VALUE, &q.workflow},
+        {"cursor", 0, CLI_OPT_VALUE, &q.cursor},
+        {"limit", 0, CLI_OPT_VALUE, &limit},
+        {"json", 0, CLI_OPT_FLAG, &json},
+        {"db", 0, CLI_OPT_VALUE, &db},
+        {0},
+    };
+    sked_engine *e = NULL;
+    char *text = NULL;
+    cli_args args;
+    sked_error err;
+    long n = 100;
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
+        return rc;
+    if (args.npos > 0)
+        return cli_usage_error(self, "unexpected argument \"%.64s\"",
+                               args.pos[0]);
+    if (limit && (rc = cli_parse_count(self, "--limit", limit, 1, 1000, &n)))
+        return rc;
+    q.limit = (size_t) n;
+    if ((rc = direct_engine_open(db, &e)) != 0)
+        return rc;
+    sked_error_clear(&err);
+    rc = sked_engine_run_list(e, &q, &text, &err);
+    sked_engine_close(e);
+    if (rc < 0)
+        return cli_fail(rc, "cannot list runs: %s%s%s", err.field,
+                        err.field[0] ? ": " : "",
+                        err.msg[0] ? err.msg : sked_strerror(rc));
+    if (json)
+        return print_json_text(text);
+    json_t *page = json_loads(text, 0, NULL);
+    sked_free(text);
+    rc = page ? list_print(page) : cli_fail(SKED_EINTERNAL, "bad answer");
+    json_decref(page);
+    return rc;
+}
+
+/* ---- get --------------------------------------------------------------- */
+
+/* Print TEXT cut to TRIM bytes (never inside a UTF-8 sequence), each
+ * line indented. */
+static void print_trimmed(const char *label, const char *text)
+{
+    size_t n = strlen(text), cut = n > TRIM ? TRIM : n;
+    while (cut < n && cut > 0 && ((unsigned char) text[cut] & 0xC0) == 0x80)
+        cut--;
+    if (n == 0)
+        return;
+    printf("    %s: ", label);
+    for (size_t i = 0; i < cut; i++) {
+        putchar(text[i]);
+        if (text[i] == '\n' && i + 1 < cut)
+            printf("      ");
+    }
+    if (cut > 0 && text[cut - 1] != '\n')
+        putchar('\n');
+    if (cut < n)
+        printf("      ... (%zu more bytes; --json shows all)\n", n - cut);
+}
+
+static void print_step(const json_t *s)
+{
+    char exit[24], dur[32];
+    bool comp = json_is_true(json_object_get(s, "compensation"));
+    printf("  %s%s  attempt %lld  %s  exit %s  %s  started %s\n",
+           str_of(s, "step"), comp ? " (compensation)" : "",
+           (long long) json_integer_value(json_object_get(s, "attempt")),
+           str_of(s, "status"), num_of(s, "exit_code", exit, sizeof exit),
+           num_of(s, "duration_secs", dur, sizeof dur),
+           str_of(s, "started_at"));
+    if (str_of(s, "error"))
+        printf("    error: %s\n", str_of(s, "error"));
+    if (str_of(s, "output"))
+        print_trimmed("output", str_of(s, "output"));
+    if (str_of(s, "stderr"))
+        print_trimmed("stderr", str_of(s, "stderr"));
+}
+
+static void get_print(const json_t *r)
+{
+    static const char *const keys[] = {
+        "id",         "workflow",    "workflow_version", "status",
+        "trigger",    "schedule",    "scheduled_for",    "queue",
+        "created_at", "started_at",  "finished_at",      "error",
+        "error_code", "attempts",    "executor"};
+    char buf[32];
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const char *v = str_of(r, keys[i]);
+        printf("%-17s %s\n", keys[i],
+               v ? v : num_of(r, keys[i], buf, sizeof buf));
+    }
+    const json_t *steps = json_object_get(r, "steps"), *s;
+    size_t i;
+    if (json_array_size(steps) > 0)
+        printf("steps:\n");
+    json_array_foreach(steps, i, s)
+    {
+        print_step(s);
+    }
+}
+
+static int run_get(const cli_cmd *self, int argc, char **argv)
+{
+    const char *db = NULL;
+    bool json = false;
+    const cli_opt opts[] = {
+        {"json", 0, CLI_OPT_FLAG, &json},
+        {"db", 0, CLI_OPT_VALUE, &db},
+        {0},
+    };
+    sked_engine *e = NULL;
+    char *text = NULL;
+    cli_args args;
+    sked_error err;
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
+        (rc = one_arg(self, &args, "run id")) != 0)
+        return rc;
+    if ((rc = direct_engine_open(db, &e)) != 0)
+        return rc;
+    sked_error_clear(&err);
+    rc = sked_engine_run_get(e, args.pos[0], &text, &err);
+    sked_engine_close(e);
+    if (rc < 0)
+        return run_fail("get run", args.pos[0], &err, rc);
+    if (json)
+        return print_json_text(text);
+    json_t *r = json_loads(text, 0, NULL);
+    sked_free(text);
+    if (!r)
+        return cli_fail(SKED_EINTERNAL, "bad answer");
+    get_print(r);
+    json_decref(r);
+    return cli_flush();
+}
+
+/* ---- cancel and start ------------------------------------------------- */
+
+static int run_cancel(const cli_cmd *self, int argc, char **argv)
+{
+    const char *db = NULL;
+    bool json = false;
+    const cli_opt opts[] = {
+        {"json", 0, CLI_OPT_FLAG, &json},
+        {"db", 0, CLI_OPT_VALUE, &db},
+        {0},
+    };
+    sked_engine *e = NULL;
+    cli_args args;
+    sked_error err;
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
+        (rc = one_arg(self, &args, "run id")) != 0)
+        return rc;
+    if ((rc = direct_engine_open(db, &e)) != 0)
+        return rc;
+    sked_error_clear(&err);
+    rc = sked_engine_run_cancel(e, args.pos[0], &err);
+    if (rc == 0 && json)
+        rc = out_json(json_pack("{s:s, s:b}", "id", args.pos[0], "cancelled",
+                                1));
+    else if (rc == 0)
+        rc = printf("cancel requested: %s\n", args.pos[0]) < 0 ? 1
+                                                               : cli_flush();
+    else
+        rc = run_fail("cancel run", args.pos[0], &err, rc);
+    sked_engine_close(e);
+    return rc;
+}
+
+static int run_start(const cli_cmd *self, int argc, char **argv)
+{
+    const char *db = NULL, *input = NULL, *key = NULL;
+    bool json = false;
+    const cli_opt opts[] = {
+        {"input", 0, CLI_OPT_VALUE, &input},
+        {"idempotency-key", 0, CLI_OPT_VALUE, &key},
+        {"json", 0, CLI_OPT_FLAG, &json},
+        {"db", 0, CLI_OPT_VALUE, &db},
+        {0},
+    };
+    sked_engine *e = NULL;
+    char *id = NULL;
+    cli_args args;
+    sked_error err;
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
+        (rc = one_arg(self, &args, "workflow name")) != 0)
+        return rc;
+    if ((rc = direct_engine_open(db, &e)) != 0)
+        return rc;
+    sked_error_clear(&err);
+    rc = sked_engine_run_start(e, args.pos[0], input, key, &id, &err);
+    if (rc < 0)
+        rc = run_fail("start a run of", args.pos[0], &err, rc);
+    else if (json)
+        rc = out_json(json_pack("{s:s, s:s}", "workflow", args.pos[0],
+                                "run_id", id));
+    else
+        rc = printf("%s\n", id) < 0 ? 1 : cli_flush();
+    sked_free(id);
+    sked_engine_close(e);
+    return rc;
+}
+
+/* ---- the group ---------------------------------------------------------- */
+
+static const cli_cmd list_cmd = {
+    .name = "list",
+    .path = "sked run list",
+    .summary = "List runs, newest first",
+    .run = run_list,
+    .help = "Usage: sked run list [--status S] [--schedule N] [--workflow W]\n"
+            "                     [--limit N] [--cursor C] [--json]\n"
+            "\n"
+            "List runs, newest first. When more follow, the cursor of the\n"
+            "next page is printed on stderr (\"next_cursor\" in the JSON).\n"
+            "\n"
+            "Options:\n"
+            "  --status S     pending, running, waiting, completed, failed\n"
+            "                 or cancelled\n"
+            "  --schedule N   only runs of the schedule N\n"
+            "  --workflow W   only runs of the workflow W\n"
+            "  --limit N      at most N, 1 to 1000 (default 100)\n"
+            "  --cursor C     the previous page's cursor\n"
+            "  --json         print JSON\n" DB_HELP
+            "  -h, --help     show this help\n",
+};
+
+static const cli_cmd get_cmd = {
+    .name = "get",
+    .path = "sked run get",
+    .summary = "Show a run and its steps",
+    .run = run_get,
+    .help = "Usage: sked run get ID [--json]\n"
+            "\n"
+            "Print the run ID, then every attempt of its steps (and of their\n"
+            "compensations): status, exit code, duration, error, and the\n"
+            "output and stderr trimmed to a few lines (--json has them\n"
+            "whole). Exit code 3 when it does not exist.\n"
+            "\n"
+            "Options:\n"
+            "  --json         print JSON\n" DB_HELP
+            "  -h, --help     show this help\n",
+};
+
+static const cli_cmd cancel_cmd = {
+    .name = "cancel",
+    .path = "sked run cancel",
+    .summary = "Cancel a run",
+    .run = run_cancel,
+    .help = "Usage: sked run cancel ID [--json]\n"
+            "\n"
+            "Cancel the run ID: a pending run at once; a running or waiting\n"
+            "one has its step stopped and its compensations run by its\n"
+            "worker. Exit code 3 when it does not exist, 4 when it already\n"
+            "finished.\n"
+            "\n"
+            "Options:\n"
+            "  --json         print JSON\n" DB_HELP
+            "  -h, --help     show this help\n",
+};
+
+static const cli_cmd start_cmd = {
+    .name = "start",
+    .path = "sked run start",
+    .summary = "Start a run of a workflow",
+    .run = run_start,
+    .help = "Usage: sked run start WORKFLOW [--input JSON]\n"
+            "                      [--idempotency-key K] [--json]\n"
+            "\n"
+            "Create a run of WORKFLOW now (trigger \"api\") and print its id.\n"
+            "A server that has the workflow runs it. With an idempotency\n"
+            "key, starting again with the same key creates nothing and\n"
+            "prints the same id.\n"
+            "\n"
+            "Options:\n"
+            "  --input JSON           the run's context, a JSON object\n"
+            "  --idempotency-key K    the run's id is \"api-K\"\n"
+            "  --json                 print JSON\n" DB_HELP
+            "  -h, --help             show this help\n",
+};
+
+static const cli_cmd *const run_cmds[] = {
+    &list_cmd, &get_cmd, &cancel_cmd, &start_cmd, NULL,
+};
+
+const cli_cmd cli_cmd_run = {
+    .name = "run",
+    .path = "sked run",
+    .summary = "Inspect, cancel and start runs on the database",
+    .run = cli_run_group,
+    .subs = run_cmds,
+    .help = "These commands work on the database directly, with no server:\n"
+            "--db URL (before or after the command), else $SKED_DB, else\n"
+            "sqlite:sked.db. Exit codes: 0 ok, 1 error, 2 usage, 3 not "
+            "found,\n4 conflict (the run already finished).\n",
+};

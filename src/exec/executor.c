@@ -1,0 +1,712 @@
+/* SPDX-License-Identifier: MIT */
+/* The executor (executor.h).
+ *
+ * Writes go through a per-run buffer of ops: everything is handed to the
+ * journal asynchronously, except that the buffer is committed and waited
+ * for before an attempt starts executing (so a step's end is durable
+ * before the next step's side effects begin). A one-step run therefore
+ * costs no wait at all: its start, end and finish share group commits
+ * with other runs. Every op is fenced on this executor; a refused op
+ * means the run was taken over, and the executor lets go. */
+#include "exec/executor.h"
+
+#include <jansson.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "exec/attempt.h"
+#include "exec/plan.h"
+
+#define PENDING_MAX 16
+#define STEP_KEY_MAX (SKED_RUN_ID_MAX + 160)
+
+/* One attempt executing in a thread (parallelism > 1). */
+typedef struct slot {
+    pthread_t th;
+    bool used, done;
+    sked_attempt a;
+    sked_attempt_result res;
+    char key[STEP_KEY_MAX];
+    struct xrun *x;
+} slot;
+
+typedef struct xrun {
+    const sked_exec_env *env;
+    const sked_run *run;
+    const sked_workflow *w;
+    const sked_cancel *cancel;
+    sked_step_record *rec; /* loaded attempts; owned */
+    size_t nrec;
+    sked_step_state *st;   /* per step */
+    char **outputs;        /* per step: owned copies of completed outputs */
+    bool *busy;            /* per step: an attempt in flight here */
+    sked_time *timer;      /* per step: a retry's or a sleep's due time */
+    bool *sleeping;        /* per step: TIMER is a durable sleep's end */
+    char **errs;           /* per step: owned copy of its last error */
+    sked_time hard;        /* the workflow's hard deadline, or NONE */
+    bool hard_hit;         /* a step was stopped by that deadline */
+    bool lost;             /* an op was refused: the run is not ours */
+    bool timeout_marked;
+    sked_run_op pending[PENDING_MAX];
+    char *pending_strs[PENDING_MAX * 8]; /* owned strings of pending */
+    size_t npending, nstrs;
+    slot *slots;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} xrun;
+
+static sked_time now_of(const xrun *x)
+{
+    return sked__clock_now(x->env->clock);
+}
+
+/* ---- writes ---------------------------------------------------------- */
+
+/* Keep S (taken) until the buffer is written; returns S. op_new leaves
+ * room for every string of one op. */
+static char *keep(xrun *x, char *s)
+{
+    if (s)
+        x->pending_strs[x->nstrs++] = s;
+    return s;
+}
+
+static void clear_pending(xrun *x)
+{
+    for (size_t i = 0; i < x->nstrs; i++)
+        free(x->pending_strs[i]);
+    x->nstrs = x->npending = 0;
+}
+
+/* Write the buffer; with WAIT, wait for its commit (and notice a refused
+ * op: the run was taken over). */
+static void flush(xrun *x, bool wait)
+{
+    int result[PENDING_MAX];
+    sked_error err = {0};
+    if (x->npending > 0) {
+        int rc = sked__journal_write(x->env->journal, x->pending, x->npending,
+                                     wait ? result : NULL, &err);
+        if (rc != 0)
+            x->lost = true; /* not written: the lease lapses, and the run
+                               is recovered from what is committed */
+        for (size_t i = 0; wait && rc == 0 && i < x->npending; i++)
+            if (result[i] != 0)
+                x->lost = true;
+    }
+    clear_pending(x);
+}
+
+static sked_run_op *op_new(xrun *x, sked_run_op_kind kind)
+{
+    /* An op keeps at most 6 strings (its own 3, 3 events' payloads). */
+    if (x->npending == PENDING_MAX ||
+        x->nstrs + 8 > sizeof x->pending_strs / sizeof *x->pending_strs)
+        flush(x, false);
+    sked_run_op *op = &x->pending[x->npending++];
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->run_id = x->run->id;
+    op->executor = x->env->executor;
+    op->at = now_of(x);
+    return op;
+}
+
+static void op_event(xrun *x, sked_run_op *op, const char *type,
+                     json_t *payload)
+{
+    char *p = payload ? json_dumps(payload, JSON_COMPACT) : NULL;
+    json_decref(payload);
+    if (op->nevents < SKED_RUN_OP_EVENTS_MAX)
+        op->events[op->nevents++] =
+            (sked_run_op_event){type, x->run->id, keep(x, p)};
+    else
+        free(p);
+}
+
+static json_t *step_payload(const xrun *x, size_t i, bool comp,
+                            int32_t attempt)
+{
+    json_t *o = json_pack("{s:s, s:s, s:i}", "workflow", x->w->name, "step",
+                          x->w->steps[i].name, "attempt", (json_int_t) attempt);
+    if (o && comp)
+        json_object_set_new(o, "compensation", json_true());
+    return o;
+}
+
+static void record_begin(xrun *x, size_t i, bool comp, int32_t attempt,
+                         sked_time at)
+{
+    sked_run_op *op = op_new(x, SKED_RUN_OP_STEP_BEGIN);
+    op->step = (sked_step_record){.step = x->w->steps[i].name,
+                                  .compensation = comp,
+                                  .attempt = attempt,
+                                  .status = SKED_STEP_RUNNING,
+                                  .exit_code = -1,
+                                  .started_at = at,
+                                  .finished_at = SKED_TIME_NONE};
+    op_event(x, op, "step.started", step_payload(x, i, comp, attempt));
+}
+
+/* Record the end of attempt ATTEMPT of step I as R says; RETRY_DELAY >= 0
+ * adds the event step.retrying. */
+static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
+                       sked_attempt_result *r, sked_dur retry_delay)
+{
+    sked_run_op *op = op_new(x, SKED_RUN_OP_STEP_END);
+    sked_step_status s = r->ok                            ? SKED_STEP_COMPLETED
+                         : r->stopped == SKED_STOP_CANCEL ? SKED_STEP_CANCELLED
+                                                          : SKED_STEP_FAILED;
+    op->step = (sked_step_record){.step = x->w->steps[i].name,
+                                  .compensation = comp,
+                                  .attempt = attempt,
+                                  .status = s,
+                                  .output = r->output,
+                                  .stderr_text = keep(x, r->stderr_text),
+                                  .truncated = r->truncated,
+                                  .error = r->error,
+                                  .error_code = (char *) r->error_code,
+                                  .exit_code = r->exit_code,
+                                  .finished_at = op->at};
+    json_t *p = step_payload(x, i, comp, attempt);
+    json_object_set_new(p, "duration_secs",
+                        json_real((double) r->duration / 1e6));
+    if (!r->ok) {
+        json_object_set_new(p, "error", json_string(r->error ? r->error : ""));
+        if (r->exit_code >= 0)
+            json_object_set_new(p, "exit_code", json_integer(r->exit_code));
+    }
+    op_event(x, op, r->ok ? "step.completed" : "step.failed", p);
+    if (retry_delay >= 0) {
+        p = step_payload(x, i, comp, attempt + 1);
+        json_object_set_new(p, "delay_secs",
+                            json_real((double) retry_delay / 1e6));
+        op_event(x, op, "step.retrying", p);
+    }
+    /* The buffer takes the result's strings; the output stays with the
+     * run's outputs when the step completed. */
+    if (!r->ok)
+        keep(x, r->output);
+    keep(x, r->error);
+    r->stderr_text = r->error = NULL;
+    if (!r->ok)
+        r->output = NULL;
+}
+
+/* The run's output: each completed step's output, as JSON when it is
+ * JSON, else as a string. */
+static char *run_output(const xrun *x)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < x->w->nsteps; i++) {
+        const char *s = x->outputs[i];
+        if (!s)
+            continue;
+        json_t *v = json_loads(s, JSON_DECODE_ANY, NULL);
+        json_object_set_new(o, x->w->steps[i].name, v ? v : json_string(s));
+    }
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return s;
+}
+
+static void finish(xrun *x, sked_run_status status, const char *error,
+                   const char *code)
+{
+    static const char *const names[] = {
+        [SKED_RUN_COMPLETED] = "run.completed",
+        [SKED_RUN_FAILED] = "run.failed",
+        [SKED_RUN_CANCELLED] = "run.cancelled"};
+    sked_run_op *op = op_new(x, SKED_RUN_OP_FINISH);
+    op->status = status;
+    op->output = status == SKED_RUN_COMPLETED ? keep(x, run_output(x)) : NULL;
+    op->error = error;
+    op->error_code = code;
+    json_t *p = json_pack("{s:s, s:s}", "workflow", x->w->name, "queue",
+                          x->run->queue ? x->run->queue : "default");
+    if (p && x->run->schedule)
+        json_object_set_new(p, "schedule", json_string(x->run->schedule));
+    if (p && x->run->started_at != SKED_TIME_NONE)
+        json_object_set_new(
+            p, "duration_secs",
+            json_real((double) (op->at - x->run->started_at) / 1e6));
+    if (p && error) {
+        json_object_set_new(p, "error", json_string(error));
+        json_object_set_new(p, "error_code", json_string(code));
+    }
+    op_event(x, op, names[status], p);
+    flush(x, false);
+}
+
+/* Release the run until NOT_BEFORE (a durable wait). */
+static void wait_durably(xrun *x, sked_time not_before)
+{
+    sked_run_op *op = op_new(x, SKED_RUN_OP_WAIT);
+    op->not_before = not_before;
+    flush(x, false);
+}
+
+/* Sleep in this thread until UNTIL on the engine's clock, or a cancel.
+ * The wait itself is real time and happens once: on a virtual clock that
+ * does not move, the caller goes on as if the time had come. */
+static void wait_inline(xrun *x, sked_time until)
+{
+    sked_dur d = until - now_of(x);
+    if (d <= 0)
+        return;
+    struct pollfd p = {sked__cancel_fd(x->cancel), POLLIN, 0};
+    poll(&p, 1, (int) ((d + 999) / 1000));
+}
+
+/* ---- attempts --------------------------------------------------------- */
+
+static void attempt_setup(xrun *x, slot *s, size_t i, bool comp,
+                          int32_t attempt)
+{
+    const sked_action *act =
+        comp ? x->w->steps[i].compensate : &x->w->steps[i].act;
+    sked_time now = now_of(x);
+    sked_time dl = act->timeout > 0 ? now + act->timeout : SKED_TIME_NONE;
+    snprintf(s->key, sizeof s->key, "%s/%s", x->run->id, x->w->steps[i].name);
+    s->a = (sked_attempt){
+        .run = x->run,
+        .w = x->w,
+        .step = i,
+        .compensation = comp,
+        .act = act,
+        .attempt = attempt,
+        /* A compensation runs after the deadline by design: only its own
+         * timeout bounds it, and a cancel no longer stops it. */
+        .deadline = comp ? dl : sked__plan_min_deadline(dl, x->hard),
+        .step_key = s->key,
+        .cancel = comp ? NULL : x->cancel,
+        .outputs = (const char *const *) x->outputs,
+        .clock = x->env->clock,
+    };
+    s->x = x;
+    s->done = false;
+}
+
+static void *attempt_thread(void *arg)
+{
+    slot *s = arg;
+    sked__attempt_run(&s->a, &s->res);
+    pthread_mutex_lock(&s->x->mu);
+    s->done = true;
+    pthread_cond_broadcast(&s->x->cv);
+    pthread_mutex_unlock(&s->x->mu);
+    return NULL;
+}
+
+/* Take the result of the attempt in S (step I): record it and update the
+ * step's state. */
+static void attempt_end(xrun *x, slot *s)
+{
+    size_t i = s->a.step;
+    sked_attempt_result *r = &s->res;
+    sked_step_state *st = &x->st[i];
+    sked_dur delay = -1;
+
+    x->busy[i] = false;
+    st->last_attempt = s->a.attempt;
+    if (r->stopped == SKED_STOP_SHUTDOWN || r->stopped == SKED_STOP_LOST) {
+        sked__attempt_result_done(r); /* given back as it stands */
+        return;
+    }
+    if (r->ok) {
+        st->completed = true;
+        st->completed_at = now_of(x);
+    } else {
+        st->counted++;
+        bool hard_stop = r->stopped == SKED_STOP_DEADLINE &&
+                         x->hard != SKED_TIME_NONE && now_of(x) >= x->hard;
+        if (hard_stop) {
+            free(r->error);
+            r->error = strdup("Workflow timeout.");
+            r->error_code = "timeout";
+            x->hard_hit = true;
+        }
+        free(x->errs[i]);
+        x->errs[i] = r->error ? strdup(r->error) : NULL;
+        if (!hard_stop && r->stopped != SKED_STOP_CANCEL &&
+            sked__plan_retry(&x->w->steps[i].act.retry, st->counted,
+                             &r->failure, s->key, &delay))
+            x->timer[i] = delay > 0 ? now_of(x) + delay : SKED_TIME_NONE;
+        else
+            st->exhausted = true;
+    }
+    record_end(x, i, false, s->a.attempt, r, delay);
+    if (r->ok) {
+        free(x->outputs[i]);
+        x->outputs[i] = r->output;
+        r->output = NULL;
+    }
+    sked__attempt_result_done(r);
+}
+
+/* Start attempt of step I: in this thread when the workflow runs one step
+ * at a time (then it has ended on return), else in a thread. */
+static void attempt_start(xrun *x, size_t i)
+{
+    slot *s = &x->slots[i];
+    int32_t attempt = x->st[i].last_attempt + 1;
+
+    record_begin(x, i, false, attempt, now_of(x));
+    flush(x, true); /* every earlier end is durable before this starts */
+    if (x->lost)
+        return;
+    attempt_setup(x, s, i, false, attempt);
+    x->busy[i] = true;
+    if (x->w->parallelism == 1 ||
+        pthread_create(&s->th, NULL, attempt_thread, s) != 0) {
+        sked__attempt_run(&s->a, &s->res);
+        attempt_end(x, s);
+        return;
+    }
+    s->used = true;
+}
+
+/* Wait until an attempt in a thread ends, or UNTIL; take every ended
+ * one. */
+static void attempt_reap(xrun *x, sked_time until)
+{
+    pthread_mutex_lock(&x->mu);
+    bool any = false;
+    for (size_t i = 0; i < x->w->nsteps && !any; i++)
+        any = x->slots[i].used && x->slots[i].done;
+    if (!any) {
+        struct timespec ts;
+        sked_dur d = until == SKED_TIME_NONE ? 100000 : until - now_of(x);
+        sked__clock_deadline(d < 1000 ? 1000 : d > 100000 ? 100000 : d, &ts);
+        pthread_cond_timedwait(&x->cv, &x->mu, &ts);
+    }
+    pthread_mutex_unlock(&x->mu);
+    for (size_t i = 0; i < x->w->nsteps; i++) {
+        slot *s = &x->slots[i];
+        pthread_mutex_lock(&x->mu);
+        bool done = s->used && s->done;
+        pthread_mutex_unlock(&x->mu);
+        if (!done)
+            continue;
+        pthread_join(s->th, NULL);
+        s->used = false;
+        attempt_end(x, s);
+    }
+}
+
+static size_t nbusy(const xrun *x)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < x->w->nsteps; i++)
+        n += x->busy[i];
+    return n;
+}
+
+/* Let every attempt in flight end (they see the run's flag or deadline). */
+static void drain(xrun *x)
+{
+    while (nbusy(x) > 0)
+        attempt_reap(x, SKED_TIME_NONE);
+}
+
+/* ---- the failure path ------------------------------------------------- */
+
+/* Run the compensation of step I to its end: its attempts, with their
+ * retries slept here. */
+static void compensate(xrun *x, size_t i)
+{
+    const sked_action *act = x->w->steps[i].compensate;
+    slot s;
+    for (int32_t n = x->st[i].comp_counted + 1;; n++) {
+        int32_t attempt = ++x->st[i].comp_last_attempt;
+        sked_dur delay = -1;
+        record_begin(x, i, true, attempt, now_of(x));
+        flush(x, true);
+        if (x->lost)
+            return;
+        attempt_setup(x, &s, i, true, attempt);
+        sked__attempt_run(&s.a, &s.res);
+        bool again = !s.res.ok && sked__plan_retry(&act->retry, n,
+                                                   &s.res.failure, s.key,
+                                                   &delay);
+        record_end(x, i, true, attempt, &s.res, again ? delay : -1);
+        sked__attempt_result_done(&s.res);
+        if (!again)
+            return;
+        flush(x, false);
+        if (delay > 0)
+            wait_inline(x, now_of(x) + delay);
+    }
+}
+
+/* SPEC 4.3: record why the run fails, compensate the completed steps in
+ * reverse order, finish with STATUS. */
+static void fail_run(xrun *x, sked_run_status status, const char *error,
+                     const char *code)
+{
+    size_t *order = malloc(x->w->nsteps * sizeof *order);
+    drain(x);
+    if (!x->run->failing) {
+        sked_run_op *op = op_new(x, SKED_RUN_OP_FAILING);
+        op->status = status;
+        op->error = error;
+        op->error_code = code;
+    }
+    size_t n = order ? sked__plan_compensations(x->w, x->st, order) : 0;
+    for (size_t k = 0; k < n && !x->lost; k++)
+        compensate(x, order[k]);
+    free(order);
+    if (!x->lost)
+        finish(x, status, error, code);
+}
+
+/* Write the error of a run whose step I ran out of attempts into BUF. */
+static void step_error(const xrun *x, size_t i, char *buf, size_t size)
+{
+    const char *last = x->errs[i];
+    snprintf(buf, size, "step %s failed%s%s", x->w->steps[i].name,
+             last ? ": " : "", last ? last : "");
+}
+
+/* ---- timers: retries' backoffs and durable sleeps ---------------------- */
+
+static sked_time min_timer(const xrun *x)
+{
+    sked_time t = SKED_TIME_NONE;
+    for (size_t i = 0; i < x->w->nsteps; i++)
+        t = sked__plan_min_deadline(t, x->timer[i]);
+    return t;
+}
+
+/* Take the timers due at NOW: a retry becomes startable, a sleep ends. */
+static void timers_due(xrun *x, sked_time now)
+{
+    for (size_t i = 0; i < x->w->nsteps; i++) {
+        if (x->timer[i] == SKED_TIME_NONE || x->timer[i] > now)
+            continue;
+        x->timer[i] = SKED_TIME_NONE;
+        if (!x->sleeping[i])
+            continue;
+        sked_attempt_result r = {.ok = true, .exit_code = -1,
+                                 .duration = x->w->steps[i].act.sleep};
+        x->sleeping[i] = false;
+        x->st[i].completed = true;
+        x->st[i].completed_at = now;
+        record_end(x, i, false, x->st[i].last_attempt, &r, -1);
+    }
+}
+
+static void sleep_start(xrun *x, size_t i)
+{
+    sked_time now = now_of(x);
+    x->st[i].last_attempt++;
+    record_begin(x, i, false, x->st[i].last_attempt, now);
+    x->timer[i] = now + x->w->steps[i].act.sleep;
+    x->sleeping[i] = true;
+}
+
+/* Nothing can start before the earliest timer and no attempt is in
+ * flight: wait for it here, or release the run until then. Returns false
+ * when the run was released. */
+static bool wait_timers(xrun *x)
+{
+    sked_time t = min_timer(x);
+    if (t - now_of(x) >= SKED_DURABLE_WAIT_MIN) {
+        wait_durably(x, sked__plan_min_deadline(t, x->hard));
+        return false;
+    }
+    flush(x, false);
+    wait_inline(x, t);
+    timers_due(x, t > now_of(x) ? t : now_of(x));
+    return true;
+}
+
+static void mark_timeout(xrun *x)
+{
+    if (x->timeout_marked || x->run->timeout_exceeded_at != SKED_TIME_NONE)
+        return;
+    x->timeout_marked = true;
+    sked_run_op *op = op_new(x, SKED_RUN_OP_TIMEOUT_MARK);
+    op_event(x, op, "run.timeout_exceeded",
+             json_pack("{s:s, s:f}", "workflow", x->w->name, "timeout_secs",
+                       (double) x->w->timeout / 1e6));
+}
+
+/* ---- the run ---------------------------------------------------------- */
+
+/* Decide and act once. Returns false when the run left this executor. */
+static bool drive_once(xrun *x, size_t *ready, bool *blocked)
+{
+    int reason = sked__cancel_reason(x->cancel);
+    char err[600];
+    size_t n, failed = 0;
+
+    if (x->lost || reason == SKED_STOP_SHUTDOWN || reason == SKED_STOP_LOST) {
+        drain(x);
+        return false;
+    }
+    if (reason == SKED_STOP_CANCEL) {
+        fail_run(x, SKED_RUN_CANCELLED, "Cancelled.", "cancelled");
+        return false;
+    }
+    sked_time now = now_of(x);
+    timers_due(x, now);
+    sked_timeout_state t = sked__plan_timeout(x->w, x->run->started_at, now);
+    if (t == SKED_TIMEOUT_FAIL || x->hard_hit) {
+        fail_run(x, SKED_RUN_FAILED, "Workflow timeout.", "timeout");
+        return false;
+    }
+    if (t == SKED_TIMEOUT_SOFT)
+        mark_timeout(x);
+    for (size_t i = 0; i < x->w->nsteps; i++)
+        blocked[i] = x->busy[i] || x->timer[i] != SKED_TIME_NONE;
+    size_t room = (size_t) x->w->parallelism - nbusy(x);
+    switch (sked__plan_next(x->w, x->st, blocked, ready, room, &n, &failed)) {
+    case SKED_PLAN_DONE:
+        finish(x, SKED_RUN_COMPLETED, NULL, NULL);
+        return false;
+    case SKED_PLAN_FAILED:
+        step_error(x, failed, err, sizeof err);
+        fail_run(x, SKED_RUN_FAILED, err, "step_failed");
+        return false;
+    case SKED_PLAN_READY:
+        for (size_t k = 0; k < n && !x->lost; k++)
+            if (x->w->steps[ready[k]].act.kind == SKED_ACTION_SLEEP)
+                sleep_start(x, ready[k]);
+            else
+                attempt_start(x, ready[k]);
+        return true;
+    case SKED_PLAN_BUSY:
+        if (nbusy(x) > 0) {
+            attempt_reap(x, min_timer(x));
+            return true;
+        }
+        return wait_timers(x);
+    }
+    return false;
+}
+
+/* Fill X's per-step state from the attempts recorded before this claim. */
+static int load(xrun *x)
+{
+    const sked_run *run = x->run;
+    sked_run r;
+    sked_error err = {0};
+
+    if (run->attempts > 1 || run->recovered) {
+        int rc = sked__store_run_get(x->env->store, run->id, &r, &x->rec,
+                                     &x->nrec, &err);
+        if (rc != 0)
+            return rc;
+        sked__run_done(&r);
+    }
+    sked__plan_states(x->w, x->rec, x->nrec, x->st);
+    for (size_t i = 0; i < x->w->nsteps; i++) {
+        x->timer[i] = SKED_TIME_NONE;
+        if (x->st[i].output && !(x->outputs[i] = strdup(x->st[i].output)))
+            return SKED_ENOMEM;
+        if (x->st[i].running &&
+            x->w->steps[i].act.kind == SKED_ACTION_SLEEP) {
+            x->timer[i] = x->st[i].running_since + x->w->steps[i].act.sleep;
+            x->sleeping[i] = true;
+        }
+    }
+    for (size_t k = 0; k < x->nrec; k++) {
+        int i = sked__workflow_step_index(x->w, x->rec[k].step);
+        if (i >= 0 && !x->rec[k].compensation && x->rec[k].error) {
+            free(x->errs[i]);
+            x->errs[i] = strdup(x->rec[k].error);
+        }
+    }
+    return 0;
+}
+
+static void xrun_free(xrun *x)
+{
+    for (size_t i = 0; x->w && i < x->w->nsteps; i++) {
+        if (x->outputs)
+            free(x->outputs[i]);
+        if (x->errs)
+            free(x->errs[i]);
+    }
+    free(x->outputs);
+    free(x->errs);
+    free(x->st);
+    free(x->busy);
+    free(x->timer);
+    free(x->sleeping);
+    free(x->slots);
+    sked__step_records_free(x->rec, x->nrec);
+    clear_pending(x);
+    pthread_mutex_destroy(&x->mu);
+    pthread_cond_destroy(&x->cv);
+}
+
+static int xrun_init(xrun *x, const sked_exec_env *env, const sked_run *run,
+                     const sked_workflow *w, const sked_cancel *cancel)
+{
+    size_t n = w->nsteps ? w->nsteps : 1;
+    memset(x, 0, sizeof *x);
+    x->env = env;
+    x->run = run;
+    x->w = w;
+    x->cancel = cancel;
+    x->hard = sked__plan_hard_deadline(w, run->started_at);
+    pthread_mutex_init(&x->mu, NULL);
+    sked__cond_init_mono(&x->cv);
+    x->st = calloc(n, sizeof *x->st);
+    x->outputs = calloc(n, sizeof *x->outputs);
+    x->errs = calloc(n, sizeof *x->errs);
+    x->busy = calloc(n, sizeof *x->busy);
+    x->timer = calloc(n, sizeof *x->timer);
+    x->sleeping = calloc(n, sizeof *x->sleeping);
+    x->slots = calloc(n, sizeof *x->slots);
+    if (!x->st || !x->outputs || !x->errs || !x->busy || !x->timer ||
+        !x->sleeping || !x->slots)
+        return SKED_ENOMEM;
+    return load(x);
+}
+
+void sked__execute(const sked_exec_env *env, const sked_run *run,
+                   const sked_cancel *cancel)
+{
+    const sked_workflow *w = sked__registry_acquire(
+        env->registry, run->workflow, run->workflow_version);
+    xrun x;
+
+    if (!w) {
+        /* Its definition went away with a reload since the claim: give
+         * the run back, for an engine that has it. */
+        sked_run_op op = {.kind = SKED_RUN_OP_WAIT,
+                          .run_id = run->id,
+                          .executor = env->executor,
+                          .at = sked__clock_now(env->clock),
+                          .not_before = sked__clock_now(env->clock) +
+                                        SKED_DURABLE_WAIT_MIN};
+        sked__journal_write(env->journal, &op, 1, NULL, NULL);
+        return;
+    }
+    int rc = xrun_init(&x, env, run, w, cancel);
+    if (rc == 0) {
+        size_t *ready = calloc(w->nsteps + 1, sizeof *ready);
+        bool *blocked = calloc(w->nsteps + 1, sizeof *blocked);
+        if (ready && blocked) {
+            if (run->failing)
+                fail_run(&x, run->outcome, run->error, run->error_code);
+            else
+                while (drive_once(&x, ready, blocked))
+                    ;
+        }
+        free(ready);
+        free(blocked);
+    }
+    /* Whatever is left (a stop, an error) goes out; on an error the
+     * lease lapses and the run is recovered from what is committed. */
+    flush(&x, false);
+    xrun_free(&x);
+    sked__registry_release(env->registry, w);
+}

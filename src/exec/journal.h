@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* The executor's group commit (SPEC 11: many writes share one commit).
+ *
+ * Workers hand their run ops (store_run.h) to one writer thread, which
+ * applies everything queued so far in one transaction and delivers the
+ * committed events. A worker that needs its write durable before going on
+ * (a step's end, before the next step starts) waits for that commit;
+ * others (a step's start, a run's last writes) go on at once, their ops
+ * copied. With many workers, hundreds of runs share one fsync. */
+#ifndef SKED_EXEC_JOURNAL_H
+#define SKED_EXEC_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "store/store_run.h"
+
+typedef struct sked_journal sked_journal;
+
+/* Called by the writer thread with the events of each commit. */
+typedef void (*sked_journal_deliver_fn)(void *ctx, const sked_event *ev,
+                                        size_t n);
+
+/* Start the writer on ST. DELIVER may be NULL. Returns 0, SKED_ENOMEM,
+ * SKED_EIO (no thread). */
+int sked__journal_open(sked_store *st, sked_journal_deliver_fn deliver,
+                       void *ctx, sked_journal **out);
+
+/* Write everything queued, stop the writer and free J. NULL: nothing. */
+void sked__journal_close(sked_journal *j);
+
+/* Queue the N ops (copied). With RESULT (N entries), wait for their
+ * commit and fill it as sked__store_run_ops does; the return value is
+ * the transaction's (0, or the failure of the whole batch, ERR saying
+ * why). Without RESULT, return at once (0, or SKED_ENOMEM). */
+int sked__journal_write(sked_journal *j, const sked_run_op *ops, size_t n,
+                        int *result, sked_error *err);
+
+/* Wait until everything queued before this call is committed. */
+void sked__journal_flush(sked_journal *j);
+
+#endif

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+/* The worker pool (workers.h).
+ *
+ * One mutex guards the queue of claimed runs and the workers' slots;
+ * the executor itself runs outside it. Each worker owns a slot holding
+ * the run it executes and that run's cancellation flag, which the
+ * heartbeat, a local cancel and the stop set. */
+#include "exec/workers.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "exec/attempt.h"
+
+typedef struct wslot {
+    sked_workers *pool;
+    pthread_t th;
+    sked_run run;      /* the run executing; id NULL when idle */
+    sked_cancel cancel;
+    bool busy;
+} wslot;
+
+struct sked_workers {
+    sked_workers_config cfg;
+    pthread_mutex_t mu;
+    pthread_cond_t work;  /* workers: a run is queued, or stop */
+    pthread_cond_t claim; /* dispatcher: a worker is free, a wake, stop */
+    pthread_cond_t beat;  /* heartbeat: stop */
+    sked_run *queue;      /* claimed, not started; a ring */
+    size_t qhead, qlen, qcap;
+    wslot *slots;
+    int nbusy;
+    bool woken, stopping;
+    pthread_t dispatcher, heartbeat;
+    int started; /* threads created, for the stop */
+};
+
+static sked_time now_of(const sked_workers *w)
+{
+    return sked__clock_now(w->cfg.env.clock);
+}
+
+/* ---- workers ---------------------------------------------------------- */
+
+static void *worker_main(void *arg)
+{
+    wslot *s = arg;
+    sked_workers *w = s->pool;
+
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (w->qlen == 0 && !w->stopping)
+            pthread_cond_wait(&w->work, &w->mu);
+        if (w->stopping)
+            break;
+        s->run = w->queue[w->qhead];
+        w->qhead = (w->qhead + 1) % w->qcap;
+        w->qlen--;
+        s->busy = true;
+        w->nbusy++;
+        pthread_mutex_unlock(&w->mu);
+
+        sked__execute(&w->cfg.env, &s->run, &s->cancel);
+
+        pthread_mutex_lock(&w->mu);
+        sked__run_done(&s->run);
+        s->busy = false;
+        w->nbusy--;
+        /* The flag served this run; a fresh one for the next. */
+        sked__cancel_close(&s->cancel);
+        sked__cancel_init(&s->cancel);
+        pthread_cond_signal(&w->claim);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* ---- the dispatcher -------------------------------------------------- */
+
+/* The per-server caps of the queues this engine has runs of. Under mu. */
+static size_t caps_now(sked_workers *w, sked_claim_cap *caps, size_t max)
+{
+    size_t n = 0;
+    for (int i = 0; i < w->cfg.nworkers && n < max; i++) {
+        const char *q = w->slots[i].busy ? w->slots[i].run.queue : NULL;
+        bool seen = false;
+        for (size_t k = 0; q && k < n && !seen; k++)
+            seen = strcmp(caps[k].queue, q) == 0;
+        int32_t cap = q && !seen ? sked__registry_queue_cap(
+                                       w->cfg.env.registry, q)
+                                 : 0;
+        if (cap > 0)
+            caps[n++] = (sked_claim_cap){q, cap};
+    }
+    for (size_t k = 0; k < n; k++) {
+        int32_t used = 0;
+        for (int i = 0; i < w->cfg.nworkers; i++)
+            used += w->slots[i].busy &&
+                    strcmp(w->slots[i].run.queue, caps[k].queue) == 0;
+        for (size_t j = 0; j < w->qlen; j++)
+            used += strcmp(w->queue[(w->qhead + j) % w->qcap].queue,
+                           caps[k].queue) == 0;
+        caps[k].free = caps[k].free > used ? caps[k].free - used : 0;
+    }
+    return n;
+}
+
+/* Claim up to ROOM runs and queue them. Returns how many. */
+static size_t claim_some(sked_workers *w, size_t room)
+{
+    sked_claim_workflow *wf = NULL;
+    size_t nwf = 0, n = 0, nev = 0, ncaps;
+    sked_run *runs = NULL;
+    sked_event *ev = NULL;
+    sked_error err = {0};
+    sked_claim_cap caps[64];
+
+    if (sked__registry_claimables(w->cfg.env.registry, &wf, &nwf) != 0 ||
+        nwf == 0) {
+        sked__registry_claimables_free(wf, nwf);
+        return 0;
+    }
+    pthread_mutex_lock(&w->mu);
+    ncaps = caps_now(w, caps, sizeof caps / sizeof *caps);
+    pthread_mutex_unlock(&w->mu);
+    sked_claim_req req = {
+        .executor = w->cfg.env.executor,
+        .now = now_of(w),
+        .lease = w->cfg.lease,
+        .max = room > SKED_STORE_BATCH_MAX ? SKED_STORE_BATCH_MAX : room,
+        .workflows = wf,
+        .nworkflows = nwf,
+        .caps = caps,
+        .ncaps = ncaps,
+    };
+    if (sked__store_runs_claim(w->cfg.env.store, &req, &runs, &n, &ev, &nev,
+                               &err) != 0)
+        n = 0;
+    if (nev > 0 && w->cfg.deliver)
+        w->cfg.deliver(w->cfg.ctx, ev, nev);
+    sked__events_free(ev, nev);
+    pthread_mutex_lock(&w->mu);
+    for (size_t i = 0; i < n; i++) {
+        w->queue[(w->qhead + w->qlen) % w->qcap] = runs[i];
+        w->qlen++;
+    }
+    pthread_cond_broadcast(&w->work);
+    pthread_mutex_unlock(&w->mu);
+    free(runs); /* the queue took the runs' strings */
+    sked__registry_claimables_free(wf, nwf);
+    return n;
+}
+
+static void *dispatcher_main(void *arg)
+{
+    sked_workers *w = arg;
+    size_t want = (size_t) w->cfg.nworkers * 2;
+
+    pthread_mutex_lock(&w->mu);
+    while (!w->stopping) {
+        size_t held = (size_t) w->nbusy + w->qlen;
+        w->woken = false;
+        pthread_mutex_unlock(&w->mu);
+        size_t got = held < want ? claim_some(w, want - held) : 0;
+        pthread_mutex_lock(&w->mu);
+        if (got > 0 && !w->stopping)
+            continue;
+        if (w->woken)
+            continue;
+        /* Nothing to claim, or no room: sleep until a worker is free, a
+         * wake, or the poll. */
+        struct timespec ts;
+        sked__clock_deadline(w->cfg.poll, &ts);
+        pthread_cond_timedwait(&w->claim, &w->mu, &ts);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* ---- the heartbeat --------------------------------------------------- */
+
+static void cancel_local(sked_workers *w, const char *id, int reason)
+{
+    for (int i = 0; i < w->cfg.nworkers; i++) {
+        wslot *s = &w->slots[i];
+        if (s->busy && strcmp(s->run.id, id) == 0)
+            sked__cancel_set(&s->cancel, reason);
+    }
+}
+
+/* Renew the leases, act on cancel requests, refresh version routing. */
+static void beat(sked_workers *w)
+{
+    char **ids = NULL;
+    size_t nids = 0;
+    sked_error err = {0};
+    sked_claim_workflow *wf = NULL;
+    size_t nwf = 0;
+
+    if (sked__store_runs_renew(w->cfg.env.store, w->cfg.env.executor,
+                               now_of(w), w->cfg.lease, NULL, &ids, &nids,
+                               &err) == 0) {
+        pthread_mutex_lock(&w->mu);
+        for (size_t i = 0; i < nids; i++)
+            cancel_local(w, ids[i], SKED_STOP_CANCEL);
+        pthread_mutex_unlock(&w->mu);
+    }
+    for (size_t i = 0; i < nids; i++)
+        free(ids[i]);
+    free(ids);
+    if (sked__registry_claimables(w->cfg.env.registry, &wf, &nwf) != 0)
+        return;
+    for (size_t i = 0; i < nwf; i++) {
+        char *latest = NULL;
+        if (sked__store_workflow_latest(w->cfg.env.store, wf[i].name, &latest,
+                                        &err) == 0)
+            sked__registry_set_latest(w->cfg.env.registry, wf[i].name,
+                                      strcmp(latest, wf[i].version) == 0);
+        free(latest);
+    }
+    sked__registry_claimables_free(wf, nwf);
+}
+
+static void *heartbeat_main(void *arg)
+{
+    sked_workers *w = arg;
+    pthread_mutex_lock(&w->mu);
+    while (!w->stopping) {
+        pthread_mutex_unlock(&w->mu);
+        beat(w);
+        pthread_mutex_lock(&w->mu);
+        struct timespec ts;
+        sked__clock_deadline(w->cfg.lease / 3, &ts);
+        if (!w->stopping)
+            pthread_cond_timedwait(&w->beat, &w->mu, &ts);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* ---- life ------------------------------------------------------------- */
+
+static int init_sync(sked_workers *w)
+{
+    int rc = pthread_mutex_init(&w->mu, NULL);
+    if (rc == 0)
+        rc = pthread_cond_init(&w->work, NULL);
+    if (rc == 0)
+        rc = sked__cond_init_mono(&w->claim);
+    if (rc == 0)
+        rc = sked__cond_init_mono(&w->beat);
+    return rc == 0 ? 0 : SKED_ENOMEM;
+}
+
+static int spawn(sked_workers *w)
+{
+    for (int i = 0; i < w->cfg.nworkers; i++) {
+        w->slots[i].pool = w;
+        if (sked__cancel_init(&w->slots[i].cancel) != 0 ||
+            pthread_create(&w->slots[i].th, NULL, worker_main,
+                           &w->slots[i]) != 0)
+            return SKED_EIO;
+        w->started++;
+    }
+    if (pthread_create(&w->dispatcher, NULL, dispatcher_main, w) != 0)
+        return SKED_EIO;
+    w->started++;
+    if (pthread_create(&w->heartbeat, NULL, heartbeat_main, w) != 0)
+        return SKED_EIO;
+    w->started++;
+    return 0;
+}
+
+int sked__workers_start(const sked_workers_config *cfg, sked_workers **out)
+{
+    if (cfg->nworkers < 1 || cfg->nworkers > SKED_WORKERS_MAX)
+        return SKED_EINVAL;
+    sked_workers *w = calloc(1, sizeof *w);
+    if (!w)
+        return SKED_ENOMEM;
+    w->cfg = *cfg;
+    if (w->cfg.lease <= 0)
+        w->cfg.lease = SKED_LEASE_DEFAULT;
+    if (w->cfg.poll <= 0)
+        w->cfg.poll = SKED_POLL_DEFAULT;
+    w->qcap = (size_t) cfg->nworkers * 2 + 1;
+    w->queue = calloc(w->qcap, sizeof *w->queue);
+    w->slots = calloc((size_t) cfg->nworkers, sizeof *w->slots);
+    int rc = !w->queue || !w->slots ? SKED_ENOMEM : init_sync(w);
+    if (rc == 0)
+        rc = spawn(w);
+    if (rc != 0) {
+        sked__workers_stop(w);
+        return rc;
+    }
+    *out = w;
+    return 0;
+}
+
+void sked__workers_wake(sked_workers *w)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->mu);
+    w->woken = true;
+    pthread_cond_signal(&w->claim);
+    pthread_mutex_unlock(&w->mu);
+}
+
+void sked__workers_cancel(sked_workers *w, const char *id)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->mu);
+    cancel_local(w, id, SKED_STOP_CANCEL);
+    pthread_mutex_unlock(&w->mu);
+}
+
+int sked__workers_busy(sked_workers *w)
+{
+    pthread_mutex_lock(&w->mu);
+    int n = w->nbusy;
+    pthread_mutex_unlock(&w->mu);
+    return n;
+}
+
+void sked__workers_stop(sked_workers *w)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->mu);
+    w->stopping = true;
+    for (int i = 0; i < w->cfg.nworkers; i++)
+        if (w->slots[i].busy)
+            sked__cancel_set(&w->slots[i].cancel, SKED_STOP_SHUTDOWN);
+    pthread_cond_broadcast(&w->work);
+    pthread_cond_broadcast(&w->claim);
+    pthread_cond_broadcast(&w->beat);
+    pthread_mutex_unlock(&w->mu);
+    int n = w->started;
+    for (int i = 0; i < w->cfg.nworkers && n > 0; i++, n--)
+        pthread_join(w->slots[i].th, NULL);
+    if (n-- > 0)
+        pthread_join(w->dispatcher, NULL);
+    if (n-- > 0)
+        pthread_join(w->heartbeat, NULL);
+    /* What the workers wrote, then everything still ours, goes back. */
+    if (w->cfg.env.journal)
+        sked__journal_flush(w->cfg.env.journal);
+    if (w->started > 0) {
+        sked_error err = {0};
+        sked__store_runs_release(w->cfg.env.store, w->cfg.env.executor,
+                                 now_of(w), &err);
+    }
+    for (size_t j = 0; j < w->qlen; j++)
+        sked__run_done(&w->queue[(w->qhead + j) % w->qcap]);
+    for (int i = 0; w->slots && i < w->cfg.nworkers; i++)
+        sked__cancel_close(&w->slots[i].cancel);
+    free(w->queue);
+    free(w->slots);
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->work);
+    pthread_cond_destroy(&w->claim);
+    pthread_cond_destroy(&w->beat);
+    free(w);
+}
