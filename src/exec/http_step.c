@@ -39,8 +39,8 @@
 #define POLL_MAX_MS         1000
 #define CAPTURE_FIRST_ALLOC 4096
 
-#if LIBCURL_VERSION_NUM < 0x074000
-#error "libcurl 7.64 or later is needed (curl_url_strerror, curl_multi_poll)"
+#if LIBCURL_VERSION_NUM < 0x075000
+#error "libcurl 7.80 or later is needed (curl_url_strerror)"
 #endif
 
 /* The response body as it arrives. */
