@@ -18,8 +18,9 @@
  *
  * Also here: sked__utf8_sanitize, used for commands' output and http
  * bodies alike. */
-#define _GNU_SOURCE    /* pipe2, addchdir_np, addclosefrom_np, close_range,    \
-                          setgroups, getgrouplist, NSIG */
+/* For pipe2, the _np file actions, close_range, setgroups, getgrouplist
+ * and NSIG. */
+#define _GNU_SOURCE
 #include "exec/proc.h"
 
 #include <errno.h>
