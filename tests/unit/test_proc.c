@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
@@ -669,6 +670,57 @@ static void test_user_cwd_rights(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* ---- no leaks ---------------------------------------------------------- */
+
+/* Return the number of open file descriptors of this process. */
+static int open_fds(void)
+{
+    int n = 0;
+
+    for (int fd = 0; fd < 1024; fd++)
+        if (fcntl(fd, F_GETFD) != -1)
+            n++;
+    return n;
+}
+
+/* Every path closes what it opened: started or not, stopped or not, by
+ * posix_spawn or by fork. */
+static void test_no_fd_leak(void **state)
+{
+    const char *ok[] = {"/bin/sh", "-c", "echo x; echo y >&2", NULL};
+    const char *sleep30[] = {"/bin/sleep", "30", NULL};
+    const char *missing[] = {"/no/such", NULL};
+    sked_proc_spec spec = {.argv = ok, .env = test_env};
+    sked_proc_result r;
+    int before = open_fds();
+
+    (void) state;
+    for (int as_nobody = 0; as_nobody < 2; as_nobody++) {
+        if (as_nobody && (geteuid() != 0 || !getpwnam("nobody")))
+            break;
+        spec.user = as_nobody ? "nobody" : NULL;
+        spec.argv = ok;
+        spec.cwd = NULL;
+        assert_int_equal(
+            sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL), 0);
+        sked__proc_result_done(&r);
+        spec.argv = sleep30;
+        assert_int_equal(
+            sked__proc_run(&spec, sked__clock_now(NULL), 0, NULL, &r, NULL), 0);
+        sked__proc_result_done(&r);
+        spec.argv = missing;
+        assert_int_equal(
+            sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL),
+            SKED_ENOTFOUND);
+        spec.argv = ok;
+        spec.cwd = "/no/such/dir";
+        assert_int_equal(
+            sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL),
+            SKED_EINVAL);
+    }
+    assert_int_equal(open_fds(), before);
+}
+
 /* ---- many at once ------------------------------------------------------ */
 
 #define THREADS 8
@@ -744,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_truncation_mid_character),
         cmocka_unit_test(test_user),
         cmocka_unit_test(test_user_cwd_rights),
+        cmocka_unit_test(test_no_fd_leak),
         cmocka_unit_test(test_parallel),
     };
 
