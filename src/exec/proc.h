@@ -25,7 +25,7 @@
 #include "sked/error.h"
 #include "sked/time.h"
 
-#define SKED_PROC_CAPTURE_DEFAULT (64 * 1024)
+#define SKED_PROC_CAPTURE_DEFAULT    (64 * 1024)
 #define SKED_PROC_KILL_GRACE_DEFAULT (10 * SKED_USEC_PER_SEC)
 
 typedef struct sked_proc_spec {
@@ -50,14 +50,14 @@ typedef enum sked_proc_stop {
 } sked_proc_stop;
 
 typedef struct sked_proc_result {
-    int exit_code;        /* its exit status; -1 when killed by a signal */
-    int term_signal;      /* the signal that ended it; 0 when it exited */
-    sked_proc_stop stop;  /* why it ended */
-    bool killed;          /* SIGKILL was needed after the grace */
-    char *out, *err;      /* owned, NUL-terminated valid UTF-8 */
+    int exit_code;       /* its exit status; -1 when killed by a signal */
+    int term_signal;     /* the signal that ended it; 0 when it exited */
+    sked_proc_stop stop; /* why it ended */
+    bool killed;         /* SIGKILL was needed after the grace */
+    char *out, *err;     /* owned, NUL-terminated valid UTF-8 */
     size_t out_len, err_len;
     bool out_truncated, err_truncated;
-    sked_dur duration;    /* from spawn to reaping, real time */
+    sked_dur duration; /* from spawn to reaping, real time */
 } sked_proc_result;
 
 /* Run SPEC and wait until it ends: by itself, or stopped by sked when the
@@ -84,7 +84,6 @@ void sked__proc_result_done(sked_proc_result *r);
  * (so the copy is at most 3 * LEN bytes). *OUT (caller frees) gets the
  * NUL-terminated copy, *OUT_LEN its length. Returns 0 or SKED_ENOMEM.
  * Shared with http steps. */
-int sked__utf8_sanitize(const char *s, size_t len, char **out,
-                        size_t *out_len);
+int sked__utf8_sanitize(const char *s, size_t len, char **out, size_t *out_len);
 
 #endif
