@@ -745,14 +745,13 @@ static bool advance(waiter *w, sked_mono now)
     return !(w->killed && w->reaped && now - w->kill_at >= w->linger);
 }
 
-/* Return the earlier of two waits, -1 meaning none. */
+/* Return the earlier of the wait A (-1: none) and the time B left (0 when
+ * already past). */
 static sked_dur earlier(sked_dur a, sked_dur b)
 {
-    if (a < 0)
-        return b;
     if (b < 0)
-        return a;
-    return a < b ? a : b;
+        b = 0;
+    return a < 0 || b < a ? b : a;
 }
 
 /* Return the µs until advance has something to do, or -1: never. */
@@ -764,8 +763,8 @@ static sked_dur next_wait(const waiter *w, sked_mono now)
     if (w->stop == SKED_PROC_EXITED) {
         if (w->deadline != SKED_TIME_NONE) {
             wall = sked__clock_now(NULL);
-            wait = w->deadline > wall ? w->deadline - wall : 0;
-            wait = earlier(wait, DEADLINE_RECHECK);
+            wait = earlier(DEADLINE_RECHECK,
+                           w->deadline > wall ? w->deadline - wall : 0);
         }
         if (w->reaped)
             wait = earlier(wait, w->linger - (now - w->reaped_at));
@@ -823,8 +822,14 @@ static void poll_once(waiter *w, sked_mono now)
 /* Wait until W's command has ended and its pipes are closed or given up. */
 static void wait_loop(waiter *w)
 {
-    while (advance(w, sked__clock_mono(NULL)))
-        poll_once(w, sked__clock_mono(NULL));
+    sked_mono now = sked__clock_mono(NULL);
+
+    /* One NOW for both: what advance found not yet due is what the poll
+     * waits for. */
+    while (advance(w, now)) {
+        poll_once(w, now);
+        now = sked__clock_mono(NULL);
+    }
     if (w->out.fd >= 0)
         (void) close(w->out.fd);
     if (w->err.fd >= 0)
