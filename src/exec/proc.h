@@ -25,7 +25,7 @@
 #include "sked/error.h"
 #include "sked/time.h"
 
-#define SKED_PROC_CAPTURE_DEFAULT (64 * 1024)
+#define SKED_PROC_CAPTURE_DEFAULT    (64 * 1024)
 #define SKED_PROC_KILL_GRACE_DEFAULT (10 * SKED_USEC_PER_SEC)
 
 typedef struct sked_proc_spec {
@@ -50,14 +50,14 @@ typedef enum sked_proc_stop {
 } sked_proc_stop;
 
 typedef struct sked_proc_result {
-    int exit_code;        /* its exit status; -1 when killed by a signal */
-    int term_signal;      /* the signal that ended it; 0 when it exited */
-    sked_proc_stop stop;  /* why it ended */
-    bool killed;          /* SIGKILL was needed after the grace */
-    char *out, *err;      /* owned, NUL-terminated valid UTF-8 */
+    int exit_code;       /* its exit status; -1 when killed by a signal */
+    int term_signal;     /* the signal that ended it; 0 when it exited */
+    sked_proc_stop stop; /* why it ended */
+    bool killed;         /* SIGKILL was needed after the grace */
+    char *out, *err;     /* owned, NUL-terminated valid UTF-8 */
     size_t out_len, err_len;
     bool out_truncated, err_truncated;
-    sked_dur duration;    /* from spawn to reaping, real time */
+    sked_dur duration; /* from spawn to reaping, real time */
 } sked_proc_result;
 
 /* Run SPEC and wait until it ends: by itself, or stopped by sked when the
@@ -65,7 +65,8 @@ typedef struct sked_proc_result {
  * be NULL) is set. A stopped group gets SIGTERM, then SIGKILL after
  * KILL_GRACE (0: the default); the call returns once the child is reaped
  * and both pipes are closed (a grandchild that keeps a pipe open is not
- * waited for beyond the grace). OUT is filled (release with
+ * waited for beyond the grace, nor beyond half a second once the child
+ * ended by itself). OUT is filled (release with
  * sked__proc_result_done) when the command was started, whatever its end.
  * Returns 0 when it was started (its own failure is in OUT); SKED_ENOTFOUND
  * (the program does not exist), SKED_EINVAL (not executable, bad cwd or
@@ -78,11 +79,11 @@ int sked__proc_run(const sked_proc_spec *spec, sked_time deadline,
 /* Release what R owns and zero it. */
 void sked__proc_result_done(sked_proc_result *r);
 
-/* Make the LEN bytes at S valid UTF-8 in place when possible, or into a
- * new buffer: each byte that does not start a valid sequence, and each
- * NUL, becomes U+FFFD. *OUT (caller frees) gets a NUL-terminated copy,
- * *OUT_LEN its length. Returns 0 or SKED_ENOMEM. Shared with http steps. */
-int sked__utf8_sanitize(const char *s, size_t len, char **out,
-                        size_t *out_len);
+/* Copy the LEN bytes at S (NULL when LEN is 0) made valid UTF-8: each
+ * byte that does not start a valid sequence, and each NUL, becomes U+FFFD
+ * (so the copy is at most 3 * LEN bytes). *OUT (caller frees) gets the
+ * NUL-terminated copy, *OUT_LEN its length. Returns 0 or SKED_ENOMEM.
+ * Shared with http steps. */
+int sked__utf8_sanitize(const char *s, size_t len, char **out, size_t *out_len);
 
 #endif

@@ -1,0 +1,970 @@
+/* SPDX-License-Identifier: MIT */
+/* Running one command (proc.h): start it, capture its output, stop it.
+ *
+ * The plan: find the program in the PATH of the command's own environment
+ * (never the server's), make two pipes, and start the child with
+ * posix_spawn in a process group of its own, its signal mask empty and
+ * every signal back to its default action, stdin on /dev/null and nothing
+ * but 0, 1 and 2 left open. One poll loop then watches the child's pidfd,
+ * both pipes and the cancellation flag until the child is reaped and its
+ * pipes are closed; a deadline or a cancel sends SIGTERM to the group, and
+ * SIGKILL once the grace has passed. Output past the capture limit is read
+ * and dropped, so memory stays bounded and the child never blocks on a
+ * full pipe.
+ *
+ * Running as another user needs setgroups, setgid and setuid in the
+ * child, which posix_spawn cannot do: that case alone forks and execs,
+ * with only async-signal-safe calls in between (the server has threads).
+ *
+ * Also here: sked__utf8_sanitize, used for commands' output and http
+ * bodies alike. */
+/* For pipe2, the _np file actions, close_range, setgroups, getgrouplist
+ * and NSIG. */
+#define _GNU_SOURCE
+#include "exec/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "sked/schedule.h"
+
+/* execvp's default, when the command's environment has no PATH. */
+#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+/* Bytes read from a pipe at a time, on the stack once the capture is full. */
+#define READ_CHUNK 16384
+
+/* How long pipes held open by what the command left behind (a background
+ * process) are still read once the command itself has ended, at most: what
+ * it wrote before ending is already in the pipe, and a daemon must not hold
+ * the step. Never more than the kill grace. */
+#define PIPE_LINGER (SKED_USEC_PER_SEC / 2)
+
+/* Wall-clock deadlines are looked at again at least this often, so a jump
+ * of the clock is noticed within it (poll waits on the monotonic clock). */
+#define DEADLINE_RECHECK (SKED_USEC_PER_SEC)
+
+/* Without a pidfd (a kernel before 5.3, or a seccomp filter that refuses
+ * pidfd_open), the child's end is polled for this often. */
+#define REAP_POLL (20 * 1000)
+
+/* ---- UTF-8 ------------------------------------------------------------ */
+
+static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
+
+/* Match the bytes at P (N > 0 of them) against Unicode's well-formed UTF-8
+ * sequences (Table 3-7). Set *WANT to the length the first byte announces
+ * and return how many bytes fit: *WANT for a whole sequence, fewer when N
+ * ends first, 0 when P does not start one (a NUL, a stray continuation
+ * byte, C0, C1, F5..FF, or a second byte out of range). */
+static size_t utf8_match(const unsigned char *p, size_t n, size_t *want)
+{
+    unsigned char b = p[0], lo = 0x80, hi = 0xBF;
+    size_t len, i;
+
+    *want = 1;
+    if (b >= 0x01 && b <= 0x7F)
+        return 1;
+    if (b >= 0xC2 && b <= 0xDF)
+        len = 2;
+    else if (b >= 0xE0 && b <= 0xEF)
+        len = 3;
+    else if (b >= 0xF0 && b <= 0xF4)
+        len = 4;
+    else
+        return 0;
+    /* The second byte's range is what rules out overlong forms (E0, F0),
+     * surrogates (ED) and code points past U+10FFFF (F4). */
+    if (b == 0xE0)
+        lo = 0xA0;
+    else if (b == 0xED)
+        hi = 0x9F;
+    else if (b == 0xF0)
+        lo = 0x90;
+    else if (b == 0xF4)
+        hi = 0x8F;
+    *want = len;
+    for (i = 1; i < len && i < n; i++) {
+        if (p[i] < lo || p[i] > hi)
+            return 0;
+        lo = 0x80;
+        hi = 0xBF;
+    }
+    return i;
+}
+
+/* Write S made valid to OUT when OUT is not NULL; return its length. */
+static size_t utf8_copy(const unsigned char *s, size_t len, char *out)
+{
+    size_t i = 0, o = 0, want, k;
+
+    while (i < len) {
+        k = utf8_match(s + i, len - i, &want);
+        if (k == 0 || k < want)
+            k = 0;
+        if (out && k > 0)
+            memcpy(out + o, s + i, k);
+        else if (out)
+            memcpy(out + o, REPLACEMENT, 3);
+        o += k > 0 ? k : 3;
+        i += k > 0 ? k : 1;
+    }
+    return o;
+}
+
+int sked__utf8_sanitize(const char *s, size_t len, char **out, size_t *out_len)
+{
+    const unsigned char *u = (const unsigned char *) s;
+    size_t n;
+    char *buf;
+
+    /* Each byte grows to 3 at most. */
+    if (len > (SIZE_MAX - 1) / 3)
+        return SKED_ENOMEM;
+    n = utf8_copy(u, len, NULL);
+    buf = malloc(n + 1);
+    if (!buf)
+        return SKED_ENOMEM;
+    (void) utf8_copy(u, len, buf);
+    buf[n] = '\0';
+    *out = buf;
+    *out_len = n;
+    return 0;
+}
+
+/* Return LEN less a character that the capture limit cut in two at the end
+ * of S, so a truncated capture ends on a whole character, not on U+FFFD. */
+static size_t utf8_trim_cut(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *) s;
+    size_t want, k, i;
+
+    /* A sequence is at most 4 bytes: a cut one starts in the last 3. */
+    for (size_t back = 1; back <= 3 && back <= len; back++) {
+        i = len - back;
+        if ((u[i] & 0xC0) == 0x80)
+            continue;
+        k = utf8_match(u + i, back, &want);
+        return k == back && k < want ? i : len;
+    }
+    return len;
+}
+
+/* ---- the program and the user ----------------------------------------- */
+
+/* Return the value of PATH in ENV, or execvp's default. */
+static const char *env_path(const char *const *env)
+{
+    for (; env && *env; env++)
+        if (strncmp(*env, "PATH=", 5) == 0)
+            return *env + 5;
+    return DEFAULT_PATH;
+}
+
+/* Look for NAME in the LEN bytes at DIR, into BUF. Return 0 when it is an
+ * executable regular file, EACCES when it exists but cannot be run, else
+ * ENOENT. */
+static int try_dir(const char *dir, size_t len, const char *name, char *buf,
+                   size_t size)
+{
+    size_t nlen = strlen(name);
+    struct stat st;
+
+    if (len + 1 + nlen >= size)
+        return ENOENT;
+    memcpy(buf, dir, len);
+    buf[len] = '/';
+    memcpy(buf + len + 1, name, nlen + 1);
+    if (stat(buf, &st) != 0)
+        return ENOENT;
+    if (!S_ISREG(st.st_mode) || access(buf, X_OK) != 0)
+        return EACCES;
+    return 0;
+}
+
+/* Find NAME (no slash) in the directories of SEARCH, into BUF. Return 0,
+ * or what execvp would report: EACCES when only files that cannot be run
+ * were found, else ENOENT. Empty and relative entries are skipped: they
+ * would name one file in the server and another in the child, which may
+ * run in another directory. */
+static int find_in_path(const char *name, const char *search, char *buf,
+                        size_t size)
+{
+    const char *p = search, *end;
+    int rc = ENOENT, e;
+
+    if (name[0] == '\0')
+        return ENOENT;
+    for (;;) {
+        end = strchr(p, ':');
+        if (!end)
+            end = p + strlen(p);
+        if (end > p && p[0] == '/') {
+            e = try_dir(p, (size_t) (end - p), name, buf, size);
+            if (e == 0)
+                return 0;
+            if (e == EACCES)
+                rc = EACCES;
+        }
+        if (*end == '\0')
+            return rc;
+        p = end + 1;
+    }
+}
+
+/* Fill BUF with the file to run for SPEC's argv[0]. */
+static int resolve_program(const sked_proc_spec *spec, char *buf, size_t size,
+                           sked_error *err)
+{
+    const char *name = spec->argv[0];
+    int e;
+
+    if (strchr(name, '/')) {
+        if (strlen(name) >= size)
+            return sked__error_set(err, SKED_EINVAL, "argv", -1,
+                                   "exec %.100s...: %s", name,
+                                   strerror(ENAMETOOLONG));
+        memcpy(buf, name, strlen(name) + 1);
+        return 0;
+    }
+    e = find_in_path(name, env_path(spec->env), buf, size);
+    if (e == 0)
+        return 0;
+    return sked__error_set(err, e == ENOENT ? SKED_ENOTFOUND : SKED_EINVAL,
+                           "argv", -1, "exec %s: %s", name, strerror(e));
+}
+
+/* Who the child runs as. */
+typedef struct user_ids {
+    bool change; /* switch to these in the child (only as root) */
+    uid_t uid;
+    gid_t gid;
+    gid_t *groups; /* owned: the supplementary groups */
+    int ngroups;
+} user_ids;
+
+/* Fill U's supplementary groups: those of NAME, plus GID. */
+static int load_groups(const char *name, gid_t gid, user_ids *u)
+{
+    int n = 32, want;
+    gid_t *g;
+
+    for (int tries = 0; tries < 8; tries++) {
+        g = malloc((size_t) n * sizeof *g);
+        if (!g)
+            return SKED_ENOMEM;
+        want = n;
+        if (getgrouplist(name, gid, g, &want) >= 0) {
+            u->groups = g;
+            u->ngroups = want;
+            return 0;
+        }
+        free(g);
+        n = want > n ? want : n * 2;
+    }
+    return SKED_EIO;
+}
+
+/* Look NAME up into *PW, its strings in *BUF (caller frees). Return 0, or
+ * the errno of getpwnam_r; ENOENT when there is no such user. */
+static int lookup_user(const char *name, struct passwd *pw, char **buf)
+{
+    struct passwd *found = NULL;
+    size_t size = 1024;
+    char *b = NULL, *nb;
+    int e;
+
+    for (;;) {
+        nb = realloc(b, size);
+        if (!nb) {
+            free(b);
+            return ENOMEM;
+        }
+        b = nb;
+        e = getpwnam_r(name, pw, b, size, &found);
+        if (e != ERANGE || size >= (1u << 20))
+            break;
+        size *= 2;
+    }
+    *buf = b;
+    return e != 0 ? e : found ? 0 : ENOENT;
+}
+
+/* Resolve SPEC's user NAME into U. Only root may run commands as someone
+ * else; anyone may name themselves. */
+static int resolve_user(const char *name, user_ids *u, sked_error *err)
+{
+    struct passwd pw;
+    char *buf = NULL;
+    int e = lookup_user(name, &pw, &buf), rc = 0;
+
+    if (e == ENOMEM)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    else if (e != 0)
+        rc = sked__error_set(err, SKED_EINVAL, "user", -1, "user %s: %s", name,
+                             e == ENOENT ? "no such user" : strerror(e));
+    else if (pw.pw_uid == geteuid())
+        u->change = false;
+    else if (geteuid() != 0)
+        rc = sked__error_set(err, SKED_EINVAL, "user", -1,
+                             "user %s: only a server running as root can run "
+                             "commands as another user",
+                             name);
+    else {
+        u->change = true;
+        u->uid = pw.pw_uid;
+        u->gid = pw.pw_gid;
+        rc = load_groups(name, pw.pw_gid, u);
+        if (rc != 0)
+            rc = sked__error_set(err, rc, "user", -1,
+                                 "user %s: cannot read its groups", name);
+    }
+    free(buf);
+    return rc;
+}
+
+/* ---- starting the child ------------------------------------------------ */
+
+/* What a child is started with. */
+typedef struct launch {
+    const char *path;  /* the file to run */
+    char *const *argv; /* borrowed from the spec, as the exec calls want */
+    char *const *env;  /* idem */
+    const char *cwd;   /* NULL: the server's */
+    int out_w, err_w;  /* the pipes' write ends, to become 1 and 2 */
+    const user_ids *user;
+} launch;
+
+/* Where a forked child failed, so its errno is reported for the right
+ * thing. posix_spawn does not say: STAGE_SPAWN is "the cwd or the exec". */
+enum { STAGE_SPAWN, STAGE_SETUP, STAGE_USER, STAGE_CWD, STAGE_EXEC };
+
+typedef struct child_failure {
+    int stage;
+    int err;
+} child_failure;
+
+/* Move *FD to 3 or above, so that installing the child's 0, 1 and 2 cannot
+ * overwrite it (a server may run with its standard streams closed). */
+static int lift_fd(int *fd)
+{
+    int nfd;
+
+    if (*fd > 2)
+        return 0;
+    nfd = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+    if (nfd < 0)
+        return -1;
+    (void) close(*fd);
+    *fd = nfd;
+    return 0;
+}
+
+/* Make a pipe whose ends are close-on-exec (no other child inherits them)
+ * and whose read end does not block. Returns 0 or -1 with errno set. */
+static int make_pipe(int p[2])
+{
+    int e;
+
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    if (lift_fd(&p[0]) == 0 && lift_fd(&p[1]) == 0 &&
+        fcntl(p[0], F_SETFL, O_NONBLOCK) == 0)
+        return 0;
+    e = errno;
+    (void) close(p[0]);
+    (void) close(p[1]);
+    p[0] = p[1] = -1;
+    errno = e;
+    return -1;
+}
+
+static int set_file_actions(posix_spawn_file_actions_t *fa, const launch *l)
+{
+    int e = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+
+    if (e == 0)
+        e = posix_spawn_file_actions_adddup2(fa, l->out_w, 1);
+    if (e == 0)
+        e = posix_spawn_file_actions_adddup2(fa, l->err_w, 2);
+    if (e == 0 && l->cwd)
+        e = posix_spawn_file_actions_addchdir_np(fa, l->cwd);
+    /* Only 0, 1 and 2 reach the command, whatever else the server (or a
+     * library in it) left open without O_CLOEXEC. */
+    if (e == 0)
+        e = posix_spawn_file_actions_addclosefrom_np(fa, 3);
+    return e;
+}
+
+/* A process group of its own (so the whole tree can be signalled), no
+ * blocked signals and every signal at its default: a server that blocks or
+ * ignores SIGTERM or SIGPIPE must not pass that on. */
+static int set_attrs(posix_spawnattr_t *at)
+{
+    sigset_t none, all;
+    int e;
+
+    (void) sigemptyset(&none);
+    (void) sigfillset(&all);
+    e = posix_spawnattr_setflags(at, (short) (POSIX_SPAWN_SETPGROUP |
+                                              POSIX_SPAWN_SETSIGMASK |
+                                              POSIX_SPAWN_SETSIGDEF));
+    if (e == 0)
+        e = posix_spawnattr_setpgroup(at, 0);
+    if (e == 0)
+        e = posix_spawnattr_setsigmask(at, &none);
+    if (e == 0)
+        e = posix_spawnattr_setsigdefault(at, &all);
+    return e;
+}
+
+/* Start L with posix_spawn. Return 0 or an errno: glibc reports a failed
+ * file action or exec as posix_spawn's result, and reaps that child. */
+static int spawn_posix(const launch *l, pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    int e;
+
+    e = posix_spawn_file_actions_init(&fa);
+    if (e != 0)
+        return e;
+    e = posix_spawnattr_init(&at);
+    if (e != 0) {
+        (void) posix_spawn_file_actions_destroy(&fa);
+        return e;
+    }
+    e = set_file_actions(&fa, l);
+    if (e == 0)
+        e = set_attrs(&at);
+    if (e == 0)
+        e = posix_spawn(pid, l->path, &fa, &at, l->argv, l->env);
+    (void) posix_spawnattr_destroy(&at);
+    (void) posix_spawn_file_actions_destroy(&fa);
+    return e;
+}
+
+/* In a forked child: set up 0, 1 and 2, and let only them reach the exec
+ * (REPORT is close-on-exec like everything else above 2). */
+static int child_fds(const launch *l)
+{
+    int fd = open("/dev/null", O_RDONLY);
+
+    if (fd < 0)
+        return -1;
+    if (fd != 0 && (dup2(fd, 0) < 0 || close(fd) != 0))
+        return -1;
+    if (dup2(l->out_w, 1) < 0 || dup2(l->err_w, 2) < 0)
+        return -1;
+    /* Best effort, as a kernel before 5.11 lacks the flag: O_CLOEXEC is
+     * the rule in libsked anyway. */
+    (void) close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
+    return 0;
+}
+
+/* Become L's command, as its user, in a forked child; report a failure on
+ * REPORT. Only async-signal-safe calls: the parent has other threads. The
+ * directory is changed as the user, so it is checked with their rights. */
+static _Noreturn void child_run(const launch *l, int report)
+{
+    child_failure f = {STAGE_SETUP, 0};
+    struct sigaction dfl;
+    sigset_t none;
+    ssize_t w;
+
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    /* SIGKILL, SIGSTOP and libc's own signals refuse: nothing to reset. */
+    for (int sig = 1; sig < NSIG; sig++)
+        (void) sigaction(sig, &dfl, NULL);
+    (void) sigemptyset(&none);
+    if (setpgid(0, 0) != 0 || sigprocmask(SIG_SETMASK, &none, NULL) != 0 ||
+        child_fds(l) != 0)
+        goto fail;
+    f.stage = STAGE_USER;
+    if (setgroups((size_t) l->user->ngroups, l->user->groups) != 0 ||
+        setgid(l->user->gid) != 0 || setuid(l->user->uid) != 0)
+        goto fail;
+    f.stage = STAGE_CWD;
+    if (l->cwd && chdir(l->cwd) != 0)
+        goto fail;
+    f.stage = STAGE_EXEC;
+    (void) execve(l->path, l->argv, l->env);
+fail:
+    f.err = errno;
+    w = write(report, &f, sizeof f);
+    (void) w;
+    _exit(127);
+}
+
+/* Start L with fork and exec, for another user. Return 0, or an errno with
+ * *STAGE saying where the child failed. */
+static int spawn_fork(const launch *l, pid_t *pid, int *stage)
+{
+    child_failure f = {STAGE_SETUP, EIO};
+    sigset_t all, old;
+    int report[2], e;
+    ssize_t n;
+
+    if (pipe2(report, O_CLOEXEC) != 0)
+        return errno;
+    /* All signals stay blocked across fork, so that none of the server's
+     * handlers runs in the child before child_run resets them. */
+    (void) sigfillset(&all);
+    (void) pthread_sigmask(SIG_SETMASK, &all, &old);
+    *pid = fork();
+    if (*pid == 0)
+        child_run(l, report[1]);
+    e = errno;
+    (void) pthread_sigmask(SIG_SETMASK, &old, NULL);
+    (void) close(report[1]);
+    if (*pid < 0) {
+        (void) close(report[0]);
+        return e;
+    }
+    /* The report pipe closes on exec: no bytes means the exec happened. */
+    do
+        n = read(report[0], &f, sizeof f);
+    while (n < 0 && errno == EINTR);
+    (void) close(report[0]);
+    if (n == 0)
+        return 0;
+    while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    *stage = f.stage;
+    return f.err != 0 ? f.err : EIO;
+}
+
+/* Return 0 when DIR is a directory one can enter, else an errno. */
+static int dir_error(const char *dir)
+{
+    struct stat st;
+
+    if (stat(dir, &st) != 0)
+        return errno;
+    if (!S_ISDIR(st.st_mode))
+        return ENOTDIR;
+    return access(dir, X_OK) != 0 ? errno : 0;
+}
+
+/* Turn the errno E of a failed start of L at STAGE into an error. */
+static int start_error(const launch *l, const char *name, int stage, int e,
+                       sked_error *err)
+{
+    int ce = 0;
+
+    if (e == ENOMEM)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (stage == STAGE_USER)
+        return sked__error_set(err, SKED_EINVAL, "user", -1,
+                               "user: cannot become uid %ld: %s",
+                               (long) l->user->uid, strerror(e));
+    if (stage == STAGE_CWD)
+        ce = e;
+    else if (stage == STAGE_SPAWN && l->cwd)
+        ce = dir_error(l->cwd);
+    if (ce != 0)
+        return sked__error_set(err, SKED_EINVAL, "cwd", -1, "cwd %s: %s",
+                               l->cwd, strerror(ce));
+    if (stage == STAGE_SETUP)
+        return sked__error_set(err, SKED_EIO, NULL, -1, "spawn %s: %s", name,
+                               strerror(e));
+    if (e == ENOENT || e == ENOTDIR)
+        return sked__error_set(err, SKED_ENOTFOUND, "argv", -1, "exec %s: %s",
+                               name, strerror(e));
+    if (e == EACCES || e == EPERM || e == ENOEXEC || e == EISDIR ||
+        e == ELOOP || e == ENAMETOOLONG || e == ETXTBSY || e == E2BIG)
+        return sked__error_set(err, SKED_EINVAL, "argv", -1, "exec %s: %s",
+                               name, strerror(e));
+    return sked__error_set(err, SKED_EIO, NULL, -1, "exec %s: %s", name,
+                           strerror(e));
+}
+
+/* ---- waiting ----------------------------------------------------------- */
+
+/* One output stream: the pipe and what is kept of it. */
+typedef struct stream {
+    int fd;    /* the pipe's read end; -1 once closed */
+    char *buf; /* owned: the first bytes read, at most max */
+    size_t len, cap, max;
+    bool truncated; /* bytes past max were read and dropped */
+} stream;
+
+/* One running command, from start to reaping. */
+typedef struct waiter {
+    pid_t pid; /* also the process group's id */
+    int pidfd; /* -1: none, the child is polled for */
+    stream out, err;
+    const sked_cancel *cancel; /* borrowed; may be NULL */
+    sked_time deadline;        /* real wall clock; SKED_TIME_NONE: none */
+    sked_dur grace, linger;
+    sked_mono started, term_at, kill_at, reaped_at;
+    bool reaped, killed, status_known;
+    int status; /* waitpid's, once reaped and known */
+    sked_proc_stop stop;
+} waiter;
+
+/* Make room in S's buffer for more bytes. On failure, capture no more. */
+static int grow(stream *s)
+{
+    size_t cap;
+    char *b;
+
+    if (s->len < s->cap)
+        return 0;
+    cap = s->cap == 0 ? 4096 : s->cap > s->max / 2 ? s->max : s->cap * 2;
+    if (cap > s->max)
+        cap = s->max;
+    b = realloc(s->buf, cap);
+    if (!b) {
+        s->max = s->len;
+        return -1;
+    }
+    s->buf = b;
+    s->cap = cap;
+    return 0;
+}
+
+/* Read what S's pipe holds: into the buffer up to its max, past that onto
+ * the stack and dropped. Close the pipe at its end or on an error. */
+static void read_stream(stream *s)
+{
+    char scratch[READ_CHUNK];
+    char *dst = scratch;
+    size_t room = sizeof scratch;
+    ssize_t n;
+
+    if (s->len < s->max && grow(s) == 0) {
+        dst = s->buf + s->len;
+        room = s->cap - s->len;
+    }
+    n = read(s->fd, dst, room);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0) {
+        (void) close(s->fd);
+        s->fd = -1;
+        return;
+    }
+    if (dst == scratch)
+        s->truncated = true;
+    else
+        s->len += (size_t) n;
+}
+
+/* Reap the child if it has ended. */
+static void try_reap(waiter *w)
+{
+    int status = 0;
+    pid_t r;
+
+    do
+        r = waitpid(w->pid, &status, WNOHANG);
+    while (r < 0 && errno == EINTR);
+    if (r == 0)
+        return;
+    /* r < 0 (ECHILD): someone else reaped it (a SIGCHLD set to SIG_IGN);
+     * it is gone, its status unknown. */
+    w->reaped = true;
+    w->status_known = r > 0;
+    w->status = status;
+    w->reaped_at = sked__clock_mono(NULL);
+    if (w->pidfd >= 0) {
+        (void) close(w->pidfd);
+        w->pidfd = -1;
+    }
+}
+
+/* Send SIG to the child's process group; to the child alone when the group
+ * is gone (the child made a group of its own). */
+static void signal_group(const waiter *w, int sig)
+{
+    if (kill(-w->pid, sig) != 0 && errno == ESRCH && !w->reaped)
+        (void) kill(w->pid, sig);
+}
+
+/* Return true, with *WHY, when the command must be stopped. */
+static bool stop_requested(const waiter *w, sked_proc_stop *why)
+{
+    if (w->cancel && sked__cancel_reason(w->cancel) != 0) {
+        *why = SKED_PROC_CANCELLED;
+        return true;
+    }
+    if (w->deadline != SKED_TIME_NONE && sked__clock_now(NULL) >= w->deadline) {
+        *why = SKED_PROC_DEADLINE;
+        return true;
+    }
+    return false;
+}
+
+/* Act at NOW: stop the group on a deadline or a cancel, kill it once the
+ * grace has passed. Return false when the wait is over: the child is
+ * reaped and its pipes are closed, or no longer worth reading. */
+static bool advance(waiter *w, sked_mono now)
+{
+    bool pipes = w->out.fd >= 0 || w->err.fd >= 0;
+    sked_proc_stop why;
+
+    if (w->reaped && !pipes)
+        return false;
+    if (w->stop == SKED_PROC_EXITED) {
+        if (!stop_requested(w, &why))
+            return !(w->reaped && now - w->reaped_at >= w->linger);
+        /* A child that ended as the deadline came was not stopped. */
+        if (!w->reaped)
+            try_reap(w);
+        if (w->reaped)
+            return false;
+        w->stop = why;
+        w->term_at = now;
+        signal_group(w, SIGTERM);
+    }
+    /* Once stopped, the group gets the grace even when the child is gone:
+     * a member that ignores SIGTERM still holds the pipes. */
+    if (!w->killed && now - w->term_at >= w->grace) {
+        w->killed = true;
+        w->kill_at = now;
+        signal_group(w, SIGKILL);
+    }
+    return !(w->killed && w->reaped && now - w->kill_at >= w->linger);
+}
+
+/* Return the earlier of the wait A (-1: none) and the time B left (0 when
+ * already past). */
+static sked_dur earlier(sked_dur a, sked_dur b)
+{
+    if (b < 0)
+        b = 0;
+    return a < 0 || b < a ? b : a;
+}
+
+/* Return the µs until advance has something to do, or -1: never. */
+static sked_dur next_wait(const waiter *w, sked_mono now)
+{
+    sked_dur wait = -1;
+    sked_time wall;
+
+    if (w->stop == SKED_PROC_EXITED) {
+        if (w->deadline != SKED_TIME_NONE) {
+            wall = sked__clock_now(NULL);
+            wait = earlier(DEADLINE_RECHECK,
+                           w->deadline > wall ? w->deadline - wall : 0);
+        }
+        if (w->reaped)
+            wait = earlier(wait, w->linger - (now - w->reaped_at));
+    } else if (!w->killed) {
+        wait = earlier(wait, w->grace - (now - w->term_at));
+    } else if (w->reaped) {
+        wait = earlier(wait, w->linger - (now - w->kill_at));
+    }
+    if (!w->reaped && w->pidfd < 0)
+        wait = earlier(wait, REAP_POLL);
+    return wait;
+}
+
+/* Return WAIT in whole ms for poll, rounded up so as not to spin. */
+static int poll_ms(sked_dur wait)
+{
+    sked_dur ms;
+
+    if (wait < 0)
+        return -1;
+    ms = wait / 1000 + (wait % 1000 != 0);
+    return ms > INT_MAX ? INT_MAX : (int) ms;
+}
+
+/* Poll once for what W waits on, and handle what happened. */
+static void poll_once(waiter *w, sked_mono now)
+{
+    struct pollfd p[4];
+    int ipid = -1, iout = -1, ierr = -1;
+    nfds_t n = 0;
+
+    if (!w->reaped && w->pidfd >= 0)
+        p[ipid = (int) n++] = (struct pollfd){w->pidfd, POLLIN, 0};
+    if (w->out.fd >= 0)
+        p[iout = (int) n++] = (struct pollfd){w->out.fd, POLLIN, 0};
+    if (w->err.fd >= 0)
+        p[ierr = (int) n++] = (struct pollfd){w->err.fd, POLLIN, 0};
+    /* Only until acted on: the flag stays readable once set. */
+    if (w->cancel && w->stop == SKED_PROC_EXITED)
+        p[n++] = (struct pollfd){sked__cancel_fd(w->cancel), POLLIN, 0};
+    /* An error (EINTR, or ENOMEM at worst) is one more turn of the loop. */
+    if (poll(p, n, poll_ms(next_wait(w, now))) <= 0) {
+        if (!w->reaped && w->pidfd < 0)
+            try_reap(w);
+        return;
+    }
+    if (iout >= 0 && p[iout].revents != 0)
+        read_stream(&w->out);
+    if (ierr >= 0 && p[ierr].revents != 0)
+        read_stream(&w->err);
+    if ((ipid >= 0 && p[ipid].revents != 0) || (!w->reaped && w->pidfd < 0))
+        try_reap(w);
+}
+
+/* Wait until W's command has ended and its pipes are closed or given up. */
+static void wait_loop(waiter *w)
+{
+    sked_mono now = sked__clock_mono(NULL);
+
+    /* One NOW for both: what advance found not yet due is what the poll
+     * waits for. */
+    while (advance(w, now)) {
+        poll_once(w, now);
+        now = sked__clock_mono(NULL);
+    }
+    if (w->out.fd >= 0)
+        (void) close(w->out.fd);
+    if (w->err.fd >= 0)
+        (void) close(w->err.fd);
+    w->out.fd = w->err.fd = -1;
+}
+
+/* ---- the whole run ------------------------------------------------------ */
+
+/* Start SPEC's program PATH as USER with its pipes into W. */
+static int start(const sked_proc_spec *spec, const char *path,
+                 const user_ids *user, waiter *w, sked_error *err)
+{
+    int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, stage = STAGE_SPAWN, e;
+    launch l = {.path = path,
+                .argv = (char *const *) spec->argv,
+                .env = (char *const *) spec->env,
+                .cwd = spec->cwd,
+                .user = user};
+    static char *const no_env[] = {NULL};
+
+    if (!l.env)
+        l.env = no_env;
+    if (make_pipe(out_p) != 0 || make_pipe(err_p) != 0) {
+        e = errno;
+        if (out_p[0] >= 0) {
+            (void) close(out_p[0]);
+            (void) close(out_p[1]);
+        }
+        return sked__error_set(err, e == ENOMEM ? SKED_ENOMEM : SKED_EIO, NULL,
+                               -1, "pipe: %s", strerror(e));
+    }
+    l.out_w = out_p[1];
+    l.err_w = err_p[1];
+    w->started = sked__clock_mono(NULL);
+    if (user->change)
+        e = spawn_fork(&l, &w->pid, &stage);
+    else
+        e = spawn_posix(&l, &w->pid);
+    (void) close(out_p[1]);
+    (void) close(err_p[1]);
+    w->out.fd = out_p[0];
+    w->err.fd = err_p[0];
+    if (e != 0)
+        return start_error(&l, spec->argv[0], stage, e, err);
+    w->pidfd = (int) syscall(SYS_pidfd_open, w->pid, 0);
+    return 0;
+}
+
+/* Hand over what S kept, made valid UTF-8, into *OUT and *LEN. */
+static int take_stream(stream *s, char **out, size_t *len, bool *truncated)
+{
+    size_t keep = s->truncated ? utf8_trim_cut(s->buf, s->len) : s->len;
+
+    *truncated = s->truncated;
+    return sked__utf8_sanitize(s->buf, keep, out, len);
+}
+
+/* Fill *OUT from the finished W. Untouched on failure. */
+static int make_result(waiter *w, sked_proc_result *out, sked_error *err)
+{
+    sked_proc_result r;
+
+    memset(&r, 0, sizeof r);
+    r.exit_code = -1;
+    if (w->status_known && WIFEXITED(w->status))
+        r.exit_code = WEXITSTATUS(w->status);
+    else if (w->status_known && WIFSIGNALED(w->status))
+        r.term_signal = WTERMSIG(w->status);
+    r.stop = w->stop;
+    r.killed = w->killed;
+    r.duration = w->reaped_at - w->started;
+    if (take_stream(&w->out, &r.out, &r.out_len, &r.out_truncated) != 0 ||
+        take_stream(&w->err, &r.err, &r.err_len, &r.err_truncated) != 0) {
+        free(r.out);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    *out = r;
+    return 0;
+}
+
+/* Release what W holds: fds and buffers. The child is reaped by then. */
+static void waiter_done(waiter *w)
+{
+    if (w->pidfd >= 0)
+        (void) close(w->pidfd);
+    if (w->out.fd >= 0)
+        (void) close(w->out.fd);
+    if (w->err.fd >= 0)
+        (void) close(w->err.fd);
+    free(w->out.buf);
+    free(w->err.buf);
+}
+
+int sked__proc_run(const sked_proc_spec *spec, sked_time deadline,
+                   sked_dur kill_grace, const sked_cancel *cancel,
+                   sked_proc_result *out, sked_error *err)
+{
+    size_t max = spec && spec->capture_max ? spec->capture_max
+                                           : SKED_PROC_CAPTURE_DEFAULT;
+    user_ids user = {.change = false, .groups = NULL};
+    char path[PATH_MAX];
+    waiter w;
+    int rc;
+
+    if (!spec || !spec->argv || !spec->argv[0] || !out)
+        return sked__error_set(err, SKED_EINVAL, "argv", -1,
+                               "no program to run");
+    memset(&w, 0, sizeof w);
+    w.pidfd = w.out.fd = w.err.fd = -1;
+    w.out.max = w.err.max = max;
+    w.cancel = cancel;
+    w.deadline = deadline;
+    w.grace = kill_grace > 0 ? kill_grace : SKED_PROC_KILL_GRACE_DEFAULT;
+    w.linger = w.grace < PIPE_LINGER ? w.grace : PIPE_LINGER;
+    w.stop = SKED_PROC_EXITED;
+    rc = resolve_program(spec, path, sizeof path, err);
+    if (rc == 0 && spec->user)
+        rc = resolve_user(spec->user, &user, err);
+    if (rc == 0)
+        rc = start(spec, path, &user, &w, err);
+    free(user.groups);
+    if (rc == 0) {
+        wait_loop(&w);
+        rc = make_result(&w, out, err);
+    }
+    waiter_done(&w);
+    return rc;
+}
+
+void sked__proc_result_done(sked_proc_result *r)
+{
+    if (!r)
+        return;
+    free(r->out);
+    free(r->err);
+    memset(r, 0, sizeof *r);
+}
