@@ -29,8 +29,27 @@ static const char *const disabled_keys[] = {"reason", "last_error", "error",
 static const char *const run_keys[] = {"schedule", "workflow", "trigger",
                                        "scheduled_for", NULL};
 
+static const char *const run_end_keys[] = {"workflow", "schedule",
+                                           "duration_secs", "error",
+                                           "error_code", NULL};
+static const char *const step_keys[] = {"step", "attempt", "compensation",
+                                        "duration_secs", "exit_code",
+                                        "error", "delay_secs", NULL};
+static const char *const timeout_keys[] = {"workflow", "timeout_secs", NULL};
+
 static const event_rule rules[] = {
     {"run.created", LOG_INFO, "run created", "run", run_keys},
+    {"run.started", LOG_DEBUG, "run started", "run", NULL},
+    {"run.completed", LOG_INFO, "run completed", "run", run_end_keys},
+    {"run.failed", LOG_WARN, "run failed", "run", run_end_keys},
+    {"run.cancelled", LOG_INFO, "run cancelled", "run", run_end_keys},
+    {"run.recovered", LOG_WARN, "run recovered", "run", NULL},
+    {"run.timeout_exceeded", LOG_WARN, "run over its timeout", "run",
+     timeout_keys},
+    {"step.started", LOG_DEBUG, "step started", "run", step_keys},
+    {"step.completed", LOG_DEBUG, "step completed", "run", step_keys},
+    {"step.failed", LOG_WARN, "step failed", "run", step_keys},
+    {"step.retrying", LOG_INFO, "step retrying", "run", step_keys},
     {"schedule.occurrences_missed", LOG_WARN, "occurrences missed", "schedule",
      missed_keys},
     {"schedule.disabled", LOG_WARN, "schedule disabled", "schedule",

@@ -333,3 +333,51 @@ int sked__engine_define(sked_engine *e, sked_workflow **list, size_t n,
     }
     return rc;
 }
+
+int sked__engine_work(sked_engine *e, size_t max, size_t *done,
+                      sked_error *err)
+{
+    sked_claim_workflow *wf = NULL;
+    size_t nwf = 0, n = 0, nev = 0;
+    sked_run *runs = NULL;
+    sked_event *ev = NULL;
+    sked_cancel cancel;
+
+    *done = 0;
+    if (!e->journal &&
+        sked__journal_open(e->store, sked__engine_deliver, e, &e->journal) != 0)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, "no journal");
+    if (sked__registry_claimables(e->registry, &wf, &nwf) != 0)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    sked_claim_req req = {.executor = e->node_id,
+                          .now = sked__clock_now(e->clock),
+                          .lease = e->lease > 0 ? e->lease : SKED_LEASE_DEFAULT,
+                          .max = max,
+                          .workflows = wf,
+                          .nworkflows = nwf};
+    int rc = nwf == 0 ? 0
+                      : sked__store_runs_claim(e->store, &req, &runs, &n, &ev,
+                                               &nev, err);
+    if (nev > 0)
+        sked__engine_deliver(e, ev, nev);
+    sked__events_free(ev, nev);
+    sked_exec_env env = {.store = e->store,
+                         .journal = e->journal,
+                         .registry = e->registry,
+                         .clock = e->clock,
+                         .executor = e->node_id};
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (sked__cancel_init(&cancel) != 0) {
+            rc = sked__error_set(err, SKED_EIO, NULL, -1, "no eventfd");
+            break;
+        }
+        sked__execute(&env, &runs[i], &cancel);
+        sked__cancel_close(&cancel);
+    }
+    sked__journal_flush(e->journal);
+    sked__runs_free(runs, n);
+    sked__registry_claimables_free(wf, nwf);
+    if (rc == 0)
+        *done = n;
+    return rc;
+}

@@ -53,6 +53,13 @@ int sked__engine_define(sked_engine *e, sked_workflow **list, size_t n,
                         const sked_queue_def *queues, size_t nq,
                         sked_error *err);
 
+/* Claim up to MAX runs and execute them in the calling thread, one after
+ * the other, then wait for their writes: execution driven by a test on a
+ * virtual clock, as sked_engine_tick drives the scheduler. *done is the
+ * number of runs taken. Needs no sked_engine_start. */
+int sked__engine_work(sked_engine *e, size_t max, size_t *done,
+                      sked_error *err);
+
 /* Start and stop the execution side (engine_exec.c). */
 int sked__engine_exec_start(sked_engine *e, sked_error *err);
 void sked__engine_exec_stop(sked_engine *e);

@@ -8,8 +8,8 @@
  * stdout and stderr are read as they come (a child is never blocked on a
  * full pipe); the first CAPTURE_MAX bytes of each are kept, the rest is
  * read and dropped, and the stream is marked truncated. What is kept is
- * made valid UTF-8 (each invalid byte and each NUL becomes U+FFFD), so it
- * can be stored as text by either database.
+ * made valid UTF-8 (utf8.h), so it can be stored as text by either
+ * database.
  *
  * Nothing here knows about runs or steps: the executor composes the argv
  * and the environment. Deadlines are read on the real clock: a process
@@ -23,6 +23,7 @@
 
 #include "base/cancel.h"
 #include "sked/error.h"
+#include "exec/utf8.h"
 #include "sked/time.h"
 
 #define SKED_PROC_CAPTURE_DEFAULT    (64 * 1024)
@@ -78,12 +79,5 @@ int sked__proc_run(const sked_proc_spec *spec, sked_time deadline,
 
 /* Release what R owns and zero it. */
 void sked__proc_result_done(sked_proc_result *r);
-
-/* Copy the LEN bytes at S (NULL when LEN is 0) made valid UTF-8: each
- * byte that does not start a valid sequence, and each NUL, becomes U+FFFD
- * (so the copy is at most 3 * LEN bytes). *OUT (caller frees) gets the
- * NUL-terminated copy, *OUT_LEN its length. Returns 0 or SKED_ENOMEM.
- * Shared with http steps. */
-int sked__utf8_sanitize(const char *s, size_t len, char **out, size_t *out_len);
 
 #endif

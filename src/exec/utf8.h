@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* Making captured bytes storable text: a command's output or an HTTP
+ * body may be anything, and both databases want valid UTF-8 without NUL
+ * (PostgreSQL refuses both in text). */
+#ifndef SKED_EXEC_UTF8_H
+#define SKED_EXEC_UTF8_H
+
+#include <stddef.h>
+
+/* Copy the LEN bytes at S as valid UTF-8: each byte that does not start a
+ * valid sequence (overlong forms, surrogates and values over U+10FFFF
+ * included), and each NUL, becomes U+FFFD. *OUT (caller frees) gets the
+ * NUL-terminated copy, at most 3 * LEN bytes, *OUT_LEN its length.
+ * Returns 0 or SKED_ENOMEM. */
+int sked__utf8_sanitize(const char *s, size_t len, char **out,
+                        size_t *out_len);
+
+/* The length of the longest prefix of the LEN bytes at S that does not
+ * end inside a valid sequence cut short (a capture cut at its limit). */
+size_t sked__utf8_trim_cut(const char *s, size_t len);
+
+#endif
