@@ -14,10 +14,7 @@
  *
  * Running as another user needs setgroups, setgid and setuid in the
  * child, which posix_spawn cannot do: that case alone forks and execs,
- * with only async-signal-safe calls in between (the server has threads).
- *
- * Also here: sked__utf8_sanitize, used for commands' output and http
- * bodies alike. */
+ * with only async-signal-safe calls in between (the server has threads). */
 /* For pipe2, the _np file actions, close_range, setgroups, getgrouplist
  * and NSIG. */
 #define _GNU_SOURCE
