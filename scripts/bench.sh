@@ -138,3 +138,29 @@ END {
     printf "target fire lag p99 <= 20 ms at 1,000/s: %s\n", bad_lag ? "NOT met" : "met"
     printf "target idle < 1%% of a core: %s\n", bad_idle ? "NOT met" : "met"
 }' "$out"
+
+echo
+echo "== execution (bench_exec; the peer: graphile-worker on the same PostgreSQL)"
+awk -F'\t' '
+$1 != "bench" { next }
+$2 == "exec_runs" { n++; rate[$3 "\t" $4] = $6
+    printf "runs  %-9s %2d workers  %9.0f runs/s\n", $3, $4, $6
+    if ($3 == "sqlite" && $6 > best_sqlite) best_sqlite = $6
+    if ($3 == "postgres" && $6 > best_pg) best_pg = $6 }
+$2 == "graphile" { g++
+    printf "peer  graphile  %-11s %2d concurrency  %9.0f jobs/s\n", $3, $4, $6
+    if ($6 > best_peer) best_peer = $6 }
+$2 == "exec_step" { n++; step = $5
+    printf "step  %-9s exec %.3f ms, C %.3f ms per step\n", $3, $5, $6
+    if ($5 - $6 > 2) bad_step = 1 }
+END {
+    if (n == 0) { print "bench_exec: no figures"; exit }
+    printf "target SQLite >= 10,000 runs/s: %s\n",
+        best_sqlite >= 10000 ? "met" : "NOT met"
+    if (best_pg > 0 && best_peer > 0)
+        printf "target PostgreSQL ahead of graphile-worker: sked %.0f/s, graphile %.0f/s (%.2fx): %s\n",
+            best_pg, best_peer, best_pg / best_peer, best_pg > best_peer ? "met" : "NOT met"
+    else
+        print "target PostgreSQL ahead of graphile-worker: not measured"
+    printf "target exec step overhead <= 2 ms: %s\n", bad_step ? "NOT met" : "met"
+}' "$out"

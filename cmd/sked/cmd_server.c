@@ -38,6 +38,10 @@
  * hour, changes by other servers would wait too long. */
 #define TICK_MIN  (SKED_USEC_PER_SEC)
 #define TICK_MAX  (INT64_C(3600) * SKED_USEC_PER_SEC)
+/* A lease is renewed every third of itself: under 2 s, a busy database
+ * could let it lapse; over an hour, a crashed server's runs wait long. */
+#define LEASE_MIN (2 * SKED_USEC_PER_SEC)
+#define LEASE_MAX (INT64_C(3600) * SKED_USEC_PER_SEC)
 #define ERROR_MAX (SKED_WF_PATH_MAX + SKED_WF_MSG_MAX + 600)
 /* SPEC 3.2: a database clock more than a second off is a warning. The
  * engine measures it every minute; looking every few seconds is enough. */
@@ -48,7 +52,8 @@ typedef struct server {
     const char *db_url;    /* borrowed from argv or the environment */
     const char *workflows; /* borrowed; NULL: no workflows file */
     sked_dur tick;
-    int workers; /* worker threads; 0: none */
+    int workers;    /* worker threads; 0: none */
+    sked_dur lease; /* 0: the engine's default */
     logger log;
     sked_tzdb *tzdb;
     sked_engine *engine;
@@ -170,7 +175,8 @@ static int server_open(server *sv)
 {
     sked_engine_options opts = {.db_url = sv->db_url,
                                 .tick = sv->tick,
-                                .workers = sv->workers > 0 ? sv->workers : -1};
+                                .workers = sv->workers > 0 ? sv->workers : -1,
+                                .lease = sv->lease};
     sked_error err;
     int rc;
 
@@ -283,6 +289,7 @@ static int server_run(server *sv)
 
 typedef struct server_flags {
     const char *db, *workflows, *tick, *log_format, *log_level, *workers;
+    const char *lease;
 } server_flags;
 
 /* Check the flags F into SV and start its log. Returns CLI_CONTINUE or
@@ -301,6 +308,12 @@ static int server_config(const cli_cmd *self, const server_flags *f, server *sv)
                                       SKED_WORKERS_MAX, &workers) != 0)
         return 2;
     sv->workers = (int) workers;
+    if (f->lease && (sked_dur_parse(f->lease, &sv->lease, &err) < 0 ||
+                     sv->lease < LEASE_MIN || sv->lease > LEASE_MAX))
+        return cli_usage_error(self,
+                               "invalid --lease \"%.64s\": expected a "
+                               "duration from 2s to 1h",
+                               f->lease);
     if (f->tick && (sked_dur_parse(f->tick, &sv->tick, &err) < 0 ||
                     sv->tick < TICK_MIN || sv->tick > TICK_MAX))
         return cli_usage_error(self,
@@ -332,6 +345,7 @@ static int server_cmd(const cli_cmd *self, int argc, char **argv)
         {"log-format", 0, CLI_OPT_VALUE, &f.log_format},
         {"log-level", 0, CLI_OPT_VALUE, &f.log_level},
         {"workers", 0, CLI_OPT_VALUE, &f.workers},
+        {"lease", 0, CLI_OPT_VALUE, &f.lease},
         {0},
     };
     server sv = {0};
@@ -356,7 +370,8 @@ const cli_cmd cli_cmd_server = {
     .summary = "Run the scheduler",
     .run = server_cmd,
     .help = "Usage: sked server [--db URL] [--workflows FILE] [--workers N]\n"
-            "                   [--tick D] [--log-format logfmt|json]\n"
+            "                   [--lease D] [--tick D]\n"
+            "                   [--log-format logfmt|json]\n"
             "                   [--log-level L]\n"
             "\n"
             "Run the scheduler on the database until SIGTERM or SIGINT: every\n"
@@ -373,6 +388,9 @@ const cli_cmd cli_cmd_server = {
             "  --workflows FILE   the workflows file to load\n"
             "  --workers N        worker threads, 0 to 1024 (default 4;\n"
             "                     0: schedule only)\n"
+            "  --lease D          how long a run stays claimed without a\n"
+            "                     heartbeat before another server recovers\n"
+            "                     it, 2s to 1h (default 30s)\n"
             "  --tick D           how often changes by others are reread,\n"
             "                     1s to 1h (default 1s)\n"
             "  --log-format F     logfmt (default) or json, on stderr\n"

@@ -51,6 +51,10 @@ set(SKED_MULTI_SH ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_multi.sh)
 if(EXISTS ${SKED_MULTI_SH})
     sked_add_pg_test(server.pg_multi bash ${SKED_MULTI_SH} pg)
 endif()
+# Execution by real servers: crash recovery, queue limits, timeouts,
+# cancel (tests/integration/test_server_exec.sh; SQLite: integration).
+sked_add_pg_test(server.pg_exec bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_exec.sh pg)
 
 # What only the PostgreSQL back-end does: reconnection, the pool,
 # concurrent migration, connection errors.

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/* Execution's figures (issue 5's targets), through the public engine:
+ *
+ *   runs   N no-op runs (one C step that returns at once) created up
+ *          front, then executed by an engine with 1, 4 and 16 workers:
+ *          runs per second end to end (claimed, executed, completed and
+ *          committed), from sked_engine_start to the last run.completed.
+ *          Target: SQLite >= 10,000/s (synchronous=FULL); PostgreSQL
+ *          ahead of graphile-worker (bench/peers/graphile_bench.mjs, the
+ *          same load on the same server in the same run).
+ *   step   the cost of an exec step: runs of 20 steps running /bin/true
+ *          against runs of 20 no-op C steps, one worker; the difference
+ *          per step.                       Target: <= 2 ms per step.
+ *
+ * SQLite always (a file in DIR); PostgreSQL when SKED_BENCH_PG_URL names
+ * a database (its public schema is dropped and recreated before each
+ * measurement). Lines for people, then one per figure for scripts:
+ *
+ *     bench  exec_runs  ENGINE  WORKERS  RUNS  RUNS_PER_S
+ *     bench  exec_step  ENGINE  STEPS  MS_PER_EXEC_STEP  MS_PER_C_STEP
+ *
+ * Usage: bench_exec [DIR]. SKED_BENCH_EXEC_RUNS sets N (default 20000). */
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "engine/engine_int.h"
+#include "engine/workflow_int.h"
+#include "sked/sked.h"
+#include "store/store.h"
+
+#define STEP_RUNS  20
+#define STEP_COUNT 20
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static long completed;
+
+static void die(const char *what, const char *msg)
+{
+    fprintf(stderr, "bench_exec: %s: %s\n", what, msg);
+    exit(1);
+}
+
+static double mono_s(void)
+{
+    return (double) sked__clock_mono(NULL) / 1e6;
+}
+
+static void on_event(void *ctx, const sked_event_view *ev)
+{
+    (void) ctx;
+    if (strcmp(ev->type, "run.completed") != 0 &&
+        strcmp(ev->type, "run.failed") != 0)
+        return;
+    pthread_mutex_lock(&mu);
+    completed++;
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+}
+
+static int noop(sked_ctx *ctx, const char *input, char **output)
+{
+    (void) ctx;
+    (void) input;
+    (void) output;
+    return 0;
+}
+
+/* Empty the database URL (SQLite: remove the file PATH). */
+static void reset(const char *url, const char *path)
+{
+    if (path) {
+        char p[600];
+        unlink(path);
+        snprintf(p, sizeof p, "%s-wal", path);
+        unlink(p);
+        snprintf(p, sizeof p, "%s-shm", path);
+        unlink(p);
+        return;
+    }
+    PGconn *c = PQconnectdb(url);
+    if (PQstatus(c) != CONNECTION_OK)
+        die("postgres", PQerrorMessage(c));
+    PGresult *r = PQexec(c, "SET client_min_messages = warning; DROP SCHEMA "
+                            "public CASCADE; CREATE SCHEMA public");
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        die("postgres", PQerrorMessage(c));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* A workflow NAME of STEPS steps, each a no-op C function or /bin/true. */
+static sked_workflow *workflow(const char *name, int steps, bool exec)
+{
+    sked_workflow *w;
+    sked_error err;
+    if (sked_workflow_new(name, &w, &err) != 0)
+        die("workflow", err.msg);
+    for (int i = 0; i < steps; i++) {
+        char step[16], prev_name[16];
+        const char *prev = prev_name;
+        sked_step_options o = {0};
+        snprintf(step, sizeof step, "s%d", i);
+        snprintf(prev_name, sizeof prev_name, "s%d", i - 1);
+        if (i > 0) {
+            o.needs = &prev;
+            o.nneeds = 1;
+        }
+        if (!exec) {
+            if (sked_workflow_add_step(w, step, noop, &o, &err) != 0)
+                die("step", err.msg);
+            continue;
+        }
+        sked_action a = {.kind = SKED_ACTION_EXEC,
+                         .retry = {.attempts = 1, .multiplier = 1}};
+        a.argv = calloc(2, sizeof *a.argv);
+        if (!a.argv || !(a.argv[0] = strdup("/bin/true")))
+            die("step", "out of memory");
+        if (sked__workflow_add(w, step, &a, NULL, &err) != 0)
+            die("step", err.msg);
+        if (i > 0)
+            sked__workflow_need(w, (size_t) i, (size_t) i - 1, &err);
+    }
+    return w;
+}
+
+/* Create N runs of WORKFLOW straight through the store, in batches. */
+static void create_runs(sked_engine *e, const char *wf, long n)
+{
+    sked_run_new *runs = calloc(SKED_STORE_BATCH_MAX, sizeof *runs);
+    char (*ids)[48] = calloc(SKED_STORE_BATCH_MAX, sizeof *ids);
+    sked_error err;
+    if (!runs || !ids)
+        die("runs", "out of memory");
+    for (long i = 0; i < n; i += SKED_STORE_BATCH_MAX) {
+        size_t m = (size_t) (n - i < SKED_STORE_BATCH_MAX ? n - i
+                                                          : SKED_STORE_BATCH_MAX);
+        for (size_t k = 0; k < m; k++) {
+            snprintf(ids[k], sizeof ids[k], "bench-%s-%ld", wf, i + (long) k);
+            runs[k] = (sked_run_new){.id = ids[k],
+                                     .workflow = wf,
+                                     .trigger = SKED_TRIGGER_API,
+                                     .scheduled_for = SKED_TIME_NONE,
+                                     .not_before = SKED_TIME_NONE};
+        }
+        if (sked__store_runs_create(sked__engine_store(e), runs, m, false,
+                                    NULL, NULL, NULL, &err) != 0)
+            die("runs", err.msg);
+    }
+    free(runs);
+    free(ids);
+}
+
+/* Execute N runs of a workflow NAME of STEPS steps (EXEC: /bin/true,
+ * else no-op C steps) on URL with WORKERS workers; return the seconds
+ * from start to the last completion. */
+static double measure(const char *url, const char *path, const char *name,
+                      long n, int steps, bool exec, int workers)
+{
+    sked_engine_options o = {.db_url = url, .workers = workers};
+    sked_workflow *w = workflow(name, steps, exec);
+    sked_subscription *sub;
+    sked_engine *e;
+    sked_error err;
+
+    reset(url, path);
+    if (sked_engine_open(&o, &e, &err) != 0)
+        die("open", err.msg);
+    create_runs(e, name, n);
+    if (sked_engine_register(e, w, &err) != 0 ||
+        sked_subscribe(e, on_event, NULL, &sub, &err) != 0)
+        die("register", err.msg);
+    pthread_mutex_lock(&mu);
+    completed = 0;
+    pthread_mutex_unlock(&mu);
+    double t0 = mono_s();
+    if (sked_engine_start(e, &err) != 0)
+        die("start", err.msg);
+    pthread_mutex_lock(&mu);
+    while (completed < n)
+        pthread_cond_wait(&cv, &mu);
+    pthread_mutex_unlock(&mu);
+    double t = mono_s() - t0;
+    sked_unsubscribe(e, sub);
+    sked_engine_close(e);
+    return t;
+}
+
+static void bench_engine(const char *engine, const char *url, const char *path,
+                         long n)
+{
+    static const int workers[] = {1, 4, 16};
+    for (size_t i = 0; i < sizeof workers / sizeof *workers; i++) {
+        double t = measure(url, path, "noop", n, 1, false, workers[i]);
+        printf("%-9s %2d workers  %6ld runs  %6.2f s  %8.0f runs/s\n", engine,
+               workers[i], n, t, (double) n / t);
+        printf("bench\texec_runs\t%s\t%d\t%ld\t%.0f\n", engine, workers[i], n,
+               (double) n / t);
+        fflush(stdout);
+    }
+    double tc = measure(url, path, "csteps", STEP_RUNS, STEP_COUNT, false, 1);
+    double te = measure(url, path, "execsteps", STEP_RUNS, STEP_COUNT, true, 1);
+    double steps = STEP_RUNS * STEP_COUNT;
+    printf("%-9s exec step %.3f ms, C step %.3f ms (%d runs of %d steps)\n",
+           engine, te / steps * 1e3, tc / steps * 1e3, STEP_RUNS, STEP_COUNT);
+    printf("bench\texec_step\t%s\t%d\t%.3f\t%.3f\n", engine, STEP_COUNT,
+           te / steps * 1e3, tc / steps * 1e3);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : getenv("TMPDIR");
+    const char *pg = getenv("SKED_BENCH_PG_URL");
+    const char *nenv = getenv("SKED_BENCH_EXEC_RUNS");
+    long n = nenv ? atol(nenv) : 20000;
+    char path[512], url[600];
+
+    snprintf(path, sizeof path, "%s/bench_exec.db", dir ? dir : "/tmp");
+    snprintf(url, sizeof url, "sqlite:%s", path);
+    if (!getenv("SKED_BENCH_SKIP_SQLITE"))
+        bench_engine("sqlite", url, path, n);
+    if (pg && *pg)
+        bench_engine("postgres", pg, NULL, n);
+    reset(url, path);
+    return 0;
+}

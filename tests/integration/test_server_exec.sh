@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Execution by real "sked server" processes (SPEC 4), on one database:
+#
+#   test_server_exec.sh [sqlite|pg]
+#
+# 1. Crash recovery: a server is killed with SIGKILL while a three-step
+#    run is in its second step; another server resumes the run at step
+#    two once the lease lapses. Step one never runs again, the run
+#    completes once, and its record shows the lost attempt.
+# 2. Queue limits: two servers, 12 runs on a queue of concurrency 2: no
+#    more than two ever run at once, read from the steps' start and end.
+# 3. A command that does not exist fails its run with that reason, and
+#    the worker goes on with the next run.
+# 4. A hard workflow timeout kills a step that sleeps past it, within
+#    kill_grace: the run fails with "Workflow timeout.".
+# 5. A run cancelled while running: its step stops, its compensation runs,
+#    it ends cancelled.
+#
+# Env: SKED_BIN; SKED_TEST_PG_URL for pg. Ends with "N passed, M failed".
+set -u
+
+bin=${SKED_BIN:?SKED_BIN is the sked binary}
+here=$(cd "$(dirname "$0")" && pwd)
+mode=${1:-sqlite}
+tmp=$(mktemp -d)
+. "$here/server_lib.sh"
+trap 'kill_all; pkill -KILL -f "$tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
+py=/usr/bin/python3
+
+case $mode in
+sqlite) db=sqlite:$tmp/exec.db ;;
+pg) db=${SKED_TEST_PG_URL:?pg mode needs SKED_TEST_PG_URL} ;;
+*)
+    echo "usage: test_server_exec.sh [sqlite|pg]" >&2
+    exit 2
+    ;;
+esac
+
+mark=$tmp/marks
+mkdir -p "$mark"
+wf=$tmp/wf.yaml
+cat >"$wf" <<YAML
+queues:
+  pair: {concurrency: 2}
+workflows:
+  three-steps:
+    steps:
+      - name: one
+        sh: 'echo "\$SKED_RUN_ID" >> $mark/one'
+      - name: two
+        needs: [one]
+        sh: 'echo start >> $mark/two; sleep 4; echo end >> $mark/two'
+      - name: three
+        needs: [two]
+        sh: 'echo "\$SKED_STEP_KEY" >> $mark/three'
+  paired:
+    queue: pair
+    steps:
+      - name: work
+        sh: 'sleep 0.4'
+  missing:
+    steps:
+      - name: nope
+        run: ["$tmp/no/such/program"]
+  slow:
+    timeout: {seconds: 2, hard: true}
+    steps:
+      - name: nap
+        run: ["sleep", "30"]
+        kill_grace: 1s
+  cancellable:
+    steps:
+      - name: first
+        sh: 'echo first'
+        compensate: {sh: 'echo undone >> $mark/undone'}
+      - name: block
+        needs: [first]
+        sh: 'echo blocking >> $mark/block; sleep 30'
+YAML
+
+srv() { start_server "$1" --db "$db" --workflows "$wf" --lease 3s "${@:2}"; }
+
+# run_json ID: the run's JSON on stdout.
+run_json() { "$bin" run get "$1" --json --db "$db"; }
+
+# wait_status ID STATUS SECONDS
+wait_status() {
+    local deadline=$((SECONDS + $3)) st
+    while [ $SECONDS -lt $deadline ]; do
+        st=$(run_json "$1" 2>/dev/null | $py -c \
+            'import json,sys; print(json.load(sys.stdin)["status"])' 2>/dev/null)
+        [ "$st" = "$2" ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+# ---- 1. crash recovery ---------------------------------------------------
+srv a --workers 2
+wait_log a "server started" 20 || fail "start a" "$(cat "$tmp/a.log")"
+id=$("$bin" run start three-steps --db "$db")
+deadline=$((SECONDS + 20))
+until [ -s "$mark/two" ] || [ $SECONDS -ge $deadline ]; do sleep 0.1; done
+check "step two started" "$(cat "$mark/two" 2>/dev/null)" "start"
+stop_server a KILL
+srv b --workers 2
+if wait_status "$id" completed 30; then pass; else
+    fail "recovered run completes" "$(run_json "$id")"
+fi
+check "step one ran once" "$(wc -l <"$mark/one")" 1
+check "step three ran once" "$(wc -l <"$mark/three")" 1
+check "step key" "$(cat "$mark/three")" "$id/three"
+steps=$(run_json "$id" | $py -c '
+import json, sys
+r = json.load(sys.stdin)
+print(" ".join("%s:%d:%s:%s" % (s["step"], s["attempt"], s["status"],
+               s["error_code"] or "-") for s in r["steps"]))')
+check "attempts on record" "$steps" \
+    "one:1:completed:- two:1:failed:lease_expired two:2:completed:- three:1:completed:-"
+n=$(q "$db" "SELECT count(*) FROM events WHERE type = 'run.recovered'
+             AND subject = '$id'")
+check "one run.recovered event" "$n" 1
+n=$(q "$db" "SELECT count(*) FROM events WHERE type = 'run.completed'
+             AND subject = '$id'")
+check "one run.completed event" "$n" 1
+
+# ---- 2. queue limits across two servers ----------------------------------
+srv c --workers 4
+wait_log c "server started" 20 || fail "start c" "$(cat "$tmp/c.log")"
+ids=()
+for i in $(seq 1 12); do
+    ids+=("$("$bin" run start paired --db "$db")")
+done
+for i in "${ids[@]}"; do
+    wait_status "$i" completed 60 || fail "paired run completes" "$i"
+done
+maxrun=$(for i in "${ids[@]}"; do run_json "$i"; echo; done | $py -c '
+import json, sys
+ev = []
+for line in sys.stdin:
+    if not line.strip():
+        continue
+    s = json.loads(line)["steps"][0]
+    ev.append((s["started_at"], 1))
+    ev.append((s["finished_at"], -1))
+ev.sort(key=lambda e: (e[0], e[1]))
+cur = top = 0
+for _, d in ev:
+    cur += d
+    top = max(top, cur)
+print(top)')
+check_le "at most 2 running at once (queue pair)" "$maxrun" 2
+check_ge "the queue ran 2 at once" "$maxrun" 2
+
+# ---- 3. a program that does not exist --------------------------------------
+bad=$("$bin" run start missing --db "$db")
+good=$("$bin" run start paired --db "$db")
+wait_status "$bad" failed 20 && pass || fail "missing program fails" "$(run_json "$bad")"
+err=$(run_json "$bad" | $py -c 'import json,sys; r=json.load(sys.stdin); print(r["steps"][0]["error_code"], r["steps"][0]["error"])')
+case $err in
+"exec_failed "*"no/such/program"*) pass ;;
+*) fail "the step says why" "$err" ;;
+esac
+wait_status "$good" completed 20 && pass || fail "the worker goes on" "$good"
+
+# ---- 4. hard workflow timeout ---------------------------------------------
+t0=$SECONDS
+slow=$("$bin" run start slow --db "$db")
+wait_status "$slow" failed 20 && pass || fail "slow run fails" "$(run_json "$slow")"
+check_le "failed within timeout + grace + slack" "$((SECONDS - t0))" 8
+got=$(run_json "$slow" | $py -c 'import json,sys; r=json.load(sys.stdin); print(r["error"], r["error_code"])')
+check "the run's error" "$got" "Workflow timeout. timeout"
+
+# ---- 5. cancel while running ----------------------------------------------
+cid=$("$bin" run start cancellable --db "$db")
+deadline=$((SECONDS + 20))
+until [ -s "$mark/block" ] || [ $SECONDS -ge $deadline ]; do sleep 0.1; done
+"$bin" run cancel "$cid" --db "$db" >/dev/null || fail "cancel" "exit $?"
+wait_status "$cid" cancelled 20 && pass || fail "cancelled" "$(run_json "$cid")"
+check "compensation ran once" "$(cat "$mark/undone" 2>/dev/null)" "undone"
+"$bin" run cancel "$cid" --db "$db" >/dev/null 2>&1
+check "cancel a finished run: exit 4" "$?" 4
+
+for s in b c; do
+    stop_server "$s" TERM
+    check "server $s stops cleanly" "$stop_rc" 0
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
