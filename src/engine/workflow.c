@@ -157,11 +157,17 @@ static int retry_copy(const sked_retry *r, const char *field,
                                "%s: must be 1 to %d", f,
                                SKED_RETRY_ATTEMPTS_MAX);
     snprintf(f, sizeof f, "%s.multiplier", field);
-    if (r->multiplier < 0 || r->multiplier > 100)
+    /* 0 means 1; anything else below 1 would shrink the delays. Written
+     * so that NaN is refused too. */
+    if (!(r->multiplier == 0 || (r->multiplier >= 1 && r->multiplier <= 100)))
         return sked__error_set(err, SKED_EINVAL, f, -1,
                                "%s: must be 1 to 100", f);
     snprintf(f, sizeof f, "%s.backoff", field);
-    if (r->backoff < 0 || r->max_backoff < 0)
+    if (r->backoff < 0)
+        return sked__error_set(err, SKED_EINVAL, f, -1,
+                               "%s: must not be negative", f);
+    snprintf(f, sizeof f, "%s.max_backoff", field);
+    if (r->max_backoff < 0)
         return sked__error_set(err, SKED_EINVAL, f, -1,
                                "%s: must not be negative", f);
     out->attempts = r->attempts ? r->attempts : 1;
@@ -249,9 +255,6 @@ static int fn_action(sked_step_fn fn, sked_dur timeout, const sked_retry *r,
     out->kind = SKED_ACTION_FN;
     out->fn = fn;
     out->userdata = userdata;
-    if (timeout < 0)
-        return sked__error_set(err, SKED_EINVAL, "timeout", -1,
-                               "timeout: must not be negative");
     out->timeout = timeout;
     static const sked_retry none;
     return retry_copy(r ? r : &none, field, &out->retry, err);
@@ -261,7 +264,9 @@ int sked_workflow_add_step(sked_workflow *w, const char *name, sked_step_fn fn,
                            const sked_step_options *opts, sked_error *err)
 {
     static const sked_step_options none;
-    sked_action act, comp;
+    /* Zeroed, so that the cleanup below may release both whichever
+     * check failed. */
+    sked_action act = {0}, comp = {0};
     int rc;
 
     if (!opts)
@@ -270,10 +275,16 @@ int sked_workflow_add_step(sked_workflow *w, const char *name, sked_step_fn fn,
         return sked__error_set(err, SKED_EINVAL, "fn", -1,
                                "a step needs a function");
     for (size_t i = 0; i < opts->nneeds; i++)
-        if (sked__workflow_step_index(w, opts->needs[i]) < 0)
+        if (!opts->needs[i] || sked__workflow_step_index(w, opts->needs[i]) < 0)
             return sked__error_set(err, SKED_EINVAL, "needs", -1,
                                    "needs: \"%s\" is not a step added before",
                                    opts->needs[i] ? opts->needs[i] : "");
+    if (opts->timeout < 0)
+        return sked__error_set(err, SKED_EINVAL, "timeout", -1,
+                               "timeout: must not be negative");
+    if (opts->compensate && opts->compensate_timeout < 0)
+        return sked__error_set(err, SKED_EINVAL, "compensate_timeout", -1,
+                               "compensate_timeout: must not be negative");
     rc = fn_action(fn, opts->timeout, &opts->retry, "retry", opts->userdata,
                    &act, err);
     if (rc == 0 && opts->compensate)

@@ -28,6 +28,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "exec/def.h"
 #include "store/schedule.h"
 
 /* Longest string value: the largest field sked keeps is a 64 KiB
@@ -970,7 +971,8 @@ static int read_schedules(parser *p, struct fy_node *v, void *obj)
 
 #define DAY (INT64_C(86400))
 static const field retry_fields[] = {
-    KEY_RANGE("attempts", F_INT32, offsetof(sked_wf_retry, attempts), 1, 1000),
+    KEY_RANGE("attempts", F_INT32, offsetof(sked_wf_retry, attempts), 1,
+              SKED_RETRY_ATTEMPTS_MAX),
     KEY_RANGE("backoff", F_DUR, offsetof(sked_wf_retry, backoff), 0, DAY),
     KEY_RANGE("multiplier", F_NUM, offsetof(sked_wf_retry, multiplier), 1, 100),
     KEY_RANGE("max_backoff", F_DUR, offsetof(sked_wf_retry, max_backoff), 0,
@@ -1164,7 +1166,7 @@ static const field workflow_fields[] = {
     KEY("version", F_STR, offsetof(sked_wf_workflow, version)),
     KEY_MAP("timeout", offsetof(sked_wf_workflow, timeout), timeout_fields),
     KEY_RANGE("parallelism", F_INT32, offsetof(sked_wf_workflow, parallelism),
-              1, 1024),
+              1, SKED_WORKFLOW_PARALLELISM_MAX),
     KEY_FN("steps", read_steps),
     KEY_FN("schedules", read_schedules),
     KEY_END,

@@ -77,7 +77,7 @@ static json_t *action_json(const sked_action *a)
     action_kind_json(o, a);
     json_object_set_new(o, "timeout_secs", json_real(secs(a->timeout)));
     json_object_set_new(o, "kill_grace_secs", json_real(secs(a->kill_grace)));
-    json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:b}", "attempts",
+    json_t *r = json_pack("{s:I, s:f, s:f, s:f, s:b}", "attempts",
                           (json_int_t) a->retry.attempts, "backoff_secs",
                           secs(a->retry.backoff), "multiplier",
                           a->retry.multiplier, "max_backoff_secs",

@@ -61,7 +61,8 @@ typedef struct sked_action {
 
 typedef struct sked_step_def {
     char *name;
-    size_t *needs; /* indexes of earlier steps; owned */
+    size_t *needs; /* indexes of the steps it needs; owned. Earlier steps
+                      in a C program; any, in a DAG, from a file */
     size_t nneeds;
     sked_action act;
     sked_action *compensate; /* owned; NULL: none */

@@ -112,7 +112,7 @@ sked_plan_state sked__plan_next(const sked_workflow *w,
                                 const bool *busy, size_t *ready, size_t max,
                                 size_t *n, size_t *failed)
 {
-    bool all_done = true, any_busy = false;
+    bool all_done = true, any_busy = false, any_held = false;
     *n = 0;
     for (size_t i = 0; i < w->nsteps; i++) {
         const sked_step_state *s = &states[i];
@@ -127,16 +127,30 @@ sked_plan_state sked__plan_next(const sked_workflow *w,
             *failed = i;
             return SKED_PLAN_FAILED;
         }
-        if (needs_met(w, i, states) && *n < max)
+        if (!needs_met(w, i, states))
+            continue;
+        if (*n < max)
             ready[(*n)++] = i;
+        else
+            any_held = true;
     }
     if (all_done)
         return SKED_PLAN_DONE;
     if (*n > 0)
         return SKED_PLAN_READY;
+    /* A step held back by MAX waits for room, as for a running one: the
+     * run has not failed. */
+    if (any_busy || any_held)
+        return SKED_PLAN_BUSY;
     /* Nothing ready, nothing running: the unmet needs can never be met
-     * (cannot happen in a DAG whose steps all eventually complete). */
-    return any_busy ? SKED_PLAN_BUSY : SKED_PLAN_FAILED;
+     * (cannot happen in a DAG whose steps all eventually complete). Name
+     * the first step left, so *failed is always set with FAILED. */
+    for (size_t i = 0; i < w->nsteps; i++)
+        if (!states[i].completed) {
+            *failed = i;
+            break;
+        }
+    return SKED_PLAN_FAILED;
 }
 
 /* A number in [0, 1) from KEY and ATTEMPT, the same on every server. */

@@ -61,7 +61,8 @@ typedef enum sked_plan_state {
     SKED_PLAN_READY = 0,  /* READY[0..*n) may start now */
     SKED_PLAN_DONE = 1,   /* every step completed */
     SKED_PLAN_FAILED = 2, /* a step ran out of attempts: *failed is it */
-    SKED_PLAN_BUSY = 3,   /* nothing can start until a running one ends */
+    SKED_PLAN_BUSY = 3,   /* nothing can start until a running one ends
+                             or MAX leaves room */
 } sked_plan_state;
 
 /* Decide what can start: steps not completed, not exhausted, not in
