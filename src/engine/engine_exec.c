@@ -61,8 +61,7 @@ int sked_engine_register(sked_engine *e, sked_workflow *w, sked_error *err)
         sked_workflow_free(w);
         return rc;
     }
-    if (sked__workflow_seal(w) != 0 ||
-        sked__registry_put(e->registry, w) != 0)
+    if (sked__workflow_seal(w) != 0 || sked__registry_put(e->registry, w) != 0)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     /* Registered after the start: record it now and let workers look. */
     if (e->journal) {
@@ -243,7 +242,8 @@ static int run_filter(const sked_run_query *q, sked_run_filter *f,
         return 0;
     if (q->status) {
         for (int s = SKED_RUN_PENDING; s <= SKED_RUN_CANCELLED; s++)
-            if (strcmp(q->status, sked__run_status_name(s)) == 0)
+            if (strcmp(q->status, sked__run_status_name((sked_run_status) s)) ==
+                0)
                 f->status = s;
         if (f->status < 0)
             return sked__error_set(err, SKED_EINVAL, "status", -1,
@@ -334,8 +334,7 @@ int sked__engine_define(sked_engine *e, sked_workflow **list, size_t n,
     return rc;
 }
 
-int sked__engine_work(sked_engine *e, size_t max, size_t *done,
-                      sked_error *err)
+int sked__engine_work(sked_engine *e, size_t max, size_t *done, sked_error *err)
 {
     sked_claim_workflow *wf = NULL;
     size_t nwf = 0, n = 0, nev = 0;
