@@ -14,6 +14,8 @@
 # and the CPU of an idle engine with 100,000 schedules, on SQLite and on
 # PostgreSQL, with the targets (SKED_BENCH_FIRE_MAX caps the
 # schedule counts for a quick run).
+# graphile-worker (bench/peers/graphile_bench.mjs): no-op jobs per second
+# on the same PostgreSQL server, the peer of sked's execution.
 # Ratios matter more than raw times: these machines are shared and noisy.
 # Usage: scripts/bench.sh BUILD_DIR   (make bench runs scripts/bench.sh build)
 set -euo pipefail
@@ -65,6 +67,15 @@ if /usr/bin/python3 -c 'import croniter' 2>/dev/null; then
         grep -v '^bench	'
 else
     echo "== croniter: not installed (scripts/deps.sh), skipped"
+fi
+if [ -z "${SKED_BENCH_PG_URL:-}" ]; then
+    echo "== graphile-worker: no PostgreSQL, skipped"
+elif command -v node >/dev/null &&
+    [ -f "$here/bench/peers/node_modules/graphile-worker/package.json" ]; then
+    echo "== graphile-worker"
+    node "$here/bench/peers/graphile_bench.mjs" | tee -a "$out" | grep -v '^bench	'
+else
+    echo "== graphile-worker: not installed (scripts/deps.sh), skipped"
 fi
 
 echo

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Install every Debian package that sked's build, tests and benchmarks need,
-# and the npm oracle (croner) used by the differential tests. Idempotent and
-# quiet when everything is already there. Run as root or with sudo.
+# the npm oracle (croner) used by the differential tests, and the npm peer
+# (graphile-worker) of the execution benchmark. Idempotent and quiet when
+# everything is already there. Run as root or with sudo.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,8 +42,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# croner, pinned by tests/oracle/package-lock.json.
-if [ ! -f "$here/tests/oracle/node_modules/croner/package.json" ]; then
-    echo "deps: installing croner (npm)"
-    (cd "$here/tests/oracle" && npm ci --silent --no-audit --no-fund >/dev/null)
-fi
+# npm packages pinned by a package-lock.json: installed when missing, and
+# again when the lock file is newer than the install (npm ci rewrites
+# node_modules/.package-lock.json, so it is then up to date).
+npm_ci() { # DIR PACKAGE
+    local dir=$here/$1
+    if [ ! -f "$dir/node_modules/$2/package.json" ] ||
+        [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+        echo "deps: installing $2 (npm)"
+        (cd "$dir" && npm ci --silent --no-audit --no-fund >/dev/null)
+    fi
+}
+npm_ci tests/oracle croner
+npm_ci bench/peers graphile-worker
