@@ -27,7 +27,7 @@
 
 #include "base/error.h"
 #include "store/sqlite.h"
-#include "store/store_ops.h"
+#include "store/sqlite_run.h"
 
 #define BUSY_TIMEOUT_MS 10000
 
@@ -157,6 +157,8 @@ struct sked__tx {
     sqlite3_stmt *stmt[S_COUNT]; /* owned, prepared on first use */
     struct sked__backend *b;     /* borrowed: its owner */
     struct sked__tx *next;       /* in the free list */
+    /* owned: sqlite_run.c's statements, prepared on first use */
+    sqlite3_stmt *run_stmt[SKED__SQLITE_RUN_STMTS];
 };
 
 struct sked__backend {
@@ -208,6 +210,8 @@ static void conn_close(struct sked__tx *c)
         return;
     for (int i = 0; i < S_COUNT; i++)
         sqlite3_finalize(c->stmt[i]);
+    for (int i = 0; i < SKED__SQLITE_RUN_STMTS; i++)
+        sqlite3_finalize(c->run_stmt[i]);
     sqlite3_close(c->db);
     free(c);
 }
@@ -330,6 +334,36 @@ static void done(sqlite3_stmt *s)
 {
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
+}
+
+int sked__sqlite_stmt(sked__tx *c, int slot, const char *sql,
+                      sqlite3_stmt **out, sked_error *err)
+{
+    int rc;
+
+    if (!c->run_stmt[slot]) {
+        rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+                                &c->run_stmt[slot], NULL);
+        if (rc != SQLITE_OK)
+            return fail(c->b, c->db, rc, "preparing", err);
+    }
+    *out = c->run_stmt[slot];
+    return 0;
+}
+
+void sked__sqlite_done(sqlite3_stmt *s)
+{
+    done(s);
+}
+
+int sked__sqlite_fail(sked__tx *c, int rc, const char *what, sked_error *err)
+{
+    return fail(c->b, c->db, rc, what, err);
+}
+
+sqlite3 *sked__sqlite_db(sked__tx *c)
+{
+    return c->db;
 }
 
 /* Run the statement ID that returns no rows. */
@@ -501,21 +535,6 @@ static int sqlite_migrate_step(sked__tx *c, const struct sked__migration *m,
 
 /* ---- schedules --------------------------------------------------------- */
 
-/* Bind text T (NULL: SQL NULL) to parameter I; SQLITE_STATIC is safe since
- * every caller steps the statement before its strings go away. */
-static int bind_text(sqlite3_stmt *s, int i, const char *t)
-{
-    return t ? sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC)
-             : sqlite3_bind_null(s, i);
-}
-
-/* Bind instant T (NONE: NULL) to parameter I. */
-static int bind_time(sqlite3_stmt *s, int i, sked_time t)
-{
-    return t == SKED_TIME_NONE ? sqlite3_bind_null(s, i)
-                               : sqlite3_bind_int64(s, i, t);
-}
-
 /* Bind the 32 columns of R in SCHED_COLS order; 0 or an SQLite code. */
 static int sched_bind(sqlite3_stmt *s, const sked_schedule *r)
 {
@@ -555,26 +574,6 @@ static int sched_bind(sqlite3_stmt *s, const sked_schedule *r)
     rc |= bind_time(s, 31, r->created_at);
     rc |= bind_time(s, 32, r->updated_at);
     return rc;
-}
-
-/* Copy text column I into *dst (NULL for SQL NULL); false on ENOMEM. */
-static bool col_text(sqlite3_stmt *s, int i, char **dst)
-{
-    const unsigned char *t = sqlite3_column_text(s, i);
-
-    if (!t) {
-        *dst = NULL;
-        return sqlite3_errcode(sqlite3_db_handle(s)) != SQLITE_NOMEM;
-    }
-    *dst = strdup((const char *) t);
-    return *dst != NULL;
-}
-
-static sked_time col_time(sqlite3_stmt *s, int i)
-{
-    if (sqlite3_column_type(s, i) == SQLITE_NULL)
-        return SKED_TIME_NONE;
-    return sqlite3_column_int64(s, i);
 }
 
 static int32_t col_i32(sqlite3_stmt *s, int i)
@@ -1140,6 +1139,26 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .schedule_advance = sqlite_schedule_advance,
     .runs_insert_lenient = sqlite_runs_insert_lenient,
     .runs_active = sqlite_runs_active,
+    .queue_loads = sked__sqlite_run_queue_loads,
+    .runs_candidates = sked__sqlite_run_candidates,
+    .runs_take = sked__sqlite_run_take,
+    .steps_close = sked__sqlite_run_steps_close,
+    .runs_renew = sked__sqlite_run_renew,
+    .runs_release = sked__sqlite_run_release,
+    .runs_fence = sked__sqlite_run_fence,
+    .steps_write = sked__sqlite_run_steps_write,
+    .runs_write = sked__sqlite_run_runs_write,
+    .schedule_failures = sked__sqlite_run_failures,
+    .schedule_failures_set = sked__sqlite_run_failures_set,
+    .run_get = sked__sqlite_run_get,
+    .runs_of_schedule = sked__sqlite_run_of_schedule,
+    .run_cancel = sked__sqlite_run_cancel,
+    .steps_list = sked__sqlite_run_steps_list,
+    .runs_list = sked__sqlite_run_list,
+    .queue_put = sked__sqlite_run_queue_put,
+    .queues_list = sked__sqlite_run_queues_list,
+    .workflow_register = sked__sqlite_run_workflow_register,
+    .workflow_latest = sked__sqlite_run_workflow_latest,
     .events_append = sqlite_events_append,
     .event_append = sqlite_event_append,
     .event_list = sqlite_event_list,
