@@ -276,9 +276,9 @@ typedef struct sked_firing {
     sked_schedule_status status; /* active or done */
     sked_fire_miss missed[SKED_FIRE_MISS_MAX];
     size_t nmissed;
-    char *disable; /* owned: when set, the schedule is disabled instead,
-                      with this reason in last_error (SPEC 2.2) */
-    char *key;     /* owned: a key string the runs may point to */
+    char *disable;      /* owned: when set, the schedule is disabled instead,
+                           with this reason in last_error (SPEC 2.2) */
+    char *key;          /* owned: a key string the runs may point to */
     bool cancel_others; /* overlap cancel_other: when the firing created
                            runs, every other active run of the schedule
                            (those created before, and this firing's own
