@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The SQL of execution on PostgreSQL (store_ops.h, schema 0003):
- * claiming, leases, the executor's writes, cancel, reading runs, queues
- * and workflow versions.
+ * claiming, leases, the executor's writes, cancel and reading runs
+ * (queues and workflow versions: pg_queue.c).
  *
  * Every batch is one statement, its columns sent as arrays through
  * unnest() (one round trip whatever its size). Locks, at READ COMMITTED:
@@ -19,9 +19,7 @@
  * A batch joined to its table by unnest() also names its keys with
  * "= ANY(...)": the planner then reaches the rows through the primary
  * key whatever it guesses of the array's length, never by a scan of the
- * whole (growing) table. Values travel as text both ways. runs.queue
- * compares to queues.name (COLLATE "C") under the default collation, so
- * its indexes apply. */
+ * whole (growing) table. Values travel as text both ways. */
 #include "store/pg_run.h"
 
 #include <inttypes.h>
@@ -32,7 +30,6 @@
 #include "base/error.h"
 #include "store/pg.h"
 
-#define NUMLEN 24
 #define ACTIVE "('pending', 'running', 'waiting')"
 #define CAND_COLS                                                              \
     "id, workflow, workflow_version, queue, status, executor, priority, "      \
@@ -46,24 +43,6 @@
 #define OWNED_LOCKED                                                           \
     "id IN (SELECT id FROM runs WHERE executor = $1 "                          \
     "AND status = 'running' ORDER BY id FOR UPDATE)"
-
-static const sked__pg_stmt QUEUES_LOCK = {
-    SKED__PG_QUEUES_LOCK, 0,
-    "SELECT name FROM queues WHERE concurrency IS NOT NULL "
-    "OR rate_limit IS NOT NULL ORDER BY name FOR UPDATE"};
-
-static const sked__pg_stmt QUEUE_LOADS = {
-    SKED__PG_QUEUE_LOADS, 1,
-    "SELECT name, coalesce(concurrency, 0), coalesce(rate_limit, 0), "
-    "coalesce(rate_period_us, 0), "
-    "(SELECT count(*) FROM runs r WHERE r.queue = q.name COLLATE \"default\" "
-    "AND r.status = 'running'), "
-    "CASE WHEN rate_limit IS NULL OR rate_period_us IS NULL THEN 0 "
-    "ELSE (SELECT count(*) FROM runs r "
-    "WHERE r.queue = q.name COLLATE \"default\" "
-    "AND r.started_at > $1::bigint - q.rate_period_us) END "
-    "FROM queues q WHERE concurrency IS NOT NULL OR rate_limit IS NOT NULL "
-    "ORDER BY name"};
 
 /* A serial run goes only as the first active run of its key, with none
  * of the key running (two index seeks: runs_serial, runs_serial_running). */
@@ -218,44 +197,6 @@ static const sked__pg_stmt RUNS_LIST = {
     "OR (created_at = $4::bigint AND id < $5)) "
     "ORDER BY created_at DESC, id DESC LIMIT $6::bigint"};
 
-static const sked__pg_stmt QUEUE_PUT = {
-    SKED__PG_QUEUE_PUT, 6,
-    "INSERT INTO queues (name, concurrency, worker_concurrency, rate_limit, "
-    "rate_period_us, source, created_at, updated_at) "
-    "VALUES ($1, $2::integer, $3::integer, $4::integer, $5::bigint, 'code', "
-    "$6::bigint, $6::bigint) "
-    "ON CONFLICT (name) DO UPDATE SET concurrency = excluded.concurrency, "
-    "worker_concurrency = excluded.worker_concurrency, "
-    "rate_limit = excluded.rate_limit, "
-    "rate_period_us = excluded.rate_period_us, source = 'code', "
-    "updated_at = excluded.updated_at"};
-
-static const sked__pg_stmt QUEUES_LIST = {
-    SKED__PG_QUEUES_LIST, 0,
-    "SELECT name, max(c), max(w), max(r), max(p), sum(pending), "
-    "sum(running) FROM (SELECT name, coalesce(concurrency, 0) AS c, "
-    "coalesce(worker_concurrency, 0) AS w, coalesce(rate_limit, 0) AS r, "
-    "coalesce(rate_period_us, 0) AS p, 0::bigint AS pending, "
-    "0::bigint AS running FROM queues UNION ALL "
-    "SELECT queue COLLATE \"C\", 0, 0, 0, 0, "
-    "count(*) FILTER (WHERE status <> 'running'), "
-    "count(*) FILTER (WHERE status = 'running') FROM runs "
-    "WHERE status IN " ACTIVE " GROUP BY queue) AS l "
-    "GROUP BY name ORDER BY name"};
-
-static const sked__pg_stmt WF_REGISTER = {
-    SKED__PG_WF_REGISTER, 4,
-    "INSERT INTO workflow_versions (workflow, version, definition, "
-    "registered_at) VALUES ($1, $2, $3, $4::bigint) "
-    "ON CONFLICT (workflow, version) DO UPDATE SET "
-    "definition = excluded.definition, "
-    "registered_at = excluded.registered_at"};
-
-static const sked__pg_stmt WF_LATEST = {
-    SKED__PG_WF_LATEST, 1,
-    "SELECT version FROM workflow_versions WHERE workflow = $1 "
-    "ORDER BY registered_at DESC, version COLLATE \"C\" DESC LIMIT 1"};
-
 /* ---- values --------------------------------------------------------------*/
 
 static int nomem(sked_error *err)
@@ -263,21 +204,19 @@ static int nomem(sked_error *err)
     return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
 }
 
-/* Text of V into BUF (NUMLEN bytes). */
-static const char *num(int64_t v, char *buf)
+const char *sked__pg_run_num(int64_t v, char *buf)
 {
-    (void) snprintf(buf, NUMLEN, "%" PRId64, v);
+    (void) snprintf(buf, SKED__PG_NUMLEN, "%" PRId64, v);
     return buf;
 }
 
 /* Text of instant T into BUF, or NULL for NONE. */
 static const char *time_param(sked_time t, char *buf)
 {
-    return t == SKED_TIME_NONE ? NULL : num(t, buf);
+    return t == SKED_TIME_NONE ? NULL : sked__pg_run_num(t, buf);
 }
 
-/* The value of (ROW, COL) of RES as a copy in *dst; NULL stays NULL. */
-static bool get_text(const PGresult *res, int row, int col, char **dst)
+bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst)
 {
     *dst = NULL;
     if (PQgetisnull(res, row, col))
@@ -286,7 +225,7 @@ static bool get_text(const PGresult *res, int row, int col, char **dst)
     return *dst != NULL;
 }
 
-static int64_t get_i64(const PGresult *res, int row, int col)
+int64_t sked__pg_run_i64(const PGresult *res, int row, int col)
 {
     return strtoll(PQgetvalue(res, row, col), NULL, 10);
 }
@@ -294,7 +233,8 @@ static int64_t get_i64(const PGresult *res, int row, int col)
 /* An instant; SQL NULL is SKED_TIME_NONE. */
 static sked_time get_time(const PGresult *res, int row, int col)
 {
-    return PQgetisnull(res, row, col) ? SKED_TIME_NONE : get_i64(res, row, col);
+    return PQgetisnull(res, row, col) ? SKED_TIME_NONE
+                                      : sked__pg_run_i64(res, row, col);
 }
 
 /* A sked_run with every instant NONE. */
@@ -323,14 +263,14 @@ static int row_to_run(const PGresult *res, int row, sked_run *r,
 
     run_init(r);
     for (int i = 0; i < 12; i++)
-        if (!get_text(res, row, i, text[i])) {
+        if (!sked__pg_run_text(res, row, i, text[i])) {
             sked__run_done(r);
             return nomem(err);
         }
     for (int i = 0; i < 9; i++)
         *times[i] = get_time(res, row, 16 + i);
-    r->priority = (int32_t) get_i64(res, row, 14);
-    r->attempts = (int32_t) get_i64(res, row, 15);
+    r->priority = (int32_t) sked__pg_run_i64(res, row, 14);
+    r->attempts = (int32_t) sked__pg_run_i64(res, row, 15);
     r->failing = failing;
     if (sked__run_status_parse(PQgetvalue(res, row, 12), &r->status) != 0 ||
         sked__trigger_parse(PQgetvalue(res, row, 13), &r->trigger) != 0 ||
@@ -348,11 +288,11 @@ static int row_to_cand(const PGresult *res, int row, sked_run *r,
                        sked_error *err)
 {
     run_init(r);
-    if (!get_text(res, row, 0, &r->id) ||
-        !get_text(res, row, 1, &r->workflow) ||
-        !get_text(res, row, 2, &r->workflow_version) ||
-        !get_text(res, row, 3, &r->queue) ||
-        !get_text(res, row, 5, &r->executor)) {
+    if (!sked__pg_run_text(res, row, 0, &r->id) ||
+        !sked__pg_run_text(res, row, 1, &r->workflow) ||
+        !sked__pg_run_text(res, row, 2, &r->workflow_version) ||
+        !sked__pg_run_text(res, row, 3, &r->queue) ||
+        !sked__pg_run_text(res, row, 5, &r->executor)) {
         sked__run_done(r);
         return nomem(err);
     }
@@ -361,7 +301,7 @@ static int row_to_cand(const PGresult *res, int row, sked_run *r,
         return sked__error_set(err, SKED_EIO, "db", -1,
                                "PostgreSQL: run with an unknown status");
     }
-    r->priority = (int32_t) get_i64(res, row, 6);
+    r->priority = (int32_t) sked__pg_run_i64(res, row, 6);
     r->not_before = get_time(res, row, 7);
     r->created_at = get_time(res, row, 8);
     r->started_at = get_time(res, row, 9);
@@ -428,61 +368,6 @@ static void arrays_free(sked__pg_alit *a, int n)
 
 /* ---- claiming ------------------------------------------------------------ */
 
-/* Read the loads of the queues locked by QUEUES_LOCK. */
-static int loads_read(sked__tx *tx, sked_time now, sked__queue_load **out,
-                      size_t *n, sked_error *err)
-{
-    char nowbuf[NUMLEN];
-    const char *params[1] = {num(now, nowbuf)};
-    PGresult *res = NULL;
-    sked__queue_load *v;
-    size_t rows, k = 0;
-    int rc = sked__pg_exec(tx, &QUEUE_LOADS, params, &res, err);
-
-    if (rc != 0)
-        return rc;
-    rows = (size_t) PQntuples(res);
-    v = calloc(rows ? rows : 1, sizeof *v);
-    for (; v && k < rows; k++) {
-        int r = (int) k;
-        v[k] = (sked__queue_load){.concurrency = (int32_t) get_i64(res, r, 1),
-                                  .rate_limit = (int32_t) get_i64(res, r, 2),
-                                  .rate_period = get_i64(res, r, 3),
-                                  .running = get_i64(res, r, 4),
-                                  .started = get_i64(res, r, 5)};
-        if (!get_text(res, r, 0, &v[k].name))
-            break;
-    }
-    PQclear(res);
-    if (!v || k < rows) {
-        for (size_t i = 0; v && i < k; i++)
-            free(v[i].name);
-        free(v);
-        return nomem(err);
-    }
-    *out = v;
-    *n = rows;
-    return 0;
-}
-
-int sked__pg_run_queue_loads(sked__tx *tx, sked_time now,
-                             sked__queue_load **out, size_t *n, sked_error *err)
-{
-    PGresult *res = NULL;
-    int rows, rc = sked__pg_exec(tx, &QUEUES_LOCK, NULL, &res, err);
-
-    if (rc != 0)
-        return rc;
-    rows = PQntuples(res);
-    PQclear(res);
-    if (rows == 0) { /* no limits: nothing to count */
-        *out = NULL;
-        *n = 0;
-        return 0;
-    }
-    return loads_read(tx, now, out, n, err);
-}
-
 /* Build the arrays of a claim: [0] the workflows whose latest version
  * the executor has, [1] its "workflow/version" keys, [2] the full
  * queues. */
@@ -524,17 +409,18 @@ int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
                             sked_run **out, size_t *n, sked_error *err)
 {
     sked__pg_alit a[3] = {{0}};
-    char nowbuf[NUMLEN], limbuf[NUMLEN];
+    char nowbuf[SKED__PG_NUMLEN], limbuf[SKED__PG_NUMLEN];
     const char *params[5];
     int rc = 0;
 
     if (!claim_arrays(q, a))
         rc = nomem(err);
-    params[0] = num(q->now, nowbuf);
+    params[0] = sked__pg_run_num(q->now, nowbuf);
     params[1] = a[0].p;
     params[2] = a[1].p;
-    params[3] = q->expired ? num((int64_t) q->limit, limbuf) : a[2].p;
-    params[4] = num((int64_t) q->limit, limbuf);
+    params[3] =
+        q->expired ? sked__pg_run_num((int64_t) q->limit, limbuf) : a[2].p;
+    params[4] = sked__pg_run_num((int64_t) q->limit, limbuf);
     if (rc == 0)
         rc = query_runs(tx, q->expired ? &CAND_EXPIRED : &CAND_READY, params,
                         row_to_cand, out, n, err);
@@ -546,9 +432,10 @@ int sked__pg_run_take(sked__tx *tx, const sked__claim_set *set, sked_run **out,
                       size_t *n, sked_error *err)
 {
     sked__pg_alit a[2] = {{0}};
-    char lease[NUMLEN], nowbuf[NUMLEN];
-    const char *params[5] = {set->executor, num(set->lease_until, lease),
-                             num(set->now, nowbuf)};
+    char lease[SKED__PG_NUMLEN], nowbuf[SKED__PG_NUMLEN];
+    const char *params[5] = {set->executor,
+                             sked__pg_run_num(set->lease_until, lease),
+                             sked__pg_run_num(set->now, nowbuf)};
     int rc = 0;
 
     for (size_t i = 0; i < set->n; i++) {
@@ -567,7 +454,7 @@ int sked__pg_run_steps_close(sked__tx *tx, const sked__steps_close *sc,
                              sked_error *err)
 {
     sked__pg_alit a[2] = {{0}};
-    char at[NUMLEN];
+    char at[SKED__PG_NUMLEN];
     const char *params[5];
     int rc = 0;
 
@@ -579,7 +466,7 @@ int sked__pg_run_steps_close(sked__tx *tx, const sked__steps_close *sc,
         rc = nomem(err);
     params[2] = sked__step_status_name(sc->status);
     params[3] = sc->error_code;
-    params[4] = num(sc->at, at);
+    params[4] = sked__pg_run_num(sc->at, at);
     if (rc == 0)
         rc = sked__pg_exec(tx, &STEPS_CLOSE, params, NULL, err);
     arrays_free(a, 2);
@@ -592,8 +479,8 @@ int sked__pg_run_renew(sked__tx *tx, const char *executor,
                        sked_time lease_until, size_t *renewed,
                        char ***cancel_ids, size_t *ncancel, sked_error *err)
 {
-    char lease[NUMLEN];
-    const char *params[2] = {executor, num(lease_until, lease)};
+    char lease[SKED__PG_NUMLEN];
+    const char *params[2] = {executor, sked__pg_run_num(lease_until, lease)};
     PGresult *res = NULL;
     char **ids = NULL;
     size_t rows, k = 0;
@@ -631,8 +518,8 @@ int sked__pg_run_renew(sked__tx *tx, const char *executor,
 int sked__pg_run_release(sked__tx *tx, const char *executor, sked_time now,
                          sked_error *err)
 {
-    char why[200], nowbuf[NUMLEN];
-    const char *params[3] = {executor, why, num(now, nowbuf)};
+    char why[200], nowbuf[SKED__PG_NUMLEN];
+    const char *params[3] = {executor, why, sked__pg_run_num(now, nowbuf)};
     const char *params2[2] = {executor, nowbuf};
     int rc;
 
@@ -659,8 +546,8 @@ static int fences_read(const PGresult *res, const char *const *ids, size_t n,
             continue;
         f->found = sked__run_status_parse(PQgetvalue(res, (int) r, 1),
                                           &f->status) == 0;
-        if (!get_text(res, (int) r, 2, &f->executor) ||
-            !get_text(res, (int) r, 3, &f->schedule))
+        if (!sked__pg_run_text(res, (int) r, 2, &f->executor) ||
+            !sked__pg_run_text(res, (int) r, 3, &f->schedule))
             return nomem(err);
         r++;
     }
@@ -751,7 +638,7 @@ int sked__pg_run_runs_write(sked__tx *tx, const sked__run_write *w, size_t n,
                             sked_time now, sked_error *err)
 {
     sked__pg_alit a[U_N] = {{0}};
-    char nowbuf[NUMLEN];
+    char nowbuf[SKED__PG_NUMLEN];
     const char *params[U_N + 1];
     int rc = 0;
 
@@ -772,7 +659,7 @@ int sked__pg_run_runs_write(sked__tx *tx, const sked__run_write *w, size_t n,
     }
     if (arrays_close(a, U_N, n, params))
         rc = nomem(err);
-    params[U_N] = num(now, nowbuf);
+    params[U_N] = sked__pg_run_num(now, nowbuf);
     if (rc == 0)
         rc = sked__pg_exec(tx, &RUNS_WRITE, params, NULL, err);
     arrays_free(a, U_N);
@@ -790,8 +677,8 @@ static void failures_read(const PGresult *res, sked__failures *f, size_t n)
             continue;
         f[i].found = sked_schedule_status_parse(PQgetvalue(res, (int) r, 1), "",
                                                 &f[i].status, NULL) == 0;
-        f[i].count = (int32_t) get_i64(res, (int) r, 2);
-        f[i].pause_after = (int32_t) get_i64(res, (int) r, 3);
+        f[i].count = (int32_t) sked__pg_run_i64(res, (int) r, 2);
+        f[i].pause_after = (int32_t) sked__pg_run_i64(res, (int) r, 3);
         r++;
     }
 }
@@ -867,8 +754,8 @@ int sked__pg_run_of_schedule(sked__tx *tx, const char *schedule, sked_run **out,
 int sked__pg_run_cancel(sked__tx *tx, const char *id, bool at_once,
                         sked_time now, sked_error *err)
 {
-    char nowbuf[NUMLEN];
-    const char *params[2] = {id, num(now, nowbuf)};
+    char nowbuf[SKED__PG_NUMLEN];
+    const char *params[2] = {id, sked__pg_run_num(now, nowbuf)};
 
     return sked__pg_exec(tx, at_once ? &CANCEL_NOW : &CANCEL_ASK, params, NULL,
                          err);
@@ -878,24 +765,24 @@ int sked__pg_run_cancel(sked__tx *tx, const char *id, bool at_once,
 static int row_to_step(const PGresult *res, int row, sked_step_record *r)
 {
     memset(r, 0, sizeof *r);
-    if (!get_text(res, row, 0, &r->step) ||
-        !get_text(res, row, 4, &r->output) ||
-        !get_text(res, row, 5, &r->stderr_text) ||
-        !get_text(res, row, 7, &r->error) ||
-        !get_text(res, row, 8, &r->error_code)) {
+    if (!sked__pg_run_text(res, row, 0, &r->step) ||
+        !sked__pg_run_text(res, row, 4, &r->output) ||
+        !sked__pg_run_text(res, row, 5, &r->stderr_text) ||
+        !sked__pg_run_text(res, row, 7, &r->error) ||
+        !sked__pg_run_text(res, row, 8, &r->error_code)) {
         free(r->step);
         free(r->output);
         free(r->stderr_text);
         free(r->error);
         return SKED_ENOMEM;
     }
-    r->compensation = get_i64(res, row, 1) != 0;
-    r->attempt = (int32_t) get_i64(res, row, 2);
+    r->compensation = sked__pg_run_i64(res, row, 1) != 0;
+    r->attempt = (int32_t) sked__pg_run_i64(res, row, 2);
     if (sked__step_status_parse(PQgetvalue(res, row, 3), &r->status) != 0)
         r->status = SKED_STEP_FAILED; /* cannot happen: the column is checked */
-    r->truncated = (int) get_i64(res, row, 6);
+    r->truncated = (int) sked__pg_run_i64(res, row, 6);
     r->exit_code =
-        PQgetisnull(res, row, 9) ? -1 : (int32_t) get_i64(res, row, 9);
+        PQgetisnull(res, row, 9) ? -1 : (int32_t) sked__pg_run_i64(res, row, 9);
     r->started_at = get_time(res, row, 10);
     r->finished_at = get_time(res, row, 11);
     return 0;
@@ -930,104 +817,14 @@ int sked__pg_run_steps_list(sked__tx *tx, const char *run_id,
 int sked__pg_run_list(sked__tx *tx, const sked_run_filter *f, size_t limit,
                       sked_run **out, size_t *n, sked_error *err)
 {
-    char before[NUMLEN], lim[NUMLEN];
+    char before[SKED__PG_NUMLEN], lim[SKED__PG_NUMLEN];
     const char *params[6] = {
         status_word(f->status),
         f->schedule,
         f->workflow,
         f->before_id ? time_param(f->before_created, before) : NULL,
         f->before_id,
-        num((int64_t) limit, lim)};
+        sked__pg_run_num((int64_t) limit, lim)};
 
     return query_runs(tx, &RUNS_LIST, params, row_to_run, out, n, err);
-}
-
-/* ---- queues and workflow versions --------------------------------------- */
-
-/* Text of limit V into BUF, or NULL for 0 (no limit). */
-static const char *limit_param(int64_t v, char *buf)
-{
-    return v > 0 ? num(v, buf) : NULL;
-}
-
-int sked__pg_run_queue_put(sked__tx *tx, const sked_queue_def *q, sked_time now,
-                           sked_error *err)
-{
-    char b[5][NUMLEN];
-    const char *params[6] = {
-        q->name,
-        limit_param(q->concurrency, b[0]),
-        limit_param(q->worker_concurrency, b[1]),
-        limit_param(q->rate_limit, b[2]),
-        limit_param(q->rate_limit > 0 ? q->rate_period : 0, b[3]),
-        num(now, b[4])};
-
-    return sked__pg_exec(tx, &QUEUE_PUT, params, NULL, err);
-}
-
-int sked__pg_run_queues_list(sked__tx *tx, sked_queue_info **out, size_t *n,
-                             sked_error *err)
-{
-    PGresult *res = NULL;
-    sked_queue_info *v;
-    size_t rows, k = 0;
-    int rc = sked__pg_exec(tx, &QUEUES_LIST, NULL, &res, err);
-
-    if (rc != 0)
-        return rc;
-    rows = (size_t) PQntuples(res);
-    v = calloc(rows ? rows : 1, sizeof *v);
-    for (; v && k < rows; k++) {
-        int r = (int) k;
-        v[k] = (sked_queue_info){.concurrency = (int32_t) get_i64(res, r, 1),
-                                 .worker_concurrency =
-                                     (int32_t) get_i64(res, r, 2),
-                                 .rate_limit = (int32_t) get_i64(res, r, 3),
-                                 .rate_period = get_i64(res, r, 4),
-                                 .pending = get_i64(res, r, 5),
-                                 .running = get_i64(res, r, 6)};
-        if (!get_text(res, r, 0, &v[k].name))
-            break;
-    }
-    PQclear(res);
-    if (!v || k < rows) {
-        sked__queue_infos_free(v, k);
-        return nomem(err);
-    }
-    *out = v;
-    *n = rows;
-    return 0;
-}
-
-int sked__pg_run_workflow_register(sked__tx *tx, const char *workflow,
-                                   const char *version, const char *definition,
-                                   sked_time now, sked_error *err)
-{
-    char nowbuf[NUMLEN];
-    const char *params[4] = {workflow, version, definition, num(now, nowbuf)};
-
-    return sked__pg_exec(tx, &WF_REGISTER, params, NULL, err);
-}
-
-int sked__pg_run_workflow_latest(sked__tx *tx, const char *workflow, char **out,
-                                 sked_error *err)
-{
-    const char *params[1] = {workflow};
-    PGresult *res = NULL;
-    char *v = NULL;
-    int rc = sked__pg_exec(tx, &WF_LATEST, params, &res, err);
-
-    if (rc != 0)
-        return rc;
-    if (PQntuples(res) == 0)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "workflow", -1,
-                             "no version of workflow \"%.100s\" is "
-                             "registered",
-                             workflow);
-    else if (!(v = strdup(PQgetvalue(res, 0, 0))))
-        rc = nomem(err);
-    PQclear(res);
-    if (rc == 0)
-        *out = v;
-    return rc;
 }

@@ -5,11 +5,20 @@
 #ifndef SKED_STORE_PG_RUN_H
 #define SKED_STORE_PG_RUN_H
 
+#include <libpq-fe.h>
+
 #include "store/store_ops.h"
 
-int sked__pg_run_queue_loads(sked__tx *tx, sked_time now,
-                             sked__queue_load **out, size_t *n,
-                             sked_error *err);
+/* The value helpers pg_run.c shares with pg_queue.c. */
+#define SKED__PG_NUMLEN 24
+/* Write V as text into BUF (SKED__PG_NUMLEN bytes) and return BUF. */
+const char *sked__pg_run_num(int64_t v, char *buf);
+/* Copy the value of (ROW, COL) of RES into *dst (SQL NULL: NULL); false
+ * on ENOMEM. */
+bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst);
+/* The value of (ROW, COL) of RES as an integer. */
+int64_t sked__pg_run_i64(const PGresult *res, int row, int col);
+
 int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
                             sked_run **out, size_t *n, sked_error *err);
 int sked__pg_run_take(sked__tx *tx, const sked__claim_set *set, sked_run **out,
@@ -41,14 +50,5 @@ int sked__pg_run_steps_list(sked__tx *tx, const char *run_id,
                             sked_step_record **out, size_t *n, sked_error *err);
 int sked__pg_run_list(sked__tx *tx, const sked_run_filter *f, size_t limit,
                       sked_run **out, size_t *n, sked_error *err);
-int sked__pg_run_queue_put(sked__tx *tx, const sked_queue_def *q, sked_time now,
-                           sked_error *err);
-int sked__pg_run_queues_list(sked__tx *tx, sked_queue_info **out, size_t *n,
-                             sked_error *err);
-int sked__pg_run_workflow_register(sked__tx *tx, const char *workflow,
-                                   const char *version, const char *definition,
-                                   sked_time now, sked_error *err);
-int sked__pg_run_workflow_latest(sked__tx *tx, const char *workflow, char **out,
-                                 sked_error *err);
 
 #endif

@@ -27,6 +27,7 @@
 
 #include "base/error.h"
 #include "store/sqlite.h"
+#include "store/sqlite_queue.h"
 #include "store/sqlite_run.h"
 
 #define BUSY_TIMEOUT_MS 10000
@@ -157,8 +158,12 @@ struct sked__tx {
     sqlite3_stmt *stmt[S_COUNT]; /* owned, prepared on first use */
     struct sked__backend *b;     /* borrowed: its owner */
     struct sked__tx *next;       /* in the free list */
-    /* owned: sqlite_run.c's statements, prepared on first use */
-    sqlite3_stmt *run_stmt[SKED__SQLITE_RUN_STMTS];
+    /* sqlite_run.c's and sqlite_queue.c's statements, prepared on first
+     * use, each found by the address of its SQL text */
+    struct {
+        const char *sql;  /* borrowed: static */
+        sqlite3_stmt *st; /* owned */
+    } more[SKED__SQLITE_MORE_STMTS];
 };
 
 struct sked__backend {
@@ -210,8 +215,8 @@ static void conn_close(struct sked__tx *c)
         return;
     for (int i = 0; i < S_COUNT; i++)
         sqlite3_finalize(c->stmt[i]);
-    for (int i = 0; i < SKED__SQLITE_RUN_STMTS; i++)
-        sqlite3_finalize(c->run_stmt[i]);
+    for (int i = 0; i < SKED__SQLITE_MORE_STMTS; i++)
+        sqlite3_finalize(c->more[i].st);
     sqlite3_close(c->db);
     free(c);
 }
@@ -336,24 +341,44 @@ static void done(sqlite3_stmt *s)
     sqlite3_clear_bindings(s);
 }
 
-int sked__sqlite_stmt(sked__tx *c, int slot, const char *sql,
-                      sqlite3_stmt **out, sked_error *err)
+/* A linear search: a few dozen pointers, compared by address. */
+int sked__sqlite_stmt(sked__tx *c, const char *sql, sqlite3_stmt **out,
+                      sked_error *err)
 {
-    int rc;
+    int i, rc;
 
-    if (!c->run_stmt[slot]) {
-        rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
-                                &c->run_stmt[slot], NULL);
-        if (rc != SQLITE_OK)
-            return fail(c->b, c->db, rc, "preparing", err);
-    }
-    *out = c->run_stmt[slot];
+    for (i = 0; i < SKED__SQLITE_MORE_STMTS && c->more[i].sql; i++)
+        if (c->more[i].sql == sql) {
+            *out = c->more[i].st;
+            return 0;
+        }
+    if (i == SKED__SQLITE_MORE_STMTS)
+        return sked__error_set(err, SKED_EINTERNAL, NULL, -1,
+                               "more than %d cached statements",
+                               SKED__SQLITE_MORE_STMTS);
+    rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+                            &c->more[i].st, NULL);
+    if (rc != SQLITE_OK)
+        return fail(c->b, c->db, rc, "preparing", err);
+    c->more[i].sql = sql;
+    *out = c->more[i].st;
     return 0;
 }
 
 void sked__sqlite_done(sqlite3_stmt *s)
 {
     done(s);
+}
+
+int sked__sqlite_exec(sked__tx *c, sqlite3_stmt *s, int bound, const char *what,
+                      sked_error *err)
+{
+    int rc = bound == SQLITE_OK ? sqlite3_step(s) : bound;
+
+    done(s);
+    if (rc != SQLITE_DONE)
+        return fail(c->b, c->db, rc, what, err);
+    return 0;
 }
 
 int sked__sqlite_fail(sked__tx *c, int rc, const char *what, sked_error *err)
@@ -1139,7 +1164,7 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .schedule_advance = sqlite_schedule_advance,
     .runs_insert_lenient = sqlite_runs_insert_lenient,
     .runs_active = sqlite_runs_active,
-    .queue_loads = sked__sqlite_run_queue_loads,
+    .queue_loads = sked__sqlite_queue_loads,
     .runs_candidates = sked__sqlite_run_candidates,
     .runs_take = sked__sqlite_run_take,
     .steps_close = sked__sqlite_run_steps_close,
@@ -1155,10 +1180,10 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .run_cancel = sked__sqlite_run_cancel,
     .steps_list = sked__sqlite_run_steps_list,
     .runs_list = sked__sqlite_run_list,
-    .queue_put = sked__sqlite_run_queue_put,
-    .queues_list = sked__sqlite_run_queues_list,
-    .workflow_register = sked__sqlite_run_workflow_register,
-    .workflow_latest = sked__sqlite_run_workflow_latest,
+    .queue_put = sked__sqlite_queue_put,
+    .queues_list = sked__sqlite_queue_list,
+    .workflow_register = sked__sqlite_queue_workflow_register,
+    .workflow_latest = sked__sqlite_queue_workflow_latest,
     .events_append = sqlite_events_append,
     .event_append = sqlite_event_append,
     .event_list = sqlite_event_list,

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The SQLite back-end. Everything goes through its method table,
  * sked__store_sqlite_ops (store_ops.h); this header names what sqlite.c
- * shares with sqlite_run.c (the SQL of execution): the connection's
- * statement cache, the error mapping, and the small binding and reading
- * helpers both use. */
+ * shares with sqlite_run.c and sqlite_queue.c (the SQL of execution): the
+ * connection's statement cache, the error mapping, and the small binding
+ * and reading helpers they all use. */
 #ifndef SKED_STORE_SQLITE_H
 #define SKED_STORE_SQLITE_H
 
@@ -15,21 +15,27 @@
 
 #include "store/store_ops.h"
 
-/* Cache slots a connection keeps for sqlite_run.c's statements. */
-#define SKED__SQLITE_RUN_STMTS 32
+/* Statements a connection caches for sqlite_run.c and sqlite_queue.c. */
+#define SKED__SQLITE_MORE_STMTS 32
 
 /* Close B and every connection of its pool. Every transaction must have
  * ended. NULL does nothing. */
 void sked__sqlite_close(sked__backend *b);
 
-/* Return in *out the statement of cache slot SLOT (< SKED__SQLITE_RUN_
- * STMTS) of C's connection, prepared from SQL on first use. Finish with
- * it by sked__sqlite_done. */
-int sked__sqlite_stmt(sked__tx *c, int slot, const char *sql,
-                      sqlite3_stmt **out, sked_error *err);
+/* Return in *out C's statement for SQL, prepared on first use and cached
+ * by the address of SQL, which must be static. Finish with it by
+ * sked__sqlite_done (or sked__sqlite_exec). */
+int sked__sqlite_stmt(sked__tx *c, const char *sql, sqlite3_stmt **out,
+                      sked_error *err);
 
 /* Reset statement S and clear its bindings. */
 void sked__sqlite_done(sqlite3_stmt *s);
+
+/* Step S, which returns no rows, once its parameters are bound (BOUND:
+ * the bind calls' codes or-ed together, SQLITE_OK when all went well),
+ * and finish with it. Returns 0 or the code of sked__sqlite_fail. */
+int sked__sqlite_exec(sked__tx *c, sqlite3_stmt *s, int bound, const char *what,
+                      sked_error *err);
 
 /* Turn the SQLite result RC on C's connection into a sked code, with a
  * message naming the file and WHAT was being done (store_ops.h rules:

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The SQL of execution on SQLite (store_ops.h, schema 0003): claiming,
- * leases, the executor's writes, cancel, reading runs, queues and
- * workflow versions.
+ * leases, the executor's writes, cancel and reading runs.
  *
  * BEGIN IMMEDIATE already serialises every writer, so nothing here locks
  * rows: what a transaction reads stays true until its commit. Batches go
  * one prepared statement run per row (in-process: no round trips to
  * save), and lists travel into SQL as JSON arrays read by json_each; the
  * claim's workflow versions as "workflow/version" keys (a workflow name
- * holds no '/'). The statements are cached per connection in the slots
- * sqlite.c keeps for this file. */
+ * holds no '/'). The statements are cached per connection by sqlite.c.
+ * Queues and workflow versions are in sqlite_queue.c. */
 #include "store/sqlite_run.h"
 
 #include <stdio.h>
@@ -34,7 +33,6 @@
     "IN (SELECT value FROM json_each(?3)) END"
 
 enum run_stmt {
-    R_QUEUE_LOADS,
     R_CAND_READY,
     R_CAND_EXPIRED,
     R_TAKE,
@@ -54,27 +52,10 @@ enum run_stmt {
     R_CANCEL_ASK,
     R_STEPS_LIST,
     R_RUNS_LIST,
-    R_QUEUE_PUT,
-    R_QUEUES_LIST,
-    R_WF_REGISTER,
-    R_WF_LATEST,
     R_COUNT
 };
-_Static_assert(R_COUNT <= SKED__SQLITE_RUN_STMTS, "too few cache slots");
 
 static const char *const run_sql[R_COUNT] = {
-    /* Without statistics SQLite would count the running runs through
-     * runs_started, which holds the queue's whole history. */
-    [R_QUEUE_LOADS] =
-        "SELECT name, coalesce(concurrency, 0), coalesce(rate_limit, 0), "
-        "coalesce(rate_period_us, 0), "
-        "(SELECT count(*) FROM runs r INDEXED BY runs_running_queue "
-        "WHERE r.queue = q.name AND r.status = 'running'), "
-        "CASE WHEN rate_limit IS NULL OR rate_period_us IS NULL THEN 0 "
-        "ELSE (SELECT count(*) FROM runs r WHERE r.queue = q.name "
-        "AND r.started_at > ?1 - q.rate_period_us) END "
-        "FROM queues q WHERE concurrency IS NOT NULL "
-        "OR rate_limit IS NOT NULL ORDER BY name",
     /* A serial run goes only as the first active run of its key, with
      * none of the key running (two seeks: runs_serial, and
      * runs_serial_running). */
@@ -173,51 +154,13 @@ static const char *const run_sql[R_COUNT] = {
                     "AND (?5 IS NULL OR created_at < ?4 "
                     "OR (created_at = ?4 AND id < ?5)) "
                     "ORDER BY created_at DESC, id DESC LIMIT ?6",
-    [R_QUEUE_PUT] =
-        "INSERT INTO queues (name, concurrency, worker_concurrency, "
-        "rate_limit, rate_period_us, source, created_at, updated_at) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, 'code', ?6, ?6) "
-        "ON CONFLICT (name) DO UPDATE SET concurrency = excluded.concurrency, "
-        "worker_concurrency = excluded.worker_concurrency, "
-        "rate_limit = excluded.rate_limit, "
-        "rate_period_us = excluded.rate_period_us, source = 'code', "
-        "updated_at = excluded.updated_at",
-    [R_QUEUES_LIST] =
-        "SELECT name, max(c), max(w), max(r), max(p), sum(pending), "
-        "sum(running) FROM (SELECT name, coalesce(concurrency, 0) AS c, "
-        "coalesce(worker_concurrency, 0) AS w, coalesce(rate_limit, 0) AS r, "
-        "coalesce(rate_period_us, 0) AS p, 0 AS pending, 0 AS running "
-        "FROM queues UNION ALL SELECT queue, 0, 0, 0, 0, "
-        "sum(status <> 'running'), sum(status = 'running') FROM runs "
-        "WHERE status IN " ACTIVE " GROUP BY queue) "
-        "GROUP BY name ORDER BY name",
-    [R_WF_REGISTER] = "INSERT INTO workflow_versions (workflow, version, "
-                      "definition, registered_at) VALUES (?1, ?2, ?3, ?4) "
-                      "ON CONFLICT (workflow, version) DO UPDATE SET "
-                      "definition = excluded.definition, "
-                      "registered_at = excluded.registered_at",
-    [R_WF_LATEST] = "SELECT version FROM workflow_versions "
-                    "WHERE workflow = ?1 "
-                    "ORDER BY registered_at DESC, version DESC LIMIT 1",
 };
 
 /* Return the cached statement ID of C in *out. */
 static int stmt(sked__tx *c, enum run_stmt id, sqlite3_stmt **out,
                 sked_error *err)
 {
-    return sked__sqlite_stmt(c, (int) id, run_sql[id], out, err);
-}
-
-/* Step statement S, which returns no rows, and finish with it. */
-static int step_done(sked__tx *c, sqlite3_stmt *s, int bound, const char *what,
-                     sked_error *err)
-{
-    int rc = bound == SQLITE_OK ? sqlite3_step(s) : bound;
-
-    sked__sqlite_done(s);
-    if (rc != SQLITE_DONE)
-        return sked__sqlite_fail(c, rc, what, err);
-    return 0;
+    return sked__sqlite_stmt(c, run_sql[id], out, err);
 }
 
 static int nomem(sked_error *err)
@@ -348,53 +291,6 @@ static int runs_query(sked__tx *c, sqlite3_stmt *s, row_fn read,
 
 /* ---- claiming ------------------------------------------------------------ */
 
-int sked__sqlite_run_queue_loads(sked__tx *c, sked_time now,
-                                 sked__queue_load **out, size_t *n,
-                                 sked_error *err)
-{
-    sked__queue_load *v = NULL;
-    sqlite3_stmt *s = NULL;
-    size_t k = 0, cap = 0;
-    int rc = stmt(c, R_QUEUE_LOADS, &s, err), step = SQLITE_DONE;
-
-    if (rc != 0)
-        return rc;
-    sqlite3_bind_int64(s, 1, now);
-    while (rc == 0 && (step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (k == cap) {
-            sked__queue_load *w =
-                realloc(v, (cap = cap ? 2 * cap : 8) * sizeof *w);
-            if (!w) {
-                rc = nomem(err);
-                break;
-            }
-            v = w;
-        }
-        v[k] = (sked__queue_load){
-            .concurrency = (int32_t) sqlite3_column_int(s, 1),
-            .rate_limit = (int32_t) sqlite3_column_int(s, 2),
-            .rate_period = sqlite3_column_int64(s, 3),
-            .running = sqlite3_column_int64(s, 4),
-            .started = sqlite3_column_int64(s, 5)};
-        if (!col_text(s, 0, &v[k].name))
-            rc = nomem(err);
-        else
-            k++;
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = sked__sqlite_fail(c, step, "counting queue loads", err);
-    sked__sqlite_done(s);
-    if (rc != 0) {
-        for (size_t i = 0; i < k; i++)
-            free(v[i].name);
-        free(v);
-        return rc;
-    }
-    *out = v;
-    *n = k;
-    return 0;
-}
-
 /* Dump the JSON value J (taken) into *out; false on ENOMEM. */
 static bool json_take(json_t *j, char **out)
 {
@@ -455,7 +351,7 @@ int sked__sqlite_run_candidates(sked__tx *c, const sked__claim_query *q,
         rc = rc == SQLITE_OK
                  ? runs_query(c, s, cand_read, "reading runs to claim", out, n,
                               err)
-                 : step_done(c, s, rc, "reading runs to claim", err);
+                 : sked__sqlite_exec(c, s, rc, "reading runs to claim", err);
     }
     for (int i = 0; i < 3; i++)
         free(a[i]);
@@ -489,11 +385,12 @@ int sked__sqlite_run_take(sked__tx *c, const sked__claim_set *set,
     if (rc == 0)
         rc = stmt(c, R_TAKE, &s, err);
     if (rc == 0)
-        rc = step_done(c, s,
-                       bind_text(s, 1, ids) | bind_text(s, 2, set->executor) |
-                           sqlite3_bind_int64(s, 3, set->lease_until) |
-                           sqlite3_bind_int64(s, 4, set->now),
-                       "claiming runs", err);
+        rc = sked__sqlite_exec(c, s,
+                               bind_text(s, 1, ids) |
+                                   bind_text(s, 2, set->executor) |
+                                   sqlite3_bind_int64(s, 3, set->lease_until) |
+                                   sqlite3_bind_int64(s, 4, set->now),
+                               "claiming runs", err);
     if (rc == 0)
         rc = stmt(c, R_TAKEN, &s, err);
     if (rc == 0) {
@@ -511,13 +408,13 @@ int sked__sqlite_run_steps_close(sked__tx *c, const sked__steps_close *sc,
     int rc = stmt(c, R_STEPS_CLOSE, &s, err);
 
     for (size_t i = 0; rc == 0 && i < sc->n; i++)
-        rc = step_done(c, s,
-                       bind_text(s, 1, sc->run_ids[i]) |
-                           bind_text(s, 2, sked__step_status_name(sc->status)) |
-                           bind_text(s, 3, sc->error_code) |
-                           bind_text(s, 4, sc->errors[i]) |
-                           bind_time(s, 5, sc->at),
-                       "closing step attempts", err);
+        rc = sked__sqlite_exec(
+            c, s,
+            bind_text(s, 1, sc->run_ids[i]) |
+                bind_text(s, 2, sked__step_status_name(sc->status)) |
+                bind_text(s, 3, sc->error_code) |
+                bind_text(s, 4, sc->errors[i]) | bind_time(s, 5, sc->at),
+            "closing step attempts", err);
     return rc;
 }
 
@@ -587,14 +484,15 @@ int sked__sqlite_run_release(sked__tx *c, const char *executor, sked_time now,
     (void) snprintf(why, sizeof why, "interrupted: executor %.150s stopped",
                     executor);
     if (rc == 0)
-        rc = step_done(c, s,
-                       bind_text(s, 1, executor) | bind_text(s, 2, why) |
-                           sqlite3_bind_int64(s, 3, now),
-                       "releasing runs", err);
+        rc =
+            sked__sqlite_exec(c, s,
+                              bind_text(s, 1, executor) | bind_text(s, 2, why) |
+                                  sqlite3_bind_int64(s, 3, now),
+                              "releasing runs", err);
     if (rc == 0)
         rc = stmt(c, R_RELEASE_RUNS, &s, err);
     if (rc == 0)
-        rc = step_done(
+        rc = sked__sqlite_exec(
             c, s, bind_text(s, 1, executor) | sqlite3_bind_int64(s, 2, now),
             "releasing runs", err);
     return rc;
@@ -658,7 +556,8 @@ int sked__sqlite_run_steps_write(sked__tx *c, const sked__step_write *w,
     int rc = stmt(c, R_STEP_WRITE, &s, err);
 
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = step_done(c, s, step_bind(s, &w[i]), "recording steps", err);
+        rc = sked__sqlite_exec(c, s, step_bind(s, &w[i]), "recording steps",
+                               err);
     return rc;
 }
 
@@ -689,8 +588,8 @@ int sked__sqlite_run_runs_write(sked__tx *c, const sked__run_write *w, size_t n,
     int rc = stmt(c, R_RUN_WRITE, &s, err);
 
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = step_done(c, s, run_write_bind(s, &w[i], now), "recording runs",
-                       err);
+        rc = sked__sqlite_exec(c, s, run_write_bind(s, &w[i], now),
+                               "recording runs", err);
     return rc;
 }
 
@@ -727,10 +626,10 @@ int sked__sqlite_run_failures_set(sked__tx *c, const sked__failures *f,
     int rc = stmt(c, R_FAILURES_SET, &s, err);
 
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = step_done(c, s,
-                       bind_text(s, 1, f[i].name) |
-                           sqlite3_bind_int(s, 2, f[i].count),
-                       "counting failures", err);
+        rc = sked__sqlite_exec(c, s,
+                               bind_text(s, 1, f[i].name) |
+                                   sqlite3_bind_int(s, 2, f[i].count),
+                               "counting failures", err);
     return rc;
 }
 
@@ -778,8 +677,9 @@ int sked__sqlite_run_cancel(sked__tx *c, const char *id, bool at_once,
 
     if (rc != 0)
         return rc;
-    return step_done(c, s, bind_text(s, 1, id) | sqlite3_bind_int64(s, 2, now),
-                     "cancelling a run", err);
+    return sked__sqlite_exec(
+        c, s, bind_text(s, 1, id) | sqlite3_bind_int64(s, 2, now),
+        "cancelling a run", err);
 }
 
 /* Read the current row of S (SKED__STEP_COLUMNS) into *r. */
@@ -865,121 +765,6 @@ int sked__sqlite_run_list(sked__tx *c, const sked_run_filter *f, size_t limit,
          bind_text(s, 5, f->before_id) |
          sqlite3_bind_int64(s, 6, (sqlite3_int64) limit);
     if (rc != SQLITE_OK)
-        return step_done(c, s, rc, "listing runs", err);
+        return sked__sqlite_exec(c, s, rc, "listing runs", err);
     return runs_query(c, s, run_read, "listing runs", out, n, err);
-}
-
-/* ---- queues and workflow versions --------------------------------------- */
-
-/* Bind V to parameter I, 0 as NULL (no limit). */
-static int bind_limit(sqlite3_stmt *s, int i, int64_t v)
-{
-    return v > 0 ? sqlite3_bind_int64(s, i, v) : sqlite3_bind_null(s, i);
-}
-
-int sked__sqlite_run_queue_put(sked__tx *c, const sked_queue_def *q,
-                               sked_time now, sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, R_QUEUE_PUT, &s, err);
-
-    if (rc != 0)
-        return rc;
-    return step_done(
-        c, s,
-        bind_text(s, 1, q->name) | bind_limit(s, 2, q->concurrency) |
-            bind_limit(s, 3, q->worker_concurrency) |
-            bind_limit(s, 4, q->rate_limit) |
-            bind_limit(s, 5, q->rate_limit > 0 ? q->rate_period : 0) |
-            sqlite3_bind_int64(s, 6, now),
-        "writing a queue", err);
-}
-
-int sked__sqlite_run_queues_list(sked__tx *c, sked_queue_info **out, size_t *n,
-                                 sked_error *err)
-{
-    sked_queue_info *v = NULL;
-    sqlite3_stmt *s = NULL;
-    size_t k = 0, cap = 0;
-    int rc = stmt(c, R_QUEUES_LIST, &s, err), step = SQLITE_DONE;
-
-    if (rc != 0)
-        return rc;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (k == cap) {
-            size_t ncap = cap ? 2 * cap : 8;
-            sked_queue_info *w = realloc(v, ncap * sizeof *w);
-            if (!w) {
-                rc = nomem(err);
-                break;
-            }
-            v = w;
-            cap = ncap;
-        }
-        v[k] = (sked_queue_info){
-            .concurrency = (int32_t) sqlite3_column_int(s, 1),
-            .worker_concurrency = (int32_t) sqlite3_column_int(s, 2),
-            .rate_limit = (int32_t) sqlite3_column_int(s, 3),
-            .rate_period = sqlite3_column_int64(s, 4),
-            .pending = sqlite3_column_int64(s, 5),
-            .running = sqlite3_column_int64(s, 6)};
-        if (!col_text(s, 0, &v[k].name)) {
-            rc = nomem(err);
-            break;
-        }
-        k++;
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = sked__sqlite_fail(c, step, "listing queues", err);
-    sked__sqlite_done(s);
-    if (rc != 0) {
-        sked__queue_infos_free(v, k);
-        return rc;
-    }
-    *out = v;
-    *n = k;
-    return 0;
-}
-
-int sked__sqlite_run_workflow_register(sked__tx *c, const char *workflow,
-                                       const char *version,
-                                       const char *definition, sked_time now,
-                                       sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, R_WF_REGISTER, &s, err);
-
-    if (rc != 0)
-        return rc;
-    return step_done(c, s,
-                     bind_text(s, 1, workflow) | bind_text(s, 2, version) |
-                         bind_text(s, 3, definition) |
-                         sqlite3_bind_int64(s, 4, now),
-                     "registering a workflow version", err);
-}
-
-int sked__sqlite_run_workflow_latest(sked__tx *c, const char *workflow,
-                                     char **out, sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    char *v = NULL;
-    int rc = stmt(c, R_WF_LATEST, &s, err), step;
-
-    if (rc != 0)
-        return rc;
-    bind_text(s, 1, workflow);
-    step = sqlite3_step(s);
-    if (step == SQLITE_ROW && !col_text(s, 0, &v))
-        rc = nomem(err);
-    else if (step == SQLITE_DONE)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "workflow", -1,
-                             "no version of workflow \"%.100s\" is "
-                             "registered",
-                             workflow);
-    else if (step != SQLITE_ROW)
-        rc = sked__sqlite_fail(c, step, "reading workflow versions", err);
-    sked__sqlite_done(s);
-    if (rc == 0)
-        *out = v;
-    return rc;
 }

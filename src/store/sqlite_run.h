@@ -7,9 +7,6 @@
 
 #include "store/store_ops.h"
 
-int sked__sqlite_run_queue_loads(sked__tx *c, sked_time now,
-                                 sked__queue_load **out, size_t *n,
-                                 sked_error *err);
 int sked__sqlite_run_candidates(sked__tx *c, const sked__claim_query *q,
                                 sked_run **out, size_t *n, sked_error *err);
 int sked__sqlite_run_take(sked__tx *c, const sked__claim_set *set,
@@ -43,15 +40,5 @@ int sked__sqlite_run_steps_list(sked__tx *c, const char *run_id,
                                 sked_error *err);
 int sked__sqlite_run_list(sked__tx *c, const sked_run_filter *f, size_t limit,
                           sked_run **out, size_t *n, sked_error *err);
-int sked__sqlite_run_queue_put(sked__tx *c, const sked_queue_def *q,
-                               sked_time now, sked_error *err);
-int sked__sqlite_run_queues_list(sked__tx *c, sked_queue_info **out, size_t *n,
-                                 sked_error *err);
-int sked__sqlite_run_workflow_register(sked__tx *c, const char *workflow,
-                                       const char *version,
-                                       const char *definition, sked_time now,
-                                       sked_error *err);
-int sked__sqlite_run_workflow_latest(sked__tx *c, const char *workflow,
-                                     char **out, sked_error *err);
 
 #endif
