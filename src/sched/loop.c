@@ -343,6 +343,10 @@ static int take_plan(const sked_schedule *s, const sked_policy_out *p,
     for (size_t i = 0; i < p->nfires && rc == 0; i++) {
         rc = make_run(s, &p->fires[i], out, i);
         out->nruns = i + 1;
+        /* SPEC 3.4 cancel_other: the store cancels the other active runs
+         * when the runs are created, in the same transaction. */
+        if (p->fires[i].cancel_active)
+            out->cancel_others = true;
     }
     return rc;
 }

@@ -20,6 +20,8 @@
  * of several statements sees one snapshot. Server notices never reach
  * stderr: libsked does not print. */
 #include "store/pg.h"
+#include "store/pg_queue.h"
+#include "store/pg_run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -671,6 +673,26 @@ const struct sked__store_ops sked__store_pg_ops = {
     .runs_insert_lenient = sked__pg_rows_runs_insert_lenient,
     .runs_active = sked__pg_rows_runs_active,
     .db_clock = sked__pg_rows_db_clock,
+    .queue_loads = sked__pg_queue_loads,
+    .runs_candidates = sked__pg_run_candidates,
+    .runs_take = sked__pg_run_take,
+    .steps_close = sked__pg_run_steps_close,
+    .runs_renew = sked__pg_run_renew,
+    .runs_release = sked__pg_run_release,
+    .runs_fence = sked__pg_run_fence,
+    .steps_write = sked__pg_run_steps_write,
+    .runs_write = sked__pg_run_runs_write,
+    .schedule_failures = sked__pg_run_failures,
+    .schedule_failures_set = sked__pg_run_failures_set,
+    .run_get = sked__pg_run_get,
+    .runs_of_schedule = sked__pg_run_of_schedule,
+    .run_cancel = sked__pg_run_cancel,
+    .steps_list = sked__pg_run_steps_list,
+    .runs_list = sked__pg_run_list,
+    .queue_put = sked__pg_queue_put,
+    .queues_list = sked__pg_queue_list,
+    .workflow_register = sked__pg_queue_workflow_register,
+    .workflow_latest = sked__pg_queue_workflow_latest,
     .listen_open = pg_listen_open,
     .listen_wait = pg_listen_wait,
     .listen_wake = pg_listen_wake,

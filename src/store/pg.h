@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The PostgreSQL back-end's internals, shared by pg.c (connections, the
- * pool, transactions, errors, migrations) and pg_rows.c (the SQL of
- * schedules, runs and events).
+ * pool, transactions, errors, migrations), pg_rows.c (the SQL of
+ * schedules, runs and events) and pg_run.c (the SQL of execution).
  *
  * Words: a "slot" is one pooled connection; a transaction (sked__tx) is a
  * slot borrowed by one thread from begin until commit or rollback. A
@@ -33,8 +33,37 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_RUNS_ACTIVE,
     SKED__PG_EVENTS_APPEND,
     SKED__PG_DB_CLOCK,
+    /* execution: pg_run.c */
+    SKED__PG_QUEUES_LOCK,
+    SKED__PG_QUEUE_LOADS,
+    SKED__PG_CAND_READY,
+    SKED__PG_CAND_EXPIRED,
+    SKED__PG_TAKE,
+    SKED__PG_STEPS_CLOSE,
+    SKED__PG_RENEW,
+    SKED__PG_RELEASE_STEPS,
+    SKED__PG_RELEASE_RUNS,
+    SKED__PG_FENCE,
+    SKED__PG_STEPS_WRITE,
+    SKED__PG_RUNS_WRITE,
+    SKED__PG_FAILURES,
+    SKED__PG_FAILURES_SET,
+    SKED__PG_RUN_GET,
+    SKED__PG_RUN_LOCK,
+    SKED__PG_RUNS_OF_SCHEDULE,
+    SKED__PG_CANCEL_NOW,
+    SKED__PG_CANCEL_ASK,
+    SKED__PG_STEPS_LIST,
+    SKED__PG_RUNS_LIST,
+    SKED__PG_QUEUE_PUT,
+    SKED__PG_QUEUES_LIST,
+    SKED__PG_WF_REGISTER,
+    SKED__PG_WF_LATEST,
     SKED__PG_STMT_COUNT
 } sked__pg_stmt_id;
+
+/* A connection's mask of prepared statements has 64 bits. */
+_Static_assert(SKED__PG_STMT_COUNT <= 64, "too many prepared statements");
 
 typedef struct sked__pg_stmt {
     sked__pg_stmt_id id;
@@ -62,6 +91,22 @@ int sked__pg_error(sked__tx *tx, const PGresult *res, const char *what,
  * (id)=(x) already exists."), "" when it had none; valid until the next
  * error on TX. */
 const char *sked__pg_error_detail(const sked__tx *tx);
+
+/* A growing array literal ("{...}") for the arrays a batch sends, with
+ * a sticky out-of-memory flag (pg_rows.c). Start zeroed; free p. */
+typedef struct sked__pg_alit {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sked__pg_alit;
+
+/* Append N bytes of S as they are. */
+void sked__pg_alit_put(sked__pg_alit *a, const char *s, size_t n);
+/* Append S as one element (FIRST opens the literal): quoted, with '"' and
+ * '\' escaped; NULL for NULL. Close the literal with "}". */
+void sked__pg_alit_text(sked__pg_alit *a, const char *s, bool first);
+/* Append V as one element; SQL NULL when NULL is true. */
+void sked__pg_alit_int(sked__pg_alit *a, int64_t v, bool null, bool first);
 
 /* The row methods of pg_rows.c, as the method table wants them. */
 int sked__pg_rows_schedule_get(sked__tx *tx, const char *name,

@@ -438,14 +438,9 @@ static const char *trigger_name(sked_trigger t)
     return (unsigned) t < 5 ? names[t] : "api";
 }
 
-/* A growing array literal ("{...}"), with a sticky out-of-memory flag. */
-typedef struct alit {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} alit;
+/* ---- array literals (pg.h) ---------------------------------------------*/
 
-static void alit_put(alit *a, const char *s, size_t n)
+void sked__pg_alit_put(sked__pg_alit *a, const char *s, size_t n)
 {
     if (a->oom)
         return;
@@ -467,38 +462,37 @@ static void alit_put(alit *a, const char *s, size_t n)
     a->p[a->len] = '\0';
 }
 
-/* Append S as one element: quoted, with '"' and '\' escaped; NULL. */
-static void alit_text(alit *a, const char *s, bool first)
+void sked__pg_alit_text(sked__pg_alit *a, const char *s, bool first)
 {
     const char *q;
 
-    alit_put(a, first ? "{" : ",", 1);
+    sked__pg_alit_put(a, first ? "{" : ",", 1);
     if (s == NULL) {
-        alit_put(a, "NULL", 4);
+        sked__pg_alit_put(a, "NULL", 4);
         return;
     }
-    alit_put(a, "\"", 1);
+    sked__pg_alit_put(a, "\"", 1);
     while ((q = strpbrk(s, "\"\\")) != NULL) {
-        alit_put(a, s, (size_t) (q - s));
-        alit_put(a, "\\", 1);
-        alit_put(a, q, 1);
+        sked__pg_alit_put(a, s, (size_t) (q - s));
+        sked__pg_alit_put(a, "\\", 1);
+        sked__pg_alit_put(a, q, 1);
         s = q + 1;
     }
-    alit_put(a, s, strlen(s));
-    alit_put(a, "\"", 1);
+    sked__pg_alit_put(a, s, strlen(s));
+    sked__pg_alit_put(a, "\"", 1);
 }
 
-static void alit_int(alit *a, int64_t v, bool null, bool first)
+void sked__pg_alit_int(sked__pg_alit *a, int64_t v, bool null, bool first)
 {
     char buf[NUMLEN];
     int len;
 
     if (null) {
-        alit_put(a, first ? "{NULL" : ",NULL", 5);
+        sked__pg_alit_put(a, first ? "{NULL" : ",NULL", 5);
         return;
     }
     len = snprintf(buf, sizeof(buf), "%s%" PRId64, first ? "{" : ",", v);
-    alit_put(a, buf, (size_t) len);
+    sked__pg_alit_put(a, buf, (size_t) len);
 }
 
 enum {
@@ -519,30 +513,30 @@ enum {
 #define R_SKEY R_COUNT
 
 /* Fill the R_COUNT + 1 array literals from the N runs. */
-static void runs_to_arrays(const sked_run_new *runs, size_t n, alit *a)
+static void runs_to_arrays(const sked_run_new *runs, size_t n, sked__pg_alit *a)
 {
     size_t i;
 
     for (i = 0; i < n; i++) {
         const sked_run_new *r = &runs[i];
         bool first = i == 0;
-        alit_text(&a[R_ID], r->id, first);
-        alit_text(&a[R_WF], r->workflow, first);
-        alit_text(&a[R_VER], r->workflow_version, first);
-        alit_text(&a[R_TRIG], trigger_name(r->trigger), first);
-        alit_text(&a[R_SCHED], r->schedule, first);
-        alit_int(&a[R_FOR], r->scheduled_for,
-                 r->scheduled_for == SKED_TIME_NONE, first);
-        alit_text(&a[R_QUEUE], r->queue, first);
-        alit_int(&a[R_PRIO], r->priority, false, first);
-        alit_text(&a[R_KEY], r->concurrency_key, first);
-        alit_int(&a[R_NB], r->not_before, r->not_before == SKED_TIME_NONE,
-                 first);
-        alit_text(&a[R_CTX], r->context, first);
-        alit_text(&a[R_SKEY], r->serial_key, first);
+        sked__pg_alit_text(&a[R_ID], r->id, first);
+        sked__pg_alit_text(&a[R_WF], r->workflow, first);
+        sked__pg_alit_text(&a[R_VER], r->workflow_version, first);
+        sked__pg_alit_text(&a[R_TRIG], trigger_name(r->trigger), first);
+        sked__pg_alit_text(&a[R_SCHED], r->schedule, first);
+        sked__pg_alit_int(&a[R_FOR], r->scheduled_for,
+                          r->scheduled_for == SKED_TIME_NONE, first);
+        sked__pg_alit_text(&a[R_QUEUE], r->queue, first);
+        sked__pg_alit_int(&a[R_PRIO], r->priority, false, first);
+        sked__pg_alit_text(&a[R_KEY], r->concurrency_key, first);
+        sked__pg_alit_int(&a[R_NB], r->not_before,
+                          r->not_before == SKED_TIME_NONE, first);
+        sked__pg_alit_text(&a[R_CTX], r->context, first);
+        sked__pg_alit_text(&a[R_SKEY], r->serial_key, first);
     }
     for (i = 0; i <= R_COUNT; i++)
-        alit_put(&a[i], "}", 1);
+        sked__pg_alit_put(&a[i], "}", 1);
 }
 
 /* Indexes of the batch sorted by id, for marking what RETURNING gave. */
@@ -629,7 +623,7 @@ static int runs_exec(sked__tx *tx, const sked__pg_stmt *stmt,
                      const sked_run_new *runs, size_t n, sked_time now,
                      PGresult **res, sked_error *err)
 {
-    alit a[R_COUNT + 1] = {0};
+    sked__pg_alit a[R_COUNT + 1] = {0};
     const char *params[R_COUNT + 2];
     char nowbuf[NUMLEN];
     int i, rc = 0;
@@ -882,20 +876,20 @@ int sked__pg_rows_schedule_heads(sked__tx *tx, sked_time since,
 }
 
 /* Build the text-array literal of the N strings V into *a. */
-static void strings_to_array(const char *const *v, size_t n, alit *a)
+static void strings_to_array(const char *const *v, size_t n, sked__pg_alit *a)
 {
     for (size_t i = 0; i < n; i++)
-        alit_text(a, v[i], i == 0);
+        sked__pg_alit_text(a, v[i], i == 0);
     if (n == 0)
-        alit_put(a, "{", 1);
-    alit_put(a, "}", 1);
+        sked__pg_alit_put(a, "{", 1);
+    sked__pg_alit_put(a, "}", 1);
 }
 
 int sked__pg_rows_schedule_lock(sked__tx *tx, const char *const *names,
                                 size_t n, sked_schedule **out, size_t *nout,
                                 sked_error *err)
 {
-    alit a = {0};
+    sked__pg_alit a = {0};
     const char *params[1];
     PGresult *res;
     int rc;
@@ -920,22 +914,26 @@ int sked__pg_rows_schedule_lock(sked__tx *tx, const char *const *names,
 enum { A_NAME, A_CUR, A_NEXT, A_STATUS, A_ADDED, A_ERR, A_UPD, A_EXP, A_N };
 
 /* Build the eight array literals of the N moves A into L. */
-static void advances_to_arrays(const sked__advance *a, size_t n, alit *l)
+static void advances_to_arrays(const sked__advance *a, size_t n,
+                               sked__pg_alit *l)
 {
     for (size_t i = 0; i < n; i++) {
         bool first = i == 0;
-        alit_text(&l[A_NAME], a[i].name, first);
-        alit_int(&l[A_CUR], a[i].cursor, a[i].cursor == SKED_TIME_NONE, first);
-        alit_int(&l[A_NEXT], a[i].next, a[i].next == SKED_TIME_NONE, first);
-        alit_text(&l[A_STATUS], status_name((int) a[i].status), first);
-        alit_int(&l[A_ADDED], a[i].added, false, first);
-        alit_text(&l[A_ERR], a[i].last_error, first);
-        alit_int(&l[A_UPD], a[i].updated_at, a[i].updated_at == SKED_TIME_NONE,
-                 first);
-        alit_int(&l[A_EXP], a[i].expect, a[i].expect == SKED_TIME_NONE, first);
+        sked__pg_alit_text(&l[A_NAME], a[i].name, first);
+        sked__pg_alit_int(&l[A_CUR], a[i].cursor, a[i].cursor == SKED_TIME_NONE,
+                          first);
+        sked__pg_alit_int(&l[A_NEXT], a[i].next, a[i].next == SKED_TIME_NONE,
+                          first);
+        sked__pg_alit_text(&l[A_STATUS], status_name((int) a[i].status), first);
+        sked__pg_alit_int(&l[A_ADDED], a[i].added, false, first);
+        sked__pg_alit_text(&l[A_ERR], a[i].last_error, first);
+        sked__pg_alit_int(&l[A_UPD], a[i].updated_at,
+                          a[i].updated_at == SKED_TIME_NONE, first);
+        sked__pg_alit_int(&l[A_EXP], a[i].expect, a[i].expect == SKED_TIME_NONE,
+                          first);
     }
     for (int k = 0; k < A_N; k++)
-        alit_put(&l[k], n == 0 ? "{}" : "}", n == 0 ? 2 : 1);
+        sked__pg_alit_put(&l[k], n == 0 ? "{}" : "}", n == 0 ? 2 : 1);
 }
 
 /* Mark in APPLIED the moves whose names RES returns. */
@@ -959,7 +957,7 @@ static void mark_applied(const PGresult *res, const sked__advance *a, size_t n,
 int sked__pg_rows_schedule_advance(sked__tx *tx, const sked__advance *a,
                                    size_t n, bool *applied, sked_error *err)
 {
-    alit l[A_N] = {{0}};
+    sked__pg_alit l[A_N] = {{0}};
     const char *params[A_N];
     PGresult *res = NULL;
     int rc = 0;
@@ -1003,7 +1001,7 @@ static void mark_existing(const PGresult *res, const sked_run_new *runs,
 static int find_existing(sked__tx *tx, const sked_run_new *runs, size_t n,
                          sked_run_insert_state *state, sked_error *err)
 {
-    alit a = {0};
+    sked__pg_alit a = {0};
     bool first = true;
     const char *params[1];
     PGresult *res;
@@ -1011,12 +1009,12 @@ static int find_existing(sked__tx *tx, const sked_run_new *runs, size_t n,
 
     for (size_t i = 0; i < n; i++)
         if (state[i] != SKED_RUN_INSERTED) {
-            alit_text(&a, runs[i].id, first);
+            sked__pg_alit_text(&a, runs[i].id, first);
             first = false;
         }
     if (first)
         return 0; /* every run was inserted */
-    alit_put(&a, "}", 1);
+    sked__pg_alit_put(&a, "}", 1);
     if (a.oom) {
         free(a.p);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -1074,19 +1072,19 @@ int sked__pg_rows_runs_active(sked__tx *tx, const char *schedule, int64_t *out,
 int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
                                 int64_t *ids, sked_error *err)
 {
-    alit a[4] = {{0}};
+    sked__pg_alit a[4] = {{0}};
     const char *params[4];
     PGresult *res;
     int rc = 0;
 
     for (size_t i = 0; i < n; i++) {
-        alit_text(&a[0], ev[i].type, i == 0);
-        alit_text(&a[1], ev[i].subject, i == 0);
-        alit_text(&a[2], ev[i].payload, i == 0);
-        alit_int(&a[3], ev[i].at, false, i == 0);
+        sked__pg_alit_text(&a[0], ev[i].type, i == 0);
+        sked__pg_alit_text(&a[1], ev[i].subject, i == 0);
+        sked__pg_alit_text(&a[2], ev[i].payload, i == 0);
+        sked__pg_alit_int(&a[3], ev[i].at, false, i == 0);
     }
     for (int k = 0; k < 4; k++) {
-        alit_put(&a[k], "}", 1);
+        sked__pg_alit_put(&a[k], "}", 1);
         params[k] = a[k].p;
         if (a[k].oom)
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);

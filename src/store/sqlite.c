@@ -27,7 +27,8 @@
 
 #include "base/error.h"
 #include "store/sqlite.h"
-#include "store/store_ops.h"
+#include "store/sqlite_queue.h"
+#include "store/sqlite_run.h"
 
 #define BUSY_TIMEOUT_MS 10000
 
@@ -157,6 +158,12 @@ struct sked__tx {
     sqlite3_stmt *stmt[S_COUNT]; /* owned, prepared on first use */
     struct sked__backend *b;     /* borrowed: its owner */
     struct sked__tx *next;       /* in the free list */
+    /* sqlite_run.c's and sqlite_queue.c's statements, prepared on first
+     * use, each found by the address of its SQL text */
+    struct {
+        const char *sql;  /* borrowed: static */
+        sqlite3_stmt *st; /* owned */
+    } more[SKED__SQLITE_MORE_STMTS];
 };
 
 struct sked__backend {
@@ -208,6 +215,8 @@ static void conn_close(struct sked__tx *c)
         return;
     for (int i = 0; i < S_COUNT; i++)
         sqlite3_finalize(c->stmt[i]);
+    for (int i = 0; i < SKED__SQLITE_MORE_STMTS; i++)
+        sqlite3_finalize(c->more[i].st);
     sqlite3_close(c->db);
     free(c);
 }
@@ -330,6 +339,56 @@ static void done(sqlite3_stmt *s)
 {
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
+}
+
+/* A linear search: a few dozen pointers, compared by address. */
+int sked__sqlite_stmt(sked__tx *c, const char *sql, sqlite3_stmt **out,
+                      sked_error *err)
+{
+    int i, rc;
+
+    for (i = 0; i < SKED__SQLITE_MORE_STMTS && c->more[i].sql; i++)
+        if (c->more[i].sql == sql) {
+            *out = c->more[i].st;
+            return 0;
+        }
+    if (i == SKED__SQLITE_MORE_STMTS)
+        return sked__error_set(err, SKED_EINTERNAL, NULL, -1,
+                               "more than %d cached statements",
+                               SKED__SQLITE_MORE_STMTS);
+    rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+                            &c->more[i].st, NULL);
+    if (rc != SQLITE_OK)
+        return fail(c->b, c->db, rc, "preparing", err);
+    c->more[i].sql = sql;
+    *out = c->more[i].st;
+    return 0;
+}
+
+void sked__sqlite_done(sqlite3_stmt *s)
+{
+    done(s);
+}
+
+int sked__sqlite_exec(sked__tx *c, sqlite3_stmt *s, int bound, const char *what,
+                      sked_error *err)
+{
+    int rc = bound == SQLITE_OK ? sqlite3_step(s) : bound;
+
+    done(s);
+    if (rc != SQLITE_DONE)
+        return fail(c->b, c->db, rc, what, err);
+    return 0;
+}
+
+int sked__sqlite_fail(sked__tx *c, int rc, const char *what, sked_error *err)
+{
+    return fail(c->b, c->db, rc, what, err);
+}
+
+sqlite3 *sked__sqlite_db(sked__tx *c)
+{
+    return c->db;
 }
 
 /* Run the statement ID that returns no rows. */
@@ -501,21 +560,6 @@ static int sqlite_migrate_step(sked__tx *c, const struct sked__migration *m,
 
 /* ---- schedules --------------------------------------------------------- */
 
-/* Bind text T (NULL: SQL NULL) to parameter I; SQLITE_STATIC is safe since
- * every caller steps the statement before its strings go away. */
-static int bind_text(sqlite3_stmt *s, int i, const char *t)
-{
-    return t ? sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC)
-             : sqlite3_bind_null(s, i);
-}
-
-/* Bind instant T (NONE: NULL) to parameter I. */
-static int bind_time(sqlite3_stmt *s, int i, sked_time t)
-{
-    return t == SKED_TIME_NONE ? sqlite3_bind_null(s, i)
-                               : sqlite3_bind_int64(s, i, t);
-}
-
 /* Bind the 32 columns of R in SCHED_COLS order; 0 or an SQLite code. */
 static int sched_bind(sqlite3_stmt *s, const sked_schedule *r)
 {
@@ -555,26 +599,6 @@ static int sched_bind(sqlite3_stmt *s, const sked_schedule *r)
     rc |= bind_time(s, 31, r->created_at);
     rc |= bind_time(s, 32, r->updated_at);
     return rc;
-}
-
-/* Copy text column I into *dst (NULL for SQL NULL); false on ENOMEM. */
-static bool col_text(sqlite3_stmt *s, int i, char **dst)
-{
-    const unsigned char *t = sqlite3_column_text(s, i);
-
-    if (!t) {
-        *dst = NULL;
-        return sqlite3_errcode(sqlite3_db_handle(s)) != SQLITE_NOMEM;
-    }
-    *dst = strdup((const char *) t);
-    return *dst != NULL;
-}
-
-static sked_time col_time(sqlite3_stmt *s, int i)
-{
-    if (sqlite3_column_type(s, i) == SQLITE_NULL)
-        return SKED_TIME_NONE;
-    return sqlite3_column_int64(s, i);
 }
 
 static int32_t col_i32(sqlite3_stmt *s, int i)
@@ -1140,6 +1164,26 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .schedule_advance = sqlite_schedule_advance,
     .runs_insert_lenient = sqlite_runs_insert_lenient,
     .runs_active = sqlite_runs_active,
+    .queue_loads = sked__sqlite_queue_loads,
+    .runs_candidates = sked__sqlite_run_candidates,
+    .runs_take = sked__sqlite_run_take,
+    .steps_close = sked__sqlite_run_steps_close,
+    .runs_renew = sked__sqlite_run_renew,
+    .runs_release = sked__sqlite_run_release,
+    .runs_fence = sked__sqlite_run_fence,
+    .steps_write = sked__sqlite_run_steps_write,
+    .runs_write = sked__sqlite_run_runs_write,
+    .schedule_failures = sked__sqlite_run_failures,
+    .schedule_failures_set = sked__sqlite_run_failures_set,
+    .run_get = sked__sqlite_run_get,
+    .runs_of_schedule = sked__sqlite_run_of_schedule,
+    .run_cancel = sked__sqlite_run_cancel,
+    .steps_list = sked__sqlite_run_steps_list,
+    .runs_list = sked__sqlite_run_list,
+    .queue_put = sked__sqlite_queue_put,
+    .queues_list = sked__sqlite_queue_list,
+    .workflow_register = sked__sqlite_queue_workflow_register,
+    .workflow_latest = sked__sqlite_queue_workflow_latest,
     .events_append = sqlite_events_append,
     .event_append = sqlite_event_append,
     .event_list = sqlite_event_list,

@@ -1,14 +1,87 @@
 /* SPDX-License-Identifier: MIT */
 /* The SQLite back-end. Everything goes through its method table,
- * sked__store_sqlite_ops (store_ops.h); this header only names what
- * sqlite.c exports besides. */
+ * sked__store_sqlite_ops (store_ops.h); this header names what sqlite.c
+ * shares with sqlite_run.c and sqlite_queue.c (the SQL of execution): the
+ * connection's statement cache, the error mapping, and the small binding
+ * and reading helpers they all use. */
 #ifndef SKED_STORE_SQLITE_H
 #define SKED_STORE_SQLITE_H
 
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
 #include "store/store_ops.h"
+
+/* Statements a connection caches for sqlite_run.c and sqlite_queue.c. */
+#define SKED__SQLITE_MORE_STMTS 32
 
 /* Close B and every connection of its pool. Every transaction must have
  * ended. NULL does nothing. */
 void sked__sqlite_close(sked__backend *b);
+
+/* Return in *out C's statement for SQL, prepared on first use and cached
+ * by the address of SQL, which must be static. Finish with it by
+ * sked__sqlite_done (or sked__sqlite_exec). */
+int sked__sqlite_stmt(sked__tx *c, const char *sql, sqlite3_stmt **out,
+                      sked_error *err);
+
+/* Reset statement S and clear its bindings. */
+void sked__sqlite_done(sqlite3_stmt *s);
+
+/* Step S, which returns no rows, once its parameters are bound (BOUND:
+ * the bind calls' codes or-ed together, SQLITE_OK when all went well),
+ * and finish with it. Returns 0 or the code of sked__sqlite_fail. */
+int sked__sqlite_exec(sked__tx *c, sqlite3_stmt *s, int bound, const char *what,
+                      sked_error *err);
+
+/* Turn the SQLite result RC on C's connection into a sked code, with a
+ * message naming the file and WHAT was being done (store_ops.h rules:
+ * busy is SKED_EBUSY, a constraint SKED_ECONFLICT). */
+int sked__sqlite_fail(sked__tx *c, int rc, const char *what, sked_error *err);
+
+/* C's connection. */
+sqlite3 *sked__sqlite_db(sked__tx *c);
+
+/* The binding and reading helpers of sqlite.c and sqlite_run.c: static
+ * inline, so nothing leaks from libsked by these short names. */
+
+/* Bind text T (NULL: SQL NULL) to parameter I; SQLITE_STATIC is safe since
+ * every caller steps the statement before its strings go away. */
+static inline int bind_text(sqlite3_stmt *s, int i, const char *t)
+{
+    return t ? sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC)
+             : sqlite3_bind_null(s, i);
+}
+
+/* Bind instant T (SKED_TIME_NONE: NULL) to parameter I. */
+static inline int bind_time(sqlite3_stmt *s, int i, sked_time t)
+{
+    return t == SKED_TIME_NONE ? sqlite3_bind_null(s, i)
+                               : sqlite3_bind_int64(s, i, t);
+}
+
+/* Copy text column I into *dst (NULL for SQL NULL); false on ENOMEM. */
+static inline bool col_text(sqlite3_stmt *s, int i, char **dst)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+
+    if (!t) {
+        *dst = NULL;
+        return sqlite3_errcode(sqlite3_db_handle(s)) != SQLITE_NOMEM;
+    }
+    *dst = strdup((const char *) t);
+    return *dst != NULL;
+}
+
+/* Instant column I; SQL NULL is SKED_TIME_NONE. */
+static inline sked_time col_time(sqlite3_stmt *s, int i)
+{
+    if (sqlite3_column_type(s, i) == SQLITE_NULL)
+        return SKED_TIME_NONE;
+    return sqlite3_column_int64(s, i);
+}
 
 #endif

@@ -497,6 +497,68 @@ int sked__store_event_list(sked_store *st, int64_t after_id, size_t limit,
     return 0;
 }
 
+/* ---- the events of one transaction (store_int.h) ------------------------ */
+
+void sked__ev_reset(sked__ev_list *l)
+{
+    sked__events_free(l->v, l->n);
+    memset(l, 0, sizeof *l);
+}
+
+int sked__ev_add(sked__ev_list *l, const char *type, const char *subject,
+                 char *payload, sked_time at, sked_error *err)
+{
+    sked_event *e;
+
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        sked_event *v = realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            free(payload);
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    e = &l->v[l->n];
+    *e = (sked_event){.type = strdup(type),
+                      .subject = strdup(subject),
+                      .payload = payload,
+                      .at = at};
+    l->n++;
+    if (!e->type || !e->subject || !e->payload)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    return 0;
+}
+
+int sked__ev_flush(sked_store *st, sked__tx *tx, sked__ev_list *l,
+                   sked_error *err)
+{
+    int64_t *ids;
+    int rc;
+
+    if (l->n == 0)
+        return 0;
+    ids = malloc(l->n * sizeof *ids);
+    if (!ids)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    rc = st->ops->events_append(tx, l->v, l->n, ids, err);
+    for (size_t i = 0; rc == 0 && i < l->n; i++)
+        l->v[i].id = ids[i];
+    free(ids);
+    return rc;
+}
+
+void sked__ev_give(sked__ev_list *l, sked_event **out, size_t *n)
+{
+    if (out && n) {
+        *out = l->v;
+        *n = l->n;
+        memset(l, 0, sizeof *l);
+    }
+    sked__ev_reset(l);
+}
+
 void sked__events_free(sked_event *list, size_t n)
 {
     for (size_t i = 0; list && i < n; i++) {

@@ -276,13 +276,16 @@ typedef struct sked_firing {
     sked_schedule_status status; /* active or done */
     sked_fire_miss missed[SKED_FIRE_MISS_MAX];
     size_t nmissed;
-    char *disable; /* owned: when set, the schedule is disabled instead,
-                      with this reason in last_error (SPEC 2.2) */
-    char *key;     /* owned: a key string the runs may point to */
-    bool cancel_others; /* overlap cancel_other: the schedule's active
-                           runs created before this firing are cancelled
-                           (as sked__store_run_cancel does) in the same
-                           transaction (SPEC 3.4) */
+    char *disable;      /* owned: when set, the schedule is disabled instead,
+                           with this reason in last_error (SPEC 2.2) */
+    char *key;          /* owned: a key string the runs may point to */
+    bool cancel_others; /* overlap cancel_other: when the firing created
+                           runs, every other active run of the schedule
+                           (those created before, and this firing's own
+                           but its last) is cancelled as
+                           sked__store_run_cancel does, in the same
+                           transaction (SPEC 3.4; as the simulator
+                           replays it) */
     /* What the store did (filled by sked__store_fire). */
     bool found;                   /* the row existed and was locked */
     sked_run_insert_state *state; /* owned, nruns */

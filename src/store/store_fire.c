@@ -16,7 +16,9 @@
  * one set-based call for the whole batch (one round trip on PostgreSQL,
  * not one per row). Runs refused by the active-key index (overlap skip,
  * SPEC 3.4) are dropped as "overlap" and counted with the occurrences the
- * policy dropped for that reason. */
+ * policy dropped for that reason. A firing of an overlap cancel_other
+ * that created runs cancels the schedule's other active runs in the same
+ * transaction (store_run.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,75 +103,7 @@ int sked__store_schedule_scan(sked_store *st, sked_time since, sked_head_fn fn,
     return rc;
 }
 
-/* ---- events of a transaction ---------------------------------------------*/
-
-/* The events one transaction writes, appended at its end in one call. */
-typedef struct ev_list {
-    sked_event *v; /* owned */
-    size_t n, cap;
-} ev_list;
-
-static void ev_reset(ev_list *l)
-{
-    sked__events_free(l->v, l->n);
-    memset(l, 0, sizeof *l);
-}
-
-/* Append an event; TYPE and SUBJECT are copied, PAYLOAD is taken. */
-static int ev_add(ev_list *l, const char *type, const char *subject,
-                  char *payload, sked_time at, sked_error *err)
-{
-    sked_event *e;
-
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        sked_event *v = realloc(l->v, cap * sizeof *v);
-        if (!v) {
-            free(payload);
-            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-        }
-        l->v = v;
-        l->cap = cap;
-    }
-    e = &l->v[l->n];
-    *e = (sked_event){.type = strdup(type),
-                      .subject = strdup(subject),
-                      .payload = payload,
-                      .at = at};
-    l->n++;
-    if (!e->type || !e->subject || !e->payload)
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    return 0;
-}
-
-/* Write every event of L, setting their ids. */
-static int ev_flush(sked_store *st, sked__tx *tx, ev_list *l, sked_error *err)
-{
-    int64_t *ids;
-    int rc;
-
-    if (l->n == 0)
-        return 0;
-    ids = malloc(l->n * sizeof *ids);
-    if (!ids)
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    rc = st->ops->events_append(tx, l->v, l->n, ids, err);
-    for (size_t i = 0; rc == 0 && i < l->n; i++)
-        l->v[i].id = ids[i];
-    free(ids);
-    return rc;
-}
-
-/* Hand L's events to the caller (or free them). */
-static void ev_give(ev_list *l, sked_event **out, size_t *n)
-{
-    if (out && n) {
-        *out = l->v;
-        *n = l->n;
-        memset(l, 0, sizeof *l);
-    }
-    ev_reset(l);
-}
+/* ---- events ------------------------------------------------------------ */
 
 /* Format T into BUF as a JSON value: "RFC 3339" or null. */
 static void json_time(sked_time t, char *buf, size_t size)
@@ -193,7 +127,7 @@ static bool json_plain(const char *s)
 
 /* The event run.created for R, through jansson for an id that needs
  * escapes (an API idempotency key). */
-static int ev_run_created_json(ev_list *l, const sked_run_new *r,
+static int ev_run_created_json(sked__ev_list *l, const sked_run_new *r,
                                const char *sf, const char *nb, sked_time now,
                                sked_error *err)
 {
@@ -214,13 +148,13 @@ static int ev_run_created_json(ev_list *l, const sked_run_new *r,
     json_decref(nbv);
     if (!p)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    return ev_add(l, "run.created", r->id, p, now, err);
+    return sked__ev_add(l, "run.created", r->id, p, now, err);
 }
 
 /* The event run.created for R. Schedule and workflow names and scheduled
  * run ids hold no character JSON escapes, so snprintf is enough there. */
-static int ev_run_created(ev_list *l, const sked_run_new *r, sked_time now,
-                          sked_error *err)
+static int ev_run_created(sked__ev_list *l, const sked_run_new *r,
+                          sked_time now, sked_error *err)
 {
     char sf[SKED_TIME_STRLEN + 2], nb[SKED_TIME_STRLEN + 2], *p;
     size_t size = 256 + 2 * SKED_NAME_MAX + SKED_RUN_ID_MAX;
@@ -241,12 +175,12 @@ static int ev_run_created(ev_list *l, const sked_run_new *r, sked_time now,
                     r->id, r->workflow, r->schedule ? "\"" : "",
                     r->schedule ? r->schedule : "null", r->schedule ? "\"" : "",
                     sked__trigger_name(r->trigger), sf, nb);
-    return ev_add(l, "run.created", r->id, p, now, err);
+    return sked__ev_add(l, "run.created", r->id, p, now, err);
 }
 
 /* The event schedule.occurrences_missed of M for schedule NAME. */
-static int ev_missed(ev_list *l, const char *name, const sked_fire_miss *m,
-                     sked_time now, sked_error *err)
+static int ev_missed(sked__ev_list *l, const char *name,
+                     const sked_fire_miss *m, sked_time now, sked_error *err)
 {
     char first[SKED_TIME_STRLEN + 2], last[SKED_TIME_STRLEN + 2], *p;
     size_t size = 200 + SKED_NAME_MAX;
@@ -260,11 +194,11 @@ static int ev_missed(ev_list *l, const char *name, const sked_fire_miss *m,
                     "{\"schedule\":\"%s\",\"reason\":\"%s\",\"count\":%lld,"
                     "\"first\":%s,\"last\":%s}",
                     name, m->reason, (long long) m->count, first, last);
-    return ev_add(l, "schedule.occurrences_missed", name, p, now, err);
+    return sked__ev_add(l, "schedule.occurrences_missed", name, p, now, err);
 }
 
 /* The event schedule.disabled of NAME, with REASON. */
-static int ev_disabled(ev_list *l, const char *name, const char *reason,
+static int ev_disabled(sked__ev_list *l, const char *name, const char *reason,
                        sked_time now, sked_error *err)
 {
     json_t *o = json_pack("{s:s,s:s}", "name", name, "reason", reason);
@@ -273,7 +207,7 @@ static int ev_disabled(ev_list *l, const char *name, const char *reason,
     json_decref(o);
     if (!p)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    return ev_add(l, "schedule.disabled", name, p, now, err);
+    return sked__ev_add(l, "schedule.disabled", name, p, now, err);
 }
 
 /* ---- the firing transaction --------------------------------------------- */
@@ -295,7 +229,7 @@ struct fire_arg {
     sked_fire_decide_fn decide;
     void *ctx;
     sked_firing *out; /* n, caller's order */
-    ev_list ev;
+    sked__ev_list ev;
     sked_time now;
 };
 
@@ -525,6 +459,24 @@ static int fire_events(struct fire_arg *a, const fire_row *rows, size_t nrows,
     return rc;
 }
 
+/* Overlap cancel_other (SPEC 3.4): a row that created runs cancels the
+ * schedule's other active runs; its last run is the one that goes on. */
+static int fire_cancel(sked_store *st, sked__tx *tx, struct fire_arg *a,
+                       const fire_row *rows, size_t nrows, sked_error *err)
+{
+    int rc = 0;
+
+    for (size_t r = 0; rc == 0 && r < nrows; r++) {
+        const sked_firing *f = rows[r].f;
+        if (rows[r].kind != FIRE_WRITE || !f->cancel_others || f->created == 0)
+            continue;
+        rc = sked__store_cancel_others(st, tx, rows[r].s->name,
+                                       f->runs[f->nruns - 1].id, a->now, &a->ev,
+                                       err);
+    }
+    return rc;
+}
+
 /* Clear the pointers F's runs borrowed from a row now freed. */
 static void forget_row(sked_firing *f)
 {
@@ -548,7 +500,7 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     size_t nlocked = 0, nrows = 0;
     int rc;
 
-    ev_reset(&a->ev); /* from an attempt that failed */
+    sked__ev_reset(&a->ev); /* from an attempt that failed */
     for (size_t i = 0; i < a->n; i++)
         sked__firing_done(&a->out[i]);
     a->now = sked__store_now(st);
@@ -570,12 +522,14 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
         rc = fire_advance(st, tx, a, rows, nrows, err);
     if (rc == 0)
         rc = fire_events(a, rows, nrows, err);
+    if (rc == 0)
+        rc = fire_cancel(st, tx, a, rows, nrows, err);
     free(rows);
     sked__schedules_free(locked, nlocked);
     for (size_t i = 0; i < a->n; i++)
         forget_row(&a->out[i]);
     if (rc == 0)
-        rc = ev_flush(st, tx, &a->ev, err);
+        rc = sked__ev_flush(st, tx, &a->ev, err);
     return rc;
 }
 
@@ -622,9 +576,9 @@ int sked__store_fire(sked_store *st, const char *const *names, size_t n,
     if (rc != 0) {
         for (size_t i = 0; i < n; i++)
             sked__firing_done(&out[i]);
-        ev_reset(&a.ev);
+        sked__ev_reset(&a.ev);
     } else {
-        ev_give(&a.ev, out_events, out_nevents);
+        sked__ev_give(&a.ev, out_events, out_nevents);
     }
     free(a.order);
     free(a.sorted);
@@ -638,7 +592,7 @@ struct create_arg {
     size_t n;
     bool strict;
     sked_run_insert_state *state; /* n, ours */
-    ev_list ev;
+    sked__ev_list ev;
 };
 
 static int create_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
@@ -647,7 +601,7 @@ static int create_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     sked_time now = sked__store_now(st);
     int rc;
 
-    ev_reset(&a->ev);
+    sked__ev_reset(&a->ev);
     rc = st->ops->runs_insert_lenient(tx, a->runs, a->n, now, a->state, err);
     for (size_t i = 0; rc == 0 && i < a->n; i++) {
         if (a->state[i] == SKED_RUN_REFUSED && a->strict)
@@ -659,7 +613,7 @@ static int create_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
             rc = ev_run_created(&a->ev, &a->runs[i], now, err);
     }
     if (rc == 0)
-        rc = ev_flush(st, tx, &a->ev, err);
+        rc = sked__ev_flush(st, tx, &a->ev, err);
     return rc;
 }
 
@@ -684,9 +638,9 @@ int sked__store_runs_create(sked_store *st, const sked_run_new *runs, size_t n,
     if (rc == 0 && state)
         memcpy(state, a.state, n * sizeof *state);
     if (rc == 0)
-        ev_give(&a.ev, out_events, out_nevents);
+        sked__ev_give(&a.ev, out_events, out_nevents);
     else
-        ev_reset(&a.ev);
+        sked__ev_reset(&a.ev);
     free(a.state);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* What the store's own files share (store.c, store_schedule.c), and the
- * URL dispatch that test tools use to reach a back-end directly. Not for
- * the layers above: they use store.h. */
+/* What the store's own files share (store.c, store_schedule.c,
+ * store_fire.c, store_run.c), and the URL dispatch that test tools use to
+ * reach a back-end directly. Not for the layers above: they use store.h
+ * and store_run.h. */
 #ifndef SKED_STORE_STORE_INT_H
 #define SKED_STORE_STORE_INT_H
 
@@ -32,6 +33,33 @@ typedef int (*sked__tx_fn)(sked_store *st, sked__tx *tx, void *arg,
 /* Run FN in a transaction of MODE, retrying SKED_EBUSY (store.c). */
 int sked__store_run_tx(sked_store *st, sked__tx_mode mode, sked__tx_fn fn,
                        void *arg, sked_error *err);
+
+/* The events one transaction writes, appended at its end in one call
+ * (store.c) and handed to the caller after the commit. */
+typedef struct sked__ev_list {
+    sked_event *v; /* owned */
+    size_t n, cap;
+} sked__ev_list;
+
+/* Free L's events and empty it (a transaction about to run again). */
+void sked__ev_reset(sked__ev_list *l);
+/* Append an event; TYPE and SUBJECT are copied, PAYLOAD is taken (also
+ * on failure). */
+int sked__ev_add(sked__ev_list *l, const char *type, const char *subject,
+                 char *payload, sked_time at, sked_error *err);
+/* Write every event of L in TX, setting their ids. */
+int sked__ev_flush(sked_store *st, sked__tx *tx, sked__ev_list *l,
+                   sked_error *err);
+/* Hand L's events to the caller (OUT and N may be NULL: freed). */
+void sked__ev_give(sked__ev_list *l, sked_event **out, size_t *n);
+
+/* Cancel the active runs of SCHEDULE but KEEP (may be NULL), in TX at
+ * NOW, as sked__store_run_cancel does (store_run.c): the firing of an
+ * overlap cancel_other (SPEC 3.4). Events into EV. */
+int sked__store_cancel_others(sked_store *st, sked__tx *tx,
+                              const char *schedule, const char *keep,
+                              sked_time now, sked__ev_list *ev,
+                              sked_error *err);
 
 /* The store clock's wall time. */
 sked_time sked__store_now(const sked_store *st);

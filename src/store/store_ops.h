@@ -21,8 +21,9 @@
 #include <stdint.h>
 
 #include "store/store.h"
+#include "store/store_run.h"
 
-#define SKED__STORE_OPS_VERSION 1
+#define SKED__STORE_OPS_VERSION 2
 
 /* One open database, owned by the back-end. */
 typedef struct sked__backend sked__backend;
@@ -74,6 +75,107 @@ typedef struct sked__advance {
     const char *last_error; /* NULL: keep the stored one */
     sked_time updated_at;   /* NONE: keep the stored one */
 } sked__advance;
+
+/* The columns of the runs table, in the order every back-end reads a run
+ * (sked_run) and in the order of its fields' meaning below. */
+#define SKED__RUN_COLUMNS                                                      \
+    "id, workflow, workflow_version, schedule, queue, concurrency_key, "       \
+    "serial_key, executor, context, output, error, error_code, status, "       \
+    "trigger_kind, priority, attempts, scheduled_for, not_before, "            \
+    "lease_until, created_at, started_at, finished_at, updated_at, "           \
+    "cancel_requested_at, timeout_exceeded_at, outcome"
+
+/* The columns of the steps table as a sked_step_record reads them. */
+#define SKED__STEP_COLUMNS                                                     \
+    "step, compensation, attempt, status, output, stderr_text, truncated, "    \
+    "error, error_code, exit_code, started_at, finished_at"
+
+/* A queue with a concurrency or rate limit, and its load now. */
+typedef struct sked__queue_load {
+    char *name;          /* owned */
+    int32_t concurrency; /* 0: none */
+    int32_t rate_limit;  /* 0: none */
+    sked_dur rate_period;
+    int64_t running; /* its runs running now, on every executor */
+    int64_t started; /* its runs whose started_at is within the period */
+} sked__queue_load;
+
+/* The runs a claim may take, in claim order (priority, not_before,
+ * created_at, id), at most LIMIT: with EXPIRED, runs running whose
+ * lease_until < NOW; else runs pending or waiting with not_before <= NOW
+ * and, when they have a serial_key, first of their key by
+ * (coalesce(scheduled_for, created_at), id) with no run of the key
+ * running. Either way only runs whose workflow is one of WORKFLOWS with
+ * the same version, or no version when that entry is latest, and whose
+ * queue is not one of the NFULL queues FULL. PostgreSQL: FOR UPDATE SKIP
+ * LOCKED. */
+typedef struct sked__claim_query {
+    sked_time now;
+    bool expired;
+    const sked_claim_workflow *workflows; /* borrowed */
+    size_t nworkflows;
+    const char *const *full; /* borrowed */
+    size_t nfull;
+    size_t limit;
+} sked__claim_query;
+
+/* The runs a claim takes: the N runs IDS (distinct) become running for
+ * EXECUTOR until LEASE_UNTIL, started_at NOW when it had none, attempts
+ * + 1, workflow_version VERSIONS[i] when it had none (NULL: kept). */
+typedef struct sked__claim_set {
+    const char *executor;
+    sked_time now, lease_until;
+    const char *const *ids;
+    const char *const *versions;
+    size_t n;
+} sked__claim_set;
+
+/* The step attempts still running of the N runs RUN_IDS, closed with
+ * STATUS, ERROR_CODE, ERRORS[i] and finished_at AT. */
+typedef struct sked__steps_close {
+    const char *const *run_ids;
+    const char *const *errors;
+    size_t n;
+    sked_step_status status;
+    const char *error_code;
+    sked_time at;
+} sked__steps_close;
+
+/* What an op's fence needs to know of its run, as the run is now. */
+typedef struct sked__fence {
+    bool found;
+    sked_run_status status;
+    char *executor; /* owned; NULL when none */
+    char *schedule; /* owned; NULL when none */
+} sked__fence;
+
+/* One step attempt as the ops of a batch leave it: insert it, or update
+ * the row of its key (run_id, step, compensation, attempt), keeping the
+ * stored started_at unless the new status is running. */
+typedef struct sked__step_write {
+    const char *run_id;          /* borrowed */
+    const sked_step_record *rec; /* borrowed; started_at is set */
+} sked__step_write;
+
+/* One run as the ops of a batch leave it; every field NULL or NONE keeps
+ * the stored value. A STATUS other than -1 also clears executor and
+ * lease_until. */
+typedef struct sked__run_write {
+    const char *id;
+    int status;  /* a sked_run_status, or -1: kept */
+    int outcome; /* failed or cancelled, or -1: kept */
+    const char *output, *error, *error_code;
+    sked_time not_before, finished_at, timeout_exceeded_at;
+} sked__run_write;
+
+/* One schedule's count of consecutive failed runs. */
+typedef struct sked__failures {
+    const char *name; /* borrowed */
+    bool found;
+    sked_schedule_status status;
+    int32_t count;       /* consecutive_failures */
+    int32_t pause_after; /* pause_after_failures */
+} sked__failures;
 
 struct sked__store_ops {
     int version;      /* SKED__STORE_OPS_VERSION */
@@ -168,6 +270,85 @@ struct sked__store_ops {
      * filling ids[i] with each new id. */
     int (*events_append)(sked__tx *tx, const sked_event *ev, size_t n,
                          int64_t *ids, sked_error *err);
+
+    /* ---- execution (schema 0003, store_run.c) ------------------------ */
+    /* Every queue with a concurrency or rate limit, by name, with its
+     * load at NOW (PostgreSQL: the rows locked FOR UPDATE first, in name
+     * order, and counted after the lock, so limits hold across servers).
+     * *out freed by the caller (each name, then the array). */
+    int (*queue_loads)(sked__tx *tx, sked_time now, sked__queue_load **out,
+                       size_t *n, sked_error *err);
+    /* The runs Q describes (sked__claim_query), in claim order. Each
+     * sked_run has only id, workflow, workflow_version, queue, status,
+     * executor, priority, not_before, created_at and started_at. */
+    int (*runs_candidates)(sked__tx *tx, const sked__claim_query *q,
+                           sked_run **out, size_t *n, sked_error *err);
+    /* Take the runs of C (sked__claim_set); *out are the rows after, in
+     * any order. */
+    int (*runs_take)(sked__tx *tx, const sked__claim_set *c, sked_run **out,
+                     size_t *n, sked_error *err);
+    int (*steps_close)(sked__tx *tx, const sked__steps_close *c,
+                       sked_error *err);
+    /* Renew the lease of EXECUTOR's runs to LEASE_UNTIL. OUT: *renewed;
+     * *cancel_ids, the *ncancel ids among them with a cancel requested
+     * (NULL when none; the caller frees each, then the array). */
+    int (*runs_renew)(sked__tx *tx, const char *executor, sked_time lease_until,
+                      size_t *renewed, char ***cancel_ids, size_t *ncancel,
+                      sked_error *err);
+    /* Give back EXECUTOR's runs (sked__store_runs_release). */
+    int (*runs_release)(sked__tx *tx, const char *executor, sked_time now,
+                        sked_error *err);
+    /* Read the runs IDS (N, sorted, distinct) into OUT[i] (PostgreSQL:
+     * locked FOR UPDATE, in id order). */
+    int (*runs_fence)(sked__tx *tx, const char *const *ids, size_t n,
+                      sked__fence *out, sked_error *err);
+    int (*steps_write)(sked__tx *tx, const sked__step_write *w, size_t n,
+                       sked_error *err);
+    /* Write the N runs W (distinct ids), updated_at NOW. */
+    int (*runs_write)(sked__tx *tx, const sked__run_write *w, size_t n,
+                      sked_time now, sked_error *err);
+    /* Fill F[i] for the N schedules F[i].name (sorted, distinct; found
+     * false when gone); PostgreSQL: locked FOR UPDATE, in name order. */
+    int (*schedule_failures)(sked__tx *tx, sked__failures *f, size_t n,
+                             sked_error *err);
+    /* Store F[i].count as each one's consecutive_failures. */
+    int (*schedule_failures_set)(sked__tx *tx, const sked__failures *f,
+                                 size_t n, sked_error *err);
+    /* Read run ID into *out (every field); LOCK: PostgreSQL FOR UPDATE.
+     * SKED_ENOTFOUND. */
+    int (*run_get)(sked__tx *tx, const char *id, bool lock, sked_run *out,
+                   sked_error *err);
+    /* The active runs of SCHEDULE, by id, locked as run_get does. */
+    int (*runs_of_schedule)(sked__tx *tx, const char *schedule, sked_run **out,
+                            size_t *n, sked_error *err);
+    /* Cancel run ID: AT_ONCE, status cancelled at NOW (finished_at,
+     * error "Cancelled.", error_code "cancelled", executor and lease
+     * NULL); else cancel_requested_at NOW, and not_before NOW when the run
+     * is not running and its not_before is later. Both set
+     * cancel_requested_at when it was NULL, and updated_at. */
+    int (*run_cancel)(sked__tx *tx, const char *id, bool at_once, sked_time now,
+                      sked_error *err);
+    /* Every step attempt of RUN_ID, ordered by started_at, step,
+     * compensation, attempt. */
+    int (*steps_list)(sked__tx *tx, const char *run_id, sked_step_record **out,
+                      size_t *n, sked_error *err);
+    /* Runs matching F (its limit ignored), created_at DESC, id DESC, at
+     * most LIMIT. */
+    int (*runs_list)(sked__tx *tx, const sked_run_filter *f, size_t limit,
+                     sked_run **out, size_t *n, sked_error *err);
+    /* Insert or replace queue Q (source code) at NOW. */
+    int (*queue_put)(sked__tx *tx, const sked_queue_def *q, sked_time now,
+                     sked_error *err);
+    int (*queues_list)(sked__tx *tx, sked_queue_info **out, size_t *n,
+                       sked_error *err);
+    /* Insert (WORKFLOW, VERSION) or move its registered_at to NOW. */
+    int (*workflow_register)(sked__tx *tx, const char *workflow,
+                             const char *version, const char *definition,
+                             sked_time now, sked_error *err);
+    /* The version with the latest registered_at (then the greatest
+     * version); *out owned; SKED_ENOTFOUND. */
+    int (*workflow_latest)(sked__tx *tx, const char *workflow, char **out,
+                           sked_error *err);
 
     /* ---- notifications (NULL for SQLite) ---------------------------------
      * A listener is a connection of its own, outside the pool, that

@@ -2,6 +2,8 @@
 /* The store's side of execution (SPEC 4): claiming runs with leases,
  * recording steps and outcomes, cancelling, reading runs back, queues and
  * workflow versions. Schema: src/store/schema/<dialect>/0003_execution.sql.
+ * Implemented by store_claim.c (claim, leases), store_run_ops.c
+ * (recording), store_run.c (cancel, reading) and store_queue.c.
  *
  * Words: the "executor" is the node id of the engine that holds a run
  * (runs.executor) until lease_until; a run "belongs" to an executor while
@@ -52,6 +54,12 @@ typedef struct sked_run {
 void sked__run_done(sked_run *r);
 void sked__runs_free(sked_run *list, size_t n);
 
+/* The words of sked__run_status_name, sked__trigger_name and
+ * sked__step_status_name back into *out; SKED_EINVAL when WORD is none of
+ * them (or NULL). For the back-ends reading rows. */
+int sked__run_status_parse(const char *word, sked_run_status *out);
+int sked__trigger_parse(const char *word, sked_trigger *out);
+
 typedef enum sked_step_status {
     SKED_STEP_RUNNING = 0,
     SKED_STEP_COMPLETED = 1,
@@ -60,22 +68,23 @@ typedef enum sked_step_status {
 } sked_step_status;
 
 const char *sked__step_status_name(sked_step_status s);
+int sked__step_status_parse(const char *word, sked_step_status *out);
 
 /* One attempt of one step (a row of the steps table). Strings owned
  * (sked__step_records_free) when read back; borrowed when written. */
 typedef struct sked_step_record {
-    char *step;          /* the step's name */
-    bool compensation;   /* an attempt of the step's compensation */
-    int32_t attempt;     /* 1, 2, ... per (step, compensation) */
+    char *step;        /* the step's name */
+    bool compensation; /* an attempt of the step's compensation */
+    int32_t attempt;   /* 1, 2, ... per (step, compensation) */
     sked_step_status status;
-    char *output;        /* stdout, the http body, or a C step's JSON */
-    char *stderr_text;   /* exec steps only */
-    int truncated;       /* bit 1: output, bit 2: stderr */
-    char *error;         /* why it failed */
-    char *error_code;    /* "exit", "timeout", "cancelled", "exec_failed",
-                            "http_status", "http_failed", "lease_expired",
-                            "step_failed" */
-    int32_t exit_code;   /* exec: the exit status; -1 when none */
+    char *output;      /* stdout, the http body, or a C step's JSON */
+    char *stderr_text; /* exec steps only */
+    int truncated;     /* bit 1: output, bit 2: stderr */
+    char *error;       /* why it failed */
+    char *error_code;  /* "exit", "timeout", "cancelled", "exec_failed",
+                          "http_status", "http_failed", "lease_expired",
+                          "step_failed" */
+    int32_t exit_code; /* exec: the exit status; -1 when none */
     sked_time started_at, finished_at; /* finished NONE while running */
 } sked_step_record;
 
@@ -101,8 +110,8 @@ typedef struct sked_claim_cap {
 typedef struct sked_claim_req {
     const char *executor;
     sked_time now;
-    sked_dur lease;            /* lease_until = now + lease */
-    size_t max;                /* 1..SKED_STORE_BATCH_MAX */
+    sked_dur lease; /* lease_until = now + lease */
+    size_t max;     /* 1..SKED_STORE_BATCH_MAX */
     const sked_claim_workflow *workflows;
     size_t nworkflows;
     const sked_claim_cap *caps; /* queues not listed: no per-server cap */
@@ -115,13 +124,16 @@ typedef struct sked_claim_req {
  *   workflow is one of REQ->workflows with the same version, or no
  *   version when that workflow's entry is latest;
  * - in order: priority (lower first), not_before, created_at, id;
- * - a run with a serial_key only when no other active run with that key
- *   is running or comes before it (by COALESCE(scheduled_for,
- *   created_at), then id);
+ * - a run with a serial_key that is not running yet only when no other
+ *   active run with that key is running or comes before it (by
+ *   COALESCE(scheduled_for, created_at), then id); a run to recover
+ *   already holds its key;
  * - within each queue's limits from the queues table: concurrency (runs
  *   running in the queue across all executors, counting this claim's),
  *   rate_limit per rate_period (runs whose started_at is within the last
- *   period, counting this claim's); and REQ->caps;
+ *   period, counting this claim's runs that start); and REQ->caps. A run
+ *   to recover is already counted as running (and started): only the
+ *   caps and max apply to it;
  * - PostgreSQL: FOR UPDATE SKIP LOCKED on runs, and the queues rows with
  *   a concurrency or rate limit locked in name order before counting, so
  *   limits hold across servers.
@@ -132,8 +144,16 @@ typedef struct sked_claim_req {
  * "lease_expired" and error "lease expired: executor X stopped
  * renewing". Events: run.started {"workflow","queue","attempt"} when
  * started_at was NULL; run.recovered {"from": old executor} when
- * recovered. OUT: *out, an array of *n runs (sked__runs_free), as they
- * are after the claim (recovered set where it applies). */
+ * recovered. OUT: *out, an array of *n runs (sked__runs_free; NULL when
+ * *n is 0), as they are after the claim, in claim order (recovered set
+ * where it applies). A run whose cancel_requested_at is set is claimed
+ * too: its executor runs the failure path. Returns 0, SKED_EINVAL,
+ * SKED_EIO, SKED_ENOMEM.
+ *
+ * Cost: the claim walks the ready runs in claim order and passes over
+ * those it cannot take (a full queue's, a version it does not have, a
+ * serial key's queued runs after the first); fine while those number in
+ * the thousands. */
 int sked__store_runs_claim(sked_store *st, const sked_claim_req *req,
                            sked_run **out, size_t *n, sked_event **out_events,
                            size_t *out_nevents, sked_error *err);
@@ -173,8 +193,9 @@ typedef enum sked_run_op_kind {
     /* The soft workflow timeout passed: timeout_exceeded_at = op->at. */
     SKED_RUN_OP_TIMEOUT_MARK = 4,
     /* Finish: status op->status (completed, failed or cancelled), output
-     * op->output, error, error_code, finished_at op->at, executor and
-     * lease NULL. For a run of a schedule (when the schedule still
+     * op->output, error, error_code (NULL: those FAILING recorded are
+     * kept), finished_at op->at, executor and lease NULL. For a run of a
+     * schedule (when the schedule still
      * exists): completed resets schedules.consecutive_failures to 0;
      * failed adds 1, and when pause_after_failures > 0 is reached the
      * schedule is paused, with last_error "paused after N consecutive
@@ -185,7 +206,9 @@ typedef enum sked_run_op_kind {
 
 /* One event an op writes with its change (borrowed strings). */
 typedef struct sked_run_op_event {
-    const char *type, *subject, *payload; /* payload NULL: {} */
+    const char *type;
+    const char *subject; /* NULL: the op's run id */
+    const char *payload; /* JSON object text; NULL: {} */
 } sked_run_op_event;
 
 #define SKED_RUN_OP_EVENTS_MAX 3
@@ -194,22 +217,27 @@ typedef struct sked_run_op_event {
 typedef struct sked_run_op {
     sked_run_op_kind kind;
     const char *run_id;
-    const char *executor; /* the fence: applies only while the run belongs
-                             to this executor */
-    sked_time at;         /* when it happened (finished_at, the mark) */
-    sked_step_record step; /* BEGIN, END */
-    sked_time not_before;  /* WAIT */
+    const char *executor;   /* the fence: applies only while the run belongs
+                               to this executor */
+    sked_time at;           /* when it happened (finished_at, the mark, the
+                               events' time); NONE: now */
+    sked_step_record step;  /* BEGIN, END */
+    sked_time not_before;   /* WAIT */
     sked_run_status status; /* FAILING, FINISH */
     const char *output, *error, *error_code; /* FAILING, FINISH */
     sked_run_op_event events[SKED_RUN_OP_EVENTS_MAX];
     size_t nevents;
 } sked_run_op;
 
-/* Apply the N ops in order, in ONE transaction (one commit for many
- * workers: the executor's group commit). An op whose run no longer
- * belongs to its executor writes nothing and gets SKED_ECONFLICT in
- * RESULT[i] (the others still apply); 0 otherwise. RESULT has N entries.
- * Returns 0, or a code with nothing written (SKED_EIO, SKED_ENOMEM). */
+/* Apply the N ops (N <= 4 * SKED_STORE_BATCH_MAX) in order, in ONE
+ * transaction (one commit for many workers: the executor's group
+ * commit). An op whose run no longer belongs to its executor writes
+ * nothing and gets SKED_ECONFLICT in RESULT[i] (the others still apply);
+ * 0 otherwise. RESULT has N entries. An op after a WAIT or FINISH of its
+ * run in the same batch therefore fails its fence. A step attempt is
+ * begun at most once and ended at most once (STEP_END alone also records
+ * it, started_at op->step.started_at, else op->at). Returns 0, or a code
+ * with nothing written (SKED_EINVAL, SKED_EIO, SKED_ENOMEM). */
 int sked__store_run_ops(sked_store *st, const sked_run_op *ops, size_t n,
                         int *result, sked_event **out_events,
                         size_t *out_nevents, sked_error *err);

@@ -25,8 +25,8 @@
 #include "store/store.h"
 
 /* The schema version of this binary: the migrations in src/store/schema. */
-#define SCHEMA_LATEST   2
-#define SCHEMA_LATEST_S "2"
+#define SCHEMA_LATEST   3
+#define SCHEMA_LATEST_S "3"
 
 static char db_url[1024];
 static char tmp_dir[256];

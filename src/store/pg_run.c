@@ -1,0 +1,830 @@
+/* SPDX-License-Identifier: MIT */
+/* The SQL of execution on PostgreSQL (store_ops.h, schema 0003):
+ * claiming, leases, the executor's writes, cancel and reading runs
+ * (queues and workflow versions: pg_queue.c).
+ *
+ * Every batch is one statement, its columns sent as arrays through
+ * unnest() (one round trip whatever its size). Locks, at READ COMMITTED:
+ * - a claim locks the queue rows with a limit first, in name order, and
+ *   counts their load in a second statement (its snapshot is taken after
+ *   the lock, so it sees the claims committed before); then it reads its
+ *   candidate runs FOR UPDATE SKIP LOCKED, which never waits, so no lock
+ *   order can deadlock it;
+ * - every other write locks the runs it touches in id order (the fence of
+ *   the executor's batch, renewal, release, cancel), so two of them wait
+ *   for each other but cannot deadlock; a schedule row is locked after its
+ *   runs (counting failures), the one order the firing transaction takes
+ *   the other way round (a cancel_other firing): PostgreSQL detects that
+ *   rare deadlock and the store retries the transaction.
+ * A batch joined to its table by unnest() also names its keys with
+ * "= ANY(...)": the planner then reaches the rows through the primary
+ * key whatever it guesses of the array's length, never by a scan of the
+ * whole (growing) table. Values travel as text both ways. */
+#include "store/pg_run.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "store/pg.h"
+
+#define ACTIVE "('pending', 'running', 'waiting')"
+#define CAND_COLS                                                              \
+    "id, workflow, workflow_version, queue, status, executor, priority, "      \
+    "not_before, created_at, started_at"
+/* The version routing of a claim: $2 the workflows whose latest version
+ * the executor has, $3 its "workflow/version" keys. */
+#define ROUTED                                                                 \
+    "CASE WHEN workflow_version IS NULL THEN workflow = ANY($2::text[]) "      \
+    "ELSE (workflow || '/' || workflow_version) = ANY($3::text[]) END"
+/* Lock the runs of executor $1 in id order. */
+#define OWNED_LOCKED                                                           \
+    "id IN (SELECT id FROM runs WHERE executor = $1 "                          \
+    "AND status = 'running' ORDER BY id FOR UPDATE)"
+
+/* A serial run goes only as the first active run of its key, with none
+ * of the key running (two index seeks: runs_serial, runs_serial_running). */
+static const sked__pg_stmt CAND_READY = {
+    SKED__PG_CAND_READY, 5,
+    "SELECT " CAND_COLS " FROM runs r "
+    "WHERE status IN ('pending', 'waiting') AND not_before <= $1::bigint "
+    "AND " ROUTED " AND NOT (queue = ANY($4::text[])) "
+    "AND (serial_key IS NULL OR (NOT EXISTS (SELECT 1 FROM runs o "
+    "WHERE o.serial_key = r.serial_key AND o.status = 'running') "
+    "AND (SELECT o.id FROM runs o WHERE o.serial_key = r.serial_key "
+    "AND o.status IN " ACTIVE " "
+    "ORDER BY coalesce(o.scheduled_for, o.created_at), o.id LIMIT 1) "
+    "= r.id)) "
+    "ORDER BY priority, not_before, created_at, id LIMIT $5::bigint "
+    "FOR UPDATE SKIP LOCKED"};
+
+static const sked__pg_stmt CAND_EXPIRED = {
+    SKED__PG_CAND_EXPIRED, 4,
+    "SELECT " CAND_COLS " FROM runs "
+    "WHERE status = 'running' AND lease_until < $1::bigint AND " ROUTED " "
+    "ORDER BY priority, not_before, created_at, id LIMIT $4::bigint "
+    "FOR UPDATE SKIP LOCKED"};
+
+static const sked__pg_stmt TAKE = {
+    SKED__PG_TAKE, 5,
+    "UPDATE runs r SET status = 'running', executor = $1, "
+    "lease_until = $2::bigint, started_at = coalesce(r.started_at, "
+    "$3::bigint), attempts = r.attempts + 1, "
+    "workflow_version = coalesce(r.workflow_version, u.v), "
+    "updated_at = $3::bigint "
+    "FROM unnest($4::text[], $5::text[]) AS u(uid, v) "
+    "WHERE r.id = u.uid AND r.id = ANY($4::text[]) "
+    "RETURNING " SKED__RUN_COLUMNS};
+
+static const sked__pg_stmt STEPS_CLOSE = {
+    SKED__PG_STEPS_CLOSE, 5,
+    "UPDATE steps s SET status = $3, error_code = $4, error = u.err, "
+    "finished_at = $5::bigint "
+    "FROM unnest($1::text[], $2::text[]) AS u(rid, err) "
+    "WHERE s.run_id = u.rid AND s.run_id = ANY($1::text[]) "
+    "AND s.status = 'running'"};
+
+static const sked__pg_stmt RENEW = {
+    SKED__PG_RENEW, 2,
+    "UPDATE runs SET lease_until = $2::bigint WHERE " OWNED_LOCKED " "
+    "RETURNING id, cancel_requested_at IS NOT NULL"};
+
+static const sked__pg_stmt RELEASE_STEPS = {
+    SKED__PG_RELEASE_STEPS, 3,
+    "UPDATE steps SET status = 'cancelled', error_code = 'interrupted', "
+    "error = $2, finished_at = $3::bigint WHERE status = 'running' "
+    "AND run_id IN (SELECT id FROM runs WHERE executor = $1 "
+    "AND status = 'running' ORDER BY id FOR UPDATE)"};
+
+static const sked__pg_stmt RELEASE_RUNS = {
+    SKED__PG_RELEASE_RUNS, 2,
+    "UPDATE runs SET status = CASE WHEN not_before > $2::bigint "
+    "THEN 'waiting' ELSE 'pending' END, executor = NULL, "
+    "lease_until = NULL, updated_at = $2::bigint WHERE " OWNED_LOCKED};
+
+static const sked__pg_stmt FENCE = {
+    SKED__PG_FENCE, 1,
+    "SELECT id, status, executor, schedule FROM runs "
+    "WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE"};
+
+static const sked__pg_stmt STEPS_WRITE = {
+    SKED__PG_STEPS_WRITE, 13,
+    "INSERT INTO steps (run_id, step, compensation, attempt, status, "
+    "output, stderr_text, truncated, error, error_code, exit_code, "
+    "started_at, finished_at) "
+    "SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], "
+    "$4::integer[], $5::text[], $6::text[], $7::text[], $8::integer[], "
+    "$9::text[], $10::text[], $11::integer[], $12::bigint[], $13::bigint[]) "
+    "ON CONFLICT (run_id, step, compensation, attempt) DO UPDATE SET "
+    "status = excluded.status, output = excluded.output, "
+    "stderr_text = excluded.stderr_text, truncated = excluded.truncated, "
+    "error = excluded.error, error_code = excluded.error_code, "
+    "exit_code = excluded.exit_code, finished_at = excluded.finished_at, "
+    "started_at = CASE WHEN excluded.status = 'running' "
+    "THEN excluded.started_at ELSE steps.started_at END"};
+
+static const sked__pg_stmt RUNS_WRITE = {
+    SKED__PG_RUNS_WRITE, 10,
+    "UPDATE runs r SET status = coalesce(u.st, r.status), "
+    "outcome = coalesce(u.oc, r.outcome), output = coalesce(u.out, r.output), "
+    "error = coalesce(u.err, r.error), "
+    "error_code = coalesce(u.code, r.error_code), "
+    "not_before = coalesce(u.nb, r.not_before), "
+    "finished_at = coalesce(u.fin, r.finished_at), "
+    "timeout_exceeded_at = coalesce(u.mark, r.timeout_exceeded_at), "
+    "executor = CASE WHEN u.st IS NULL THEN r.executor END, "
+    "lease_until = CASE WHEN u.st IS NULL THEN r.lease_until END, "
+    "updated_at = $10::bigint "
+    "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
+    "$5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[]) "
+    "AS u(uid, st, oc, out, err, code, nb, fin, mark) "
+    "WHERE r.id = u.uid AND r.id = ANY($1::text[])"};
+
+static const sked__pg_stmt FAILURES = {
+    SKED__PG_FAILURES, 1,
+    "SELECT name, status, consecutive_failures, pause_after_failures "
+    "FROM schedules WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE"};
+
+static const sked__pg_stmt FAILURES_SET = {
+    SKED__PG_FAILURES_SET, 2,
+    "UPDATE schedules s SET consecutive_failures = u.c "
+    "FROM unnest($1::text[], $2::integer[]) AS u(n, c) "
+    "WHERE s.name = u.n AND s.name = ANY($1::text[])"};
+
+static const sked__pg_stmt RUN_GET = {SKED__PG_RUN_GET, 1,
+                                      "SELECT " SKED__RUN_COLUMNS
+                                      " FROM runs WHERE id = $1"};
+
+static const sked__pg_stmt RUN_LOCK = {SKED__PG_RUN_LOCK, 1,
+                                       "SELECT " SKED__RUN_COLUMNS
+                                       " FROM runs WHERE id = $1 FOR UPDATE"};
+
+static const sked__pg_stmt RUNS_OF_SCHEDULE = {
+    SKED__PG_RUNS_OF_SCHEDULE, 1,
+    "SELECT " SKED__RUN_COLUMNS " FROM runs WHERE schedule = $1 "
+    "AND status IN " ACTIVE " ORDER BY id FOR UPDATE"};
+
+static const sked__pg_stmt CANCEL_NOW = {
+    SKED__PG_CANCEL_NOW, 2,
+    "UPDATE runs SET status = 'cancelled', finished_at = $2::bigint, "
+    "error = 'Cancelled.', error_code = 'cancelled', executor = NULL, "
+    "lease_until = NULL, "
+    "cancel_requested_at = coalesce(cancel_requested_at, $2::bigint), "
+    "updated_at = $2::bigint WHERE id = $1"};
+
+static const sked__pg_stmt CANCEL_ASK = {
+    SKED__PG_CANCEL_ASK, 2,
+    "UPDATE runs SET "
+    "cancel_requested_at = coalesce(cancel_requested_at, $2::bigint), "
+    "not_before = CASE WHEN status <> 'running' AND not_before > $2::bigint "
+    "THEN $2::bigint ELSE not_before END, updated_at = $2::bigint "
+    "WHERE id = $1"};
+
+static const sked__pg_stmt STEPS_LIST = {
+    SKED__PG_STEPS_LIST, 1,
+    "SELECT " SKED__STEP_COLUMNS " FROM steps WHERE run_id = $1 "
+    "ORDER BY started_at, step, compensation, attempt"};
+
+static const sked__pg_stmt RUNS_LIST = {
+    SKED__PG_RUNS_LIST, 6,
+    "SELECT " SKED__RUN_COLUMNS " FROM runs "
+    "WHERE ($1::text IS NULL OR status = $1) "
+    "AND ($2::text IS NULL OR schedule = $2) "
+    "AND ($3::text IS NULL OR workflow = $3) "
+    "AND ($5::text IS NULL OR created_at < $4::bigint "
+    "OR (created_at = $4::bigint AND id < $5)) "
+    "ORDER BY created_at DESC, id DESC LIMIT $6::bigint"};
+
+/* ---- values --------------------------------------------------------------*/
+
+static int nomem(sked_error *err)
+{
+    return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+}
+
+const char *sked__pg_run_num(int64_t v, char *buf)
+{
+    (void) snprintf(buf, SKED__PG_NUMLEN, "%" PRId64, v);
+    return buf;
+}
+
+/* Text of instant T into BUF, or NULL for NONE. */
+static const char *time_param(sked_time t, char *buf)
+{
+    return t == SKED_TIME_NONE ? NULL : sked__pg_run_num(t, buf);
+}
+
+bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst)
+{
+    *dst = NULL;
+    if (PQgetisnull(res, row, col))
+        return true;
+    *dst = strdup(PQgetvalue(res, row, col));
+    return *dst != NULL;
+}
+
+int64_t sked__pg_run_i64(const PGresult *res, int row, int col)
+{
+    return strtoll(PQgetvalue(res, row, col), NULL, 10);
+}
+
+/* An instant; SQL NULL is SKED_TIME_NONE. */
+static sked_time get_time(const PGresult *res, int row, int col)
+{
+    return PQgetisnull(res, row, col) ? SKED_TIME_NONE
+                                      : sked__pg_run_i64(res, row, col);
+}
+
+/* A sked_run with every instant NONE. */
+static void run_init(sked_run *r)
+{
+    memset(r, 0, sizeof *r);
+    r->scheduled_for = r->not_before = r->lease_until = SKED_TIME_NONE;
+    r->created_at = r->started_at = r->finished_at = SKED_TIME_NONE;
+    r->updated_at = r->cancel_requested_at = SKED_TIME_NONE;
+    r->timeout_exceeded_at = SKED_TIME_NONE;
+}
+
+/* Read ROW of RES (SKED__RUN_COLUMNS) into *r. */
+static int row_to_run(const PGresult *res, int row, sked_run *r,
+                      sked_error *err)
+{
+    char **text[] = {&r->id,         &r->workflow, &r->workflow_version,
+                     &r->schedule,   &r->queue,    &r->concurrency_key,
+                     &r->serial_key, &r->executor, &r->context,
+                     &r->output,     &r->error,    &r->error_code};
+    sked_time *times[] = {
+        &r->scheduled_for, &r->not_before,          &r->lease_until,
+        &r->created_at,    &r->started_at,          &r->finished_at,
+        &r->updated_at,    &r->cancel_requested_at, &r->timeout_exceeded_at};
+    bool failing = !PQgetisnull(res, row, 25);
+
+    run_init(r);
+    for (int i = 0; i < 12; i++)
+        if (!sked__pg_run_text(res, row, i, text[i])) {
+            sked__run_done(r);
+            return nomem(err);
+        }
+    for (int i = 0; i < 9; i++)
+        *times[i] = get_time(res, row, 16 + i);
+    r->priority = (int32_t) sked__pg_run_i64(res, row, 14);
+    r->attempts = (int32_t) sked__pg_run_i64(res, row, 15);
+    r->failing = failing;
+    if (sked__run_status_parse(PQgetvalue(res, row, 12), &r->status) != 0 ||
+        sked__trigger_parse(PQgetvalue(res, row, 13), &r->trigger) != 0 ||
+        (failing &&
+         sked__run_status_parse(PQgetvalue(res, row, 25), &r->outcome) != 0)) {
+        sked__run_done(r);
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "PostgreSQL: run with an unknown enum value");
+    }
+    return 0;
+}
+
+/* Read ROW of RES (CAND_COLS) into *r: a candidate. */
+static int row_to_cand(const PGresult *res, int row, sked_run *r,
+                       sked_error *err)
+{
+    run_init(r);
+    if (!sked__pg_run_text(res, row, 0, &r->id) ||
+        !sked__pg_run_text(res, row, 1, &r->workflow) ||
+        !sked__pg_run_text(res, row, 2, &r->workflow_version) ||
+        !sked__pg_run_text(res, row, 3, &r->queue) ||
+        !sked__pg_run_text(res, row, 5, &r->executor)) {
+        sked__run_done(r);
+        return nomem(err);
+    }
+    if (sked__run_status_parse(PQgetvalue(res, row, 4), &r->status) != 0) {
+        sked__run_done(r);
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "PostgreSQL: run with an unknown status");
+    }
+    r->priority = (int32_t) sked__pg_run_i64(res, row, 6);
+    r->not_before = get_time(res, row, 7);
+    r->created_at = get_time(res, row, 8);
+    r->started_at = get_time(res, row, 9);
+    return 0;
+}
+
+typedef int (*row_fn)(const PGresult *res, int row, sked_run *r,
+                      sked_error *err);
+
+/* Read every row of RES with READ into a new array. */
+static int rows_to_runs(const PGresult *res, row_fn read, sked_run **out,
+                        size_t *n, sked_error *err)
+{
+    size_t rows = (size_t) PQntuples(res), k = 0;
+    sked_run *v = calloc(rows ? rows : 1, sizeof *v);
+    int rc = v ? 0 : nomem(err);
+
+    for (; rc == 0 && k < rows; k++)
+        if ((rc = read(res, (int) k, &v[k], err)) != 0)
+            break;
+    if (rc != 0) {
+        sked__runs_free(v, k);
+        return rc;
+    }
+    *out = v;
+    *n = rows;
+    return 0;
+}
+
+/* Run STMT with PARAMS and read its rows with READ. */
+static int query_runs(sked__tx *tx, const sked__pg_stmt *stmt,
+                      const char *const *params, row_fn read, sked_run **out,
+                      size_t *n, sked_error *err)
+{
+    PGresult *res = NULL;
+    int rc = sked__pg_exec(tx, stmt, params, &res, err);
+
+    if (rc == 0)
+        rc = rows_to_runs(res, read, out, n, err);
+    PQclear(res);
+    return rc;
+}
+
+/* Close the N array literals A into PARAMS (also for N elements 0) and
+ * tell whether one ran out of memory. */
+static bool arrays_close(sked__pg_alit *a, int n, size_t elems,
+                         const char **params)
+{
+    bool oom = false;
+
+    for (int k = 0; k < n; k++) {
+        sked__pg_alit_put(&a[k], elems == 0 ? "{}" : "}", elems == 0 ? 2 : 1);
+        params[k] = a[k].p;
+        oom = oom || a[k].oom;
+    }
+    return oom;
+}
+
+static void arrays_free(sked__pg_alit *a, int n)
+{
+    for (int k = 0; k < n; k++)
+        free(a[k].p);
+}
+
+/* ---- claiming ------------------------------------------------------------ */
+
+/* Build the arrays of a claim: [0] the workflows whose latest version
+ * the executor has, [1] its "workflow/version" keys, [2] the full
+ * queues. */
+static bool claim_arrays(const sked__claim_query *q, sked__pg_alit a[3])
+{
+    size_t nlatest = 0;
+    bool ok = true;
+
+    for (size_t i = 0; i < q->nworkflows; i++) {
+        const sked_claim_workflow *w = &q->workflows[i];
+        size_t len = strlen(w->name) + strlen(w->version) + 2;
+        char *key = malloc(len);
+        if (!key) {
+            ok = false;
+            break;
+        }
+        (void) snprintf(key, len, "%s/%s", w->name, w->version);
+        sked__pg_alit_text(&a[1], key, i == 0);
+        free(key);
+        if (w->latest)
+            sked__pg_alit_text(&a[0], w->name, nlatest++ == 0);
+    }
+    if (nlatest == 0)
+        sked__pg_alit_put(&a[0], "{", 1);
+    if (q->nworkflows == 0)
+        sked__pg_alit_put(&a[1], "{", 1);
+    for (size_t i = 0; i < q->nfull; i++)
+        sked__pg_alit_text(&a[2], q->full[i], i == 0);
+    if (q->nfull == 0)
+        sked__pg_alit_put(&a[2], "{", 1);
+    for (int k = 0; k < 3; k++) {
+        sked__pg_alit_put(&a[k], "}", 1);
+        ok = ok && !a[k].oom;
+    }
+    return ok;
+}
+
+int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
+                            sked_run **out, size_t *n, sked_error *err)
+{
+    sked__pg_alit a[3] = {{0}};
+    char nowbuf[SKED__PG_NUMLEN], limbuf[SKED__PG_NUMLEN];
+    const char *params[5];
+    int rc = 0;
+
+    if (!claim_arrays(q, a))
+        rc = nomem(err);
+    params[0] = sked__pg_run_num(q->now, nowbuf);
+    params[1] = a[0].p;
+    params[2] = a[1].p;
+    params[3] =
+        q->expired ? sked__pg_run_num((int64_t) q->limit, limbuf) : a[2].p;
+    params[4] = sked__pg_run_num((int64_t) q->limit, limbuf);
+    if (rc == 0)
+        rc = query_runs(tx, q->expired ? &CAND_EXPIRED : &CAND_READY, params,
+                        row_to_cand, out, n, err);
+    arrays_free(a, 3);
+    return rc;
+}
+
+int sked__pg_run_take(sked__tx *tx, const sked__claim_set *set, sked_run **out,
+                      size_t *n, sked_error *err)
+{
+    sked__pg_alit a[2] = {{0}};
+    char lease[SKED__PG_NUMLEN], nowbuf[SKED__PG_NUMLEN];
+    const char *params[5] = {set->executor,
+                             sked__pg_run_num(set->lease_until, lease),
+                             sked__pg_run_num(set->now, nowbuf)};
+    int rc = 0;
+
+    for (size_t i = 0; i < set->n; i++) {
+        sked__pg_alit_text(&a[0], set->ids[i], i == 0);
+        sked__pg_alit_text(&a[1], set->versions[i], i == 0);
+    }
+    if (arrays_close(a, 2, set->n, &params[3]))
+        rc = nomem(err);
+    if (rc == 0)
+        rc = query_runs(tx, &TAKE, params, row_to_run, out, n, err);
+    arrays_free(a, 2);
+    return rc;
+}
+
+int sked__pg_run_steps_close(sked__tx *tx, const sked__steps_close *sc,
+                             sked_error *err)
+{
+    sked__pg_alit a[2] = {{0}};
+    char at[SKED__PG_NUMLEN];
+    const char *params[5];
+    int rc = 0;
+
+    for (size_t i = 0; i < sc->n; i++) {
+        sked__pg_alit_text(&a[0], sc->run_ids[i], i == 0);
+        sked__pg_alit_text(&a[1], sc->errors[i], i == 0);
+    }
+    if (arrays_close(a, 2, sc->n, params))
+        rc = nomem(err);
+    params[2] = sked__step_status_name(sc->status);
+    params[3] = sc->error_code;
+    params[4] = sked__pg_run_num(sc->at, at);
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &STEPS_CLOSE, params, NULL, err);
+    arrays_free(a, 2);
+    return rc;
+}
+
+/* ---- leases ------------------------------------------------------------- */
+
+int sked__pg_run_renew(sked__tx *tx, const char *executor,
+                       sked_time lease_until, size_t *renewed,
+                       char ***cancel_ids, size_t *ncancel, sked_error *err)
+{
+    char lease[SKED__PG_NUMLEN];
+    const char *params[2] = {executor, sked__pg_run_num(lease_until, lease)};
+    PGresult *res = NULL;
+    char **ids = NULL;
+    size_t rows, k = 0;
+    int rc = sked__pg_exec(tx, &RENEW, params, &res, err);
+
+    if (rc != 0)
+        return rc;
+    rows = (size_t) PQntuples(res);
+    for (size_t i = 0; i < rows; i++)
+        k += strcmp(PQgetvalue(res, (int) i, 1), "t") == 0;
+    if (k > 0 && !(ids = calloc(k, sizeof *ids)))
+        rc = nomem(err);
+    k = 0;
+    for (size_t i = 0; rc == 0 && ids && i < rows; i++) {
+        if (strcmp(PQgetvalue(res, (int) i, 1), "t") != 0)
+            continue;
+        if (!(ids[k] = strdup(PQgetvalue(res, (int) i, 0))))
+            rc = nomem(err);
+        else
+            k++;
+    }
+    PQclear(res);
+    if (rc != 0) {
+        for (size_t i = 0; i < k; i++)
+            free(ids[i]);
+        free(ids);
+        return rc;
+    }
+    *renewed = rows;
+    *cancel_ids = ids;
+    *ncancel = k;
+    return 0;
+}
+
+int sked__pg_run_release(sked__tx *tx, const char *executor, sked_time now,
+                         sked_error *err)
+{
+    char why[200], nowbuf[SKED__PG_NUMLEN];
+    const char *params[3] = {executor, why, sked__pg_run_num(now, nowbuf)};
+    const char *params2[2] = {executor, nowbuf};
+    int rc;
+
+    (void) snprintf(why, sizeof why, "interrupted: executor %.150s stopped",
+                    executor);
+    rc = sked__pg_exec(tx, &RELEASE_STEPS, params, NULL, err);
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &RELEASE_RUNS, params2, NULL, err);
+    return rc;
+}
+
+/* ---- the executor's writes ---------------------------------------------- */
+
+/* Fill OUT (N, in the order of the sorted IDS) from the rows of RES,
+ * which come in the same order; ids not returned stay not found. */
+static int fences_read(const PGresult *res, const char *const *ids, size_t n,
+                       sked__fence *out, sked_error *err)
+{
+    size_t rows = (size_t) PQntuples(res), r = 0;
+
+    for (size_t i = 0; i < n && r < rows; i++) {
+        sked__fence *f = &out[i];
+        if (strcmp(PQgetvalue(res, (int) r, 0), ids[i]) != 0)
+            continue;
+        f->found = sked__run_status_parse(PQgetvalue(res, (int) r, 1),
+                                          &f->status) == 0;
+        if (!sked__pg_run_text(res, (int) r, 2, &f->executor) ||
+            !sked__pg_run_text(res, (int) r, 3, &f->schedule))
+            return nomem(err);
+        r++;
+    }
+    return 0;
+}
+
+int sked__pg_run_fence(sked__tx *tx, const char *const *ids, size_t n,
+                       sked__fence *out, sked_error *err)
+{
+    sked__pg_alit a = {0};
+    const char *params[1];
+    PGresult *res = NULL;
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++)
+        sked__pg_alit_text(&a, ids[i], i == 0);
+    if (arrays_close(&a, 1, n, params))
+        rc = nomem(err);
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &FENCE, params, &res, err);
+    if (rc == 0)
+        rc = fences_read(res, ids, n, out, err);
+    PQclear(res);
+    free(a.p);
+    return rc;
+}
+
+enum {
+    W_RUN,
+    W_STEP,
+    W_COMP,
+    W_ATTEMPT,
+    W_STATUS,
+    W_OUTPUT,
+    W_STDERR,
+    W_TRUNC,
+    W_ERROR,
+    W_CODE,
+    W_EXIT,
+    W_STARTED,
+    W_FINISHED,
+    W_N
+};
+
+int sked__pg_run_steps_write(sked__tx *tx, const sked__step_write *w, size_t n,
+                             sked_error *err)
+{
+    sked__pg_alit a[W_N] = {{0}};
+    const char *params[W_N];
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const sked_step_record *r = w[i].rec;
+        bool first = i == 0;
+        sked__pg_alit_text(&a[W_RUN], w[i].run_id, first);
+        sked__pg_alit_text(&a[W_STEP], r->step, first);
+        sked__pg_alit_int(&a[W_COMP], r->compensation ? 1 : 0, false, first);
+        sked__pg_alit_int(&a[W_ATTEMPT], r->attempt, false, first);
+        sked__pg_alit_text(&a[W_STATUS], sked__step_status_name(r->status),
+                           first);
+        sked__pg_alit_text(&a[W_OUTPUT], r->output, first);
+        sked__pg_alit_text(&a[W_STDERR], r->stderr_text, first);
+        sked__pg_alit_int(&a[W_TRUNC], r->truncated, false, first);
+        sked__pg_alit_text(&a[W_ERROR], r->error, first);
+        sked__pg_alit_text(&a[W_CODE], r->error_code, first);
+        sked__pg_alit_int(&a[W_EXIT], r->exit_code, r->exit_code < 0, first);
+        sked__pg_alit_int(&a[W_STARTED], r->started_at,
+                          r->started_at == SKED_TIME_NONE, first);
+        sked__pg_alit_int(&a[W_FINISHED], r->finished_at,
+                          r->finished_at == SKED_TIME_NONE, first);
+    }
+    if (arrays_close(a, W_N, n, params))
+        rc = nomem(err);
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &STEPS_WRITE, params, NULL, err);
+    arrays_free(a, W_N);
+    return rc;
+}
+
+enum { U_ID, U_ST, U_OC, U_OUT, U_ERR, U_CODE, U_NB, U_FIN, U_MARK, U_N };
+
+static const char *status_word(int s)
+{
+    return s < 0 ? NULL : sked__run_status_name((sked_run_status) s);
+}
+
+int sked__pg_run_runs_write(sked__tx *tx, const sked__run_write *w, size_t n,
+                            sked_time now, sked_error *err)
+{
+    sked__pg_alit a[U_N] = {{0}};
+    char nowbuf[SKED__PG_NUMLEN];
+    const char *params[U_N + 1];
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        bool first = i == 0;
+        sked__pg_alit_text(&a[U_ID], w[i].id, first);
+        sked__pg_alit_text(&a[U_ST], status_word(w[i].status), first);
+        sked__pg_alit_text(&a[U_OC], status_word(w[i].outcome), first);
+        sked__pg_alit_text(&a[U_OUT], w[i].output, first);
+        sked__pg_alit_text(&a[U_ERR], w[i].error, first);
+        sked__pg_alit_text(&a[U_CODE], w[i].error_code, first);
+        sked__pg_alit_int(&a[U_NB], w[i].not_before,
+                          w[i].not_before == SKED_TIME_NONE, first);
+        sked__pg_alit_int(&a[U_FIN], w[i].finished_at,
+                          w[i].finished_at == SKED_TIME_NONE, first);
+        sked__pg_alit_int(&a[U_MARK], w[i].timeout_exceeded_at,
+                          w[i].timeout_exceeded_at == SKED_TIME_NONE, first);
+    }
+    if (arrays_close(a, U_N, n, params))
+        rc = nomem(err);
+    params[U_N] = sked__pg_run_num(now, nowbuf);
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &RUNS_WRITE, params, NULL, err);
+    arrays_free(a, U_N);
+    return rc;
+}
+
+/* Fill F (N, sorted) from the rows of RES, in the same order. */
+static void failures_read(const PGresult *res, sked__failures *f, size_t n)
+{
+    size_t rows = (size_t) PQntuples(res), r = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        f[i].found = false;
+        if (r >= rows || strcmp(PQgetvalue(res, (int) r, 0), f[i].name) != 0)
+            continue;
+        f[i].found = sked_schedule_status_parse(PQgetvalue(res, (int) r, 1), "",
+                                                &f[i].status, NULL) == 0;
+        f[i].count = (int32_t) sked__pg_run_i64(res, (int) r, 2);
+        f[i].pause_after = (int32_t) sked__pg_run_i64(res, (int) r, 3);
+        r++;
+    }
+}
+
+int sked__pg_run_failures(sked__tx *tx, sked__failures *f, size_t n,
+                          sked_error *err)
+{
+    sked__pg_alit a = {0};
+    const char *params[1];
+    PGresult *res = NULL;
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++)
+        sked__pg_alit_text(&a, f[i].name, i == 0);
+    if (arrays_close(&a, 1, n, params))
+        rc = nomem(err);
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &FAILURES, params, &res, err);
+    if (rc == 0)
+        failures_read(res, f, n);
+    PQclear(res);
+    free(a.p);
+    return rc;
+}
+
+int sked__pg_run_failures_set(sked__tx *tx, const sked__failures *f, size_t n,
+                              sked_error *err)
+{
+    sked__pg_alit a[2] = {{0}};
+    const char *params[2];
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        sked__pg_alit_text(&a[0], f[i].name, i == 0);
+        sked__pg_alit_int(&a[1], f[i].count, false, i == 0);
+    }
+    if (arrays_close(a, 2, n, params))
+        rc = nomem(err);
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &FAILURES_SET, params, NULL, err);
+    arrays_free(a, 2);
+    return rc;
+}
+
+/* ---- cancel and reading ------------------------------------------------- */
+
+int sked__pg_run_get(sked__tx *tx, const char *id, bool lock, sked_run *out,
+                     sked_error *err)
+{
+    const char *params[1] = {id};
+    sked_run *v = NULL;
+    size_t n = 0;
+    int rc = query_runs(tx, lock ? &RUN_LOCK : &RUN_GET, params, row_to_run, &v,
+                        &n, err);
+
+    if (rc == 0 && n == 0)
+        rc = sked__error_set(err, SKED_ENOTFOUND, "id", -1, "no run \"%.200s\"",
+                             id);
+    if (rc == 0)
+        *out = v[0];
+    free(v);
+    return rc;
+}
+
+int sked__pg_run_of_schedule(sked__tx *tx, const char *schedule, sked_run **out,
+                             size_t *n, sked_error *err)
+{
+    const char *params[1] = {schedule};
+
+    return query_runs(tx, &RUNS_OF_SCHEDULE, params, row_to_run, out, n, err);
+}
+
+int sked__pg_run_cancel(sked__tx *tx, const char *id, bool at_once,
+                        sked_time now, sked_error *err)
+{
+    char nowbuf[SKED__PG_NUMLEN];
+    const char *params[2] = {id, sked__pg_run_num(now, nowbuf)};
+
+    return sked__pg_exec(tx, at_once ? &CANCEL_NOW : &CANCEL_ASK, params, NULL,
+                         err);
+}
+
+/* Read ROW of RES (SKED__STEP_COLUMNS) into *r. */
+static int row_to_step(const PGresult *res, int row, sked_step_record *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!sked__pg_run_text(res, row, 0, &r->step) ||
+        !sked__pg_run_text(res, row, 4, &r->output) ||
+        !sked__pg_run_text(res, row, 5, &r->stderr_text) ||
+        !sked__pg_run_text(res, row, 7, &r->error) ||
+        !sked__pg_run_text(res, row, 8, &r->error_code)) {
+        free(r->step);
+        free(r->output);
+        free(r->stderr_text);
+        free(r->error);
+        return SKED_ENOMEM;
+    }
+    r->compensation = sked__pg_run_i64(res, row, 1) != 0;
+    r->attempt = (int32_t) sked__pg_run_i64(res, row, 2);
+    if (sked__step_status_parse(PQgetvalue(res, row, 3), &r->status) != 0)
+        r->status = SKED_STEP_FAILED; /* cannot happen: the column is checked */
+    r->truncated = (int) sked__pg_run_i64(res, row, 6);
+    r->exit_code =
+        PQgetisnull(res, row, 9) ? -1 : (int32_t) sked__pg_run_i64(res, row, 9);
+    r->started_at = get_time(res, row, 10);
+    r->finished_at = get_time(res, row, 11);
+    return 0;
+}
+
+int sked__pg_run_steps_list(sked__tx *tx, const char *run_id,
+                            sked_step_record **out, size_t *n, sked_error *err)
+{
+    const char *params[1] = {run_id};
+    PGresult *res = NULL;
+    sked_step_record *v;
+    size_t rows, k = 0;
+    int rc = sked__pg_exec(tx, &STEPS_LIST, params, &res, err);
+
+    if (rc != 0)
+        return rc;
+    rows = (size_t) PQntuples(res);
+    v = calloc(rows ? rows : 1, sizeof *v);
+    for (; v && k < rows; k++)
+        if (row_to_step(res, (int) k, &v[k]) != 0)
+            break;
+    PQclear(res);
+    if (!v || k < rows) {
+        sked__step_records_free(v, k);
+        return nomem(err);
+    }
+    *out = v;
+    *n = rows;
+    return 0;
+}
+
+int sked__pg_run_list(sked__tx *tx, const sked_run_filter *f, size_t limit,
+                      sked_run **out, size_t *n, sked_error *err)
+{
+    char before[SKED__PG_NUMLEN], lim[SKED__PG_NUMLEN];
+    const char *params[6] = {
+        status_word(f->status),
+        f->schedule,
+        f->workflow,
+        f->before_id ? time_param(f->before_created, before) : NULL,
+        f->before_id,
+        sked__pg_run_num((int64_t) limit, lim)};
+
+    return query_runs(tx, &RUNS_LIST, params, row_to_run, out, n, err);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* The execution methods of the PostgreSQL back-end (pg_run.c), as the
+ * method table of store_ops.h wants them; pg.c lists them in
+ * sked__store_pg_ops. */
+#ifndef SKED_STORE_PG_RUN_H
+#define SKED_STORE_PG_RUN_H
+
+#include <libpq-fe.h>
+
+#include "store/store_ops.h"
+
+/* The value helpers pg_run.c shares with pg_queue.c. */
+#define SKED__PG_NUMLEN 24
+/* Write V as text into BUF (SKED__PG_NUMLEN bytes) and return BUF. */
+const char *sked__pg_run_num(int64_t v, char *buf);
+/* Copy the value of (ROW, COL) of RES into *dst (SQL NULL: NULL); false
+ * on ENOMEM. */
+bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst);
+/* The value of (ROW, COL) of RES as an integer. */
+int64_t sked__pg_run_i64(const PGresult *res, int row, int col);
+
+int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
+                            sked_run **out, size_t *n, sked_error *err);
+int sked__pg_run_take(sked__tx *tx, const sked__claim_set *set, sked_run **out,
+                      size_t *n, sked_error *err);
+int sked__pg_run_steps_close(sked__tx *tx, const sked__steps_close *sc,
+                             sked_error *err);
+int sked__pg_run_renew(sked__tx *tx, const char *executor,
+                       sked_time lease_until, size_t *renewed,
+                       char ***cancel_ids, size_t *ncancel, sked_error *err);
+int sked__pg_run_release(sked__tx *tx, const char *executor, sked_time now,
+                         sked_error *err);
+int sked__pg_run_fence(sked__tx *tx, const char *const *ids, size_t n,
+                       sked__fence *out, sked_error *err);
+int sked__pg_run_steps_write(sked__tx *tx, const sked__step_write *w, size_t n,
+                             sked_error *err);
+int sked__pg_run_runs_write(sked__tx *tx, const sked__run_write *w, size_t n,
+                            sked_time now, sked_error *err);
+int sked__pg_run_failures(sked__tx *tx, sked__failures *f, size_t n,
+                          sked_error *err);
+int sked__pg_run_failures_set(sked__tx *tx, const sked__failures *f, size_t n,
+                              sked_error *err);
+int sked__pg_run_get(sked__tx *tx, const char *id, bool lock, sked_run *out,
+                     sked_error *err);
+int sked__pg_run_of_schedule(sked__tx *tx, const char *schedule, sked_run **out,
+                             size_t *n, sked_error *err);
+int sked__pg_run_cancel(sked__tx *tx, const char *id, bool at_once,
+                        sked_time now, sked_error *err);
+int sked__pg_run_steps_list(sked__tx *tx, const char *run_id,
+                            sked_step_record **out, size_t *n, sked_error *err);
+int sked__pg_run_list(sked__tx *tx, const sked_run_filter *f, size_t limit,
+                      sked_run **out, size_t *n, sked_error *err);
+
+#endif

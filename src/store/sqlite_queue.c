@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/* Queues and workflow versions on SQLite (store_ops.h, schema 0003): the
+ * load of the queues with a limit, as a claim counts it, the queues'
+ * definitions and depth, and the versions executors registered. */
+#include "store/sqlite_queue.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "store/sqlite.h"
+
+#define ACTIVE "('pending', 'running', 'waiting')"
+
+enum queue_stmt { Q_LOADS, Q_PUT, Q_LIST, Q_WF_REGISTER, Q_WF_LATEST, Q_COUNT };
+
+static const char *const queue_sql[Q_COUNT] = {
+    /* Without statistics SQLite would count the running runs through
+     * runs_started, which holds the queue's whole history. */
+    [Q_LOADS] =
+        "SELECT name, coalesce(concurrency, 0), coalesce(rate_limit, 0), "
+        "coalesce(rate_period_us, 0), "
+        "(SELECT count(*) FROM runs r INDEXED BY runs_running_queue "
+        "WHERE r.queue = q.name AND r.status = 'running'), "
+        "CASE WHEN rate_limit IS NULL OR rate_period_us IS NULL THEN 0 "
+        "ELSE (SELECT count(*) FROM runs r WHERE r.queue = q.name "
+        "AND r.started_at > ?1 - q.rate_period_us) END "
+        "FROM queues q WHERE concurrency IS NOT NULL "
+        "OR rate_limit IS NOT NULL ORDER BY name",
+    [Q_PUT] =
+        "INSERT INTO queues (name, concurrency, worker_concurrency, "
+        "rate_limit, rate_period_us, source, created_at, updated_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, 'code', ?6, ?6) "
+        "ON CONFLICT (name) DO UPDATE SET concurrency = excluded.concurrency, "
+        "worker_concurrency = excluded.worker_concurrency, "
+        "rate_limit = excluded.rate_limit, "
+        "rate_period_us = excluded.rate_period_us, source = 'code', "
+        "updated_at = excluded.updated_at",
+    [Q_LIST] =
+        "SELECT name, max(c), max(w), max(r), max(p), sum(pending), "
+        "sum(running) FROM (SELECT name, coalesce(concurrency, 0) AS c, "
+        "coalesce(worker_concurrency, 0) AS w, coalesce(rate_limit, 0) AS r, "
+        "coalesce(rate_period_us, 0) AS p, 0 AS pending, 0 AS running "
+        "FROM queues UNION ALL SELECT queue, 0, 0, 0, 0, "
+        "sum(status <> 'running'), sum(status = 'running') FROM runs "
+        "WHERE status IN " ACTIVE " GROUP BY queue) "
+        "GROUP BY name ORDER BY name",
+    [Q_WF_REGISTER] = "INSERT INTO workflow_versions (workflow, version, "
+                      "definition, registered_at) VALUES (?1, ?2, ?3, ?4) "
+                      "ON CONFLICT (workflow, version) DO UPDATE SET "
+                      "definition = excluded.definition, "
+                      "registered_at = excluded.registered_at",
+    [Q_WF_LATEST] = "SELECT version FROM workflow_versions "
+                    "WHERE workflow = ?1 "
+                    "ORDER BY registered_at DESC, version DESC LIMIT 1",
+};
+
+/* Return the cached statement ID of C in *out. */
+static int stmt(sked__tx *c, enum queue_stmt id, sqlite3_stmt **out,
+                sked_error *err)
+{
+    return sked__sqlite_stmt(c, queue_sql[id], out, err);
+}
+
+static int nomem(sked_error *err)
+{
+    return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+}
+
+/* ---- the load of limited queues ------------------------------------------ */
+
+int sked__sqlite_queue_loads(sked__tx *c, sked_time now, sked__queue_load **out,
+                             size_t *n, sked_error *err)
+{
+    sked__queue_load *v = NULL;
+    sqlite3_stmt *s = NULL;
+    size_t k = 0, cap = 0;
+    int rc = stmt(c, Q_LOADS, &s, err), step = SQLITE_DONE;
+
+    if (rc != 0)
+        return rc;
+    sqlite3_bind_int64(s, 1, now);
+    while (rc == 0 && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (k == cap) {
+            sked__queue_load *w =
+                realloc(v, (cap = cap ? 2 * cap : 8) * sizeof *w);
+            if (!w) {
+                rc = nomem(err);
+                break;
+            }
+            v = w;
+        }
+        v[k] = (sked__queue_load){
+            .concurrency = (int32_t) sqlite3_column_int(s, 1),
+            .rate_limit = (int32_t) sqlite3_column_int(s, 2),
+            .rate_period = sqlite3_column_int64(s, 3),
+            .running = sqlite3_column_int64(s, 4),
+            .started = sqlite3_column_int64(s, 5)};
+        if (!col_text(s, 0, &v[k].name))
+            rc = nomem(err);
+        else
+            k++;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = sked__sqlite_fail(c, step, "counting queue loads", err);
+    sked__sqlite_done(s);
+    if (rc != 0) {
+        for (size_t i = 0; i < k; i++)
+            free(v[i].name);
+        free(v);
+        return rc;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+/* ---- definitions, depth and versions ------------------------------------ */
+
+/* Bind V to parameter I, 0 as NULL (no limit). */
+static int bind_limit(sqlite3_stmt *s, int i, int64_t v)
+{
+    return v > 0 ? sqlite3_bind_int64(s, i, v) : sqlite3_bind_null(s, i);
+}
+
+int sked__sqlite_queue_put(sked__tx *c, const sked_queue_def *q, sked_time now,
+                           sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, Q_PUT, &s, err);
+
+    if (rc != 0)
+        return rc;
+    return sked__sqlite_exec(
+        c, s,
+        bind_text(s, 1, q->name) | bind_limit(s, 2, q->concurrency) |
+            bind_limit(s, 3, q->worker_concurrency) |
+            bind_limit(s, 4, q->rate_limit) |
+            bind_limit(s, 5, q->rate_limit > 0 ? q->rate_period : 0) |
+            sqlite3_bind_int64(s, 6, now),
+        "writing a queue", err);
+}
+
+int sked__sqlite_queue_list(sked__tx *c, sked_queue_info **out, size_t *n,
+                            sked_error *err)
+{
+    sked_queue_info *v = NULL;
+    sqlite3_stmt *s = NULL;
+    size_t k = 0, cap = 0;
+    int rc = stmt(c, Q_LIST, &s, err), step = SQLITE_DONE;
+
+    if (rc != 0)
+        return rc;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (k == cap) {
+            size_t ncap = cap ? 2 * cap : 8;
+            sked_queue_info *w = realloc(v, ncap * sizeof *w);
+            if (!w) {
+                rc = nomem(err);
+                break;
+            }
+            v = w;
+            cap = ncap;
+        }
+        v[k] = (sked_queue_info){
+            .concurrency = (int32_t) sqlite3_column_int(s, 1),
+            .worker_concurrency = (int32_t) sqlite3_column_int(s, 2),
+            .rate_limit = (int32_t) sqlite3_column_int(s, 3),
+            .rate_period = sqlite3_column_int64(s, 4),
+            .pending = sqlite3_column_int64(s, 5),
+            .running = sqlite3_column_int64(s, 6)};
+        if (!col_text(s, 0, &v[k].name)) {
+            rc = nomem(err);
+            break;
+        }
+        k++;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = sked__sqlite_fail(c, step, "listing queues", err);
+    sked__sqlite_done(s);
+    if (rc != 0) {
+        sked__queue_infos_free(v, k);
+        return rc;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+int sked__sqlite_queue_workflow_register(sked__tx *c, const char *workflow,
+                                         const char *version,
+                                         const char *definition, sked_time now,
+                                         sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, Q_WF_REGISTER, &s, err);
+
+    if (rc != 0)
+        return rc;
+    return sked__sqlite_exec(
+        c, s,
+        bind_text(s, 1, workflow) | bind_text(s, 2, version) |
+            bind_text(s, 3, definition) | sqlite3_bind_int64(s, 4, now),
+        "registering a workflow version", err);
+}
+
+int sked__sqlite_queue_workflow_latest(sked__tx *c, const char *workflow,
+                                       char **out, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    char *v = NULL;
+    int rc = stmt(c, Q_WF_LATEST, &s, err), step;
+
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, workflow);
+    step = sqlite3_step(s);
+    if (step == SQLITE_ROW && !col_text(s, 0, &v))
+        rc = nomem(err);
+    else if (step == SQLITE_DONE)
+        rc = sked__error_set(err, SKED_ENOTFOUND, "workflow", -1,
+                             "no version of workflow \"%.100s\" is "
+                             "registered",
+                             workflow);
+    else if (step != SQLITE_ROW)
+        rc = sked__sqlite_fail(c, step, "reading workflow versions", err);
+    sked__sqlite_done(s);
+    if (rc == 0)
+        *out = v;
+    return rc;
+}

@@ -1,0 +1,770 @@
+/* SPDX-License-Identifier: MIT */
+/* The SQL of execution on SQLite (store_ops.h, schema 0003): claiming,
+ * leases, the executor's writes, cancel and reading runs.
+ *
+ * BEGIN IMMEDIATE already serialises every writer, so nothing here locks
+ * rows: what a transaction reads stays true until its commit. Batches go
+ * one prepared statement run per row (in-process: no round trips to
+ * save), and lists travel into SQL as JSON arrays read by json_each; the
+ * claim's workflow versions as "workflow/version" keys (a workflow name
+ * holds no '/'). The statements are cached per connection by sqlite.c.
+ * Queues and workflow versions are in sqlite_queue.c. */
+#include "store/sqlite_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "store/sqlite.h"
+
+#define ACTIVE "('pending', 'running', 'waiting')"
+#define CAND_COLS                                                              \
+    "id, workflow, workflow_version, queue, status, executor, priority, "      \
+    "not_before, created_at, started_at"
+/* The version routing of a claim: ?2 the workflows whose latest version
+ * the executor has, ?3 its "workflow/version" keys. */
+#define ROUTED                                                                 \
+    "CASE WHEN workflow_version IS NULL "                                      \
+    "THEN workflow IN (SELECT value FROM json_each(?2)) "                      \
+    "ELSE workflow || '/' || workflow_version "                                \
+    "IN (SELECT value FROM json_each(?3)) END"
+
+enum run_stmt {
+    R_CAND_READY,
+    R_CAND_EXPIRED,
+    R_TAKE,
+    R_TAKEN,
+    R_STEPS_CLOSE,
+    R_RENEW,
+    R_RELEASE_STEPS,
+    R_RELEASE_RUNS,
+    R_FENCE,
+    R_STEP_WRITE,
+    R_RUN_WRITE,
+    R_FAILURES,
+    R_FAILURES_SET,
+    R_RUN_GET,
+    R_RUNS_OF_SCHEDULE,
+    R_CANCEL_NOW,
+    R_CANCEL_ASK,
+    R_STEPS_LIST,
+    R_RUNS_LIST,
+    R_COUNT
+};
+
+static const char *const run_sql[R_COUNT] = {
+    /* A serial run goes only as the first active run of its key, with
+     * none of the key running (two seeks: runs_serial, and
+     * runs_serial_running). */
+    [R_CAND_READY] =
+        "SELECT " CAND_COLS " FROM runs r "
+        "WHERE status IN ('pending', 'waiting') AND not_before <= ?1 "
+        "AND " ROUTED " AND queue NOT IN (SELECT value FROM json_each(?4)) "
+        "AND (serial_key IS NULL OR (NOT EXISTS (SELECT 1 FROM runs o "
+        "WHERE o.serial_key = r.serial_key AND o.status = 'running') "
+        "AND (SELECT o.id FROM runs o WHERE o.serial_key = r.serial_key "
+        "AND o.status IN " ACTIVE " "
+        "ORDER BY coalesce(o.scheduled_for, o.created_at), o.id LIMIT 1) "
+        "= r.id)) "
+        "ORDER BY priority, not_before, created_at, id LIMIT ?5",
+    [R_CAND_EXPIRED] = "SELECT " CAND_COLS " FROM runs "
+                       "WHERE status = 'running' AND lease_until < ?1 "
+                       "AND " ROUTED " "
+                       "ORDER BY priority, not_before, created_at, id "
+                       "LIMIT ?5",
+    /* ?1 is [[id, version or null], ...]: one statement for the batch,
+     * the rows read back after (RETURNING costs a temporary table per
+     * statement: a third of the claim). */
+    [R_TAKE] = "UPDATE runs SET status = 'running', executor = ?2, "
+               "lease_until = ?3, started_at = coalesce(started_at, ?4), "
+               "attempts = attempts + 1, "
+               "workflow_version = coalesce(workflow_version, "
+               "json_extract(u.value, '$[1]')), updated_at = ?4 "
+               "FROM json_each(?1) AS u "
+               "WHERE runs.id = json_extract(u.value, '$[0]')",
+    [R_TAKEN] = "SELECT " SKED__RUN_COLUMNS " FROM runs WHERE id IN "
+                "(SELECT json_extract(value, '$[0]') FROM json_each(?1))",
+    [R_STEPS_CLOSE] = "UPDATE steps SET status = ?2, error_code = ?3, "
+                      "error = ?4, finished_at = ?5 "
+                      "WHERE run_id = ?1 AND status = 'running'",
+    [R_RENEW] = "UPDATE runs SET lease_until = ?2 "
+                "WHERE executor = ?1 AND status = 'running' "
+                "RETURNING id, cancel_requested_at IS NOT NULL",
+    [R_RELEASE_STEPS] = "UPDATE steps SET status = 'cancelled', "
+                        "error_code = 'interrupted', error = ?2, "
+                        "finished_at = ?3 WHERE status = 'running' "
+                        "AND run_id IN (SELECT id FROM runs "
+                        "WHERE executor = ?1 AND status = 'running')",
+    [R_RELEASE_RUNS] = "UPDATE runs SET status = CASE WHEN not_before > ?2 "
+                       "THEN 'waiting' ELSE 'pending' END, executor = NULL, "
+                       "lease_until = NULL, updated_at = ?2 "
+                       "WHERE executor = ?1 AND status = 'running'",
+    [R_FENCE] = "SELECT status, executor, schedule FROM runs WHERE id = ?1",
+    [R_STEP_WRITE] =
+        "INSERT INTO steps (run_id, step, compensation, attempt, status, "
+        "output, stderr_text, truncated, error, error_code, exit_code, "
+        "started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+        "?9, ?10, ?11, ?12, ?13) "
+        "ON CONFLICT (run_id, step, compensation, attempt) DO UPDATE SET "
+        "status = excluded.status, output = excluded.output, "
+        "stderr_text = excluded.stderr_text, truncated = excluded.truncated, "
+        "error = excluded.error, error_code = excluded.error_code, "
+        "exit_code = excluded.exit_code, finished_at = excluded.finished_at, "
+        "started_at = CASE WHEN excluded.status = 'running' "
+        "THEN excluded.started_at ELSE steps.started_at END",
+    [R_RUN_WRITE] =
+        "UPDATE runs SET status = coalesce(?2, status), "
+        "outcome = coalesce(?3, outcome), output = coalesce(?4, output), "
+        "error = coalesce(?5, error), error_code = coalesce(?6, error_code), "
+        "not_before = coalesce(?7, not_before), "
+        "finished_at = coalesce(?8, finished_at), "
+        "timeout_exceeded_at = coalesce(?9, timeout_exceeded_at), "
+        "executor = CASE WHEN ?2 IS NULL THEN executor END, "
+        "lease_until = CASE WHEN ?2 IS NULL THEN lease_until END, "
+        "updated_at = ?10 WHERE id = ?1",
+    [R_FAILURES] = "SELECT status, consecutive_failures, "
+                   "pause_after_failures FROM schedules WHERE name = ?1",
+    [R_FAILURES_SET] = "UPDATE schedules SET consecutive_failures = ?2 "
+                       "WHERE name = ?1",
+    [R_RUN_GET] = "SELECT " SKED__RUN_COLUMNS " FROM runs WHERE id = ?1",
+    [R_RUNS_OF_SCHEDULE] = "SELECT " SKED__RUN_COLUMNS " FROM runs "
+                           "WHERE schedule = ?1 AND status IN " ACTIVE " "
+                           "ORDER BY id",
+    [R_CANCEL_NOW] = "UPDATE runs SET status = 'cancelled', "
+                     "finished_at = ?2, error = 'Cancelled.', "
+                     "error_code = 'cancelled', executor = NULL, "
+                     "lease_until = NULL, "
+                     "cancel_requested_at = coalesce(cancel_requested_at, "
+                     "?2), updated_at = ?2 WHERE id = ?1",
+    [R_CANCEL_ASK] = "UPDATE runs SET "
+                     "cancel_requested_at = coalesce(cancel_requested_at, "
+                     "?2), not_before = CASE WHEN status <> 'running' "
+                     "AND not_before > ?2 THEN ?2 ELSE not_before END, "
+                     "updated_at = ?2 WHERE id = ?1",
+    [R_STEPS_LIST] = "SELECT " SKED__STEP_COLUMNS " FROM steps "
+                     "WHERE run_id = ?1 "
+                     "ORDER BY started_at, step, compensation, attempt",
+    [R_RUNS_LIST] = "SELECT " SKED__RUN_COLUMNS " FROM runs "
+                    "WHERE (?1 IS NULL OR status = ?1) "
+                    "AND (?2 IS NULL OR schedule = ?2) "
+                    "AND (?3 IS NULL OR workflow = ?3) "
+                    "AND (?5 IS NULL OR created_at < ?4 "
+                    "OR (created_at = ?4 AND id < ?5)) "
+                    "ORDER BY created_at DESC, id DESC LIMIT ?6",
+};
+
+/* Return the cached statement ID of C in *out. */
+static int stmt(sked__tx *c, enum run_stmt id, sqlite3_stmt **out,
+                sked_error *err)
+{
+    return sked__sqlite_stmt(c, run_sql[id], out, err);
+}
+
+static int nomem(sked_error *err)
+{
+    return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+}
+
+/* ---- reading rows ------------------------------------------------------- */
+
+/* A sked_run with every instant NONE. */
+static void run_init(sked_run *r)
+{
+    memset(r, 0, sizeof *r);
+    r->scheduled_for = r->not_before = r->lease_until = SKED_TIME_NONE;
+    r->created_at = r->started_at = r->finished_at = SKED_TIME_NONE;
+    r->updated_at = r->cancel_requested_at = SKED_TIME_NONE;
+    r->timeout_exceeded_at = SKED_TIME_NONE;
+}
+
+/* Read the current row of S (SKED__RUN_COLUMNS) into *r. */
+static int run_read(sqlite3_stmt *s, sked_run *r, sked_error *err)
+{
+    char **text[] = {&r->id,         &r->workflow, &r->workflow_version,
+                     &r->schedule,   &r->queue,    &r->concurrency_key,
+                     &r->serial_key, &r->executor, &r->context,
+                     &r->output,     &r->error,    &r->error_code};
+    const char *outcome = (const char *) sqlite3_column_text(s, 25);
+    sked_time *times[] = {
+        &r->scheduled_for, &r->not_before,          &r->lease_until,
+        &r->created_at,    &r->started_at,          &r->finished_at,
+        &r->updated_at,    &r->cancel_requested_at, &r->timeout_exceeded_at};
+
+    run_init(r);
+    for (int i = 0; i < 12; i++)
+        if (!col_text(s, i, text[i])) {
+            sked__run_done(r);
+            return nomem(err);
+        }
+    for (int i = 0; i < 9; i++)
+        *times[i] = col_time(s, 16 + i);
+    r->priority = (int32_t) sqlite3_column_int(s, 14);
+    r->attempts = (int32_t) sqlite3_column_int(s, 15);
+    r->failing = outcome != NULL;
+    if (sked__run_status_parse((const char *) sqlite3_column_text(s, 12),
+                               &r->status) != 0 ||
+        sked__trigger_parse((const char *) sqlite3_column_text(s, 13),
+                            &r->trigger) != 0 ||
+        (outcome && sked__run_status_parse(outcome, &r->outcome) != 0)) {
+        sked__run_done(r);
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "run with an unknown enum value");
+    }
+    return 0;
+}
+
+/* Read the current row of S (CAND_COLS) into *r: a candidate. */
+static int cand_read(sqlite3_stmt *s, sked_run *r, sked_error *err)
+{
+    run_init(r);
+    if (!col_text(s, 0, &r->id) || !col_text(s, 1, &r->workflow) ||
+        !col_text(s, 2, &r->workflow_version) || !col_text(s, 3, &r->queue) ||
+        !col_text(s, 5, &r->executor)) {
+        sked__run_done(r);
+        return nomem(err);
+    }
+    if (sked__run_status_parse((const char *) sqlite3_column_text(s, 4),
+                               &r->status) != 0) {
+        sked__run_done(r);
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "run with an unknown status");
+    }
+    r->priority = (int32_t) sqlite3_column_int(s, 6);
+    r->not_before = col_time(s, 7);
+    r->created_at = col_time(s, 8);
+    r->started_at = col_time(s, 9);
+    return 0;
+}
+
+typedef int (*row_fn)(sqlite3_stmt *s, sked_run *r, sked_error *err);
+
+/* Step S (bound) to its end, reading each row with READ into a growing
+ * array appended to *out (*n rows); S is finished either way. */
+static int runs_collect(sked__tx *c, sqlite3_stmt *s, row_fn read,
+                        const char *what, sked_run **out, size_t *n,
+                        sked_error *err)
+{
+    size_t cap = *n;
+    int rc = 0, step;
+
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t ncap = cap ? 2 * cap : 16;
+            sked_run *v = realloc(*out, ncap * sizeof *v);
+            if (!v) {
+                rc = nomem(err);
+                break;
+            }
+            *out = v;
+            cap = ncap;
+        }
+        if ((rc = read(s, &(*out)[*n], err)) != 0)
+            break;
+        (*n)++;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = sked__sqlite_fail(c, step, what, err);
+    sked__sqlite_done(s);
+    return rc;
+}
+
+/* Run the bound S and hand back its rows (read with READ). */
+static int runs_query(sked__tx *c, sqlite3_stmt *s, row_fn read,
+                      const char *what, sked_run **out, size_t *n,
+                      sked_error *err)
+{
+    sked_run *v = NULL;
+    size_t k = 0;
+    int rc = runs_collect(c, s, read, what, &v, &k, err);
+
+    if (rc != 0) {
+        sked__runs_free(v, k);
+        return rc;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+/* ---- claiming ------------------------------------------------------------ */
+
+/* Dump the JSON value J (taken) into *out; false on ENOMEM. */
+static bool json_take(json_t *j, char **out)
+{
+    *out = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    return *out != NULL;
+}
+
+/* The JSON arrays of a claim: [0] the workflows whose latest version the
+ * executor has, [1] its "workflow/version" keys, [2] the full queues. */
+static int claim_arrays(const sked__claim_query *q, char *a[3], sked_error *err)
+{
+    json_t *latest = json_array(), *keys = json_array(), *full = json_array();
+    bool ok = latest && keys && full;
+
+    for (size_t i = 0; ok && i < q->nworkflows; i++) {
+        const sked_claim_workflow *w = &q->workflows[i];
+        size_t len = strlen(w->name) + strlen(w->version) + 2;
+        char *key = malloc(len);
+        ok = key != NULL;
+        if (ok)
+            (void) snprintf(key, len, "%s/%s", w->name, w->version);
+        ok = ok && json_array_append_new(keys, json_string(key)) == 0;
+        ok = ok && (!w->latest ||
+                    json_array_append_new(latest, json_string(w->name)) == 0);
+        free(key);
+    }
+    for (size_t i = 0; ok && i < q->nfull; i++)
+        ok = json_array_append_new(full, json_string(q->full[i])) == 0;
+    if (!ok) {
+        json_decref(latest);
+        json_decref(keys);
+        json_decref(full);
+        return nomem(err);
+    }
+    a[0] = a[1] = a[2] = NULL;
+    if (!json_take(latest, &a[0]) | !json_take(keys, &a[1]) |
+        !json_take(full, &a[2]))
+        return nomem(err);
+    return 0;
+}
+
+int sked__sqlite_run_candidates(sked__tx *c, const sked__claim_query *q,
+                                sked_run **out, size_t *n, sked_error *err)
+{
+    char *a[3] = {NULL, NULL, NULL};
+    sqlite3_stmt *s = NULL;
+    int rc = claim_arrays(q, a, err);
+
+    if (rc == 0)
+        rc = stmt(c, q->expired ? R_CAND_EXPIRED : R_CAND_READY, &s, err);
+    if (rc == 0) {
+        rc = sqlite3_bind_int64(s, 1, q->now) | bind_text(s, 2, a[0]) |
+             bind_text(s, 3, a[1]) |
+             sqlite3_bind_int64(s, 5, (sqlite3_int64) q->limit);
+        if (!q->expired)
+            rc |= bind_text(s, 4, a[2]);
+        rc = rc == SQLITE_OK
+                 ? runs_query(c, s, cand_read, "reading runs to claim", out, n,
+                              err)
+                 : sked__sqlite_exec(c, s, rc, "reading runs to claim", err);
+    }
+    for (int i = 0; i < 3; i++)
+        free(a[i]);
+    return rc;
+}
+
+/* The JSON [[id, version or null], ...] of the claim SET into *out. */
+static int take_json(const sked__claim_set *set, char **out, sked_error *err)
+{
+    json_t *a = json_array();
+    bool ok = a != NULL;
+
+    for (size_t i = 0; ok && i < set->n; i++) {
+        json_t *pair = json_pack("[s,s?]", set->ids[i], set->versions[i]);
+        ok = json_array_append_new(a, pair) == 0;
+    }
+    if (!ok) {
+        json_decref(a);
+        return nomem(err);
+    }
+    return json_take(a, out) ? 0 : nomem(err);
+}
+
+int sked__sqlite_run_take(sked__tx *c, const sked__claim_set *set,
+                          sked_run **out, size_t *n, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    char *ids = NULL;
+    int rc = take_json(set, &ids, err);
+
+    if (rc == 0)
+        rc = stmt(c, R_TAKE, &s, err);
+    if (rc == 0)
+        rc = sked__sqlite_exec(c, s,
+                               bind_text(s, 1, ids) |
+                                   bind_text(s, 2, set->executor) |
+                                   sqlite3_bind_int64(s, 3, set->lease_until) |
+                                   sqlite3_bind_int64(s, 4, set->now),
+                               "claiming runs", err);
+    if (rc == 0)
+        rc = stmt(c, R_TAKEN, &s, err);
+    if (rc == 0) {
+        bind_text(s, 1, ids);
+        rc = runs_query(c, s, run_read, "claiming runs", out, n, err);
+    }
+    free(ids);
+    return rc;
+}
+
+int sked__sqlite_run_steps_close(sked__tx *c, const sked__steps_close *sc,
+                                 sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, R_STEPS_CLOSE, &s, err);
+
+    for (size_t i = 0; rc == 0 && i < sc->n; i++)
+        rc = sked__sqlite_exec(
+            c, s,
+            bind_text(s, 1, sc->run_ids[i]) |
+                bind_text(s, 2, sked__step_status_name(sc->status)) |
+                bind_text(s, 3, sc->error_code) |
+                bind_text(s, 4, sc->errors[i]) | bind_time(s, 5, sc->at),
+            "closing step attempts", err);
+    return rc;
+}
+
+/* ---- leases ------------------------------------------------------------- */
+
+/* Append a copy of ID to the growing list *ids (*n, capacity *cap). */
+static bool ids_push(char ***ids, size_t *n, size_t *cap, const char *id)
+{
+    if (*n == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 8;
+        char **v = realloc(*ids, ncap * sizeof *v);
+        if (!v)
+            return false;
+        *ids = v;
+        *cap = ncap;
+    }
+    if (!((*ids)[*n] = strdup(id)))
+        return false;
+    (*n)++;
+    return true;
+}
+
+int sked__sqlite_run_renew(sked__tx *c, const char *executor,
+                           sked_time lease_until, size_t *renewed,
+                           char ***cancel_ids, size_t *ncancel, sked_error *err)
+{
+    char **ids = NULL;
+    size_t k = 0, cap = 0, total = 0;
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, R_RENEW, &s, err), step = SQLITE_DONE;
+
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, executor);
+    sqlite3_bind_int64(s, 2, lease_until);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        total++;
+        if (sqlite3_column_int(s, 1) &&
+            !ids_push(&ids, &k, &cap,
+                      (const char *) sqlite3_column_text(s, 0))) {
+            rc = nomem(err);
+            break;
+        }
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = sked__sqlite_fail(c, step, "renewing leases", err);
+    sked__sqlite_done(s);
+    if (rc != 0) {
+        for (size_t i = 0; i < k; i++)
+            free(ids[i]);
+        free(ids);
+        return rc;
+    }
+    *renewed = total;
+    *cancel_ids = ids;
+    *ncancel = k;
+    return 0;
+}
+
+int sked__sqlite_run_release(sked__tx *c, const char *executor, sked_time now,
+                             sked_error *err)
+{
+    char why[200];
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, R_RELEASE_STEPS, &s, err);
+
+    (void) snprintf(why, sizeof why, "interrupted: executor %.150s stopped",
+                    executor);
+    if (rc == 0)
+        rc =
+            sked__sqlite_exec(c, s,
+                              bind_text(s, 1, executor) | bind_text(s, 2, why) |
+                                  sqlite3_bind_int64(s, 3, now),
+                              "releasing runs", err);
+    if (rc == 0)
+        rc = stmt(c, R_RELEASE_RUNS, &s, err);
+    if (rc == 0)
+        rc = sked__sqlite_exec(
+            c, s, bind_text(s, 1, executor) | sqlite3_bind_int64(s, 2, now),
+            "releasing runs", err);
+    return rc;
+}
+
+/* ---- the executor's writes ---------------------------------------------- */
+
+/* Read the fence of run ID into *f. */
+static int fence_one(sked__tx *c, sqlite3_stmt *s, const char *id,
+                     sked__fence *f, sked_error *err)
+{
+    int rc = bind_text(s, 1, id), step;
+
+    step = rc == SQLITE_OK ? sqlite3_step(s) : rc;
+    memset(f, 0, sizeof *f);
+    if (step == SQLITE_ROW) {
+        f->found =
+            sked__run_status_parse((const char *) sqlite3_column_text(s, 0),
+                                   &f->status) == 0;
+        if (!col_text(s, 1, &f->executor) || !col_text(s, 2, &f->schedule))
+            rc = nomem(err);
+    } else if (step != SQLITE_DONE) {
+        rc = sked__sqlite_fail(c, step, "reading runs", err);
+    }
+    sked__sqlite_done(s);
+    return rc;
+}
+
+int sked__sqlite_run_fence(sked__tx *c, const char *const *ids, size_t n,
+                           sked__fence *out, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, R_FENCE, &s, err);
+
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = fence_one(c, s, ids[i], &out[i], err);
+    return rc;
+}
+
+/* Bind the step attempt W to the upsert S. */
+static int step_bind(sqlite3_stmt *s, const sked__step_write *w)
+{
+    const sked_step_record *r = w->rec;
+
+    return bind_text(s, 1, w->run_id) | bind_text(s, 2, r->step) |
+           sqlite3_bind_int(s, 3, r->compensation ? 1 : 0) |
+           sqlite3_bind_int(s, 4, r->attempt) |
+           bind_text(s, 5, sked__step_status_name(r->status)) |
+           bind_text(s, 6, r->output) | bind_text(s, 7, r->stderr_text) |
+           sqlite3_bind_int(s, 8, r->truncated) | bind_text(s, 9, r->error) |
+           bind_text(s, 10, r->error_code) |
+           (r->exit_code < 0 ? sqlite3_bind_null(s, 11)
+                             : sqlite3_bind_int(s, 11, r->exit_code)) |
+           bind_time(s, 12, r->started_at) | bind_time(s, 13, r->finished_at);
+}
+
+int sked__sqlite_run_steps_write(sked__tx *c, const sked__step_write *w,
+                                 size_t n, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, R_STEP_WRITE, &s, err);
+
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = sked__sqlite_exec(c, s, step_bind(s, &w[i]), "recording steps",
+                               err);
+    return rc;
+}
+
+/* Bind run write W at NOW to S. */
+static int run_write_bind(sqlite3_stmt *s, const sked__run_write *w,
+                          sked_time now)
+{
+    return bind_text(s, 1, w->id) |
+           bind_text(s, 2,
+                     w->status < 0
+                         ? NULL
+                         : sked__run_status_name((sked_run_status) w->status)) |
+           bind_text(s, 3,
+                     w->outcome < 0 ? NULL
+                                    : sked__run_status_name(
+                                          (sked_run_status) w->outcome)) |
+           bind_text(s, 4, w->output) | bind_text(s, 5, w->error) |
+           bind_text(s, 6, w->error_code) | bind_time(s, 7, w->not_before) |
+           bind_time(s, 8, w->finished_at) |
+           bind_time(s, 9, w->timeout_exceeded_at) |
+           sqlite3_bind_int64(s, 10, now);
+}
+
+int sked__sqlite_run_runs_write(sked__tx *c, const sked__run_write *w, size_t n,
+                                sked_time now, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, R_RUN_WRITE, &s, err);
+
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = sked__sqlite_exec(c, s, run_write_bind(s, &w[i], now),
+                               "recording runs", err);
+    return rc;
+}
+
+int sked__sqlite_run_failures(sked__tx *c, sked__failures *f, size_t n,
+                              sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, R_FAILURES, &s, err);
+
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        int step = (rc = bind_text(s, 1, f[i].name)) == SQLITE_OK
+                       ? sqlite3_step(s)
+                       : rc;
+        rc = 0;
+        f[i].found =
+            step == SQLITE_ROW &&
+            sked_schedule_status_parse((const char *) sqlite3_column_text(s, 0),
+                                       "", &f[i].status, NULL) == 0;
+        if (f[i].found) {
+            f[i].count = (int32_t) sqlite3_column_int(s, 1);
+            f[i].pause_after = (int32_t) sqlite3_column_int(s, 2);
+        }
+        sked__sqlite_done(s);
+        if (step != SQLITE_ROW && step != SQLITE_DONE)
+            rc = sked__sqlite_fail(c, step, "reading schedules", err);
+    }
+    return rc;
+}
+
+int sked__sqlite_run_failures_set(sked__tx *c, const sked__failures *f,
+                                  size_t n, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, R_FAILURES_SET, &s, err);
+
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = sked__sqlite_exec(c, s,
+                               bind_text(s, 1, f[i].name) |
+                                   sqlite3_bind_int(s, 2, f[i].count),
+                               "counting failures", err);
+    return rc;
+}
+
+/* ---- cancel and reading ------------------------------------------------- */
+
+int sked__sqlite_run_get(sked__tx *c, const char *id, bool lock, sked_run *out,
+                         sked_error *err)
+{
+    sked_run *v = NULL;
+    sqlite3_stmt *s = NULL;
+    size_t n = 0;
+    int rc = stmt(c, R_RUN_GET, &s, err);
+
+    (void) lock; /* the write lock covers it */
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, id);
+    rc = runs_query(c, s, run_read, "reading a run", &v, &n, err);
+    if (rc == 0 && n == 0)
+        rc = sked__error_set(err, SKED_ENOTFOUND, "id", -1, "no run \"%.200s\"",
+                             id);
+    if (rc == 0)
+        *out = v[0];
+    free(v);
+    return rc;
+}
+
+int sked__sqlite_run_of_schedule(sked__tx *c, const char *schedule,
+                                 sked_run **out, size_t *n, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, R_RUNS_OF_SCHEDULE, &s, err);
+
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, schedule);
+    return runs_query(c, s, run_read, "reading runs", out, n, err);
+}
+
+int sked__sqlite_run_cancel(sked__tx *c, const char *id, bool at_once,
+                            sked_time now, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, at_once ? R_CANCEL_NOW : R_CANCEL_ASK, &s, err);
+
+    if (rc != 0)
+        return rc;
+    return sked__sqlite_exec(
+        c, s, bind_text(s, 1, id) | sqlite3_bind_int64(s, 2, now),
+        "cancelling a run", err);
+}
+
+/* Read the current row of S (SKED__STEP_COLUMNS) into *r. */
+static int step_read(sqlite3_stmt *s, sked_step_record *r, sked_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!col_text(s, 0, &r->step) || !col_text(s, 4, &r->output) ||
+        !col_text(s, 5, &r->stderr_text) || !col_text(s, 7, &r->error) ||
+        !col_text(s, 8, &r->error_code)) {
+        free(r->step);
+        free(r->output);
+        free(r->stderr_text);
+        free(r->error);
+        return nomem(err);
+    }
+    r->compensation = sqlite3_column_int(s, 1) != 0;
+    r->attempt = (int32_t) sqlite3_column_int(s, 2);
+    if (sked__step_status_parse((const char *) sqlite3_column_text(s, 3),
+                                &r->status) != 0)
+        r->status = SKED_STEP_FAILED; /* cannot happen: the column is checked */
+    r->truncated = sqlite3_column_int(s, 6);
+    r->exit_code = sqlite3_column_type(s, 9) == SQLITE_NULL
+                       ? -1
+                       : (int32_t) sqlite3_column_int(s, 9);
+    r->started_at = col_time(s, 10);
+    r->finished_at = col_time(s, 11);
+    return 0;
+}
+
+int sked__sqlite_run_steps_list(sked__tx *c, const char *run_id,
+                                sked_step_record **out, size_t *n,
+                                sked_error *err)
+{
+    sked_step_record *v = NULL;
+    sqlite3_stmt *s = NULL;
+    size_t k = 0, cap = 0;
+    int rc = stmt(c, R_STEPS_LIST, &s, err), step = SQLITE_DONE;
+
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, run_id);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (k == cap) {
+            size_t ncap = cap ? 2 * cap : 8;
+            sked_step_record *w = realloc(v, ncap * sizeof *w);
+            if (!w) {
+                rc = nomem(err);
+                break;
+            }
+            v = w;
+            cap = ncap;
+        }
+        if ((rc = step_read(s, &v[k], err)) != 0)
+            break;
+        k++;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = sked__sqlite_fail(c, step, "reading steps", err);
+    sked__sqlite_done(s);
+    if (rc != 0) {
+        sked__step_records_free(v, k);
+        return rc;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+int sked__sqlite_run_list(sked__tx *c, const sked_run_filter *f, size_t limit,
+                          sked_run **out, size_t *n, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, R_RUNS_LIST, &s, err);
+
+    if (rc != 0)
+        return rc;
+    rc = bind_text(s, 1,
+                   f->status < 0
+                       ? NULL
+                       : sked__run_status_name((sked_run_status) f->status)) |
+         bind_text(s, 2, f->schedule) | bind_text(s, 3, f->workflow) |
+         bind_time(s, 4, f->before_id ? f->before_created : SKED_TIME_NONE) |
+         bind_text(s, 5, f->before_id) |
+         sqlite3_bind_int64(s, 6, (sqlite3_int64) limit);
+    if (rc != SQLITE_OK)
+        return sked__sqlite_exec(c, s, rc, "listing runs", err);
+    return runs_query(c, s, run_read, "listing runs", out, n, err);
+}
