@@ -166,6 +166,7 @@ static void run_fn(const sked_attempt *a, sked_attempt_result *r)
 
     /* A function that returned success completed, even late: the
      * workflow's deadline is checked again before the next step. */
+    r->exit_code = -1;
     if (rc == 0) {
         r->ok = true;
         r->output = out;

@@ -135,7 +135,9 @@ done
 for i in "${ids[@]}"; do
     wait_status "$i" completed 60 || fail "paired run completes" "$i"
 done
-maxrun=$(for i in "${ids[@]}"; do run_json "$i"; echo; done | $py -c '
+# One line of JSON per run (run get --json prints it indented).
+compact='import json, sys; print(json.dumps(json.load(sys.stdin)))'
+maxrun=$(for i in "${ids[@]}"; do run_json "$i" | $py -c "$compact"; done | $py -c '
 import json, sys
 ev = []
 for line in sys.stdin:
