@@ -50,6 +50,8 @@ typedef struct xrun {
     sked_time hard;        /* the workflow's hard deadline, or NONE */
     bool hard_hit;         /* a step was stopped by that deadline */
     bool lost;             /* an op was refused: the run is not ours */
+    bool unsynced_end;     /* a step's end was handed over, not yet known
+                              to be committed */
     bool timeout_marked;
     sked_run_op pending[PENDING_MAX];
     char *pending_strs[PENDING_MAX * 8]; /* owned strings of pending */
@@ -88,6 +90,8 @@ static void flush(xrun *x, bool wait)
 {
     int result[PENDING_MAX];
     sked_error err = {0};
+    if (wait)
+        x->unsynced_end = false;
     if (x->npending > 0) {
         int rc = sked__journal_write(x->env->journal, x->pending, x->npending,
                                      wait ? result : NULL, &err);
@@ -181,6 +185,7 @@ static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
             json_object_set_new(p, "exit_code", json_integer(r->exit_code));
     }
     op_event(x, op, r->ok ? "step.completed" : "step.failed", p);
+    x->unsynced_end = true;
     if (retry_delay >= 0) {
         p = step_payload(x, i, comp, attempt + 1);
         json_object_set_new(p, "delay_secs",
@@ -356,7 +361,9 @@ static void attempt_start(xrun *x, size_t i)
     int32_t attempt = x->st[i].last_attempt + 1;
 
     record_begin(x, i, false, attempt, now_of(x));
-    flush(x, true); /* every earlier end is durable before this starts */
+    /* Every earlier step's end is durable before this one starts: a crash
+     * from here on resumes after them. A first step waits for nothing. */
+    flush(x, x->unsynced_end);
     if (x->lost)
         return;
     attempt_setup(x, s, i, false, attempt);
