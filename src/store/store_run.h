@@ -208,7 +208,8 @@ typedef enum sked_run_op_kind {
 typedef struct sked_run_op_event {
     const char *type;
     const char *subject; /* NULL: the op's run id */
-    const char *payload; /* JSON object text; NULL: {} */
+    const char *payload; /* JSON object text, written as given (the
+                            store does not parse it again); NULL: {} */
 } sked_run_op_event;
 
 #define SKED_RUN_OP_EVENTS_MAX 3
