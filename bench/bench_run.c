@@ -9,12 +9,13 @@
  * executor would for a run of one step that does nothing: one
  * sked__store_run_ops call of three ops per run (STEP_BEGIN, STEP_END,
  * FINISH, with the events step.started, step.completed, run.completed).
- * Each executor (SKED_BENCH_THREADS of them, default 1, each a thread of
- * its own) does both in turn, so one figure is what one executor gets
- * without overlapping its claims and its commits. PostgreSQL's tables
- * are analysed after the fill. Output: one line per case for scripts,
+ * Each executor (1, then 4; SKED_BENCH_THREADS=N measures N alone), a
+ * thread of its own, does both in turn, so a figure for one executor is
+ * what it gets without overlapping its claims and its commits.
+ * PostgreSQL's tables are analysed after the fill. Output: a table for
+ * people, then one line per case for scripts (tab-separated):
  *
- *     bench  run  ENGINE  BATCH  THREADS  RUNS_PER_S  CLAIM_MS  OPS_MS
+ *     bench  run  ENGINE  BATCH  EXECUTORS  RUNS_PER_S  CLAIM_MS  OPS_MS
  *
  * Usage: bench_run [DIR] (the SQLite file goes to DIR, default $TMPDIR);
  * SKED_BENCH_SKIP_SQLITE=1 measures PostgreSQL alone. */
@@ -165,7 +166,7 @@ static void drain_all(sked_store *st, const char *engine, size_t batch,
     drainer d[THREADS_MAX];
     pthread_t th[THREADS_MAX];
     size_t done = 0, rounds = 0;
-    double t0 = now_s(), claim_s = 0, ops_s = 0;
+    double t0 = now_s(), claim_s = 0, ops_s = 0, rate, claim_ms, ops_ms;
 
     for (int i = 0; i < nthreads; i++) {
         d[i] = (drainer){.st = st, .batch = batch};
@@ -181,9 +182,13 @@ static void drain_all(sked_store *st, const char *engine, size_t batch,
         ops_s += d[i].ops_s;
     }
     rounds = rounds ? rounds : 1;
-    printf("bench  run  %-8s  %4zu  %7d  %8.0f  %7.2f  %7.2f\n", engine, batch,
-           nthreads, (double) done / (now_s() - t0),
-           1000 * claim_s / (double) rounds, 1000 * ops_s / (double) rounds);
+    rate = (double) done / (now_s() - t0);
+    claim_ms = 1000 * claim_s / (double) rounds;
+    ops_ms = 1000 * ops_s / (double) rounds;
+    printf("%-9s %6zu %9d %10.0f %9.2f %9.2f\n", engine, batch, nthreads, rate,
+           claim_ms, ops_ms);
+    printf("bench\trun\t%s\t%zu\t%d\t%.0f\t%.2f\t%.2f\n", engine, batch,
+           nthreads, rate, claim_ms, ops_ms);
 }
 
 /* Bring PostgreSQL's statistics up to date after the fill, as they are
@@ -199,6 +204,8 @@ static void analyze(const char *url)
     PQfinish(c);
 }
 
+/* Fill and drain a fresh batch of runs on URL for each batch size, with
+ * NTHREADS executors. */
 static void run_engine(const char *engine, const char *url, int nthreads)
 {
     static const size_t batches[] = {100, 1000};
@@ -207,11 +214,11 @@ static void run_engine(const char *engine, const char *url, int nthreads)
 
     for (size_t b = 0; b < 2; b++) {
         sked_store *st = NULL;
-        char prefix[32];
+        char prefix[48];
 
         if (sked__store_open(url, &o, &st, &err) != 0)
             die(url, &err);
-        snprintf(prefix, sizeof prefix, "b%zu-%ld", batches[b],
+        snprintf(prefix, sizeof prefix, "b%zu-%d-%ld", batches[b], nthreads,
                  (long) time(NULL));
         fill(st, prefix);
         if (strcmp(engine, "postgres") == 0)
@@ -221,34 +228,44 @@ static void run_engine(const char *engine, const char *url, int nthreads)
     }
 }
 
+/* Measure SQLite in DIR, then PostgreSQL at PG (may be NULL), with each
+ * count of executors of COUNTS (N of them). */
+static void run_all(const char *dir, const char *pg, const int *counts,
+                    size_t n)
+{
+    char url[600], side[620];
+
+    for (size_t i = 0; i < n && !getenv("SKED_BENCH_SKIP_SQLITE"); i++) {
+        snprintf(url, sizeof url, "sqlite:%s/bench-run-%ld.db", dir,
+                 (long) getpid());
+        run_engine("sqlite", url, counts[i]);
+        for (int k = 0; k < 3; k++) {
+            snprintf(side, sizeof side, "%s%s", url + 7,
+                     k == 0   ? ""
+                     : k == 1 ? "-wal"
+                              : "-shm");
+            (void) unlink(side);
+        }
+    }
+    for (size_t i = 0; i < n && pg && pg[0]; i++)
+        run_engine("postgres", pg, counts[i]);
+}
+
 int main(int argc, char **argv)
 {
+    static const int counts[] = {1, 4};
     const char *pg = getenv("SKED_BENCH_PG_URL");
     const char *dir = argc > 1 ? argv[1] : getenv("TMPDIR");
-    char url[600];
-
     const char *threads = getenv("SKED_BENCH_THREADS");
-    int nthreads = threads ? atoi(threads) : 1;
+    int one = threads ? atoi(threads) : 0;
 
-    if (nthreads < 1 || nthreads > THREADS_MAX)
-        nthreads = 1;
     if (!pg || !pg[0])
         pg = getenv("SKED_TEST_PG_URL");
-    printf("bench  run  ENGINE    BATCH  THREADS    RUNS/S  CLAIM_MS  "
-           "OPS_MS\n");
-    if (!getenv("SKED_BENCH_SKIP_SQLITE")) {
-        snprintf(url, sizeof url, "sqlite:%s/bench-run-%ld.db",
-                 dir ? dir : "/tmp", (long) getpid());
-        run_engine("sqlite", url, nthreads);
-        (void) unlink(url + 7);
-        snprintf(url, sizeof url, "%s/bench-run-%ld.db-wal", dir ? dir : "/tmp",
-                 (long) getpid());
-        (void) unlink(url);
-        snprintf(url, sizeof url, "%s/bench-run-%ld.db-shm", dir ? dir : "/tmp",
-                 (long) getpid());
-        (void) unlink(url);
-    }
-    if (pg && pg[0])
-        run_engine("postgres", pg, nthreads);
+    printf("%-9s %6s %9s %10s %9s %9s\n", "engine", "batch", "executors",
+           "runs/s", "claim ms", "ops ms");
+    if (one >= 1 && one <= THREADS_MAX)
+        run_all(dir ? dir : "/tmp", pg, &one, 1);
+    else
+        run_all(dir ? dir : "/tmp", pg, counts, 2);
     return 0;
 }

@@ -16,6 +16,12 @@
 # schedule counts for a quick run).
 # graphile-worker (bench/peers/graphile_bench.mjs): no-op jobs per second
 # on the same PostgreSQL server, the peer of sked's execution.
+# bench_run: no-op runs claimed and recorded per second through the store's
+# side of execution, by 1 and 4 executors, batched by 100 and 1000, with
+# the targets: >= 10,000/s on SQLite, >= 15,000/s on PostgreSQL (batches
+# of 1000, the better of 1 and 4 executors).
+# bench_exec: no-op runs per second end to end through the engine (1, 4
+# and 16 workers) and the overhead of an exec step, against graphile.
 # Ratios matter more than raw times: these machines are shared and noisy.
 # Usage: scripts/bench.sh BUILD_DIR   (make bench runs scripts/bench.sh build)
 set -euo pipefail
@@ -125,6 +131,24 @@ END {
     if (n == 0) { print "bench_store: no figures"; exit }
     printf "target batched inserts >= 80%% of the plain loop: %s\n",
         bad ? "NOT met" : "met"
+}' "$out"
+
+echo
+echo "== execution: no-op runs claimed and recorded (bench_run)"
+awk -F'\t' '
+$1 != "bench" || $2 != "run" { next }
+{
+    n++
+    printf "%-9s batch %5d  executors %2d  %9.0f runs/s  claim %7.2f ms  ops %7.2f ms\n", $3, $4, $5, $6, $7, $8
+    if ($4 == 1000 && $6 > best[$3]) best[$3] = $6
+}
+END {
+    if (n == 0) { print "bench_run: no figures"; exit }
+    printf "target >= 10,000 runs/s on SQLite: %s\n",
+        best["sqlite"] >= 10000 ? "met" : "NOT met"
+    if ("postgres" in best)
+        printf "target >= 15,000 runs/s on PostgreSQL: %s\n",
+            best["postgres"] >= 15000 ? "met" : "NOT met"
 }' "$out"
 
 echo

@@ -294,15 +294,6 @@ static int place_rows(struct claim_arg *a, const taken *t, sked_run *rows,
     return 0;
 }
 
-/* Tell whether S needs no JSON escape (the names sked validates). */
-static bool json_plain(const char *s)
-{
-    for (; s && *s; s++)
-        if (*s == '"' || *s == '\\' || (unsigned char) *s < 0x20)
-            return false;
-    return true;
-}
-
 /* The events of claimed run R (candidate C, as it was): run.started
  * {"workflow","queue","attempt"} and run.recovered {"from"}. */
 static int claim_events(sked__ev_list *ev, const sked_run *r, const sked_run *c,
@@ -313,7 +304,7 @@ static int claim_events(sked__ev_list *ev, const sked_run *r, const sked_run *c,
     int rc = 0;
 
     if (c->started_at == SKED_TIME_NONE) {
-        if (json_plain(r->workflow) && json_plain(r->queue)) {
+        if (sked__json_plain(r->workflow) && sked__json_plain(r->queue)) {
             size_t size = 64 + strlen(r->workflow) + strlen(r->queue);
             if ((p = malloc(size)) != NULL)
                 (void) snprintf(p, size,

@@ -116,15 +116,6 @@ static void json_time(sked_time t, char *buf, size_t size)
         (void) snprintf(buf, size, "\"%s\"", s);
 }
 
-/* Tell whether S needs no JSON escape (the names and ids of schedules). */
-static bool json_plain(const char *s)
-{
-    for (; s && *s; s++)
-        if (*s == '"' || *s == '\\' || (unsigned char) *s < 0x20)
-            return false;
-    return true;
-}
-
 /* The event run.created for R, through jansson for an id that needs
  * escapes (an API idempotency key). */
 static int ev_run_created_json(sked__ev_list *l, const sked_run_new *r,
@@ -162,8 +153,8 @@ static int ev_run_created(sked__ev_list *l, const sked_run_new *r,
     json_time(r->scheduled_for, sf, sizeof sf);
     json_time(r->not_before == SKED_TIME_NONE ? now : r->not_before, nb,
               sizeof nb);
-    if (!json_plain(r->id) || !json_plain(r->workflow) ||
-        !json_plain(r->schedule))
+    if (!sked__json_plain(r->id) || !sked__json_plain(r->workflow) ||
+        !sked__json_plain(r->schedule))
         return ev_run_created_json(l, r, sf, nb, now, err);
     p = malloc(size);
     if (!p)

@@ -161,8 +161,8 @@ static int cancel_one(sked_store *st, sked__tx *tx, const sked_run *r,
     int rc;
 
     *status = r->status;
-    if (r->status == SKED_RUN_PENDING && r->started_at == SKED_TIME_NONE) {
-        /* Nothing ran, so nothing to compensate: cancelled now. */
+    if (r->status != SKED_RUN_RUNNING && r->started_at == SKED_TIME_NONE) {
+        /* Never started, so nothing to compensate: cancelled now. */
         rc = st->ops->run_cancel(tx, r->id, true, now, err);
         if (rc == 0)
             rc = ev_cancelled(ev, r, reason, now, err);
@@ -324,6 +324,9 @@ int sked__store_run_list(sked_store *st, const sked_run_filter *f,
     if (a.f->status > SKED_RUN_CANCELLED || a.f->status < -1)
         return sked__error_set(err, SKED_EINVAL, "status", -1,
                                "unknown run status");
+    if (a.f->before_id && a.f->before_created == SKED_TIME_NONE)
+        return sked__error_set(err, SKED_EINVAL, "before_created", -1,
+                               "a cursor needs the created_at of its run");
     rc = sked__store_run_tx(st, SKED__TX_READ, list_tx, &a, err);
     if (rc != 0) {
         sked__runs_free(a.runs, a.n);

@@ -208,7 +208,8 @@ typedef enum sked_run_op_kind {
 typedef struct sked_run_op_event {
     const char *type;
     const char *subject; /* NULL: the op's run id */
-    const char *payload; /* JSON object text; NULL: {} */
+    const char *payload; /* JSON object text, written as given (the
+                            store does not parse it again); NULL: {} */
 } sked_run_op_event;
 
 #define SKED_RUN_OP_EVENTS_MAX 3
@@ -244,15 +245,17 @@ int sked__store_run_ops(sked_store *st, const sked_run_op *ops, size_t n,
 
 /* ---- cancel --------------------------------------------------------- */
 
-/* Cancel run ID (SPEC 4.3). A pending run that never started becomes
- * cancelled at once (finished_at NOW, error "Cancelled.", error_code
- * "cancelled", event run.cancelled). A running run, or a waiting one
- * (which may have completed steps to compensate), gets
- * cancel_requested_at NOW (a waiting one also not_before NOW, so a
- * worker takes it and runs its failure path); the executor finishes it.
- * Asking again is a no-op. *status (may be NULL) is the status after the
- * call. Returns 0, SKED_ENOTFOUND, SKED_ECONFLICT (already finished:
- * err->msg "run X is already completed"). */
+/* Cancel run ID (SPEC 4.3). A pending (or waiting) run that never
+ * started becomes cancelled at once (finished_at NOW, error "Cancelled.",
+ * error_code "cancelled", cancel_requested_at NOW, event run.cancelled
+ * {"workflow","schedule","reason":"cancel"}). A running run, or a waiting
+ * or pending one that started before (which may have completed steps to
+ * compensate), gets cancel_requested_at NOW (one not running also
+ * not_before NOW, so a worker takes it and runs its failure path); the
+ * executor finishes it, and writes run.cancelled then. Asking again is a
+ * no-op. *status (may be NULL) is the status after the call. Returns 0,
+ * SKED_ENOTFOUND, SKED_ECONFLICT (already finished: err->msg "run X is
+ * already completed"). */
 int sked__store_run_cancel(sked_store *st, const char *id, sked_time now,
                            sked_run_status *status, sked_event **out_events,
                            size_t *out_nevents, sked_error *err);

@@ -461,7 +461,8 @@ static int op_check(const sked_run_op *o, size_t i, sked_error *err)
                                "op %zu: the failure path ends failed or "
                                "cancelled",
                                i);
-    if (o->kind == SKED_RUN_OP_FINISH && o->status < SKED_RUN_COMPLETED)
+    if (o->kind == SKED_RUN_OP_FINISH &&
+        (o->status < SKED_RUN_COMPLETED || o->status > SKED_RUN_CANCELLED))
         return sked__error_set(err, SKED_EINVAL, "status", (long) i,
                                "op %zu: a run finishes completed, failed or "
                                "cancelled",

@@ -413,7 +413,12 @@ static void test_claim_serial_running_blocks(void **state)
                            .serial_key = "k"});
     assert_string_equal(
         claim_ids(st, (claim_opts){.executor = "b"}, buf, sizeof buf), "");
-    assert_int_equal(op1(st, finish("s11", "a", SKED_RUN_COMPLETED)), 0);
+    /* Its executor dies: the running one is recovered first, as it holds
+     * the key; the earlier one still waits for it. */
+    vclock.t += LEASE + 1;
+    assert_string_equal(
+        claim_ids(st, (claim_opts){.executor = "b"}, buf, sizeof buf), "s11");
+    assert_int_equal(op1(st, finish("s11", "b", SKED_RUN_COMPLETED)), 0);
     assert_string_equal(
         claim_ids(st, (claim_opts){.executor = "b"}, buf, sizeof buf), "s08");
 }
@@ -1125,6 +1130,78 @@ static void test_list(void **state)
     sked__runs_free(runs, n);
 }
 
+/* ---- bad input ------------------------------------------------------------
+ */
+
+/* Calls that make no sense are refused before anything is written. */
+static void test_bad_input(void **state)
+{
+    sked_store *st = *state;
+    sked_claim_req req = {.executor = "a",
+                          .now = vclock.t,
+                          .lease = LEASE,
+                          .max = 0,
+                          .workflows = report_v1,
+                          .nworkflows = 1};
+    sked_queue_def twice[] = {{.name = "q"}, {.name = "q"}};
+    sked_run_filter f = {
+        .status = -1, .before_id = "x", .before_created = SKED_TIME_NONE};
+    sked_run_op op = finish("r", "a", SKED_RUN_RUNNING);
+    sked_run *runs = NULL;
+    size_t n = 0;
+    int result = 0;
+    bool more;
+    sked_error err;
+
+    add(st, (sked_run_new){.id = "r"});
+    assert_int_equal(
+        sked__store_runs_claim(st, &req, &runs, &n, NULL, NULL, &err),
+        SKED_EINVAL);
+    assert_string_equal(err.field, "max");
+    req.max = SKED_STORE_BATCH_MAX + 1;
+    assert_int_equal(
+        sked__store_runs_claim(st, &req, &runs, &n, NULL, NULL, &err),
+        SKED_EINVAL);
+    req = (sked_claim_req){
+        .executor = "a", .now = vclock.t, .lease = LEASE, .max = 1};
+    assert_int_equal(
+        sked__store_runs_claim(st, &req, &runs, &n, NULL, NULL, &err), 0);
+    assert_int_equal(n, 0); /* no workflow: nothing to run */
+    claim_one(st, "r");
+    assert_int_equal(sked__store_run_ops(st, &op, 1, &result, NULL, NULL, &err),
+                     SKED_EINVAL);
+    assert_string_equal(err.field, "status");
+    assert_int_equal(status_of(st, "r"), SKED_RUN_RUNNING);
+    assert_int_equal(sked__store_queues_put(st, twice, 2, &err), SKED_EINVAL);
+    assert_int_equal(sked__store_run_list(st, &f, &runs, &n, &more, &err),
+                     SKED_EINVAL);
+    assert_int_equal(
+        sked__store_run_cancel(st, "", vclock.t, NULL, NULL, NULL, &err),
+        SKED_EINVAL);
+    assert_int_equal(sql1("SELECT count(*) FROM queues"), 0);
+}
+
+/* A released run that had started is asked to cancel, not cancelled at
+ * once: it may have completed steps to compensate. */
+static void test_cancel_started_pending(void **state)
+{
+    sked_store *st = *state;
+    sked_run_status status = SKED_RUN_RUNNING;
+    sked_run r;
+
+    add(st, (sked_run_new){.id = "p"});
+    claim_one(st, "p");
+    assert_int_equal(sked__store_runs_release(st, "a", vclock.t, NULL), 0);
+    assert_int_equal(
+        sked__store_run_cancel(st, "p", vclock.t, &status, NULL, NULL, NULL),
+        0);
+    assert_int_equal(status, SKED_RUN_PENDING);
+    get(st, "p", &r);
+    assert_true(r.cancel_requested_at == vclock.t);
+    sked__run_done(&r);
+    claim_one(st, "p");
+}
+
 /* ---- queues and workflow versions ---------------------------------------- */
 
 /* Every declared queue, and every queue an active run names, with its
@@ -1337,10 +1414,12 @@ int main(void)
         T_(test_failures_batch_order),
         T_(test_cancel),
         T_(test_cancel_other_firing),
+        T_(test_cancel_started_pending),
         T_(test_get_steps_order),
         T_(test_list),
         T_(test_queues_list),
         T_(test_workflow_latest),
+        T_(test_bad_input),
         T_(test_claim_threads),
 #undef T_
     };
