@@ -15,7 +15,7 @@
 #include "base/error.h"
 
 /* Most ops one transaction carries: the rest waits for the next. */
-#define JOURNAL_BATCH_MAX 4096
+#define JOURNAL_BATCH_MAX SKED_RUN_OPS_MAX
 
 typedef struct entry {
     struct entry *next;

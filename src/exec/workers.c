@@ -14,6 +14,11 @@
 #include "base/clock.h"
 #include "exec/attempt.h"
 
+/* Runs shorter than this on average count as short... */
+#define SHORT_RUN (20 * 1000)
+/* ... and then this many more are held (claimed ahead). */
+#define PREFETCH_SHORT 256
+
 typedef struct wslot {
     sked_workers *pool;
     pthread_t th;
@@ -32,6 +37,7 @@ struct sked_workers {
     size_t qhead, qlen, qcap;
     wslot *slots;
     int nbusy;
+    sked_dur avg_run; /* moving average of a run's time in a worker */
     bool woken, stopping;
     pthread_t dispatcher, heartbeat;
     int started; /* threads created, for the stop */
@@ -62,9 +68,12 @@ static void *worker_main(void *arg)
         w->nbusy++;
         pthread_mutex_unlock(&w->mu);
 
+        sked_mono t0 = sked__clock_mono(NULL);
         sked__execute(&w->cfg.env, &s->run, &s->cancel);
+        sked_dur took = sked__clock_mono(NULL) - t0;
 
         pthread_mutex_lock(&w->mu);
+        w->avg_run += (took - w->avg_run) / 8;
         sked__run_done(&s->run);
         s->busy = false;
         w->nbusy--;
@@ -153,13 +162,27 @@ static size_t claim_some(sked_workers *w, size_t room)
     return n;
 }
 
+/* How many runs to hold (executing and queued). Twice the workers, so
+ * none waits for a claim; when runs are short (no-op steps, quick
+ * commands), many more, so one claim's commit serves hundreds of runs.
+ * Long runs are never hoarded: a run queued here is one another server
+ * could be executing. Under mu. */
+static size_t hold_target(const sked_workers *w)
+{
+    size_t base = (size_t) w->cfg.nworkers * 2;
+    if (w->avg_run < SHORT_RUN && w->avg_run > 0)
+        return base + PREFETCH_SHORT < w->qcap ? base + PREFETCH_SHORT
+                                               : w->qcap;
+    return base;
+}
+
 static void *dispatcher_main(void *arg)
 {
     sked_workers *w = arg;
-    size_t want = (size_t) w->cfg.nworkers * 2;
 
     pthread_mutex_lock(&w->mu);
     while (!w->stopping) {
+        size_t want = hold_target(w);
         size_t held = (size_t) w->nbusy + w->qlen;
         w->woken = false;
         pthread_mutex_unlock(&w->mu);
@@ -285,7 +308,7 @@ int sked__workers_start(const sked_workers_config *cfg, sked_workers **out)
         w->cfg.lease = SKED_LEASE_DEFAULT;
     if (w->cfg.poll <= 0)
         w->cfg.poll = SKED_POLL_DEFAULT;
-    w->qcap = (size_t) cfg->nworkers * 2 + 1;
+    w->qcap = (size_t) cfg->nworkers * 2 + PREFETCH_SHORT + 1;
     w->queue = calloc(w->qcap, sizeof *w->queue);
     w->slots = calloc((size_t) cfg->nworkers, sizeof *w->slots);
     int rc = !w->queue || !w->slots ? SKED_ENOMEM : init_sync(w);

@@ -213,6 +213,8 @@ typedef struct sked_run_op_event {
 } sked_run_op_event;
 
 #define SKED_RUN_OP_EVENTS_MAX 3
+/* Most ops one sked__store_run_ops call takes. */
+#define SKED_RUN_OPS_MAX (4 * SKED_STORE_BATCH_MAX)
 
 /* One change to one run by the executor that holds it. Strings borrowed. */
 typedef struct sked_run_op {
@@ -230,7 +232,7 @@ typedef struct sked_run_op {
     size_t nevents;
 } sked_run_op;
 
-/* Apply the N ops (N <= 4 * SKED_STORE_BATCH_MAX) in order, in ONE
+/* Apply the N ops (N <= SKED_RUN_OPS_MAX) in order, in ONE
  * transaction (one commit for many workers: the executor's group
  * commit). An op whose run no longer belongs to its executor writes
  * nothing and gets SKED_ECONFLICT in RESULT[i] (the others still apply);

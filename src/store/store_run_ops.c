@@ -27,7 +27,7 @@
 #include "store/store_int.h"
 #include "store/store_ops.h"
 
-#define OPS_MAX (4 * SKED_STORE_BATCH_MAX)
+#define OPS_MAX SKED_RUN_OPS_MAX
 
 struct ops_arg {
     const sked_run_op *ops;
