@@ -334,10 +334,12 @@ static void attempt_end(xrun *x, slot *s)
         x->errs[i] = r->error ? strdup(r->error) : NULL;
         if (!hard_stop && r->stopped != SKED_STOP_CANCEL &&
             sked__plan_retry(&x->w->steps[i].act.retry, st->counted,
-                             &r->failure, s->key, &delay))
+                             &r->failure, s->key, &delay)) {
             x->timer[i] = delay > 0 ? now_of(x) + delay : SKED_TIME_NONE;
-        else
+        } else {
             st->exhausted = true;
+            delay = -1; /* no step.retrying: sked__plan_retry set it to 0 */
+        }
     }
     record_end(x, i, false, s->a.attempt, r, delay);
     if (r->ok) {
