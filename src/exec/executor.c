@@ -699,6 +699,11 @@ void sked__execute(const sked_exec_env *env, const sked_run *run,
         if (ready && blocked) {
             if (run->failing)
                 fail_run(&x, run->outcome, run->error, run->error_code);
+            else if (run->cancel_requested_at != SKED_TIME_NONE)
+                /* Cancelled while nobody held it (waiting, or given back):
+                 * the claim hands it over for its failure path (SPEC 4.3),
+                 * before any step runs again. */
+                fail_run(&x, SKED_RUN_CANCELLED, "Cancelled.", "cancelled");
             else
                 while (drive_once(&x, ready, blocked))
                     ;
