@@ -326,11 +326,11 @@ static int claim_arrays(const sked__claim_query *q, char *a[3], sked_error *err)
         json_decref(full);
         return nomem(err);
     }
-    a[0] = a[1] = a[2] = NULL;
-    if (!json_take(latest, &a[0]) | !json_take(keys, &a[1]) |
-        !json_take(full, &a[2]))
-        return nomem(err);
-    return 0;
+    /* Take all three whatever happens, so none is left to leak. */
+    bool took = json_take(latest, &a[0]);
+    took = json_take(keys, &a[1]) && took;
+    took = json_take(full, &a[2]) && took;
+    return took ? 0 : nomem(err);
 }
 
 int sked__sqlite_run_candidates(sked__tx *c, const sked__claim_query *q,
