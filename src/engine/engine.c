@@ -52,11 +52,6 @@ void sked__engine_deliver(void *ctx, const sked_event *ev, size_t n)
 {
     sked_engine *e = ctx;
 
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(ev[i].type, "run.created") == 0) {
-            sked__workers_wake(e->workers);
-            break;
-        }
     pthread_mutex_lock(&e->sub_mu);
     for (sked_subscription *s = e->subs; s; s = s->next)
         for (size_t i = 0; i < n; i++) {
@@ -65,6 +60,13 @@ void sked__engine_deliver(void *ctx, const sked_event *ev, size_t n)
             s->fn(s->ctx, &v);
         }
     pthread_mutex_unlock(&e->sub_mu);
+    /* The workers only after the subscribers: woken first, they claimed
+     * the run and delivered its run.started before its run.created. */
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(ev[i].type, "run.created") == 0) {
+            sked__workers_wake(e->workers);
+            break;
+        }
 }
 
 /* Deliver one event of a schedule operation; PAYLOAD is taken. */

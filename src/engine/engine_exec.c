@@ -343,9 +343,17 @@ int sked__engine_work(sked_engine *e, size_t max, size_t *done, sked_error *err)
     sked_cancel cancel;
 
     *done = 0;
-    if (!e->journal &&
-        sked__journal_open(e->store, sked__engine_deliver, e, &e->journal) != 0)
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, "no journal");
+    if (!e->journal) {
+        /* As sked_engine_start does: the registered versions go to the
+         * store and become the latest, so that runs with no version (every
+         * run fired or started through the API) are routed here. */
+        int rc = record_versions(e, err);
+        if (rc != 0)
+            return rc;
+        if (sked__journal_open(e->store, sked__engine_deliver, e,
+                               &e->journal) != 0)
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, "no journal");
+    }
     if (sked__registry_claimables(e->registry, &wf, &nwf) != 0)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     sked_claim_req req = {.executor = e->node_id,

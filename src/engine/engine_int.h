@@ -56,7 +56,9 @@ int sked__engine_define(sked_engine *e, sked_workflow **list, size_t n,
 /* Claim up to MAX runs and execute them in the calling thread, one after
  * the other, then wait for their writes: execution driven by a test on a
  * virtual clock, as sked_engine_tick drives the scheduler. *done is the
- * number of runs taken. Needs no sked_engine_start. */
+ * number of runs taken. Needs no sked_engine_start, and is not mixed
+ * with it: the first call records the registered workflows' versions in
+ * the store, as the start would. */
 int sked__engine_work(sked_engine *e, size_t max, size_t *done,
                       sked_error *err);
 

@@ -339,10 +339,12 @@ static void attempt_end(xrun *x, slot *s)
         x->errs[i] = r->error ? strdup(r->error) : NULL;
         if (!hard_stop && r->stopped != SKED_STOP_CANCEL &&
             sked__plan_retry(&x->w->steps[i].act.retry, st->counted,
-                             &r->failure, s->key, &delay))
+                             &r->failure, s->key, &delay)) {
             x->timer[i] = delay > 0 ? now_of(x) + delay : SKED_TIME_NONE;
-        else
+        } else {
             st->exhausted = true;
+            delay = -1; /* no step.retrying: sked__plan_retry set it to 0 */
+        }
     }
     record_end(x, i, false, s->a.attempt, r, delay);
     if (r->ok) {
@@ -704,6 +706,11 @@ void sked__execute(const sked_exec_env *env, const sked_run *run,
         if (ready && blocked) {
             if (run->failing)
                 fail_run(&x, run->outcome, run->error, run->error_code);
+            else if (run->cancel_requested_at != SKED_TIME_NONE)
+                /* Cancelled while nobody held it (waiting, or given back):
+                 * the claim hands it over for its failure path (SPEC 4.3),
+                 * before any step runs again. */
+                fail_run(&x, SKED_RUN_CANCELLED, "Cancelled.", "cancelled");
             else
                 while (drive_once(&x, ready, blocked))
                     ;

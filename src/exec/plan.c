@@ -86,7 +86,10 @@ sked_time sked__plan_hard_deadline(const sked_workflow *w, sked_time started)
     if (w->timeout <= 0 || !w->hard || !w->fail_workflow ||
         started == SKED_TIME_NONE)
         return SKED_TIME_NONE;
-    return started + w->timeout;
+    /* The first instant at which elapsed > seconds (SPEC 4.3: strictly
+     * greater). At exactly the limit the run goes on, so its step must
+     * not be stopped then, nor a waiting run woken to fail too early. */
+    return started + w->timeout + 1;
 }
 
 sked_time sked__plan_min_deadline(sked_time a, sked_time b)

@@ -48,9 +48,10 @@ typedef enum sked_timeout_state {
 sked_timeout_state sked__plan_timeout(const sked_workflow *w,
                                       sked_time started, sked_time now);
 
-/* The instant a running step is stopped for the workflow's timeout:
- * started + seconds when the timeout is hard and fails the workflow,
- * else SKED_TIME_NONE. */
+/* The instant a running step is stopped for the workflow's timeout, the
+ * first at which elapsed > seconds: started + seconds + 1 µs when the
+ * timeout is hard and fails the workflow, else SKED_TIME_NONE. A run
+ * waiting past it is woken then, to fail. */
 sked_time sked__plan_hard_deadline(const sked_workflow *w, sked_time started);
 
 /* The earlier of two deadlines, NONE meaning none. */

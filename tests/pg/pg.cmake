@@ -72,3 +72,7 @@ set_tests_properties(store.pg_backend PROPERTIES SKIP_RETURN_CODE 77)
 if(TARGET test_engine)
     sked_add_pg_test(engine.pg $<TARGET_FILE:test_engine>)
 endif()
+# The execution tests (tests/unit/test_exec.c) on PostgreSQL.
+if(TARGET test_exec)
+    sked_add_pg_test(exec.pg $<TARGET_FILE:test_exec>)
+endif()

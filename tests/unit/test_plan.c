@@ -161,8 +161,9 @@ static const struct deadline_case {
     sked_time started;
     sked_time want;
 } deadline_cases[] = {
-    {60 * SEC, true, true, T0, T0 + 60 * SEC},
-    {1 * US, true, true, T0, T0 + 1 * US},
+    /* The first instant past the limit: elapsed > seconds. */
+    {60 * SEC, true, true, T0, T0 + 60 * SEC + 1 * US},
+    {1 * US, true, true, T0, T0 + 2 * US},
     /* Only a hard timeout that fails the workflow stops a step. */
     {60 * SEC, true, false, T0, NONE},
     {60 * SEC, false, true, T0, NONE},
