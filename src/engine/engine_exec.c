@@ -8,8 +8,9 @@
  *   by registered workflows are synced (SPEC 3.5) — only when at least
  *   one workflow is registered, so an engine that registers nothing never
  *   deletes another program's schedules.
- * - A run started through the API goes to its workflow's queue when this
- *   engine has the workflow, else to "default".
+ * - A run goes to its schedule's queue, else to its workflow's (as the
+ *   latest registered version defines it, whichever server registered
+ *   it), else to "default": the store resolves it as it inserts.
  * - A cancel acts at once on a run executing in this engine; other
  *   engines see it at their next heartbeat (a third of the lease). */
 #include <jansson.h>
@@ -151,7 +152,7 @@ int sked_engine_run_start(sked_engine *e, const char *workflow,
                           const char *input_json, const char *idempotency_key,
                           char **out_run_id, sked_error *err)
 {
-    char id[SKED_RUN_ID_MAX + 1], queue[SKED_NAME_MAX + 1] = "default";
+    char id[SKED_RUN_ID_MAX + 1];
     char ts[SKED_TIME_STRLEN];
     int rc = e ? sked__schedule_name_check(workflow, "workflow", err)
                : sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
@@ -170,12 +171,10 @@ int sked_engine_run_start(sked_engine *e, const char *workflow,
         sked_time_format(now, ts, sizeof ts);
         snprintf(id, sizeof id, "api-%s-%s", workflow, ts);
     }
-    sked__registry_queue_of(e->registry, workflow, queue, sizeof queue);
     sked_run_new r = {.id = id,
                       .workflow = workflow,
                       .trigger = SKED_TRIGGER_API,
                       .scheduled_for = SKED_TIME_NONE,
-                      .queue = queue,
                       .not_before = SKED_TIME_NONE,
                       .context = input_json};
     sked_event *ev = NULL;

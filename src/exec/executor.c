@@ -175,6 +175,8 @@ static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
                                   .error = r->error,
                                   .error_code = (char *) r->error_code,
                                   .exit_code = r->exit_code,
+                                  /* its begin (recorded) says when */
+                                  .started_at = SKED_TIME_NONE,
                                   .finished_at = op->at};
     json_t *p = step_payload(x, i, comp, attempt);
     json_object_set_new(p, "duration_secs",

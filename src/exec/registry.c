@@ -144,20 +144,6 @@ void sked__registry_release(sked_registry *r, const sked_workflow *w)
     pthread_mutex_unlock(&r->mu);
 }
 
-bool sked__registry_queue_of(sked_registry *r, const char *workflow,
-                             char *buf, size_t size)
-{
-    bool found = false;
-    pthread_mutex_lock(&r->mu);
-    for (size_t i = 0; i < r->n && !found; i++)
-        if (r->v[i].listed && strcmp(r->v[i].w->name, workflow) == 0) {
-            snprintf(buf, size, "%s", r->v[i].w->queue);
-            found = true;
-        }
-    pthread_mutex_unlock(&r->mu);
-    return found;
-}
-
 void sked__registry_set_latest(sked_registry *r, const char *workflow,
                                bool latest)
 {

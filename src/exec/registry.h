@@ -36,11 +36,6 @@ const sked_workflow *sked__registry_acquire(sked_registry *r,
                                             const char *version);
 void sked__registry_release(sked_registry *r, const sked_workflow *w);
 
-/* The queue WORKFLOW's runs go to by default (copied into BUF of SIZE),
- * false when the workflow is not here. */
-bool sked__registry_queue_of(sked_registry *r, const char *workflow,
-                             char *buf, size_t size);
-
 /* Mark whether this registry's version of WORKFLOW is the latest
  * registered in the store (routing of runs without a version). */
 void sked__registry_set_latest(sked_registry *r, const char *workflow,

@@ -406,13 +406,17 @@ int sked__pg_rows_schedule_list(sked__tx *tx, const sked__schedule_query *q,
 
 /* ---- runs --------------------------------------------------------------*/
 
-/* The batch insert of runs; CONFLICT is the ON CONFLICT clause. */
+/* The batch insert of runs; CONFLICT is the ON CONFLICT clause. SPEC
+ * 4.2: a run's queue is its schedule's, else its workflow's (the latest
+ * registered definition's), else "default". */
 #define RUNS_INSERT_SQL(conflict)                                              \
     "INSERT INTO runs (id, workflow, workflow_version, status, trigger_kind, " \
     "schedule, scheduled_for, queue, priority, concurrency_key, not_before, "  \
     "context, created_at, updated_at, serial_key) "                            \
     "SELECT r.id, r.workflow, r.version, 'pending', r.trig, r.schedule, "      \
-    "r.sched_for, coalesce(r.queue, 'default'), r.priority, r.ckey, "          \
+    "r.sched_for, coalesce(r.queue, (SELECT v.definition::json->>'queue' "    \
+    "FROM workflow_versions v WHERE v.workflow = r.workflow "                  \
+    "ORDER BY v.registered_at DESC LIMIT 1), 'default'), r.priority, r.ckey, " \
     "coalesce(r.not_before, $12::bigint), coalesce(r.context, '{}'), "         \
     "$12::bigint, $12::bigint, r.skey "                                        \
     "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "             \
