@@ -194,14 +194,10 @@ static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
                             json_real((double) retry_delay / 1e6));
         op_event(x, op, "step.retrying", p);
     }
-    /* The buffer takes the result's strings; the output stays with the
-     * run's outputs when the step completed. */
-    if (!r->ok)
-        keep(x, r->output);
+    /* The buffer takes the result's strings until they are written. */
+    keep(x, r->output);
     keep(x, r->error);
-    r->stderr_text = r->error = NULL;
-    if (!r->ok)
-        r->output = NULL;
+    r->output = r->stderr_text = r->error = NULL;
 }
 
 /* The run's output: each completed step's output, as JSON when it is
@@ -348,12 +344,11 @@ static void attempt_end(xrun *x, slot *s)
             delay = -1; /* no step.retrying: sked__plan_retry set it to 0 */
         }
     }
-    record_end(x, i, false, s->a.attempt, r, delay);
     if (r->ok) {
         free(x->outputs[i]);
-        x->outputs[i] = r->output;
-        r->output = NULL;
+        x->outputs[i] = r->output ? strdup(r->output) : NULL;
     }
+    record_end(x, i, false, s->a.attempt, r, delay);
     sked__attempt_result_done(r);
 }
 

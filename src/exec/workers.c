@@ -7,6 +7,7 @@
  * heartbeat, a local cancel and the stop set. */
 #include "exec/workers.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include "base/clock.h"
 #include "exec/attempt.h"
 
+/* The heartbeat's shortest period, when woken by changes. */
+#define BEAT_MIN (250 * 1000)
 /* Runs shorter than this on average count as short... */
 #define SHORT_RUN (20 * 1000)
 /* ... and then this many more are held (claimed ahead). */
@@ -39,6 +42,7 @@ struct sked_workers {
     int nbusy;
     sked_dur avg_run; /* moving average of a run's time in a worker */
     bool woken, stopping;
+    bool beat_soon; /* something changed: look for cancels now */
     pthread_t dispatcher, heartbeat;
     int started; /* threads created, for the stop */
 };
@@ -213,26 +217,65 @@ static void cancel_local(sked_workers *w, const char *id, int reason)
     }
 }
 
-/* Renew the leases, act on cancel requests, refresh version routing. */
-static void beat(sked_workers *w)
+/* The ids of the runs held here (executing or queued), copied, into
+ * *out (*n of them; the caller frees each, then the array). Under mu. */
+static int held_ids(sked_workers *w, char ***out, size_t *n)
 {
-    char **ids = NULL;
-    size_t nids = 0;
-    sked_error err = {0};
-    sked_claim_workflow *wf = NULL;
-    size_t nwf = 0;
+    size_t cap = (size_t) w->cfg.nworkers + w->qlen, k = 0;
+    char **ids = calloc(cap ? cap : 1, sizeof *ids);
+    for (int i = 0; ids && i < w->cfg.nworkers; i++)
+        if (w->slots[i].busy && !(ids[k++] = strdup(w->slots[i].run.id)))
+            goto fail;
+    for (size_t j = 0; ids && j < w->qlen; j++)
+        if (!(ids[k++] = strdup(w->queue[(w->qhead + j) % w->qcap].id)))
+            goto fail;
+    *out = ids;
+    *n = ids ? k : 0;
+    return ids ? 0 : SKED_ENOMEM;
+fail:
+    for (size_t i = 0; i < k; i++)
+        free(ids[i]);
+    free(ids);
+    return SKED_ENOMEM;
+}
 
-    if (sked__store_runs_renew(w->cfg.env.store, w->cfg.env.executor,
-                               now_of(w), w->cfg.lease, NULL, &ids, &nids,
-                               &err) == 0) {
+static void strs_free(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Renew the leases of the runs held here, act on cancel requests. */
+static void renew(sked_workers *w)
+{
+    char **held = NULL, **ids = NULL;
+    size_t nheld = 0, nids = 0;
+    sked_error err = {0};
+
+    pthread_mutex_lock(&w->mu);
+    int rc = held_ids(w, &held, &nheld);
+    pthread_mutex_unlock(&w->mu);
+    if (rc == 0 && nheld > 0 &&
+        sked__store_runs_renew(w->cfg.env.store, w->cfg.env.executor,
+                               (const char *const *) held, nheld, now_of(w),
+                               w->cfg.lease, NULL, &ids, &nids, &err) == 0) {
         pthread_mutex_lock(&w->mu);
         for (size_t i = 0; i < nids; i++)
             cancel_local(w, ids[i], SKED_STOP_CANCEL);
         pthread_mutex_unlock(&w->mu);
     }
-    for (size_t i = 0; i < nids; i++)
-        free(ids[i]);
-    free(ids);
+    strs_free(held, nheld);
+    strs_free(ids, nids);
+}
+
+/* Refresh version routing: is each version here the latest registered? */
+static void route(sked_workers *w)
+{
+    sked_claim_workflow *wf = NULL;
+    size_t nwf = 0;
+    sked_error err = {0};
+
     if (sked__registry_claimables(w->cfg.env.registry, &wf, &nwf) != 0)
         return;
     for (size_t i = 0; i < nwf; i++) {
@@ -246,18 +289,33 @@ static void beat(sked_workers *w)
     sked__registry_claimables_free(wf, nwf);
 }
 
+static void beat(sked_workers *w)
+{
+    renew(w);
+    route(w);
+}
+
 static void *heartbeat_main(void *arg)
 {
     sked_workers *w = arg;
     pthread_mutex_lock(&w->mu);
     while (!w->stopping) {
+        w->beat_soon = false;
         pthread_mutex_unlock(&w->mu);
         beat(w);
         pthread_mutex_lock(&w->mu);
         struct timespec ts;
-        sked__clock_deadline(w->cfg.lease / 3, &ts);
-        if (!w->stopping)
-            pthread_cond_timedwait(&w->beat, &w->mu, &ts);
+        /* At most every BEAT_MIN when woken (a firing may have asked to
+         * cancel a run here: overlap cancel_other), else every third of
+         * the lease. */
+        sked__clock_deadline(BEAT_MIN, &ts);
+        while (!w->stopping &&
+               pthread_cond_timedwait(&w->beat, &w->mu, &ts) != ETIMEDOUT)
+            ;
+        sked__clock_deadline(w->cfg.lease / 3 - BEAT_MIN, &ts);
+        while (!w->stopping && !w->beat_soon &&
+               pthread_cond_timedwait(&w->beat, &w->mu, &ts) != ETIMEDOUT)
+            ;
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
@@ -328,7 +386,9 @@ void sked__workers_wake(sked_workers *w)
         return;
     pthread_mutex_lock(&w->mu);
     w->woken = true;
+    w->beat_soon = true;
     pthread_cond_signal(&w->claim);
+    pthread_cond_signal(&w->beat);
     pthread_mutex_unlock(&w->mu);
 }
 

@@ -87,8 +87,10 @@ static const sked__pg_stmt STEPS_CLOSE = {
     "AND s.status = 'running'"};
 
 static const sked__pg_stmt RENEW = {
-    SKED__PG_RENEW, 2,
-    "UPDATE runs SET lease_until = $2::bigint WHERE " OWNED_LOCKED " "
+    SKED__PG_RENEW, 3,
+    "UPDATE runs SET lease_until = $2::bigint WHERE id IN (SELECT id FROM "
+    "runs WHERE id = ANY($3::text[]) AND executor = $1 "
+    "AND status = 'running' ORDER BY id FOR UPDATE) "
     "RETURNING id, cancel_requested_at IS NOT NULL"};
 
 static const sked__pg_stmt RELEASE_STEPS = {
@@ -476,16 +478,23 @@ int sked__pg_run_steps_close(sked__tx *tx, const sked__steps_close *sc,
 /* ---- leases ------------------------------------------------------------- */
 
 int sked__pg_run_renew(sked__tx *tx, const char *executor,
+                       const char *const *held, size_t nheld,
                        sked_time lease_until, size_t *renewed,
                        char ***cancel_ids, size_t *ncancel, sked_error *err)
 {
     char lease[SKED__PG_NUMLEN];
-    const char *params[2] = {executor, sked__pg_run_num(lease_until, lease)};
+    sked__pg_alit a = {0};
+    for (size_t i = 0; i < nheld; i++)
+        sked__pg_alit_text(&a, held[i], i == 0);
+    sked__pg_alit_put(&a, nheld ? "}" : "{}", nheld ? 1 : 2);
+    const char *params[3] = {executor, sked__pg_run_num(lease_until, lease),
+                             a.p};
     PGresult *res = NULL;
     char **ids = NULL;
     size_t rows, k = 0;
-    int rc = sked__pg_exec(tx, &RENEW, params, &res, err);
+    int rc = a.oom ? nomem(err) : sked__pg_exec(tx, &RENEW, params, &res, err);
 
+    free(a.p);
     if (rc != 0)
         return rc;
     rows = (size_t) PQntuples(res);

@@ -26,6 +26,7 @@ int sked__pg_run_take(sked__tx *tx, const sked__claim_set *set, sked_run **out,
 int sked__pg_run_steps_close(sked__tx *tx, const sked__steps_close *sc,
                              sked_error *err);
 int sked__pg_run_renew(sked__tx *tx, const char *executor,
+                       const char *const *held, size_t nheld,
                        sked_time lease_until, size_t *renewed,
                        char ***cancel_ids, size_t *ncancel, sked_error *err);
 int sked__pg_run_release(sked__tx *tx, const char *executor, sked_time now,

@@ -92,6 +92,7 @@ static const char *const run_sql[R_COUNT] = {
                       "WHERE run_id = ?1 AND status = 'running'",
     [R_RENEW] = "UPDATE runs SET lease_until = ?2 "
                 "WHERE executor = ?1 AND status = 'running' "
+                "AND id IN (SELECT value FROM json_each(?3)) "
                 "RETURNING id, cancel_requested_at IS NOT NULL",
     [R_RELEASE_STEPS] = "UPDATE steps SET status = 'cancelled', "
                         "error_code = 'interrupted', error = ?2, "
@@ -437,19 +438,39 @@ static bool ids_push(char ***ids, size_t *n, size_t *cap, const char *id)
     return true;
 }
 
+/* HELD (N ids) as a JSON array; NULL when out of memory. */
+static char *ids_json(const char *const *held, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_string(held[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return s;
+}
+
 int sked__sqlite_run_renew(sked__tx *c, const char *executor,
+                           const char *const *held, size_t nheld,
                            sked_time lease_until, size_t *renewed,
                            char ***cancel_ids, size_t *ncancel, sked_error *err)
 {
     char **ids = NULL;
     size_t k = 0, cap = 0, total = 0;
     sqlite3_stmt *s = NULL;
-    int rc = stmt(c, R_RENEW, &s, err), step = SQLITE_DONE;
+    char *held_json = ids_json(held, nheld);
+    int rc = held_json ? stmt(c, R_RENEW, &s, err) : nomem(err);
+    int step = SQLITE_DONE;
 
-    if (rc != 0)
+    if (rc != 0) {
+        free(held_json);
         return rc;
+    }
     bind_text(s, 1, executor);
     sqlite3_bind_int64(s, 2, lease_until);
+    bind_text(s, 3, held_json);
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         total++;
         if (sqlite3_column_int(s, 1) &&
@@ -462,6 +483,7 @@ int sked__sqlite_run_renew(sked__tx *c, const char *executor,
     if (rc == 0 && step != SQLITE_DONE)
         rc = sked__sqlite_fail(c, step, "renewing leases", err);
     sked__sqlite_done(s);
+    free(held_json);
     if (rc != 0) {
         for (size_t i = 0; i < k; i++)
             free(ids[i]);

@@ -14,6 +14,7 @@ int sked__sqlite_run_take(sked__tx *c, const sked__claim_set *set,
 int sked__sqlite_run_steps_close(sked__tx *c, const sked__steps_close *sc,
                                  sked_error *err);
 int sked__sqlite_run_renew(sked__tx *c, const char *executor,
+                           const char *const *held, size_t nheld,
                            sked_time lease_until, size_t *renewed,
                            char ***cancel_ids, size_t *ncancel,
                            sked_error *err);

@@ -502,6 +502,8 @@ int sked__store_runs_claim(sked_store *st, const sked_claim_req *req,
 
 struct renew_arg {
     const char *executor;
+    const char *const *held;
+    size_t nheld;
     sked_time lease_until;
     size_t renewed;
     char **ids; /* owned */
@@ -522,16 +524,30 @@ static int renew_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     ids_free(a->ids, a->nids);
     a->ids = NULL;
     a->nids = 0;
-    return st->ops->runs_renew(tx, a->executor, a->lease_until, &a->renewed,
-                               &a->ids, &a->nids, err);
+    return st->ops->runs_renew(tx, a->executor, a->held, a->nheld,
+                               a->lease_until, &a->renewed, &a->ids, &a->nids,
+                               err);
 }
 
-int sked__store_runs_renew(sked_store *st, const char *executor, sked_time now,
+int sked__store_runs_renew(sked_store *st, const char *executor,
+                           const char *const *held, size_t nheld, sked_time now,
                            sked_dur lease, size_t *renewed, char ***cancel_ids,
                            size_t *ncancel, sked_error *err)
 {
-    struct renew_arg a = {.executor = executor, .lease_until = now + lease};
+    struct renew_arg a = {.executor = executor,
+                          .held = held,
+                          .nheld = nheld,
+                          .lease_until = now + lease};
     int rc;
+
+    if (renewed)
+        *renewed = 0;
+    if (cancel_ids && ncancel) {
+        *cancel_ids = NULL;
+        *ncancel = 0;
+    }
+    if (nheld == 0)
+        return 0;
 
     if (!executor || !executor[0] || lease <= 0)
         return sked__error_set(err, SKED_EINVAL, "executor", -1,

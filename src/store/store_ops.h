@@ -292,9 +292,10 @@ struct sked__store_ops {
     /* Renew the lease of EXECUTOR's runs to LEASE_UNTIL. OUT: *renewed;
      * *cancel_ids, the *ncancel ids among them with a cancel requested
      * (NULL when none; the caller frees each, then the array). */
-    int (*runs_renew)(sked__tx *tx, const char *executor, sked_time lease_until,
-                      size_t *renewed, char ***cancel_ids, size_t *ncancel,
-                      sked_error *err);
+    int (*runs_renew)(sked__tx *tx, const char *executor,
+                      const char *const *held, size_t nheld,
+                      sked_time lease_until, size_t *renewed,
+                      char ***cancel_ids, size_t *ncancel, sked_error *err);
     /* Give back EXECUTOR's runs (sked__store_runs_release). */
     int (*runs_release)(sked__tx *tx, const char *executor, sked_time now,
                         sked_error *err);

@@ -158,12 +158,15 @@ int sked__store_runs_claim(sked_store *st, const sked_claim_req *req,
                            sked_run **out, size_t *n, sked_event **out_events,
                            size_t *out_nevents, sked_error *err);
 
-/* Renew the lease of every run that belongs to EXECUTOR (lease_until =
- * NOW + LEASE), in one statement. CANCEL_IDS (may be NULL) receives the
- * ids of those runs with a cancel requested, an array of *ncancel
- * strings the caller frees (each, then the array). *renewed (may be
- * NULL) is the number of runs renewed. */
-int sked__store_runs_renew(sked_store *st, const char *executor, sked_time now,
+/* Renew the lease of the NHELD runs HELD that still belong to EXECUTOR
+ * (lease_until = NOW + LEASE), in one statement. Only the runs the
+ * executor really holds in memory are renewed: a run whose last writes
+ * were lost lapses and is recovered, instead of being kept forever.
+ * CANCEL_IDS (may be NULL) receives the ids of those runs with a cancel
+ * requested, an array of *ncancel strings the caller frees (each, then
+ * the array). *renewed (may be NULL) is the number of runs renewed. */
+int sked__store_runs_renew(sked_store *st, const char *executor,
+                           const char *const *held, size_t nheld, sked_time now,
                            sked_dur lease, size_t *renewed, char ***cancel_ids,
                            size_t *ncancel, sked_error *err);
 

@@ -548,8 +548,9 @@ static void test_lease_recovery(void **state)
                      SKED_ECONFLICT);
     assert_int_equal(op1(st, finish("r", "a", SKED_RUN_COMPLETED)),
                      SKED_ECONFLICT);
-    assert_int_equal(sked__store_runs_renew(st, "a", vclock.t, LEASE, &renewed,
-                                            NULL, NULL, NULL),
+    static const char *const held_r[] = {"r"};
+    assert_int_equal(sked__store_runs_renew(st, "a", held_r, 1, vclock.t, LEASE,
+                                            &renewed, NULL, NULL, NULL),
                      0);
     assert_int_equal(renewed, 0);
     assert_int_equal(status_of(st, "r"), SKED_RUN_RUNNING);
@@ -558,8 +559,9 @@ static void test_lease_recovery(void **state)
                      0);
 }
 
-/* Renewing moves every lease of the executor, and names the runs with a
- * cancel asked. */
+/* Renewing moves the leases of the runs the executor says it holds (and
+ * only those, and only its own), and names the runs with a cancel
+ * asked. */
 static void test_renew(void **state)
 {
     sked_store *st = *state;
@@ -578,8 +580,10 @@ static void test_renew(void **state)
         sked__store_run_cancel(st, "n-0001", vclock.t, NULL, NULL, NULL, NULL),
         0);
     vclock.t += 20 * SEC;
-    assert_int_equal(sked__store_runs_renew(st, "a", vclock.t, LEASE, &renewed,
-                                            &ids, &nids, NULL),
+    /* "a" holds n-0000 and n-0001; n-0002 is b's, and "nope" no one's. */
+    static const char *const held[] = {"n-0000", "n-0001", "n-0002", "nope"};
+    assert_int_equal(sked__store_runs_renew(st, "a", held, 4, vclock.t, LEASE,
+                                            &renewed, &ids, &nids, NULL),
                      0);
     assert_int_equal(renewed, 2);
     assert_int_equal(nids, 1);
@@ -590,6 +594,16 @@ static void test_renew(void **state)
     assert_true(r.lease_until == vclock.t + LEASE);
     sked__run_done(&r);
     get(st, "n-0002", &r);
+    assert_true(r.lease_until == vclock.t - 20 * SEC + LEASE);
+    sked__run_done(&r);
+    /* A run "a" no longer says it holds (its last writes were lost) is not
+     * renewed: its lease lapses and it is recovered. */
+    vclock.t += 20 * SEC;
+    assert_int_equal(sked__store_runs_renew(st, "a", held, 1, vclock.t, LEASE,
+                                            &renewed, NULL, NULL, NULL),
+                     0);
+    assert_int_equal(renewed, 1);
+    get(st, "n-0001", &r);
     assert_true(r.lease_until == vclock.t - 20 * SEC + LEASE);
     sked__run_done(&r);
 }
