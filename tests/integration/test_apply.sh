@@ -61,7 +61,7 @@ bad() {
 
 # ---- a valid file, applied twice, then pruned -----------------------------
 
-cp "$src/examples/workflows.yaml" wf.yaml
+cp "$src/tests/data/spec_workflows.yaml" wf.yaml
 out "apply the example" "3 created, 0 updated, 0 unchanged, 0 deleted" \
     apply wf.yaml
 name="the example's schedules are there, source code"

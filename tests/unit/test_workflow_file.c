@@ -270,7 +270,7 @@ static void test_schedule_values(void **state)
     sked__workflow_file_done(&f);
 }
 
-/* SPEC 10's example, as examples/workflows.yaml holds it. */
+/* SPEC 10's example, word for word (tests/data/spec_workflows.yaml). */
 static void test_spec_example(void **state)
 {
     char path[512];
@@ -280,8 +280,7 @@ static void test_spec_example(void **state)
     const sked_wf_step *st;
 
     (void) state;
-    snprintf(path, sizeof path, "%s/../../examples/workflows.yaml",
-             SKED_TEST_DATA);
+    snprintf(path, sizeof path, "%s/spec_workflows.yaml", SKED_TEST_DATA);
     assert_int_equal(sked__workflow_file_load(path, tzdb, &f, &e), 0);
     assert_int_equal(f.n_queues, 1);
     assert_string_equal(f.queues[0].name, "reports");
@@ -322,6 +321,35 @@ static void test_spec_example(void **state)
     assert_string_equal(f.schedules[1].context, "{\"weekend\":true}");
     assert_string_equal(f.schedules[2].workflow, "cleanup");
     assert_int_equal(f.schedules[2].kind, SKED_SPEC_EVERY);
+    sked__workflow_file_done(&f);
+}
+
+/* examples/workflows.yaml, the one "sked server" runs out of the box:
+ * it loads, and holds what the README says it shows (one workflow every
+ * 10 s, one in a DST zone, one with retries and a timeout, one with
+ * overlap skip, one started by hand). */
+static void test_runnable_example(void **state)
+{
+    char path[512];
+    sked_wf_file f;
+    sked_wf_error e;
+    const char *names[] = {"heartbeat", "nightly-dst", "morning-report",
+                           "slow-sync", "webhook-demo"};
+
+    (void) state;
+    snprintf(path, sizeof path, "%s/../../examples/workflows.yaml",
+             SKED_TEST_DATA);
+    assert_int_equal(sked__workflow_file_load(path, tzdb, &f, &e), 0);
+    assert_int_equal(f.n_workflows, 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_string_equal(f.workflows[i].name, names[i]);
+        assert_true(f.workflows[i].n_steps > 0);
+    }
+    assert_true(f.schedules[0].every == 10 * SKED_USEC_PER_SEC);
+    assert_string_equal(f.schedules[1].timezone, "Europe/Paris");
+    assert_true(f.workflows[2].timeout.seconds > 0);
+    assert_int_equal(f.workflows[2].steps[3].a.retry.attempts, 3);
+    assert_int_equal(f.schedules[4].overlap, SKED_OVERLAP_SKIP);
     sked__workflow_file_done(&f);
 }
 
@@ -374,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_schedule_values),
         cmocka_unit_test(test_spec_example),
+        cmocka_unit_test(test_runnable_example),
         cmocka_unit_test(test_error_format),
         cmocka_unit_test(test_limits),
     };
