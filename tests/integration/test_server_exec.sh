@@ -16,6 +16,9 @@
 #    kill_grace: the run fails with "Workflow timeout.".
 # 5. A run cancelled while running: its step stops, its compensation runs,
 #    it ends cancelled.
+# 6. A step printing 100 MB of NULs after bytes that are not UTF-8
+#    completes; what is kept is 64 KiB made valid UTF-8, marked truncated.
+# 7. An http step to a closed port fails its run with that reason.
 #
 # Env: SKED_BIN; SKED_TEST_PG_URL for pg. Ends with "N passed, M failed".
 set -u
@@ -69,6 +72,14 @@ workflows:
       - name: nap
         run: ["sleep", "30"]
         kill_grace: 1s
+  noisy:
+    steps:
+      - name: shout
+        sh: 'printf "\\377\\376 ok \\000 end"; head -c 100000000 /dev/zero; echo done >&2'
+  hook:
+    steps:
+      - name: call
+        http: {method: POST, url: "http://127.0.0.1:9/hook", body: "{}"}
   cancellable:
     steps:
       - name: first
@@ -183,6 +194,27 @@ wait_status "$cid" cancelled 20 && pass || fail "cancelled" "$(run_json "$cid")"
 check "compensation ran once" "$(cat "$mark/undone" 2>/dev/null)" "undone"
 "$bin" run cancel "$cid" --db "$db" >/dev/null 2>&1
 check "cancel a finished run: exit 4" "$?" 4
+
+# ---- 6. output that is neither text nor small --------------------------------
+nid=$("$bin" run start noisy --db "$db")
+wait_status "$nid" completed 30 && pass || fail "noisy run completes" "$(run_json "$nid")"
+got=$(run_json "$nid" | $py -c '
+import json, sys
+s = json.load(sys.stdin)["steps"][0]
+out = s["output"]
+print(out.startswith("\ufffd\ufffd ok \ufffd end"), s["output_truncated"],
+      len(out.encode()) <= 3 * 65536, s["stderr"], s["stderr_truncated"])')
+check "kept, sanitised, truncated" "$got" "True True True done
+ False"
+
+# ---- 7. an http step to a closed port ---------------------------------------
+hid=$("$bin" run start hook --db "$db")
+wait_status "$hid" failed 30 && pass || fail "hook run fails" "$(run_json "$hid")"
+got=$(run_json "$hid" | $py -c '
+import json, sys
+s = json.load(sys.stdin)["steps"][0]
+print(s["error_code"], "127.0.0.1:9/hook" in s["error"])')
+check "the step says why" "$got" "http_failed True"
 
 for s in b c; do
     stop_server "$s" TERM
