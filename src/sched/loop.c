@@ -306,7 +306,8 @@ static int make_run(const sked_schedule *s, const sked_fire *f,
                         .priority = s->priority,
                         .not_before =
                             f->occurrence + sked__policy_jitter(id, s->jitter),
-                        .context = s->context};
+                        .context = s->context,
+                        .buffered = f->buffered};
     if (!r->id)
         return SKED_ENOMEM;
     /* SPEC 3.4: overlap skip holds the key; the others run one at a time

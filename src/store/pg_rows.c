@@ -413,7 +413,7 @@ int sked__pg_rows_schedule_list(sked__tx *tx, const sked__schedule_query *q,
     "INSERT INTO runs (id, workflow, workflow_version, status, trigger_kind, " \
     "schedule, scheduled_for, queue, priority, concurrency_key, not_before, "  \
     "context, created_at, updated_at, serial_key) "                            \
-    "SELECT r.id, r.workflow, r.version, 'pending', r.trig, r.schedule, "      \
+    "SELECT r.id, r.workflow, r.version, r.status, r.trig, r.schedule, "       \
     "r.sched_for, coalesce(r.queue, (SELECT v.definition::json->>'queue' "    \
     "FROM workflow_versions v WHERE v.workflow = r.workflow "                  \
     "ORDER BY v.registered_at DESC LIMIT 1), 'default'), r.priority, r.ckey, " \
@@ -421,18 +421,18 @@ int sked__pg_rows_schedule_list(sked__tx *tx, const sked__schedule_query *q,
     "$12::bigint, $12::bigint, r.skey "                                        \
     "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "             \
     "$5::text[], $6::bigint[], $7::text[], $8::integer[], $9::text[], "        \
-    "$10::bigint[], $11::text[], $13::text[]) "                                \
+    "$10::bigint[], $11::text[], $13::text[], $14::text[]) "                   \
     "AS r(id, workflow, version, trig, schedule, sched_for, queue, priority, " \
-    "ckey, not_before, context, skey) "                                        \
+    "ckey, not_before, context, skey, status) "                                \
     "ORDER BY r.id " conflict " RETURNING id"
 
 static const sked__pg_stmt RUNS_INSERT = {
-    SKED__PG_RUNS_INSERT, 13, RUNS_INSERT_SQL("ON CONFLICT (id) DO NOTHING")};
+    SKED__PG_RUNS_INSERT, 14, RUNS_INSERT_SQL("ON CONFLICT (id) DO NOTHING")};
 
 /* No conflict target: DO NOTHING covers the id and the active-key index
  * alike; the ids not returned are then looked up to tell them apart. */
 static const sked__pg_stmt RUNS_INSERT_LENIENT = {
-    SKED__PG_RUNS_INSERT_LENIENT, 13,
+    SKED__PG_RUNS_INSERT_LENIENT, 14,
     RUNS_INSERT_SQL("ON CONFLICT DO NOTHING")};
 
 static const char *trigger_name(sked_trigger t)
@@ -513,10 +513,13 @@ enum {
     R_CTX,
     R_COUNT
 };
-/* The serial keys: one more array, parameter 13, after "now" (12). */
-#define R_SKEY R_COUNT
+/* The serial keys and the statuses: two more arrays, parameters 13 and
+ * 14, after "now" (12). */
+#define R_SKEY   R_COUNT
+#define R_STATUS (R_COUNT + 1)
+#define R_ARRAYS (R_COUNT + 2)
 
-/* Fill the R_COUNT + 1 array literals from the N runs. */
+/* Fill the R_ARRAYS array literals from the N runs. */
 static void runs_to_arrays(const sked_run_new *runs, size_t n, sked__pg_alit *a)
 {
     size_t i;
@@ -538,8 +541,10 @@ static void runs_to_arrays(const sked_run_new *runs, size_t n, sked__pg_alit *a)
                           r->not_before == SKED_TIME_NONE, first);
         sked__pg_alit_text(&a[R_CTX], r->context, first);
         sked__pg_alit_text(&a[R_SKEY], r->serial_key, first);
+        sked__pg_alit_text(&a[R_STATUS], r->buffered ? "waiting" : "pending",
+                           first);
     }
-    for (i = 0; i <= R_COUNT; i++)
+    for (i = 0; i < R_ARRAYS; i++)
         sked__pg_alit_put(&a[i], "}", 1);
 }
 
@@ -627,8 +632,8 @@ static int runs_exec(sked__tx *tx, const sked__pg_stmt *stmt,
                      const sked_run_new *runs, size_t n, sked_time now,
                      PGresult **res, sked_error *err)
 {
-    sked__pg_alit a[R_COUNT + 1] = {0};
-    const char *params[R_COUNT + 2];
+    sked__pg_alit a[R_ARRAYS] = {0};
+    const char *params[R_ARRAYS + 1];
     char nowbuf[NUMLEN];
     int i, rc = 0;
 
@@ -638,12 +643,13 @@ static int runs_exec(sked__tx *tx, const sked__pg_stmt *stmt,
     (void) snprintf(nowbuf, sizeof(nowbuf), "%" PRId64, now);
     params[R_COUNT] = nowbuf;
     params[R_COUNT + 1] = a[R_SKEY].p;
-    for (i = 0; i <= R_COUNT; i++)
+    params[R_COUNT + 2] = a[R_STATUS].p;
+    for (i = 0; i < R_ARRAYS; i++)
         if (a[i].oom)
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = sked__pg_exec(tx, stmt, params, res, err);
-    for (i = 0; i <= R_COUNT; i++)
+    for (i = 0; i < R_ARRAYS; i++)
         free(a[i].p);
     return rc;
 }

@@ -110,7 +110,8 @@ static const char *const stmt_sql[S_COUNT] = {
         "INSERT INTO runs (id, workflow, workflow_version, status, "
         "trigger_kind, schedule, scheduled_for, queue, priority, "
         "concurrency_key, not_before, context, attempts, created_at, "
-        "updated_at, serial_key) VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, "
+        "updated_at, serial_key) VALUES (?1, ?2, ?3, "
+        "CASE WHEN ?14 THEN 'waiting' ELSE 'pending' END, ?4, ?5, ?6, "
         RUN_QUEUE ", ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT (id) DO NOTHING",
     [S_EVENT_APPEND] = "INSERT INTO events (type, subject, payload, at) "
                        "VALUES (?1, ?2, ?3, ?4)",
@@ -151,7 +152,8 @@ static const char *const stmt_sql[S_COUNT] = {
         "INSERT INTO runs (id, workflow, workflow_version, status, "
         "trigger_kind, schedule, scheduled_for, queue, priority, "
         "concurrency_key, not_before, context, attempts, created_at, "
-        "updated_at, serial_key) VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, "
+        "updated_at, serial_key) VALUES (?1, ?2, ?3, "
+        "CASE WHEN ?14 THEN 'waiting' ELSE 'pending' END, ?4, ?5, ?6, "
         RUN_QUEUE ", ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT DO NOTHING",
     [S_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
     [S_RUNS_ACTIVE] = "SELECT count(*) FROM runs WHERE schedule = ?1 "
@@ -813,6 +815,7 @@ static int run_bind(sqlite3_stmt *s, const sked_run_new *r, sked_time now)
         s, 10, r->not_before == SKED_TIME_NONE ? now : r->not_before);
     rc |= bind_text(s, 11, r->context ? r->context : "{}");
     rc |= sqlite3_bind_int64(s, 12, now);
+    rc |= sqlite3_bind_int(s, 14, r->buffered);
     rc |= bind_text(s, 13, r->serial_key);
     return rc;
 }

@@ -203,6 +203,9 @@ typedef struct sked_run_new {
     const char *context;         /* JSON; NULL: {} */
     const char *serial_key;      /* NULL: none; runs sharing one run one at
                                     a time, none dropped (schema 0002) */
+    bool buffered; /* held by overlap buffer_one/buffer_all behind an active
+                      run: created "waiting" rather than "pending" (SPEC
+                      4.1); the serial key decides when it goes */
 } sked_run_new;
 
 /* Insert the N runs (N <= SKED_STORE_BATCH_MAX) that do not exist yet, in
