@@ -85,8 +85,8 @@ static int list_print(const json_t *page)
     out_table_init(&t, 6, heads);
     json_array_foreach(runs, i, r)
     {
-        const char *cells[] = {str_of(r, "id"),      str_of(r, "workflow"),
-                               str_of(r, "status"),  str_of(r, "trigger"),
+        const char *cells[] = {str_of(r, "id"),         str_of(r, "workflow"),
+                               str_of(r, "status"),     str_of(r, "trigger"),
                                str_of(r, "created_at"), str_of(r, "error")};
         if (out_table_add(&t, cells) != 0) {
             out_table_done(&t);
@@ -193,10 +193,10 @@ static void print_step(const json_t *s)
 static void get_print(const json_t *r)
 {
     static const char *const keys[] = {
-        "id",         "workflow",    "workflow_version", "status",
-        "trigger",    "schedule",    "scheduled_for",    "queue",
-        "created_at", "started_at",  "finished_at",      "error",
-        "error_code", "attempts",    "executor"};
+        "id",         "workflow",   "workflow_version", "status",
+        "trigger",    "schedule",   "scheduled_for",    "queue",
+        "created_at", "started_at", "finished_at",      "error",
+        "error_code", "attempts",   "executor"};
     char buf[32];
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         const char *v = str_of(r, keys[i]);
@@ -273,11 +273,11 @@ static int run_cancel(const cli_cmd *self, int argc, char **argv)
     sked_error_clear(&err);
     rc = sked_engine_run_cancel(e, args.pos[0], &err);
     if (rc == 0 && json)
-        rc = out_json(json_pack("{s:s, s:b}", "id", args.pos[0], "cancelled",
-                                1));
+        rc = out_json(
+            json_pack("{s:s, s:b}", "id", args.pos[0], "cancelled", 1));
     else if (rc == 0)
-        rc = printf("cancel requested: %s\n", args.pos[0]) < 0 ? 1
-                                                               : cli_flush();
+        rc =
+            printf("cancel requested: %s\n", args.pos[0]) < 0 ? 1 : cli_flush();
     else
         rc = run_fail("cancel run", args.pos[0], &err, rc);
     sked_engine_close(e);
@@ -311,8 +311,8 @@ static int run_start(const cli_cmd *self, int argc, char **argv)
     if (rc < 0)
         rc = run_fail("start a run of", args.pos[0], &err, rc);
     else if (json)
-        rc = out_json(json_pack("{s:s, s:s}", "workflow", args.pos[0],
-                                "run_id", id));
+        rc = out_json(
+            json_pack("{s:s, s:s}", "workflow", args.pos[0], "run_id", id));
     else
         rc = printf("%s\n", id) < 0 ? 1 : cli_flush();
     sked_free(id);
@@ -412,4 +412,92 @@ const cli_cmd cli_cmd_run = {
             "--db URL (before or after the command), else $SKED_DB, else\n"
             "sqlite:sked.db. Exit codes: 0 ok, 1 error, 2 usage, 3 not "
             "found,\n4 conflict (the run already finished).\n",
+};
+
+/* ---- sked workflow list ------------------------------------------------- */
+
+static int workflow_list(const cli_cmd *self, int argc, char **argv)
+{
+    static const char *const heads[] = {"name", "version", "queue", "steps",
+                                        "registered"};
+    const char *db = NULL;
+    bool json = false;
+    const cli_opt opts[] = {
+        {"json", 0, CLI_OPT_FLAG, &json},
+        {"db", 0, CLI_OPT_VALUE, &db},
+        {0},
+    };
+    sked_engine *e = NULL;
+    char *text = NULL, steps[24];
+    cli_args args;
+    sked_error err;
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
+        return rc;
+    if (args.npos > 0)
+        return cli_usage_error(self, "unexpected argument \"%.64s\"",
+                               args.pos[0]);
+    if ((rc = direct_engine_open(db, &e)) != 0)
+        return rc;
+    sked_error_clear(&err);
+    rc = sked_engine_workflow_list(e, &text, &err);
+    sked_engine_close(e);
+    if (rc < 0)
+        return cli_fail(rc, "cannot list workflows: %s",
+                        err.msg[0] ? err.msg : sked_strerror(rc));
+    if (json)
+        return print_json_text(text);
+    json_t *page = json_loads(text, 0, NULL), *w;
+    size_t i;
+    out_table t;
+    sked_free(text);
+    out_table_init(&t, 5, heads);
+    json_array_foreach(json_object_get(page, "workflows"), i, w)
+    {
+        const json_t *def = json_object_get(w, "definition");
+        snprintf(steps, sizeof steps, "%zu",
+                 json_array_size(json_object_get(def, "steps")));
+        const char *cells[] = {str_of(w, "name"), str_of(w, "version"),
+                               str_of(def, "queue"), steps,
+                               str_of(w, "registered_at")};
+        if (out_table_add(&t, cells) != 0)
+            rc = cli_fail(SKED_ENOMEM, "out of memory");
+    }
+    if (rc == 0) {
+        out_table_print(&t);
+        rc = cli_flush();
+    }
+    out_table_done(&t);
+    json_decref(page);
+    return rc;
+}
+
+static const cli_cmd workflow_list_cmd = {
+    .name = "list",
+    .path = "sked workflow list",
+    .summary = "List the workflows servers registered",
+    .run = workflow_list,
+    .help = "Usage: sked workflow list [--json]\n"
+            "\n"
+            "List every workflow a server or program registered on the\n"
+            "database, at its latest version: its queue, its number of\n"
+            "steps, when it was registered. --json adds each definition.\n"
+            "\n"
+            "Options:\n"
+            "  --json         print JSON\n" DB_HELP
+            "  -h, --help     show this help\n",
+};
+
+static const cli_cmd *const workflow_cmds[] = {&workflow_list_cmd, NULL};
+
+const cli_cmd cli_cmd_workflow = {
+    .name = "workflow",
+    .path = "sked workflow",
+    .summary = "Inspect the workflows registered on the database",
+    .run = cli_run_group,
+    .subs = workflow_cmds,
+    .help = "These commands work on the database directly, with no server:\n"
+            "--db URL (before or after the command), else $SKED_DB, else\n"
+            "sqlite:sked.db.\n",
 };

@@ -168,6 +168,12 @@ typedef struct sked_run_query {
 SKED_API int sked_engine_run_list(sked_engine *e, const sked_run_query *q,
                                   char **out_json, sked_error *err);
 
+/* Every workflow some engine on this database registered, at its latest
+ * version, as {"workflows":[{"name","version","registered_at",
+ * "definition"}]} into *out_json (sked_free). */
+SKED_API int sked_engine_workflow_list(sked_engine *e, char **out_json,
+                                       sked_error *err);
+
 /* ---- events ------------------------------------------------------------*/
 
 /* One event as subscribers see it; every pointer is borrowed for the

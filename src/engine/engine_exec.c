@@ -21,6 +21,7 @@
 #include "base/error.h"
 #include "engine/engine_int.h"
 #include "store/run_json.h"
+#include "store/schedule_json.h"
 #include "store/schedule.h"
 #include "store/store_run.h"
 
@@ -386,4 +387,26 @@ int sked__engine_work(sked_engine *e, size_t max, size_t *done, sked_error *err)
     if (rc == 0)
         *done = n;
     return rc;
+}
+
+int sked_engine_workflow_list(sked_engine *e, char **out_json, sked_error *err)
+{
+    char *text = NULL;
+    int rc = e ? sked__store_workflows_list(e->store, &text, err)
+               : sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
+    if (rc != 0)
+        return rc;
+    json_t *list = json_loads(text, 0, NULL), *w;
+    size_t i;
+    free(text);
+    json_array_foreach(list, i, w)
+    {
+        json_t *at = json_object_get(w, "registered_at");
+        json_object_set_new(w, "registered_at",
+                            sked__json_instant(json_is_integer(at)
+                                                   ? json_integer_value(at)
+                                                   : SKED_TIME_NONE));
+    }
+    return dump(json_pack("{s:o}", "workflows", list ? list : json_array()),
+                out_json, err);
 }

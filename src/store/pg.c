@@ -693,6 +693,7 @@ const struct sked__store_ops sked__store_pg_ops = {
     .queues_list = sked__pg_queue_list,
     .workflow_register = sked__pg_queue_workflow_register,
     .workflow_latest = sked__pg_queue_workflow_latest,
+    .workflows_list = sked__pg_queue_workflows_list,
     .listen_open = pg_listen_open,
     .listen_wait = pg_listen_wait,
     .listen_wake = pg_listen_wake,

@@ -59,6 +59,7 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_QUEUES_LIST,
     SKED__PG_WF_REGISTER,
     SKED__PG_WF_LATEST,
+    SKED__PG_WF_LIST,
     SKED__PG_STMT_COUNT
 } sked__pg_stmt_id;
 

@@ -72,6 +72,14 @@ static const sked__pg_stmt WF_LATEST = {
     "SELECT version FROM workflow_versions WHERE workflow = $1 "
     "ORDER BY registered_at DESC, version COLLATE \"C\" DESC LIMIT 1"};
 
+static const sked__pg_stmt WF_LIST = {
+    SKED__PG_WF_LIST, 0,
+    "SELECT coalesce(json_agg(json_build_object('name', workflow, "
+    "'version', version, 'registered_at', registered_at, 'definition', "
+    "definition::json) ORDER BY workflow COLLATE \"C\"), '[]')::text "
+    "FROM (SELECT DISTINCT ON (workflow) * FROM workflow_versions "
+    "ORDER BY workflow, registered_at DESC, version COLLATE \"C\" DESC) w"};
+
 static int nomem(sked_error *err)
 {
     return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -220,6 +228,22 @@ int sked__pg_queue_workflow_latest(sked__tx *tx, const char *workflow,
                              "registered",
                              workflow);
     else if (!(v = strdup(PQgetvalue(res, 0, 0))))
+        rc = nomem(err);
+    PQclear(res);
+    if (rc == 0)
+        *out = v;
+    return rc;
+}
+
+int sked__pg_queue_workflows_list(sked__tx *tx, char **out, sked_error *err)
+{
+    PGresult *res = NULL;
+    char *v = NULL;
+    int rc = sked__pg_exec(tx, &WF_LIST, NULL, &res, err);
+
+    if (rc != 0)
+        return rc;
+    if (PQntuples(res) != 1 || !(v = strdup(PQgetvalue(res, 0, 0))))
         rc = nomem(err);
     PQclear(res);
     if (rc == 0)

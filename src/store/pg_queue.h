@@ -17,6 +17,7 @@ int sked__pg_queue_workflow_register(sked__tx *tx, const char *workflow,
                                      const char *version,
                                      const char *definition, sked_time now,
                                      sked_error *err);
+int sked__pg_queue_workflows_list(sked__tx *tx, char **out, sked_error *err);
 int sked__pg_queue_workflow_latest(sked__tx *tx, const char *workflow,
                                    char **out, sked_error *err);
 

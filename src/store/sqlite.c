@@ -1193,6 +1193,7 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .queues_list = sked__sqlite_queue_list,
     .workflow_register = sked__sqlite_queue_workflow_register,
     .workflow_latest = sked__sqlite_queue_workflow_latest,
+    .workflows_list = sked__sqlite_queue_workflows_list,
     .events_append = sqlite_events_append,
     .event_append = sqlite_event_append,
     .event_list = sqlite_event_list,

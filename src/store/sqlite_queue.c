@@ -13,7 +13,15 @@
 
 #define ACTIVE "('pending', 'running', 'waiting')"
 
-enum queue_stmt { Q_LOADS, Q_PUT, Q_LIST, Q_WF_REGISTER, Q_WF_LATEST, Q_COUNT };
+enum queue_stmt {
+    Q_LOADS,
+    Q_PUT,
+    Q_LIST,
+    Q_WF_REGISTER,
+    Q_WF_LATEST,
+    Q_WF_LIST,
+    Q_COUNT
+};
 
 static const char *const queue_sql[Q_COUNT] = {
     /* Without statistics SQLite would count the running runs through
@@ -54,6 +62,12 @@ static const char *const queue_sql[Q_COUNT] = {
     [Q_WF_LATEST] = "SELECT version FROM workflow_versions "
                     "WHERE workflow = ?1 "
                     "ORDER BY registered_at DESC, version DESC LIMIT 1",
+    [Q_WF_LIST] =
+        "SELECT coalesce(json_group_array(json_object('name', workflow, "
+        "'version', version, 'registered_at', registered_at, 'definition', "
+        "json(definition))), '[]') FROM (SELECT *, row_number() OVER "
+        "(PARTITION BY workflow ORDER BY registered_at DESC, version DESC) "
+        "AS k FROM workflow_versions ORDER BY workflow) WHERE k = 1",
 };
 
 /* Return the cached statement ID of C in *out. */
@@ -223,6 +237,25 @@ int sked__sqlite_queue_workflow_latest(sked__tx *c, const char *workflow,
                              "no version of workflow \"%.100s\" is "
                              "registered",
                              workflow);
+    else if (step != SQLITE_ROW)
+        rc = sked__sqlite_fail(c, step, "reading workflow versions", err);
+    sked__sqlite_done(s);
+    if (rc == 0)
+        *out = v;
+    return rc;
+}
+
+int sked__sqlite_queue_workflows_list(sked__tx *c, char **out, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    char *v = NULL;
+    int rc = stmt(c, Q_WF_LIST, &s, err), step;
+
+    if (rc != 0)
+        return rc;
+    step = sqlite3_step(s);
+    if (step == SQLITE_ROW && !col_text(s, 0, &v))
+        rc = nomem(err);
     else if (step != SQLITE_ROW)
         rc = sked__sqlite_fail(c, step, "reading workflow versions", err);
     sked__sqlite_done(s);

@@ -17,6 +17,7 @@ int sked__sqlite_queue_workflow_register(sked__tx *c, const char *workflow,
                                          const char *version,
                                          const char *definition, sked_time now,
                                          sked_error *err);
+int sked__sqlite_queue_workflows_list(sked__tx *c, char **out, sked_error *err);
 int sked__sqlite_queue_workflow_latest(sked__tx *c, const char *workflow,
                                        char **out, sked_error *err);
 

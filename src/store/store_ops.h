@@ -350,6 +350,10 @@ struct sked__store_ops {
      * version); *out owned; SKED_ENOTFOUND. */
     int (*workflow_latest)(sked__tx *tx, const char *workflow, char **out,
                            sked_error *err);
+    /* Every workflow's latest version as one JSON array text, by name:
+     * [{"name","version","registered_at" (µs),"definition" (JSON)}];
+     * *out owned. */
+    int (*workflows_list)(sked__tx *tx, char **out, sked_error *err);
 
     /* ---- notifications (NULL for SQLite) ---------------------------------
      * A listener is a connection of its own, outside the pool, that

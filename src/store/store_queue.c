@@ -204,3 +204,29 @@ int sked__store_workflow_latest(sked_store *st, const char *workflow,
     *out = a.latest;
     return 0;
 }
+
+struct list_arg {
+    char *json; /* owned */
+};
+
+static int list_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct list_arg *a = arg;
+
+    free(a->json);
+    a->json = NULL;
+    return st->ops->workflows_list(tx, &a->json, err);
+}
+
+int sked__store_workflows_list(sked_store *st, char **out, sked_error *err)
+{
+    struct list_arg a = {0};
+    int rc = sked__store_run_tx(st, SKED__TX_READ, list_tx, &a, err);
+
+    if (rc != 0) {
+        free(a.json);
+        return rc;
+    }
+    *out = a.json;
+    return 0;
+}

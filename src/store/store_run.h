@@ -332,4 +332,9 @@ int sked__store_workflow_register(sked_store *st, const char *workflow,
 int sked__store_workflow_latest(sked_store *st, const char *workflow,
                                 char **out, sked_error *err);
 
+/* Every workflow's latest registered version, by name, as JSON text
+ * (caller frees): [{"name","version","registered_at" (µs since the
+ * epoch),"definition"}]. */
+int sked__store_workflows_list(sked_store *st, char **out, sked_error *err);
+
 #endif

@@ -216,6 +216,14 @@ s = json.load(sys.stdin)["steps"][0]
 print(s["error_code"], "127.0.0.1:9/hook" in s["error"])')
 check "the step says why" "$got" "http_failed True"
 
+# ---- the workflows the servers registered -----------------------------------
+got=$("$bin" workflow list --json --db "$db" | $py -c '
+import json, sys
+print(" ".join("%s:%s" % (w["name"], w["definition"]["queue"])
+               for w in json.load(sys.stdin)["workflows"]))')
+check "workflow list" "$got" \
+    "cancellable:default hook:default missing:default noisy:default paired:pair slow:default three-steps:default"
+
 for s in b c; do
     stop_server "$s" TERM
     check "server $s stops cleanly" "$stop_rc" 0
