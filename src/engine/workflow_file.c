@@ -978,7 +978,7 @@ static const field retry_fields[] = {
     KEY_RANGE("max_backoff", F_DUR, offsetof(sked_wf_retry, max_backoff), 0,
               7 * DAY),
     KEY("jitter", F_BOOL, offsetof(sked_wf_retry, jitter)),
-    KEY_RANGE("retry_on", F_INTS, offsetof(sked_wf_retry, retry_on), 0, 255),
+    KEY_RANGE("retry_on", F_INTS, offsetof(sked_wf_retry, retry_on), 0, 599),
     KEY_END,
 };
 
@@ -1004,7 +1004,7 @@ static int read_compensate(parser *p, struct fy_node *v, void *obj);
         KEY("cwd", F_STR, offsetof(T, PRE cwd)),                               \
         KEY("user", F_STR, offsetof(T, PRE user)),                             \
         KEY_RANGE("timeout", F_DUR, offsetof(T, PRE timeout), 1, 30 * DAY),    \
-        KEY_RANGE("kill_grace", F_DUR, offsetof(T, PRE kill_grace), 0, 3600),  \
+        KEY_RANGE("kill_grace", F_DUR, offsetof(T, PRE kill_grace), 1, 3600),  \
         KEY_MAP("retry", offsetof(T, PRE retry), retry_fields)
 
 static const field step_fields[] = {

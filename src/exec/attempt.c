@@ -169,7 +169,15 @@ static void run_fn(const sked_attempt *a, sked_attempt_result *r)
     r->exit_code = -1;
     if (rc == 0) {
         r->ok = true;
-        r->output = out;
+        /* Stored as text like any output: valid UTF-8, capped. */
+        size_t len = out ? strlen(out) : 0, keep = len;
+        if (keep > SKED_PROC_CAPTURE_DEFAULT) {
+            keep = sked__utf8_trim_cut(out, SKED_PROC_CAPTURE_DEFAULT);
+            r->truncated = 1;
+        }
+        if (out && sked__utf8_sanitize(out, keep, &r->output, &len) != 0)
+            r->output = NULL;
+        free(out);
     } else {
         free(out);
         if (reason)

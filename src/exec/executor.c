@@ -451,11 +451,30 @@ static void compensate(xrun *x, size_t i)
 
 /* SPEC 4.3: record why the run fails, compensate the completed steps in
  * reverse order, finish with STATUS. */
+/* Close the durable sleeps still open: the run ends during them. */
+static void close_sleeps(xrun *x, sked_run_status status, const char *error,
+                         const char *code)
+{
+    for (size_t i = 0; i < x->w->nsteps; i++) {
+        if (!x->sleeping[i])
+            continue;
+        sked_attempt_result r = {
+            .exit_code = -1,
+            .error = strdup(error),
+            .error_code = code,
+            .stopped = status == SKED_RUN_CANCELLED ? SKED_STOP_CANCEL : 0};
+        x->sleeping[i] = false;
+        x->timer[i] = SKED_TIME_NONE;
+        record_end(x, i, false, x->st[i].last_attempt, &r, -1);
+    }
+}
+
 static void fail_run(xrun *x, sked_run_status status, const char *error,
                      const char *code)
 {
     size_t *order = malloc(x->w->nsteps * sizeof *order);
     drain(x);
+    close_sleeps(x, status, error, code);
     if (!x->run->failing) {
         sked_run_op *op = op_new(x, SKED_RUN_OP_FAILING);
         op->status = status;
@@ -561,13 +580,10 @@ static bool drive_once(xrun *x, size_t *ready, bool *blocked)
     }
     sked_time now = now_of(x);
     timers_due(x, now);
-    sked_timeout_state t = sked__plan_timeout(x->w, x->run->started_at, now);
-    if (t == SKED_TIMEOUT_FAIL || x->hard_hit) {
+    if (x->hard_hit) {
         fail_run(x, SKED_RUN_FAILED, "Workflow timeout.", "timeout");
         return false;
     }
-    if (t == SKED_TIMEOUT_SOFT)
-        mark_timeout(x);
     for (size_t i = 0; i < x->w->nsteps; i++)
         blocked[i] = x->busy[i] || x->timer[i] != SKED_TIME_NONE;
     size_t room = (size_t) x->w->parallelism - nbusy(x);
@@ -580,6 +596,17 @@ static bool drive_once(xrun *x, size_t *ready, bool *blocked)
         fail_run(x, SKED_RUN_FAILED, err, "step_failed");
         return false;
     case SKED_PLAN_READY:
+        /* SPEC 4.3: the workflow's timeout is checked before each step. */
+        switch (sked__plan_timeout(x->w, x->run->started_at, now)) {
+        case SKED_TIMEOUT_FAIL:
+            fail_run(x, SKED_RUN_FAILED, "Workflow timeout.", "timeout");
+            return false;
+        case SKED_TIMEOUT_SOFT:
+            mark_timeout(x);
+            break;
+        case SKED_TIMEOUT_OK:
+            break;
+        }
         for (size_t k = 0; k < n && !x->lost; k++)
             if (x->w->steps[ready[k]].act.kind == SKED_ACTION_SLEEP)
                 sleep_start(x, ready[k]);

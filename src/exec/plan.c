@@ -162,8 +162,12 @@ static double unit_hash(const char *key, int32_t attempt)
     uint64_t h = UINT64_C(14695981039346656037);
     for (const unsigned char *p = (const unsigned char *) key; *p; p++)
         h = (h ^ *p) * UINT64_C(1099511628211);
-    h = (h ^ (uint64_t) attempt) * UINT64_C(1099511628211);
-    h ^= h >> 29;
+    /* The splitmix64 finaliser: every input bit reaches every output
+     * bit, so attempts of one step draw unrelated delays. */
+    h ^= (uint64_t) attempt * UINT64_C(0x9E3779B97F4A7C15);
+    h = (h ^ (h >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    h = (h ^ (h >> 27)) * UINT64_C(0x94D049BB133111EB);
+    h ^= h >> 31;
     return (double) (h >> 11) / 9007199254740992.0;
 }
 

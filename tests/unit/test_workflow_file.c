@@ -155,9 +155,11 @@ static const struct bad_case {
     {"workflows:\n  w:\n    steps:\n      - {name: a, sleep: 0s}\n",
      SKED_EINVAL, 4, 19, "workflows.w.steps[0].sleep", "out of range"},
     {"workflows:\n  w:\n    steps:\n      - name: a\n        sh: x\n"
-     "        retry: {retry_on: [1, 256]}\n",
+     "        retry: {retry_on: [1, 600]}\n",
      SKED_EINVAL, 6, 31, "workflows.w.steps[0].retry.retry_on[1]",
      "out of range"},
+    {"workflows:\n  w:\n    steps:\n      - {name: a, sh: x, kill_grace: 0s}\n",
+     SKED_EINVAL, 4, 26, "workflows.w.steps[0].kill_grace", "out of range"},
     {"queues:\n  q: {rate_limit: {limit: 10}}\n", SKED_EINVAL, 2, 7,
      "queues.q.rate_limit", "both \"limit\" and \"period\""},
     {"queues:\n  q: {concurrency: -1}\n", SKED_EINVAL, 2, 7,
