@@ -137,8 +137,7 @@ static int run_list(const cli_cmd *self, int argc, char **argv)
     rc = sked_engine_run_list(e, &q, &text, &err);
     sked_engine_close(e);
     if (rc < 0)
-        return cli_fail(rc, "cannot list runs: %s%s%s", err.field,
-                        err.field[0] ? ": " : "",
+        return cli_fail(rc, "cannot list runs: %s",
                         err.msg[0] ? err.msg : sked_strerror(rc));
     if (json)
         return print_json_text(text);
@@ -393,7 +392,8 @@ static const cli_cmd start_cmd = {
             "\n"
             "Options:\n"
             "  --input JSON           the run's context, a JSON object\n"
-            "  --idempotency-key K    the run's id is \"api-K\"\n"
+            "  --idempotency-key K    the run's id is\n"
+            "                         \"api-WORKFLOW-key-K\"\n"
             "  --json                 print JSON\n" DB_HELP
             "  -h, --help             show this help\n",
 };

@@ -133,9 +133,9 @@ SKED_API int sked_engine_register(sked_engine *e, sked_workflow *w,
 
 /* Start a run of WORKFLOW now (trigger "api") with INPUT_JSON (a JSON
  * object; NULL: {}) as its context. IDEMPOTENCY_KEY (may be NULL) makes
- * the run's id "api-{key}": starting again with the same key returns
- * the same run and creates nothing. Otherwise the id is
- * "api-{workflow}-{now with microseconds}". OUT_RUN_ID (may be NULL)
+ * the run's id "api-{workflow}-key-{key}": starting the same workflow
+ * again with the same key returns the same run and creates nothing.
+ * Otherwise the id is "api-{workflow}-{now with microseconds}". OUT_RUN_ID (may be NULL)
  * receives the id (sked_free). Returns 0, SKED_EINVAL (field "input" or
  * "workflow"), SKED_EIO. */
 SKED_API int sked_engine_run_start(sked_engine *e, const char *workflow,

@@ -167,7 +167,7 @@ int sked_engine_run_start(sked_engine *e, const char *workflow,
         return rc;
     sked_time now = sked__clock_now(e->clock);
     if (idempotency_key) {
-        snprintf(id, sizeof id, "api-%s", idempotency_key);
+        snprintf(id, sizeof id, "api-%s-key-%s", workflow, idempotency_key);
     } else {
         sked_time_format(now, ts, sizeof ts);
         snprintf(id, sizeof id, "api-%s-%s", workflow, ts);

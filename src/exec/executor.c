@@ -618,6 +618,12 @@ static bool drive_once(xrun *x, size_t *ready, bool *blocked)
             attempt_reap(x, min_timer(x));
             return true;
         }
+        /* Only timers left, and the hard deadline came first (a wait is
+         * cut at it): the run ends now rather than wait on. */
+        if (x->hard != SKED_TIME_NONE && now >= x->hard) {
+            fail_run(x, SKED_RUN_FAILED, "Workflow timeout.", "timeout");
+            return false;
+        }
         return wait_timers(x);
     }
     return false;

@@ -43,6 +43,7 @@ struct sked_workers {
     sked_dur avg_run; /* moving average of a run's time in a worker */
     bool woken, stopping;
     bool beat_soon; /* something changed: look for cancels now */
+    sked_time last_prune; /* heartbeat thread only */
     pthread_t dispatcher, heartbeat;
     int started; /* threads created, for the stop */
 };
@@ -289,10 +290,25 @@ static void route(sked_workers *w)
     sked__registry_claimables_free(wf, nwf);
 }
 
+/* SPEC 5: events are kept for a retention; every engine with workers
+ * prunes, at most once an hour (several servers pruning is harmless). */
+static void prune(sked_workers *w)
+{
+    sked_time now = now_of(w);
+    sked_error err = {0};
+    if (w->last_prune != SKED_TIME_NONE &&
+        now - w->last_prune < SKED_PRUNE_EVERY)
+        return;
+    w->last_prune = now;
+    sked__store_event_prune(w->cfg.env.store, now - SKED_EVENT_RETENTION, NULL,
+                            &err);
+}
+
 static void beat(sked_workers *w)
 {
     renew(w);
     route(w);
+    prune(w);
 }
 
 static void *heartbeat_main(void *arg)
@@ -362,6 +378,7 @@ int sked__workers_start(const sked_workers_config *cfg, sked_workers **out)
     if (!w)
         return SKED_ENOMEM;
     w->cfg = *cfg;
+    w->last_prune = SKED_TIME_NONE;
     if (w->cfg.lease <= 0)
         w->cfg.lease = SKED_LEASE_DEFAULT;
     if (w->cfg.poll <= 0)

@@ -9,7 +9,8 @@
  * created by this engine) or the poll interval passes (runs of other
  * servers, waits coming due). The heartbeat renews every lease this
  * engine holds in one statement each lease/3, turns cancel requests into
- * the runs' cancellation flags, and refreshes version routing. Stopping
+ * the runs' cancellation flags, refreshes version routing, and deletes
+ * events past their retention. Stopping
  * gives every unfinished run back to the database, where any engine
  * resumes it at its first step not completed. */
 #ifndef SKED_EXEC_WORKERS_H
@@ -20,6 +21,9 @@
 #define SKED_LEASE_DEFAULT (30 * SKED_USEC_PER_SEC)
 #define SKED_POLL_DEFAULT  (200 * 1000)
 #define SKED_WORKERS_MAX   1024
+/* Events older than this are deleted (SPEC 5), checked every hour. */
+#define SKED_EVENT_RETENTION (INT64_C(7) * 86400 * SKED_USEC_PER_SEC)
+#define SKED_PRUNE_EVERY     (INT64_C(3600) * SKED_USEC_PER_SEC)
 
 typedef struct sked_workers sked_workers;
 

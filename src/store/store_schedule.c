@@ -381,6 +381,11 @@ static int flip(sked_store *st, sked_schedule *s, const struct pause_arg *a,
                                "schedule \"%.100s\" is %s, not paused", s->name,
                                sked_schedule_status_name(s->status));
     s->status = SKED_SCHEDULE_ACTIVE;
+    /* Resuming is a person's decision that the failures are dealt with:
+     * pause_after_failures counts afresh (and last_error goes). */
+    s->consecutive_failures = 0;
+    free(s->last_error);
+    s->last_error = NULL;
     /* SPEC 3.3: a resumed schedule is never caught up: the occurrences of
      * the pause count as decided (the cursor moves to now), so the
      * scheduler's policy starts from the next one. */

@@ -1619,6 +1619,111 @@ static void test_durable_sleep(void **state)
                         "step.completed run.completed");
 }
 
+/* A sleepy workflow: step "a", then a 30 s durable sleep "nap", under
+ * the workflow timeout SECS (0: none). */
+static void define_sleepy(sked_engine *e, const char *name, sked_dur secs)
+{
+    stepdef d[] = {{.name = "a", .b = &B[0]}};
+    sked_workflow *w = wf_build(name, d, 1, NULL);
+    sked_action nap = {.kind = SKED_ACTION_SLEEP,
+                       .sleep = 30 * SEC,
+                       .retry = {.attempts = 1, .multiplier = 1}};
+
+    assert_int_equal(sked__workflow_add(w, "nap", &nap, NULL, NULL), 0);
+    assert_int_equal(sked__workflow_need(w, 1, 0, NULL), 0);
+    if (secs > 0)
+        assert_int_equal(sked_workflow_set_timeout(w, secs, true, true, NULL),
+                         0);
+    reg(e, w);
+}
+
+/* A run cancelled during its durable sleep: the sleep's attempt is
+ * closed as cancelled, not left running. */
+static void test_sleep_cancelled(void **state)
+{
+    sked_engine *e = *state;
+    char id[256];
+    json_t *r;
+
+    define_sleepy(e, "sleepc", 0);
+    run_start(e, "sleepc", NULL, id, sizeof id);
+    assert_int_equal(work(e), 1);
+    assert_int_equal(sked_engine_run_cancel(e, id, NULL), 0);
+    assert_int_equal(work(e), 1);
+    r = run_of(e, id);
+    assert_string_equal(jstr(r, "status"), "cancelled");
+    assert_string_equal(attempts_of(r),
+                        "a/1 completed, nap/1 cancelled cancelled");
+    json_decref(r);
+}
+
+/* A hard workflow timeout inside a durable sleep: the wait is cut at the
+ * deadline and the run fails then, once (no wait past it, no loop). */
+static void test_sleep_past_deadline(void **state)
+{
+    sked_engine *e = *state;
+    char id[256];
+    json_t *r;
+
+    define_sleepy(e, "sleept", 10 * SEC);
+    run_start(e, "sleept", NULL, id, sizeof id);
+    assert_int_equal(work(e), 1);
+    r = run_of(e, id);
+    assert_time(jtime(r, "not_before"), t0 + 10 * SEC + 1);
+    json_decref(r);
+    set_now(t0 + 10 * SEC + 1);
+    assert_int_equal(work(e), 1);
+    r = run_of(e, id);
+    assert_string_equal(jstr(r, "status"), "failed");
+    assert_string_equal(jstr(r, "error"), "Workflow timeout.");
+    assert_string_equal(attempts_of(r),
+                        "a/1 completed, nap/1 failed timeout");
+    json_decref(r);
+    assert_int_equal(work(e), 0);
+}
+
+/* SPEC 4.3 checks the workflow timeout before each step: a last step
+ * that ends past a limit that does not cut it (hard: false) completes. */
+static void test_last_step_past_timeout(void **state)
+{
+    sked_engine *e = *state;
+    stepdef d[] = {{.name = "only", .b = &B[0]}};
+    sked_workflow *w = wf_build("late", d, 1, NULL);
+    char id[256];
+
+    assert_int_equal(sked_workflow_set_timeout(w, 10 * SEC, true, false, NULL),
+                     0);
+    reg(e, w);
+    B[0].advance = 11 * SEC;
+    run_start(e, "late", NULL, id, sizeof id);
+    assert_int_equal(work(e), 1);
+    assert_string_equal(status_of(e, id), "completed");
+}
+
+/* An idempotency key names one run of one workflow: starting again with
+ * it creates nothing; the same key on another workflow is another run. */
+static void test_idempotency_key(void **state)
+{
+    sked_engine *e = *state;
+    char *a = NULL, *b = NULL, *c = NULL;
+
+    assert_int_equal(
+        sked_engine_run_start(e, "w1", "{}", "order-17", &a, NULL), 0);
+    assert_int_equal(
+        sked_engine_run_start(e, "w1", "{\"x\":1}", "order-17", &b, NULL), 0);
+    assert_int_equal(
+        sked_engine_run_start(e, "w2", "{}", "order-17", &c, NULL), 0);
+    assert_string_equal(a, "api-w1-key-order-17");
+    assert_string_equal(b, a);
+    assert_string_equal(c, "api-w2-key-order-17");
+    assert_int_equal(q("SELECT count(*) FROM runs"), 2);
+    assert_int_equal(
+        sked_engine_run_start(e, "w1", "{}", "", NULL, NULL), SKED_EINVAL);
+    sked_free(a);
+    sked_free(b);
+    sked_free(c);
+}
+
 /* ---- 11. parallelism ---------------------------------------------------- */
 
 /* Run three independent 300 ms steps with PARALLELISM on the real clock;
@@ -1728,6 +1833,14 @@ static void test_pause_after_failures(void **state)
     tick_at(e, t0 + 6 * SEC);
     assert_int_equal(work(e), 0);
     assert_int_equal(q("SELECT count(*) FROM runs WHERE schedule = 'pf'"), 4);
+    /* Resuming is a decision that the failures are dealt with: the count
+     * starts again, and last_error goes. */
+    assert_int_equal(sked_engine_schedule_resume(e, "pf", NULL), 0);
+    assert_int_equal(sked_engine_schedule_get(e, "pf", &s, NULL), 0);
+    assert_int_equal(s.status, SKED_SCHEDULE_ACTIVE);
+    assert_int_equal(s.consecutive_failures, 0);
+    assert_null(s.last_error);
+    sked_schedule_done(&s);
 }
 
 /* ---- 13. overlap cancel_other ------------------------------------------- */
@@ -1964,6 +2077,10 @@ int main(void)
         TEST(test_cancel_running),
         TEST(test_recovery),
         TEST(test_durable_sleep),
+        TEST(test_idempotency_key),
+        TEST(test_sleep_cancelled),
+        TEST(test_sleep_past_deadline),
+        TEST(test_last_step_past_timeout),
         TEST(test_parallelism),
         TEST(test_pause_after_failures),
         TEST(test_overlap_cancel_other),

@@ -353,6 +353,22 @@ static void test_retry_jitter_deterministic(void **state)
     for (int k = 1; k < KEYS; k++)
         distinct += v[k] != v[k - 1];
     assert_true(distinct > KEYS * 99 / 100);
+    /* The attempts of one step draw apart too: with a constant backoff,
+     * the delays of 50 attempts are not one fraction repeated, and they
+     * spread over the range. */
+    sked_retry_def flat = {.attempts = 60, .backoff = 10 * SEC,
+                           .multiplier = 1, .jitter = true};
+    size_t flat_low = 0, flat_high = 0, flat_distinct = 1;
+    for (int a = 1; a <= 50; a++) {
+        v[a - 1] = retry_delay(&flat, a, &exit1, "run-1/a");
+        flat_low += v[a - 1] < 7500 * MS;
+        flat_high += v[a - 1] >= 7500 * MS;
+    }
+    qsort(v, 50, sizeof *v, cmp_dur);
+    for (int k = 1; k < 50; k++)
+        flat_distinct += v[k] != v[k - 1];
+    assert_true(flat_distinct == 50);
+    assert_true(flat_low >= 10 && flat_high >= 10);
     assert_true(low > KEYS / 10 && low < KEYS * 3 / 10);
     assert_true(high > KEYS / 10 && high < KEYS * 3 / 10);
     assert_true(v[0] < 5 * SEC + 100 * MS);
