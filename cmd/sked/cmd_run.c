@@ -212,25 +212,38 @@ static void get_print(const json_t *r)
     }
 }
 
-static int run_get(const cli_cmd *self, int argc, char **argv)
+/* The part "run get" and "run cancel" share: parse --json and --db,
+ * take the one run id, open the engine. Returns CLI_CONTINUE with *e
+ * open, or the exit code. */
+static int one_run(const cli_cmd *self, int argc, char **argv, bool *json,
+                   cli_args *args, sked_engine **e)
 {
     const char *db = NULL;
-    bool json = false;
     const cli_opt opts[] = {
-        {"json", 0, CLI_OPT_FLAG, &json},
+        {"json", 0, CLI_OPT_FLAG, json},
         {"db", 0, CLI_OPT_VALUE, &db},
         {0},
     };
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, args)) != CLI_CONTINUE ||
+        (rc = one_arg(self, args, "run id")) != 0)
+        return rc;
+    if ((rc = direct_engine_open(db, e)) != 0)
+        return rc;
+    return CLI_CONTINUE;
+}
+
+static int run_get(const cli_cmd *self, int argc, char **argv)
+{
+    bool json = false;
     sked_engine *e = NULL;
     char *text = NULL;
     cli_args args;
     sked_error err;
     int rc;
 
-    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
-        (rc = one_arg(self, &args, "run id")) != 0)
-        return rc;
-    if ((rc = direct_engine_open(db, &e)) != 0)
+    if ((rc = one_run(self, argc, argv, &json, &args, &e)) != CLI_CONTINUE)
         return rc;
     sked_error_clear(&err);
     rc = sked_engine_run_get(e, args.pos[0], &text, &err);
@@ -252,22 +265,13 @@ static int run_get(const cli_cmd *self, int argc, char **argv)
 
 static int run_cancel(const cli_cmd *self, int argc, char **argv)
 {
-    const char *db = NULL;
     bool json = false;
-    const cli_opt opts[] = {
-        {"json", 0, CLI_OPT_FLAG, &json},
-        {"db", 0, CLI_OPT_VALUE, &db},
-        {0},
-    };
     sked_engine *e = NULL;
     cli_args args;
     sked_error err;
     int rc;
 
-    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
-        (rc = one_arg(self, &args, "run id")) != 0)
-        return rc;
-    if ((rc = direct_engine_open(db, &e)) != 0)
+    if ((rc = one_run(self, argc, argv, &json, &args, &e)) != CLI_CONTINUE)
         return rc;
     sked_error_clear(&err);
     rc = sked_engine_run_cancel(e, args.pos[0], &err);

@@ -227,7 +227,8 @@ int sked_engine_run_get(sked_engine *e, const char *id, char **out_json,
     int rc = sked__store_run_get(e->store, id, &r, &steps, &n, err);
     if (rc != 0)
         return rc;
-    json_t *o = sked__run_to_json(&r, steps, n);
+    static const sked_step_record none; /* "steps": [] when it has none */
+    json_t *o = sked__run_to_json(&r, steps ? steps : &none, n);
     sked__run_done(&r);
     sked__step_records_free(steps, n);
     return dump(o, out_json, err);
