@@ -133,13 +133,14 @@ static sked_workflow *workflow(const char *name, int steps, bool exec)
 static void create_runs(sked_engine *e, const char *wf, long n)
 {
     sked_run_new *runs = calloc(SKED_STORE_BATCH_MAX, sizeof *runs);
-    char (*ids)[48] = calloc(SKED_STORE_BATCH_MAX, sizeof *ids);
+    char(*ids)[48] = calloc(SKED_STORE_BATCH_MAX, sizeof *ids);
     sked_error err;
     if (!runs || !ids)
         die("runs", "out of memory");
     for (long i = 0; i < n; i += SKED_STORE_BATCH_MAX) {
-        size_t m = (size_t) (n - i < SKED_STORE_BATCH_MAX ? n - i
-                                                          : SKED_STORE_BATCH_MAX);
+        size_t m =
+            (size_t) (n - i < SKED_STORE_BATCH_MAX ? n - i
+                                                   : SKED_STORE_BATCH_MAX);
         for (size_t k = 0; k < m; k++) {
             snprintf(ids[k], sizeof ids[k], "bench-%s-%ld", wf, i + (long) k);
             runs[k] = (sked_run_new){.id = ids[k],
@@ -148,8 +149,8 @@ static void create_runs(sked_engine *e, const char *wf, long n)
                                      .scheduled_for = SKED_TIME_NONE,
                                      .not_before = SKED_TIME_NONE};
         }
-        if (sked__store_runs_create(sked__engine_store(e), runs, m, false,
-                                    NULL, NULL, NULL, &err) != 0)
+        if (sked__store_runs_create(sked__engine_store(e), runs, m, false, NULL,
+                                    NULL, NULL, &err) != 0)
             die("runs", err.msg);
     }
     free(runs);

@@ -36,8 +36,8 @@
 
 /* Bounds of --tick: a tick below a second only costs rereads; above an
  * hour, changes by other servers would wait too long. */
-#define TICK_MIN  (SKED_USEC_PER_SEC)
-#define TICK_MAX  (INT64_C(3600) * SKED_USEC_PER_SEC)
+#define TICK_MIN (SKED_USEC_PER_SEC)
+#define TICK_MAX (INT64_C(3600) * SKED_USEC_PER_SEC)
 /* A lease is renewed every third of itself: under 2 s, a busy database
  * could let it lapse; over an hour, a crashed server's runs wait long. */
 #define LEASE_MIN (2 * SKED_USEC_PER_SEC)
@@ -92,8 +92,7 @@ static void sync_error_format(const char *file, const sked_wf_file *wf,
 
 /* Hand the workflows and queues of WF to the engine: from now on its
  * workers run these definitions (runs in flight keep theirs). */
-static int define_workflows(server *sv, const sked_wf_file *wf,
-                            sked_error *err)
+static int define_workflows(server *sv, const sked_wf_file *wf, sked_error *err)
 {
     sked_workflow **list = NULL;
     size_t n = 0;

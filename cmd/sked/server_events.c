@@ -29,12 +29,11 @@ static const char *const disabled_keys[] = {"reason", "last_error", "error",
 static const char *const run_keys[] = {"schedule", "workflow", "trigger",
                                        "scheduled_for", NULL};
 
-static const char *const run_end_keys[] = {"workflow", "schedule",
-                                           "duration_secs", "error",
-                                           "error_code", NULL};
-static const char *const step_keys[] = {"step", "attempt", "compensation",
-                                        "duration_secs", "exit_code",
-                                        "error", "delay_secs", NULL};
+static const char *const run_end_keys[] = {
+    "workflow", "schedule", "duration_secs", "error", "error_code", NULL};
+static const char *const step_keys[] = {
+    "step",      "attempt", "compensation", "duration_secs",
+    "exit_code", "error",   "delay_secs",   NULL};
 static const char *const timeout_keys[] = {"workflow", "timeout_secs", NULL};
 
 static const event_rule rules[] = {

@@ -28,7 +28,8 @@ static int extract(sked_ctx *ctx, const char *input_json, char **output_json)
     char buf[128];
     (void) input_json;
     snprintf(buf, sizeof buf, "{\"rows\": %d, \"scheduled_for\": %lld}",
-             42 + sked_ctx_attempt(ctx), (long long) sked_ctx_scheduled_for(ctx));
+             42 + sked_ctx_attempt(ctx),
+             (long long) sked_ctx_scheduled_for(ctx));
     *output_json = strdup(buf);
     return *output_json ? 0 : 1;
 }
@@ -70,8 +71,8 @@ static int fail(const char *what, const sked_error *err)
 static int build(sked_workflow **out, sked_error *err)
 {
     static const char *const after_extract[] = {"extract"};
-    sked_step_options report_opts = {.needs = after_extract, .nneeds = 1,
-                                     .retry = {.attempts = 3}};
+    sked_step_options report_opts = {
+        .needs = after_extract, .nneeds = 1, .retry = {.attempts = 3}};
     sked_schedule every_second;
     sked_workflow *w;
 
@@ -93,8 +94,8 @@ static int build(sked_workflow **out, sked_error *err)
 
 int main(int argc, char **argv)
 {
-    sked_engine_options opts = {.db_url = argc > 1 ? argv[1] : "sqlite:embed.db",
-                                .workers = 2};
+    sked_engine_options opts = {
+        .db_url = argc > 1 ? argv[1] : "sqlite:embed.db", .workers = 2};
     sked_subscription *sub;
     sked_workflow *w;
     sked_engine *e;

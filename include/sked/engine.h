@@ -135,9 +135,9 @@ SKED_API int sked_engine_register(sked_engine *e, sked_workflow *w,
  * object; NULL: {}) as its context. IDEMPOTENCY_KEY (may be NULL) makes
  * the run's id "api-{workflow}-key-{key}": starting the same workflow
  * again with the same key returns the same run and creates nothing.
- * Otherwise the id is "api-{workflow}-{now with microseconds}". OUT_RUN_ID (may be NULL)
- * receives the id (sked_free). Returns 0, SKED_EINVAL (field "input" or
- * "workflow"), SKED_EIO. */
+ * Otherwise the id is "api-{workflow}-{now with microseconds}". OUT_RUN_ID (may
+ * be NULL) receives the id (sked_free). Returns 0, SKED_EINVAL (field "input"
+ * or "workflow"), SKED_EIO. */
 SKED_API int sked_engine_run_start(sked_engine *e, const char *workflow,
                                    const char *input_json,
                                    const char *idempotency_key,

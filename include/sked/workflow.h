@@ -44,11 +44,11 @@ typedef int (*sked_step_fn)(sked_ctx *ctx, const char *input_json,
 
 /* Retries of a step (SPEC 4.3). Zero-initialised means one attempt. */
 typedef struct sked_retry {
-    int32_t attempts;      /* tries in all, 1..100; 0: 1 */
-    sked_dur backoff;      /* delay before the 2nd attempt; 0: none */
-    double multiplier;     /* each next delay = previous * this; 0: 1 */
-    sked_dur max_backoff;  /* cap on a delay; 0: none */
-    bool jitter;           /* each delay drawn in [delay/2, delay] */
+    int32_t attempts;        /* tries in all, 1..100; 0: 1 */
+    sked_dur backoff;        /* delay before the 2nd attempt; 0: none */
+    double multiplier;       /* each next delay = previous * this; 0: 1 */
+    sked_dur max_backoff;    /* cap on a delay; 0: none */
+    bool jitter;             /* each delay drawn in [delay/2, delay] */
     const int32_t *retry_on; /* retry only on these exit codes; */
     size_t nretry_on;        /* 0: on any failure */
 } sked_retry;
@@ -56,7 +56,7 @@ typedef struct sked_retry {
 typedef struct sked_step_options {
     const char *const *needs; /* steps that must complete first */
     size_t nneeds;
-    sked_dur timeout;         /* per attempt; 0: none */
+    sked_dur timeout; /* per attempt; 0: none */
     sked_retry retry;
     /* Run when the run fails or is cancelled after this step completed,
      * in reverse order of completion; NULL: none. */

@@ -26,12 +26,12 @@ void sked__cancel_set(sked_cancel *c, int reason)
     /* A full counter is impossible here (written once); nothing to do on
      * failure but let the flag speak. */
     ssize_t w = write(c->fd, &one, sizeof one);
-    (void)w;
+    (void) w;
 }
 
 int sked__cancel_reason(const sked_cancel *c)
 {
-    return atomic_load(&((sked_cancel *)c)->set);
+    return atomic_load(&((sked_cancel *) c)->set);
 }
 
 int sked__cancel_fd(const sked_cancel *c)

@@ -13,8 +13,8 @@
 #include <stdbool.h>
 
 typedef struct sked_cancel {
-    atomic_int set;  /* 0, or the reason given to sked__cancel_set */
-    int fd;          /* an eventfd, readable once set; -1 when closed */
+    atomic_int set; /* 0, or the reason given to sked__cancel_set */
+    int fd;         /* an eventfd, readable once set; -1 when closed */
 } sked_cancel;
 
 /* Open C, not set. Returns 0, or SKED_EIO when no eventfd can be made. */

@@ -170,8 +170,10 @@ static int open_parts(sked_engine *e, const sked_engine_options *o,
 {
     sked_store_options so = {.sqlite_synchronous = o->sqlite_synchronous,
                              .clock = e->clock};
-    sked_loop_options lo = {
-        .clock = e->clock, .tick = e->tick, .emit = sked__engine_deliver, .emit_ctx = e};
+    sked_loop_options lo = {.clock = e->clock,
+                            .tick = e->tick,
+                            .emit = sked__engine_deliver,
+                            .emit_ctx = e};
     int rc = sked_tzdb_open(o->tzdir, &e->tzdb, err);
 
     if (rc == 0 && sked__registry_new(&e->registry) != 0)

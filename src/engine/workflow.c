@@ -153,15 +153,14 @@ static int retry_copy(const sked_retry *r, const char *field,
     memset(out, 0, sizeof *out);
     snprintf(f, sizeof f, "%s.attempts", field);
     if (r->attempts < 0 || r->attempts > SKED_RETRY_ATTEMPTS_MAX)
-        return sked__error_set(err, SKED_EINVAL, f, -1,
-                               "%s: must be 1 to %d", f,
-                               SKED_RETRY_ATTEMPTS_MAX);
+        return sked__error_set(err, SKED_EINVAL, f, -1, "%s: must be 1 to %d",
+                               f, SKED_RETRY_ATTEMPTS_MAX);
     snprintf(f, sizeof f, "%s.multiplier", field);
     /* 0 means 1; anything else below 1 would shrink the delays. Written
      * so that NaN is refused too. */
     if (!(r->multiplier == 0 || (r->multiplier >= 1 && r->multiplier <= 100)))
-        return sked__error_set(err, SKED_EINVAL, f, -1,
-                               "%s: must be 1 to 100", f);
+        return sked__error_set(err, SKED_EINVAL, f, -1, "%s: must be 1 to 100",
+                               f);
     snprintf(f, sizeof f, "%s.backoff", field);
     if (r->backoff < 0)
         return sked__error_set(err, SKED_EINVAL, f, -1,
@@ -292,8 +291,8 @@ int sked_workflow_add_step(sked_workflow *w, const char *name, sked_step_fn fn,
                        &opts->compensate_retry, "compensate_retry",
                        opts->userdata, &comp, err);
     if (rc == 0)
-        rc = sked__workflow_add(w, name, &act,
-                                opts->compensate ? &comp : NULL, err);
+        rc = sked__workflow_add(w, name, &act, opts->compensate ? &comp : NULL,
+                                err);
     if (rc != 0) {
         sked__action_done(&act);
         if (opts->compensate)

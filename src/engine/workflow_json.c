@@ -77,12 +77,11 @@ static json_t *action_json(const sked_action *a)
     action_kind_json(o, a);
     json_object_set_new(o, "timeout_secs", json_real(secs(a->timeout)));
     json_object_set_new(o, "kill_grace_secs", json_real(secs(a->kill_grace)));
-    json_t *r = json_pack("{s:I, s:f, s:f, s:f, s:b}", "attempts",
-                          (json_int_t) a->retry.attempts, "backoff_secs",
-                          secs(a->retry.backoff), "multiplier",
-                          a->retry.multiplier, "max_backoff_secs",
-                          secs(a->retry.max_backoff), "jitter",
-                          a->retry.jitter);
+    json_t *r = json_pack(
+        "{s:I, s:f, s:f, s:f, s:b}", "attempts", (json_int_t) a->retry.attempts,
+        "backoff_secs", secs(a->retry.backoff), "multiplier",
+        a->retry.multiplier, "max_backoff_secs", secs(a->retry.max_backoff),
+        "jitter", a->retry.jitter);
     if (r)
         json_object_set_new(r, "retry_on",
                             ints_json(a->retry.retry_on, a->retry.nretry_on));
@@ -120,9 +119,9 @@ static json_t *definition_json(const sked_workflow *w)
     json_object_set_new(o, "queue", json_string(w->queue));
     json_object_set_new(o, "parallelism", json_integer(w->parallelism));
     json_object_set_new(o, "timeout",
-                        json_pack("{s:f, s:b, s:b}", "seconds", secs(w->timeout),
-                                  "fail_workflow", w->fail_workflow, "hard",
-                                  w->hard));
+                        json_pack("{s:f, s:b, s:b}", "seconds",
+                                  secs(w->timeout), "fail_workflow",
+                                  w->fail_workflow, "hard", w->hard));
     for (size_t i = 0; i < w->nsteps; i++)
         json_array_append_new(steps, step_json(w, &w->steps[i]));
     json_object_set_new(o, "steps", steps);

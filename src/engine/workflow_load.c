@@ -15,8 +15,8 @@ static char **kvs_join(const sked_wf_kvs *kv, const char *sep)
 {
     char **v = calloc(kv->n + 1, sizeof *v);
     for (size_t i = 0; v && i < kv->n; i++) {
-        size_t len = strlen(kv->v[i].key) + strlen(sep) +
-                     strlen(kv->v[i].value) + 1;
+        size_t len =
+            strlen(kv->v[i].key) + strlen(sep) + strlen(kv->v[i].value) + 1;
         if (!(v[i] = malloc(len)))
             goto fail;
         snprintf(v[i], len, "%s%s%s", kv->v[i].key, sep, kv->v[i].value);
@@ -117,9 +117,9 @@ static int add_step(sked_workflow *w, const sked_wf_step *s, sked_error *err)
     bool has_comp = s->compensate != NULL;
     if (has_comp)
         ok = copy_action(s->compensate, &comp) && ok;
-    int rc = ok ? sked__workflow_add(w, s->name, &act,
-                                     has_comp ? &comp : NULL, err)
-                : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    int rc =
+        ok ? sked__workflow_add(w, s->name, &act, has_comp ? &comp : NULL, err)
+           : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc != 0) {
         sked__action_done(&act);
         if (has_comp)
@@ -175,8 +175,8 @@ void sked__workflows_free(sked_workflow **list, size_t n)
 int sked__workflows_from_file(const sked_wf_file *f, sked_workflow ***out,
                               size_t *n, sked_error *err)
 {
-    sked_workflow **list = calloc(f->n_workflows ? f->n_workflows : 1,
-                                  sizeof *list);
+    sked_workflow **list =
+        calloc(f->n_workflows ? f->n_workflows : 1, sizeof *list);
     size_t k = 0;
     if (!list)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);

@@ -286,13 +286,12 @@ static void proc_outcome(const sked_attempt *a, sked_proc_result *p,
         if (p->killed) {
             char *e = r->error;
             r->error = NULL;
-            fail_with(r, r->error_code, false, 0,
-                      "%s (killed after the grace)", e ? e : "");
+            fail_with(r, r->error_code, false, 0, "%s (killed after the grace)",
+                      e ? e : "");
             free(e);
         }
     } else if (p->term_signal)
-        fail_with(r, "exit", false, 0, "killed by signal %d",
-                  p->term_signal);
+        fail_with(r, "exit", false, 0, "killed by signal %d", p->term_signal);
     else if (p->exit_code != 0)
         fail_with(r, "exit", true, p->exit_code, "exit status %d",
                   p->exit_code);
@@ -314,8 +313,9 @@ static void run_proc(const sked_attempt *a, sked_attempt_result *r)
         fail_with(r, "exec_failed", false, 0, "out of memory");
     } else {
         sked_proc_spec spec = {
-            .argv = act->kind == SKED_ACTION_SH ? sh_argv
-                                                : (const char *const *) act->argv,
+            .argv = act->kind == SKED_ACTION_SH
+                        ? sh_argv
+                        : (const char *const *) act->argv,
             .env = (const char *const *) env,
             .cwd = act->cwd,
             .user = act->user,

@@ -45,16 +45,16 @@ typedef struct sked_attempt {
 
 typedef struct sked_attempt_result {
     bool ok;
-    sked_failure failure; /* when not ok: the code retry_on compares */
-    char *output;         /* owned */
-    char *stderr_text;    /* owned; exec only */
-    int truncated;        /* bit 1: output, bit 2: stderr */
-    char *error;          /* owned; when not ok */
+    sked_failure failure;   /* when not ok: the code retry_on compares */
+    char *output;           /* owned */
+    char *stderr_text;      /* owned; exec only */
+    int truncated;          /* bit 1: output, bit 2: stderr */
+    char *error;            /* owned; when not ok */
     const char *error_code; /* static: "exit", "timeout", "cancelled",
                                "exec_failed", "http_status", "http_failed",
                                "step_failed" */
-    int32_t exit_code;    /* exec: its status; -1 when none */
-    int stopped;          /* 0, or the SKED_STOP_ reason it was stopped */
+    int32_t exit_code;      /* exec: its status; -1 when none */
+    int stopped;            /* 0, or the SKED_STOP_ reason it was stopped */
     sked_dur duration;
 } sked_attempt_result;
 

@@ -72,10 +72,10 @@ struct sked_workflow {
     char *name, *queue, *version; /* version NULL until registered: then
                                      the given one or the hash */
     bool version_given;
-    sked_dur timeout;    /* 0: none */
-    bool fail_workflow;  /* default true */
-    bool hard;           /* default true */
-    int parallelism;     /* 1..SKED_WORKFLOW_PARALLELISM_MAX */
+    sked_dur timeout;   /* 0: none */
+    bool fail_workflow; /* default true */
+    bool hard;          /* default true */
+    int parallelism;    /* 1..SKED_WORKFLOW_PARALLELISM_MAX */
     sked_step_def *steps;
     size_t nsteps, capsteps;
     sked_schedule *schedules; /* declared with sked_workflow_add_schedule */

@@ -21,7 +21,7 @@
 #include "exec/attempt.h"
 #include "exec/plan.h"
 
-#define PENDING_MAX 16
+#define PENDING_MAX  16
 #define STEP_KEY_MAX (SKED_RUN_ID_MAX + 160)
 
 /* One attempt executing in a thread (parallelism > 1). */
@@ -41,17 +41,17 @@ typedef struct xrun {
     const sked_cancel *cancel;
     sked_step_record *rec; /* loaded attempts; owned */
     size_t nrec;
-    sked_step_state *st;   /* per step */
-    char **outputs;        /* per step: owned copies of completed outputs */
-    bool *busy;            /* per step: an attempt in flight here */
-    sked_time *timer;      /* per step: a retry's or a sleep's due time */
-    bool *sleeping;        /* per step: TIMER is a durable sleep's end */
-    char **errs;           /* per step: owned copy of its last error */
-    sked_time hard;        /* the workflow's hard deadline, or NONE */
-    bool hard_hit;         /* a step was stopped by that deadline */
-    bool lost;             /* an op was refused: the run is not ours */
-    bool unsynced_end;     /* a step's end was handed over, not yet known
-                              to be committed */
+    sked_step_state *st; /* per step */
+    char **outputs;      /* per step: owned copies of completed outputs */
+    bool *busy;          /* per step: an attempt in flight here */
+    sked_time *timer;    /* per step: a retry's or a sleep's due time */
+    bool *sleeping;      /* per step: TIMER is a durable sleep's end */
+    char **errs;         /* per step: owned copy of its last error */
+    sked_time hard;      /* the workflow's hard deadline, or NONE */
+    bool hard_hit;       /* a step was stopped by that deadline */
+    bool lost;           /* an op was refused: the run is not ours */
+    bool unsynced_end;   /* a step's end was handed over, not yet known
+                            to be committed */
     bool timeout_marked;
     sked_run_op pending[PENDING_MAX];
     char *pending_strs[PENDING_MAX * 8]; /* owned strings of pending */
@@ -132,8 +132,7 @@ static void op_event(xrun *x, sked_run_op *op, const char *type,
         free(p);
 }
 
-static json_t *step_payload(const xrun *x, size_t i, bool comp,
-                            int32_t attempt)
+static json_t *step_payload(const xrun *x, size_t i, bool comp, int32_t attempt)
 {
     json_t *o = json_pack("{s:s, s:s, s:i}", "workflow", x->w->name, "step",
                           x->w->steps[i].name, "attempt", (json_int_t) attempt);
@@ -220,10 +219,9 @@ static char *run_output(const xrun *x)
 static void finish(xrun *x, sked_run_status status, const char *error,
                    const char *code)
 {
-    static const char *const names[] = {
-        [SKED_RUN_COMPLETED] = "run.completed",
-        [SKED_RUN_FAILED] = "run.failed",
-        [SKED_RUN_CANCELLED] = "run.cancelled"};
+    static const char *const names[] = {[SKED_RUN_COMPLETED] = "run.completed",
+                                        [SKED_RUN_FAILED] = "run.failed",
+                                        [SKED_RUN_CANCELLED] = "run.cancelled"};
     sked_run_op *op = op_new(x, SKED_RUN_OP_FINISH);
     op->status = status;
     op->output = status == SKED_RUN_COMPLETED ? keep(x, run_output(x)) : NULL;
@@ -436,9 +434,9 @@ static void compensate(xrun *x, size_t i)
             return;
         attempt_setup(x, &s, i, true, attempt);
         sked__attempt_run(&s.a, &s.res);
-        bool again = !s.res.ok && sked__plan_retry(&act->retry, n,
-                                                   &s.res.failure, s.key,
-                                                   &delay);
+        bool again =
+            !s.res.ok &&
+            sked__plan_retry(&act->retry, n, &s.res.failure, s.key, &delay);
         record_end(x, i, true, attempt, &s.res, again ? delay : -1);
         sked__attempt_result_done(&s.res);
         if (!again)
@@ -516,8 +514,8 @@ static void timers_due(xrun *x, sked_time now)
         x->timer[i] = SKED_TIME_NONE;
         if (!x->sleeping[i])
             continue;
-        sked_attempt_result r = {.ok = true, .exit_code = -1,
-                                 .duration = x->w->steps[i].act.sleep};
+        sked_attempt_result r = {
+            .ok = true, .exit_code = -1, .duration = x->w->steps[i].act.sleep};
         x->sleeping[i] = false;
         x->st[i].completed = true;
         x->st[i].completed_at = now;
@@ -648,8 +646,7 @@ static int load(xrun *x)
         x->timer[i] = SKED_TIME_NONE;
         if (x->st[i].output && !(x->outputs[i] = strdup(x->st[i].output)))
             return SKED_ENOMEM;
-        if (x->st[i].running &&
-            x->w->steps[i].act.kind == SKED_ACTION_SLEEP) {
+        if (x->st[i].running && x->w->steps[i].act.kind == SKED_ACTION_SLEEP) {
             x->timer[i] = x->st[i].running_since + x->w->steps[i].act.sleep;
             x->sleeping[i] = true;
         }

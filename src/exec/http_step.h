@@ -20,21 +20,21 @@
 #include "sked/time.h"
 
 typedef struct sked_http_spec {
-    const char *method;              /* NULL: "GET" */
-    const char *url;                 /* http:// or https:// only */
-    const char *const *headers;      /* "Name: value" strings */
+    const char *method;         /* NULL: "GET" */
+    const char *url;            /* http:// or https:// only */
+    const char *const *headers; /* "Name: value" strings */
     size_t nheaders;
-    const char *body;                /* NULL: none */
+    const char *body; /* NULL: none */
     size_t body_len;
-    const int32_t *expect;           /* accepted statuses; none: any 2xx */
+    const int32_t *expect; /* accepted statuses; none: any 2xx */
     size_t nexpect;
-    size_t capture_max;              /* 0: 64 KiB */
+    size_t capture_max; /* 0: 64 KiB */
 } sked_http_spec;
 
 typedef struct sked_http_result {
-    long status;     /* the response status; 0 when there was none */
-    bool accepted;   /* status is 2xx or one of spec->expect */
-    char *body;      /* owned, NUL-terminated valid UTF-8 */
+    long status;   /* the response status; 0 when there was none */
+    bool accepted; /* status is 2xx or one of spec->expect */
+    char *body;    /* owned, NUL-terminated valid UTF-8 */
     size_t body_len;
     bool truncated;
     sked_dur duration;

@@ -21,7 +21,7 @@ typedef struct entry {
     struct entry *next;
     sked_run_op *ops; /* owned: the copy, strings in the same block */
     size_t n;
-    int *result;      /* the waiter's, or NULL when nobody waits */
+    int *result; /* the waiter's, or NULL when nobody waits */
     int rc;
     sked_error err;
     bool done;
@@ -34,7 +34,7 @@ struct sked_journal {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t work, done;
-    entry *head, *tail; /* the queue, under mu */
+    entry *head, *tail;       /* the queue, under mu */
     uint64_t queued, written; /* entries queued and committed ever */
     bool stop;
 };

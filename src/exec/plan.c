@@ -70,8 +70,8 @@ void sked__plan_states(const sked_workflow *w, const sked_step_record *rec,
     }
 }
 
-sked_timeout_state sked__plan_timeout(const sked_workflow *w,
-                                      sked_time started, sked_time now)
+sked_timeout_state sked__plan_timeout(const sked_workflow *w, sked_time started,
+                                      sked_time now)
 {
     if (w->timeout <= 0 || started == SKED_TIME_NONE)
         return SKED_TIMEOUT_OK;
@@ -111,9 +111,9 @@ static bool needs_met(const sked_workflow *w, size_t i,
 }
 
 sked_plan_state sked__plan_next(const sked_workflow *w,
-                                const sked_step_state *states,
-                                const bool *busy, size_t *ready, size_t max,
-                                size_t *n, size_t *failed)
+                                const sked_step_state *states, const bool *busy,
+                                size_t *ready, size_t max, size_t *n,
+                                size_t *failed)
 {
     bool all_done = true, any_busy = false, any_held = false;
     *n = 0;
@@ -184,8 +184,7 @@ static bool retry_on_matches(const sked_retry_def *r, const sked_failure *f)
 }
 
 bool sked__plan_retry(const sked_retry_def *r, int32_t attempt,
-                      const sked_failure *f, const char *key,
-                      sked_dur *delay)
+                      const sked_failure *f, const char *key, sked_dur *delay)
 {
     *delay = 0;
     if (attempt >= r->attempts || !retry_on_matches(r, f))
@@ -212,11 +211,10 @@ size_t sked__plan_compensations(const sked_workflow *w,
     /* Insertion sort, latest completion first; n is small. */
     for (size_t i = 1; i < n; i++) {
         size_t v = order[i], k = i;
-        while (k > 0 && (states[order[k - 1]].completed_at <
-                             states[v].completed_at ||
-                         (states[order[k - 1]].completed_at ==
-                              states[v].completed_at &&
-                          order[k - 1] < v))) {
+        while (k > 0 &&
+               (states[order[k - 1]].completed_at < states[v].completed_at ||
+                (states[order[k - 1]].completed_at == states[v].completed_at &&
+                 order[k - 1] < v))) {
             order[k] = order[k - 1];
             k--;
         }

@@ -27,7 +27,7 @@ typedef struct sked_step_state {
     const char *output;      /* borrowed from the records */
     bool compensated;        /* its compensation completed or ran out */
     int32_t comp_last_attempt;
-    int32_t comp_counted;    /* compensation attempts that ended */
+    int32_t comp_counted; /* compensation attempts that ended */
 } sked_step_state;
 
 /* Fill STATES (one per step of W, in its order) from the N attempt
@@ -45,8 +45,8 @@ typedef enum sked_timeout_state {
     SKED_TIMEOUT_SOFT = 2, /* elapsed > seconds, fail_workflow false */
 } sked_timeout_state;
 
-sked_timeout_state sked__plan_timeout(const sked_workflow *w,
-                                      sked_time started, sked_time now);
+sked_timeout_state sked__plan_timeout(const sked_workflow *w, sked_time started,
+                                      sked_time now);
 
 /* The instant a running step is stopped for the workflow's timeout, the
  * first at which elapsed > seconds: started + seconds + 1 µs when the
@@ -70,9 +70,9 @@ typedef enum sked_plan_state {
  * BUSY (one flag per step: started and not ended in this process), whose
  * needs all completed, in definition order, at most MAX. */
 sked_plan_state sked__plan_next(const sked_workflow *w,
-                                const sked_step_state *states,
-                                const bool *busy, size_t *ready, size_t max,
-                                size_t *n, size_t *failed);
+                                const sked_step_state *states, const bool *busy,
+                                size_t *ready, size_t max, size_t *n,
+                                size_t *failed);
 
 /* How an attempt failed, as retry_on sees it. */
 typedef struct sked_failure {
@@ -87,8 +87,7 @@ typedef struct sked_failure {
  * [delay/2, delay] drawn from KEY (the step key and attempt), the same
  * on every server. */
 bool sked__plan_retry(const sked_retry_def *r, int32_t attempt,
-                      const sked_failure *f, const char *key,
-                      sked_dur *delay);
+                      const sked_failure *f, const char *key, sked_dur *delay);
 
 /* The steps whose compensation must run, in the order to run them: the
  * completed steps with a compensation not yet done, latest completion

@@ -11,8 +11,8 @@
 
 typedef struct held {
     sked_workflow *w;
-    int refs;     /* the registry's own (1 while listed) + workers' */
-    bool listed;  /* current; else kept only for its running runs */
+    int refs;    /* the registry's own (1 while listed) + workers' */
+    bool listed; /* current; else kept only for its running runs */
     bool latest;
 } held;
 
@@ -76,8 +76,8 @@ int sked__registry_put(sked_registry *r, sked_workflow *w)
     bool latest = false;
     for (size_t i = r->n; i-- > 0;)
         if (r->v[i].listed && strcmp(r->v[i].w->name, w->name) == 0) {
-            latest = r->v[i].latest &&
-                     strcmp(r->v[i].w->version, w->version) == 0;
+            latest =
+                r->v[i].latest && strcmp(r->v[i].w->version, w->version) == 0;
             unlist(r, i);
         }
     if (r->n == r->capv) {
@@ -120,8 +120,7 @@ const sked_workflow *sked__registry_acquire(sked_registry *r,
     for (int pass = 0; pass < 2 && !found; pass++)
         for (size_t i = 0; i < r->n && !found; i++) {
             held *h = &r->v[i];
-            if ((pass == 0) != h->listed ||
-                strcmp(h->w->name, workflow) != 0 ||
+            if ((pass == 0) != h->listed || strcmp(h->w->name, workflow) != 0 ||
                 (version && strcmp(h->w->version, version) != 0))
                 continue;
             h->refs++;

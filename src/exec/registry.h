@@ -26,8 +26,7 @@ void sked__registry_free(sked_registry *r);
 int sked__registry_put(sked_registry *r, sked_workflow *w);
 
 /* Remove every workflow not named in NAMES (a reload that dropped some). */
-void sked__registry_keep(sked_registry *r, const char *const *names,
-                         size_t n);
+void sked__registry_keep(sked_registry *r, const char *const *names, size_t n);
 
 /* The definition of WORKFLOW at VERSION (NULL: whatever this registry
  * has), held until sked__registry_release; NULL when not here. */

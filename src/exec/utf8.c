@@ -109,4 +109,3 @@ size_t sked__utf8_trim_cut(const char *s, size_t len)
     }
     return len;
 }
-

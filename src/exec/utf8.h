@@ -12,8 +12,7 @@
  * included), and each NUL, becomes U+FFFD. *OUT (caller frees) gets the
  * NUL-terminated copy, at most 3 * LEN bytes, *OUT_LEN its length.
  * Returns 0 or SKED_ENOMEM. */
-int sked__utf8_sanitize(const char *s, size_t len, char **out,
-                        size_t *out_len);
+int sked__utf8_sanitize(const char *s, size_t len, char **out, size_t *out_len);
 
 /* The length of the longest prefix of the LEN bytes at S that does not
  * end inside a valid sequence cut short (a capture cut at its limit). */

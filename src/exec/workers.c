@@ -25,7 +25,7 @@
 typedef struct wslot {
     sked_workers *pool;
     pthread_t th;
-    sked_run run;      /* the run executing; id NULL when idle */
+    sked_run run; /* the run executing; id NULL when idle */
     sked_cancel cancel;
     bool busy;
 } wslot;
@@ -42,7 +42,7 @@ struct sked_workers {
     int nbusy;
     sked_dur avg_run; /* moving average of a run's time in a worker */
     bool woken, stopping;
-    bool beat_soon; /* something changed: look for cancels now */
+    bool beat_soon;       /* something changed: look for cancels now */
     sked_time last_prune; /* heartbeat thread only */
     pthread_t dispatcher, heartbeat;
     int started; /* threads created, for the stop */
@@ -102,9 +102,8 @@ static size_t caps_now(sked_workers *w, sked_claim_cap *caps, size_t max)
         bool seen = false;
         for (size_t k = 0; q && k < n && !seen; k++)
             seen = strcmp(caps[k].queue, q) == 0;
-        int32_t cap = q && !seen ? sked__registry_queue_cap(
-                                       w->cfg.env.registry, q)
-                                 : 0;
+        int32_t cap =
+            q && !seen ? sked__registry_queue_cap(w->cfg.env.registry, q) : 0;
         if (cap > 0)
             caps[n++] = (sked_claim_cap){q, cap};
     }
@@ -356,8 +355,8 @@ static int spawn(sked_workers *w)
     for (int i = 0; i < w->cfg.nworkers; i++) {
         w->slots[i].pool = w;
         if (sked__cancel_init(&w->slots[i].cancel) != 0 ||
-            pthread_create(&w->slots[i].th, NULL, worker_main,
-                           &w->slots[i]) != 0)
+            pthread_create(&w->slots[i].th, NULL, worker_main, &w->slots[i]) !=
+                0)
             return SKED_EIO;
         w->started++;
     }

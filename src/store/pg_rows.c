@@ -414,7 +414,7 @@ int sked__pg_rows_schedule_list(sked__tx *tx, const sked__schedule_query *q,
     "schedule, scheduled_for, queue, priority, concurrency_key, not_before, "  \
     "context, created_at, updated_at, serial_key) "                            \
     "SELECT r.id, r.workflow, r.version, r.status, r.trig, r.schedule, "       \
-    "r.sched_for, coalesce(r.queue, (SELECT v.definition::json->>'queue' "    \
+    "r.sched_for, coalesce(r.queue, (SELECT v.definition::json->>'queue' "     \
     "FROM workflow_versions v WHERE v.workflow = r.workflow "                  \
     "ORDER BY v.registered_at DESC LIMIT 1), 'default'), r.priority, r.ckey, " \
     "coalesce(r.not_before, $12::bigint), coalesce(r.context, '{}'), "         \

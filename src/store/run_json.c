@@ -9,8 +9,8 @@ static json_t *maybe_json(const char *text)
 {
     if (!text)
         return json_null();
-    json_t *v = json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
-                           NULL);
+    json_t *v =
+        json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL);
     return v ? v : json_string(text);
 }
 
@@ -24,9 +24,9 @@ static json_t *step_json(const sked_step_record *s)
     json_object_set_new(o, "attempt", json_integer(s->attempt));
     json_object_set_new(o, "status",
                         json_string(sked__step_status_name(s->status)));
-    json_object_set_new(o, "exit_code", s->exit_code >= 0
-                                            ? json_integer(s->exit_code)
-                                            : json_null());
+    json_object_set_new(o, "exit_code",
+                        s->exit_code >= 0 ? json_integer(s->exit_code)
+                                          : json_null());
     json_object_set_new(o, "started_at", sked__json_instant(s->started_at));
     json_object_set_new(o, "finished_at", sked__json_instant(s->finished_at));
     json_object_set_new(o, "duration_secs",
@@ -44,7 +44,8 @@ static json_t *step_json(const sked_step_record *s)
 
 static void set_times(json_t *o, const sked_run *r)
 {
-    json_object_set_new(o, "scheduled_for", sked__json_instant(r->scheduled_for));
+    json_object_set_new(o, "scheduled_for",
+                        sked__json_instant(r->scheduled_for));
     json_object_set_new(o, "not_before", sked__json_instant(r->not_before));
     json_object_set_new(o, "created_at", sked__json_instant(r->created_at));
     json_object_set_new(o, "started_at", sked__json_instant(r->started_at));

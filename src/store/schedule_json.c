@@ -122,7 +122,8 @@ static json_t *field_json(const sked_schedule *s, const struct field *f,
     case F_CRON:
         return sked__json_str(*CAT(s, f, char *));
     case F_EVERY:
-        return s->kind == SKED_SPEC_EVERY ? sked__json_secs(s->every) : json_null();
+        return s->kind == SKED_SPEC_EVERY ? sked__json_secs(s->every)
+                                          : json_null();
     case F_AT:
     case F_INSTANT:
         return sked__json_instant(*CAT(s, f, sked_time));

@@ -100,8 +100,8 @@ static const char *const stmt_sql[S_COUNT] = {
         "AND (?3 IS NULL OR workflow = ?3) "
         "AND (?4 IS NULL OR (name >= ?4 AND substr(name, 1, length(?4)) = ?4)) "
         "AND (?5 IS NULL OR name > ?5) ORDER BY name LIMIT ?6",
-    /* SPEC 4.2: a run's queue is its schedule's, else its workflow's (the
-     * latest registered definition's), else "default". */
+/* SPEC 4.2: a run's queue is its schedule's, else its workflow's (the
+ * latest registered definition's), else "default". */
 #define RUN_QUEUE                                                              \
     "coalesce(?7, (SELECT json_extract(definition, '$.queue') "                \
     "FROM workflow_versions WHERE workflow = ?2 "                              \
@@ -111,8 +111,9 @@ static const char *const stmt_sql[S_COUNT] = {
         "trigger_kind, schedule, scheduled_for, queue, priority, "
         "concurrency_key, not_before, context, attempts, created_at, "
         "updated_at, serial_key) VALUES (?1, ?2, ?3, "
-        "CASE WHEN ?14 THEN 'waiting' ELSE 'pending' END, ?4, ?5, ?6, "
-        RUN_QUEUE ", ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT (id) DO NOTHING",
+        "CASE WHEN ?14 THEN 'waiting' ELSE 'pending' END, ?4, ?5, "
+        "?6, " RUN_QUEUE
+        ", ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT (id) DO NOTHING",
     [S_EVENT_APPEND] = "INSERT INTO events (type, subject, payload, at) "
                        "VALUES (?1, ?2, ?3, ?4)",
     [S_EVENT_LIST] = "SELECT id, type, subject, payload, at FROM events "
@@ -153,8 +154,9 @@ static const char *const stmt_sql[S_COUNT] = {
         "trigger_kind, schedule, scheduled_for, queue, priority, "
         "concurrency_key, not_before, context, attempts, created_at, "
         "updated_at, serial_key) VALUES (?1, ?2, ?3, "
-        "CASE WHEN ?14 THEN 'waiting' ELSE 'pending' END, ?4, ?5, ?6, "
-        RUN_QUEUE ", ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT DO NOTHING",
+        "CASE WHEN ?14 THEN 'waiting' ELSE 'pending' END, ?4, ?5, "
+        "?6, " RUN_QUEUE
+        ", ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT DO NOTHING",
     [S_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
     [S_RUNS_ACTIVE] = "SELECT count(*) FROM runs WHERE schedule = ?1 "
                       "AND status IN ('pending', 'running', 'waiting')",

@@ -1676,8 +1676,7 @@ static void test_sleep_past_deadline(void **state)
     r = run_of(e, id);
     assert_string_equal(jstr(r, "status"), "failed");
     assert_string_equal(jstr(r, "error"), "Workflow timeout.");
-    assert_string_equal(attempts_of(r),
-                        "a/1 completed, nap/1 failed timeout");
+    assert_string_equal(attempts_of(r), "a/1 completed, nap/1 failed timeout");
     json_decref(r);
     assert_int_equal(work(e), 0);
 }
@@ -1707,18 +1706,18 @@ static void test_idempotency_key(void **state)
     sked_engine *e = *state;
     char *a = NULL, *b = NULL, *c = NULL;
 
-    assert_int_equal(
-        sked_engine_run_start(e, "w1", "{}", "order-17", &a, NULL), 0);
+    assert_int_equal(sked_engine_run_start(e, "w1", "{}", "order-17", &a, NULL),
+                     0);
     assert_int_equal(
         sked_engine_run_start(e, "w1", "{\"x\":1}", "order-17", &b, NULL), 0);
-    assert_int_equal(
-        sked_engine_run_start(e, "w2", "{}", "order-17", &c, NULL), 0);
+    assert_int_equal(sked_engine_run_start(e, "w2", "{}", "order-17", &c, NULL),
+                     0);
     assert_string_equal(a, "api-w1-key-order-17");
     assert_string_equal(b, a);
     assert_string_equal(c, "api-w2-key-order-17");
     assert_int_equal(q("SELECT count(*) FROM runs"), 2);
-    assert_int_equal(
-        sked_engine_run_start(e, "w1", "{}", "", NULL, NULL), SKED_EINVAL);
+    assert_int_equal(sked_engine_run_start(e, "w1", "{}", "", NULL, NULL),
+                     SKED_EINVAL);
     sked_free(a);
     sked_free(b);
     sked_free(c);

@@ -356,8 +356,8 @@ static void test_retry_jitter_deterministic(void **state)
     /* The attempts of one step draw apart too: with a constant backoff,
      * the delays of 50 attempts are not one fraction repeated, and they
      * spread over the range. */
-    sked_retry_def flat = {.attempts = 60, .backoff = 10 * SEC,
-                           .multiplier = 1, .jitter = true};
+    sked_retry_def flat = {
+        .attempts = 60, .backoff = 10 * SEC, .multiplier = 1, .jitter = true};
     size_t flat_low = 0, flat_high = 0, flat_distinct = 1;
     for (int a = 1; a <= 50; a++) {
         v[a - 1] = retry_delay(&flat, a, &exit1, "run-1/a");
