@@ -37,6 +37,8 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_QUEUES_LOCK,
     SKED__PG_QUEUE_LOADS,
     SKED__PG_CAND_READY,
+    SKED__PG_CAND_ORDERED,
+    SKED__PG_CAND_PLAIN,
     SKED__PG_CAND_EXPIRED,
     SKED__PG_TAKE,
     SKED__PG_STEPS_CLOSE,

@@ -60,6 +60,19 @@ static const sked__pg_stmt CAND_READY = {
     "ORDER BY priority, not_before, created_at, id LIMIT $5::bigint "
     "FOR UPDATE SKIP LOCKED"};
 
+/* Around the one query that reads ready runs: read them in the order of
+ * runs_ready and stop at the limit. With the statistics behind a burst of
+ * new runs (autovacuum has not analysed them yet), the planner would
+ * read and sort every pending run at every claim instead. */
+static const sked__pg_stmt CAND_ORDERED = {
+    SKED__PG_CAND_ORDERED, 0,
+    "SELECT set_config('enable_sort', 'off', true), "
+    "set_config('enable_bitmapscan', 'off', true)"};
+static const sked__pg_stmt CAND_PLAIN = {
+    SKED__PG_CAND_PLAIN, 0,
+    "SELECT set_config('enable_sort', 'on', true), "
+    "set_config('enable_bitmapscan', 'on', true)"};
+
 static const sked__pg_stmt CAND_EXPIRED = {
     SKED__PG_CAND_EXPIRED, 4,
     "SELECT " CAND_COLS " FROM runs "
@@ -423,9 +436,13 @@ int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
     params[3] =
         q->expired ? sked__pg_run_num((int64_t) q->limit, limbuf) : a[2].p;
     params[4] = sked__pg_run_num((int64_t) q->limit, limbuf);
+    if (rc == 0 && !q->expired)
+        rc = sked__pg_exec(tx, &CAND_ORDERED, NULL, NULL, err);
     if (rc == 0)
         rc = query_runs(tx, q->expired ? &CAND_EXPIRED : &CAND_READY, params,
                         row_to_cand, out, n, err);
+    if (rc == 0 && !q->expired)
+        rc = sked__pg_exec(tx, &CAND_PLAIN, NULL, NULL, err);
     arrays_free(a, 3);
     return rc;
 }
