@@ -31,6 +31,9 @@ typedef struct slot {
     sked_attempt a;
     sked_attempt_result res;
     char key[STEP_KEY_MAX];
+    const char **outs; /* the outputs as the attempt started: its own
+                          copy of the pointers, as its thread reads them
+                          while later steps complete */
     struct xrun *x;
 } slot;
 
@@ -288,6 +291,10 @@ static void attempt_setup(xrun *x, slot *s, size_t i, bool comp,
         .outputs = (const char *const *) x->outputs,
         .clock = x->env->clock,
     };
+    if (s->outs) {
+        memcpy(s->outs, x->outputs, x->w->nsteps * sizeof *s->outs);
+        s->a.outputs = s->outs;
+    }
     s->x = x;
     s->done = false;
 }
@@ -424,7 +431,7 @@ static void drain(xrun *x)
 static void compensate(xrun *x, size_t i)
 {
     const sked_action *act = x->w->steps[i].compensate;
-    slot s;
+    slot s = {0}; /* in this thread: it reads the outputs as they are */
     for (int32_t n = x->st[i].comp_counted + 1;; n++) {
         int32_t attempt = ++x->st[i].comp_last_attempt;
         sked_dur delay = -1;
@@ -675,6 +682,8 @@ static void xrun_free(xrun *x)
     free(x->busy);
     free(x->timer);
     free(x->sleeping);
+    for (size_t i = 0; x->slots && x->w && i < x->w->nsteps; i++)
+        free(x->slots[i].outs);
     free(x->slots);
     sked__step_records_free(x->rec, x->nrec);
     clear_pending(x);
@@ -704,6 +713,9 @@ static int xrun_init(xrun *x, const sked_exec_env *env, const sked_run *run,
     if (!x->st || !x->outputs || !x->errs || !x->busy || !x->timer ||
         !x->sleeping || !x->slots)
         return SKED_ENOMEM;
+    for (size_t i = 0; w->parallelism > 1 && i < w->nsteps; i++)
+        if (!(x->slots[i].outs = calloc(n, sizeof *x->slots[i].outs)))
+            return SKED_ENOMEM;
     return load(x);
 }
 
