@@ -376,7 +376,8 @@ static int decide(void *ctx, const sked_schedule *s, int64_t active,
                           .tick = l->o.tick,
                           .active_runs =
                               active > 1000000 ? 1000000 : (int) active,
-                          .buffered_runs = active > 1 ? (int) active - 1 : 0},
+                          .buffered_runs = active > 1 ? (int) active - 1 : 0,
+                          .cron = s->kind == SKED_SPEC_CRON ? &c : NULL},
         &p);
     if (rc == SKED_EINVAL)
         return disable(s, "the time spec no longer loads", out);

@@ -103,7 +103,8 @@ static int bit_high(uint64_t v)
     return 63 - __builtin_clzll(v);
 }
 
-static int src_init(occ_src *q, const sked_schedule *s, const sked_tz *tz)
+static int src_init(occ_src *q, const sked_schedule *s, const sked_tz *tz,
+                    const sked_cron *parsed)
 {
     memset(q, 0, sizeof *q);
     q->s = s;
@@ -113,7 +114,9 @@ static int src_init(occ_src *q, const sked_schedule *s, const sked_tz *tz)
     q->visits = SKED_POLICY_VISITS_MAX;
     switch (s->kind) {
     case SKED_SPEC_CRON:
-        if (!s->cron || sked_cron_parse(s->cron, &q->cron, NULL) != 0)
+        if (parsed)
+            q->cron = *parsed;
+        else if (!s->cron || sked_cron_parse(s->cron, &q->cron, NULL) != 0)
             return SKED_EINVAL;
         q->per_day = (int64_t) __builtin_popcountll(q->cron.sec) *
                      __builtin_popcountll(q->cron.min) *
@@ -615,7 +618,7 @@ int sked__policy_plan(const sked_policy_in *in, sked_policy_out *out)
         *out = o;
         return 0;
     }
-    if ((rc = src_init(&p.q, s, in->tz)) != 0)
+    if ((rc = src_init(&p.q, s, in->tz, in->cron)) != 0)
         return rc;
     plan_params(&p);
     p.start = plan_start(s, in->now);

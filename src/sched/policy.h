@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sked/cron.h"
 #include "sked/schedule.h"
 #include "store/store.h"
 
@@ -63,9 +64,11 @@ typedef struct sked_policy_in {
                                (last_fired_at), runs_created, status */
     const sked_tz *tz;      /* borrowed: the schedule's zone */
     sked_time now;
-    sked_dur tick;     /* the scheduler's tick; the grace is derived */
-    int active_runs;   /* runs of the schedule active now (its key) */
-    int buffered_runs; /* of them, waiting as an overlap buffer */
+    sked_dur tick;         /* the scheduler's tick; the grace is derived */
+    int active_runs;       /* runs of the schedule active now (its key) */
+    int buffered_runs;     /* of them, waiting as an overlap buffer */
+    const sked_cron *cron; /* borrowed: S's expression already parsed;
+                              NULL: parsed here */
 } sked_policy_in;
 
 typedef struct sked_policy_out {

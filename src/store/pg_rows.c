@@ -416,7 +416,9 @@ int sked__pg_rows_schedule_list(sked__tx *tx, const sked__schedule_query *q,
     "SELECT r.id, r.workflow, r.version, r.status, r.trig, r.schedule, "       \
     "r.sched_for, coalesce(r.queue, (SELECT v.definition::json->>'queue' "     \
     "FROM workflow_versions v WHERE v.workflow = r.workflow "                  \
-    "ORDER BY v.registered_at DESC LIMIT 1), 'default'), r.priority, r.ckey, " \
+    "AND v.registered_at = (SELECT max(m.registered_at) "                      \
+    "FROM workflow_versions m WHERE m.workflow = r.workflow) LIMIT 1), "       \
+    "'default'), r.priority, r.ckey, "                                         \
     "coalesce(r.not_before, $12::bigint), coalesce(r.context, '{}'), "         \
     "$12::bigint, $12::bigint, r.skey "                                        \
     "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "             \

@@ -104,8 +104,9 @@ static const char *const stmt_sql[S_COUNT] = {
  * latest registered definition's), else "default". */
 #define RUN_QUEUE                                                              \
     "coalesce(?7, (SELECT json_extract(definition, '$.queue') "                \
-    "FROM workflow_versions WHERE workflow = ?2 "                              \
-    "ORDER BY registered_at DESC LIMIT 1), 'default')"
+    "FROM workflow_versions WHERE workflow = ?2 AND registered_at = "          \
+    "(SELECT max(registered_at) FROM workflow_versions WHERE workflow = ?2) "  \
+    "LIMIT 1), 'default')"
     [S_RUN_INSERT] =
         "INSERT INTO runs (id, workflow, workflow_version, status, "
         "trigger_kind, schedule, scheduled_for, queue, priority, "
