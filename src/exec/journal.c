@@ -16,6 +16,9 @@
 
 /* Most ops one transaction carries: the rest waits for the next. */
 #define JOURNAL_BATCH_MAX SKED_RUN_OPS_MAX
+/* Most ops waiting for the writer: past this, workers wait for a commit
+ * (a slow database slows the workers instead of filling memory). */
+#define JOURNAL_QUEUE_MAX (4 * JOURNAL_BATCH_MAX)
 
 typedef struct entry {
     struct entry *next;
@@ -36,6 +39,7 @@ struct sked_journal {
     pthread_cond_t work, done;
     entry *head, *tail;       /* the queue, under mu */
     uint64_t queued, written; /* entries queued and committed ever */
+    size_t pending_ops;       /* ops queued, not yet taken by the writer */
     bool stop;
 };
 
@@ -153,6 +157,7 @@ static entry *take(sked_journal *j)
     if (!j->head)
         j->tail = NULL;
     last->next = NULL;
+    j->pending_ops -= n;
     return first;
 }
 
@@ -236,6 +241,9 @@ int sked__journal_write(sked_journal *j, const sked_run_op *ops, size_t n,
     e->n = n;
     e->result = result;
     pthread_mutex_lock(&j->mu);
+    while (j->pending_ops + n > JOURNAL_QUEUE_MAX && !j->stop)
+        pthread_cond_wait(&j->done, &j->mu);
+    j->pending_ops += n;
     if (j->tail)
         j->tail->next = e;
     else

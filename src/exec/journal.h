@@ -32,7 +32,8 @@ void sked__journal_close(sked_journal *j);
 /* Queue the N ops (copied). With RESULT (N entries), wait for their
  * commit and fill it as sked__store_run_ops does; the return value is
  * the transaction's (0, or the failure of the whole batch, ERR saying
- * why). Without RESULT, return at once (0, or SKED_ENOMEM). */
+ * why). Without RESULT, return once queued (0, or SKED_ENOMEM): at once,
+ * unless the queue is full, when the caller waits for the next commit. */
 int sked__journal_write(sked_journal *j, const sked_run_op *ops, size_t n,
                         int *result, sked_error *err);
 
