@@ -214,15 +214,19 @@ int sked__registry_set_queue_cap(sked_registry *r, const char *queue,
     return rc;
 }
 
-int32_t sked__registry_queue_cap(sked_registry *r, const char *queue)
+size_t sked__registry_caps(sked_registry *r, char (*names)[SKED_NAME_MAX + 1],
+                           int32_t *caps, size_t max)
 {
-    int32_t v = 0;
+    size_t n = 0;
     pthread_mutex_lock(&r->mu);
-    for (size_t i = 0; i < r->ncaps; i++)
-        if (strcmp(r->caps[i].queue, queue) == 0)
-            v = r->caps[i].worker_concurrency;
+    for (size_t i = 0; i < r->ncaps && n < max; i++) {
+        if (r->caps[i].worker_concurrency <= 0)
+            continue;
+        snprintf(names[n], sizeof names[n], "%s", r->caps[i].queue);
+        caps[n++] = r->caps[i].worker_concurrency;
+    }
     pthread_mutex_unlock(&r->mu);
-    return v;
+    return n;
 }
 
 int sked__registry_list(sked_registry *r, char ***names, char ***versions,

@@ -49,8 +49,11 @@ void sked__registry_claimables_free(sked_claim_workflow *list, size_t n);
 /* Per-server caps of queues (worker_concurrency; 0: none). */
 int sked__registry_set_queue_cap(sked_registry *r, const char *queue,
                                  int32_t worker_concurrency);
-/* The cap of QUEUE, 0 when none. */
-int32_t sked__registry_queue_cap(sked_registry *r, const char *queue);
+/* The queues with a per-server cap: up to MAX of them, each name copied
+ * into NAMES[i] and its worker_concurrency into CAPS[i]. Returns how
+ * many. */
+size_t sked__registry_caps(sked_registry *r, char (*names)[SKED_NAME_MAX + 1],
+                           int32_t *caps, size_t max);
 
 /* Every workflow's name and version, copied (for registration in the
  * store): arrays of *n strings each, freed by the caller (each, then the

@@ -93,30 +93,32 @@ static void *worker_main(void *arg)
 
 /* ---- the dispatcher -------------------------------------------------- */
 
-/* The per-server caps of the queues this engine has runs of. Under mu. */
-static size_t caps_now(sked_workers *w, sked_claim_cap *caps, size_t max)
+#define CAPS_MAX 64
+
+/* The per-server caps (worker_concurrency) as a claim wants them: for
+ * each capped queue, the runs this engine may still take, its cap minus
+ * the runs of the queue it executes or holds queued. NAMES holds the
+ * queue names the caps point to. */
+static size_t caps_now(sked_workers *w, sked_claim_cap *caps,
+                       char (*names)[SKED_NAME_MAX + 1])
 {
-    size_t n = 0;
-    for (int i = 0; i < w->cfg.nworkers && n < max; i++) {
-        const char *q = w->slots[i].busy ? w->slots[i].run.queue : NULL;
-        bool seen = false;
-        for (size_t k = 0; q && k < n && !seen; k++)
-            seen = strcmp(caps[k].queue, q) == 0;
-        int32_t cap =
-            q && !seen ? sked__registry_queue_cap(w->cfg.env.registry, q) : 0;
-        if (cap > 0)
-            caps[n++] = (sked_claim_cap){q, cap};
-    }
+    int32_t limit[CAPS_MAX];
+    size_t n = sked__registry_caps(w->cfg.env.registry, names, limit,
+                                   CAPS_MAX);
+
+    pthread_mutex_lock(&w->mu);
     for (size_t k = 0; k < n; k++) {
         int32_t used = 0;
         for (int i = 0; i < w->cfg.nworkers; i++)
             used += w->slots[i].busy &&
-                    strcmp(w->slots[i].run.queue, caps[k].queue) == 0;
+                    strcmp(w->slots[i].run.queue, names[k]) == 0;
         for (size_t j = 0; j < w->qlen; j++)
             used += strcmp(w->queue[(w->qhead + j) % w->qcap].queue,
-                           caps[k].queue) == 0;
-        caps[k].free = caps[k].free > used ? caps[k].free - used : 0;
+                           names[k]) == 0;
+        caps[k] = (sked_claim_cap){names[k],
+                                   limit[k] > used ? limit[k] - used : 0};
     }
+    pthread_mutex_unlock(&w->mu);
     return n;
 }
 
@@ -128,16 +130,15 @@ static size_t claim_some(sked_workers *w, size_t room)
     sked_run *runs = NULL;
     sked_event *ev = NULL;
     sked_error err = {0};
-    sked_claim_cap caps[64];
+    sked_claim_cap caps[CAPS_MAX];
+    char names[CAPS_MAX][SKED_NAME_MAX + 1];
 
     if (sked__registry_claimables(w->cfg.env.registry, &wf, &nwf) != 0 ||
         nwf == 0) {
         sked__registry_claimables_free(wf, nwf);
         return 0;
     }
-    pthread_mutex_lock(&w->mu);
-    ncaps = caps_now(w, caps, sizeof caps / sizeof *caps);
-    pthread_mutex_unlock(&w->mu);
+    ncaps = caps_now(w, caps, names);
     sked_claim_req req = {
         .executor = w->cfg.env.executor,
         .now = now_of(w),

@@ -10,6 +10,8 @@
 #    completes once, and its record shows the lost attempt.
 # 2. Queue limits: two servers, 12 runs on a queue of concurrency 2: no
 #    more than two ever run at once, read from the steps' start and end.
+#    And worker_concurrency 1: one server with 4 workers runs one of the
+#    queue's runs at a time.
 # 3. A command that does not exist fails its run with that reason, and
 #    the worker goes on with the next run.
 # 4. A hard workflow timeout kills a step that sleeps past it, within
@@ -46,6 +48,7 @@ wf=$tmp/wf.yaml
 cat >"$wf" <<YAML
 queues:
   pair: {concurrency: 2}
+  solo: {worker_concurrency: 1}
 workflows:
   three-steps:
     steps:
@@ -62,6 +65,11 @@ workflows:
     steps:
       - name: work
         sh: 'sleep 0.4'
+  single:
+    queue: solo
+    steps:
+      - name: work
+        sh: 'sleep 0.3'
   missing:
     steps:
       - name: nope
@@ -166,6 +174,37 @@ print(top)')
 check_le "at most 2 running at once (queue pair)" "$maxrun" 2
 check_ge "the queue ran 2 at once" "$maxrun" 2
 
+# overlap PY: the most runs of the ids on stdin's JSON lines at once.
+overlap() {
+    $py -c '
+import json, sys
+ev = []
+for line in sys.stdin:
+    if not line.strip():
+        continue
+    s = json.loads(line)["steps"][0]
+    ev.append((s["started_at"], 1))
+    ev.append((s["finished_at"], -1))
+ev.sort(key=lambda e: (e[0], e[1]))
+cur = top = 0
+for _, d in ev:
+    cur += d
+    top = max(top, cur)
+print(top)'
+}
+stop_server c TERM
+sids=()
+for i in $(seq 1 6); do
+    sids+=("$("$bin" run start single --db "$db")")
+done
+for i in "${sids[@]}"; do
+    wait_status "$i" completed 60 || fail "single run completes" "$i"
+done
+solo=$(for i in "${sids[@]}"; do run_json "$i" | $py -c "$compact"; done | overlap)
+check "one at a time on one server (worker_concurrency 1)" "$solo" 1
+srv c --workers 4
+wait_log c "server started" 20 || fail "restart c" "$(cat "$tmp/c.log")"
+
 # ---- 3. a program that does not exist --------------------------------------
 bad=$("$bin" run start missing --db "$db")
 good=$("$bin" run start paired --db "$db")
@@ -222,7 +261,7 @@ import json, sys
 print(" ".join("%s:%s" % (w["name"], w["definition"]["queue"])
                for w in json.load(sys.stdin)["workflows"]))')
 check "workflow list" "$got" \
-    "cancellable:default hook:default missing:default noisy:default paired:pair slow:default three-steps:default"
+    "cancellable:default hook:default missing:default noisy:default paired:pair single:solo slow:default three-steps:default"
 
 for s in b c; do
     stop_server "$s" TERM
