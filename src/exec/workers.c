@@ -103,8 +103,7 @@ static size_t caps_now(sked_workers *w, sked_claim_cap *caps,
                        char (*names)[SKED_NAME_MAX + 1])
 {
     int32_t limit[CAPS_MAX];
-    size_t n = sked__registry_caps(w->cfg.env.registry, names, limit,
-                                   CAPS_MAX);
+    size_t n = sked__registry_caps(w->cfg.env.registry, names, limit, CAPS_MAX);
 
     pthread_mutex_lock(&w->mu);
     for (size_t k = 0; k < n; k++) {
@@ -113,10 +112,10 @@ static size_t caps_now(sked_workers *w, sked_claim_cap *caps,
             used += w->slots[i].busy &&
                     strcmp(w->slots[i].run.queue, names[k]) == 0;
         for (size_t j = 0; j < w->qlen; j++)
-            used += strcmp(w->queue[(w->qhead + j) % w->qcap].queue,
-                           names[k]) == 0;
-        caps[k] = (sked_claim_cap){names[k],
-                                   limit[k] > used ? limit[k] - used : 0};
+            used +=
+                strcmp(w->queue[(w->qhead + j) % w->qcap].queue, names[k]) == 0;
+        caps[k] =
+            (sked_claim_cap){names[k], limit[k] > used ? limit[k] - used : 0};
     }
     pthread_mutex_unlock(&w->mu);
     return n;
