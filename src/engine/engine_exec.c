@@ -110,26 +110,43 @@ static int code_sync(sked_engine *e, sked_error *err)
     return rc;
 }
 
+/* The executor's view of E. */
+static sked_exec_env exec_env(sked_engine *e)
+{
+    return (sked_exec_env){.store = e->store,
+                           .journal = e->journal,
+                           .registry = e->registry,
+                           .clock = e->clock,
+                           .executor = e->node_id};
+}
+
+/* What executing needs before the first claim, done once: the registered
+ * versions recorded (and so the latest: runs with no version, every run
+ * fired or started through the API, are routed here) and the journal. */
+static int exec_open(sked_engine *e, sked_error *err)
+{
+    if (e->journal)
+        return 0;
+    int rc = record_versions(e, err);
+    if (rc == 0 &&
+        sked__journal_open(e->store, sked__engine_deliver, e, &e->journal) != 0)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, "no journal");
+    return rc;
+}
+
 int sked__engine_exec_start(sked_engine *e, sked_error *err)
 {
     int rc = 0;
-    if (e->journal)
+    if (e->workers)
         return sked__error_set(err, SKED_EINVAL, NULL, -1, "already started");
     if (!e->synced)
         rc = code_sync(e, err);
     if (rc == 0)
-        rc = record_versions(e, err);
-    if (rc == 0 &&
-        sked__journal_open(e->store, sked__engine_deliver, e, &e->journal) != 0)
-        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, "no journal");
+        rc = exec_open(e, err);
     if (rc != 0 || e->nworkers <= 0)
         return rc;
     sked_workers_config c = {
-        .env = {.store = e->store,
-                .journal = e->journal,
-                .registry = e->registry,
-                .clock = e->clock,
-                .executor = e->node_id},
+        .env = exec_env(e),
         .nworkers = e->nworkers,
         .lease = e->lease,
         .deliver = sked__engine_deliver,
@@ -337,43 +354,20 @@ int sked__engine_define(sked_engine *e, sked_workflow **list, size_t n,
 
 int sked__engine_work(sked_engine *e, size_t max, size_t *done, sked_error *err)
 {
-    sked_claim_workflow *wf = NULL;
-    size_t nwf = 0, n = 0, nev = 0;
     sked_run *runs = NULL;
-    sked_event *ev = NULL;
     sked_cancel cancel;
+    size_t n = 0;
 
     *done = 0;
-    if (!e->journal) {
-        /* As sked_engine_start does: the registered versions go to the
-         * store and become the latest, so that runs with no version (every
-         * run fired or started through the API) are routed here. */
-        int rc = record_versions(e, err);
-        if (rc != 0)
-            return rc;
-        if (sked__journal_open(e->store, sked__engine_deliver, e,
-                               &e->journal) != 0)
-            return sked__error_set(err, SKED_ENOMEM, NULL, -1, "no journal");
-    }
-    if (sked__registry_claimables(e->registry, &wf, &nwf) != 0)
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    sked_claim_req req = {.executor = e->node_id,
-                          .now = sked__clock_now(e->clock),
-                          .lease = e->lease > 0 ? e->lease : SKED_LEASE_DEFAULT,
-                          .max = max,
-                          .workflows = wf,
-                          .nworkflows = nwf};
-    int rc = nwf == 0 ? 0
-                      : sked__store_runs_claim(e->store, &req, &runs, &n, &ev,
-                                               &nev, err);
-    if (nev > 0)
-        sked__engine_deliver(e, ev, nev);
-    sked__events_free(ev, nev);
-    sked_exec_env env = {.store = e->store,
-                         .journal = e->journal,
-                         .registry = e->registry,
-                         .clock = e->clock,
-                         .executor = e->node_id};
+    int rc = exec_open(e, err);
+    if (rc == 0)
+        rc = sked__claim(&(sked_exec_env){.store = e->store,
+                                          .registry = e->registry,
+                                          .clock = e->clock,
+                                          .executor = e->node_id},
+                         e->lease > 0 ? e->lease : SKED_LEASE_DEFAULT, NULL, 0,
+                         max, sked__engine_deliver, e, &runs, &n, err);
+    sked_exec_env env = exec_env(e);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (sked__cancel_init(&cancel) != 0) {
             rc = sked__error_set(err, SKED_EIO, NULL, -1, "no eventfd");
@@ -382,9 +376,9 @@ int sked__engine_work(sked_engine *e, size_t max, size_t *done, sked_error *err)
         sked__execute(&env, &runs[i], &cancel);
         sked__cancel_close(&cancel);
     }
-    sked__journal_flush(e->journal);
+    if (e->journal)
+        sked__journal_flush(e->journal);
     sked__runs_free(runs, n);
-    sked__registry_claimables_free(wf, nwf);
     if (rc == 0)
         *done = n;
     return rc;

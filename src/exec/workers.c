@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/error.h"
 #include "exec/attempt.h"
 
 /* The heartbeat's shortest period, when woken by changes. */
@@ -121,39 +122,53 @@ static size_t caps_now(sked_workers *w, sked_claim_cap *caps,
     return n;
 }
 
+int sked__claim(const sked_exec_env *env, sked_dur lease,
+                const sked_claim_cap *caps, size_t ncaps, size_t max,
+                void (*deliver)(void *ctx, const sked_event *ev, size_t n),
+                void *ctx, sked_run **out, size_t *n, sked_error *err)
+{
+    sked_claim_workflow *wf = NULL;
+    size_t nwf = 0, nev = 0;
+    sked_event *ev = NULL;
+    int rc = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (sked__registry_claimables(env->registry, &wf, &nwf) != 0)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (nwf > 0) {
+        sked_claim_req req = {
+            .executor = env->executor,
+            .now = sked__clock_now(env->clock),
+            .lease = lease,
+            .max = max > SKED_STORE_BATCH_MAX ? SKED_STORE_BATCH_MAX : max,
+            .workflows = wf,
+            .nworkflows = nwf,
+            .caps = caps,
+            .ncaps = ncaps,
+        };
+        rc = sked__store_runs_claim(env->store, &req, out, n, &ev, &nev, err);
+    }
+    if (nev > 0 && deliver)
+        deliver(ctx, ev, nev);
+    sked__events_free(ev, nev);
+    sked__registry_claimables_free(wf, nwf);
+    return rc;
+}
+
 /* Claim up to ROOM runs and queue them. Returns how many. */
 static size_t claim_some(sked_workers *w, size_t room)
 {
-    sked_claim_workflow *wf = NULL;
-    size_t nwf = 0, n = 0, nev = 0, ncaps;
-    sked_run *runs = NULL;
-    sked_event *ev = NULL;
-    sked_error err = {0};
     sked_claim_cap caps[CAPS_MAX];
     char names[CAPS_MAX][SKED_NAME_MAX + 1];
+    sked_run *runs = NULL;
+    sked_error err = {0};
+    size_t n = 0;
+    size_t ncaps = caps_now(w, caps, names);
 
-    if (sked__registry_claimables(w->cfg.env.registry, &wf, &nwf) != 0 ||
-        nwf == 0) {
-        sked__registry_claimables_free(wf, nwf);
+    if (sked__claim(&w->cfg.env, w->cfg.lease, caps, ncaps, room,
+                    w->cfg.deliver, w->cfg.ctx, &runs, &n, &err) != 0)
         return 0;
-    }
-    ncaps = caps_now(w, caps, names);
-    sked_claim_req req = {
-        .executor = w->cfg.env.executor,
-        .now = now_of(w),
-        .lease = w->cfg.lease,
-        .max = room > SKED_STORE_BATCH_MAX ? SKED_STORE_BATCH_MAX : room,
-        .workflows = wf,
-        .nworkflows = nwf,
-        .caps = caps,
-        .ncaps = ncaps,
-    };
-    if (sked__store_runs_claim(w->cfg.env.store, &req, &runs, &n, &ev, &nev,
-                               &err) != 0)
-        n = 0;
-    if (nev > 0 && w->cfg.deliver)
-        w->cfg.deliver(w->cfg.ctx, ev, nev);
-    sked__events_free(ev, nev);
     pthread_mutex_lock(&w->mu);
     for (size_t i = 0; i < n; i++) {
         w->queue[(w->qhead + w->qlen) % w->qcap] = runs[i];
@@ -162,7 +177,6 @@ static size_t claim_some(sked_workers *w, size_t room)
     pthread_cond_broadcast(&w->work);
     pthread_mutex_unlock(&w->mu);
     free(runs); /* the queue took the runs' strings */
-    sked__registry_claimables_free(wf, nwf);
     return n;
 }
 
@@ -303,9 +317,14 @@ static void prune(sked_workers *w)
                             &err);
 }
 
-static void beat(sked_workers *w)
+/* A beat: the leases and the cancels always; version routing and the
+ * events' retention only on the lease/3 period (ROUTINE), not on every
+ * early beat a wake asks for. */
+static void beat(sked_workers *w, bool routine)
 {
     renew(w);
+    if (!routine)
+        return;
     route(w);
     prune(w);
 }
@@ -313,11 +332,18 @@ static void beat(sked_workers *w)
 static void *heartbeat_main(void *arg)
 {
     sked_workers *w = arg;
+    sked_dur period = w->cfg.lease / 3;
+    sked_mono last_routine = sked__clock_mono(NULL) - period;
+
     pthread_mutex_lock(&w->mu);
     while (!w->stopping) {
         w->beat_soon = false;
         pthread_mutex_unlock(&w->mu);
-        beat(w);
+        sked_mono now = sked__clock_mono(NULL);
+        bool routine = now - last_routine >= period;
+        if (routine)
+            last_routine = now;
+        beat(w, routine);
         pthread_mutex_lock(&w->mu);
         struct timespec ts;
         /* At most every BEAT_MIN when woken (a firing may have asked to
@@ -327,7 +353,7 @@ static void *heartbeat_main(void *arg)
         while (!w->stopping &&
                pthread_cond_timedwait(&w->beat, &w->mu, &ts) != ETIMEDOUT)
             ;
-        sked__clock_deadline(w->cfg.lease / 3 - BEAT_MIN, &ts);
+        sked__clock_deadline(period - BEAT_MIN, &ts);
         while (!w->stopping && !w->beat_soon &&
                pthread_cond_timedwait(&w->beat, &w->mu, &ts) != ETIMEDOUT)
             ;
@@ -415,14 +441,6 @@ void sked__workers_cancel(sked_workers *w, const char *id)
     pthread_mutex_lock(&w->mu);
     cancel_local(w, id, SKED_STOP_CANCEL);
     pthread_mutex_unlock(&w->mu);
-}
-
-int sked__workers_busy(sked_workers *w)
-{
-    pthread_mutex_lock(&w->mu);
-    int n = w->nbusy;
-    pthread_mutex_unlock(&w->mu);
-    return n;
 }
 
 void sked__workers_stop(sked_workers *w)

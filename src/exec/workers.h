@@ -49,8 +49,14 @@ void sked__workers_wake(sked_workers *w);
  * heartbeat). */
 void sked__workers_cancel(sked_workers *w, const char *id);
 
-/* Runs executing now (sked_workers_busy). */
-int sked__workers_busy(sked_workers *w);
+/* Claim up to MAX runs for ENV->executor with LEASE, of the workflows
+ * ENV->registry has, within the per-server CAPS (NCAPS), and hand the
+ * claim's events to DELIVER (may be NULL). OUT: *out, *n runs
+ * (sked__runs_free). The dispatcher's claim, and sked__engine_work's. */
+int sked__claim(const sked_exec_env *env, sked_dur lease,
+                const sked_claim_cap *caps, size_t ncaps, size_t max,
+                void (*deliver)(void *ctx, const sked_event *ev, size_t n),
+                void *ctx, sked_run **out, size_t *n, sked_error *err);
 
 /* Stop claiming, stop the runs in flight (SKED_STOP_SHUTDOWN), wait for
  * the workers, commit what they wrote and give every unfinished run
