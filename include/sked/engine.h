@@ -174,6 +174,26 @@ SKED_API int sked_engine_run_list(sked_engine *e, const sked_run_query *q,
 SKED_API int sked_engine_workflow_list(sked_engine *e, char **out_json,
                                        sked_error *err);
 
+/* Every queue (SPEC 4.2) with its limits and depth, by name, as
+ * {"queues":[{"name","concurrency","worker_concurrency","rate_limit",
+ * "rate_period_secs","pending","running"}]} into *out_json (sked_free);
+ * limits not set are null, "pending" counts pending and waiting runs. */
+SKED_API int sked_engine_queue_list(sked_engine *e, char **out_json,
+                                    sked_error *err);
+
+/* ---- health and metrics --------------------------------------------------*/
+
+/* Return 0 when the store answers a query now and its schema is current
+ * (GET /readyz), else SKED_EIO or SKED_EBUSY with the reason in ERR. */
+SKED_API int sked_engine_ready(sked_engine *e, sked_error *err);
+
+/* The engine's metrics (SPEC 5) in the Prometheus text exposition format
+ * (version 0.0.4) into *out_text (sked_free): counters since the engine
+ * opened, gauges read now (queue depths and schedules by status from the
+ * store, busy workers from the pool). */
+SKED_API int sked_engine_metrics(sked_engine *e, char **out_text,
+                                 sked_error *err);
+
 /* ---- events ------------------------------------------------------------*/
 
 /* One event as subscribers see it; every pointer is borrowed for the
@@ -185,6 +205,14 @@ typedef struct sked_event_view {
     const char *payload; /* JSON object text */
     sked_time at;
 } sked_event_view;
+
+/* Up to LIMIT (1..1000; 0: 100) stored events with an id above
+ * AFTER_ID, oldest first, as {"events":[{"id","type","subject",
+ * "payload","at"}],"next_cursor":"ID"|null} into *out_json (sked_free).
+ * Events written by every engine on the database are listed. */
+SKED_API int sked_engine_event_list(sked_engine *e, int64_t after_id,
+                                    size_t limit, char **out_json,
+                                    sked_error *err);
 
 typedef void (*sked_event_fn)(void *ctx, const sked_event_view *ev);
 typedef struct sked_subscription sked_subscription;

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* The HTTP server of "sked server" (SPEC 6, docs/api.md): the API, the
+ * event stream, the metrics and the dashboard, on libmicrohttpd's thread
+ * pool, calling the engine, which is thread-safe.
+ *
+ * Every connection is event-driven (epoll), so a slow or half-open client
+ * costs a socket and a little memory, never a thread; idle connections
+ * are closed after the timeout, except the event streams, which are kept
+ * alive by a comment every 15 s. */
+#ifndef SKED_HTTP_HTTP_H
+#define SKED_HTTP_HTTP_H
+
+#include <stdbool.h>
+
+#include "sked/engine.h"
+
+typedef struct sked_http sked_http;
+
+#define SKED_HTTP_LISTEN_DEFAULT "127.0.0.1:8080"
+
+typedef struct sked_http_options {
+    const char *listen;       /* "HOST:PORT", "[V6]:PORT" or ":PORT" (every
+                                 address); NULL: SKED_HTTP_LISTEN_DEFAULT;
+                                 port 0: any free port (sked__http_port) */
+    const char *token;        /* bearer token; NULL or "": no auth */
+    unsigned threads;         /* 0: 4 */
+    unsigned timeout_secs;    /* idle connection timeout; 0: 30 */
+    unsigned max_connections; /* 0: 4096 */
+} sked_http_options;
+
+/* Start serving E (borrowed; it must outlive the server) as OPTS says.
+ * A listen address beyond loopback without a token is refused
+ * (SKED_EINVAL, field "listen"). OUT: *out, stopped with sked__http_stop.
+ * Returns 0, SKED_EINVAL (bad address, field "listen"), SKED_EIO (cannot
+ * bind: the message says why), SKED_ENOMEM. */
+int sked__http_start(sked_engine *e, const sked_http_options *opts,
+                     sked_http **out, sked_error *err);
+
+/* The TCP port the server listens on. */
+unsigned sked__http_port(const sked_http *h);
+
+/* Stop serving: end the event streams, close every connection, free H.
+ * NULL does nothing. */
+void sked__http_stop(sked_http *h);
+
+/* True when the listen address LISTEN (as in the options) accepts
+ * connections from this machine only (127.0.0.0/8, ::1, "localhost"). */
+bool sked__http_listen_is_loopback(const char *listen);
+
+#endif

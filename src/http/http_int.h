@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside the HTTP server: requests, responses, handlers and routes.
+ *
+ * server.c owns libmicrohttpd: it reads a request (headers, then a body
+ * of at most HTTP_BODY_MAX bytes, refused with 413 from Content-Length
+ * before it is read), checks the token, finds the route (router.c: 404,
+ * or 405 with Allow), calls its handler, and sends what the handler put
+ * in the http_resp. Handlers know nothing of libmicrohttpd except the
+ * event stream, which hands server.c a streaming response.
+ *
+ * Every module of the API exports its table of routes (ending with a
+ * zeroed entry); router.c looks through all of them, in the order of
+ * sked__http_tables, and the OpenAPI document lists the same routes. */
+#ifndef SKED_HTTP_HTTP_INT_H
+#define SKED_HTTP_HTTP_INT_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "http/http.h"
+
+struct MHD_Connection;
+struct MHD_Response;
+
+#define HTTP_BODY_MAX   (1024 * 1024)
+#define HTTP_PARAMS_MAX 2
+
+typedef struct http_req {
+    const char *method; /* "GET" */
+    const char *path;   /* without the query string */
+    /* The {…} segments of the route's pattern, percent-decoded, in
+     * order; owned by server.c for the request's lifetime. */
+    const char *param[HTTP_PARAMS_MAX];
+    size_t nparam;
+    const char *body; /* NUL-terminated; "" when none */
+    size_t body_len;
+    sked_engine *engine;
+    sked_http *server;
+    struct MHD_Connection *conn; /* for sked__http_query/header, streams */
+} http_req;
+
+typedef struct http_resp {
+    unsigned status;          /* 0 until a handler sets it */
+    char *body;               /* owned (malloc); NULL: empty */
+    size_t len;
+    const char *content_type; /* static; NULL: application/json */
+    const char *allow;        /* static; the Allow header of a 405 */
+    /* A streaming response (the event stream): when set, server.c queues
+     * it (and drops its reference) instead of BODY. */
+    struct MHD_Response *stream;
+} http_resp;
+
+/* A handler fills RESP (through the helpers below) and returns 0, or a
+ * negative SKED_E... code after filling RESP with the error. */
+typedef int (*http_handler)(const http_req *req, http_resp *resp);
+
+typedef struct http_route {
+    const char *method;  /* "GET", "POST", "PUT", "PATCH", "DELETE" */
+    const char *pattern; /* "/api/v1/schedules/{name}/pause" */
+    http_handler handler;
+    const char *summary; /* one line, for the OpenAPI document */
+} http_route;
+
+/* The tables of the modules (each ends with {0}). */
+extern const http_route sked__api_schedule_routes[]; /* api_schedules.c */
+extern const http_route sked__api_run_routes[];      /* api_runs.c */
+extern const http_route sked__api_event_routes[];    /* api_events.c */
+extern const http_route sked__api_misc_routes[];     /* api_misc.c */
+/* Every table, NULL-terminated (router.c). */
+extern const http_route *const sked__http_tables[];
+
+/* ---- responses (reply.c) ---------------------------------------------- */
+
+/* Send BODY (a new reference, taken also on failure) as JSON with
+ * STATUS. Returns 0, or SKED_ENOMEM with a 500 in RESP. */
+int sked__http_json(http_resp *resp, unsigned status, json_t *body);
+
+/* Send the error body of SPEC 6 for CODE (a SKED_E... code: the status
+ * and the code string come from the error table), with FIELD (may be
+ * NULL or "") and a message. Returns CODE. */
+int sked__http_error(http_resp *resp, int code, const char *field,
+                     const char *fmt, ...) SKED__PRINTF(4, 5);
+
+/* Send the failure RC of an engine or store call, with ERR's message and
+ * field (its default message when ERR has none). Returns RC. */
+int sked__http_fail(http_resp *resp, int rc, const sked_error *err);
+
+/* ---- requests (server.c) ---------------------------------------------- */
+
+/* The value of query parameter KEY (decoded), or NULL when absent. */
+const char *sked__http_query(const http_req *req, const char *key);
+
+/* The value of header NAME (case-insensitive), or NULL when absent. */
+const char *sked__http_header(const http_req *req, const char *name);
+
+/* Parse the body as a JSON object into *out (a new reference). An empty
+ * body is {} when EMPTY_OK. On failure fill RESP with 400 (malformed
+ * JSON with its line and column, invalid UTF-8, not an object) and
+ * return SKED_ESYNTAX. */
+int sked__http_body_object(const http_req *req, http_resp *resp, bool empty_ok,
+                           json_t **out);
+
+/* Read query parameter KEY as a whole number in MIN..MAX into *out,
+ * DFLT when absent. On a malformed or out-of-range value fill RESP
+ * (400 or 422, field KEY) and return the error code. */
+int sked__http_query_long(const http_req *req, http_resp *resp,
+                          const char *key, long min, long max, long dflt,
+                          long *out);
+
+#endif
