@@ -52,6 +52,7 @@ void sked__engine_deliver(void *ctx, const sked_event *ev, size_t n)
 {
     sked_engine *e = ctx;
 
+    sked__metrics_observe(e->metrics, ev, n);
     pthread_mutex_lock(&e->sub_mu);
     for (sked_subscription *s = e->subs; s; s = s->next)
         for (size_t i = 0; i < n; i++) {
@@ -208,6 +209,11 @@ int sked_engine_open(const sked_engine_options *opts, sked_engine **out,
         free(e);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
+    if (sked__metrics_new(&e->metrics) != 0) {
+        (void) pthread_mutex_destroy(&e->sub_mu);
+        free(e);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
     e->clock = opts->clock;
     e->tick = opts->tick ? opts->tick : SKED_TICK_DEFAULT;
     e->nworkers = opts->workers == 0 ? SKED_WORKERS_DEFAULT : opts->workers;
@@ -248,6 +254,7 @@ void sked_engine_close(sked_engine *e)
         free(s);
     }
     (void) pthread_mutex_destroy(&e->sub_mu);
+    sked__metrics_free(e->metrics);
     free(e->node_id);
     free(e);
 }

@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 
+#include "engine/metrics.h"
 #include "exec/journal.h"
 #include "exec/registry.h"
 #include "exec/workers.h"
@@ -39,6 +40,7 @@ struct sked_engine {
     int nworkers;
     sked_dur lease;
     bool synced; /* sked_engine_sync was called: no code sync at start */
+    sked_metrics *metrics; /* owned; fed by sked__engine_deliver */
 };
 
 /* Deliver the N committed events EV to every subscriber (engine.c); a

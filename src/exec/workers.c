@@ -92,6 +92,18 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+int sked__workers_busy(sked_workers *w)
+{
+    int n;
+
+    if (!w)
+        return 0;
+    pthread_mutex_lock(&w->mu);
+    n = w->nbusy;
+    pthread_mutex_unlock(&w->mu);
+    return n;
+}
+
 /* ---- the dispatcher -------------------------------------------------- */
 
 #define CAPS_MAX 64

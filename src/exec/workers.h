@@ -44,6 +44,9 @@ int sked__workers_start(const sked_workers_config *cfg, sked_workers **out);
 /* Runs may be claimable now: claim at once. */
 void sked__workers_wake(sked_workers *w);
 
+/* The worker threads executing a run now (sked_workers_busy); NULL: 0. */
+int sked__workers_busy(sked_workers *w);
+
 /* Set the cancellation flag of run ID if a worker here executes it (a
  * cancel made through this engine acts at once; others' act at the next
  * heartbeat). */

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/* The stored events as the API lists them (sked_engine_event_list and
+ * engine_events.h): every engine's events on the database, oldest first,
+ * paged by id. */
+#include "engine/engine_events.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/error.h"
+#include "engine/engine_int.h"
+
+json_t *sked__event_json(const sked_event *ev)
+{
+    char at[SKED_TIME_STRLEN];
+    json_t *payload = ev->payload ? json_loads(ev->payload, 0, NULL) : NULL;
+
+    if (!payload)
+        payload = ev->payload ? json_string(ev->payload) : json_object();
+    if (sked_time_format(ev->at, at, sizeof at) < 0)
+        at[0] = '\0';
+    return json_pack("{s:I, s:s, s:s, s:o, s:s}", "id", (json_int_t) ev->id,
+                     "type", ev->type ? ev->type : "", "subject",
+                     ev->subject ? ev->subject : "", "payload", payload, "at",
+                     at);
+}
+
+/* {"events":[...],"next_cursor":...} of the first LIMIT of the N events
+ * EV; MORE: events follow the LIMIT-th. */
+static json_t *page_json(const sked_event *ev, size_t n, size_t limit,
+                         bool more)
+{
+    json_t *list = json_array(), *cursor = json_null();
+    char id[32];
+
+    for (size_t i = 0; list && i < n && i < limit; i++)
+        if (json_array_append_new(list, sked__event_json(&ev[i])) != 0) {
+            json_decref(list);
+            list = NULL;
+        }
+    if (!list) {
+        json_decref(cursor);
+        return NULL;
+    }
+    if (more && n > 0) {
+        (void) snprintf(id, sizeof id, "%lld",
+                        (long long) ev[(n < limit ? n : limit) - 1].id);
+        cursor = json_string(id);
+    }
+    return json_pack("{s:o, s:o?}", "events", list, "next_cursor", cursor);
+}
+
+int sked_engine_event_list(sked_engine *e, int64_t after_id, size_t limit,
+                           char **out_json, sked_error *err)
+{
+    sked_event *ev = NULL;
+    size_t n = 0, ask;
+    int rc;
+
+    if (!e || !out_json)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1,
+                               "an engine and an output");
+    if (limit == 0)
+        limit = 100;
+    if (limit > SKED_STORE_LIST_MAX)
+        return sked__error_set(err, SKED_EINVAL, "limit", -1,
+                               "at most %d events per page",
+                               SKED_STORE_LIST_MAX);
+    if (after_id < 0)
+        return sked__error_set(err, SKED_EINVAL, "after", -1,
+                               "must be 0 or more");
+    /* One more than asked tells whether a page follows; at the cap, a
+     * full page gets a cursor (the next may be empty). */
+    ask = limit < SKED_STORE_LIST_MAX ? limit + 1 : limit;
+    rc = sked__store_event_list(e->store, after_id, ask, &ev, &n, err);
+    if (rc != 0)
+        return rc;
+    json_t *o = page_json(ev, n, limit, n > limit || n == SKED_STORE_LIST_MAX);
+    sked__events_free(ev, n);
+    *out_json = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (!*out_json)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    return 0;
+}

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+/* The engine's metrics (SPEC 5) in the Prometheus text exposition format,
+ * version 0.0.4 (sked_engine_metrics), and the counters behind them
+ * (metrics.h).
+ *
+ * Counters come from the events this engine delivers: a run.completed,
+ * run.failed or run.cancelled counts one finished run of its payload's
+ * workflow and observes its duration_secs; a run.failed with error_code
+ * "timeout" and a run.timeout_exceeded count a workflow timeout; a
+ * run.created of trigger "cron" observes its fire lag, the event's time
+ * minus its scheduled_for. Payloads are parsed outside the lock, and only
+ * those of these types. The missed occurrences are the scheduler loop's
+ * own counters. Gauges are read at scrape time: queue depths and
+ * schedules by status from the store, busy workers from the pool. */
+#include "engine/metrics.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "engine/engine_int.h"
+
+/* Bucket bounds in seconds: from a quick no-op run to a long step. */
+static const double bounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                2.5,   5,    10,    30,   60,  120,  300};
+#define NBOUNDS (sizeof bounds / sizeof *bounds)
+/* Workflows counted at most; more are not (names come from definitions,
+ * so this only bounds a pathological database). */
+#define WORKFLOWS_MAX 10000
+
+typedef struct histo {
+    uint64_t in[NBOUNDS + 1]; /* per bucket, not cumulative; last: +Inf */
+    uint64_t count;
+    double sum;
+} histo;
+
+enum { FIN_COMPLETED, FIN_FAILED, FIN_CANCELLED, FIN__COUNT };
+static const char *const fin_names[] = {"completed", "failed", "cancelled"};
+
+typedef struct wf_count {
+    char *name; /* owned */
+    uint64_t finished[FIN__COUNT];
+    uint64_t timeouts;
+} wf_count;
+
+struct sked_metrics {
+    pthread_mutex_t mu;
+    wf_count *wf; /* sorted by name */
+    size_t nwf, cap;
+    histo duration, lag;
+};
+
+int sked__metrics_new(sked_metrics **out)
+{
+    sked_metrics *m = calloc(1, sizeof *m);
+
+    if (!m || pthread_mutex_init(&m->mu, NULL) != 0) {
+        free(m);
+        return SKED_ENOMEM;
+    }
+    *out = m;
+    return 0;
+}
+
+void sked__metrics_free(sked_metrics *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->nwf; i++)
+        free(m->wf[i].name);
+    free(m->wf);
+    (void) pthread_mutex_destroy(&m->mu);
+    free(m);
+}
+
+/* ---- counting ---------------------------------------------------------- */
+
+static void histo_add(histo *h, double v)
+{
+    size_t i = 0;
+
+    if (!isfinite(v) || v < 0)
+        v = 0;
+    while (i < NBOUNDS && v > bounds[i])
+        i++;
+    h->in[i]++;
+    h->count++;
+    h->sum += v;
+}
+
+/* The counts of workflow NAME, added when new; NULL when out of memory or
+ * over WORKFLOWS_MAX. Under mu. */
+static wf_count *wf_get(sked_metrics *m, const char *name)
+{
+    size_t lo = 0, hi = m->nwf;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(m->wf[mid].name, name);
+        if (c == 0)
+            return &m->wf[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (m->nwf >= WORKFLOWS_MAX)
+        return NULL;
+    if (m->nwf == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 16;
+        wf_count *v = realloc(m->wf, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        m->wf = v;
+        m->cap = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return NULL;
+    memmove(&m->wf[lo + 1], &m->wf[lo], (m->nwf - lo) * sizeof *m->wf);
+    m->wf[lo] = (wf_count){.name = copy};
+    m->nwf++;
+    return &m->wf[lo];
+}
+
+/* What one event adds, read from its payload outside the lock. */
+typedef struct obs {
+    json_t *doc;          /* owns WORKFLOW */
+    const char *workflow; /* NULL: nothing for a workflow */
+    int fin;              /* FIN_..., or -1 */
+    bool timeout;
+    double duration; /* < 0: none */
+    bool has_lag;
+    double lag;
+} obs;
+
+static int fin_of(const char *type)
+{
+    if (strcmp(type, "run.completed") == 0)
+        return FIN_COMPLETED;
+    if (strcmp(type, "run.failed") == 0)
+        return FIN_FAILED;
+    if (strcmp(type, "run.cancelled") == 0)
+        return FIN_CANCELLED;
+    return -1;
+}
+
+/* Fill O from EV; false when EV counts for nothing. */
+static bool obs_read(const sked_event *ev, obs *o)
+{
+    bool created = strcmp(ev->type, "run.created") == 0;
+    bool soft = strcmp(ev->type, "run.timeout_exceeded") == 0;
+
+    *o = (obs){.fin = fin_of(ev->type), .duration = -1};
+    if (o->fin < 0 && !soft &&
+        !(created && ev->payload &&
+          strstr(ev->payload, "\"trigger\":\"cron\"")))
+        return false;
+    o->doc = ev->payload ? json_loads(ev->payload, 0, NULL) : NULL;
+    if (!json_is_object(o->doc))
+        return false;
+    if (created) {
+        const char *sf =
+            json_string_value(json_object_get(o->doc, "scheduled_for"));
+        sked_time t = 0;
+        o->has_lag = sf && sked_time_parse(sf, &t, NULL) == 0;
+        if (o->has_lag)
+            o->lag = (double) (ev->at - t) / 1e6;
+        return o->has_lag;
+    }
+    o->workflow = json_string_value(json_object_get(o->doc, "workflow"));
+    o->timeout = soft;
+    if (o->fin == FIN_FAILED) {
+        const char *code =
+            json_string_value(json_object_get(o->doc, "error_code"));
+        o->timeout = code && strcmp(code, "timeout") == 0;
+    }
+    json_t *d = json_object_get(o->doc, "duration_secs");
+    if (o->fin >= 0 && json_is_number(d))
+        o->duration = json_number_value(d);
+    return o->workflow != NULL;
+}
+
+/* Add O. Under mu. */
+static void obs_apply(sked_metrics *m, const obs *o)
+{
+    if (o->has_lag)
+        histo_add(&m->lag, o->lag);
+    if (o->duration >= 0)
+        histo_add(&m->duration, o->duration);
+    wf_count *w = o->workflow ? wf_get(m, o->workflow) : NULL;
+    if (w && o->fin >= 0)
+        w->finished[o->fin]++;
+    if (w && o->timeout)
+        w->timeouts++;
+}
+
+void sked__metrics_observe(sked_metrics *m, const sked_event *ev, size_t n)
+{
+    for (size_t i = 0; m && i < n; i++) {
+        obs o;
+        if (obs_read(&ev[i], &o)) {
+            pthread_mutex_lock(&m->mu);
+            obs_apply(m, &o);
+            pthread_mutex_unlock(&m->mu);
+        }
+        json_decref(o.doc);
+    }
+}
+
+/* ---- the text format --------------------------------------------------- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) SKED__PRINTF(2, 3);
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+
+    for (int pass = 0; pass < 2 && !b->oom; pass++) {
+        size_t room = b->cap - b->len;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->oom = true;
+            return;
+        }
+        if ((size_t) k < room) {
+            b->len += (size_t) k;
+            return;
+        }
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap - b->len <= (size_t) k)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+}
+
+/* A label value escaped as the format wants: \\, \" and \n. */
+static void sb_label(sbuf *b, const char *v)
+{
+    for (; *v; v++)
+        switch (*v) {
+        case '\\':
+            sb_printf(b, "\\\\");
+            break;
+        case '"':
+            sb_printf(b, "\\\"");
+            break;
+        case '\n':
+            sb_printf(b, "\\n");
+            break;
+        default:
+            sb_printf(b, "%c", *v);
+        }
+}
+
+static void family(sbuf *b, const char *name, const char *type,
+                   const char *help)
+{
+    sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void histo_write(sbuf *b, const char *name, const histo *h)
+{
+    uint64_t cum = 0;
+
+    for (size_t i = 0; i < NBOUNDS; i++) {
+        cum += h->in[i];
+        sb_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name, bounds[i],
+                  (unsigned long long) cum);
+    }
+    sb_printf(b, "%s_bucket{le=\"+Inf\"} %llu\n", name,
+              (unsigned long long) h->count);
+    sb_printf(b, "%s_sum %.6f\n%s_count %llu\n", name, h->sum, name,
+              (unsigned long long) h->count);
+}
+
+static void missed_row(void *ctx, const char *schedule, sked_miss_reason r,
+                       int64_t count)
+{
+    sbuf *b = ctx;
+
+    sb_printf(b, "sked_schedule_missed_total{schedule=\"");
+    sb_label(b, schedule);
+    sb_printf(b, "\",reason=\"%s\"} %lld\n", sked__miss_reason_name(r),
+              (long long) count);
+}
+
+/* The families of the counters this engine keeps. */
+static void write_counters(sked_engine *e, sbuf *b)
+{
+    sked_metrics *m = e->metrics;
+
+    family(b, "sked_schedule_missed_total", "counter",
+           "Occurrences not fired, by schedule and reason.");
+    sked__engine_missed_each(e, missed_row, b);
+    pthread_mutex_lock(&m->mu);
+    family(b, "sked_runs_total", "counter",
+           "Runs finished by this server, by workflow and status.");
+    for (size_t i = 0; i < m->nwf; i++)
+        for (int s = 0; s < FIN__COUNT; s++) {
+            sb_printf(b, "sked_runs_total{workflow=\"");
+            sb_label(b, m->wf[i].name);
+            sb_printf(b, "\",status=\"%s\"} %llu\n", fin_names[s],
+                      (unsigned long long) m->wf[i].finished[s]);
+        }
+    family(b, "sked_run_duration_seconds", "histogram",
+           "Time from start to end of the runs finished by this server.");
+    histo_write(b, "sked_run_duration_seconds", &m->duration);
+    family(b, "sked_fire_lag_seconds", "histogram",
+           "Time from an occurrence to its run's creation, for runs fired "
+           "on time.");
+    histo_write(b, "sked_fire_lag_seconds", &m->lag);
+    family(b, "sked_run_timeouts_total", "counter",
+           "Runs past their workflow's timeout, by workflow.");
+    for (size_t i = 0; i < m->nwf; i++)
+        if (m->wf[i].timeouts > 0) {
+            sb_printf(b, "sked_run_timeouts_total{workflow=\"");
+            sb_label(b, m->wf[i].name);
+            sb_printf(b, "\"} %llu\n", (unsigned long long) m->wf[i].timeouts);
+        }
+    pthread_mutex_unlock(&m->mu);
+}
+
+static int count_status(void *ctx, const sked_schedule_head *h)
+{
+    int64_t *by = ctx;
+
+    if ((int) h->status >= 0 && (int) h->status <= SKED_SCHEDULE_DONE)
+        by[h->status]++;
+    return 0;
+}
+
+/* The gauges, read now. */
+static int write_gauges(sked_engine *e, sbuf *b, sked_error *err)
+{
+    sked_queue_info *q = NULL;
+    size_t nq = 0;
+    int64_t by[SKED_SCHEDULE_DONE + 1] = {0};
+    int rc = sked__store_queues_list(e->store, &q, &nq, err);
+
+    if (rc != 0)
+        return rc;
+    family(b, "sked_queue_depth", "gauge",
+           "Runs pending or waiting, by queue.");
+    for (size_t i = 0; i < nq; i++) {
+        sb_printf(b, "sked_queue_depth{queue=\"");
+        sb_label(b, q[i].name);
+        sb_printf(b, "\"} %lld\n", (long long) q[i].pending);
+    }
+    sked__queue_infos_free(q, nq);
+    family(b, "sked_workers_busy", "gauge",
+           "Worker threads executing a run now.");
+    sb_printf(b, "sked_workers_busy %d\n", sked__workers_busy(e->workers));
+    rc = sked__store_schedule_scan(e->store, SKED_TIME_NONE, count_status, by,
+                                   err);
+    if (rc != 0)
+        return rc;
+    family(b, "sked_schedules", "gauge", "Schedules by status.");
+    for (int s = 0; s <= SKED_SCHEDULE_DONE; s++)
+        sb_printf(b, "sked_schedules{status=\"%s\"} %lld\n",
+                  sked_schedule_status_name((sked_schedule_status) s),
+                  (long long) by[s]);
+    return 0;
+}
+
+int sked_engine_metrics(sked_engine *e, char **out_text, sked_error *err)
+{
+    sbuf b = {0};
+    int rc;
+
+    if (!e || !out_text)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1,
+                               "an engine and an output");
+    write_counters(e, &b);
+    rc = write_gauges(e, &b, err);
+    if (rc == 0 && (b.oom || !b.p))
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (rc != 0) {
+        free(b.p);
+        return rc;
+    }
+    *out_text = b.p;
+    return 0;
+}
