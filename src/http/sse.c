@@ -1,21 +1,553 @@
 /* SPDX-License-Identifier: MIT */
-/* Placeholder: the event streams' hub lands here (sse.h). */
-#include <stdlib.h>
-
+/* The event streams' hub (sse.h).
+ *
+ * The hub's thread reads the store's events after the highest id it has
+ * handed out (hub->last_id), when this engine emitted one (a
+ * subscription sets a flag) or every second (events of other servers and
+ * of the CLI), and appends each, formatted once, to the buffer of every
+ * live stream. A stream is a libmicrohttpd response read by a callback:
+ * with bytes buffered it hands them over, with none it suspends its
+ * connection, which the hub resumes when bytes arrive, the keep-alive is
+ * due, or the hub stops.
+ *
+ * A stream resuming after an id first catches up from the store, in its
+ * own callback, a page at a time; it goes live (the hub feeds it) once
+ * its last id reaches hub->last_id. Each stream's sent_id is the highest
+ * id it was given, so nothing is given twice. A stream whose backlog
+ * passes BACKLOG_MAX ends after what it holds; its client resumes with
+ * Last-Event-ID, from the store.
+ *
+ * Locks: one mutex (mu) guards the hub and every stream. Suspending and
+ * resuming a connection happen under it, so a resume never comes before
+ * its suspend; libmicrohttpd takes its own lock inside them, and calls
+ * our reader without it. The free callback takes no lock: it only marks
+ * the stream gone, and the hub's thread unlinks and frees it.
+ *
+ * While no stream is open the hub reads nothing; the first stream finds
+ * the highest id in the store (a search over "the first id after X"). */
 #include "http/sse.h"
 
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "engine/engine_events.h"
+#include "engine/engine_int.h"
+
+#define KEEPALIVE    (15 * SKED_USEC_PER_SEC)
+#define POLL         (SKED_USEC_PER_SEC)
+#define BATCH        (20 * 1000) /* events gathered after a wake-up */
+#define BACKLOG_MAX  (256 * 1024)
+#define BUF_KEEP     (16 * 1024) /* a drained buffer over this is freed */
+#define PAGE         1000        /* events per read of the hub */
+#define CATCHUP_PAGE 100         /* events per read of a resuming stream */
+
+static const char keepalive_text[] = ": keep-alive\n\n";
+
+typedef struct sse_stream {
+    sked_sse_hub *hub;
+    struct MHD_Connection *conn;
+    struct sse_stream *next; /* the hub's list */
+    char *buf;               /* bytes to send: buf[off..len) */
+    size_t off, len, cap;
+    int64_t sent_id;     /* the highest event id given to the stream */
+    bool live;           /* fed by the hub; else catching up */
+    bool suspended;      /* its connection is suspended */
+    bool ending;         /* fell behind: end after what it holds */
+    sked_mono keepalive; /* when the next comment is due */
+    atomic_bool gone;    /* libmicrohttpd freed its response */
+} sse_stream;
+
 struct sked_sse_hub {
-    int unused;
+    sked_engine *e;
+    sked_store *st;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t th;
+    bool started, stopping;
+    bool idle; /* no stream at the last pass: last_id may lag */
+    atomic_bool dirty;
+    sse_stream *streams;
+    size_t nstreams;
+    int64_t last_id; /* the highest id handed to the live streams */
+    sked_subscription *sub;
 };
+
+/* ---- streams' buffers (under mu) -------------------------------------- */
+
+/* Append LEN bytes of P to S; false when out of memory. */
+static bool buf_add(sse_stream *s, const char *p, size_t len)
+{
+    if (s->off > 0 && s->off == s->len)
+        s->off = s->len = 0;
+    if (s->len + len > s->cap) {
+        if (s->off > 0) {
+            memmove(s->buf, s->buf + s->off, s->len - s->off);
+            s->len -= s->off;
+            s->off = 0;
+        }
+        size_t cap = s->cap ? s->cap : 1024;
+        while (cap < s->len + len)
+            cap *= 2;
+        if (cap != s->cap) {
+            char *b = realloc(s->buf, cap);
+            if (!b)
+                return false;
+            s->buf = b;
+            s->cap = cap;
+        }
+    }
+    memcpy(s->buf + s->len, p, len);
+    s->len += len;
+    return true;
+}
+
+/* Give S the event text P (LEN bytes) of id ID, unless it had it; a stream
+ * that falls too far behind ends instead. */
+static void stream_give(sse_stream *s, int64_t id, const char *p, size_t len)
+{
+    if (id <= s->sent_id || s->ending || atomic_load(&s->gone))
+        return;
+    if (s->len - s->off + len > BACKLOG_MAX || !buf_add(s, p, len))
+        s->ending = true;
+    else
+        s->sent_id = id;
+}
+
+/* Resume S's connection when it has something to do now. */
+static void stream_wake(sked_sse_hub *hub, sse_stream *s, sked_mono now)
+{
+    if (!s->suspended)
+        return;
+    if (s->off < s->len || s->ending || hub->stopping || now >= s->keepalive) {
+        s->suspended = false;
+        MHD_resume_connection(s->conn);
+    }
+}
+
+/* ---- events as text ---------------------------------------------------- */
+
+/* EV as its lines of the stream into *out (malloc), *len bytes. */
+static int event_text(const sked_event *ev, char **out, size_t *len)
+{
+    json_t *o = sked__event_json(ev);
+    char *data = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    size_t size = data ? strlen(data) + strlen(ev->type) + 64 : 0;
+    char *p = data ? malloc(size) : NULL;
+    int k = p ? snprintf(p, size, "id: %lld\nevent: %s\ndata: %s\n\n",
+                         (long long) ev->id, ev->type, data)
+              : -1;
+
+    json_decref(o);
+    free(data);
+    if (k < 0 || (size_t) k >= size) {
+        free(p);
+        return SKED_ENOMEM;
+    }
+    *out = p;
+    *len = (size_t) k;
+    return 0;
+}
+
+/* ---- the hub's thread -------------------------------------------------- */
+
+/* Unlink and free the streams libmicrohttpd is done with. Under mu. */
+static void reap(sked_sse_hub *hub)
+{
+    for (sse_stream **p = &hub->streams; *p;) {
+        sse_stream *s = *p;
+        if (atomic_load(&s->gone)) {
+            *p = s->next;
+            hub->nstreams--;
+            free(s->buf);
+            free(s);
+        } else {
+            p = &s->next;
+        }
+    }
+}
+
+/* Hand the N events EV to every live stream. Under mu. */
+static void distribute(sked_sse_hub *hub, const sked_event *ev, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *p = NULL;
+        size_t len = 0;
+        if (ev[i].id <= hub->last_id)
+            continue;
+        if (event_text(&ev[i], &p, &len) == 0)
+            for (sse_stream *s = hub->streams; s; s = s->next)
+                if (s->live)
+                    stream_give(s, ev[i].id, p, len);
+        free(p);
+        hub->last_id = ev[i].id;
+    }
+}
+
+/* One pass: read what is new and hand it out, then wake the streams with
+ * something to do. Returns true when a full page was read (more may be
+ * waiting). */
+static bool pass(sked_sse_hub *hub)
+{
+    sked_event *ev = NULL;
+    size_t n = 0;
+    int64_t after;
+    bool any;
+
+    pthread_mutex_lock(&hub->mu);
+    reap(hub);
+    any = hub->nstreams > 0;
+    hub->idle = !any;
+    after = hub->last_id;
+    pthread_mutex_unlock(&hub->mu);
+    if (any && sked__store_event_list(hub->st, after, PAGE, &ev, &n, NULL) != 0)
+        n = 0; /* the next pass tries again */
+    pthread_mutex_lock(&hub->mu);
+    distribute(hub, ev, n);
+    sked_mono now = sked__clock_mono(NULL);
+    for (sse_stream *s = hub->streams; s; s = s->next)
+        stream_wake(hub, s, now);
+    pthread_mutex_unlock(&hub->mu);
+    sked__events_free(ev, n);
+    return n == PAGE;
+}
+
+/* Wait up to D, or until stopped (and, with ON_DIRTY, a new event).
+ * Returns false once the hub stops. */
+static bool wait_for(sked_sse_hub *hub, sked_dur d, bool on_dirty)
+{
+    struct timespec ts;
+    bool go;
+
+    sked__clock_deadline(d, &ts);
+    pthread_mutex_lock(&hub->mu);
+    while (!hub->stopping && !(on_dirty && atomic_load(&hub->dirty)))
+        if (pthread_cond_timedwait(&hub->cv, &hub->mu, &ts) != 0)
+            break;
+    go = !hub->stopping;
+    pthread_mutex_unlock(&hub->mu);
+    return go;
+}
+
+static void *hub_main(void *arg)
+{
+    sked_sse_hub *hub = arg;
+
+    while (wait_for(hub, POLL, true)) {
+        /* A burst of events is read in pages, not one by one. */
+        if (!wait_for(hub, BATCH, false))
+            break;
+        do
+            atomic_store(&hub->dirty, false);
+        while (pass(hub) && wait_for(hub, 0, false));
+    }
+    return NULL;
+}
+
+static void on_event(void *ctx, const sked_event_view *ev)
+{
+    sked_sse_hub *hub = ctx;
+
+    (void) ev; /* read from the store, with every other server's */
+    if (!atomic_exchange(&hub->dirty, true)) {
+        pthread_mutex_lock(&hub->mu);
+        pthread_cond_signal(&hub->cv);
+        pthread_mutex_unlock(&hub->mu);
+    }
+}
 
 int sked__sse_hub_new(sked_engine *e, sked_sse_hub **out, sked_error *err)
 {
-    (void) e;
-    (void) err;
-    *out = calloc(1, sizeof **out);
-    return *out ? 0 : SKED_ENOMEM;
+    sked_sse_hub *hub = calloc(1, sizeof *hub);
+
+    if (!hub)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    hub->e = e;
+    hub->st = sked__engine_store(e);
+    hub->idle = true;
+    atomic_init(&hub->dirty, false);
+    if (pthread_mutex_init(&hub->mu, NULL) != 0) {
+        free(hub);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    if (sked__cond_init_mono(&hub->cv) != 0) {
+        (void) pthread_mutex_destroy(&hub->mu);
+        free(hub);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    int rc = sked_subscribe(e, on_event, hub, &hub->sub, err);
+    if (rc == 0 && pthread_create(&hub->th, NULL, hub_main, hub) != 0)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1,
+                             "cannot start the event hub's thread");
+    hub->started = rc == 0;
+    if (rc != 0) {
+        sked__sse_hub_free(hub);
+        return rc;
+    }
+    *out = hub;
+    return 0;
 }
 
-void sked__sse_hub_shutdown(sked_sse_hub *hub) { (void) hub; }
+void sked__sse_hub_shutdown(sked_sse_hub *hub)
+{
+    if (!hub)
+        return;
+    pthread_mutex_lock(&hub->mu);
+    bool was = hub->stopping;
+    hub->stopping = true;
+    pthread_cond_broadcast(&hub->cv);
+    pthread_mutex_unlock(&hub->mu);
+    if (was)
+        return;
+    if (hub->started)
+        (void) pthread_join(hub->th, NULL);
+    hub->started = false;
+    sked_unsubscribe(hub->e, hub->sub);
+    hub->sub = NULL;
+    pthread_mutex_lock(&hub->mu);
+    for (sse_stream *s = hub->streams; s; s = s->next)
+        stream_wake(hub, s, 0);
+    pthread_mutex_unlock(&hub->mu);
+}
 
-void sked__sse_hub_free(sked_sse_hub *hub) { free(hub); }
+void sked__sse_hub_free(sked_sse_hub *hub)
+{
+    if (!hub)
+        return;
+    sked__sse_hub_shutdown(hub);
+    while (hub->streams) {
+        sse_stream *s = hub->streams;
+        hub->streams = s->next;
+        free(s->buf);
+        free(s);
+    }
+    (void) pthread_cond_destroy(&hub->cv);
+    (void) pthread_mutex_destroy(&hub->mu);
+    free(hub);
+}
+
+/* ---- a stream's callbacks ---------------------------------------------- */
+
+/* Read the next page of stored events after S's last id into its buffer,
+ * and let it go live once it has caught up with the hub. */
+static int catch_up(sse_stream *s)
+{
+    sked_sse_hub *hub = s->hub;
+    sked_event *ev = NULL;
+    size_t n = 0;
+    int64_t after;
+    int rc;
+
+    pthread_mutex_lock(&hub->mu);
+    after = s->sent_id; /* the hub leaves it alone until live */
+    pthread_mutex_unlock(&hub->mu);
+    rc = sked__store_event_list(hub->st, after, CATCHUP_PAGE, &ev, &n, NULL);
+    pthread_mutex_lock(&hub->mu);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        char *p = NULL;
+        size_t len = 0;
+        rc = event_text(&ev[i], &p, &len);
+        if (rc == 0 && !buf_add(s, p, len))
+            rc = SKED_ENOMEM;
+        if (rc == 0)
+            s->sent_id = ev[i].id;
+        free(p);
+    }
+    if (rc == 0 && (n == 0 || s->sent_id >= hub->last_id))
+        s->live = true;
+    pthread_mutex_unlock(&hub->mu);
+    sked__events_free(ev, n);
+    return rc;
+}
+
+/* Copy what S holds into BUF (at most MAX); 0 when it holds nothing.
+ * Under mu. */
+static size_t take(sse_stream *s, char *buf, size_t max)
+{
+    size_t k = s->len - s->off;
+
+    if (k > max)
+        k = max;
+    memcpy(buf, s->buf + s->off, k);
+    s->off += k;
+    if (s->off == s->len) {
+        s->off = s->len = 0;
+        if (s->cap > BUF_KEEP) {
+            free(s->buf);
+            s->buf = NULL;
+            s->cap = 0;
+        }
+    }
+    return k;
+}
+
+static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    sse_stream *s = cls;
+    sked_sse_hub *hub = s->hub;
+
+    (void) pos;
+    for (;;) {
+        pthread_mutex_lock(&hub->mu);
+        if (hub->stopping || (s->ending && s->off == s->len)) {
+            pthread_mutex_unlock(&hub->mu);
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        }
+        if (s->off < s->len) {
+            size_t k = take(s, buf, max);
+            pthread_mutex_unlock(&hub->mu);
+            return (ssize_t) k;
+        }
+        if (!s->live) {
+            pthread_mutex_unlock(&hub->mu);
+            if (catch_up(s) != 0)
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+            continue;
+        }
+        sked_mono now = sked__clock_mono(NULL);
+        if (now >= s->keepalive) {
+            s->keepalive = now + KEEPALIVE;
+            bool ok = buf_add(s, keepalive_text, sizeof keepalive_text - 1);
+            pthread_mutex_unlock(&hub->mu);
+            if (!ok)
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+            continue;
+        }
+        /* Nothing to send: hold no thread until the hub has something. */
+        s->suspended = true;
+        MHD_suspend_connection(s->conn);
+        pthread_mutex_unlock(&hub->mu);
+        return 0;
+    }
+}
+
+static void reader_free(void *cls)
+{
+    sse_stream *s = cls;
+
+    atomic_store(&s->gone, true);
+}
+
+/* ---- opening a stream --------------------------------------------------- */
+
+/* The first event id after AFTER into *id (0: none). */
+static int first_after(sked_store *st, int64_t after, int64_t *id)
+{
+    sked_event *ev = NULL;
+    size_t n = 0;
+    int rc = sked__store_event_list(st, after, 1, &ev, &n, NULL);
+
+    *id = rc == 0 && n > 0 ? ev[0].id : 0;
+    sked__events_free(ev, n);
+    return rc;
+}
+
+/* The highest event id in the store into *out (0: none), by galloping,
+ * then bisecting, over "the first id after X". */
+static int max_id(sked_store *st, int64_t *out)
+{
+    int64_t lo = 0, hi, step = 1, id = 0; /* max >= lo; no id above hi */
+    int rc;
+
+    for (;;) {
+        if ((rc = first_after(st, lo, &id)) != 0)
+            return rc;
+        if (id == 0) {
+            *out = lo;
+            return 0;
+        }
+        lo = id;
+        hi = step > INT64_MAX - lo ? INT64_MAX : lo + step;
+        step = step < INT64_MAX / 2 ? step * 2 : step;
+        if ((rc = first_after(st, hi, &id)) != 0)
+            return rc;
+        if (id == 0)
+            break;
+        lo = id;
+    }
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((rc = first_after(st, mid, &id)) != 0)
+            return rc;
+        if (id == 0)
+            hi = mid;
+        else
+            lo = id;
+    }
+    *out = lo;
+    return 0;
+}
+
+/* Add S to HUB, after AFTER when RESUME, else from now. */
+static int hub_add(sked_sse_hub *hub, sse_stream *s, bool resume, int64_t after)
+{
+    int64_t top = 0;
+    bool idle;
+
+    pthread_mutex_lock(&hub->mu);
+    idle = hub->idle && !hub->stopping;
+    pthread_mutex_unlock(&hub->mu);
+    if (idle && max_id(hub->st, &top) != 0)
+        return SKED_EIO;
+    pthread_mutex_lock(&hub->mu);
+    if (hub->stopping) {
+        pthread_mutex_unlock(&hub->mu);
+        return SKED_EBUSY;
+    }
+    if (idle && top > hub->last_id)
+        hub->last_id = top;
+    hub->idle = false;
+    s->sent_id = resume ? after : hub->last_id;
+    s->live = s->sent_id >= hub->last_id;
+    s->next = hub->streams;
+    hub->streams = s;
+    hub->nstreams++;
+    pthread_mutex_unlock(&hub->mu);
+    return 0;
+}
+
+int sked__sse_open(const http_req *req, http_resp *resp, bool resume,
+                   int64_t after)
+{
+    sked_sse_hub *hub = sked__http_hub(req);
+    sse_stream *s = calloc(1, sizeof *s);
+    struct MHD_Response *r = NULL;
+    int rc;
+
+    if (!s)
+        return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
+    s->hub = hub;
+    s->conn = req->conn;
+    atomic_init(&s->gone, false);
+    rc = hub ? hub_add(hub, s, resume, after) : SKED_EBUSY;
+    if (rc != 0) {
+        free(s);
+        return sked__http_error(resp, rc, NULL, "%s",
+                                rc == SKED_EIO ? "cannot read the events"
+                                               : "the server is stopping");
+    }
+    /* From here the hub owns S; libmicrohttpd's free callback lets go. */
+    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, s,
+                                          reader_free);
+    if (!r) {
+        atomic_store(&s->gone, true);
+        return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
+    }
+    if (MHD_add_response_header(r, "Content-Type", "text/event-stream") !=
+            MHD_YES ||
+        MHD_add_response_header(r, "Cache-Control", "no-cache") != MHD_YES) {
+        MHD_destroy_response(r);
+        return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
+    }
+    /* Streams last: the idle timeout would close them. */
+    (void) MHD_set_connection_option(req->conn, MHD_CONNECTION_OPTION_TIMEOUT,
+                                     (unsigned int) 0);
+    resp->status = 200;
+    resp->stream = r;
+    return 0;
+}

@@ -23,6 +23,12 @@ void sked__sse_hub_shutdown(sked_sse_hub *hub);
 /* Free the hub, after the daemon stopped. NULL does nothing. */
 void sked__sse_hub_free(sked_sse_hub *hub);
 
+/* Answer REQ with an event stream (RESP->stream): the events after
+ * AFTER when RESUME, else those from now on. Returns 0, or an error code
+ * with the error in RESP (503 once the hub stops). */
+int sked__sse_open(const http_req *req, http_resp *resp, bool resume,
+                   int64_t after);
+
 /* The hub of the server serving REQ (server.c). */
 sked_sse_hub *sked__http_hub(const http_req *req);
 
