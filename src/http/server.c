@@ -407,6 +407,42 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
 /* ---- the daemon -----------------------------------------------------------
  */
 
+/* The value of the hex digit C, or -1. */
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decode the %XX escapes of URI in place, as libmicrohttpd would, except
+ * %00: a NUL would cut the path short ("index.html%00.js" naming
+ * index.html), so it stays as written and names nothing. Returns the new
+ * length. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *uri)
+{
+    char *out = uri;
+
+    (void) cls;
+    (void) conn;
+    for (const char *in = uri; *in; out++) {
+        int hi, lo;
+        if (in[0] == '%' && (hi = hex_digit(in[1])) >= 0 &&
+            (lo = hex_digit(in[2])) >= 0 && (hi | lo) != 0) {
+            *out = (char) (hi * 16 + lo);
+            in += 3;
+        } else {
+            *out = *in++;
+        }
+    }
+    *out = '\0';
+    return (size_t) (out - uri);
+}
+
 /* Check OPTS and copy the token into H. Returns 0 or SKED_EINVAL. */
 static int configure(sked_http *h, const sked_http_options *o,
                      const char *listen, sked_error *err)
@@ -460,7 +496,8 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
         (unsigned) (o->max_connections ? o->max_connections
                                        : CONNECTIONS_DEFAULT),
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) CONN_MEMORY,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, h, MHD_OPTION_END);
     if (!h->daemon) {
         sked__http_stop(h);
         return sked__error_set(err, SKED_EIO, "listen", -1,
