@@ -172,11 +172,31 @@ static int start_fail(server *sv, const char *what, const sked_error *err,
     return sked_error_exit_code(rc);
 }
 
+/* Log one answered request: at debug level, or warn for the server's own
+ * failures (5xx), which a person must see. */
+static void log_access(void *ctx, const char *method, const char *path,
+                       unsigned status, int64_t elapsed_us)
+{
+    logger *lg = ctx;
+    log_level level = status >= 500 ? LOG_WARN : LOG_DEBUG;
+
+    if (!log_enabled(lg, level))
+        return;
+    log_write(lg, level, "http request",
+              (log_kv[]){LOG_STR("method", method), LOG_STR("path", path),
+                         LOG_INT("status", (int64_t) status),
+                         LOG_REAL("ms", (double) elapsed_us / 1e3)},
+              4);
+}
+
 /* Start the HTTP server on --listen and log its URL. Returns 0 or the
  * exit code (the error logged). */
 static int http_open(server *sv)
 {
-    sked_http_options o = {.listen = sv->listen, .token = sv->token};
+    sked_http_options o = {.listen = sv->listen,
+                           .token = sv->token,
+                           .access = log_access,
+                           .access_ctx = &sv->log};
     char url[300];
     sked_error err;
     int rc = sked__http_start(sv->engine, &o, &sv->http, &err);

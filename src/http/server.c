@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
@@ -39,11 +40,14 @@ struct sked_http {
     size_t token_len;
     sked_sse_hub *hub; /* owned */
     unsigned port;
+    sked_http_access_fn access;
+    void *access_ctx;
 };
 
 /* One request's state, from its first call to its completion. */
 typedef struct req_state {
-    char *body; /* owned, NUL-terminated */
+    int64_t started_us; /* monotonic, at the first call */
+    char *body;         /* owned, NUL-terminated */
     size_t len, cap;
     bool too_big;  /* over HTTP_BODY_MAX: dropped, answered 413 */
     bool answered; /* a response is queued already */
@@ -229,6 +233,23 @@ int sked__http_query_long(const http_req *req, http_resp *resp, const char *key,
 
 /* ---- responses ---------------------------------------------------------- */
 
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+
+    (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Tell the access callback about the request answered with STATUS. */
+static void report(const sked_http *h, const char *method, const char *path,
+                   const req_state *rs, unsigned status)
+{
+    if (h->access)
+        h->access(h->access_ctx, method, path, status,
+                  mono_us() - rs->started_us);
+}
+
 /* Queue RESP on CONN; the body passes to libmicrohttpd. */
 static enum MHD_Result send_resp(struct MHD_Connection *conn, http_resp *resp)
 {
@@ -265,13 +286,15 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, http_resp *resp)
 }
 
 /* Answer with the error CODE at once (before the body is read). */
-static enum MHD_Result refuse(struct MHD_Connection *conn, req_state *rs,
-                              int code, const char *msg)
+static enum MHD_Result refuse(const sked_http *h, struct MHD_Connection *conn,
+                              const char *method, const char *path,
+                              req_state *rs, int code, const char *msg)
 {
     http_resp resp = {0};
 
     (void) sked__http_error(&resp, code, NULL, "%s", msg);
     rs->answered = true;
+    report(h, method, path, rs, resp.status);
     return send_resp(conn, &resp);
 }
 
@@ -311,6 +334,7 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
                                     "the handler of %.200s sent nothing", path);
     }
     rs->answered = true;
+    report(h, method, path, rs, resp.stream ? 200 : resp.status);
     enum MHD_Result ok = send_resp(conn, &resp);
     sked__http_match_done(&m);
     return ok;
@@ -344,17 +368,18 @@ static bool body_append(req_state *rs, const char *data, size_t n)
 
 /* The first call of a request: the token and the declared size. */
 static enum MHD_Result on_first(sked_http *h, struct MHD_Connection *conn,
-                                const char *path, req_state *rs)
+                                const char *method, const char *path,
+                                req_state *rs)
 {
     const char *cl = MHD_lookup_connection_value(
         conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 
     if (!authorized(h, conn, path))
-        return refuse(conn, rs, SKED_EUNAUTH,
+        return refuse(h, conn, method, path, rs, SKED_EUNAUTH,
                       "a valid bearer token is required "
                       "(Authorization: Bearer TOKEN)");
     if (cl && strtoull(cl, NULL, 10) > HTTP_BODY_MAX)
-        return refuse(conn, rs, SKED_ETOOBIG,
+        return refuse(h, conn, method, path, rs, SKED_ETOOBIG,
                       "the body is over 1 MiB (1048576 bytes)");
     return MHD_YES;
 }
@@ -372,7 +397,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         if (!(rs = calloc(1, sizeof *rs)))
             return MHD_NO;
         *state = rs;
-        return on_first(h, conn, url, rs);
+        rs->started_us = mono_us();
+        return on_first(h, conn, method, url, rs);
     }
     if (rs->answered) {
         *upload_size = 0;
@@ -384,7 +410,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         return ok ? MHD_YES : MHD_NO;
     }
     if (rs->too_big)
-        return refuse(conn, rs, SKED_ETOOBIG,
+        return refuse(h, conn, method, url, rs, SKED_ETOOBIG,
                       "the body is over 1 MiB (1048576 bytes)");
     return dispatch(h, conn, method, url, rs);
 }
@@ -478,6 +504,8 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, "%s",
                                sked_strerror(SKED_ENOMEM));
     h->engine = e;
+    h->access = o->access;
+    h->access_ctx = o->access_ctx;
     if ((rc = resolve_listen(listen, &a, err)) < 0 ||
         (rc = configure(h, o, listen, err)) < 0 ||
         (rc = sked__sse_hub_new(e, &h->hub, err)) < 0) {
