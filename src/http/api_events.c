@@ -101,9 +101,10 @@ static int metrics_get(const http_req *req, http_resp *resp)
 
 const http_route sked__api_event_routes[] = {
     {"GET", "/api/v1/events", events_get,
-     "List stored events after an id, oldest first; with follow=1, stream "
-     "them (Server-Sent Events)"},
+     "stored events after an id, oldest first; with follow=1, a stream of "
+     "them (Server-Sent Events)",
+     0},
     {"GET", "/metrics", metrics_get,
-     "The metrics in the Prometheus text format"},
+     "the metrics in the Prometheus text format", 0},
     {0},
 };

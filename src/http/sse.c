@@ -42,6 +42,8 @@
 #define KEEPALIVE    (15 * SKED_USEC_PER_SEC)
 #define POLL         (SKED_USEC_PER_SEC)
 #define BATCH        (20 * 1000) /* events gathered after a wake-up */
+#define HOLE_WAIT    (2 * SKED_USEC_PER_SEC)
+#define HOLE_POLL    (100 * 1000)
 #define BACKLOG_MAX  (256 * 1024)
 #define BUF_KEEP     (16 * 1024) /* a drained buffer over this is freed */
 #define PAGE         1000        /* events per read of the hub */
@@ -74,7 +76,8 @@ struct sked_sse_hub {
     atomic_bool dirty;
     sse_stream *streams;
     size_t nstreams;
-    int64_t last_id; /* the highest id handed to the live streams */
+    int64_t last_id;      /* the highest id handed to the live streams */
+    sked_mono hole_since; /* the id after last_id is missing since; 0 */
     sked_subscription *sub;
 };
 
@@ -172,14 +175,32 @@ static void reap(sked_sse_hub *hub)
     }
 }
 
-/* Hand the N events EV to every live stream. Under mu. */
-static void distribute(sked_sse_hub *hub, const sked_event *ev, size_t n)
+/* Whether event ID may be handed out now. Ids are given in order, but
+ * on PostgreSQL a transaction may commit after a later one: an id past a
+ * hole waits until the hole fills, or for HOLE_WAIT (then the hole was a
+ * rollback or a retry, and stays empty). Under mu. */
+static bool settled(sked_sse_hub *hub, int64_t id, sked_mono now)
+{
+    if (id == hub->last_id + 1)
+        return true;
+    if (hub->hole_since == 0)
+        hub->hole_since = now;
+    return now - hub->hole_since >= HOLE_WAIT;
+}
+
+/* Hand the N events EV (after hub->last_id) to every live stream, in
+ * order, up to a hole. Returns false when stopped at one. Under mu. */
+static bool distribute(sked_sse_hub *hub, const sked_event *ev, size_t n,
+                       sked_mono now)
 {
     for (size_t i = 0; i < n; i++) {
         char *p = NULL;
         size_t len = 0;
         if (ev[i].id <= hub->last_id)
             continue;
+        if (!settled(hub, ev[i].id, now))
+            return false;
+        hub->hole_since = 0;
         if (event_text(&ev[i], &p, &len) == 0)
             for (sse_stream *s = hub->streams; s; s = s->next)
                 if (s->live)
@@ -187,17 +208,19 @@ static void distribute(sked_sse_hub *hub, const sked_event *ev, size_t n)
         free(p);
         hub->last_id = ev[i].id;
     }
+    return true;
 }
 
+typedef enum pass_end { PASS_DONE, PASS_MORE, PASS_HOLE } pass_end;
+
 /* One pass: read what is new and hand it out, then wake the streams with
- * something to do. Returns true when a full page was read (more may be
- * waiting). */
-static bool pass(sked_sse_hub *hub)
+ * something to do. */
+static pass_end pass(sked_sse_hub *hub)
 {
     sked_event *ev = NULL;
     size_t n = 0;
     int64_t after;
-    bool any;
+    bool any, whole;
 
     pthread_mutex_lock(&hub->mu);
     reap(hub);
@@ -208,13 +231,13 @@ static bool pass(sked_sse_hub *hub)
     if (any && sked__store_event_list(hub->st, after, PAGE, &ev, &n, NULL) != 0)
         n = 0; /* the next pass tries again */
     pthread_mutex_lock(&hub->mu);
-    distribute(hub, ev, n);
     sked_mono now = sked__clock_mono(NULL);
+    whole = distribute(hub, ev, n, now);
     for (sse_stream *s = hub->streams; s; s = s->next)
         stream_wake(hub, s, now);
     pthread_mutex_unlock(&hub->mu);
     sked__events_free(ev, n);
-    return n == PAGE;
+    return !whole ? PASS_HOLE : n == PAGE ? PASS_MORE : PASS_DONE;
 }
 
 /* Wait up to D, or until stopped (and, with ON_DIRTY, a new event).
@@ -237,14 +260,18 @@ static bool wait_for(sked_sse_hub *hub, sked_dur d, bool on_dirty)
 static void *hub_main(void *arg)
 {
     sked_sse_hub *hub = arg;
+    pass_end end = PASS_DONE;
 
-    while (wait_for(hub, POLL, true)) {
-        /* A burst of events is read in pages, not one by one. */
-        if (!wait_for(hub, BATCH, false))
+    /* After a wake-up, a burst of events is gathered for BATCH and read
+     * in pages; a hole is looked at again every HOLE_POLL. */
+    while (
+        wait_for(hub, end == PASS_HOLE ? HOLE_POLL : POLL, end != PASS_HOLE)) {
+        if (end != PASS_HOLE && !wait_for(hub, BATCH, false))
             break;
-        do
+        do {
             atomic_store(&hub->dirty, false);
-        while (pass(hub) && wait_for(hub, 0, false));
+            end = pass(hub);
+        } while (end == PASS_MORE && wait_for(hub, 0, false));
     }
     return NULL;
 }
@@ -334,21 +361,25 @@ void sked__sse_hub_free(sked_sse_hub *hub)
 /* ---- a stream's callbacks ---------------------------------------------- */
 
 /* Read the next page of stored events after S's last id into its buffer,
- * and let it go live once it has caught up with the hub. */
+ * up to the hub's last id (the hub alone decides what is settled), and
+ * let S go live once nothing is left below it. */
 static int catch_up(sse_stream *s)
 {
     sked_sse_hub *hub = s->hub;
     sked_event *ev = NULL;
     size_t n = 0;
-    int64_t after;
+    int64_t after, top;
     int rc;
 
     pthread_mutex_lock(&hub->mu);
     after = s->sent_id; /* the hub leaves it alone until live */
+    top = hub->last_id;
     pthread_mutex_unlock(&hub->mu);
     rc = sked__store_event_list(hub->st, after, CATCHUP_PAGE, &ev, &n, NULL);
+    /* Every event up to TOP was committed before TOP was set: all read? */
+    bool all = rc == 0 && (n < CATCHUP_PAGE || ev[n - 1].id >= top);
     pthread_mutex_lock(&hub->mu);
-    for (size_t i = 0; rc == 0 && i < n; i++) {
+    for (size_t i = 0; rc == 0 && i < n && ev[i].id <= top; i++) {
         char *p = NULL;
         size_t len = 0;
         rc = event_text(&ev[i], &p, &len);
@@ -358,8 +389,11 @@ static int catch_up(sse_stream *s)
             s->sent_id = ev[i].id;
         free(p);
     }
-    if (rc == 0 && (n == 0 || s->sent_id >= hub->last_id))
+    if (rc == 0 && all && hub->last_id == top) {
         s->live = true;
+        if (s->sent_id < top)
+            s->sent_id = top;
+    }
     pthread_mutex_unlock(&hub->mu);
     sked__events_free(ev, n);
     return rc;
@@ -499,8 +533,10 @@ static int hub_add(sked_sse_hub *hub, sse_stream *s, bool resume, int64_t after)
         pthread_mutex_unlock(&hub->mu);
         return SKED_EBUSY;
     }
-    if (idle && top > hub->last_id)
+    if (idle && top > hub->last_id) {
         hub->last_id = top;
+        hub->hole_since = 0;
+    }
     hub->idle = false;
     s->sent_id = resume ? after : hub->last_id;
     s->live = s->sent_id >= hub->last_id;
@@ -539,8 +575,7 @@ int sked__sse_open(const http_req *req, http_resp *resp, bool resume,
         return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
     }
     if (MHD_add_response_header(r, "Content-Type", "text/event-stream") !=
-            MHD_YES ||
-        MHD_add_response_header(r, "Cache-Control", "no-cache") != MHD_YES) {
+        MHD_YES) {
         MHD_destroy_response(r);
         return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
     }
