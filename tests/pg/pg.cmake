@@ -76,3 +76,7 @@ endif()
 if(TARGET test_exec)
     sked_add_pg_test(exec.pg $<TARGET_FILE:test_exec>)
 endif()
+# Events and metrics over HTTP (tests/integration/test_http_events.sh;
+# SQLite: integration.http_events).
+sked_add_pg_test(server.pg_http_events bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_events.sh pg)
