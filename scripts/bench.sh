@@ -24,6 +24,8 @@
 # and 16 workers) and the overhead of an exec step, against graphile.
 # bench_http.sh: wrk against the API of a real server on loopback
 # (GET a schedule, POST a trigger), target >= 20,000 GET/s, p99 <= 5 ms.
+# bench_sse.sh: 1,000 idle event streams against a real server, target
+# <= 50 MB of extra server RSS.
 # Ratios matter more than raw times: these machines are shared and noisy.
 # Usage: scripts/bench.sh BUILD_DIR   (make bench runs scripts/bench.sh build)
 set -euo pipefail
@@ -218,4 +220,14 @@ END {
     if (n == 0) { print "bench_http: no figures"; exit }
     printf "target GET schedule >= 20,000 requests/s with p99 <= 5 ms: %s\n",
         !get ? "not measured" : bad_get ? "NOT met" : "met"
+}' "$out"
+
+echo "== the event streams (bench_sse: idle SSE clients, loopback)"
+awk -F'\t' '
+$1 == "bench" && $2 == "sse" { n++; printf "%d clients: extra server RSS %.1f MB, one event delivered to %d\n", $3, $4, $5
+  if ($3 < 1000 || $4 > 50 || $5 < $3) bad = 1 }
+END {
+    if (n == 0) { print "bench_sse: no figures"; exit }
+    printf "target 1,000 idle streams <= 50 MB of RSS, each gets the event: %s\n",
+        bad ? "NOT met" : "met"
 }' "$out"
