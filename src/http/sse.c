@@ -14,8 +14,9 @@
  * own callback, a page at a time; it goes live (the hub feeds it) once
  * its last id reaches hub->last_id. Each stream's sent_id is the highest
  * id it was given, so nothing is given twice. A stream whose backlog
- * passes BACKLOG_MAX ends after what it holds; its client resumes with
- * Last-Event-ID, from the store.
+ * would pass BACKLOG_MAX (a slow client, or a burst of events) leaves the
+ * hub and catches up from the store again, at its client's pace: a slow
+ * client holds at most its backlog and a page, and slows no one else.
  *
  * Locks: one mutex (mu) guards the hub and every stream. Suspending and
  * resuming a connection happen under it, so a resume never comes before
@@ -44,7 +45,7 @@
 #define BATCH        (20 * 1000) /* events gathered after a wake-up */
 #define HOLE_WAIT    (2 * SKED_USEC_PER_SEC)
 #define HOLE_POLL    (100 * 1000)
-#define BACKLOG_MAX  (256 * 1024)
+#define BACKLOG_MAX  (64 * 1024)
 #define BUF_KEEP     (16 * 1024) /* a drained buffer over this is freed */
 #define PAGE         1000        /* events per read of the hub */
 #define CATCHUP_PAGE 100         /* events per read of a resuming stream */
@@ -60,7 +61,7 @@ typedef struct sse_stream {
     int64_t sent_id;     /* the highest event id given to the stream */
     bool live;           /* fed by the hub; else catching up */
     bool suspended;      /* its connection is suspended */
-    bool ending;         /* fell behind: end after what it holds */
+    bool ending;         /* out of memory: end after what it holds */
     sked_mono keepalive; /* when the next comment is due */
     atomic_bool gone;    /* libmicrohttpd freed its response */
 } sse_stream;
@@ -110,13 +111,15 @@ static bool buf_add(sse_stream *s, const char *p, size_t len)
     return true;
 }
 
-/* Give S the event text P (LEN bytes) of id ID, unless it had it; a stream
- * that falls too far behind ends instead. */
+/* Give the live stream S the event text P (LEN bytes) of id ID, unless
+ * it had it; one that fell behind reads the store from then on. */
 static void stream_give(sse_stream *s, int64_t id, const char *p, size_t len)
 {
     if (id <= s->sent_id || s->ending || atomic_load(&s->gone))
         return;
-    if (s->len - s->off + len > BACKLOG_MAX || !buf_add(s, p, len))
+    if (s->len - s->off + len > BACKLOG_MAX)
+        s->live = false;
+    else if (!buf_add(s, p, len))
         s->ending = true;
     else
         s->sent_id = id;
@@ -127,7 +130,8 @@ static void stream_wake(sked_sse_hub *hub, sse_stream *s, sked_mono now)
 {
     if (!s->suspended)
         return;
-    if (s->off < s->len || s->ending || hub->stopping || now >= s->keepalive) {
+    if (s->off < s->len || !s->live || s->ending || hub->stopping ||
+        now >= s->keepalive) {
         s->suspended = false;
         MHD_resume_connection(s->conn);
     }
