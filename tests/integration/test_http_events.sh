@@ -196,6 +196,7 @@ for t in run.created run.started; do
     grep -q "^event: $t\$" "$tmp/live" && pass ||
         fail "live stream: $t" "$(head -c 600 "$tmp/live")"
 done
+check "a comment opens the stream" "$(head -1 "$tmp/live")" ": keep-alive"
 check "content type" \
     "$(tr -d '\r' <"$tmp/live.h" | grep -i '^content-type:' | cut -d' ' -f2)" \
     "text/event-stream"
