@@ -332,12 +332,11 @@ static void write_counters(sked_engine *e, sbuf *b)
     histo_write(b, "sked_fire_lag_seconds", &m->lag);
     family(b, "sked_run_timeouts_total", "counter",
            "Runs past their workflow's timeout, by workflow.");
-    for (size_t i = 0; i < m->nwf; i++)
-        if (m->wf[i].timeouts > 0) {
-            sb_printf(b, "sked_run_timeouts_total{workflow=\"");
-            sb_label(b, m->wf[i].name);
-            sb_printf(b, "\"} %llu\n", (unsigned long long) m->wf[i].timeouts);
-        }
+    for (size_t i = 0; i < m->nwf; i++) {
+        sb_printf(b, "sked_run_timeouts_total{workflow=\"");
+        sb_label(b, m->wf[i].name);
+        sb_printf(b, "\"} %llu\n", (unsigned long long) m->wf[i].timeouts);
+    }
     pthread_mutex_unlock(&m->mu);
 }
 

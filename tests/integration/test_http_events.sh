@@ -17,7 +17,8 @@
 # 5. /metrics parses strictly (HELP and TYPE for each family, names,
 #    labels, histograms cumulative with +Inf equal to _count), and moves:
 #    runs completed grow, the queue of a workflow no server runs has
-#    pending runs.
+#    pending runs, a soft workflow timeout is counted and its run's
+#    duration lands past the 1 s bucket.
 # 6. Stopping the server with a stream open takes under 5 s and ends the
 #    stream; an occurrence of a catchup-skip schedule that passed while no
 #    server ran shows in sked_schedule_missed_total after the restart.
@@ -51,6 +52,14 @@ workflows:
         run: ["true"]
     schedules:
       - every: 1s
+  slowpoke:
+    timeout: {seconds: 1, fail_workflow: false}
+    steps:
+      - name: nap
+        run: ["sleep", "1.5"]
+      - name: late
+        needs: [nap]
+        run: ["true"]
 YAML
 
 # wait_grep FILE PATTERN SECONDS: wait until FILE has a line matching the
@@ -263,6 +272,8 @@ check "Last-Event-ID: abc" \
     "400 Last-Event-ID"
 
 # ---- 5. metrics --------------------------------------------------------
+"$bin" --db "$db" run start slowpoke >/dev/null 2>"$tmp/cli.err" ||
+    fail "cli run start" "$(cat "$tmp/cli.err")"
 curl -s -D "$tmp/m.h" "$url_a/metrics" >"$tmp/m1"
 check "metrics content type" \
     "$(tr -d '\r' <"$tmp/m.h" | grep -i '^content-type:' | cut -d' ' -f2-)" \
@@ -275,7 +286,9 @@ while :; do
     curl -s "$url_a/metrics" >"$tmp/m2"
     done2=$(metric "$tmp/m2" 'sked_runs_total{workflow="x",status="completed"}')
     depth=$(metric "$tmp/m2" 'sked_queue_depth{queue="parked"}')
-    [ "$done2" -gt "$done1" ] && [ "$depth" -ge 2 ] && break
+    soft=$(metric "$tmp/m2" 'sked_run_timeouts_total{workflow="slowpoke"}')
+    [ "$done2" -gt "$done1" ] && [ "$depth" -ge 2 ] && [ "$soft" -ge 1 ] &&
+        break
     [ $SECONDS -ge $deadline ] && break
     sleep 0.5
 done
@@ -283,6 +296,10 @@ check "metrics parse again" "$(metrics_check "$tmp/m2")" ""
 check_ge "runs completed grow" "$done2" $((done1 + 1))
 check_ge "queue depth of a workflow no server runs" "$depth" 2
 check "schedules gauge" "$(metric "$tmp/m2" 'sked_schedules{status="active"}')" 2
+check "soft workflow timeout counted" "$soft" 1
+long=$(($(metric "$tmp/m2" 'sked_run_duration_seconds_count') -
+    $(metric "$tmp/m2" 'sked_run_duration_seconds_bucket{le="1"}')))
+check_ge "a run over 1 s in the duration histogram" "$long" 1
 check_ge "fire lag observed" \
     "$(metric "$tmp/m2" 'sked_fire_lag_seconds_count')" 1
 
