@@ -151,16 +151,17 @@ static int queue_list(const http_req *req, http_resp *resp)
 
 const http_route sked__api_run_routes[] = {
     {"GET", "/api/v1/runs", run_list,
-     "List runs, newest first, filtered by status, schedule and workflow"},
+     "List runs, newest first, filtered by status, schedule and workflow", 200},
     {"GET", "/api/v1/runs/{id}", run_get,
-     "Read a run with its steps and their attempts"},
-    {"POST", "/api/v1/runs/{id}/cancel", run_cancel, "Cancel a run"},
+     "Read a run with its steps and their attempts", 200},
+    {"POST", "/api/v1/runs/{id}/cancel", run_cancel, "Cancel a run", 200},
     {"POST", "/api/v1/workflows/{name}/runs", run_start,
      "Start a run of a workflow with the body as its input (honours "
-     "Idempotency-Key)"},
+     "Idempotency-Key)",
+     201},
     {"GET", "/api/v1/workflows", workflow_list,
-     "List the registered workflows at their latest version"},
+     "List the registered workflows at their latest version", 200},
     {"GET", "/api/v1/queues", queue_list,
-     "List the queues with their limits and depths"},
+     "List the queues with their limits and depths", 200},
     {0},
 };
