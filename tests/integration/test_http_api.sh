@@ -77,7 +77,7 @@ print(eval("(" + sys.argv[2] + ")"))' "$tmp/body" "$1" 2>&1
 snapshot() {
     case $db in
     sqlite:*) sqlite3 "${db#sqlite:}" .dump ;;
-    *) pg_dump --data-only --no-owner "$db" | grep -v '^--' ;;
+    *) pg_dump --data-only --no-owner "$db" | grep -Ev '^(--|\\(un)?restrict )' ;;
     esac
 }
 
