@@ -48,6 +48,15 @@ static int send_run(const http_req *req, http_resp *resp, unsigned status,
 
 /* ---- runs --------------------------------------------------------------- */
 
+/* Query parameter KEY, NULL when absent or empty ("?status=" filters
+ * nothing). */
+static const char *param(const http_req *req, const char *key)
+{
+    const char *v = sked__http_query(req, key);
+
+    return v && *v ? v : NULL;
+}
+
 static int run_list(const http_req *req, http_resp *resp)
 {
     sked_run_query q = {0};
@@ -56,19 +65,15 @@ static int run_list(const http_req *req, http_resp *resp)
     long limit;
     int rc;
 
-    rc = sked__http_query_long(req, resp, "limit", 1, 1000, LIST_DEFAULT,
-                               &limit);
+    rc = sked__http_query_long(req, resp, "limit", 1, SKED_STORE_LIST_MAX,
+                               LIST_DEFAULT, &limit);
     if (rc != 0)
         return rc;
     q.limit = (size_t) limit;
-    q.status = sked__http_query(req, "status");
-    q.schedule = sked__http_query(req, "schedule");
-    q.workflow = sked__http_query(req, "workflow");
-    q.cursor = sked__http_query(req, "cursor");
-    if (q.status && !*q.status)
-        q.status = NULL; /* "?status=" is no filter */
-    if (q.cursor && !*q.cursor)
-        q.cursor = NULL;
+    q.status = param(req, "status");
+    q.schedule = param(req, "schedule");
+    q.workflow = param(req, "workflow");
+    q.cursor = param(req, "cursor");
     sked_error_clear(&err);
     /* The engine checks the status and the cursor (422, naming them). */
     rc = sked_engine_run_list(req->engine, &q, &text, &err);

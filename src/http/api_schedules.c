@@ -78,11 +78,20 @@ static int read_schedule(const json_t *body, bool patch, sked_schedule *s,
 
 /* ---- the collection ----------------------------------------------------- */
 
+/* Query parameter KEY, NULL when absent or empty ("?status=" filters
+ * nothing). */
+static const char *param(const http_req *req, const char *key)
+{
+    const char *v = sked__http_query(req, key);
+
+    return v && *v ? v : NULL;
+}
+
 /* Read the filter of GET /api/v1/schedules from the query. */
 static int list_filter(const http_req *req, http_resp *resp,
                        sked_schedule_filter *f)
 {
-    const char *status = sked__http_query(req, "status");
+    const char *status = param(req, "status");
     sked_schedule_status st;
     sked_error err;
     long limit;
@@ -94,14 +103,14 @@ static int list_filter(const http_req *req, http_resp *resp,
     if (rc != 0)
         return rc;
     sked_error_clear(&err);
-    if (status && *status &&
+    if (status &&
         (rc = sked_schedule_status_parse(status, "status", &st, &err)) != 0)
         return sked__http_fail(resp, rc, &err);
-    if (status && *status)
+    if (status)
         f->status = (int) st;
-    f->workflow = sked__http_query(req, "workflow");
-    f->name_prefix = sked__http_query(req, "prefix");
-    f->after_name = sked__http_query(req, "cursor");
+    f->workflow = param(req, "workflow");
+    f->name_prefix = param(req, "prefix");
+    f->after_name = param(req, "cursor");
     f->limit = (size_t) limit;
     return 0;
 }
@@ -276,57 +285,62 @@ static int schedule_get(const http_req *req, http_resp *resp)
     return send_named(req, resp, 200, req->param[0]);
 }
 
-/* After an update, follow the body's "paused" (the update keeps the
- * status): pause, or resume a paused schedule. */
+/* After an update, follow the body's "paused" (an update keeps the
+ * status): pause, or resume a schedule that was paused. */
 static int follow_paused(const http_req *req, const json_t *paused,
-                         const sked_schedule *before, sked_error *err)
+                         bool was_paused, sked_error *err)
 {
     if (!json_is_boolean(paused))
         return 0;
     if (json_is_true(paused))
         return sked_engine_schedule_pause(req->engine, req->param[0], err);
-    if (before->status == SKED_SCHEDULE_PAUSED)
+    if (was_paused)
         return sked_engine_schedule_resume(req->engine, req->param[0], err);
     return 0;
 }
 
-static int schedule_patch(const http_req *req, http_resp *resp)
+/* Apply the patch BODY to the schedule of the URL. */
+static int patch_apply(const http_req *req, http_resp *resp, const json_t *body)
 {
     const char *name = req->param[0];
-    json_t *body = NULL, *v;
-    sked_schedule s, before;
+    const json_t *v = json_object_get(body, "name");
+    bool was_paused;
+    sked_schedule s;
     sked_error err;
     int rc;
 
-    if ((rc = sked__http_body_object(req, resp, false, &body)) != 0)
-        return rc;
     sked_error_clear(&err);
-    rc = sked_engine_schedule_get(req->engine, name, &s, &err);
-    if (rc != 0) {
-        json_decref(body);
+    if ((rc = sked_engine_schedule_get(req->engine, name, &s, &err)) != 0)
         return sked__http_fail(resp, rc, &err);
-    }
     /* The name in the URL wins; a body naming another is a mistake. */
-    v = json_object_get(body, "name");
     if (v && !(json_is_string(v) && strcmp(json_string_value(v), name) == 0))
         rc = sked__http_error(resp, SKED_EINVAL, "name",
                               "the name is the URL's (\"%.100s\"); rename by "
                               "creating a new schedule",
                               name);
-    if (rc == 0 && (rc = sked_schedule_copy(&s, &before)) != 0)
-        rc = sked__http_error(resp, rc, NULL, "out of memory");
-    else if (rc == 0) {
-        if ((rc = read_schedule(body, true, &s, resp)) == 0 &&
-            (rc = sked_engine_schedule_update(req->engine, &s, &err)) == 0)
-            rc = follow_paused(req, json_object_get(body, "paused"), &before,
+    was_paused = s.status == SKED_SCHEDULE_PAUSED;
+    if (rc == 0 && (rc = read_schedule(body, true, &s, resp)) == 0) {
+        rc = sked_engine_schedule_update(req->engine, &s, &err);
+        if (rc == 0)
+            rc = follow_paused(req, json_object_get(body, "paused"), was_paused,
                                &err);
-        if (rc != 0 && resp->status == 0)
+        if (rc != 0)
             rc = sked__http_fail(resp, rc, &err);
-        sked_schedule_done(&before);
     }
     sked_schedule_done(&s);
+    return rc;
+}
+
+static int schedule_patch(const http_req *req, http_resp *resp)
+{
+    json_t *body = NULL;
+    int rc;
+
+    if ((rc = sked__http_body_object(req, resp, false, &body)) != 0)
+        return rc;
+    rc = patch_apply(req, resp, body);
     json_decref(body);
-    return rc != 0 ? rc : send_named(req, resp, 200, name);
+    return rc != 0 ? rc : send_named(req, resp, 200, req->param[0]);
 }
 
 static int schedule_delete(const http_req *req, http_resp *resp)

@@ -330,6 +330,9 @@ call GET '/api/v1/schedules?workflow=ghost'
 check "schedules: by workflow" "$(j '[s["name"] for s in j["schedules"]]')" \
     "['hourly', 'idle', 'solo']"
 check "schedules: the last page" "$(j 'j["next_cursor"]')" None
+call GET '/api/v1/schedules?status=&workflow=&prefix=&cursor='
+check "schedules: empty filters filter nothing" "$(j 'len(j["schedules"])')" \
+    "$(q "$db" 'SELECT count(*) FROM schedules')"
 fails "schedules: unknown status" 422 invalid_argument status \
     GET '/api/v1/schedules?status=sleepy'
 fails "schedules: limit=0" 422 out_of_range limit \
