@@ -24,6 +24,7 @@
 #include "schedule_opts.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
+#include "store/schedule_preview.h"
 
 #define LIST_DEFAULT    100
 #define PREVIEW_DEFAULT 5
@@ -523,78 +524,37 @@ static int schedule_delete(const cli_cmd *self, int argc, char **argv)
 typedef struct preview_q {
     const sked_schedule *s;
     const sked_tz *tz;
-    sked_cron cron; /* when s is a cron schedule */
     sked_time after;
     long count;
 } preview_q;
-
-static const char *mark_name(sked_occ_mark m)
-{
-    switch (m) {
-    case SKED_OCC_SHIFTED:
-        return "shifted";
-    case SKED_OCC_FIRST_PASS:
-        return "first_pass";
-    case SKED_OCC_SECOND_PASS:
-        return "second_pass";
-    case SKED_OCC_NORMAL:
-        break;
-    }
-    return NULL;
-}
-
-/* Store in *out the next occurrence of Q's schedule after AFTER, with
- * its DST mark. Returns 0 or SKED_ENOTFOUND. */
-static int next_occurrence(const preview_q *q, sked_time after,
-                           sked_occurrence *out)
-{
-    sked_occurrence occ = {.mark = SKED_OCC_NORMAL};
-    int rc;
-
-    if ((rc = sked__schedule_next_fire(q->s, q->tz, after, &occ.at)) < 0)
-        return rc;
-    /* The mark is the cron engine's: ask it for the same instant. */
-    if (q->s->kind == SKED_SPEC_CRON) {
-        sked_occurrence c;
-
-        if (sked_cron_next_occurrence(&q->cron, q->tz, q->s->dst, occ.at - 1,
-                                      &c) == 0 &&
-            c.at == occ.at)
-            occ.mark = c.mark;
-    }
-    *out = occ;
-    return 0;
-}
-
-/* Return how many more runs Q's schedule may create (max_runs). */
-static long runs_left(const preview_q *q)
-{
-    int64_t left;
-
-    if (q->s->max_runs <= 0)
-        return q->count;
-    left = q->s->max_runs - q->s->runs_created;
-    return left < 0 ? 0 : left < q->count ? (long) left : q->count;
-}
 
 static int preview_print(const preview_q *q, bool json)
 {
     char utc[OUT_TIME_MAX], local[OUT_TIME_MAX];
     json_t *arr = json ? json_array() : NULL;
-    sked_time after = q->after;
-    sked_occurrence occ;
-    long n = runs_left(q);
+    sked_occurrence *occ = calloc((size_t) q->count, sizeof *occ);
+    sked_error err;
+    size_t n = 0;
+    int rc;
 
-    if (json && !arr)
+    if ((json && !arr) || !occ) {
+        json_decref(arr);
+        free(occ);
         return cli_fail(SKED_ENOMEM, "out of memory");
-    if (q->s->status == SKED_SCHEDULE_DONE)
-        n = 0;
-    for (long i = 0; i < n && next_occurrence(q, after, &occ) == 0; i++) {
-        const char *mark = mark_name(occ.mark);
+    }
+    sked_error_clear(&err);
+    rc = sked__schedule_preview(q->s, q->tz, q->after, (size_t) q->count, occ,
+                                &n, &err);
+    if (rc < 0) {
+        json_decref(arr);
+        free(occ);
+        return cli_invalid("stored cron expression", q->s->cron, &err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *mark = sked__schedule_preview_mark(occ[i].mark);
 
-        out_time_utc(occ.at, utc, sizeof utc);
-        out_time_local(occ.at, q->tz, local, sizeof local);
-        after = occ.at;
+        out_time_utc(occ[i].at, utc, sizeof utc);
+        out_time_local(occ[i].at, q->tz, local, sizeof local);
         if (!json) {
             printf("%s  %s%s%s\n", utc, local, mark ? "  " : "",
                    mark ? mark : "");
@@ -604,10 +564,12 @@ static int preview_print(const preview_q *q, bool json)
                                                  "local", local, "mark",
                                                  mark)) < 0) {
             json_decref(arr);
+            free(occ);
             return cli_fail(SKED_ENOMEM, "out of memory");
         }
     }
-    if (!json && after == q->after)
+    free(occ);
+    if (!json && n == 0)
         fprintf(stderr, "sked: schedule \"%s\" never fires again\n",
                 q->s->name);
     if (json)
@@ -630,7 +592,6 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
         {0},
     };
     preview_q q = {.count = PREVIEW_DEFAULT};
-    sked_error err;
     cli_args args;
     ctx c = {0};
     int rc;
@@ -653,11 +614,7 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
                     "sked: schedule \"%s\" is paused; these are the "
                     "occurrences it would have\n",
                     c.s.name);
-        if (c.s.kind == SKED_SPEC_CRON &&
-            sked_cron_parse(c.s.cron, &q.cron, &err) < 0)
-            rc = cli_invalid("stored cron expression", c.s.cron, &err);
-        else
-            rc = preview_print(&q, json);
+        rc = preview_print(&q, json);
     }
     ctx_done(&c);
     return rc;
