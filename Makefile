@@ -9,7 +9,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build run test bench fuzz san lint install clean
+.PHONY: all deps configure build run tour test bench fuzz san lint install clean
 
 all: build
 
@@ -24,7 +24,10 @@ build: deps $(BUILD)/CMakeCache.txt
 	@cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	@scripts/demo.sh $(BUILD)/sked
+	@scripts/run.sh $(BUILD)/sked
+
+tour: build
+	@scripts/tour.sh $(BUILD)/sked
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

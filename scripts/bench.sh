@@ -22,6 +22,8 @@
 # of 1000, the better of 1 and 4 executors).
 # bench_exec: no-op runs per second end to end through the engine (1, 4
 # and 16 workers) and the overhead of an exec step, against graphile.
+# bench_http.sh: wrk against the API of a real server on loopback
+# (GET a schedule, POST a trigger), target >= 20,000 GET/s, p99 <= 5 ms.
 # Ratios matter more than raw times: these machines are shared and noisy.
 # Usage: scripts/bench.sh BUILD_DIR   (make bench runs scripts/bench.sh build)
 set -euo pipefail
@@ -58,6 +60,12 @@ for b in "${benches[@]}"; do
     [ -x "$b" ] || continue
     echo "== $(basename "$b")"
     "$b" | tee -a "$out" | grep -v '^bench	'
+done
+
+# The HTTP API and the event streams, against a real server on loopback.
+for b in "$here"/bench/bench_*.sh; do
+    echo "== $(basename "$b" .sh)"
+    "$b" "$build/sked" | tee -a "$out" | grep -v '^bench	'
 done
 
 if command -v node >/dev/null &&
@@ -198,4 +206,16 @@ END {
     else
         print "target PostgreSQL ahead of graphile-worker: not measured"
     printf "target exec step overhead <= 2 ms: %s\n", bad_step ? "NOT met" : "met"
+}' "$out"
+
+echo
+echo "== the HTTP API (bench_http: wrk, 2 threads, 64 connections, loopback)"
+awk -F'\t' '
+$1 != "bench" || $2 != "http" { next }
+{ n++; printf "%-40s %9.0f requests/s  p99 %6.2f ms\n", $3, $4, $5
+  if ($3 ~ /^GET/) { get = 1; if ($4 < 20000 || $5 > 5) bad_get = 1 } }
+END {
+    if (n == 0) { print "bench_http: no figures"; exit }
+    printf "target GET schedule >= 20,000 requests/s with p99 <= 5 ms: %s\n",
+        !get ? "not measured" : bad_get ? "NOT met" : "met"
 }' "$out"

@@ -31,6 +31,7 @@
 #include "engine/engine_int.h"
 #include "engine/workflow_file.h"
 #include "engine/workflow_int.h"
+#include "http/http.h"
 #include "log.h"
 #include "server_events.h"
 
@@ -52,8 +53,11 @@ typedef struct server {
     const char *db_url;    /* borrowed from argv or the environment */
     const char *workflows; /* borrowed; NULL: no workflows file */
     sked_dur tick;
-    int workers;    /* worker threads; 0: none */
-    sked_dur lease; /* 0: the engine's default */
+    int workers;        /* worker threads; 0: none */
+    sked_dur lease;     /* 0: the engine's default */
+    const char *listen; /* borrowed; NULL: no HTTP server */
+    char *token;        /* owned; NULL: no auth */
+    sked_http *http;    /* owned; from start */
     logger log;
     sked_tzdb *tzdb;
     sked_engine *engine;
@@ -168,6 +172,49 @@ static int start_fail(server *sv, const char *what, const sked_error *err,
     return sked_error_exit_code(rc);
 }
 
+/* Log one answered request: at debug level, or warn for the server's own
+ * failures (5xx), which a person must see. */
+static void log_access(void *ctx, const char *method, const char *path,
+                       unsigned status, int64_t elapsed_us)
+{
+    logger *lg = ctx;
+    log_level level = status >= 500 ? LOG_WARN : LOG_DEBUG;
+
+    if (!log_enabled(lg, level))
+        return;
+    log_write(lg, level, "http request",
+              (log_kv[]){LOG_STR("method", method), LOG_STR("path", path),
+                         LOG_INT("status", (int64_t) status),
+                         LOG_REAL("ms", (double) elapsed_us / 1e3)},
+              4);
+}
+
+/* Start the HTTP server on --listen and log its URL. Returns 0 or the
+ * exit code (the error logged). */
+static int http_open(server *sv)
+{
+    sked_http_options o = {.listen = sv->listen,
+                           .token = sv->token,
+                           .access = log_access,
+                           .access_ctx = &sv->log};
+    char url[300];
+    sked_error err;
+    int rc = sked__http_start(sv->engine, &o, &sv->http, &err);
+    const char *colon = strrchr(sv->listen, ':');
+    int host_len = colon ? (int) (colon - sv->listen) : 0;
+
+    if (rc < 0)
+        return start_fail(sv, "cannot start the HTTP server", &err, rc);
+    /* ":8080" listens everywhere; show the loopback URL that reaches it. */
+    snprintf(url, sizeof url, "http://%.*s:%u", host_len ? host_len : 9,
+             host_len ? sv->listen : "127.0.0.1", sked__http_port(sv->http));
+    log_write(&sv->log, LOG_INFO, "http listening",
+              (log_kv[]){LOG_STR("url", url),
+                         LOG_STR("auth", sv->token ? "token" : "none")},
+              2);
+    return 0;
+}
+
 /* Open the zone database and the engine, subscribe the log, sync the
  * workflows file. Returns 0 or the exit code (the error logged). */
 static int server_open(server *sv)
@@ -191,11 +238,14 @@ static int server_open(server *sv)
         return sked_error_exit_code(rc);
     if ((rc = sked_engine_start(sv->engine, &err)) < 0)
         return start_fail(sv, "cannot start the scheduler", &err, rc);
-    return 0;
+    return sv->listen ? http_open(sv) : 0;
 }
 
 static void server_close(server *sv)
 {
+    /* The API first: no request may reach an engine being closed. */
+    sked__http_stop(sv->http);
+    sv->http = NULL;
     if (sv->engine && sv->sub)
         sked_unsubscribe(sv->engine, sv->sub);
     sked_engine_close(sv->engine);
@@ -288,8 +338,43 @@ static int server_run(server *sv)
 
 typedef struct server_flags {
     const char *db, *workflows, *tick, *log_format, *log_level, *workers;
-    const char *lease;
+    const char *lease, *listen, *token_file;
 } server_flags;
+
+/* The longest token accepted from a file or the environment. */
+#define TOKEN_MAX 4096
+#define TOKEN_MIN 16
+
+/* Read the token of --token-file PATH (its first line) or $SKED_TOKEN
+ * into SV. Returns CLI_CONTINUE or an exit code (the error printed). */
+static int read_token(const char *path, server *sv)
+{
+    char buf[TOKEN_MAX + 2];
+    const char *env = getenv("SKED_TOKEN");
+    FILE *f;
+
+    if (!path) {
+        if (!env || !env[0])
+            return CLI_CONTINUE;
+        snprintf(buf, sizeof buf, "%s", env);
+    } else {
+        if (!(f = fopen(path, "r")))
+            return cli_fail(SKED_EINVAL, "cannot read --token-file %s: %s",
+                            path, strerror(errno));
+        if (!fgets(buf, sizeof buf, f))
+            buf[0] = '\0';
+        fclose(f);
+        buf[strcspn(buf, "\r\n")] = '\0';
+    }
+    /* A short token can be guessed: refuse it rather than trust it. */
+    if (strlen(buf) < TOKEN_MIN || strlen(buf) > TOKEN_MAX)
+        return cli_fail(SKED_EINVAL,
+                        "%s: the token must hold %d to %d characters",
+                        path ? path : "SKED_TOKEN", TOKEN_MIN, TOKEN_MAX);
+    if (!(sv->token = strdup(buf)))
+        return cli_fail(SKED_ENOMEM, "out of memory");
+    return CLI_CONTINUE;
+}
 
 /* Check the flags F into SV and start its log. Returns CLI_CONTINUE or
  * the exit code of a usage error. */
@@ -301,6 +386,12 @@ static int server_config(const cli_cmd *self, const server_flags *f, server *sv)
 
     sv->db_url = direct_db_url(f->db);
     sv->workflows = f->workflows;
+    sv->listen = f->listen ? f->listen : SKED_HTTP_LISTEN_DEFAULT;
+    if (strcmp(sv->listen, "off") == 0)
+        sv->listen = NULL;
+    int rc = read_token(f->token_file, sv);
+    if (rc != CLI_CONTINUE)
+        return rc;
     sv->tick = SKED_TICK_DEFAULT;
     long workers = SKED_WORKERS_DEFAULT;
     if (f->workers && cli_parse_count(self, "--workers", f->workers, 0,
@@ -345,6 +436,8 @@ static int server_cmd(const cli_cmd *self, int argc, char **argv)
         {"log-level", 0, CLI_OPT_VALUE, &f.log_level},
         {"workers", 0, CLI_OPT_VALUE, &f.workers},
         {"lease", 0, CLI_OPT_VALUE, &f.lease},
+        {"listen", 0, CLI_OPT_VALUE, &f.listen},
+        {"token-file", 0, CLI_OPT_VALUE, &f.token_file},
         {0},
     };
     server sv = {0};
@@ -356,10 +449,13 @@ static int server_cmd(const cli_cmd *self, int argc, char **argv)
     if (args.npos > 0)
         return cli_usage_error(self, "unexpected argument \"%.64s\"",
                                args.pos[0]);
-    if ((rc = server_config(self, &f, &sv)) != CLI_CONTINUE)
+    if ((rc = server_config(self, &f, &sv)) != CLI_CONTINUE) {
+        free(sv.token);
         return rc;
+    }
     rc = server_run(&sv);
     log_done(&sv.log);
+    free(sv.token);
     return rc;
 }
 
@@ -370,6 +466,7 @@ const cli_cmd cli_cmd_server = {
     .run = server_cmd,
     .help = "Usage: sked server [--db URL] [--workflows FILE] [--workers N]\n"
             "                   [--lease D] [--tick D]\n"
+            "                   [--listen ADDR] [--token-file F]\n"
             "                   [--log-format logfmt|json]\n"
             "                   [--log-level L]\n"
             "\n"
@@ -390,6 +487,13 @@ const cli_cmd cli_cmd_server = {
             "  --lease D          how long a run stays claimed without a\n"
             "                     heartbeat before another server recovers\n"
             "                     it, 2s to 1h (default 30s)\n"
+            "  --listen ADDR      serve the HTTP API, metrics and dashboard\n"
+            "                     on HOST:PORT (default 127.0.0.1:8080;\n"
+            "                     port 0: any free port; off: none)\n"
+            "  --token-file F     require \"Authorization: Bearer TOKEN\",\n"
+            "                     TOKEN the first line of F (default\n"
+            "                     $SKED_TOKEN); needed to listen beyond\n"
+            "                     loopback\n"
             "  --tick D           how often changes by others are reread,\n"
             "                     1s to 1h (default 1s)\n"
             "  --log-format F     logfmt (default) or json, on stderr\n"

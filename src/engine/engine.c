@@ -45,6 +45,12 @@ sked_loop *sked__engine_loop(sked_engine *e)
     return e->loop;
 }
 
+int sked_engine_ready(sked_engine *e, sked_error *err)
+{
+    sked_error_clear(err);
+    return sked__store_ready(e->store, err);
+}
+
 /* ---- events
  * ----------------------------------------------------------------*/
 

@@ -11,6 +11,7 @@
 #define SKED_HTTP_HTTP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "sked/engine.h"
 
@@ -18,14 +19,24 @@ typedef struct sked_http sked_http;
 
 #define SKED_HTTP_LISTEN_DEFAULT "127.0.0.1:8080"
 
+/* Called once per answered request, from the thread that answered it:
+ * METHOD, PATH (without the query), the status sent and how long the
+ * request took from its headers to its response. Event streams are
+ * reported when they start. */
+typedef void (*sked_http_access_fn)(void *ctx, const char *method,
+                                    const char *path, unsigned status,
+                                    int64_t elapsed_us);
+
 typedef struct sked_http_options {
-    const char *listen;       /* "HOST:PORT", "[V6]:PORT" or ":PORT" (every
-                                 address); NULL: SKED_HTTP_LISTEN_DEFAULT;
-                                 port 0: any free port (sked__http_port) */
-    const char *token;        /* bearer token; NULL or "": no auth */
-    unsigned threads;         /* 0: 4 */
-    unsigned timeout_secs;    /* idle connection timeout; 0: 30 */
-    unsigned max_connections; /* 0: 4096 */
+    const char *listen;         /* "HOST:PORT", "[V6]:PORT" or ":PORT" (every
+                                   address); NULL: SKED_HTTP_LISTEN_DEFAULT;
+                                   port 0: any free port (sked__http_port) */
+    const char *token;          /* bearer token; NULL or "": no auth */
+    unsigned threads;           /* 0: 4 */
+    unsigned timeout_secs;      /* idle connection timeout; 0: 30 */
+    unsigned max_connections;   /* 0: 4096 */
+    sked_http_access_fn access; /* may be NULL */
+    void *access_ctx;
 } sked_http_options;
 
 /* Start serving E (borrowed; it must outlive the server) as OPTS says.

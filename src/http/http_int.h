@@ -42,8 +42,8 @@ typedef struct http_req {
 } http_req;
 
 typedef struct http_resp {
-    unsigned status;          /* 0 until a handler sets it */
-    char *body;               /* owned (malloc); NULL: empty */
+    unsigned status; /* 0 until a handler sets it */
+    char *body;      /* owned (malloc); NULL: empty */
     size_t len;
     const char *content_type; /* static; NULL: application/json */
     const char *allow;        /* static; the Allow header of a 405 */
@@ -61,6 +61,7 @@ typedef struct http_route {
     const char *pattern; /* "/api/v1/schedules/{name}/pause" */
     http_handler handler;
     const char *summary; /* one line, for the OpenAPI document */
+    unsigned ok_status;  /* the status of success; 0: 200 */
 } http_route;
 
 /* The tables of the modules (each ends with {0}). */
@@ -70,6 +71,25 @@ extern const http_route sked__api_event_routes[];    /* api_events.c */
 extern const http_route sked__api_misc_routes[];     /* api_misc.c */
 /* Every table, NULL-terminated (router.c). */
 extern const http_route *const sked__http_tables[];
+
+/* ---- routing (router.c) ----------------------------------------------- */
+
+/* The route of a request and its {…} values. */
+typedef struct http_match {
+    const http_route *route;      /* NULL when none */
+    char *param[HTTP_PARAMS_MAX]; /* owned copies, in pattern order */
+    size_t nparam;
+    char allow[64]; /* "GET, POST": the methods of the
+                       path, for a 405 */
+} http_match;
+
+/* Find the route of METHOD (HEAD is GET) and PATH into *m. Returns 0,
+ * SKED_ENOTFOUND (no route has this path), SKED_EMETHOD (other methods
+ * have it: m->allow lists them) or SKED_ENOMEM. */
+int sked__http_route(const char *method, const char *path, http_match *m);
+
+/* Free what *m owns. */
+void sked__http_match_done(http_match *m);
 
 /* ---- responses (reply.c) ---------------------------------------------- */
 
@@ -105,8 +125,7 @@ int sked__http_body_object(const http_req *req, http_resp *resp, bool empty_ok,
 /* Read query parameter KEY as a whole number in MIN..MAX into *out,
  * DFLT when absent. On a malformed or out-of-range value fill RESP
  * (400 or 422, field KEY) and return the error code. */
-int sked__http_query_long(const http_req *req, http_resp *resp,
-                          const char *key, long min, long max, long dflt,
-                          long *out);
+int sked__http_query_long(const http_req *req, http_resp *resp, const char *key,
+                          long min, long max, long dflt, long *out);
 
 #endif

@@ -16,6 +16,12 @@ int sked__sse_hub_new(sked_engine *e, sked_sse_hub **out, sked_error *err)
     return *out ? 0 : SKED_ENOMEM;
 }
 
-void sked__sse_hub_shutdown(sked_sse_hub *hub) { (void) hub; }
+void sked__sse_hub_shutdown(sked_sse_hub *hub)
+{
+    (void) hub;
+}
 
-void sked__sse_hub_free(sked_sse_hub *hub) { free(hub); }
+void sked__sse_hub_free(sked_sse_hub *hub)
+{
+    free(hub);
+}

@@ -131,6 +131,21 @@ static int migrate(sked_store *st, sked_error *err)
     return sked__store_run_tx(st, SKED__TX_MIGRATE, migrate_tx, NULL, err);
 }
 
+int sked__store_ready(sked_store *st, sked_error *err)
+{
+    int v = 0;
+    int rc = sked__store_run_tx(st, SKED__TX_READ, version_tx, &v, err);
+
+    if (rc != 0)
+        return rc;
+    if (v != latest_version(st->ops->migrations))
+        return sked__error_set(err, SKED_EBUSY, "db", -1,
+                               "the database has schema version %d, this "
+                               "sked needs %d",
+                               v, latest_version(st->ops->migrations));
+    return 0;
+}
+
 int sked__store_open(const char *url, const sked_store_options *opts,
                      sked_store **out, sked_error *err)
 {

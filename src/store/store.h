@@ -60,6 +60,11 @@ int sked__store_open(const char *url, const sked_store_options *opts,
 /* Close ST and every connection. NULL does nothing. */
 void sked__store_close(sked_store *st);
 
+/* Return 0 when the database answers a read now and its schema is the
+ * one this binary migrates to (GET /readyz); SKED_EBUSY when the schema
+ * differs, or the back-end's error (SKED_EIO: unreachable). */
+int sked__store_ready(sked_store *st, sked_error *err);
+
 /* Return "sqlite" or "postgres". */
 const char *sked__store_kind(const sked_store *st);
 

@@ -62,10 +62,24 @@ q() {
 # start_server NAME ARGS...: start "sked server ARGS" in the background,
 # stderr to $tmp/NAME.log; its pid in the variable pid_NAME.
 start_server() {
-    local n=$1
+    local n=$1 listen=(--listen 127.0.0.1:0)
     shift
-    "$bin" server "$@" >"$tmp/$n.out" 2>>"$tmp/$n.log" &
+    # Any free port, unless the test chose: servers run side by side.
+    case " $* " in *" --listen "*) listen=() ;; esac
+    "$bin" server "${listen[@]}" "$@" >"$tmp/$n.out" 2>>"$tmp/$n.log" &
     printf -v "pid_$n" '%s' "$!"
+}
+
+# start_http NAME ARGS...: start_server, then wait (20 s at most) for its
+# "http listening" line and set url_NAME to its URL. Returns 1 when the
+# server never listened.
+start_http() {
+    local n=$1 line
+    start_server "$@"
+    wait_log "$n" 'msg="http listening"' 20 || return 1
+    line=$(grep -m1 'msg="http listening"' "$tmp/$n.log")
+    line=${line#*url=}
+    printf -v "url_$n" '%s' "${line%% *}"
 }
 
 # wait_log NAME PATTERN SECONDS: wait until $tmp/NAME.log has a line

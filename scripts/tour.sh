@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# A short tour of sked's time engine, for `make run`: a few schedules, each
+# A short tour of sked's time engine, for `make tour`: a few schedules, each
 # explained in words, then its occurrences across the NEXT daylight saving
 # change of its zone, with the marks sked puts on occurrences a change
 # moved. The change is found by asking sked itself for a year of hourly
 # occurrences and looking for the first change of offset.
-# Usage: scripts/demo.sh path/to/sked
+# Usage: scripts/tour.sh path/to/sked
 set -euo pipefail
 
-bin=${1:?usage: demo.sh path/to/sked}
+bin=${1:?usage: tour.sh path/to/sked}
 now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 bold() { printf '\033[1m%s\033[0m\n' "$*"; }

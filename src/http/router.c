@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* Routing (http_int.h): a request's method and path against the route
+ * tables of every API module. A pattern is a path whose segments are
+ * literal or "{name}", which matches one non-empty segment; nothing else
+ * (no prefixes, no trailing slash), so a path either names a route
+ * exactly or is 404. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "http/http_int.h"
+
+const http_route *const sked__http_tables[] = {
+    sked__api_schedule_routes,
+    sked__api_run_routes,
+    sked__api_event_routes,
+    sked__api_misc_routes,
+    NULL,
+};
+
+/* The length of the segment at S (up to the next '/' or the end). */
+static size_t seg_len(const char *s)
+{
+    return strcspn(s, "/");
+}
+
+/* Match PATH against PATTERN; on success with M not NULL, copy the
+ * {…} segments into M. Returns 1 (match), 0 (none) or SKED_ENOMEM. */
+static int match(const char *pattern, const char *path, http_match *m)
+{
+    size_t n = 0;
+
+    while (*pattern == '/' && *path == '/') {
+        size_t pl = seg_len(++pattern), sl = seg_len(++path);
+
+        if (pattern[0] == '{') {
+            if (sl == 0 || n >= HTTP_PARAMS_MAX)
+                return 0;
+            if (m && !(m->param[n] = strndup(path, sl)))
+                return SKED_ENOMEM;
+            n++;
+        } else if (pl != sl || memcmp(pattern, path, pl) != 0) {
+            return 0;
+        }
+        pattern += pl;
+        path += sl;
+    }
+    if (*pattern || *path)
+        return 0;
+    if (m)
+        m->nparam = n;
+    return 1;
+}
+
+/* Add METHOD to the comma-separated list ALLOW when not there yet. */
+static void allow_add(char *allow, size_t size, const char *method)
+{
+    size_t used = strlen(allow);
+    const char *p = strstr(allow, method);
+
+    if (p && (p[strlen(method)] == ',' || p[strlen(method)] == '\0'))
+        return;
+    if (used + strlen(method) + 3 > size)
+        return;
+    if (used)
+        strcat(allow, ", ");
+    strcat(allow, method);
+}
+
+int sked__http_route(const char *method, const char *path, http_match *m)
+{
+    const char *want = strcmp(method, "HEAD") == 0 ? "GET" : method;
+
+    memset(m, 0, sizeof *m);
+    for (size_t t = 0; sked__http_tables[t]; t++) {
+        for (const http_route *r = sked__http_tables[t]; r->method; r++) {
+            if (match(r->pattern, path, NULL) != 1)
+                continue;
+            if (strcmp(r->method, want) != 0) {
+                allow_add(m->allow, sizeof m->allow, r->method);
+                continue;
+            }
+            int rc = match(r->pattern, path, m);
+            if (rc < 0) {
+                sked__http_match_done(m);
+                return rc;
+            }
+            m->route = r;
+            return 0;
+        }
+    }
+    return m->allow[0] ? SKED_EMETHOD : SKED_ENOTFOUND;
+}
+
+void sked__http_match_done(http_match *m)
+{
+    for (size_t i = 0; i < HTTP_PARAMS_MAX; i++)
+        free(m->param[i]);
+    memset(m, 0, sizeof *m);
+}

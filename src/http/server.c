@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: MIT */
+/* The HTTP server (http.h): libmicrohttpd's daemon with a pool of
+ * threads, each running an epoll loop, so connections cost sockets and a
+ * little memory and only requests being answered hold a thread.
+ *
+ * A request goes through four gates, in order: the token (401, before
+ * anything else is read), the declared body size (413 from
+ * Content-Length, before the body is read; a chunked body is counted as
+ * it arrives and dropped past the limit), the route (404, or 405 with
+ * Allow), and the handler. libmicrohttpd parses HTTP itself; sked never
+ * does. Connections idle longer than the timeout are closed, which is
+ * also the request timeout for clients that stop sending. */
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include "base/error.h"
+#include "http/http_int.h"
+#include "http/sse.h"
+
+#define THREADS_DEFAULT     4
+#define TIMEOUT_DEFAULT     30
+#define CONNECTIONS_DEFAULT 4096
+/* Per connection: the request line and headers must fit (a bigger header
+ * block gets 431). Small, so idle event streams stay cheap. */
+#define CONN_MEMORY (16 * 1024)
+
+struct sked_http {
+    struct MHD_Daemon *daemon;
+    sked_engine *engine; /* borrowed */
+    char *token;         /* owned; NULL: no auth */
+    size_t token_len;
+    sked_sse_hub *hub; /* owned */
+    unsigned port;
+    sked_http_access_fn access;
+    void *access_ctx;
+};
+
+/* One request's state, from its first call to its completion. */
+typedef struct req_state {
+    int64_t started_us; /* monotonic, at the first call */
+    char *body;         /* owned, NUL-terminated */
+    size_t len, cap;
+    bool too_big;  /* over HTTP_BODY_MAX: dropped, answered 413 */
+    bool answered; /* a response is queued already */
+} req_state;
+
+/* ---- addresses ---------------------------------------------------------- */
+
+typedef struct listen_addr {
+    struct sockaddr_storage ss;
+    bool v6;
+} listen_addr;
+
+/* Split "HOST:PORT", "[V6]:PORT" or ":PORT" into HOST (empty: every
+ * address) and PORT. Returns 0 or SKED_EINVAL. */
+static int split_listen(const char *s, char *host, size_t size, long *port,
+                        sked_error *err)
+{
+    const char *colon = strrchr(s, ':');
+    const char *h = s, *h_end = colon;
+    char *end;
+
+    if (!colon)
+        return sked__error_set(err, SKED_EINVAL, "listen", -1,
+                               "\"%.64s\": expected HOST:PORT", s);
+    if (s[0] == '[') {
+        h = s + 1;
+        h_end = strchr(s, ']');
+        if (!h_end || h_end + 1 != colon)
+            return sked__error_set(err, SKED_EINVAL, "listen", -1,
+                                   "\"%.64s\": expected [ADDRESS]:PORT", s);
+    }
+    if ((size_t) (h_end - h) >= size)
+        return sked__error_set(err, SKED_EINVAL, "listen", -1,
+                               "\"%.64s\": host name too long", s);
+    memcpy(host, h, (size_t) (h_end - h));
+    host[h_end - h] = '\0';
+    *port = strtol(colon + 1, &end, 10);
+    if (colon[1] < '0' || colon[1] > '9' || *end || *port > 65535)
+        return sked__error_set(err, SKED_EINVAL, "listen",
+                               (int) (colon + 1 - s),
+                               "\"%.64s\": expected a port from 0 to 65535", s);
+    return 0;
+}
+
+/* Resolve LISTEN into *out. Returns 0 or SKED_EINVAL. */
+static int resolve_listen(const char *listen, listen_addr *out, sked_error *err)
+{
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *ai = NULL;
+    char host[256], port_s[8];
+    long port = 0;
+    int rc = split_listen(listen, host, sizeof host, &port, err);
+
+    if (rc < 0)
+        return rc;
+    snprintf(port_s, sizeof port_s, "%ld", port);
+    if (getaddrinfo(host[0] ? host : NULL, port_s, &hints, &ai) != 0 || !ai)
+        return sked__error_set(err, SKED_EINVAL, "listen", -1,
+                               "\"%.64s\": cannot resolve \"%.64s\"", listen,
+                               host);
+    memset(out, 0, sizeof *out);
+    memcpy(&out->ss, ai->ai_addr, ai->ai_addrlen);
+    out->v6 = ai->ai_family == AF_INET6;
+    freeaddrinfo(ai);
+    return 0;
+}
+
+bool sked__http_listen_is_loopback(const char *listen)
+{
+    listen_addr a;
+    sked_error err;
+
+    if (!listen)
+        return true;
+    if (resolve_listen(listen, &a, &err) < 0)
+        return false;
+    if (a.v6) {
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *) &a.ss;
+        return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
+    }
+    const struct sockaddr_in *s4 = (const struct sockaddr_in *) &a.ss;
+    return (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+const char *sked__http_query(const http_req *req, const char *key)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+const char *sked__http_header(const http_req *req, const char *name)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+sked_sse_hub *sked__http_hub(const http_req *req)
+{
+    return req->server->hub;
+}
+
+/* Compare A (length AN) with B (length BN) in a time that depends on BN
+ * only, so the token cannot be guessed byte by byte from timings. */
+static bool same_secret(const char *a, size_t an, const char *b, size_t bn)
+{
+    unsigned diff = an != bn;
+
+    for (size_t i = 0; i < bn; i++)
+        diff |= (unsigned char) (an ? a[i % an] : 0) ^ (unsigned char) b[i];
+    return diff == 0;
+}
+
+/* True when PATH needs the token: the API and the metrics. Health checks
+ * and the dashboard's files (which hold no data) are open. */
+static bool guarded(const char *path)
+{
+    return strncmp(path, "/api/", 5) == 0 || strcmp(path, "/metrics") == 0;
+}
+
+static bool authorized(const sked_http *h, struct MHD_Connection *conn,
+                       const char *path)
+{
+    const char *auth;
+
+    if (!h->token || !guarded(path))
+        return true;
+    auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                       MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
+        return false;
+    auth += 7;
+    return same_secret(auth, strlen(auth), h->token, h->token_len);
+}
+
+int sked__http_body_object(const http_req *req, http_resp *resp, bool empty_ok,
+                           json_t **out)
+{
+    json_error_t je;
+    json_t *j;
+
+    *out = NULL;
+    if (req->body_len == 0 && empty_ok) {
+        *out = json_object();
+        return *out ? 0
+                    : sked__http_error(resp, SKED_ENOMEM, NULL, "%s",
+                                       sked_strerror(SKED_ENOMEM));
+    }
+    /* jansson refuses invalid UTF-8 and NUL bytes itself. */
+    j = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &je);
+    if (!j)
+        return sked__http_error(resp, SKED_ESYNTAX, NULL,
+                                "malformed JSON at line %d, column %d: %s",
+                                je.line, je.column, je.text);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        return sked__http_error(resp, SKED_ESYNTAX, NULL,
+                                "expected a JSON object");
+    }
+    *out = j;
+    return 0;
+}
+
+int sked__http_query_long(const http_req *req, http_resp *resp, const char *key,
+                          long min, long max, long dflt, long *out)
+{
+    const char *s = sked__http_query(req, key);
+    char *end;
+    long v;
+
+    *out = dflt;
+    if (!s)
+        return 0;
+    if (!*s || (*s < '0' || *s > '9') || (v = strtol(s, &end, 10), *end))
+        return sked__http_error(resp, SKED_ESYNTAX, key,
+                                "%s: expected a whole number", key);
+    if (v < min || v > max)
+        return sked__http_error(resp, SKED_ERANGE, key,
+                                "%s: expected %ld to %ld", key, min, max);
+    *out = v;
+    return 0;
+}
+
+/* ---- responses ---------------------------------------------------------- */
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+
+    (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Tell the access callback about the request answered with STATUS. */
+static void report(const sked_http *h, const char *method, const char *path,
+                   const req_state *rs, unsigned status)
+{
+    if (h->access)
+        h->access(h->access_ctx, method, path, status,
+                  mono_us() - rs->started_us);
+}
+
+/* Queue RESP on CONN; the body passes to libmicrohttpd. */
+static enum MHD_Result send_resp(struct MHD_Connection *conn, http_resp *resp)
+{
+    struct MHD_Response *r = resp->stream;
+    enum MHD_Result ok;
+
+    if (!r && resp->body) {
+        r = MHD_create_response_from_buffer(resp->len, resp->body,
+                                            MHD_RESPMEM_MUST_FREE);
+        if (r)
+            resp->body = NULL;
+    } else if (!r) {
+        r = MHD_create_response_from_buffer(0, (void *) "",
+                                            MHD_RESPMEM_PERSISTENT);
+    }
+    free(resp->body);
+    resp->body = NULL;
+    if (!r)
+        return MHD_NO;
+    if (!resp->stream)
+        (void) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                       resp->content_type ? resp->content_type
+                                                          : "application/json");
+    if (resp->allow)
+        (void) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, resp->allow);
+    if (resp->status == 401)
+        (void) MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                       "Bearer");
+    (void) MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
+                                   "no-store");
+    ok = MHD_queue_response(conn, resp->status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+/* Answer with the error CODE at once (before the body is read). */
+static enum MHD_Result refuse(const sked_http *h, struct MHD_Connection *conn,
+                              const char *method, const char *path,
+                              req_state *rs, int code, const char *msg)
+{
+    http_resp resp = {0};
+
+    (void) sked__http_error(&resp, code, NULL, "%s", msg);
+    rs->answered = true;
+    report(h, method, path, rs, resp.status);
+    return send_resp(conn, &resp);
+}
+
+/* Route and handle the complete request. */
+static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
+                                const char *method, const char *path,
+                                req_state *rs)
+{
+    http_req req = {.method = method,
+                    .path = path,
+                    .body = rs->body ? rs->body : "",
+                    .body_len = rs->len,
+                    .engine = h->engine,
+                    .server = h,
+                    .conn = conn};
+    http_resp resp = {0};
+    http_match m;
+    int rc = sked__http_route(method, path, &m);
+
+    if (rc == SKED_ENOTFOUND)
+        (void) sked__http_error(&resp, rc, NULL, "no route %.16s %.200s",
+                                method, path);
+    else if (rc == SKED_EMETHOD) {
+        (void) sked__http_error(&resp, rc, NULL,
+                                "%.16s is not allowed on %.200s (allowed: %s)",
+                                method, path, m.allow);
+        resp.allow = m.allow;
+    } else if (rc < 0)
+        (void) sked__http_error(&resp, rc, NULL, "%s", sked_strerror(rc));
+    else {
+        for (size_t i = 0; i < m.nparam; i++)
+            req.param[i] = m.param[i];
+        req.nparam = m.nparam;
+        (void) m.route->handler(&req, &resp);
+        if (resp.status == 0 && !resp.stream)
+            (void) sked__http_error(&resp, SKED_EINTERNAL, NULL,
+                                    "the handler of %.200s sent nothing", path);
+    }
+    rs->answered = true;
+    report(h, method, path, rs, resp.stream ? 200 : resp.status);
+    enum MHD_Result ok = send_resp(conn, &resp);
+    sked__http_match_done(&m);
+    return ok;
+}
+
+/* Keep the N bytes of DATA of the body, or drop them past the limit. */
+static bool body_append(req_state *rs, const char *data, size_t n)
+{
+    if (rs->too_big || rs->len + n > HTTP_BODY_MAX) {
+        rs->too_big = true;
+        free(rs->body);
+        rs->body = NULL;
+        rs->len = rs->cap = 0;
+        return true;
+    }
+    if (rs->len + n + 1 > rs->cap) {
+        size_t cap = rs->cap ? rs->cap : 1024;
+        while (cap < rs->len + n + 1)
+            cap *= 2;
+        char *p = realloc(rs->body, cap);
+        if (!p)
+            return false;
+        rs->body = p;
+        rs->cap = cap;
+    }
+    memcpy(rs->body + rs->len, data, n);
+    rs->len += n;
+    rs->body[rs->len] = '\0';
+    return true;
+}
+
+/* The first call of a request: the token and the declared size. */
+static enum MHD_Result on_first(sked_http *h, struct MHD_Connection *conn,
+                                const char *method, const char *path,
+                                req_state *rs)
+{
+    const char *cl = MHD_lookup_connection_value(
+        conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+    if (!authorized(h, conn, path))
+        return refuse(h, conn, method, path, rs, SKED_EUNAUTH,
+                      "a valid bearer token is required "
+                      "(Authorization: Bearer TOKEN)");
+    if (cl && strtoull(cl, NULL, 10) > HTTP_BODY_MAX)
+        return refuse(h, conn, method, path, rs, SKED_ETOOBIG,
+                      "the body is over 1 MiB (1048576 bytes)");
+    return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+                                  const char *url, const char *method,
+                                  const char *version, const char *upload,
+                                  size_t *upload_size, void **state)
+{
+    sked_http *h = cls;
+    req_state *rs = *state;
+
+    (void) version;
+    if (!rs) {
+        if (!(rs = calloc(1, sizeof *rs)))
+            return MHD_NO;
+        *state = rs;
+        rs->started_us = mono_us();
+        return on_first(h, conn, method, url, rs);
+    }
+    if (rs->answered) {
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        bool ok = body_append(rs, upload, *upload_size);
+        *upload_size = 0;
+        return ok ? MHD_YES : MHD_NO;
+    }
+    if (rs->too_big)
+        return refuse(h, conn, method, url, rs, SKED_ETOOBIG,
+                      "the body is over 1 MiB (1048576 bytes)");
+    return dispatch(h, conn, method, url, rs);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
+                         enum MHD_RequestTerminationCode why)
+{
+    req_state *rs = *state;
+
+    (void) cls;
+    (void) conn;
+    (void) why;
+    if (rs) {
+        free(rs->body);
+        free(rs);
+    }
+    *state = NULL;
+}
+
+/* ---- the daemon -----------------------------------------------------------
+ */
+
+/* The value of the hex digit C, or -1. */
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decode the %XX escapes of URI in place, as libmicrohttpd would, except
+ * %00: a NUL would cut the path short ("index.html%00.js" naming
+ * index.html), so it stays as written and names nothing. Returns the new
+ * length. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *uri)
+{
+    char *out = uri;
+
+    (void) cls;
+    (void) conn;
+    for (const char *in = uri; *in; out++) {
+        int hi, lo;
+        if (in[0] == '%' && (hi = hex_digit(in[1])) >= 0 &&
+            (lo = hex_digit(in[2])) >= 0 && (hi | lo) != 0) {
+            *out = (char) (hi * 16 + lo);
+            in += 3;
+        } else {
+            *out = *in++;
+        }
+    }
+    *out = '\0';
+    return (size_t) (out - uri);
+}
+
+/* Check OPTS and copy the token into H. Returns 0 or SKED_EINVAL. */
+static int configure(sked_http *h, const sked_http_options *o,
+                     const char *listen, sked_error *err)
+{
+    if (o->token && o->token[0]) {
+        if (!(h->token = strdup(o->token)))
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, "%s",
+                                   sked_strerror(SKED_ENOMEM));
+        h->token_len = strlen(h->token);
+    } else if (!sked__http_listen_is_loopback(listen)) {
+        return sked__error_set(err, SKED_EINVAL, "listen", -1,
+                               "%.64s is reachable from other machines: "
+                               "give a token (--token-file or SKED_TOKEN) "
+                               "or listen on 127.0.0.1",
+                               listen);
+    }
+    return 0;
+}
+
+int sked__http_start(sked_engine *e, const sked_http_options *opts,
+                     sked_http **out, sked_error *err)
+{
+    static const sked_http_options defaults = {0};
+    const sked_http_options *o = opts ? opts : &defaults;
+    const char *listen = o->listen ? o->listen : SKED_HTTP_LISTEN_DEFAULT;
+    sked_http *h = calloc(1, sizeof *h);
+    listen_addr a;
+    int rc;
+
+    sked_error_clear(err);
+    *out = NULL;
+    if (!h)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, "%s",
+                               sked_strerror(SKED_ENOMEM));
+    h->engine = e;
+    h->access = o->access;
+    h->access_ctx = o->access_ctx;
+    if ((rc = resolve_listen(listen, &a, err)) < 0 ||
+        (rc = configure(h, o, listen, err)) < 0 ||
+        (rc = sked__sse_hub_new(e, &h->hub, err)) < 0) {
+        sked__http_stop(h);
+        return rc;
+    }
+    h->daemon = MHD_start_daemon(
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+            (a.v6 ? MHD_USE_IPv6 : 0),
+        0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, &a.ss,
+        MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned) (o->threads ? o->threads : THREADS_DEFAULT),
+        MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned) (o->timeout_secs ? o->timeout_secs : TIMEOUT_DEFAULT),
+        MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned) (o->max_connections ? o->max_connections
+                                       : CONNECTIONS_DEFAULT),
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) CONN_MEMORY,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, h, MHD_OPTION_END);
+    if (!h->daemon) {
+        sked__http_stop(h);
+        return sked__error_set(err, SKED_EIO, "listen", -1,
+                               "cannot listen on %.64s (in use, or not an "
+                               "address of this machine)",
+                               listen);
+    }
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = info ? info->port : 0;
+    *out = h;
+    return 0;
+}
+
+unsigned sked__http_port(const sked_http *h)
+{
+    return h->port;
+}
+
+void sked__http_stop(sked_http *h)
+{
+    if (!h)
+        return;
+    if (h->hub)
+        sked__sse_hub_shutdown(h->hub);
+    if (h->daemon)
+        MHD_stop_daemon(h->daemon);
+    sked__sse_hub_free(h->hub);
+    free(h->token);
+    free(h);
+}
