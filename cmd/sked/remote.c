@@ -179,7 +179,10 @@ static int answer_error(const remote *r, long status, const abuf *b,
     sked_error_clear(err);
     err->code = rc;
     snprintf(err->field, sizeof err->field, "%s", field ? field : "");
-    snprintf(err->msg, sizeof err->msg, "%s", msg ? msg : "");
+    /* The server sends the default message when the engine gave none:
+     * give none too, so that the command words it as direct mode does. */
+    if (msg && strcmp(msg, sked_strerror(rc)) != 0)
+        snprintf(err->msg, sizeof err->msg, "%s", msg);
     json_decref(j);
     if (rc == SKED_EUNAUTH)
         return cli_fail_once(rc, "%s: %s", r->url,
