@@ -190,6 +190,21 @@ static int answer_error(const remote *r, long status, const abuf *b,
     return rc;
 }
 
+/* The options of every request: no signals (the event stream has its
+ * own SIGINT), a bound on connecting, HTTP and HTTPS only (a URL
+ * without a scheme is http://). */
+static void common_options(remote *r)
+{
+    curl_easy_setopt(r->curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(r->curl, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT_SECS);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(r->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(r->curl, CURLOPT_PROTOCOLS,
+                     (long) (CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+}
+
 /* Set the method and body of the next request on R's handle. */
 static void set_method(remote *r, const char *method, const char *text)
 {
@@ -222,8 +237,7 @@ static int exchange(remote *r, const char *method, const char *path,
     }
     curl_easy_reset(r->curl);
     curl_easy_setopt(r->curl, CURLOPT_URL, url);
-    curl_easy_setopt(r->curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(r->curl, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT_SECS);
+    common_options(r);
     curl_easy_setopt(r->curl, CURLOPT_TIMEOUT, REQUEST_TIMEOUT_SECS);
     curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, on_body);
@@ -367,8 +381,7 @@ int remote_stream(remote *r, const char *path, remote_event_fn fn, void *ctx,
     }
     curl_easy_reset(r->curl);
     curl_easy_setopt(r->curl, CURLOPT_URL, url);
-    curl_easy_setopt(r->curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(r->curl, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT_SECS);
+    common_options(r);
     curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, on_stream);
     curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, &s);
