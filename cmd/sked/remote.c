@@ -59,21 +59,22 @@ int remote_open(const char *url, remote **out)
     const char *token = getenv("SKED_TOKEN");
     remote *r = calloc(1, sizeof *r);
     size_t n = strlen(url);
+    bool ok;
 
     while (n > 0 && url[n - 1] == '/')
         n--;
     if (!r || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         free(r);
-        return cli_fail(SKED_ENOMEM, "cannot start the HTTP client");
+        return cli_fail_once(SKED_ENOMEM, "cannot start the HTTP client");
     }
     r->url = strndup(url, n);
     r->curl = curl_easy_init();
-    if (token && token[0] && r->url && r->curl &&
-        !(r->auth = cli_format("Authorization: Bearer %s", token)))
-        r->auth = NULL, r->url = (free(r->url), NULL);
-    if (!r->url || !r->curl) {
+    ok = r->url && r->curl;
+    if (ok && token && token[0])
+        ok = (r->auth = cli_format("Authorization: Bearer %s", token)) != NULL;
+    if (!ok) {
         remote_close(r);
-        return cli_fail(SKED_ENOMEM, "out of memory");
+        return cli_fail_once(SKED_ENOMEM, "out of memory");
     }
     *out = r;
     return 0;
