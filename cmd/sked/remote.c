@@ -386,6 +386,8 @@ int remote_stream(remote *r, const char *path, remote_event_fn fn, void *ctx,
     curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, on_stream);
     curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, &s);
+    /* No time limit, but a server that vanished is noticed. */
+    curl_easy_setopt(r->curl, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(r->curl, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(r->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(r->curl, CURLOPT_XFERINFODATA, &s);
