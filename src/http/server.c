@@ -539,8 +539,9 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
     if (!h->daemon) {
         sked__http_stop(h);
         return sked__error_set(err, SKED_EIO, "listen", -1,
-                               "cannot listen on %.64s (in use, or not an "
-                               "address of this machine)",
+                               "cannot listen on %.64s: the port is in use or "
+                               "the address is not this machine's (--listen "
+                               "HOST:PORT chooses another)",
                                listen);
     }
     const union MHD_DaemonInfo *info =
