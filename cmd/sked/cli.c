@@ -38,11 +38,35 @@ static void quote(const char *in, char *buf, size_t size)
     buf[n] = '\0';
 }
 
+/* Set when a failure was printed by cli_fail_once. */
+static bool error_shown;
+
+int cli_fail_once(int code, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!error_shown)
+        fprintf(stderr, "sked: %s\n", msg);
+    error_shown = true;
+    return code;
+}
+
+void cli_mark_shown(void)
+{
+    error_shown = true;
+}
+
 int cli_fail(int code, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
 
+    if (error_shown)
+        return sked_error_exit_code(code);
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
@@ -256,6 +280,23 @@ int cli_parse_instant(const char *flag, const char *s, sked_time *out)
     if (sked_time_parse(s, out, &err) < 0)
         return cli_invalid(flag, s, &err);
     return 0;
+}
+
+char *cli_format(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !(s = malloc((size_t) n + 1)))
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t) n + 1, fmt, ap);
+    va_end(ap);
+    return s;
 }
 
 sked_time cli_now(void)

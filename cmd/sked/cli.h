@@ -8,7 +8,8 @@
  *
  * Errors are one line on stderr, "sked: ...", and the exit code comes from
  * the error table (sked_error_exit_code): 1 for a bad value, 2 for a usage
- * mistake. Nothing here keeps global state. */
+ * mistake. The only state kept is whether a failure was already shown
+ * (cli_fail_once), so that a command prints one line, not two. */
 #ifndef SKED_CMD_CLI_H
 #define SKED_CMD_CLI_H
 
@@ -75,6 +76,7 @@ extern const cli_cmd cli_cmd_apply;
 extern const cli_cmd cli_cmd_server;
 extern const cli_cmd cli_cmd_run;
 extern const cli_cmd cli_cmd_workflow;
+extern const cli_cmd cli_cmd_events;
 /* Subcommands of "sked schedule" that live in cmd_schedule_ops.c. */
 extern const cli_cmd cli_cmd_schedule_trigger;
 extern const cli_cmd cli_cmd_schedule_backfill;
@@ -106,8 +108,18 @@ int cli_usage_error(const cli_cmd *self, const char *fmt, ...)
  * out the parts ERR does not fill; return the exit code of ERR->code. */
 int cli_invalid(const char *what, const char *input, const sked_error *err);
 
-/* Print "sked: MSG" and return the exit code of CODE. */
+/* Print "sked: MSG" and return the exit code of CODE; print nothing
+ * when cli_fail_once already reported the failure. */
 int cli_fail(int code, const char *fmt, ...) SKED__PRINTF(2, 3);
+
+/* Print "sked: MSG" for a failure whose callers would report it again
+ * (remote mode's "cannot reach ..."): the next cli_fail lines of the
+ * command are left out, so the user reads one line. Returns CODE. */
+int cli_fail_once(int code, const char *fmt, ...) SKED__PRINTF(2, 3);
+
+/* Note that a failure was printed by other means (cli_fail_once's
+ * silence without its line). */
+void cli_mark_shown(void);
 
 /* Parse S as a whole number in MIN..MAX into *out. Returns 0, or prints a
  * usage error naming FLAG and returns 2. */
@@ -118,6 +130,9 @@ int cli_parse_count(const cli_cmd *self, const char *flag, const char *s,
  * 0, or the exit code after printing "invalid FLAG" with the field and
  * byte at fault. */
 int cli_parse_instant(const char *flag, const char *s, sked_time *out);
+
+/* Format into a new string (free), as printf; NULL when out of memory. */
+char *cli_format(const char *fmt, ...) SKED__PRINTF(1, 2);
 
 /* Return the current wall-clock time. */
 sked_time cli_now(void);

@@ -8,7 +8,10 @@
  * top-level ones — are applied in one transaction with source "code":
  * created, replaced when changed, left alone when equal; with --prune the
  * code schedules no longer in the file are deleted. Schedules created
- * through the API or the CLI (source "api") are never touched. This
+ * through the API or the CLI (source "api") are never touched. With
+ * --server the file is read here all the same, and its schedules are
+ * sent to the server (PUT /api/v1/schedules), which applies them in the
+ * same transaction and answers the same errors. This
  * version applies only the schedules; queues and workflows are checked
  * and will be executed by the server. */
 #include <stdio.h>
@@ -19,6 +22,7 @@
 #include "direct.h"
 #include "engine/workflow_file.h"
 #include "output.h"
+#include "target.h"
 
 /* Print the error of reading FILE as one line; return its exit code. */
 static int file_fail(const char *file, const sked_wf_error *e, int rc)
@@ -56,12 +60,13 @@ static int print_result(const sked_apply_result *r, bool json)
     return cli_flush();
 }
 
-static int apply_file(const char *file, const char *db, bool prune, bool json)
+static int apply_file(const cli_cmd *self, const char *file, const char *db,
+                      const char *server, bool prune, bool json)
 {
     sked_apply_result res = {0};
     sked_wf_file wf = {0};
     sked_tzdb *tzdb = NULL;
-    sked_store *st = NULL;
+    target *t = NULL;
     sked_wf_error e;
     sked_error err;
     int rc;
@@ -72,14 +77,14 @@ static int apply_file(const char *file, const char *db, bool prune, bool json)
         rc = file_fail(file, &e, rc);
         goto out;
     }
-    if ((rc = direct_store_open(db, tzdb, &st)) != 0)
+    if ((rc = target_open(self, db, server, tzdb, &t)) != 0)
         goto out;
     sked_error_clear(&err);
-    rc = sked__store_schedule_apply(st, wf.schedules, wf.n_schedules,
-                                    SKED_SOURCE_CODE, prune, &res, &err);
+    rc = target_schedule_apply(t, wf.schedules, wf.n_schedules, prune, &res,
+                               &err);
     rc = rc < 0 ? apply_fail(file, &wf, &err, rc) : print_result(&res, json);
 out:
-    sked__store_close(st);
+    target_close(t);
     sked__workflow_file_done(&wf);
     sked_tzdb_close(tzdb);
     return rc;
@@ -87,12 +92,13 @@ out:
 
 static int apply_run(const cli_cmd *self, int argc, char **argv)
 {
-    const char *db = NULL;
+    const char *db = NULL, *server = NULL;
     bool prune = false, json = false;
     const cli_opt opts[] = {
         {"prune", 0, CLI_OPT_FLAG, &prune},
         {"json", 0, CLI_OPT_FLAG, &json},
         {"db", 0, CLI_OPT_VALUE, &db},
+        {"server", 0, CLI_OPT_VALUE, &server},
         {0},
     };
     cli_args args;
@@ -104,7 +110,7 @@ static int apply_run(const cli_cmd *self, int argc, char **argv)
         return cli_usage_error(self, "missing the workflows file");
     if (args.npos > 1)
         return cli_usage_error(self, "too many arguments");
-    return apply_file(args.pos[0], db, prune, json);
+    return apply_file(self, args.pos[0], db, server, prune, json);
 }
 
 const cli_cmd cli_cmd_apply = {
@@ -124,9 +130,6 @@ const cli_cmd cli_cmd_apply = {
             "\n"
             "Options:\n"
             "  --prune        also delete the code schedules not in FILE\n"
-            "  --json         print the counts as JSON\n"
-            "  --db URL       the database: sqlite:PATH or postgres://...\n"
-            "                 (default $SKED_DB, else sqlite:sked.db); also\n"
-            "                 accepted before the command\n"
+            "  --json         print the counts as JSON\n" TARGET_HELP
             "  -h, --help     show this help\n",
 };

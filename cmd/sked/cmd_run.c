@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* "sked run list|get|cancel|start" (SPEC 7), in direct mode: through an
- * engine opened on the database, with no thread started.
+/* "sked run list|get|cancel|start" and "sked workflow list" (SPEC 7):
+ * through an engine opened on the database (direct mode, no thread
+ * started) or a server's API (remote mode), both answering the API's
+ * JSON, which is what is printed from (target.h).
  *
  *   list [--status S] [--schedule N] [--workflow W] [--limit N]
  *        [--cursor C]                newest first; a cursor on stderr
@@ -14,11 +16,14 @@
  *
  * Every command prints the API's JSON with --json. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "direct.h"
 #include "output.h"
+#include "store/schedule.h"
+#include "target.h"
 
 /* Outputs shown by "run get" are cut to this many bytes (--json has
  * them whole, as stored). */
@@ -45,11 +50,11 @@ static int run_fail(const char *verb, const char *id, const sked_error *err,
     return cli_fail(rc, "cannot %s \"%.200s\": %s", verb, id, msg);
 }
 
-/* Print the engine's JSON TEXT (freed here) as JSON. */
+/* Print the JSON TEXT (freed here) as JSON. */
 static int print_json_text(char *text)
 {
     json_t *j = json_loads(text, 0, NULL);
-    sked_free(text);
+    free(text);
     return j ? out_json(j) : cli_fail(SKED_EINTERNAL, "unreadable answer");
 }
 
@@ -103,7 +108,7 @@ static int list_print(const json_t *page)
 
 static int run_list(const cli_cmd *self, int argc, char **argv)
 {
-    const char *db = NULL, *limit = NULL;
+    const char *db = NULL, *server = NULL, *limit = NULL;
     sked_run_query q = {0};
     bool json = false;
     const cli_opt opts[] = {
@@ -114,9 +119,10 @@ static int run_list(const cli_cmd *self, int argc, char **argv)
         {"limit", 0, CLI_OPT_VALUE, &limit},
         {"json", 0, CLI_OPT_FLAG, &json},
         {"db", 0, CLI_OPT_VALUE, &db},
+        {"server", 0, CLI_OPT_VALUE, &server},
         {0},
     };
-    sked_engine *e = NULL;
+    target *t = NULL;
     char *text = NULL;
     cli_args args;
     sked_error err;
@@ -131,18 +137,18 @@ static int run_list(const cli_cmd *self, int argc, char **argv)
     if (limit && (rc = cli_parse_count(self, "--limit", limit, 1, 1000, &n)))
         return rc;
     q.limit = (size_t) n;
-    if ((rc = direct_engine_open(db, &e)) != 0)
+    if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     sked_error_clear(&err);
-    rc = sked_engine_run_list(e, &q, &text, &err);
-    sked_engine_close(e);
+    rc = target_run_list(t, &q, &text, &err);
+    target_close(t);
     if (rc < 0)
         return cli_fail(rc, "cannot list runs: %s",
                         err.msg[0] ? err.msg : sked_strerror(rc));
     if (json)
         return print_json_text(text);
     json_t *page = json_loads(text, 0, NULL);
-    sked_free(text);
+    free(text);
     rc = page ? list_print(page) : cli_fail(SKED_EINTERNAL, "bad answer");
     json_decref(page);
     return rc;
@@ -212,16 +218,17 @@ static void get_print(const json_t *r)
     }
 }
 
-/* The part "run get" and "run cancel" share: parse --json and --db,
- * take the one run id, open the engine. Returns CLI_CONTINUE with *e
- * open, or the exit code. */
+/* The part "run get" and "run cancel" share: parse --json, --db and
+ * --server, take the one run id, open the target. Returns CLI_CONTINUE
+ * with *t open, or the exit code. */
 static int one_run(const cli_cmd *self, int argc, char **argv, bool *json,
-                   cli_args *args, sked_engine **e)
+                   cli_args *args, target **t)
 {
-    const char *db = NULL;
+    const char *db = NULL, *server = NULL;
     const cli_opt opts[] = {
         {"json", 0, CLI_OPT_FLAG, json},
         {"db", 0, CLI_OPT_VALUE, &db},
+        {"server", 0, CLI_OPT_VALUE, &server},
         {0},
     };
     int rc;
@@ -229,7 +236,7 @@ static int one_run(const cli_cmd *self, int argc, char **argv, bool *json,
     if ((rc = cli_parse(self, argc, argv, opts, args)) != CLI_CONTINUE ||
         (rc = one_arg(self, args, "run id")) != 0)
         return rc;
-    if ((rc = direct_engine_open(db, e)) != 0)
+    if ((rc = target_open(self, db, server, NULL, t)) != 0)
         return rc;
     return CLI_CONTINUE;
 }
@@ -237,23 +244,23 @@ static int one_run(const cli_cmd *self, int argc, char **argv, bool *json,
 static int run_get(const cli_cmd *self, int argc, char **argv)
 {
     bool json = false;
-    sked_engine *e = NULL;
+    target *t = NULL;
     char *text = NULL;
     cli_args args;
     sked_error err;
     int rc;
 
-    if ((rc = one_run(self, argc, argv, &json, &args, &e)) != CLI_CONTINUE)
+    if ((rc = one_run(self, argc, argv, &json, &args, &t)) != CLI_CONTINUE)
         return rc;
     sked_error_clear(&err);
-    rc = sked_engine_run_get(e, args.pos[0], &text, &err);
-    sked_engine_close(e);
+    rc = target_run_get(t, args.pos[0], &text, &err);
+    target_close(t);
     if (rc < 0)
         return run_fail("get run", args.pos[0], &err, rc);
     if (json)
         return print_json_text(text);
     json_t *r = json_loads(text, 0, NULL);
-    sked_free(text);
+    free(text);
     if (!r)
         return cli_fail(SKED_EINTERNAL, "bad answer");
     get_print(r);
@@ -266,15 +273,15 @@ static int run_get(const cli_cmd *self, int argc, char **argv)
 static int run_cancel(const cli_cmd *self, int argc, char **argv)
 {
     bool json = false;
-    sked_engine *e = NULL;
+    target *t = NULL;
     cli_args args;
     sked_error err;
     int rc;
 
-    if ((rc = one_run(self, argc, argv, &json, &args, &e)) != CLI_CONTINUE)
+    if ((rc = one_run(self, argc, argv, &json, &args, &t)) != CLI_CONTINUE)
         return rc;
     sked_error_clear(&err);
-    rc = sked_engine_run_cancel(e, args.pos[0], &err);
+    rc = target_run_cancel(t, args.pos[0], &err);
     if (rc == 0 && json)
         rc = out_json(
             json_pack("{s:s, s:b}", "id", args.pos[0], "cancelled", 1));
@@ -283,22 +290,33 @@ static int run_cancel(const cli_cmd *self, int argc, char **argv)
             printf("cancel requested: %s\n", args.pos[0]) < 0 ? 1 : cli_flush();
     else
         rc = run_fail("cancel run", args.pos[0], &err, rc);
-    sked_engine_close(e);
+    target_close(t);
     return rc;
+}
+
+/* The engine's check of an idempotency key (an empty one could not be
+ * sent as a header). */
+static int key_check(const char *key, sked_error *err)
+{
+    if (key && (strlen(key) == 0 || strlen(key) > 200))
+        return sked__error_set(err, SKED_EINVAL, "idempotency_key", -1,
+                               "Idempotency-Key: must be 1 to 200 bytes");
+    return 0;
 }
 
 static int run_start(const cli_cmd *self, int argc, char **argv)
 {
-    const char *db = NULL, *input = NULL, *key = NULL;
+    const char *db = NULL, *server = NULL, *input = NULL, *key = NULL;
     bool json = false;
     const cli_opt opts[] = {
         {"input", 0, CLI_OPT_VALUE, &input},
         {"idempotency-key", 0, CLI_OPT_VALUE, &key},
         {"json", 0, CLI_OPT_FLAG, &json},
         {"db", 0, CLI_OPT_VALUE, &db},
+        {"server", 0, CLI_OPT_VALUE, &server},
         {0},
     };
-    sked_engine *e = NULL;
+    target *t = NULL;
     char *id = NULL;
     cli_args args;
     sked_error err;
@@ -307,10 +325,16 @@ static int run_start(const cli_cmd *self, int argc, char **argv)
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
         (rc = one_arg(self, &args, "workflow name")) != 0)
         return rc;
-    if ((rc = direct_engine_open(db, &e)) != 0)
+    if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     sked_error_clear(&err);
-    rc = sked_engine_run_start(e, args.pos[0], input, key, &id, &err);
+    /* The engine's checks, here too: the API would word them as a
+     * request's, not as the run's. */
+    if ((rc = sked__schedule_name_check(args.pos[0], "workflow", &err)) == 0 &&
+        (!input ||
+         (rc = sked__schedule_context_check(input, "input", &err)) == 0) &&
+        (rc = key_check(key, &err)) == 0)
+        rc = target_run_start(t, args.pos[0], input, key, &id, &err);
     if (rc < 0)
         rc = run_fail("start a run of", args.pos[0], &err, rc);
     else if (json)
@@ -318,8 +342,8 @@ static int run_start(const cli_cmd *self, int argc, char **argv)
             json_pack("{s:s, s:s}", "workflow", args.pos[0], "run_id", id));
     else
         rc = printf("%s\n", id) < 0 ? 1 : cli_flush();
-    sked_free(id);
-    sked_engine_close(e);
+    free(id);
+    target_close(t);
     return rc;
 }
 
@@ -343,7 +367,7 @@ static const cli_cmd list_cmd = {
             "  --workflow W   only runs of the workflow W\n"
             "  --limit N      at most N, 1 to 1000 (default 100)\n"
             "  --cursor C     the previous page's cursor\n"
-            "  --json         print JSON\n" DB_HELP
+            "  --json         print JSON\n" TARGET_HELP
             "  -h, --help     show this help\n",
 };
 
@@ -360,7 +384,7 @@ static const cli_cmd get_cmd = {
             "whole). Exit code 3 when it does not exist.\n"
             "\n"
             "Options:\n"
-            "  --json         print JSON\n" DB_HELP
+            "  --json         print JSON\n" TARGET_HELP
             "  -h, --help     show this help\n",
 };
 
@@ -377,7 +401,7 @@ static const cli_cmd cancel_cmd = {
             "finished.\n"
             "\n"
             "Options:\n"
-            "  --json         print JSON\n" DB_HELP
+            "  --json         print JSON\n" TARGET_HELP
             "  -h, --help     show this help\n",
 };
 
@@ -398,7 +422,7 @@ static const cli_cmd start_cmd = {
             "  --input JSON           the run's context, a JSON object\n"
             "  --idempotency-key K    the run's id is\n"
             "                         \"api-WORKFLOW-key-K\"\n"
-            "  --json                 print JSON\n" DB_HELP
+            "  --json                 print JSON\n" TARGET_HELP
             "  -h, --help             show this help\n",
 };
 
@@ -409,13 +433,14 @@ static const cli_cmd *const run_cmds[] = {
 const cli_cmd cli_cmd_run = {
     .name = "run",
     .path = "sked run",
-    .summary = "Inspect, cancel and start runs on the database",
+    .summary = "Inspect, cancel and start runs",
     .run = cli_run_group,
     .subs = run_cmds,
-    .help = "These commands work on the database directly, with no server:\n"
-            "--db URL (before or after the command), else $SKED_DB, else\n"
-            "sqlite:sked.db. Exit codes: 0 ok, 1 error, 2 usage, 3 not "
-            "found,\n4 conflict (the run already finished).\n",
+    .help = "These commands work on the database directly (--db URL, else\n"
+            "$SKED_DB, else sqlite:sked.db) or through a server's API\n"
+            "(--server URL, else $SKED_SERVER), with the same output.\n"
+            "Exit codes: 0 ok, 1 error, 2 usage, 3 not found, 4 conflict\n"
+            "(the run already finished).\n",
 };
 
 /* ---- sked workflow list ------------------------------------------------- */
@@ -424,14 +449,15 @@ static int workflow_list(const cli_cmd *self, int argc, char **argv)
 {
     static const char *const heads[] = {"name", "version", "queue", "steps",
                                         "registered"};
-    const char *db = NULL;
+    const char *db = NULL, *server = NULL;
     bool json = false;
     const cli_opt opts[] = {
         {"json", 0, CLI_OPT_FLAG, &json},
         {"db", 0, CLI_OPT_VALUE, &db},
+        {"server", 0, CLI_OPT_VALUE, &server},
         {0},
     };
-    sked_engine *e = NULL;
+    target *t = NULL;
     char *text = NULL, steps[24];
     cli_args args;
     sked_error err;
@@ -442,11 +468,11 @@ static int workflow_list(const cli_cmd *self, int argc, char **argv)
     if (args.npos > 0)
         return cli_usage_error(self, "unexpected argument \"%.64s\"",
                                args.pos[0]);
-    if ((rc = direct_engine_open(db, &e)) != 0)
+    if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     sked_error_clear(&err);
-    rc = sked_engine_workflow_list(e, &text, &err);
-    sked_engine_close(e);
+    rc = target_workflow_list(t, &text, &err);
+    target_close(t);
     if (rc < 0)
         return cli_fail(rc, "cannot list workflows: %s",
                         err.msg[0] ? err.msg : sked_strerror(rc));
@@ -454,9 +480,9 @@ static int workflow_list(const cli_cmd *self, int argc, char **argv)
         return print_json_text(text);
     json_t *page = json_loads(text, 0, NULL), *w;
     size_t i;
-    out_table t;
-    sked_free(text);
-    out_table_init(&t, 5, heads);
+    out_table tab;
+    free(text);
+    out_table_init(&tab, 5, heads);
     json_array_foreach(json_object_get(page, "workflows"), i, w)
     {
         const json_t *def = json_object_get(w, "definition");
@@ -465,14 +491,14 @@ static int workflow_list(const cli_cmd *self, int argc, char **argv)
         const char *cells[] = {str_of(w, "name"), str_of(w, "version"),
                                str_of(def, "queue"), steps,
                                str_of(w, "registered_at")};
-        if (out_table_add(&t, cells) != 0)
+        if (out_table_add(&tab, cells) != 0)
             rc = cli_fail(SKED_ENOMEM, "out of memory");
     }
     if (rc == 0) {
-        out_table_print(&t);
+        out_table_print(&tab);
         rc = cli_flush();
     }
-    out_table_done(&t);
+    out_table_done(&tab);
     json_decref(page);
     return rc;
 }
@@ -489,7 +515,7 @@ static const cli_cmd workflow_list_cmd = {
             "steps, when it was registered. --json adds each definition.\n"
             "\n"
             "Options:\n"
-            "  --json         print JSON\n" DB_HELP
+            "  --json         print JSON\n" TARGET_HELP
             "  -h, --help     show this help\n",
 };
 
@@ -498,10 +524,10 @@ static const cli_cmd *const workflow_cmds[] = {&workflow_list_cmd, NULL};
 const cli_cmd cli_cmd_workflow = {
     .name = "workflow",
     .path = "sked workflow",
-    .summary = "Inspect the workflows registered on the database",
+    .summary = "Inspect the registered workflows",
     .run = cli_run_group,
     .subs = workflow_cmds,
-    .help = "These commands work on the database directly, with no server:\n"
-            "--db URL (before or after the command), else $SKED_DB, else\n"
-            "sqlite:sked.db.\n",
+    .help = "These commands work on the database directly (--db URL, else\n"
+            "$SKED_DB, else sqlite:sked.db) or through a server's API\n"
+            "(--server URL, else $SKED_SERVER), with the same output.\n",
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* "sked schedule": manage schedules on the database directly (SPEC 3.5,
- * 7), with no server.
+/* "sked schedule": manage schedules (SPEC 3.5, 7), on the database
+ * directly or through a server's API (target.h).
  *
  *   create WORKFLOW [EXPR]   a cron schedule, or --every / --at
  *   get NAME                 every field (SPEC 6)
@@ -11,8 +11,9 @@
  *   trigger, backfill NAME   through the engine (cmd_schedule_ops.c)
  *   simulate NAME            replay a period (cmd_simulate.c)
  *
- * Everything is checked before the database is opened, so a bad value
- * never creates nor changes a file. Human output by default, --json for
+ * Everything is checked before the database is opened or the server
+ * called, so a bad value never creates nor changes a file, and reads
+ * the same in both modes. Human output by default, --json for
  * scripts; the JSON of a schedule is the API's (schedule_json.h). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,10 @@
 #include "direct.h"
 #include "output.h"
 #include "schedule_opts.h"
+#include "target.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
+#include "store/schedule_preview.h"
 
 #define LIST_DEFAULT    100
 #define PREVIEW_DEFAULT 5
@@ -32,25 +35,27 @@
 /* What a command on one schedule holds, released by ctx_done. */
 typedef struct ctx {
     sked_tzdb *tzdb;
-    sked_store *st;
+    target *t;
     sked_schedule s;
 } ctx;
 
 static void ctx_done(ctx *c)
 {
-    sked__store_close(c->st);
+    target_close(c->t);
     sked_tzdb_close(c->tzdb);
     sked_schedule_done(&c->s);
 }
 
-/* Open the zone database and the store named by DB into *c. */
-static int ctx_open(ctx *c, const char *db)
+/* Open the zone database and the target of --db DB or --server SERVER
+ * into *c. */
+static int ctx_open(ctx *c, const cli_cmd *self, const char *db,
+                    const char *server)
 {
     int rc;
 
     if (!c->tzdb && (rc = direct_tzdb_open(&c->tzdb)) != 0)
         return rc;
-    return direct_store_open(db, c->tzdb, &c->st);
+    return target_open(self, db, server, c->tzdb, &c->t);
 }
 
 /* Read the schedule NAME into c->s. Returns 0 or the exit code. */
@@ -61,7 +66,7 @@ static int ctx_get(ctx *c, const char *name)
 
     sked_error_clear(&err);
     sked_schedule_done(&c->s);
-    if ((rc = sked__store_schedule_get(c->st, name, &c->s, &err)) < 0)
+    if ((rc = target_schedule_get(c->t, name, &c->s, &err)) < 0)
         return direct_schedule_fail("read", name, &err, rc);
     return 0;
 }
@@ -172,11 +177,12 @@ static int print_schedule_human(sked_tzdb *db, const sked_schedule *s)
 
 static int schedule_get(const cli_cmd *self, int argc, char **argv)
 {
-    const char *db = NULL;
+    const char *db = NULL, *server = NULL;
     bool json = false;
     const cli_opt opts[] = {
         {"json", 0, CLI_OPT_FLAG, &json},
         {"db", 0, CLI_OPT_VALUE, &db},
+        {"server", 0, CLI_OPT_VALUE, &server},
         {0},
     };
     ctx c = {0};
@@ -187,7 +193,8 @@ static int schedule_get(const cli_cmd *self, int argc, char **argv)
         (rc = one_name(self, &args)) != 0)
         return rc;
     sked_schedule_init(&c.s);
-    if ((rc = ctx_open(&c, db)) == 0 && (rc = ctx_get(&c, args.pos[0])) == 0)
+    if ((rc = ctx_open(&c, self, db, server)) == 0 &&
+        (rc = ctx_get(&c, args.pos[0])) == 0)
         rc = json ? print_schedule_json(&c.s)
                   : print_schedule_human(c.tzdb, &c.s);
     ctx_done(&c);
@@ -262,9 +269,9 @@ static int schedule_create(const cli_cmd *self, int argc, char **argv)
     if ((rc = sched_opts_apply(&f, &c.s)) == 0 &&
         (rc = direct_tzdb_open(&c.tzdb)) == 0 &&
         (rc = sched_opts_validate(&f, &c.s, c.tzdb)) == 0 &&
-        (rc = ctx_open(&c, f.db)) == 0) {
+        (rc = ctx_open(&c, self, f.db, f.server)) == 0) {
         sked_error_clear(&err);
-        rc = sked__store_schedule_create(c.st, &c.s, &err);
+        rc = target_schedule_create(c.t, &c.s, &err);
         rc = rc < 0 ? sched_opts_fail(&f, &c.s, "create", &err, rc)
                     : print_written(&c, "created", f.json);
     }
@@ -295,12 +302,12 @@ static int schedule_update(const cli_cmd *self, int argc, char **argv)
         ctx_done(&c);
         return rc;
     }
-    if ((rc = ctx_open(&c, f.db)) == 0 &&
+    if ((rc = ctx_open(&c, self, f.db, f.server)) == 0 &&
         (rc = ctx_get(&c, args.pos[0])) == 0 &&
         (rc = sched_opts_apply(&f, &c.s)) == 0 &&
         (rc = sched_opts_validate(&f, &c.s, c.tzdb)) == 0) {
         sked_error_clear(&err);
-        rc = sked__store_schedule_update(c.st, &c.s, &err);
+        rc = target_schedule_update(c.t, &c.s, &err);
         rc = rc < 0 ? sched_opts_fail(&f, &c.s, "update", &err, rc)
                     : print_written(&c, "updated", f.json);
     }
@@ -311,7 +318,7 @@ static int schedule_update(const cli_cmd *self, int argc, char **argv)
 /* ---- list --------------------------------------------------------------- */
 
 typedef struct list_opts {
-    const char *status, *workflow, *prefix, *limit, *cursor, *db;
+    const char *status, *workflow, *prefix, *limit, *cursor, *db, *server;
     bool json;
 } list_opts;
 
@@ -405,6 +412,7 @@ static int schedule_list(const cli_cmd *self, int argc, char **argv)
         {"cursor", 0, CLI_OPT_VALUE, &o.cursor},
         {"json", 0, CLI_OPT_FLAG, &o.json},
         {"db", 0, CLI_OPT_VALUE, &o.db},
+        {"server", 0, CLI_OPT_VALUE, &o.server},
         {0},
     };
     sked_schedule_filter f = {0};
@@ -423,9 +431,9 @@ static int schedule_list(const cli_cmd *self, int argc, char **argv)
     if ((rc = list_filter(self, &o, &f)) != 0)
         return rc;
     sked_schedule_init(&c.s);
-    if ((rc = ctx_open(&c, o.db)) == 0) {
+    if ((rc = ctx_open(&c, self, o.db, o.server)) == 0) {
         sked_error_clear(&err);
-        rc = sked__store_schedule_list(c.st, &f, &v, &n, &more, &err);
+        rc = target_schedule_list(c.t, &f, &v, &n, &more, &err);
         if (rc < 0)
             rc = cli_fail(rc, "cannot list schedules: %s",
                           err.msg[0] ? err.msg : sked_strerror(rc));
@@ -452,11 +460,11 @@ static int run_simple(ctx *c, simple_op op, const char *name, bool json)
 
     sked_error_clear(&err);
     if (op == OP_PAUSE)
-        rc = sked__store_schedule_pause(c->st, name, &err);
+        rc = target_schedule_pause(c->t, name, &err);
     else if (op == OP_RESUME)
-        rc = sked__store_schedule_resume(c->st, name, cli_now(), &err);
+        rc = target_schedule_resume(c->t, name, &err);
     else
-        rc = sked__store_schedule_delete(c->st, name, &existed, &err);
+        rc = target_schedule_delete(c->t, name, &existed, &err);
     if (rc < 0)
         return direct_schedule_fail(verbs[op], name, &err, rc);
     if (op == OP_DELETE && json)
@@ -482,11 +490,12 @@ static int run_simple(ctx *c, simple_op op, const char *name, bool json)
 
 static int simple_cmd(const cli_cmd *self, int argc, char **argv, simple_op op)
 {
-    const char *db = NULL;
+    const char *db = NULL, *server = NULL;
     bool json = false;
     const cli_opt opts[] = {
         {"json", 0, CLI_OPT_FLAG, &json},
         {"db", 0, CLI_OPT_VALUE, &db},
+        {"server", 0, CLI_OPT_VALUE, &server},
         {0},
     };
     cli_args args;
@@ -497,7 +506,7 @@ static int simple_cmd(const cli_cmd *self, int argc, char **argv, simple_op op)
         (rc = one_name(self, &args)) != 0)
         return rc;
     sked_schedule_init(&c.s);
-    if ((rc = ctx_open(&c, db)) == 0)
+    if ((rc = ctx_open(&c, self, db, server)) == 0)
         rc = run_simple(&c, op, args.pos[0], json);
     ctx_done(&c);
     return rc;
@@ -523,78 +532,37 @@ static int schedule_delete(const cli_cmd *self, int argc, char **argv)
 typedef struct preview_q {
     const sked_schedule *s;
     const sked_tz *tz;
-    sked_cron cron; /* when s is a cron schedule */
     sked_time after;
     long count;
 } preview_q;
-
-static const char *mark_name(sked_occ_mark m)
-{
-    switch (m) {
-    case SKED_OCC_SHIFTED:
-        return "shifted";
-    case SKED_OCC_FIRST_PASS:
-        return "first_pass";
-    case SKED_OCC_SECOND_PASS:
-        return "second_pass";
-    case SKED_OCC_NORMAL:
-        break;
-    }
-    return NULL;
-}
-
-/* Store in *out the next occurrence of Q's schedule after AFTER, with
- * its DST mark. Returns 0 or SKED_ENOTFOUND. */
-static int next_occurrence(const preview_q *q, sked_time after,
-                           sked_occurrence *out)
-{
-    sked_occurrence occ = {.mark = SKED_OCC_NORMAL};
-    int rc;
-
-    if ((rc = sked__schedule_next_fire(q->s, q->tz, after, &occ.at)) < 0)
-        return rc;
-    /* The mark is the cron engine's: ask it for the same instant. */
-    if (q->s->kind == SKED_SPEC_CRON) {
-        sked_occurrence c;
-
-        if (sked_cron_next_occurrence(&q->cron, q->tz, q->s->dst, occ.at - 1,
-                                      &c) == 0 &&
-            c.at == occ.at)
-            occ.mark = c.mark;
-    }
-    *out = occ;
-    return 0;
-}
-
-/* Return how many more runs Q's schedule may create (max_runs). */
-static long runs_left(const preview_q *q)
-{
-    int64_t left;
-
-    if (q->s->max_runs <= 0)
-        return q->count;
-    left = q->s->max_runs - q->s->runs_created;
-    return left < 0 ? 0 : left < q->count ? (long) left : q->count;
-}
 
 static int preview_print(const preview_q *q, bool json)
 {
     char utc[OUT_TIME_MAX], local[OUT_TIME_MAX];
     json_t *arr = json ? json_array() : NULL;
-    sked_time after = q->after;
-    sked_occurrence occ;
-    long n = runs_left(q);
+    sked_occurrence *occ = calloc((size_t) q->count, sizeof *occ);
+    sked_error err;
+    size_t n = 0;
+    int rc;
 
-    if (json && !arr)
+    if ((json && !arr) || !occ) {
+        json_decref(arr);
+        free(occ);
         return cli_fail(SKED_ENOMEM, "out of memory");
-    if (q->s->status == SKED_SCHEDULE_DONE)
-        n = 0;
-    for (long i = 0; i < n && next_occurrence(q, after, &occ) == 0; i++) {
-        const char *mark = mark_name(occ.mark);
+    }
+    sked_error_clear(&err);
+    rc = sked__schedule_preview(q->s, q->tz, q->after, (size_t) q->count, occ,
+                                &n, &err);
+    if (rc < 0) {
+        json_decref(arr);
+        free(occ);
+        return cli_invalid("stored cron expression", q->s->cron, &err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *mark = sked__schedule_preview_mark(occ[i].mark);
 
-        out_time_utc(occ.at, utc, sizeof utc);
-        out_time_local(occ.at, q->tz, local, sizeof local);
-        after = occ.at;
+        out_time_utc(occ[i].at, utc, sizeof utc);
+        out_time_local(occ[i].at, q->tz, local, sizeof local);
         if (!json) {
             printf("%s  %s%s%s\n", utc, local, mark ? "  " : "",
                    mark ? mark : "");
@@ -604,10 +572,12 @@ static int preview_print(const preview_q *q, bool json)
                                                  "local", local, "mark",
                                                  mark)) < 0) {
             json_decref(arr);
+            free(occ);
             return cli_fail(SKED_ENOMEM, "out of memory");
         }
     }
-    if (!json && after == q->after)
+    free(occ);
+    if (!json && n == 0)
         fprintf(stderr, "sked: schedule \"%s\" never fires again\n",
                 q->s->name);
     if (json)
@@ -620,17 +590,17 @@ static int preview_print(const preview_q *q, bool json)
 
 static int schedule_preview(const cli_cmd *self, int argc, char **argv)
 {
-    const char *db = NULL, *count = NULL, *after = NULL;
+    const char *db = NULL, *server = NULL, *count = NULL, *after = NULL;
     bool json = false;
     const cli_opt opts[] = {
         {"count", 'n', CLI_OPT_VALUE, &count},
         {"after", 0, CLI_OPT_VALUE, &after},
         {"json", 0, CLI_OPT_FLAG, &json},
         {"db", 0, CLI_OPT_VALUE, &db},
+        {"server", 0, CLI_OPT_VALUE, &server},
         {0},
     };
     preview_q q = {.count = PREVIEW_DEFAULT};
-    sked_error err;
     cli_args args;
     ctx c = {0};
     int rc;
@@ -645,7 +615,8 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
     if (after && (rc = cli_parse_instant("--after", after, &q.after)) != 0)
         return rc;
     sked_schedule_init(&c.s);
-    if ((rc = ctx_open(&c, db)) == 0 && (rc = ctx_get(&c, args.pos[0])) == 0) {
+    if ((rc = ctx_open(&c, self, db, server)) == 0 &&
+        (rc = ctx_get(&c, args.pos[0])) == 0) {
         q.s = &c.s;
         q.tz = zone_of(c.tzdb, &c.s);
         if (c.s.status == SKED_SCHEDULE_PAUSED)
@@ -653,11 +624,7 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
                     "sked: schedule \"%s\" is paused; these are the "
                     "occurrences it would have\n",
                     c.s.name);
-        if (c.s.kind == SKED_SPEC_CRON &&
-            sked_cron_parse(c.s.cron, &q.cron, &err) < 0)
-            rc = cli_invalid("stored cron expression", c.s.cron, &err);
-        else
-            rc = preview_print(&q, json);
+        rc = preview_print(&q, json);
     }
     ctx_done(&c);
     return rc;
@@ -689,7 +656,7 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
     "  --max-runs N         done after N runs (0: no limit)\n"                 \
     "  --pause-after-failures N  pause after N failed runs in a row\n"         \
     "  --description S      free text\n"                                       \
-    "  --json               print the schedule as JSON\n" DB_HELP              \
+    "  --json               print the schedule as JSON\n" TARGET_HELP          \
     "  -h, --help           show this help\n"                                  \
     "\n"                                                                       \
     "Durations: 90s, 5m, 2h, 3d, 1w, 1h30m or whole seconds. Instants:\n"      \
@@ -746,7 +713,7 @@ static const cli_cmd get_cmd = {
             "it. Exit code 3 when it does not exist.\n"
             "\n"
             "Options:\n"
-            "  --json         print JSON\n" DB_HELP
+            "  --json         print JSON\n" TARGET_HELP
             "  -h, --help     show this help\n",
 };
 
@@ -770,7 +737,7 @@ static const cli_cmd list_cmd = {
             "  --prefix P     only names that start with P\n"
             "  --limit N      at most N, 1 to 1000 (default 100)\n"
             "  --cursor C     names after C (the previous page's cursor)\n"
-            "  --json         print JSON\n" DB_HELP
+            "  --json         print JSON\n" TARGET_HELP
             "  -h, --help     show this help\n",
 };
 
@@ -779,7 +746,7 @@ static const cli_cmd list_cmd = {
     "\n" text "\n"                                                             \
     "\n"                                                                       \
     "Options:\n"                                                               \
-    "  --json         print JSON\n" DB_HELP                                    \
+    "  --json         print JSON\n" TARGET_HELP                                \
     "  -h, --help     show this help\n"
 
 static const cli_cmd pause_cmd = {
@@ -830,7 +797,7 @@ static const cli_cmd preview_cmd = {
             "  -n, --count N  how many, 1 to 1000 (default 5)\n"
             "  --after T      start strictly after the instant T (default "
             "now)\n"
-            "  --json         print JSON\n" DB_HELP
+            "  --json         print JSON\n" TARGET_HELP
             "  -h, --help     show this help\n",
 };
 
@@ -852,11 +819,13 @@ static const cli_cmd *const schedule_cmds[] = {
 const cli_cmd cli_cmd_schedule = {
     .name = "schedule",
     .path = "sked schedule",
-    .summary = "Manage schedules on the database",
+    .summary = "Manage schedules",
     .run = cli_run_group,
     .subs = schedule_cmds,
-    .help = "These commands work on the database directly, with no server:\n"
-            "--db URL (before or after the command), else $SKED_DB, else\n"
-            "sqlite:sked.db. Exit codes: 0 ok, 1 error, 2 usage, 3 not "
-            "found,\n4 conflict (the name exists).\n",
+    .help = "These commands work on the database directly (--db URL, else\n"
+            "$SKED_DB, else sqlite:sked.db) or through a server's API\n"
+            "(--server URL, else $SKED_SERVER; token: $SKED_TOKEN), with\n"
+            "the same output; either option goes before or after the\n"
+            "command. Exit codes: 0 ok, 1 error, 2 usage, 3 not found,\n"
+            "4 conflict (the name exists).\n",
 };

@@ -236,9 +236,13 @@ static int server_open(server *sv)
         return start_fail(sv, "cannot subscribe to events", &err, rc);
     if (sv->workflows && (rc = load_workflows(sv, "start")) < 0)
         return sked_error_exit_code(rc);
+    /* The API before the scheduler: a port in use stops the server before
+     * anything fires. */
+    if (sv->listen && (rc = http_open(sv)) != 0)
+        return rc;
     if ((rc = sked_engine_start(sv->engine, &err)) < 0)
         return start_fail(sv, "cannot start the scheduler", &err, rc);
-    return sv->listen ? http_open(sv) : 0;
+    return 0;
 }
 
 static void server_close(server *sv)

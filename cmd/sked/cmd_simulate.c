@@ -9,7 +9,8 @@
  * --json, one object per line, keys in this order:
  *   {"occurrence": "…Z", "decision": "fire" | "drop", "reason": null |
  *    "catchup_skip" | …, "run_id": "sched-…" | null, "at": "…Z"}
- * Every option is checked before the database is opened. */
+ * Every option is checked before the database is opened. With --server
+ * the schedule is read over the API and replayed here all the same. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +19,10 @@
 #include "direct.h"
 #include "output.h"
 #include "sched/simulate.h"
+#include "target.h"
 
 typedef struct sim_opts {
-    const char *from, *to, *run_duration, *tick, *db;
+    const char *from, *to, *run_duration, *tick, *db, *server;
     cli_list down;
     bool json;
 } sim_opts;
@@ -211,15 +213,15 @@ static void print_human(const sked_schedule *s, const sked_tz *tz,
     print_summary(s->name, o);
 }
 
-/* Read the schedule NAME and its zone through an open store. */
-static int read_schedule(sked_store *st, sked_tzdb *db, const char *name,
+/* Read the schedule NAME and its zone through an open target. */
+static int read_schedule(target *t, sked_tzdb *db, const char *name,
                          sked_schedule *s, const sked_tz **tz)
 {
     sked_error err;
     int rc;
 
     sked_error_clear(&err);
-    if ((rc = sked__store_schedule_get(st, name, s, &err)) < 0)
+    if ((rc = target_schedule_get(t, name, s, &err)) < 0)
         return direct_schedule_fail("read", name, &err, rc);
     *tz = sked_tz_utc();
     if (s->timezone && strcmp(s->timezone, "UTC") != 0 &&
@@ -237,7 +239,8 @@ static int read_schedule(sked_store *st, sked_tzdb *db, const char *name,
     return 0;
 }
 
-static int simulate(const sim_opts *o, const sim_args *a, const char *name)
+static int simulate(const cli_cmd *self, const sim_opts *o, const sim_args *a,
+                    const char *name)
 {
     sked_sim_in in = {.from = a->from,
                       .to = a->to,
@@ -247,15 +250,15 @@ static int simulate(const sim_opts *o, const sim_args *a, const char *name)
                       .run_duration = a->run_duration};
     sked_sim_out out = {0};
     sked_tzdb *db = NULL;
-    sked_store *st = NULL;
+    target *t = NULL;
     sked_schedule s;
     sked_error err;
     int rc;
 
     sked_schedule_init(&s);
     if ((rc = direct_tzdb_open(&db)) == 0 &&
-        (rc = direct_store_open(o->db, db, &st)) == 0 &&
-        (rc = read_schedule(st, db, name, &s, &in.tz)) == 0) {
+        (rc = target_open(self, o->db, o->server, db, &t)) == 0 &&
+        (rc = read_schedule(t, db, name, &s, &in.tz)) == 0) {
         in.s = &s;
         sked_error_clear(&err);
         if ((rc = sked__simulate(&in, &out, &err)) < 0) {
@@ -270,7 +273,7 @@ static int simulate(const sim_opts *o, const sim_args *a, const char *name)
     }
     sked__simulate_done(&out);
     sked_schedule_done(&s);
-    sked__store_close(st);
+    target_close(t);
     sked_tzdb_close(db);
     return rc;
 }
@@ -286,6 +289,7 @@ static int schedule_simulate(const cli_cmd *self, int argc, char **argv)
         {"tick", 0, CLI_OPT_VALUE, &o.tick},
         {"json", 0, CLI_OPT_FLAG, &o.json},
         {"db", 0, CLI_OPT_VALUE, &o.db},
+        {"server", 0, CLI_OPT_VALUE, &o.server},
         {0},
     };
     static sim_args a; /* CLI_LIST_MAX intervals: not on the stack */
@@ -300,7 +304,7 @@ static int schedule_simulate(const cli_cmd *self, int argc, char **argv)
         return cli_usage_error(self, "too many arguments");
     if ((rc = check_opts(self, &o, &a)) != 0)
         return rc;
-    return simulate(&o, &a, args.pos[0]);
+    return simulate(self, &o, &a, args.pos[0]);
 }
 
 const cli_cmd cli_cmd_schedule_simulate = {
@@ -337,6 +341,8 @@ const cli_cmd cli_cmd_schedule_simulate = {
         "                      decision, reason, run_id, at (decided)\n"
         "  --db URL            the database: sqlite:PATH or postgres://...\n"
         "                      (default $SKED_DB, else sqlite:sked.db)\n"
+        "  --server URL        read the schedule through the server at URL\n"
+        "                      (default $SKED_SERVER)\n"
         "  -h, --help          show this help\n"
         "\n"
         "At most 1,000,000 occurrences. Exit codes: 0 ok, 1 bad value,\n"

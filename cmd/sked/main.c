@@ -7,14 +7,18 @@
  * in top_cmds. "sked help A B" is "sked A B --help".
  *
  * Global options come before the command: "--db URL" names the database
- * of direct mode. It is handed down as $SKED_DB, the channel the
- * environment already uses, so every command reads one place and a
- * --db given after the command still wins. */
+ * of direct mode, "--server URL" the server of remote mode (target.h).
+ * --db is also handed down as $SKED_DB, the channel the environment
+ * already uses, for the commands that only know direct mode; both are
+ * remembered as given, so that a command sees them as its own options
+ * (one given after the command still wins, and --db with --server is a
+ * usage error wherever each is written). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "target.h"
 
 static int help_run(const cli_cmd *self, int argc, char **argv);
 
@@ -30,8 +34,9 @@ static const cli_cmd help_cmd = {
 };
 
 static const cli_cmd *const top_cmds[] = {
-    &cli_cmd_server, &cli_cmd_schedule, &cli_cmd_run, &cli_cmd_workflow,
-    &cli_cmd_apply,  &cli_cmd_cron,     &help_cmd,    NULL,
+    &cli_cmd_server,   &cli_cmd_schedule, &cli_cmd_run,
+    &cli_cmd_workflow, &cli_cmd_apply,    &cli_cmd_events,
+    &cli_cmd_cron,     &help_cmd,         NULL,
 };
 
 static const cli_cmd root = {
@@ -41,11 +46,15 @@ static const cli_cmd root = {
     .run = cli_run_group,
     .subs = top_cmds,
     .help = "Options:\n"
-            "  --db URL    the database of direct mode: sqlite:PATH or\n"
-            "              postgres://... (default $SKED_DB, else\n"
-            "              sqlite:sked.db); also accepted after the command\n"
-            "  -h, --help  show this help\n"
-            "  --version   print the version\n",
+            "  --db URL      the database of direct mode: sqlite:PATH or\n"
+            "                postgres://... (default $SKED_DB, else\n"
+            "                sqlite:sked.db); also accepted after the "
+            "command\n"
+            "  --server URL  remote mode: go through the API of the server\n"
+            "                at URL (default $SKED_SERVER; token:\n"
+            "                $SKED_TOKEN); also accepted after the command\n"
+            "  -h, --help    show this help\n"
+            "  --version     print the version\n",
 };
 
 /* Walk the tree along ARGV[1..] and print the help found there. */
@@ -73,21 +82,41 @@ static int check_lengths(int argc, char **argv)
     return 0;
 }
 
+/* If ARG is the option NAME ("--db" or "--db=URL"), return its value
+ * (the next argument for the first form; NULL when there is none) and
+ * set *used to the arguments it takes. Return NULL with *used 0 else. */
+static const char *global_value(const char *name, int argc, char **argv,
+                                int *used)
+{
+    size_t n = strlen(name);
+
+    *used = 0;
+    if (strncmp(argv[1], name, n) != 0 ||
+        (argv[1][n] != '\0' && argv[1][n] != '='))
+        return NULL;
+    if (argv[1][n] == '=')
+        return *used = 1, argv[1] + n + 1;
+    *used = argc < 3 ? -1 : 2;
+    return argc < 3 ? NULL : argv[2];
+}
+
 /* Take the global options before the command off ARGV: move the command
  * to ARGV[1]. Returns 0 or the exit code of a usage error. */
 static int global_options(int *argc, char **argv)
 {
-    while (*argc > 1 && strncmp(argv[1], "--db", 4) == 0 &&
-           (argv[1][4] == '\0' || argv[1][4] == '=')) {
-        const char *url = argv[1][4] == '=' ? argv[1] + 5 : NULL;
-        int used = url ? 1 : 2;
+    while (*argc > 1) {
+        int used;
+        const char *db = global_value("--db", *argc, argv, &used);
+        const char *server =
+            used ? NULL : global_value("--server", *argc, argv, &used);
 
-        if (!url && *argc < 3)
-            return cli_usage_error(&root, "option --db needs a value");
-        if (!url)
-            url = argv[2];
-        if (setenv("SKED_DB", url, 1) != 0)
+        if (used == 0)
+            break;
+        if (used < 0)
+            return cli_usage_error(&root, "option %s needs a value", argv[1]);
+        if (db && setenv("SKED_DB", db, 1) != 0)
             return cli_fail(SKED_ENOMEM, "cannot set --db");
+        target_set_global(db, server);
         memmove(argv + 1, argv + 1 + used,
                 (size_t) (*argc - used) * sizeof *argv);
         *argc -= used;

@@ -93,6 +93,7 @@ int sched_opts_common(sched_flags *f, cli_opt *opts)
                           &f->automatic_backfill};
     opts[n++] = (cli_opt){"json", 0, CLI_OPT_FLAG, &f->json};
     opts[n++] = (cli_opt){"db", 0, CLI_OPT_VALUE, &f->db};
+    opts[n++] = (cli_opt){"server", 0, CLI_OPT_VALUE, &f->server};
     return n;
 }
 

@@ -24,7 +24,7 @@ typedef struct sched_flags {
     const char *start_at, *end_at, *max_runs, *pause_after_failures;
     const char *description;
     bool paused, automatic_backfill, no_automatic_backfill;
-    const char *db;
+    const char *db, *server;
     bool json;
 } sched_flags;
 

@@ -170,6 +170,14 @@ int sked_engine_run_start(sked_engine *e, const char *workflow,
                           const char *input_json, const char *idempotency_key,
                           char **out_run_id, sked_error *err)
 {
+    return sked__engine_run_start(e, workflow, input_json, idempotency_key,
+                                  out_run_id, NULL, err);
+}
+
+int sked__engine_run_start(sked_engine *e, const char *workflow,
+                           const char *input_json, const char *idempotency_key,
+                           char **out_run_id, bool *created, sked_error *err)
+{
     char id[SKED_RUN_ID_MAX + 1];
     char ts[SKED_TIME_STRLEN];
     int rc = e ? sked__schedule_name_check(workflow, "workflow", err)
@@ -197,7 +205,11 @@ int sked_engine_run_start(sked_engine *e, const char *workflow,
                       .context = input_json};
     sked_event *ev = NULL;
     size_t nev = 0;
-    rc = sked__store_runs_create(e->store, &r, 1, false, NULL, &ev, &nev, err);
+    sked_run_insert_state state = SKED_RUN_INSERTED;
+    rc =
+        sked__store_runs_create(e->store, &r, 1, false, &state, &ev, &nev, err);
+    if (rc == 0 && created)
+        *created = state == SKED_RUN_INSERTED;
     if (rc == 0 && nev > 0)
         sked__engine_deliver(e, ev, nev);
     sked__events_free(ev, nev);

@@ -64,6 +64,13 @@ int sked__engine_define(sked_engine *e, sked_workflow **list, size_t n,
 int sked__engine_work(sked_engine *e, size_t max, size_t *done,
                       sked_error *err);
 
+/* sked_engine_run_start, telling in *created (may be NULL) whether this
+ * call created the run: false when IDEMPOTENCY_KEY named one that
+ * existed (the API answers 200 rather than 201). */
+int sked__engine_run_start(sked_engine *e, const char *workflow,
+                           const char *input_json, const char *idempotency_key,
+                           char **out_run_id, bool *created, sked_error *err);
+
 /* Start and stop the execution side (engine_exec.c). */
 int sked__engine_exec_start(sked_engine *e, sked_error *err);
 void sked__engine_exec_stop(sked_engine *e);

@@ -1,5 +1,172 @@
 /* SPDX-License-Identifier: MIT */
-/* Placeholder: the run routes land here (docs/api.md). */
-#include "http/http_int.h"
+/* The run, workflow and queue routes of the API (docs/api.md "Runs and
+ * workflows", SPEC 6).
+ *
+ * The engine writes the JSON of runs, workflows and queues (the same
+ * objects "sked run get --json" prints); these handlers check the query,
+ * call it and send what it wrote. Starting a run honours the
+ * Idempotency-Key header: the key names the run ("api-{workflow}-key-
+ * {key}"), so a second request with it creates nothing and answers 200
+ * with the run the first created (201). */
+#include <stdlib.h>
+#include <string.h>
 
-const http_route sked__api_run_routes[] = {{0}};
+#include "engine/engine_int.h"
+#include "http/http_int.h"
+#include "sked/sked.h"
+
+#define LIST_DEFAULT 100
+
+/* Send the JSON text TEXT (taken) that the engine wrote, with STATUS. */
+static int send_text(http_resp *resp, unsigned status, char *text)
+{
+    json_error_t je;
+    json_t *o = json_loads(text, 0, &je);
+
+    sked_free(text);
+    if (!o)
+        return sked__http_error(resp, SKED_EINTERNAL, NULL,
+                                "the engine wrote malformed JSON: %.100s",
+                                je.text);
+    return sked__http_json(resp, status, o);
+}
+
+/* Read run ID and send it, with its steps, with STATUS. */
+static int send_run(const http_req *req, http_resp *resp, unsigned status,
+                    const char *id)
+{
+    char *text = NULL;
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked_engine_run_get(req->engine, id, &text, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    return send_text(resp, status, text);
+}
+
+/* ---- runs --------------------------------------------------------------- */
+
+/* Query parameter KEY, NULL when absent or empty ("?status=" filters
+ * nothing). */
+static const char *param(const http_req *req, const char *key)
+{
+    const char *v = sked__http_query(req, key);
+
+    return v && *v ? v : NULL;
+}
+
+static int run_list(const http_req *req, http_resp *resp)
+{
+    sked_run_query q = {0};
+    char *text = NULL;
+    sked_error err;
+    long limit;
+    int rc;
+
+    rc = sked__http_query_long(req, resp, "limit", 1, SKED_STORE_LIST_MAX,
+                               LIST_DEFAULT, &limit);
+    if (rc != 0)
+        return rc;
+    q.limit = (size_t) limit;
+    q.status = param(req, "status");
+    q.schedule = param(req, "schedule");
+    q.workflow = param(req, "workflow");
+    q.cursor = param(req, "cursor");
+    sked_error_clear(&err);
+    /* The engine checks the status and the cursor (422, naming them). */
+    rc = sked_engine_run_list(req->engine, &q, &text, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    return send_text(resp, 200, text);
+}
+
+static int run_get(const http_req *req, http_resp *resp)
+{
+    return send_run(req, resp, 200, req->param[0]);
+}
+
+static int run_cancel(const http_req *req, http_resp *resp)
+{
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked_engine_run_cancel(req->engine, req->param[0], &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    return send_run(req, resp, 200, req->param[0]);
+}
+
+/* POST /api/v1/workflows/{name}/runs: the body is the run's input. */
+static int run_start(const http_req *req, http_resp *resp)
+{
+    const char *key = sked__http_header(req, "Idempotency-Key");
+    json_t *body = NULL;
+    char *input, *id = NULL;
+    bool created = true;
+    sked_error err;
+    int rc;
+
+    if ((rc = sked__http_body_object(req, resp, true, &body)) != 0)
+        return rc;
+    input = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    if (!input)
+        return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
+    sked_error_clear(&err);
+    rc = sked__engine_run_start(req->engine, req->param[0], input, key, &id,
+                                &created, &err);
+    free(input);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    rc = send_run(req, resp, created ? 201 : 200, id);
+    sked_free(id);
+    return rc;
+}
+
+/* ---- workflows and queues ----------------------------------------------- */
+
+static int workflow_list(const http_req *req, http_resp *resp)
+{
+    char *text = NULL;
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked_engine_workflow_list(req->engine, &text, &err);
+    return rc != 0 ? sked__http_fail(resp, rc, &err)
+                   : send_text(resp, 200, text);
+}
+
+static int queue_list(const http_req *req, http_resp *resp)
+{
+    char *text = NULL;
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked_engine_queue_list(req->engine, &text, &err);
+    return rc != 0 ? sked__http_fail(resp, rc, &err)
+                   : send_text(resp, 200, text);
+}
+
+/* ---- the routes --------------------------------------------------------- */
+
+const http_route sked__api_run_routes[] = {
+    {"GET", "/api/v1/runs", run_list,
+     "List runs, newest first, filtered by status, schedule and workflow", 200},
+    {"GET", "/api/v1/runs/{id}", run_get,
+     "Read a run with its steps and their attempts", 200},
+    {"POST", "/api/v1/runs/{id}/cancel", run_cancel, "Cancel a run", 200},
+    {"POST", "/api/v1/workflows/{name}/runs", run_start,
+     "Start a run of a workflow with the body as its input (honours "
+     "Idempotency-Key)",
+     201},
+    {"GET", "/api/v1/workflows", workflow_list,
+     "List the registered workflows at their latest version", 200},
+    {"GET", "/api/v1/queues", queue_list,
+     "List the queues with their limits and depths", 200},
+    {0},
+};

@@ -1,5 +1,539 @@
 /* SPDX-License-Identifier: MIT */
-/* Placeholder: the schedule routes land here (docs/api.md). */
-#include "http/http_int.h"
+/* The schedule routes of the API (docs/api.md "Schedules", SPEC 6).
+ *
+ * Every change goes through the engine (sked_engine_schedule_create, ...),
+ * which tells the scheduler at once; reading a list and applying a set
+ * go to the store, and after an apply the loop is told to reread, as
+ * sked_engine_sync does. The schedule object is schedule_json.h's, the
+ * same JSON "sked schedule get --json" prints.
+ *
+ * Status codes: 400 for a body that is not JSON or names an unknown field
+ * (SKED_ESYNTAX), 422 for a value of the wrong type or out of range
+ * (SKED_EINVAL, SKED_ERANGE), both naming the field; 404 for an unknown
+ * schedule, 409 for a name that exists or a trigger refused by "overlap:
+ * skip". Every check runs before anything is written, so a request that
+ * fails changes nothing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-const http_route sked__api_schedule_routes[] = {{0}};
+#include "engine/engine_int.h"
+#include "http/http_int.h"
+#include "store/schedule_json.h"
+#include "store/schedule_preview.h"
+#include "sked/sked.h"
+#include "store/store.h"
+
+#define LIST_DEFAULT    100
+#define PREVIEW_DEFAULT 10
+#define PREVIEW_MAX     1000
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Send S as the schedule object with STATUS. */
+static int send_schedule(http_resp *resp, unsigned status,
+                         const sked_schedule *s)
+{
+    sked_error err;
+    json_t *o = NULL;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked__schedule_to_json(s, &o, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    return sked__http_json(resp, status, o);
+}
+
+/* Read the schedule NAME as it is now and send it with STATUS. */
+static int send_named(const http_req *req, http_resp *resp, unsigned status,
+                      const char *name)
+{
+    sked_schedule s;
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked_engine_schedule_get(req->engine, name, &s, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    rc = send_schedule(resp, status, &s);
+    sked_schedule_done(&s);
+    return rc;
+}
+
+/* Read the body as a schedule (a whole one, or a patch onto *s). The
+ * read-only state fields are refused. */
+static int read_schedule(const json_t *body, bool patch, sked_schedule *s,
+                         http_resp *resp)
+{
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = patch ? sked__schedule_patch_json(body, 0, s, &err)
+               : sked__schedule_from_json(body, 0, s, &err);
+    return rc != 0 ? sked__http_fail(resp, rc, &err) : 0;
+}
+
+/* ---- the collection ----------------------------------------------------- */
+
+/* Query parameter KEY, NULL when absent or empty ("?status=" filters
+ * nothing). */
+static const char *param(const http_req *req, const char *key)
+{
+    const char *v = sked__http_query(req, key);
+
+    return v && *v ? v : NULL;
+}
+
+/* Read the filter of GET /api/v1/schedules from the query. */
+static int list_filter(const http_req *req, http_resp *resp,
+                       sked_schedule_filter *f)
+{
+    const char *status = param(req, "status");
+    sked_schedule_status st;
+    sked_error err;
+    long limit;
+    int rc;
+
+    *f = (sked_schedule_filter){.status = -1};
+    rc = sked__http_query_long(req, resp, "limit", 1, SKED_STORE_LIST_MAX,
+                               LIST_DEFAULT, &limit);
+    if (rc != 0)
+        return rc;
+    sked_error_clear(&err);
+    if (status &&
+        (rc = sked_schedule_status_parse(status, "status", &st, &err)) != 0)
+        return sked__http_fail(resp, rc, &err);
+    if (status)
+        f->status = (int) st;
+    f->workflow = param(req, "workflow");
+    f->name_prefix = param(req, "prefix");
+    f->after_name = param(req, "cursor");
+    f->limit = (size_t) limit;
+    return 0;
+}
+
+/* The page of N schedules LIST as {"schedules": [...], "next_cursor"}. */
+static json_t *list_json(const sked_schedule *list, size_t n, bool more,
+                         sked_error *err)
+{
+    json_t *arr = json_array(), *o;
+
+    for (size_t i = 0; arr && i < n; i++) {
+        if (sked__schedule_to_json(&list[i], &o, err) != 0 ||
+            json_array_append_new(arr, o) != 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    if (!arr)
+        return NULL;
+    return json_pack("{s:o, s:o}", "schedules", arr, "next_cursor",
+                     more && n > 0 ? json_string(list[n - 1].name)
+                                   : json_null());
+}
+
+static int schedule_list(const http_req *req, http_resp *resp)
+{
+    sked_schedule_filter f;
+    sked_schedule *list = NULL;
+    size_t n = 0;
+    bool more = false;
+    sked_error err;
+    json_t *o;
+    int rc;
+
+    if ((rc = list_filter(req, resp, &f)) != 0)
+        return rc;
+    sked_error_clear(&err);
+    rc = sked__store_schedule_list(sked__engine_store(req->engine), &f, &list,
+                                   &n, &more, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    o = list_json(list, n, more, &err);
+    sked__schedules_free(list, n);
+    if (!o)
+        return sked__http_fail(resp, err.code < 0 ? err.code : SKED_ENOMEM,
+                               &err);
+    return sked__http_json(resp, 200, o);
+}
+
+static int schedule_create(const http_req *req, http_resp *resp)
+{
+    json_t *body = NULL;
+    sked_schedule s;
+    sked_error err;
+    int rc;
+
+    if ((rc = sked__http_body_object(req, resp, false, &body)) != 0)
+        return rc;
+    rc = read_schedule(body, false, &s, resp);
+    json_decref(body);
+    if (rc != 0)
+        return rc;
+    s.source = SKED_SOURCE_API;
+    sked_error_clear(&err);
+    rc = sked_engine_schedule_create(req->engine, &s, &err);
+    if (rc != 0)
+        rc = sked__http_fail(resp, rc, &err);
+    else
+        rc = send_named(req, resp, 201, s.name);
+    sked_schedule_done(&s);
+    return rc;
+}
+
+/* ---- apply a set -------------------------------------------------------- */
+
+/* Prefix err->field with "schedules[I]." as the store's apply does, so
+ * both kinds of error name a field of the set the same way. */
+static sked_error *at_index(size_t i, sked_error *err)
+{
+    char field[SKED_ERROR_FIELD_MAX + 32];
+
+    (void) snprintf(field, sizeof field, "schedules[%zu]%s%s", i,
+                    err->field[0] ? "." : "", err->field);
+    size_t len = strlen(field);
+
+    if (len >= sizeof err->field)
+        len = sizeof err->field - 1;
+    memcpy(err->field, field, len);
+    err->field[len] = '\0';
+    return err;
+}
+
+/* Read {"schedules": [...], "prune": bool} into *set (n) and *prune. */
+static int read_set(const json_t *body, http_resp *resp, sked_schedule **set,
+                    size_t *n, bool *prune)
+{
+    const json_t *arr = json_object_get(body, "schedules");
+    const json_t *p = json_object_get(body, "prune");
+    const char *key;
+    json_t *v, *item;
+    size_t i;
+
+    json_object_foreach((json_t *) body, key, v)
+    {
+        if (strcmp(key, "schedules") != 0 && strcmp(key, "prune") != 0)
+            return sked__http_error(resp, SKED_ESYNTAX, key, "unknown field");
+    }
+    if (!json_is_array(arr))
+        return sked__http_error(resp, SKED_EINVAL, "schedules",
+                                "expected an array of schedules");
+    if (p && !json_is_null(p) && !json_is_boolean(p))
+        return sked__http_error(resp, SKED_EINVAL, "prune",
+                                "expected true or false");
+    *prune = json_is_true(p);
+    *n = 0;
+    *set = calloc(json_array_size(arr) + 1, sizeof **set);
+    if (!*set)
+        return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
+    json_array_foreach(arr, i, item)
+    {
+        sked_error err;
+        int rc;
+
+        sked_error_clear(&err);
+        rc = sked__schedule_from_json(item, 0, &(*set)[i], &err);
+        if (rc != 0)
+            return sked__http_fail(resp, rc, at_index(i, &err));
+        (*set)[i].source = SKED_SOURCE_CODE;
+        *n = i + 1;
+    }
+    return 0;
+}
+
+static int schedule_apply(const http_req *req, http_resp *resp)
+{
+    sked_apply_result res = {0};
+    sked_schedule *set = NULL;
+    json_t *body = NULL;
+    bool prune = false;
+    sked_error err;
+    size_t n = 0;
+    int rc;
+
+    if ((rc = sked__http_body_object(req, resp, false, &body)) != 0)
+        return rc;
+    rc = read_set(body, resp, &set, &n, &prune);
+    json_decref(body);
+    sked_error_clear(&err);
+    if (rc == 0)
+        rc = sked__store_schedule_apply(sked__engine_store(req->engine), set, n,
+                                        SKED_SOURCE_CODE, prune, &res, &err);
+    if (rc == 0) {
+        /* Written behind the engine's back: the loop rereads now. */
+        sked__loop_changed(sked__engine_loop(req->engine), NULL);
+        rc = sked__http_json(resp, 200,
+                             json_pack("{s:I, s:I, s:I, s:I}", "created",
+                                       (json_int_t) res.created, "updated",
+                                       (json_int_t) res.updated, "unchanged",
+                                       (json_int_t) res.unchanged, "deleted",
+                                       (json_int_t) res.deleted));
+    } else if (resp->status == 0) {
+        rc = sked__http_fail(resp, rc, &err);
+    }
+    sked__schedules_free(set, n);
+    return rc;
+}
+
+/* ---- one schedule ------------------------------------------------------- */
+
+static int schedule_get(const http_req *req, http_resp *resp)
+{
+    return send_named(req, resp, 200, req->param[0]);
+}
+
+/* After an update, follow the body's "paused" (an update keeps the
+ * status): pause, or resume a schedule that was paused. */
+static int follow_paused(const http_req *req, const json_t *paused,
+                         bool was_paused, sked_error *err)
+{
+    if (!json_is_boolean(paused))
+        return 0;
+    if (json_is_true(paused))
+        return sked_engine_schedule_pause(req->engine, req->param[0], err);
+    if (was_paused)
+        return sked_engine_schedule_resume(req->engine, req->param[0], err);
+    return 0;
+}
+
+/* Apply the patch BODY to the schedule of the URL. */
+static int patch_apply(const http_req *req, http_resp *resp, const json_t *body)
+{
+    const char *name = req->param[0];
+    const json_t *v = json_object_get(body, "name");
+    bool was_paused;
+    sked_schedule s;
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    if ((rc = sked_engine_schedule_get(req->engine, name, &s, &err)) != 0)
+        return sked__http_fail(resp, rc, &err);
+    /* The name in the URL wins; a body naming another is a mistake. */
+    if (v && !(json_is_string(v) && strcmp(json_string_value(v), name) == 0))
+        rc = sked__http_error(resp, SKED_EINVAL, "name",
+                              "the name is the URL's (\"%.100s\"); rename by "
+                              "creating a new schedule",
+                              name);
+    was_paused = s.status == SKED_SCHEDULE_PAUSED;
+    if (rc == 0 && (rc = read_schedule(body, true, &s, resp)) == 0) {
+        rc = sked_engine_schedule_update(req->engine, &s, &err);
+        if (rc == 0)
+            rc = follow_paused(req, json_object_get(body, "paused"), was_paused,
+                               &err);
+        if (rc != 0)
+            rc = sked__http_fail(resp, rc, &err);
+    }
+    sked_schedule_done(&s);
+    return rc;
+}
+
+static int schedule_patch(const http_req *req, http_resp *resp)
+{
+    json_t *body = NULL;
+    int rc;
+
+    if ((rc = sked__http_body_object(req, resp, false, &body)) != 0)
+        return rc;
+    rc = patch_apply(req, resp, body);
+    json_decref(body);
+    return rc != 0 ? rc : send_named(req, resp, 200, req->param[0]);
+}
+
+static int schedule_delete(const http_req *req, http_resp *resp)
+{
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked_engine_schedule_delete(req->engine, req->param[0], &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    resp->status = 204;
+    return 0;
+}
+
+static int schedule_pause(const http_req *req, http_resp *resp)
+{
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked_engine_schedule_pause(req->engine, req->param[0], &err);
+    return rc != 0 ? sked__http_fail(resp, rc, &err)
+                   : send_named(req, resp, 200, req->param[0]);
+}
+
+static int schedule_resume(const http_req *req, http_resp *resp)
+{
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked_engine_schedule_resume(req->engine, req->param[0], &err);
+    return rc != 0 ? sked__http_fail(resp, rc, &err)
+                   : send_named(req, resp, 200, req->param[0]);
+}
+
+static int schedule_trigger(const http_req *req, http_resp *resp)
+{
+    char *id = NULL;
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked_engine_trigger(req->engine, req->param[0], &id, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    rc = sked__http_json(resp, 201, json_pack("{s:s}", "run_id", id));
+    sked_free(id);
+    return rc;
+}
+
+/* Read the instant KEY of BODY into *out; absent or null: SKED_TIME_NONE
+ * (the engine names the missing end). */
+static int body_instant(const json_t *body, const char *key, http_resp *resp,
+                        sked_time *out)
+{
+    const json_t *v = json_object_get(body, key);
+    sked_error err;
+
+    *out = SKED_TIME_NONE;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_string(v))
+        return sked__http_error(resp, SKED_EINVAL, key,
+                                "expected an RFC 3339 instant");
+    sked_error_clear(&err);
+    if (sked_time_parse(json_string_value(v), out, &err) != 0)
+        return sked__http_error(resp, SKED_EINVAL, key,
+                                "\"%.60s\" is not an RFC 3339 instant: %s",
+                                json_string_value(v), err.msg);
+    return 0;
+}
+
+static int schedule_backfill(const http_req *req, http_resp *resp)
+{
+    sked_backfill_result res = {0, 0};
+    sked_time start, end;
+    json_t *body = NULL, *v;
+    const char *key;
+    sked_error err;
+    int rc;
+
+    if ((rc = sked__http_body_object(req, resp, false, &body)) != 0)
+        return rc;
+    json_object_foreach(body, key, v)
+    {
+        if (rc == 0 && strcmp(key, "start") != 0 && strcmp(key, "end") != 0)
+            rc = sked__http_error(resp, SKED_ESYNTAX, key, "unknown field");
+    }
+    if (rc == 0 && (rc = body_instant(body, "start", resp, &start)) == 0)
+        rc = body_instant(body, "end", resp, &end);
+    json_decref(body);
+    if (rc != 0)
+        return rc;
+    sked_error_clear(&err);
+    rc = sked_engine_backfill(req->engine, req->param[0], start, end, NULL,
+                              NULL, &res, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    return sked__http_json(resp, 200,
+                           json_pack("{s:I, s:I}", "created",
+                                     (json_int_t) res.created, "skipped",
+                                     (json_int_t) res.skipped));
+}
+
+/* ---- preview ------------------------------------------------------------ */
+
+/* The occurrences OCC (N) as {"occurrences": [{"at", "local", "mark"}]},
+ * "local" in the zone TZ with its offset. */
+static json_t *occurrences_json(const sked_occurrence *occ, size_t n,
+                                const sked_tz *tz)
+{
+    json_t *arr = json_array();
+
+    for (size_t i = 0; arr && i < n; i++) {
+        char local[SKED_TIME_STRLEN];
+        sked_tz_info info;
+        json_t *o;
+
+        if (sked_tz_lookup(tz, occ[i].at, &info) < 0 ||
+            sked_time_format_offset(occ[i].at, info.utoff, local,
+                                    sizeof local) < 0)
+            local[0] = '\0';
+        o = json_pack("{s:o, s:s?, s:s?}", "at", sked__json_instant(occ[i].at),
+                      "local", local[0] ? local : NULL, "mark",
+                      sked__schedule_preview_mark(occ[i].mark));
+        if (json_array_append_new(arr, o) != 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    return arr ? json_pack("{s:o}", "occurrences", arr) : NULL;
+}
+
+static int schedule_occurrences(const http_req *req, http_resp *resp)
+{
+    sked_engine *e = req->engine;
+    const sked_tz *tz = sked_tz_utc();
+    sked_occurrence *occ = NULL;
+    sked_schedule s;
+    sked_error err;
+    size_t n = 0;
+    long max;
+    int rc;
+
+    rc = sked__http_query_long(req, resp, "n", 1, PREVIEW_MAX, PREVIEW_DEFAULT,
+                               &max);
+    if (rc != 0)
+        return rc;
+    sked_error_clear(&err);
+    rc = sked_engine_schedule_get(e, req->param[0], &s, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    /* A zone that no longer loads leaves the schedule disabled; its
+     * preview falls back to UTC, as the CLI's does. */
+    if (s.timezone && sked_tzdb_get(e->tzdb, s.timezone, &tz, NULL) < 0)
+        tz = sked_tz_utc();
+    occ = calloc((size_t) max, sizeof *occ);
+    if (!occ)
+        rc = sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
+    else if ((rc = sked__schedule_preview(&s, tz, sked__clock_now(e->clock),
+                                          (size_t) max, occ, &n, &err)) != 0)
+        rc = sked__http_fail(resp, SKED_EINTERNAL, &err);
+    else
+        rc = sked__http_json(resp, 200, occurrences_json(occ, n, tz));
+    free(occ);
+    sked_schedule_done(&s);
+    return rc;
+}
+
+/* ---- the routes --------------------------------------------------------- */
+
+const http_route sked__api_schedule_routes[] = {
+    {"GET", "/api/v1/schedules", schedule_list,
+     "List schedules by name, filtered by status, workflow and prefix", 200},
+    {"POST", "/api/v1/schedules", schedule_create, "Create a schedule", 201},
+    {"PUT", "/api/v1/schedules", schedule_apply,
+     "Apply a set of schedules (source code), all or nothing", 200},
+    {"GET", "/api/v1/schedules/{name}", schedule_get, "Read a schedule", 200},
+    {"PATCH", "/api/v1/schedules/{name}", schedule_patch,
+     "Change some fields of a schedule", 200},
+    {"DELETE", "/api/v1/schedules/{name}", schedule_delete,
+     "Delete a schedule (its runs are kept)", 204},
+    {"POST", "/api/v1/schedules/{name}/pause", schedule_pause,
+     "Pause a schedule", 200},
+    {"POST", "/api/v1/schedules/{name}/resume", schedule_resume,
+     "Resume a schedule from now, without catch-up", 200},
+    {"POST", "/api/v1/schedules/{name}/trigger", schedule_trigger,
+     "Start one run of a schedule now", 201},
+    {"POST", "/api/v1/schedules/{name}/backfill", schedule_backfill,
+     "Create the runs of every occurrence between start and end", 200},
+    {"GET", "/api/v1/schedules/{name}/occurrences", schedule_occurrences,
+     "Preview the next occurrences, marked across DST changes", 200},
+    {0},
+};

@@ -32,7 +32,7 @@ typedef struct sked_http_options {
                                    address); NULL: SKED_HTTP_LISTEN_DEFAULT;
                                    port 0: any free port (sked__http_port) */
     const char *token;          /* bearer token; NULL or "": no auth */
-    unsigned threads;           /* 0: 4 */
+    unsigned threads;           /* 0: one per core (2 to 64) */
     unsigned timeout_secs;      /* idle connection timeout; 0: 30 */
     unsigned max_connections;   /* 0: 4096 */
     sked_http_access_fn access; /* may be NULL */

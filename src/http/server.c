@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -26,7 +27,6 @@
 #include "http/http_int.h"
 #include "http/sse.h"
 
-#define THREADS_DEFAULT     4
 #define TIMEOUT_DEFAULT     30
 #define CONNECTIONS_DEFAULT 4096
 /* Per connection: the request line and headers must fit (a bigger header
@@ -469,6 +469,16 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *uri)
     return (size_t) (out - uri);
 }
 
+/* One thread per core: a request to SQLite is mostly CPU, and more
+ * threads than cores only add switches to the tail latency (measured with
+ * bench/bench_http.sh: 2 threads on 2 cores gave the best p99). */
+static unsigned default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+    return n < 2 ? 2 : n > 64 ? 64 : (unsigned) n;
+}
+
 /* Check OPTS and copy the token into H. Returns 0 or SKED_EINVAL. */
 static int configure(sked_http *h, const sked_http_options *o,
                      const char *listen, sked_error *err)
@@ -517,7 +527,7 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
             (a.v6 ? MHD_USE_IPv6 : 0),
         0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, &a.ss,
         MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned) (o->threads ? o->threads : THREADS_DEFAULT),
+        (unsigned) (o->threads ? o->threads : default_threads()),
         MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned) (o->timeout_secs ? o->timeout_secs : TIMEOUT_DEFAULT),
         MHD_OPTION_CONNECTION_LIMIT,
@@ -529,8 +539,9 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
     if (!h->daemon) {
         sked__http_stop(h);
         return sked__error_set(err, SKED_EIO, "listen", -1,
-                               "cannot listen on %.64s (in use, or not an "
-                               "address of this machine)",
+                               "cannot listen on %.64s: the port is in use or "
+                               "the address is not this machine's (--listen "
+                               "HOST:PORT chooses another)",
                                listen);
     }
     const union MHD_DaemonInfo *info =

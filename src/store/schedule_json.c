@@ -492,7 +492,7 @@ int sked__schedule_patch_json(const json_t *obj, unsigned flags,
     {
         const struct field *f = find_field(key);
         if (!f) {
-            rc = sked__error_set(err, SKED_EINVAL, key, -1, "unknown field");
+            rc = sked__error_set(err, SKED_ESYNTAX, key, -1, "unknown field");
             break;
         }
         if (f->state && !(flags & SKED__SCHEDULE_JSON_STATE)) {

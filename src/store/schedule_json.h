@@ -9,7 +9,8 @@
  * for every field. On input "every" is also accepted, as a duration string
  * ("6h") or a number of seconds, since SPEC 6 lists it by that name.
  *
- * Reading rejects unknown fields (SKED_EINVAL naming the field), values of
+ * Reading rejects unknown fields (SKED_ESYNTAX naming the field: the API
+ * answers 400 for them, 422 for bad values), values of
  * the wrong JSON type ("expected a number"), and more than one of cron,
  * every and at. It does not validate ranges: sked_schedule_validate does.
  * The state the scheduler keeps (status, next_fire_at, created_at, ...) is
@@ -48,8 +49,8 @@ int sked__schedule_to_json_text(const sked_schedule *s, char **out,
 
 /* Apply the fields present in the object OBJ to *s (a PATCH): a time spec
  * given replaces the old one. *s is changed only on success. Returns 0,
- * SKED_EINVAL (unknown field, wrong type, two time specs; err->field is
- * the JSON key), SKED_ENOMEM. */
+ * SKED_ESYNTAX (unknown field), SKED_EINVAL (wrong type, read-only field,
+ * two time specs), both with err->field the JSON key, SKED_ENOMEM. */
 int sked__schedule_patch_json(const json_t *obj, unsigned flags,
                               sked_schedule *s, sked_error *err);
 

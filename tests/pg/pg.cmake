@@ -76,7 +76,11 @@ endif()
 if(TARGET test_exec)
     sked_add_pg_test(exec.pg $<TARGET_FILE:test_exec>)
 endif()
+# The HTTP API's schedule, run, workflow and queue routes on PostgreSQL
+# (tests/integration/test_http_api.sh; SQLite: integration.http_api).
+sked_add_pg_test(http.pg_api bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_api.sh pg)
 # Events and metrics over HTTP (tests/integration/test_http_events.sh;
 # SQLite: integration.http_events).
-sked_add_pg_test(server.pg_http_events bash
+sked_add_pg_test(http.pg_events bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_events.sh pg)

@@ -388,7 +388,7 @@ struct json_bad {
 };
 
 static const struct json_bad json_bad_cases[] = {
-    {"{\"name\":\"a\",\"colour\":1}", SKED_EINVAL, "colour", "unknown"},
+    {"{\"name\":\"a\",\"colour\":1}", SKED_ESYNTAX, "colour", "unknown"},
     {"{\"catchup_max\":\"5\"}", SKED_EINVAL, "catchup_max", "an integer"},
     {"{\"catchup_max\":1.5}", SKED_EINVAL, "catchup_max", "an integer"},
     {"{\"catchup_window_secs\":\"3d\"}", SKED_EINVAL, "catchup_window_secs",
@@ -445,7 +445,7 @@ static void test_json_patch_replaces_spec(void **state)
     assert_null(s.cron);
     assert_int_equal(sked_schedule_validate(&s, tzdb, NULL), 0);
     /* A failing patch leaves the schedule as it was. */
-    assert_int_equal(sked__schedule_patch_json(bad, 0, &s, NULL), SKED_EINVAL);
+    assert_int_equal(sked__schedule_patch_json(bad, 0, &s, NULL), SKED_ESYNTAX);
     assert_int_equal(s.kind, SKED_SPEC_AT);
     assert_null(s.cron);
     json_decref(p);

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/* "sked events [--follow] [--after ID] [--limit N] [--json]" (SPEC 5, 7):
+ * the stored events, oldest first, one line each:
+ *
+ *   AT  TYPE  SUBJECT  PAYLOAD          (people)
+ *   {"id": ..., "type": ..., ...}       (--json: the API's event object)
+ *
+ * --follow keeps printing events as they happen: over the API the
+ * server's event stream (text/event-stream), on the database a read of
+ * what is new every second. Ctrl-C ends it, with exit code 0. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "output.h"
+#include "target.h"
+
+#define EVENTS_DEFAULT 100
+#define EVENTS_MAX     1000
+
+/* Largest --after taken. */
+#define EVENT_ID_MAX 999999999999999L
+
+/* Set by SIGINT and SIGTERM while following (sig_atomic_t is an int,
+ * which target_event_follow reads). */
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+    (void) sig;
+    stop = 1;
+}
+
+/* Print the event object EV as one line. */
+static void print_event(const json_t *ev, bool json)
+{
+    const char *at = json_string_value(json_object_get(ev, "at"));
+    const char *type = json_string_value(json_object_get(ev, "type"));
+    const char *subject = json_string_value(json_object_get(ev, "subject"));
+    char *text;
+
+    if (json) {
+        text = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    } else {
+        text = json_dumps(json_object_get(ev, "payload"),
+                          JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+        printf("%s  %s  %s  ", at ? at : "-", type ? type : "-",
+               subject && subject[0] ? subject : "-");
+    }
+    printf("%s\n", text ? text : "{}");
+    free(text);
+}
+
+typedef struct follow_out {
+    bool json;
+} follow_out;
+
+/* A target_event_fn: print the event and flush, as it arrives. */
+static void on_event(void *ctx, const char *text)
+{
+    const follow_out *o = ctx;
+    json_t *ev = json_loads(text, 0, NULL);
+
+    if (ev)
+        print_event(ev, o->json);
+    json_decref(ev);
+    (void) fflush(stdout);
+}
+
+static int list_events(target *t, int64_t after, size_t limit, bool json)
+{
+    char *text = NULL;
+    json_t *page, *ev;
+    const char *next;
+    sked_error err;
+    size_t i;
+    int rc;
+
+    sked_error_clear(&err);
+    if ((rc = target_event_list(t, after, limit, &text, &err)) != 0)
+        return cli_fail(rc, "cannot list events: %s",
+                        err.msg[0] ? err.msg : sked_strerror(rc));
+    page = json_loads(text, 0, NULL);
+    free(text);
+    if (!page)
+        return cli_fail(SKED_EINTERNAL, "unreadable answer");
+    json_array_foreach(json_object_get(page, "events"), i, ev)
+    {
+        print_event(ev, json);
+    }
+    if ((next = json_string_value(json_object_get(page, "next_cursor"))))
+        fprintf(stderr, "more: --after %s\n", next);
+    json_decref(page);
+    return cli_flush();
+}
+
+static int follow_events(target *t, int64_t after, bool json)
+{
+    struct sigaction sa;
+    follow_out o = {json};
+    sked_error err;
+    int rc;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    /* No SA_RESTART: a wait in progress ends at once. */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sked_error_clear(&err);
+    rc = target_event_follow(t, after, on_event, &o, &stop, &err);
+    if (rc != 0 && !stop)
+        return cli_fail(rc, "cannot follow events: %s",
+                        err.msg[0] ? err.msg : sked_strerror(rc));
+    return cli_flush();
+}
+
+static int events_run(const cli_cmd *self, int argc, char **argv)
+{
+    const char *db = NULL, *server = NULL, *after_s = NULL, *limit_s = NULL;
+    bool json = false, follow = false;
+    const cli_opt opts[] = {
+        {"follow", 'f', CLI_OPT_FLAG, &follow},
+        {"after", 0, CLI_OPT_VALUE, &after_s},
+        {"limit", 0, CLI_OPT_VALUE, &limit_s},
+        {"json", 0, CLI_OPT_FLAG, &json},
+        {"db", 0, CLI_OPT_VALUE, &db},
+        {"server", 0, CLI_OPT_VALUE, &server},
+        {0},
+    };
+    long after = -1, limit = EVENTS_DEFAULT;
+    target *t = NULL;
+    cli_args args;
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
+        return rc;
+    if (args.npos > 0)
+        return cli_usage_error(self, "unexpected argument \"%.64s\"",
+                               args.pos[0]);
+    if ((after_s && (rc = cli_parse_count(self, "--after", after_s, 0,
+                                          EVENT_ID_MAX, &after))) ||
+        (limit_s && (rc = cli_parse_count(self, "--limit", limit_s, 1,
+                                          EVENTS_MAX, &limit))))
+        return rc;
+    if ((rc = target_open(self, db, server, NULL, &t)) != 0)
+        return rc;
+    if (follow)
+        rc = follow_events(t, after, json);
+    else
+        rc = list_events(t, after < 0 ? 0 : after, (size_t) limit, json);
+    target_close(t);
+    return rc;
+}
+
+const cli_cmd cli_cmd_events = {
+    .name = "events",
+    .path = "sked events",
+    .summary = "Show the events, or follow them as they happen",
+    .run = events_run,
+    .help = "Usage: sked events [--follow] [--after ID] [--limit N] [--json]\n"
+            "\n"
+            "Print the stored events, oldest first, one a line: when, type,\n"
+            "subject (a schedule or a run) and payload. When more follow,\n"
+            "the next page's --after is printed on stderr. With --follow,\n"
+            "keep printing events as they happen (from the next one, or\n"
+            "after --after ID) until Ctrl-C.\n"
+            "\n"
+            "Options:\n"
+            "  -f, --follow   print new events as they happen\n"
+            "  --after ID     only the events after the event ID\n"
+            "  --limit N      at most N, 1 to 1000 (default 100; not with\n"
+            "                 --follow)\n"
+            "  --json         one JSON object a line: id, type, subject,\n"
+            "                 payload, at\n" TARGET_HELP
+            "  -h, --help     show this help\n",
+};

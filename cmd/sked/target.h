@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* Where a command's operations go (SPEC 7): the database itself (direct
+ * mode: the store and the engine, opened when first needed) or a server
+ * (remote mode: its HTTP API, docs/api.md). Each command is written once
+ * against this layer — parse its options, build the request, call the
+ * target, print — and prints the same thing in both modes: schedules
+ * come back as sked_schedule, runs, workflows and events as the API's
+ * JSON text, and failures as the sked_error the engine filled, so that
+ * messages and exit codes are the same.
+ *
+ * The target is chosen by --db URL or --server URL (given before or
+ * after the command; both together are a usage error), else
+ * $SKED_SERVER when set, else $SKED_DB, else sqlite:sked.db.
+ *
+ * Every call returns 0 or a negative SKED_E... code with ERR filled. A
+ * failure to open the database or to reach the server is printed when
+ * it happens (the command's own report of it then prints nothing). */
+#ifndef SKED_CMD_TARGET_H
+#define SKED_CMD_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "sked/sked.h"
+#include "store/store.h"
+
+/* The --db and --server lines of every command's help. */
+#define TARGET_HELP                                                            \
+    "  --db URL       the database: sqlite:PATH or postgres://...\n"           \
+    "                 (default $SKED_DB, else sqlite:sked.db)\n"               \
+    "  --server URL   go through the server at URL instead (default\n"         \
+    "                 $SKED_SERVER; token: $SKED_TOKEN); both are also\n"      \
+    "                 accepted before the command\n"
+
+typedef struct target target;
+
+/* Remember the --db and --server given before the command (main.c). */
+void target_set_global(const char *db, const char *server);
+
+/* Choose and open the target for SELF from its own --db DB and --server
+ * SERVER (NULL when not given) and the global ones; TZDB (borrowed; may
+ * be NULL) validates what direct mode writes. OUT: *out. Returns 0, or
+ * the exit code (2 for --db with --server; the failure printed). */
+int target_open(const cli_cmd *self, const char *db, const char *server,
+                sked_tzdb *tzdb, target **out);
+
+void target_close(target *t);
+
+/* True in remote mode. */
+bool target_is_remote(const target *t);
+
+/* ---- schedules ------------------------------------------------------- */
+
+int target_schedule_get(target *t, const char *name, sked_schedule *out,
+                        sked_error *err);
+int target_schedule_create(target *t, const sked_schedule *s, sked_error *err);
+/* Replace the definition of the schedule S->name by S's. */
+int target_schedule_update(target *t, const sked_schedule *s, sked_error *err);
+/* One page: OUT: *out (sked__schedules_free), *n, *more. */
+int target_schedule_list(target *t, const sked_schedule_filter *f,
+                         sked_schedule **out, size_t *n, bool *more,
+                         sked_error *err);
+int target_schedule_pause(target *t, const char *name, sked_error *err);
+int target_schedule_resume(target *t, const char *name, sked_error *err);
+/* *existed: whether it existed. */
+int target_schedule_delete(target *t, const char *name, bool *existed,
+                           sked_error *err);
+/* OUT: *run_id (free). */
+int target_schedule_trigger(target *t, const char *name, char **run_id,
+                            sked_error *err);
+/* The runs of the occurrences in (START, END); PROGRESS (may be NULL)
+ * is called as they are created. */
+int target_schedule_backfill(target *t, const char *name, sked_time start,
+                             sked_time end, sked_progress_fn progress,
+                             void *ctx, sked_backfill_result *res,
+                             sked_error *err);
+/* Apply the N schedules of a workflows file (source code). */
+int target_schedule_apply(target *t, const sked_schedule *v, size_t n,
+                          bool prune, sked_apply_result *res, sked_error *err);
+
+/* ---- runs, workflows, events: the API's JSON text into *out (free) -- */
+
+int target_run_list(target *t, const sked_run_query *q, char **out,
+                    sked_error *err);
+int target_run_get(target *t, const char *id, char **out, sked_error *err);
+int target_run_cancel(target *t, const char *id, sked_error *err);
+/* OUT: *run_id (free). */
+int target_run_start(target *t, const char *workflow, const char *input,
+                     const char *key, char **run_id, sked_error *err);
+int target_workflow_list(target *t, char **out, sked_error *err);
+int target_event_list(target *t, int64_t after, size_t limit, char **out,
+                      sked_error *err);
+
+/* Call FN with each event (its JSON object text) stored after AFTER (-1:
+ * from the next new one) as it happens, until *STOP. */
+typedef void (*target_event_fn)(void *ctx, const char *event_json);
+int target_event_follow(target *t, int64_t after, target_event_fn fn, void *ctx,
+                        volatile const int *stop, sked_error *err);
+
+#endif

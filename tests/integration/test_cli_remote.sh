@@ -1,0 +1,332 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The CLI's remote mode (SPEC 7): every command given --server URL prints
+# what it prints given --db URL — same stdout, same stderr, same exit
+# code — through a real "sked server" over loopback HTTP.
+#
+# 1. One scenario, run twice: with --db on one fresh database, and with
+#    --server on a server over another fresh one (both registered the
+#    same workflows). Schedules: create (cron, every, at, paused), a name
+#    that exists (4), invalid values (1), get, list with pagination and
+#    filters, update, pause, resume, trigger (and its conflict under
+#    overlap skip, 4), backfill (and a range over the cap), preview,
+#    simulate, delete, not found (3); apply and --prune; runs: list, get,
+#    start with an idempotency key, cancel (and again: 4); workflow list;
+#    events. Human and --json outputs. The two transcripts are compared
+#    line by line, instants of "now" and the ids made of them replaced.
+# 2. Where the server is: --server before or after the command,
+#    $SKED_SERVER, a trailing slash; --db with --server is a usage error
+#    (2); an unreachable server is one line and exit 1.
+# 3. A token: $SKED_TOKEN is sent as a bearer token; a wrong one is one
+#    line naming the server, exit 1.
+# 4. sked events --follow: over the API (the event stream) and on the
+#    database (polling), each event printed as it happens; SIGINT ends it
+#    with exit 0.
+# 5. backfill on a terminal: a progress bar drawn chunk by chunk over the
+#    API, the same counts as without it.
+#
+# Env: SKED_BIN. Ends with "N passed, M failed".
+set -u
+
+bin=${SKED_BIN:?SKED_BIN is the sked binary}
+here=$(cd "$(dirname "$0")" && pwd)
+src=${SKED_SOURCE_DIR:-$here/../..}
+if [ -f "$src/tests/data/zoneinfo/Europe/Paris" ]; then
+    export TZDIR=$src/tests/data/zoneinfo
+fi
+tmp=$(mktemp -d)
+. "$here/server_lib.sh"
+trap 'kill_all; [ -n "${KEEP:-}" ] && cp "$tmp"/*.norm /tmp/ 2>/dev/null; rm -rf "$tmp"' EXIT
+unset SKED_DB SKED_SERVER SKED_TOKEN
+
+# The workflows every server registers; their schedules are none, so
+# nothing fires while the scenario runs.
+cat >"$tmp/reg.yaml" <<'EOF'
+workflows:
+  report:
+    steps:
+      - name: one
+        sh: 'true'
+  etl:
+    queue: nightly
+    steps:
+      - name: a
+        sh: 'true'
+      - name: b
+        needs: [a]
+        sh: 'true'
+EOF
+cat >"$tmp/apply1.yaml" <<'EOF'
+workflows:
+  report:
+    steps:
+      - name: one
+        sh: 'true'
+    schedules:
+      - cron: "0 6 1 1 *"
+        timezone: Europe/Paris
+schedules:
+  - name: code-a
+    workflow: etl
+    cron: "30 5 1 1 *"
+  - name: code-b
+    workflow: etl
+    every: 12h
+EOF
+cat >"$tmp/apply2.yaml" <<'EOF'
+schedules:
+  - name: code-a
+    workflow: etl
+    cron: "45 5 1 1 *"
+EOF
+cat >"$tmp/bad.yaml" <<'EOF'
+schedules:
+  - name: code-x
+    workflow: etl
+    cron: "61 5 * * *"
+EOF
+
+# sk ARGS...: run sked with the mode's option ($mode: "--db URL" or
+# "--server URL") and append "$ sked ARGS", stdout, stderr and the exit
+# code to the transcript $log. Sets out (stdout) and rc.
+sk() {
+    "$bin" "$@" $mode >"$tmp/o" 2>"$tmp/e"
+    rc=$?
+    out=$(cat "$tmp/o")
+    {
+        printf '$ sked %s\n' "$*"
+        cat "$tmp/o"
+        sed 's/^/stderr: /' "$tmp/e"
+        printf 'exit %s\n' "$rc"
+    } >>"$log"
+}
+
+scenario() {
+    local t1 s2
+    # -- create
+    sk schedule create report "0 9 1 1 *" --name s1 --timezone Europe/Paris \
+        --overlap skip --description "yearly"
+    sk schedule create etl --every 6h --anchor 2026-01-01T00:00:00Z --name s2 \
+        --json
+    sk schedule create report --at 2030-01-01T00:00:00Z --name s3 --paused
+    sk schedule create report "0 9 1 1 *" --name s1
+    sk schedule create report "0 9 * * *" --name s4 --timezone Europe/Pariss
+    sk schedule create report "0 9 * * *" --name s4 --catchup-max 0
+    sk schedule create report "0 9 * * *" --name s4 --overlap sometimes
+    sk schedule create "bad name" "0 9 * * *"
+    # -- read
+    sk schedule get s1
+    sk schedule get s2 --json
+    sk schedule get nope
+    sk schedule list
+    sk schedule list --limit 2
+    sk schedule list --limit 2 --cursor s2 --json
+    sk schedule list --status paused
+    sk schedule list --workflow etl --prefix s --json
+    sk schedule list --status sleepy
+    # -- update, pause, resume
+    sk schedule update s1 --priority 5 --description "still yearly"
+    sk schedule update s2 --every 8h --json
+    sk schedule update s1 --jitter 2h
+    sk schedule update nope --priority 1
+    sk schedule pause s1
+    sk schedule pause nope
+    sk schedule resume s1 --json
+    sk schedule resume s3
+    # -- trigger and backfill
+    sk schedule trigger s1
+    t1=$out
+    sk schedule trigger s1
+    sk schedule trigger nope
+    sk schedule backfill s2 --start 2026-01-01T00:00:00Z \
+        --end 2026-01-03T00:00:00Z
+    sk schedule backfill s2 --start 2026-01-01T00:00:00Z \
+        --end 2026-01-04T00:00:00Z --json
+    sk schedule backfill s2 --start 2026-01-04T00:00:00Z \
+        --end 2026-01-01T00:00:00Z
+    sk schedule backfill s2 --start 2026-01-01T00:00:00Z \
+        --end 2300-01-01T00:00:00Z
+    sk schedule backfill s2 --start 2026-01-01T00:00:00Z
+    sk schedule backfill nope --start 2026-01-01T00:00:00Z \
+        --end 2026-01-04T00:00:00Z
+    # -- preview and simulate
+    sk schedule preview s1 -n 3 --after 2026-03-28T00:00:00Z
+    sk schedule preview s2 --after 2026-01-01T00:00:00Z --json
+    sk schedule preview s3 --after 2026-01-01T00:00:00Z
+    sk schedule preview nope
+    sk schedule simulate s2 --from 2026-01-01T00:00:00Z \
+        --to 2026-01-03T00:00:00Z --down 2026-01-01T10:00:00Z..2026-01-02T10:00:00Z
+    sk schedule simulate s1 --from 2026-01-01T00:00:00Z \
+        --to 2028-01-03T00:00:00Z --json
+    sk schedule simulate nope --from 2026-01-01T00:00:00Z \
+        --to 2026-01-03T00:00:00Z
+    # -- apply
+    sk apply "$tmp/apply1.yaml"
+    sk apply "$tmp/apply1.yaml" --json
+    sk apply "$tmp/apply2.yaml" --prune
+    sk apply "$tmp/bad.yaml"
+    sk schedule list --prefix code
+    # -- runs and workflows
+    sk run list
+    sk run list --limit 2
+    sk run list --schedule s2 --json
+    sk run list --status sleeping
+    sk run get "$t1"
+    sk run get sched-s2-2026-01-01T08:00:00Z --json
+    sk run get nope
+    sk run start report --idempotency-key k1
+    sk run start report --idempotency-key k1 --json
+    sk run start report --input '{"day": 3}' --idempotency-key k2 --json
+    sk run start report --input '[1]'
+    sk run start report --idempotency-key ''
+    sk run cancel api-report-key-k1
+    sk run cancel api-report-key-k1
+    sk run cancel nope --json
+    sk run get api-report-key-k1
+    sk workflow list
+    sk workflow list --json
+    # -- delete, and the events of it all
+    sk schedule delete s3
+    sk schedule delete s3
+    sk schedule delete s2 --json
+    sk schedule get s3
+    sk events --limit 5
+    sk events --after 5 --limit 3 --json
+    sk events --after 100000
+}
+
+# Replace what differs from one run to the next: instants of "now" (with
+# their microseconds), also in the ids and the cursors made of them.
+# Event ids are kept: both databases had the same history.
+normalize() {
+    sed -E -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z/NOW/g' \
+        -e 's/[0-9]{16}:/NOW:/g' "$1"
+}
+
+# ---- 1. the same scenario in both modes -----------------------------------
+db1=sqlite:$tmp/direct.db
+db2=sqlite:$tmp/remote.db
+# The direct database's workflows are registered by a server that stops.
+start_http reg --db "$db1" --workers 0 --workflows "$tmp/reg.yaml" --listen 127.0.0.1:0 ||
+    fail setup.reg "$(cat "$tmp/reg.log")"
+stop_server reg TERM
+start_http r --db "$db2" --workers 0 --workflows "$tmp/reg.yaml" --listen 127.0.0.1:0 ||
+    fail setup.remote "$(cat "$tmp/r.log")"
+url=${url_r:-http://127.0.0.1:1}
+mode="--db $db1" log=$tmp/direct.txt scenario
+mode="--server $url" log=$tmp/remote.txt scenario
+normalize "$tmp/direct.txt" >"$tmp/direct.norm"
+normalize "$tmp/remote.txt" >"$tmp/remote.norm"
+if diff -u "$tmp/direct.norm" "$tmp/remote.norm" >"$tmp/diff"; then
+    pass
+else
+    fail scenario.same "the transcripts differ:
+$(head -c 6000 "$tmp/diff")"
+fi
+# The scenario did what it says (not two identical failures).
+n=$(grep -c '^\$ sked' "$tmp/direct.norm")
+check scenario.commands "$n" 71
+check scenario.exits "$(grep '^exit ' "$tmp/remote.norm" | sort | uniq -c |
+    awk '{printf "%s:%s ", $3, $1}')" "0:45 1:12 2:1 3:10 4:3 "
+grep -q '^created schedule s1 (active); next: 2027-01-01T09:00:00+01:00$' \
+    "$tmp/remote.norm" && pass || fail scenario.create "no created line"
+grep -q '^stderr: sked: cannot trigger schedule "s1": ' "$tmp/remote.norm" &&
+    pass || fail scenario.conflict "no conflict line"
+grep -q '^backfill of s2: 5 created, 0 skipped (already existed)$' \
+    "$tmp/remote.norm" && pass || fail scenario.backfill "no backfill line"
+grep -q '^stderr: sked: invalid --timezone "Europe/Pariss": timezone: ' \
+    "$tmp/remote.norm" && pass || fail scenario.invalid "no timezone error"
+
+# ---- 2. where the server is -----------------------------------------------
+"$bin" --server "$url" schedule get s1 --json >"$tmp/a" 2>&1
+SKED_SERVER=$url "$bin" schedule get s1 --json >"$tmp/b" 2>&1
+"$bin" schedule get s1 --json --server "$url/" >"$tmp/c" 2>&1
+SKED_SERVER=$url "$bin" --db "$db1" schedule get s1 --json >"$tmp/d" 2>&1
+check where.env "$(cmp -s "$tmp/a" "$tmp/b" && echo same)" same
+check where.slash "$(cmp -s "$tmp/a" "$tmp/c" && echo same)" same
+grep -q '"name": "s1"' "$tmp/a" && pass || fail where.get "$(cat "$tmp/a")"
+# --db given wins over $SKED_SERVER: the direct database's s1 (priority 5
+# on both, but its updated_at is the direct one's).
+check where.db_wins "$(grep updated_at "$tmp/d")" \
+    "$("$bin" --db "$db1" schedule get s1 --json | grep updated_at)"
+"$bin" --db "$db1" schedule list --server "$url" >"$tmp/o" 2>"$tmp/e"
+check where.both.rc "$?" 2
+check where.both.msg "$(cat "$tmp/e")" \
+    "sked: give --db or --server, not both (see 'sked schedule list --help')"
+"$bin" --server http://127.0.0.1:1 run list >"$tmp/o" 2>"$tmp/e"
+check where.down.rc "$?" 1
+check where.down.msg "$(cat "$tmp/e")" \
+    "sked: cannot reach http://127.0.0.1:1: Connection refused"
+
+# ---- 3. a token -----------------------------------------------------------
+printf 's3cret-token-of-the-test\n' >"$tmp/token"
+start_http t --db "$db2" --workers 0 --token-file "$tmp/token" --listen 127.0.0.1:0 ||
+    fail token.start "$(cat "$tmp/t.log")"
+SKED_TOKEN=s3cret-token-of-the-test "$bin" --server "$url_t" schedule get s1 \
+    >"$tmp/o" 2>"$tmp/e"
+check token.good "$?:$(head -1 "$tmp/o")" "0:name                   s1"
+SKED_TOKEN=wrong "$bin" --server "$url_t" schedule get s1 >"$tmp/o" 2>"$tmp/e"
+check token.wrong.rc "$?" 1
+check token.wrong.msg "$(cat "$tmp/e")" \
+    "sked: $url_t: a valid bearer token is required (Authorization: Bearer TOKEN)"
+"$bin" --server "$url_t" schedule trigger s1 >"$tmp/o" 2>"$tmp/e"
+check token.none "$?:$(wc -l <"$tmp/e")" "1:1"
+stop_server t TERM
+
+# ---- 4. events --follow -----------------------------------------------------
+# follow_check NAME ARGS...: follow in the background, make an event, see
+# it printed, then SIGINT: exit 0.
+follow_check() {
+    local n=$1 db=$2 f=$tmp/follow_$1 pid i
+    shift 2
+    # From the last event on: --after, so that nothing races the start.
+    "$bin" events --follow --json "$@" \
+        --after "$(q "$db" 'select max(id) from events')" >"$f" 2>"$f.err" &
+    pid=$!
+    sleep 1
+    "$bin" schedule pause s1 "$@" >/dev/null 2>&1
+    for i in $(seq 100); do
+        grep -q '"type":"schedule.paused"' "$f" && break
+        sleep 0.1
+    done
+    "$bin" schedule resume s1 "$@" >/dev/null 2>&1
+    for i in $(seq 100); do
+        grep -q '"type":"schedule.resumed"' "$f" && break
+        sleep 0.1
+    done
+    kill -INT "$pid"
+    wait "$pid"
+    check "follow.$n.rc" "$?" 0
+    check "follow.$n.events" "$(grep -o '"type":"schedule\.[a-z]*"' "$f" |
+        tr '\n' ' ')" '"type":"schedule.paused" "type":"schedule.resumed" '
+    check "follow.$n.stderr" "$(cat "$f.err")" ""
+}
+follow_check remote "$db2" --server "$url"
+follow_check direct "$db1" --db "$db1"
+# Human lines: AT TYPE SUBJECT PAYLOAD, and --after resumes after an id.
+"$bin" events --server "$url" --after 2 --limit 1 >"$tmp/o" 2>/dev/null
+grep -Eq '^[0-9T:.Z-]+  schedule\.created  s3  \{"name":"s3",' "$tmp/o" &&
+    pass || fail events.human "$(cat "$tmp/o")"
+
+# ---- 5. a backfill's progress bar over the API -------------------------------
+if script -qec true /dev/null >/dev/null 2>&1; then
+    "$bin" schedule create etl --every 1h --anchor 2025-01-01T00:00:00Z \
+        --name bar --server "$url" >/dev/null
+    script -qec "'$bin' schedule backfill bar --server '$url' \
+        --start 2025-01-01T00:00:00Z --end 2025-03-01T00:00:00Z" \
+        /dev/null >"$tmp/bar" 2>&1
+    # 59 days of hours, less the first: 1415 occurrences.
+    grep -q 'backfill \[########################################\] 100% 1415/1415' \
+        "$tmp/bar" && pass || fail bar.drawn "$(tr '\r' '\n' <"$tmp/bar" | tail -3)"
+    grep -q 'backfill of bar: 1415 created, 0 skipped' "$tmp/bar" && pass ||
+        fail bar.counts "$(tr '\r' '\n' <"$tmp/bar" | tail -2)"
+    # Drawn at 0, then after each of 40 chunks of at most 36.
+    check bar.chunks "$(tr '\r' '\n' <"$tmp/bar" | grep -c '^backfill \[')" 41
+    check bar.runs "$(q "$db2" "select count(*) from runs where schedule = 'bar'")" \
+        1415
+fi
+
+stop_server r TERM
+check stop "$stop_rc" 0
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
