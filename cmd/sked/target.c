@@ -308,49 +308,6 @@ int target_workflow_list(target *t, char **out, sked_error *err)
 
 /* ---- events ------------------------------------------------------------ */
 
-/* The page of events of docs/api.md, from the store, as the engine's
- * sked_engine_event_list writes it: one more event than asked tells
- * whether a page follows. */
-static int direct_event_list(sked_store *st, int64_t after, size_t limit,
-                             char **out, sked_error *err)
-{
-    size_t ask = limit < SKED_STORE_LIST_MAX ? limit + 1 : limit, got = 0, n;
-    json_t *arr = json_array(), *page;
-    sked_event *v = NULL;
-    char cursor[24];
-    bool more;
-    int rc;
-
-    if (!arr)
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    if ((rc = sked__store_event_list(st, after, ask, &v, &got, err)) != 0) {
-        json_decref(arr);
-        return rc;
-    }
-    more = got > limit || got == SKED_STORE_LIST_MAX;
-    n = got < limit ? got : limit;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        json_t *payload =
-            v[i].payload ? json_loads(v[i].payload, 0, NULL) : json_object();
-        json_t *ev =
-            json_pack("{s:I, s:s, s:s, s:o, s:o}", "id", (json_int_t) v[i].id,
-                      "type", v[i].type ? v[i].type : "", "subject",
-                      v[i].subject ? v[i].subject : "", "payload",
-                      payload ? payload : json_string(v[i].payload), "at",
-                      sked__json_instant(v[i].at));
-        if (json_array_append_new(arr, ev) != 0)
-            rc = SKED_ENOMEM;
-    }
-    snprintf(cursor, sizeof cursor, "%lld", n ? (long long) v[n - 1].id : 0LL);
-    sked__events_free(v, got);
-    page = json_pack("{s:o, s:s?}", "events", arr, "next_cursor",
-                     more && n > 0 ? cursor : NULL);
-    if (rc != 0 || !page || !(*out = json_dumps(page, JSON_COMPACT)))
-        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    json_decref(page);
-    return rc;
-}
-
 int target_event_list(target *t, int64_t after, size_t limit, char **out,
                       sked_error *err)
 {
@@ -362,9 +319,9 @@ int target_event_list(target *t, int64_t after, size_t limit, char **out,
                  (long long) after, limit);
         return remote_get_text(t->r, path, out, err);
     }
-    if ((rc = need_store(t, err)) != 0)
+    if ((rc = need_engine(t, err)) != 0)
         return rc;
-    return direct_event_list(t->st, after, limit, out, err);
+    return sked_engine_event_list(t->e, after, limit, out, err);
 }
 
 /* The id of the newest stored event: where "follow" starts. */
