@@ -9,6 +9,7 @@
 
 #include "exec/utf8.h"
 #include "http/http_int.h"
+#include "http/json_text.h"
 
 /* The body of last resort, when even the error cannot be built. */
 static const char OOM_BODY[] =
@@ -28,7 +29,8 @@ static void set_static(http_resp *resp, unsigned status, const char *text)
 
 int sked__http_json(http_resp *resp, unsigned status, json_t *body)
 {
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    size_t len = 0;
+    char *text = sked__json_text(body, &len);
 
     json_decref(body);
     if (!text) {
@@ -38,7 +40,7 @@ int sked__http_json(http_resp *resp, unsigned status, json_t *body)
     free(resp->body);
     resp->status = status;
     resp->body = text;
-    resp->len = strlen(text);
+    resp->len = len;
     resp->content_type = "application/json";
     return 0;
 }

@@ -39,6 +39,7 @@
 #include "base/error.h"
 #include "engine/engine_events.h"
 #include "engine/engine_int.h"
+#include "http/json_text.h"
 
 #define KEEPALIVE    (15 * SKED_USEC_PER_SEC)
 #define POLL         (SKED_USEC_PER_SEC)
@@ -143,7 +144,7 @@ static void stream_wake(sked_sse_hub *hub, sse_stream *s, sked_mono now)
 static int event_text(const sked_event *ev, char **out, size_t *len)
 {
     json_t *o = sked__event_json(ev);
-    char *data = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    char *data = o ? sked__json_text(o, NULL) : NULL;
     size_t size = data ? strlen(data) + strlen(ev->type) + 64 : 0;
     char *p = data ? malloc(size) : NULL;
     int k = p ? snprintf(p, size, "id: %lld\nevent: %s\ndata: %s\n\n",

@@ -292,23 +292,46 @@ int sked_time_parse(const char *s, sked_time *out, sked_error *err)
 }
 
 /* Write the wall-clock reading LOCAL (in range) and SUFFIX into BUF. */
+/* Write V (0 <= V < 10^WIDTH) as WIDTH digits at P; return the end. */
+static char *put_digits(char *p, int v, int width)
+{
+    for (int i = width - 1; i >= 0; i--, v /= 10)
+        p[i] = (char) ('0' + v % 10);
+    return p + width;
+}
+
+/* Format LOCAL as "YYYY-MM-DDTHH:MM:SS[.ffffff]" followed by SUFFIX. By
+ * hand rather than with snprintf: every instant of every API answer goes
+ * through here, and the years are 1 to 9999 by SKED_TIME_MIN/MAX. */
 static int format_local(sked_time local, const char *suffix, char *buf,
                         size_t size)
 {
-    char tmp[SKED_TIME_STRLEN];
+    char tmp[SKED_TIME_STRLEN], *p = tmp;
+    size_t slen = strlen(suffix), n;
     sked_civil c;
-    int n;
 
     sked_civil_from_time(local, &c);
-    n = snprintf(tmp, sizeof tmp, "%04d-%02d-%02dT%02d:%02d:%02d", c.year,
-                 c.month, c.day, c.hour, c.minute, c.second);
-    if (c.usec != 0)
-        n += snprintf(tmp + n, sizeof tmp - (size_t) n, ".%06d", c.usec);
-    n += snprintf(tmp + n, sizeof tmp - (size_t) n, "%s", suffix);
-    if (!buf || (size_t) n >= size)
+    p = put_digits(p, (int) c.year, 4);
+    *p++ = '-';
+    p = put_digits(p, c.month, 2);
+    *p++ = '-';
+    p = put_digits(p, c.day, 2);
+    *p++ = 'T';
+    p = put_digits(p, c.hour, 2);
+    *p++ = ':';
+    p = put_digits(p, c.minute, 2);
+    *p++ = ':';
+    p = put_digits(p, c.second, 2);
+    if (c.usec != 0) {
+        *p++ = '.';
+        p = put_digits(p, c.usec, 6);
+    }
+    n = (size_t) (p - tmp);
+    if (!buf || n + slen >= size || n + slen >= sizeof tmp)
         return SKED_ETOOBIG;
-    memcpy(buf, tmp, (size_t) n + 1);
-    return n;
+    memcpy(buf, tmp, n);
+    memcpy(buf + n, suffix, slen + 1);
+    return (int) (n + slen);
 }
 
 int sked_time_format(sked_time t, char *buf, size_t size)

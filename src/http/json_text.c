@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/* JSON text of API answers, written straight into one buffer.
+ *
+ * jansson builds the answers; its json_dumps writes them through a
+ * callback a few bytes at a time and decodes every string's UTF-8 again,
+ * which made it the largest cost of a GET (5.6 µs of a 900-byte schedule,
+ * against 3.6 µs for reading the schedule from SQLite). This writer gives
+ * the same text as json_dumps(JSON_COMPACT) — keys in insertion order, no
+ * spaces, only '"', '\\' and control characters escaped, strings already
+ * valid UTF-8 as jansson keeps them — scanning strings for the few bytes
+ * that need escaping and copying the runs between them. Reals, rare in
+ * answers, are left to jansson so their digits match exactly. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http/json_text.h"
+
+typedef struct out {
+    char *p;
+    size_t len, cap;
+    bool failed;
+} out;
+
+static void grow(out *o, size_t more)
+{
+    size_t cap = o->cap ? o->cap : 1024;
+    char *p;
+
+    while (cap < o->len + more + 1)
+        cap *= 2;
+    if (!(p = realloc(o->p, cap))) {
+        o->failed = true;
+        return;
+    }
+    o->p = p;
+    o->cap = cap;
+}
+
+static void put(out *o, const char *s, size_t n)
+{
+    if (o->failed || (o->len + n + 1 > o->cap && (grow(o, n), o->failed)))
+        return;
+    memcpy(o->p + o->len, s, n);
+    o->len += n;
+}
+
+/* Write the N bytes of S as a JSON string, escaped as jansson does. */
+static void put_string(out *o, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t run = 0;
+
+    put(o, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char) s[i];
+        char esc[6] = {'\\', 0};
+        size_t elen = 2;
+
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        put(o, s + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"':
+            esc[1] = '"';
+            break;
+        case '\\':
+            esc[1] = '\\';
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        default:
+            memcpy(esc, "\\u00", 4);
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            elen = 6;
+        }
+        put(o, esc, elen);
+    }
+    put(o, s + run, n - run);
+    put(o, "\"", 1);
+}
+
+static void put_value(out *o, const json_t *j, int depth);
+
+static void put_object(out *o, const json_t *j, int depth)
+{
+    const char *key;
+    json_t *v;
+    bool first = true;
+
+    put(o, "{", 1);
+    json_object_foreach((json_t *) j, key, v)
+    {
+        if (!first)
+            put(o, ",", 1);
+        first = false;
+        put_string(o, key, strlen(key));
+        put(o, ":", 1);
+        put_value(o, v, depth + 1);
+    }
+    put(o, "}", 1);
+}
+
+static void put_array(out *o, const json_t *j, int depth)
+{
+    size_t i;
+    json_t *v;
+
+    put(o, "[", 1);
+    json_array_foreach(j, i, v)
+    {
+        if (i)
+            put(o, ",", 1);
+        put_value(o, v, depth + 1);
+    }
+    put(o, "]", 1);
+}
+
+/* Reals through jansson, so their digits are its digits. */
+static void put_real(out *o, const json_t *j)
+{
+    char *t = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
+
+    if (!t) {
+        o->failed = true;
+        return;
+    }
+    put(o, t, strlen(t));
+    free(t);
+}
+
+static void put_value(out *o, const json_t *j, int depth)
+{
+    char num[32];
+
+    /* jansson refuses to dump deeper than this; so does this writer. */
+    if (depth > JSON_PARSER_MAX_DEPTH) {
+        o->failed = true;
+        return;
+    }
+    switch (json_typeof(j)) {
+    case JSON_OBJECT:
+        put_object(o, j, depth);
+        break;
+    case JSON_ARRAY:
+        put_array(o, j, depth);
+        break;
+    case JSON_STRING:
+        put_string(o, json_string_value(j), json_string_length(j));
+        break;
+    case JSON_INTEGER:
+        put(o, num,
+            (size_t) snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT,
+                              json_integer_value(j)));
+        break;
+    case JSON_REAL:
+        put_real(o, j);
+        break;
+    case JSON_TRUE:
+        put(o, "true", 4);
+        break;
+    case JSON_FALSE:
+        put(o, "false", 5);
+        break;
+    case JSON_NULL:
+        put(o, "null", 4);
+        break;
+    }
+}
+
+char *sked__json_text(const json_t *j, size_t *len)
+{
+    out o = {0};
+
+    if (!j)
+        return NULL;
+    put_value(&o, j, 0);
+    if (o.failed || !o.p) {
+        free(o.p);
+        return NULL;
+    }
+    o.p[o.len] = '\0';
+    if (len)
+        *len = o.len;
+    return o.p;
+}
