@@ -9,7 +9,8 @@
 #    method 405 with Allow, both with the error body of SPEC 6; every
 #    route of the OpenAPI document answers (no 404 "no route", no 405).
 # 3. Bodies over 1 MiB are refused with 413, declared or chunked; a huge
-#    header block is refused; the server keeps serving.
+#    header block is refused; a body cut short by a client that hangs up
+#    creates nothing; the server keeps serving.
 # 4. Path traversal on the dashboard's files never reaches the disk.
 # 5. Auth: with a token, the API and the metrics need it (401 with the
 #    error body and WWW-Authenticate); health checks and the dashboard's
@@ -111,6 +112,26 @@ huge=$(head -c 70000 /dev/zero | tr '\0' 'h')
 status=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Huge: $huge" "$u/healthz")
 case $status in 4??) pass ;; *) fail header.huge "got $status, want 4xx" ;; esac
 check body.after "$(req GET "$u/healthz")" '200 {"status":"ok"}'
+
+# A body cut short: the client promises 200 bytes, sends the start of a
+# valid schedule, and hangs up. Nothing is created; the server goes on.
+$py - "${u#http://}" <<'PY'
+import socket, sys
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.create_connection((host, int(port)))
+s.sendall(b"POST /api/v1/schedules HTTP/1.1\r\nHost: x\r\n"
+          b"Content-Type: application/json\r\nContent-Length: 200\r\n\r\n"
+          b'{"name":"cut","workflow":"w","cron":"0 9 * * *"}')
+s.close()
+PY
+check body.cut "$(error_code "$(req GET "$u/api/v1/schedules/cut")")" \
+    "404 not_found"
+# The same JSON cut short but declared at its length: 400, nothing made.
+check body.truncated "$(error_code "$(req POST "$u/api/v1/schedules" \
+    --data-binary '{"name":"cut","workflow":"w","cron":"0 9')")" \
+    "400 bad_request"
+check body.truncated.none "$(error_code "$(req GET "$u/api/v1/schedules/cut")")" \
+    "404 not_found"
 
 # ---- 4. path traversal ------------------------------------------------------
 for p in /dashboard/../../../../etc/passwd /dashboard/..%2f..%2fetc%2fpasswd \
