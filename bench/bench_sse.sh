@@ -73,7 +73,7 @@ print("delivered", sum(b"event: schedule.created" in data[s] for s in socks),
 PY
 cpid=$!
 for _ in $(seq 600); do
-    grep -q '^open' "$tmp/clients" && break
+    grep -q '^open' "$tmp/clients" 2>/dev/null && break
     sleep 0.1
 done
 sleep 2 # settle
