@@ -169,6 +169,7 @@ struct sked__tx {
     sqlite3_stmt *stmt[S_COUNT]; /* owned, prepared on first use */
     struct sked__backend *b;     /* borrowed: its owner */
     struct sked__tx *next;       /* in the free list */
+    bool writer;                 /* holds b->write_mu for this transaction */
     /* sqlite_run.c's and sqlite_queue.c's statements, prepared on first
      * use, each found by the address of its SQL text */
     struct {
@@ -182,6 +183,12 @@ struct sked__backend {
     bool sync_normal; /* synchronous=NORMAL instead of FULL */
     pthread_mutex_t mu;
     struct sked__tx *idle; /* owned: the free list, under mu */
+    /* Held by this process's one writing transaction. SQLite lets one
+     * writer in at a time; the others of the same process wait here,
+     * handed the lock at its release, instead of sleeping in the busy
+     * handler and retrying (which made a contended write's latency
+     * hundreds of milliseconds). Other processes still meet busy. */
+    pthread_mutex_t write_mu;
 };
 
 /* ---- errors ------------------------------------------------------------ */
@@ -441,6 +448,7 @@ static int sqlite_open(const char *target, const sked_store_options *opts,
     }
     b->sync_normal = sync && strcmp(sync, "normal") == 0;
     pthread_mutex_init(&b->mu, NULL);
+    pthread_mutex_init(&b->write_mu, NULL);
     rc = conn_open(b, &c, err); /* fail now on an unusable file */
     if (rc != 0) {
         sked__sqlite_close(b);
@@ -461,8 +469,20 @@ void sked__sqlite_close(sked__backend *b)
         conn_close(c);
     }
     pthread_mutex_destroy(&b->mu);
+    pthread_mutex_destroy(&b->write_mu);
     free(b->path);
     free(b);
+}
+
+/* End C's transaction: let the next writer of this process in, and give
+ * the connection back to the pool. */
+static void tx_end(struct sked__tx *c)
+{
+    if (c->writer) {
+        c->writer = false;
+        (void) pthread_mutex_unlock(&c->b->write_mu);
+    }
+    conn_put(c);
 }
 
 static int sqlite_begin(sked__backend *b, sked__tx_mode mode, sked__tx **out,
@@ -475,9 +495,12 @@ static int sqlite_begin(sked__backend *b, sked__tx_mode mode, sked__tx **out,
 
     if (rc != 0)
         return rc;
+    c->writer = mode != SKED__TX_READ;
+    if (c->writer)
+        (void) pthread_mutex_lock(&b->write_mu);
     rc = exec_stmt(c, begin[mode], "beginning a transaction", err);
     if (rc != 0) {
-        conn_put(c);
+        tx_end(c);
         return rc;
     }
     *out = c;
@@ -492,7 +515,7 @@ static void sqlite_rollback(sked__tx *c)
         (void) sqlite3_step(s);
         done(s);
     }
-    conn_put(c);
+    tx_end(c);
 }
 
 static int sqlite_commit(sked__tx *c, sked_error *err)
@@ -503,7 +526,7 @@ static int sqlite_commit(sked__tx *c, sked_error *err)
         sqlite_rollback(c);
         return rc;
     }
-    conn_put(c);
+    tx_end(c);
     return 0;
 }
 
