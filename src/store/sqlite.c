@@ -17,7 +17,12 @@
  * Migrations run under BEGIN EXCLUSIVE. What still comes back busy is
  * SKED_EBUSY and store.c retries the whole transaction.
  *
- * Errors name the file: "sked.db: file is not a database". */
+ * Errors name the file: "sked.db: file is not a database".
+ *
+ * This file holds the connections, transactions and migrations, and the
+ * method table; the SQL of rows is beside it: schedules and the
+ * scheduler's reads and writes (sqlite_schedule.c), new runs and events
+ * (sqlite_rows.c), execution (sqlite_run.c), queues (sqlite_queue.c). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,11 +33,15 @@
 #include "base/error.h"
 #include "store/sqlite.h"
 #include "store/sqlite_queue.h"
+#include "store/sqlite_rows.h"
 #include "store/sqlite_run.h"
+#include "store/sqlite_schedule.h"
 
 #define BUSY_TIMEOUT_MS 10000
 
-/* The statements a connection caches; SQL below, in the same order. */
+/* The statements of transactions and migrations a connection caches;
+ * SQL below, in the same order. The files of the other SQL have theirs
+ * cached by address (sked__sqlite_stmt). */
 enum stmt_id {
     S_BEGIN_READ,
     S_BEGIN_WRITE,
@@ -42,28 +51,8 @@ enum stmt_id {
     S_HAS_META,
     S_META_GET,
     S_META_SET,
-    S_SCHED_GET,
-    S_SCHED_INSERT,
-    S_SCHED_UPDATE,
-    S_SCHED_DELETE,
-    S_SCHED_LIST,
-    S_RUN_INSERT,
-    S_EVENT_APPEND,
-    S_EVENT_LIST,
-    S_EVENT_PRUNE,
-    S_HEADS,
-    S_HEADS_SINCE,
-    S_HEADS_FEW,
-    S_HEADS_COUNT,
-    S_ADVANCE,
-    S_RUN_INSERT_LENIENT,
-    S_RUN_EXISTS,
-    S_RUNS_ACTIVE,
     S_COUNT
 };
-
-/* The columns of schedules, in the order sched_bind and sched_read use. */
-#define SCHED_COLS SKED__SCHEDULE_COLUMNS
 
 static const char *const stmt_sql[S_COUNT] = {
     [S_BEGIN_READ] = "BEGIN",
@@ -77,90 +66,6 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_META_SET] = "INSERT INTO meta (key, value) "
                    "VALUES ('schema_version', ?1) "
                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-    [S_SCHED_GET] = "SELECT " SCHED_COLS " FROM schedules WHERE name = ?1",
-    [S_SCHED_INSERT] =
-        "INSERT INTO schedules (" SCHED_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, "
-        "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-        "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
-    [S_SCHED_UPDATE] =
-        "UPDATE schedules SET workflow = ?2, kind = ?3, cron = ?4, "
-        "every_us = ?5, anchor_at = ?6, at = ?7, timezone = ?8, dst = ?9, "
-        "context = ?10, catchup = ?11, catchup_max = ?12, "
-        "catchup_window_us = ?13, overlap = ?14, priority = ?15, "
-        "queue = ?16, jitter_us = ?17, automatic_backfill = ?18, "
-        "start_at = ?19, end_at = ?20, max_runs = ?21, "
-        "pause_after_failures = ?22, description = ?23, status = ?24, "
-        "source = ?25, next_fire_at = ?26, last_fired_at = ?27, "
-        "last_error = ?28, runs_created = ?29, consecutive_failures = ?30, "
-        "updated_at = ?32 WHERE name = ?1",
-    [S_SCHED_DELETE] = "DELETE FROM schedules WHERE name = ?1",
-    [S_SCHED_LIST] =
-        "SELECT " SCHED_COLS " FROM schedules "
-        "WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR source = ?2) "
-        "AND (?3 IS NULL OR workflow = ?3) "
-        "AND (?4 IS NULL OR (name >= ?4 AND substr(name, 1, length(?4)) = ?4)) "
-        "AND (?5 IS NULL OR name > ?5) ORDER BY name LIMIT ?6",
-/* SPEC 4.2: a run's queue is its schedule's, else its workflow's (the
- * latest registered definition's), else "default". */
-#define RUN_QUEUE                                                              \
-    "coalesce(?7, (SELECT json_extract(definition, '$.queue') "                \
-    "FROM workflow_versions WHERE workflow = ?2 AND registered_at = "          \
-    "(SELECT max(registered_at) FROM workflow_versions WHERE workflow = ?2) "  \
-    "LIMIT 1), 'default')"
-    [S_RUN_INSERT] =
-        "INSERT INTO runs (id, workflow, workflow_version, status, "
-        "trigger_kind, schedule, scheduled_for, queue, priority, "
-        "concurrency_key, not_before, context, attempts, created_at, "
-        "updated_at, serial_key) VALUES (?1, ?2, ?3, "
-        "CASE WHEN ?14 THEN 'waiting' ELSE 'pending' END, ?4, ?5, "
-        "?6, " RUN_QUEUE
-        ", ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT (id) DO NOTHING",
-    [S_EVENT_APPEND] = "INSERT INTO events (type, subject, payload, at) "
-                       "VALUES (?1, ?2, ?3, ?4)",
-    [S_EVENT_LIST] = "SELECT id, type, subject, payload, at FROM events "
-                     "WHERE id > ?1 ORDER BY id LIMIT ?2",
-    [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1",
-    /* The heads, three ways, so that each can seek. Written as one
-     * statement with "?1 IS NULL OR ..." SQLite scanned the name index
-     * from its start on every page (reading 1M schedules took 8 s) and
-     * on every reread of changes. All of them, by name: */
-    [S_HEADS] = "SELECT name, status, next_fire_at, updated_at, cron, "
-                "timezone FROM schedules "
-                "WHERE name > coalesce(?2, '') ORDER BY name LIMIT ?3",
-    /* Changed since ?1, many of them: by name, filtered (linear over the
-     * pages of one scan). */
-    [S_HEADS_SINCE] = "SELECT name, status, next_fire_at, updated_at, cron, "
-                      "timezone FROM schedules "
-                      "WHERE updated_at >= ?1 AND name > coalesce(?2, '') "
-                      "ORDER BY name LIMIT ?3",
-    /* Changed since ?1, at most a page of them (the usual reread): found
-     * by updated_at, then sorted. */
-    [S_HEADS_FEW] = "SELECT name, status, next_fire_at, updated_at, cron, "
-                    "timezone FROM schedules INDEXED BY schedules_updated "
-                    "WHERE updated_at >= ?1 AND name > coalesce(?2, '') "
-                    "ORDER BY name LIMIT ?3",
-    /* How many changed since ?1, counting at most ?2 (index only). */
-    [S_HEADS_COUNT] = "SELECT count(*) FROM (SELECT 1 FROM schedules "
-                      "INDEXED BY schedules_updated WHERE updated_at >= ?1 "
-                      "LIMIT ?2)",
-    [S_ADVANCE] = "UPDATE schedules SET last_fired_at = ?2, next_fire_at = ?3, "
-                  "status = ?4, runs_created = runs_created + ?5, "
-                  "last_error = coalesce(?6, last_error), "
-                  "updated_at = coalesce(?7, updated_at) "
-                  "WHERE name = ?1 AND last_fired_at IS ?8",
-    /* No conflict target: DO NOTHING covers the id and the active-key
-     * index alike; run_state tells them apart. */
-    [S_RUN_INSERT_LENIENT] =
-        "INSERT INTO runs (id, workflow, workflow_version, status, "
-        "trigger_kind, schedule, scheduled_for, queue, priority, "
-        "concurrency_key, not_before, context, attempts, created_at, "
-        "updated_at, serial_key) VALUES (?1, ?2, ?3, "
-        "CASE WHEN ?14 THEN 'waiting' ELSE 'pending' END, ?4, ?5, "
-        "?6, " RUN_QUEUE
-        ", ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT DO NOTHING",
-    [S_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
-    [S_RUNS_ACTIVE] = "SELECT count(*) FROM runs WHERE schedule = ?1 "
-                      "AND status IN ('pending', 'running', 'waiting')",
 };
 
 /* A connection; as a transaction, it is the sked__tx. */
@@ -170,8 +75,8 @@ struct sked__tx {
     struct sked__backend *b;     /* borrowed: its owner */
     struct sked__tx *next;       /* in the free list */
     bool writer;                 /* holds b->write_mu for this transaction */
-    /* sqlite_run.c's and sqlite_queue.c's statements, prepared on first
-     * use, each found by the address of its SQL text */
+    /* the statements of the SQL's files, prepared on first use, each
+     * found by the address of its SQL text */
     struct {
         const char *sql;  /* borrowed: static */
         sqlite3_stmt *st; /* owned */
@@ -409,6 +314,40 @@ sqlite3 *sked__sqlite_db(sked__tx *c)
     return c->db;
 }
 
+const char *sked__sqlite_path(sked__tx *c)
+{
+    return c->b->path;
+}
+
+int sked__sqlite_collect(sked__tx *c, sqlite3_stmt *s, sked__sqlite_list *l,
+                         sked_error *err)
+{
+    int rc = 0, step;
+
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        char *row;
+        if (l->n == l->cap) {
+            size_t ncap = l->cap ? 2 * l->cap : 16;
+            void *v = realloc(l->v, ncap * l->size);
+            if (!v) {
+                rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+                break;
+            }
+            l->v = v;
+            l->cap = ncap;
+        }
+        row = (char *) l->v + l->n * l->size;
+        memset(row, 0, l->size);
+        if ((rc = l->read(c, s, row, err)) != 0)
+            break;
+        l->n++;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = fail(c->b, c->db, step, l->what, err);
+    done(s);
+    return rc;
+}
+
 /* Run the statement ID that returns no rows. */
 static int exec_stmt(struct sked__tx *c, enum stmt_id id, const char *what,
                      sked_error *err)
@@ -592,591 +531,6 @@ static int sqlite_migrate_step(sked__tx *c, const struct sked__migration *m,
     return 0;
 }
 
-/* ---- schedules --------------------------------------------------------- */
-
-/* Bind the 32 columns of R in SCHED_COLS order; 0 or an SQLite code. */
-static int sched_bind(sqlite3_stmt *s, const sked_schedule *r)
-{
-    int rc = 0;
-
-    rc |= bind_text(s, 1, r->name);
-    rc |= bind_text(s, 2, r->workflow);
-    rc |= bind_text(s, 3, sked_spec_kind_name(r->kind));
-    rc |= bind_text(s, 4, r->kind == SKED_SPEC_CRON ? r->cron : NULL);
-    rc |= r->kind == SKED_SPEC_EVERY ? sqlite3_bind_int64(s, 5, r->every)
-                                     : sqlite3_bind_null(s, 5);
-    rc |= bind_time(s, 6, r->anchor);
-    rc |= bind_time(s, 7, r->at);
-    rc |= bind_text(s, 8, r->timezone ? r->timezone : "UTC");
-    rc |= bind_text(s, 9, sked_dst_name(r->dst));
-    rc |= bind_text(s, 10, r->context ? r->context : "{}");
-    rc |= bind_text(s, 11, sked_catchup_name(r->catchup));
-    rc |= sqlite3_bind_int(s, 12, r->catchup_max);
-    rc |= sqlite3_bind_int64(s, 13, r->catchup_window);
-    rc |= bind_text(s, 14, sked_overlap_name(r->overlap));
-    rc |= sqlite3_bind_int(s, 15, r->priority);
-    rc |= bind_text(s, 16, r->queue);
-    rc |= sqlite3_bind_int64(s, 17, r->jitter);
-    rc |= sqlite3_bind_int(s, 18, r->automatic_backfill);
-    rc |= bind_time(s, 19, r->start_at);
-    rc |= bind_time(s, 20, r->end_at);
-    rc |= sqlite3_bind_int64(s, 21, r->max_runs);
-    rc |= sqlite3_bind_int(s, 22, r->pause_after_failures);
-    rc |= bind_text(s, 23, r->description);
-    rc |= bind_text(s, 24, sked_schedule_status_name(r->status));
-    rc |= bind_text(s, 25, sked_source_name(r->source));
-    rc |= bind_time(s, 26, r->next_fire_at);
-    rc |= bind_time(s, 27, r->last_fired_at);
-    rc |= bind_text(s, 28, r->last_error);
-    rc |= sqlite3_bind_int64(s, 29, r->runs_created);
-    rc |= sqlite3_bind_int(s, 30, r->consecutive_failures);
-    rc |= bind_time(s, 31, r->created_at);
-    rc |= bind_time(s, 32, r->updated_at);
-    return rc;
-}
-
-static int32_t col_i32(sqlite3_stmt *s, int i)
-{
-    return (int32_t) sqlite3_column_int(s, i);
-}
-
-/* Parse the enum word of column I with PARSE into *v; -1 when unknown. */
-#define COL_ENUM(parse, s, i, v)                                               \
-    (parse((const char *) sqlite3_column_text(s, i), "", v, NULL) == 0)
-
-/* Read the current row of S (SCHED_COLS) into *out. */
-static int sched_read(struct sked__tx *c, sqlite3_stmt *s, sked_schedule *out,
-                      sked_error *err)
-{
-    sked_schedule r;
-    bool ok;
-
-    sked_schedule_init(&r);
-    ok = col_text(s, 0, &r.name) && col_text(s, 1, &r.workflow) &&
-         col_text(s, 3, &r.cron) && col_text(s, 7, &r.timezone) &&
-         col_text(s, 9, &r.context) && col_text(s, 15, &r.queue) &&
-         col_text(s, 22, &r.description) && col_text(s, 27, &r.last_error);
-    if (!ok) {
-        sked_schedule_done(&r);
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    ok = COL_ENUM(sked_spec_kind_parse, s, 2, &r.kind) &&
-         sked_dst_parse((const char *) sqlite3_column_text(s, 8), &r.dst,
-                        NULL) == 0 &&
-         COL_ENUM(sked_catchup_parse, s, 10, &r.catchup) &&
-         COL_ENUM(sked_overlap_parse, s, 13, &r.overlap) &&
-         COL_ENUM(sked_schedule_status_parse, s, 23, &r.status) &&
-         COL_ENUM(sked_source_parse, s, 24, &r.source);
-    if (!ok) {
-        sked_schedule_done(&r);
-        return sked__error_set(err, SKED_EIO, "db", -1,
-                               "%.100s: schedule with an unknown enum value",
-                               c->b->path);
-    }
-    r.every = sqlite3_column_int64(s, 4);
-    r.anchor = col_time(s, 5);
-    r.at = col_time(s, 6);
-    r.catchup_max = col_i32(s, 11);
-    r.catchup_window = sqlite3_column_int64(s, 12);
-    r.priority = col_i32(s, 14);
-    r.jitter = sqlite3_column_int64(s, 16);
-    r.automatic_backfill = col_i32(s, 17);
-    r.start_at = col_time(s, 18);
-    r.end_at = col_time(s, 19);
-    r.max_runs = sqlite3_column_int64(s, 20);
-    r.pause_after_failures = col_i32(s, 21);
-    r.next_fire_at = col_time(s, 25);
-    r.last_fired_at = col_time(s, 26);
-    r.runs_created = sqlite3_column_int64(s, 28);
-    r.consecutive_failures = col_i32(s, 29);
-    r.created_at = col_time(s, 30);
-    r.updated_at = col_time(s, 31);
-    *out = r;
-    return 0;
-}
-
-static int sqlite_schedule_get(sked__tx *c, const char *name,
-                               sked_schedule *out, sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_SCHED_GET, &s, err);
-
-    if (rc != 0)
-        return rc;
-    bind_text(s, 1, name);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
-        rc = sched_read(c, s, out, err);
-    else if (rc == SQLITE_DONE)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "name", -1,
-                             "no schedule named \"%.100s\"", name);
-    else
-        rc = fail(c->b, c->db, rc, "reading a schedule", err);
-    done(s);
-    return rc;
-}
-
-/* Run the insert or update statement ID for R. */
-static int sched_write(struct sked__tx *c, enum stmt_id id,
-                       const sked_schedule *r, sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, id, &s, err);
-
-    if (rc != 0)
-        return rc;
-    rc = sched_bind(s, r);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(s);
-    done(s);
-    if (rc != SQLITE_DONE)
-        return fail(c->b, c->db, rc, "writing a schedule", err);
-    if (id == S_SCHED_UPDATE && sqlite3_changes(c->db) == 0)
-        return sked__error_set(err, SKED_ENOTFOUND, "name", -1,
-                               "no schedule named \"%.100s\"", r->name);
-    return 0;
-}
-
-static int sqlite_schedule_insert(sked__tx *c, const sked_schedule *r,
-                                  sked_error *err)
-{
-    int rc = sched_write(c, S_SCHED_INSERT, r, err);
-
-    if (rc == SKED_ECONFLICT)
-        return sked__error_set(err, rc, "name", -1,
-                               "a schedule named \"%.100s\" exists", r->name);
-    return rc;
-}
-
-static int sqlite_schedule_update(sked__tx *c, const sked_schedule *r,
-                                  sked_error *err)
-{
-    return sched_write(c, S_SCHED_UPDATE, r, err);
-}
-
-static int sqlite_schedule_delete(sked__tx *c, const char *name, bool *existed,
-                                  sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_SCHED_DELETE, &s, err);
-
-    if (rc != 0)
-        return rc;
-    bind_text(s, 1, name);
-    rc = sqlite3_step(s);
-    done(s);
-    if (rc != SQLITE_DONE)
-        return fail(c->b, c->db, rc, "deleting a schedule", err);
-    *existed = sqlite3_changes(c->db) > 0;
-    return 0;
-}
-
-/* Bind the query Q to the list statement S. */
-static int list_bind(sqlite3_stmt *s, const sked__schedule_query *q)
-{
-    int rc = 0;
-
-    rc |= bind_text(s, 1,
-                    q->status >= 0 ? sked_schedule_status_name(
-                                         (sked_schedule_status) q->status)
-                                   : NULL);
-    rc |= bind_text(s, 2,
-                    q->source >= 0 ? sked_source_name((sked_source) q->source)
-                                   : NULL);
-    rc |= bind_text(s, 3, q->workflow);
-    rc |= bind_text(s, 4, q->name_prefix);
-    rc |= bind_text(s, 5, q->after_name);
-    rc |= sqlite3_bind_int64(s, 6, (sqlite3_int64) q->limit);
-    return rc;
-}
-
-static int sqlite_schedule_list(sked__tx *c, const sked__schedule_query *q,
-                                sked_schedule **out, size_t *n, sked_error *err)
-{
-    sked_schedule *list = calloc(q->limit ? q->limit : 1, sizeof *list);
-    sqlite3_stmt *s = NULL;
-    size_t k = 0;
-    int rc = list ? stmt(c, S_SCHED_LIST, &s, err)
-                  : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-
-    if (rc == 0 && list_bind(s, q) != SQLITE_OK)
-        rc = fail(c->b, c->db, SQLITE_ERROR, "listing schedules", err);
-    while (rc == 0 && k < q->limit) {
-        int step = sqlite3_step(s);
-        if (step == SQLITE_DONE)
-            break;
-        if (step != SQLITE_ROW)
-            rc = fail(c->b, c->db, step, "listing schedules", err);
-        else if ((rc = sched_read(c, s, &list[k], err)) == 0)
-            k++;
-    }
-    if (s)
-        done(s);
-    if (rc != 0) {
-        sked__schedules_free(list, k);
-        return rc;
-    }
-    *out = list;
-    *n = k;
-    return 0;
-}
-
-/* ---- runs -------------------------------------------------------------- */
-
-/* Bind run R, created at NOW, to the insert statement S. */
-static int run_bind(sqlite3_stmt *s, const sked_run_new *r, sked_time now)
-{
-    int rc = 0;
-
-    rc |= bind_text(s, 1, r->id);
-    rc |= bind_text(s, 2, r->workflow);
-    rc |= bind_text(s, 3, r->workflow_version);
-    rc |= bind_text(s, 4, sked__trigger_name(r->trigger));
-    rc |= bind_text(s, 5, r->schedule);
-    rc |= bind_time(s, 6, r->scheduled_for);
-    rc |= bind_text(s, 7, r->queue);
-    rc |= sqlite3_bind_int(s, 8, r->priority);
-    rc |= bind_text(s, 9, r->concurrency_key);
-    rc |= sqlite3_bind_int64(
-        s, 10, r->not_before == SKED_TIME_NONE ? now : r->not_before);
-    rc |= bind_text(s, 11, r->context ? r->context : "{}");
-    rc |= sqlite3_bind_int64(s, 12, now);
-    rc |= sqlite3_bind_int(s, 14, r->buffered);
-    rc |= bind_text(s, 13, r->serial_key);
-    return rc;
-}
-
-static int sqlite_runs_insert(sked__tx *c, const sked_run_new *runs, size_t n,
-                              sked_time now, bool *created, sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_RUN_INSERT, &s, err);
-
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = run_bind(s, &runs[i], now);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_step(s);
-        sqlite3_reset(s);
-        if (rc != SQLITE_DONE) {
-            rc = fail(c->b, c->db, rc, "inserting runs", err);
-            if (rc == SKED_ECONFLICT)
-                rc = sked__error_set(
-                    err, rc, "concurrency_key", (long) i,
-                    "an active run holds the concurrency "
-                    "key \"%.100s\"",
-                    runs[i].concurrency_key ? runs[i].concurrency_key : "");
-            break;
-        }
-        created[i] = sqlite3_changes(c->db) > 0;
-        rc = 0;
-    }
-    if (rc == 0 || s)
-        sqlite3_clear_bindings(s);
-    return rc;
-}
-
-/* Tell in *out whether a run with id ID exists. */
-static int run_exists(struct sked__tx *c, const char *id, bool *out,
-                      sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_RUN_EXISTS, &s, err);
-
-    if (rc != 0)
-        return rc;
-    bind_text(s, 1, id);
-    rc = sqlite3_step(s);
-    done(s);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return fail(c->b, c->db, rc, "reading a run", err);
-    *out = rc == SQLITE_ROW;
-    return 0;
-}
-
-static int sqlite_runs_insert_lenient(sked__tx *c, const sked_run_new *runs,
-                                      size_t n, sked_time now,
-                                      sked_run_insert_state *state,
-                                      sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_RUN_INSERT_LENIENT, &s, err);
-
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        bool exists = false;
-        rc = run_bind(s, &runs[i], now);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_step(s);
-        done(s);
-        if (rc != SQLITE_DONE)
-            return fail(c->b, c->db, rc, "inserting runs", err);
-        rc = 0;
-        if (sqlite3_changes(c->db) > 0) {
-            state[i] = SKED_RUN_INSERTED;
-            continue;
-        }
-        rc = run_exists(c, runs[i].id, &exists, err);
-        state[i] = exists ? SKED_RUN_EXISTED : SKED_RUN_REFUSED;
-    }
-    return rc;
-}
-
-static int sqlite_runs_active(sked__tx *c, const char *schedule, int64_t *out,
-                              sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_RUNS_ACTIVE, &s, err);
-
-    if (rc != 0)
-        return rc;
-    bind_text(s, 1, schedule);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
-        *out = sqlite3_column_int64(s, 0);
-    done(s);
-    if (rc != SQLITE_ROW)
-        return fail(c->b, c->db, rc, "counting active runs", err);
-    return 0;
-}
-
-/* ---- the scheduler's reads and writes ---------------------------------- */
-
-/* Read the current row of the heads statement S into *h. */
-static int head_read(sqlite3_stmt *s, sked_schedule_head *h, sked_error *err)
-{
-    memset(h, 0, sizeof *h);
-    if (!col_text(s, 0, &h->name) || !col_text(s, 4, &h->cron) ||
-        !col_text(s, 5, &h->timezone)) {
-        free(h->name);
-        free(h->cron);
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    if (!COL_ENUM(sked_schedule_status_parse, s, 1, &h->status))
-        h->status = SKED_SCHEDULE_DISABLED; /* unknown: never fired */
-    h->next_fire_at = col_time(s, 2);
-    h->updated_at = col_time(s, 3);
-    return 0;
-}
-
-/* Choose the heads statement for SINCE: all (NONE); the few changed
- * rows by updated_at when at most LIMIT changed; else a filtered scan by
- * name. The count reads at most LIMIT + 1 index entries. */
-static int heads_stmt(sked__tx *c, sked_time since, size_t limit,
-                      sqlite3_stmt **out, sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    sqlite3_int64 changed;
-    int rc;
-
-    if (since == SKED_TIME_NONE)
-        return stmt(c, S_HEADS, out, err);
-    if ((rc = stmt(c, S_HEADS_COUNT, &s, err)) != 0)
-        return rc;
-    bind_time(s, 1, since);
-    sqlite3_bind_int64(s, 2, (sqlite3_int64) limit + 1);
-    rc = sqlite3_step(s);
-    changed = sqlite3_column_int64(s, 0);
-    done(s);
-    if (rc != SQLITE_ROW)
-        return fail(c->b, c->db, rc, "counting changed schedules", err);
-    return stmt(c,
-                changed <= (sqlite3_int64) limit ? S_HEADS_FEW : S_HEADS_SINCE,
-                out, err);
-}
-
-static int sqlite_schedule_heads(sked__tx *c, sked_time since,
-                                 const char *after_name, size_t limit,
-                                 sked_schedule_head **out, size_t *n,
-                                 sked_error *err)
-{
-    sked_schedule_head *list = calloc(limit ? limit : 1, sizeof *list);
-    sqlite3_stmt *s = NULL;
-    size_t k = 0;
-    int rc = list ? heads_stmt(c, since, limit, &s, err)
-                  : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-
-    if (rc == 0) {
-        bind_time(s, 1, since);
-        bind_text(s, 2, after_name);
-        sqlite3_bind_int64(s, 3, (sqlite3_int64) limit);
-    }
-    while (rc == 0 && k < limit) {
-        int step = sqlite3_step(s);
-        if (step == SQLITE_DONE)
-            break;
-        if (step != SQLITE_ROW)
-            rc = fail(c->b, c->db, step, "listing schedules", err);
-        else if ((rc = head_read(s, &list[k], err)) == 0)
-            k++;
-    }
-    if (s)
-        done(s);
-    if (rc != 0) {
-        sked__schedule_heads_free(list, k);
-        return rc;
-    }
-    *out = list;
-    *n = k;
-    return 0;
-}
-
-static int sqlite_schedule_lock(sked__tx *c, const char *const *names, size_t n,
-                                sked_schedule **out, size_t *nout,
-                                sked_error *err)
-{
-    sked_schedule *list = calloc(n ? n : 1, sizeof *list);
-    size_t k = 0;
-    int rc = list ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-
-    /* BEGIN IMMEDIATE took the write lock: the rows cannot move. */
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = sqlite_schedule_get(c, names[i], &list[k], err);
-        if (rc == 0)
-            k++;
-        else if (rc == SKED_ENOTFOUND)
-            rc = 0;
-    }
-    if (rc != 0) {
-        sked__schedules_free(list, k);
-        return rc;
-    }
-    *out = list;
-    *nout = k;
-    return 0;
-}
-
-static int advance_one(sked__tx *c, const sked__advance *a, bool *applied,
-                       sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_ADVANCE, &s, err);
-
-    if (rc != 0)
-        return rc;
-    rc = bind_text(s, 1, a->name) | bind_time(s, 2, a->cursor) |
-         bind_time(s, 3, a->next) |
-         bind_text(s, 4, sked_schedule_status_name(a->status)) |
-         sqlite3_bind_int64(s, 5, a->added) | bind_text(s, 6, a->last_error) |
-         bind_time(s, 7, a->updated_at) | bind_time(s, 8, a->expect);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(s);
-    done(s);
-    if (rc != SQLITE_DONE)
-        return fail(c->b, c->db, rc, "advancing a schedule", err);
-    *applied = sqlite3_changes(c->db) > 0;
-    return 0;
-}
-
-/* One prepared statement run per row: in-process, so no round trips to
- * save by a set-based statement. */
-static int sqlite_schedule_advance(sked__tx *c, const sked__advance *a,
-                                   size_t n, bool *applied, sked_error *err)
-{
-    int rc = 0;
-
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = advance_one(c, &a[i], &applied[i], err);
-    return rc;
-}
-
-/* ---- events ------------------------------------------------------------ */
-
-static int sqlite_event_append(sked__tx *c, const char *type,
-                               const char *subject, const char *payload,
-                               sked_time at, sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_EVENT_APPEND, &s, err);
-
-    if (rc != 0)
-        return rc;
-    rc = bind_text(s, 1, type) | bind_text(s, 2, subject) |
-         bind_text(s, 3, payload) | sqlite3_bind_int64(s, 4, at);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(s);
-    done(s);
-    if (rc != SQLITE_DONE)
-        return fail(c->b, c->db, rc, "appending an event", err);
-    return 0;
-}
-
-/* Read the current row of the event list S into *e. */
-static int event_read(sqlite3_stmt *s, sked_event *e, sked_error *err)
-{
-    e->id = sqlite3_column_int64(s, 0);
-    e->at = sqlite3_column_int64(s, 4);
-    if (!col_text(s, 1, &e->type) || !col_text(s, 2, &e->subject) ||
-        !col_text(s, 3, &e->payload)) {
-        free(e->type);
-        free(e->subject);
-        free(e->payload);
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    return 0;
-}
-
-static int sqlite_event_list(sked__tx *c, int64_t after_id, size_t limit,
-                             sked_event **out, size_t *n, sked_error *err)
-{
-    sked_event *list = calloc(limit ? limit : 1, sizeof *list);
-    sqlite3_stmt *s = NULL;
-    size_t k = 0;
-    int rc = list ? stmt(c, S_EVENT_LIST, &s, err)
-                  : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-
-    if (rc == 0) {
-        sqlite3_bind_int64(s, 1, after_id);
-        sqlite3_bind_int64(s, 2, (sqlite3_int64) limit);
-    }
-    while (rc == 0 && k < limit) {
-        int step = sqlite3_step(s);
-        if (step == SQLITE_DONE)
-            break;
-        if (step != SQLITE_ROW)
-            rc = fail(c->b, c->db, step, "listing events", err);
-        else if ((rc = event_read(s, &list[k], err)) == 0)
-            k++;
-    }
-    if (s)
-        done(s);
-    if (rc != 0) {
-        sked__events_free(list, k);
-        return rc;
-    }
-    *out = list;
-    *n = k;
-    return 0;
-}
-
-static int sqlite_events_append(sked__tx *c, const sked_event *ev, size_t n,
-                                int64_t *ids, sked_error *err)
-{
-    int rc = 0;
-
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = sqlite_event_append(c, ev[i].type, ev[i].subject, ev[i].payload,
-                                 ev[i].at, err);
-        ids[i] = sqlite3_last_insert_rowid(c->db);
-    }
-    return rc;
-}
-
-static int sqlite_event_prune(sked__tx *c, sked_time before, int64_t *deleted,
-                              sked_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_EVENT_PRUNE, &s, err);
-
-    if (rc != 0)
-        return rc;
-    sqlite3_bind_int64(s, 1, before);
-    rc = sqlite3_step(s);
-    done(s);
-    if (rc != SQLITE_DONE)
-        return fail(c->b, c->db, rc, "pruning events", err);
-    *deleted = sqlite3_changes64(c->db);
-    return 0;
-}
-
 const struct sked__store_ops sked__store_sqlite_ops = {
     .version = SKED__STORE_OPS_VERSION,
     .kind = "sqlite",
@@ -1188,17 +542,17 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .rollback = sqlite_rollback,
     .schema_version = sqlite_schema_version,
     .migrate_step = sqlite_migrate_step,
-    .schedule_get = sqlite_schedule_get,
-    .schedule_insert = sqlite_schedule_insert,
-    .schedule_update = sqlite_schedule_update,
-    .schedule_delete = sqlite_schedule_delete,
-    .schedule_list = sqlite_schedule_list,
-    .runs_insert = sqlite_runs_insert,
-    .schedule_heads = sqlite_schedule_heads,
-    .schedule_lock = sqlite_schedule_lock,
-    .schedule_advance = sqlite_schedule_advance,
-    .runs_insert_lenient = sqlite_runs_insert_lenient,
-    .runs_active = sqlite_runs_active,
+    .schedule_get = sked__sqlite_schedule_get,
+    .schedule_insert = sked__sqlite_schedule_insert,
+    .schedule_update = sked__sqlite_schedule_update,
+    .schedule_delete = sked__sqlite_schedule_delete,
+    .schedule_list = sked__sqlite_schedule_list,
+    .runs_insert = sked__sqlite_rows_runs_insert,
+    .schedule_heads = sked__sqlite_schedule_heads,
+    .schedule_lock = sked__sqlite_schedule_lock,
+    .schedule_advance = sked__sqlite_schedule_advance,
+    .runs_insert_lenient = sked__sqlite_rows_runs_insert_lenient,
+    .runs_active = sked__sqlite_rows_runs_active,
     .queue_loads = sked__sqlite_queue_loads,
     .runs_candidates = sked__sqlite_run_candidates,
     .runs_take = sked__sqlite_run_take,
@@ -1220,8 +574,8 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .workflow_register = sked__sqlite_queue_workflow_register,
     .workflow_latest = sked__sqlite_queue_workflow_latest,
     .workflows_list = sked__sqlite_queue_workflows_list,
-    .events_append = sqlite_events_append,
-    .event_append = sqlite_event_append,
-    .event_list = sqlite_event_list,
-    .event_prune = sqlite_event_prune,
+    .events_append = sked__sqlite_rows_events_append,
+    .event_append = sked__sqlite_rows_event_append,
+    .event_list = sked__sqlite_rows_event_list,
+    .event_prune = sked__sqlite_rows_event_prune,
 };

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The SQLite back-end. Everything goes through its method table,
  * sked__store_sqlite_ops (store_ops.h); this header names what sqlite.c
- * shares with sqlite_run.c and sqlite_queue.c (the SQL of execution): the
- * connection's statement cache, the error mapping, and the small binding
- * and reading helpers they all use. */
+ * (connections and transactions) shares with the files of its SQL:
+ * sqlite_schedule.c, sqlite_rows.c, sqlite_run.c and sqlite_queue.c. That
+ * is the connection's statement cache, the error mapping, the reading of
+ * a statement's rows into an array, and the small binding and reading
+ * helpers they all use. */
 #ifndef SKED_STORE_SQLITE_H
 #define SKED_STORE_SQLITE_H
 
@@ -15,8 +17,8 @@
 
 #include "store/store_ops.h"
 
-/* Statements a connection caches for sqlite_run.c and sqlite_queue.c. */
-#define SKED__SQLITE_MORE_STMTS 32
+/* Statements a connection caches for the files of the SQL. */
+#define SKED__SQLITE_MORE_STMTS 48
 
 /* Close B and every connection of its pool. Every transaction must have
  * ended. NULL does nothing. */
@@ -45,7 +47,33 @@ int sked__sqlite_fail(sked__tx *c, int rc, const char *what, sked_error *err);
 /* C's connection. */
 sqlite3 *sked__sqlite_db(sked__tx *c);
 
-/* The binding and reading helpers of sqlite.c and sqlite_run.c: static
+/* The path of C's database file, for messages. */
+const char *sked__sqlite_path(sked__tx *c);
+
+/* Read the current row of statement S into ROW, one zeroed element of a
+ * sked__sqlite_list; return 0 or a sked code, leaving nothing allocated
+ * in ROW on failure. */
+typedef int (*sked__sqlite_row_fn)(sked__tx *c, sqlite3_stmt *s, void *row,
+                                   sked_error *err);
+
+/* The rows of a listing, read into a growing array: set size, read and
+ * what (designated initializers, the rest zero); v and n are the result. */
+typedef struct sked__sqlite_list {
+    size_t size;              /* bytes a row */
+    sked__sqlite_row_fn read; /* reads one row */
+    const char *what;         /* for errors: "listing events" */
+    void *v;                  /* owned: n rows, room for cap */
+    size_t n, cap;
+} sked__sqlite_list;
+
+/* Step S (bound) to its end, appending each row to L. S is finished
+ * either way. On failure the rows read so far stay in L: the caller frees
+ * them (the free function of their type). Returns 0, SKED_ENOMEM, the
+ * code of READ or that of sked__sqlite_fail. */
+int sked__sqlite_collect(sked__tx *c, sqlite3_stmt *s, sked__sqlite_list *l,
+                         sked_error *err);
+
+/* The binding and reading helpers of the SQL's files: static
  * inline, so nothing leaks from libsked by these short names. */
 
 /* Bind text T (NULL: SQL NULL) to parameter I; SQLITE_STATIC is safe since

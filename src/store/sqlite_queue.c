@@ -84,50 +84,41 @@ static int nomem(sked_error *err)
 
 /* ---- the load of limited queues ------------------------------------------ */
 
+/* Read the current row of Q_LOADS S into ROW, a sked__queue_load. */
+static int load_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
+{
+    sked__queue_load *q = row;
+
+    (void) c;
+    *q = (sked__queue_load){.concurrency = (int32_t) sqlite3_column_int(s, 1),
+                            .rate_limit = (int32_t) sqlite3_column_int(s, 2),
+                            .rate_period = sqlite3_column_int64(s, 3),
+                            .running = sqlite3_column_int64(s, 4),
+                            .started = sqlite3_column_int64(s, 5)};
+    return col_text(s, 0, &q->name) ? 0 : nomem(err);
+}
+
 int sked__sqlite_queue_loads(sked__tx *c, sked_time now, sked__queue_load **out,
                              size_t *n, sked_error *err)
 {
-    sked__queue_load *v = NULL;
+    sked__sqlite_list l = {.size = sizeof(sked__queue_load),
+                           .read = load_read,
+                           .what = "counting queue loads"};
     sqlite3_stmt *s = NULL;
-    size_t k = 0, cap = 0;
-    int rc = stmt(c, Q_LOADS, &s, err), step = SQLITE_DONE;
+    int rc = stmt(c, Q_LOADS, &s, err);
 
     if (rc != 0)
         return rc;
     sqlite3_bind_int64(s, 1, now);
-    while (rc == 0 && (step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (k == cap) {
-            sked__queue_load *w =
-                realloc(v, (cap = cap ? 2 * cap : 8) * sizeof *w);
-            if (!w) {
-                rc = nomem(err);
-                break;
-            }
-            v = w;
-        }
-        v[k] = (sked__queue_load){
-            .concurrency = (int32_t) sqlite3_column_int(s, 1),
-            .rate_limit = (int32_t) sqlite3_column_int(s, 2),
-            .rate_period = sqlite3_column_int64(s, 3),
-            .running = sqlite3_column_int64(s, 4),
-            .started = sqlite3_column_int64(s, 5)};
-        if (!col_text(s, 0, &v[k].name))
-            rc = nomem(err);
-        else
-            k++;
+    rc = sked__sqlite_collect(c, s, &l, err);
+    if (rc == 0) {
+        *out = l.v, *n = l.n;
+        return 0;
     }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = sked__sqlite_fail(c, step, "counting queue loads", err);
-    sked__sqlite_done(s);
-    if (rc != 0) {
-        for (size_t i = 0; i < k; i++)
-            free(v[i].name);
-        free(v);
-        return rc;
-    }
-    *out = v;
-    *n = k;
-    return 0;
+    for (size_t i = 0; i < l.n; i++)
+        free(((sked__queue_load *) l.v)[i].name);
+    free(l.v);
+    return rc;
 }
 
 /* ---- definitions, depth and versions ------------------------------------ */
@@ -156,50 +147,39 @@ int sked__sqlite_queue_put(sked__tx *c, const sked_queue_def *q, sked_time now,
         "writing a queue", err);
 }
 
+/* Read the current row of Q_LIST S into ROW, a sked_queue_info. */
+static int info_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
+{
+    sked_queue_info *q = row;
+
+    (void) c;
+    *q = (sked_queue_info){.concurrency = (int32_t) sqlite3_column_int(s, 1),
+                           .worker_concurrency =
+                               (int32_t) sqlite3_column_int(s, 2),
+                           .rate_limit = (int32_t) sqlite3_column_int(s, 3),
+                           .rate_period = sqlite3_column_int64(s, 4),
+                           .pending = sqlite3_column_int64(s, 5),
+                           .running = sqlite3_column_int64(s, 6)};
+    return col_text(s, 0, &q->name) ? 0 : nomem(err);
+}
+
 int sked__sqlite_queue_list(sked__tx *c, sked_queue_info **out, size_t *n,
                             sked_error *err)
 {
-    sked_queue_info *v = NULL;
+    sked__sqlite_list l = {.size = sizeof(sked_queue_info),
+                           .read = info_read,
+                           .what = "listing queues"};
     sqlite3_stmt *s = NULL;
-    size_t k = 0, cap = 0;
-    int rc = stmt(c, Q_LIST, &s, err), step = SQLITE_DONE;
+    int rc = stmt(c, Q_LIST, &s, err);
 
     if (rc != 0)
         return rc;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (k == cap) {
-            size_t ncap = cap ? 2 * cap : 8;
-            sked_queue_info *w = realloc(v, ncap * sizeof *w);
-            if (!w) {
-                rc = nomem(err);
-                break;
-            }
-            v = w;
-            cap = ncap;
-        }
-        v[k] = (sked_queue_info){
-            .concurrency = (int32_t) sqlite3_column_int(s, 1),
-            .worker_concurrency = (int32_t) sqlite3_column_int(s, 2),
-            .rate_limit = (int32_t) sqlite3_column_int(s, 3),
-            .rate_period = sqlite3_column_int64(s, 4),
-            .pending = sqlite3_column_int64(s, 5),
-            .running = sqlite3_column_int64(s, 6)};
-        if (!col_text(s, 0, &v[k].name)) {
-            rc = nomem(err);
-            break;
-        }
-        k++;
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = sked__sqlite_fail(c, step, "listing queues", err);
-    sked__sqlite_done(s);
-    if (rc != 0) {
-        sked__queue_infos_free(v, k);
-        return rc;
-    }
-    *out = v;
-    *n = k;
-    return 0;
+    rc = sked__sqlite_collect(c, s, &l, err);
+    if (rc != 0)
+        sked__queue_infos_free(l.v, l.n);
+    else
+        *out = l.v, *n = l.n;
+    return rc;
 }
 
 int sked__sqlite_queue_workflow_register(sked__tx *c, const char *workflow,

@@ -181,9 +181,10 @@ static void run_init(sked_run *r)
     r->timeout_exceeded_at = SKED_TIME_NONE;
 }
 
-/* Read the current row of S (SKED__RUN_COLUMNS) into *r. */
-static int run_read(sqlite3_stmt *s, sked_run *r, sked_error *err)
+/* Read the current row of S (SKED__RUN_COLUMNS) into ROW, a sked_run. */
+static int run_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
 {
+    sked_run *r = row;
     char **text[] = {&r->id,         &r->workflow, &r->workflow_version,
                      &r->schedule,   &r->queue,    &r->concurrency_key,
                      &r->serial_key, &r->executor, &r->context,
@@ -194,6 +195,7 @@ static int run_read(sqlite3_stmt *s, sked_run *r, sked_error *err)
         &r->created_at,    &r->started_at,          &r->finished_at,
         &r->updated_at,    &r->cancel_requested_at, &r->timeout_exceeded_at};
 
+    (void) c;
     run_init(r);
     for (int i = 0; i < 12; i++)
         if (!col_text(s, i, text[i])) {
@@ -217,9 +219,13 @@ static int run_read(sqlite3_stmt *s, sked_run *r, sked_error *err)
     return 0;
 }
 
-/* Read the current row of S (CAND_COLS) into *r: a candidate. */
-static int cand_read(sqlite3_stmt *s, sked_run *r, sked_error *err)
+/* Read the current row of S (CAND_COLS) into ROW, a sked_run: a
+ * candidate. */
+static int cand_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
 {
+    sked_run *r = row;
+
+    (void) c;
     run_init(r);
     if (!col_text(s, 0, &r->id) || !col_text(s, 1, &r->workflow) ||
         !col_text(s, 2, &r->workflow_version) || !col_text(s, 3, &r->queue) ||
@@ -240,54 +246,20 @@ static int cand_read(sqlite3_stmt *s, sked_run *r, sked_error *err)
     return 0;
 }
 
-typedef int (*row_fn)(sqlite3_stmt *s, sked_run *r, sked_error *err);
-
-/* Step S (bound) to its end, reading each row with READ into a growing
- * array appended to *out (*n rows); S is finished either way. */
-static int runs_collect(sked__tx *c, sqlite3_stmt *s, row_fn read,
-                        const char *what, sked_run **out, size_t *n,
-                        sked_error *err)
-{
-    size_t cap = *n;
-    int rc = 0, step;
-
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t ncap = cap ? 2 * cap : 16;
-            sked_run *v = realloc(*out, ncap * sizeof *v);
-            if (!v) {
-                rc = nomem(err);
-                break;
-            }
-            *out = v;
-            cap = ncap;
-        }
-        if ((rc = read(s, &(*out)[*n], err)) != 0)
-            break;
-        (*n)++;
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = sked__sqlite_fail(c, step, what, err);
-    sked__sqlite_done(s);
-    return rc;
-}
-
 /* Run the bound S and hand back its rows (read with READ). */
-static int runs_query(sked__tx *c, sqlite3_stmt *s, row_fn read,
+static int runs_query(sked__tx *c, sqlite3_stmt *s, sked__sqlite_row_fn read,
                       const char *what, sked_run **out, size_t *n,
                       sked_error *err)
 {
-    sked_run *v = NULL;
-    size_t k = 0;
-    int rc = runs_collect(c, s, read, what, &v, &k, err);
+    sked__sqlite_list l = {
+        .size = sizeof(sked_run), .read = read, .what = what};
+    int rc = sked__sqlite_collect(c, s, &l, err);
 
-    if (rc != 0) {
-        sked__runs_free(v, k);
-        return rc;
-    }
-    *out = v;
-    *n = k;
-    return 0;
+    if (rc != 0)
+        sked__runs_free(l.v, l.n);
+    else
+        *out = l.v, *n = l.n;
+    return rc;
 }
 
 /* ---- claiming ------------------------------------------------------------ */
@@ -704,10 +676,13 @@ int sked__sqlite_run_cancel(sked__tx *c, const char *id, bool at_once,
         "cancelling a run", err);
 }
 
-/* Read the current row of S (SKED__STEP_COLUMNS) into *r. */
-static int step_read(sqlite3_stmt *s, sked_step_record *r, sked_error *err)
+/* Read the current row of S (SKED__STEP_COLUMNS) into ROW, a zeroed
+ * sked_step_record. */
+static int step_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
 {
-    memset(r, 0, sizeof *r);
+    sked_step_record *r = row;
+
+    (void) c;
     if (!col_text(s, 0, &r->step) || !col_text(s, 4, &r->output) ||
         !col_text(s, 5, &r->stderr_text) || !col_text(s, 7, &r->error) ||
         !col_text(s, 8, &r->error_code)) {
@@ -735,39 +710,21 @@ int sked__sqlite_run_steps_list(sked__tx *c, const char *run_id,
                                 sked_step_record **out, size_t *n,
                                 sked_error *err)
 {
-    sked_step_record *v = NULL;
+    sked__sqlite_list l = {.size = sizeof(sked_step_record),
+                           .read = step_read,
+                           .what = "reading steps"};
     sqlite3_stmt *s = NULL;
-    size_t k = 0, cap = 0;
-    int rc = stmt(c, R_STEPS_LIST, &s, err), step = SQLITE_DONE;
+    int rc = stmt(c, R_STEPS_LIST, &s, err);
 
     if (rc != 0)
         return rc;
     bind_text(s, 1, run_id);
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (k == cap) {
-            size_t ncap = cap ? 2 * cap : 8;
-            sked_step_record *w = realloc(v, ncap * sizeof *w);
-            if (!w) {
-                rc = nomem(err);
-                break;
-            }
-            v = w;
-            cap = ncap;
-        }
-        if ((rc = step_read(s, &v[k], err)) != 0)
-            break;
-        k++;
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = sked__sqlite_fail(c, step, "reading steps", err);
-    sked__sqlite_done(s);
-    if (rc != 0) {
-        sked__step_records_free(v, k);
-        return rc;
-    }
-    *out = v;
-    *n = k;
-    return 0;
+    rc = sked__sqlite_collect(c, s, &l, err);
+    if (rc != 0)
+        sked__step_records_free(l.v, l.n);
+    else
+        *out = l.v, *n = l.n;
+    return rc;
 }
 
 int sked__sqlite_run_list(sked__tx *c, const sked_run_filter *f, size_t limit,

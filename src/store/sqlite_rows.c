@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/* New runs and the event log on SQLite (store_ops.h), the rows that
+ * firings, triggers and every change write beside their schedules.
+ *
+ * A batch of runs goes one prepared statement run per row (in-process:
+ * no round trips to save). The strict insert fails on an active run that
+ * holds the same concurrency key; the lenient one lets that row go and
+ * tells, per row, whether it was inserted, existed or was refused. A
+ * run's queue is resolved in SQL (RUN_QUEUE). The statements are cached
+ * per connection by sqlite.c; execution's SQL is in sqlite_run.c. */
+#include "store/sqlite_rows.h"
+
+#include <stdlib.h>
+
+#include "base/error.h"
+#include "store/sqlite.h"
+
+enum rows_stmt {
+    S_RUN_INSERT,
+    S_RUN_INSERT_LENIENT,
+    S_RUN_EXISTS,
+    S_RUNS_ACTIVE,
+    S_EVENT_APPEND,
+    S_EVENT_LIST,
+    S_EVENT_PRUNE,
+    S_COUNT
+};
+
+/* SPEC 4.2: a run's queue is its schedule's, else its workflow's (the
+ * latest registered definition's), else "default". */
+#define RUN_QUEUE                                                              \
+    "coalesce(?7, (SELECT json_extract(definition, '$.queue') "                \
+    "FROM workflow_versions WHERE workflow = ?2 AND registered_at = "          \
+    "(SELECT max(registered_at) FROM workflow_versions WHERE workflow = ?2) "  \
+    "LIMIT 1), 'default')"
+
+static const char *const rows_sql[S_COUNT] = {
+    [S_RUN_INSERT] =
+        "INSERT INTO runs (id, workflow, workflow_version, status, "
+        "trigger_kind, schedule, scheduled_for, queue, priority, "
+        "concurrency_key, not_before, context, attempts, created_at, "
+        "updated_at, serial_key) VALUES (?1, ?2, ?3, "
+        "CASE WHEN ?14 THEN 'waiting' ELSE 'pending' END, ?4, ?5, "
+        "?6, " RUN_QUEUE
+        ", ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT (id) DO NOTHING",
+    [S_EVENT_APPEND] = "INSERT INTO events (type, subject, payload, at) "
+                       "VALUES (?1, ?2, ?3, ?4)",
+    [S_EVENT_LIST] = "SELECT id, type, subject, payload, at FROM events "
+                     "WHERE id > ?1 ORDER BY id LIMIT ?2",
+    [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1",
+    /* No conflict target: DO NOTHING covers the id and the active-key
+     * index alike; run_state tells them apart. */
+    [S_RUN_INSERT_LENIENT] =
+        "INSERT INTO runs (id, workflow, workflow_version, status, "
+        "trigger_kind, schedule, scheduled_for, queue, priority, "
+        "concurrency_key, not_before, context, attempts, created_at, "
+        "updated_at, serial_key) VALUES (?1, ?2, ?3, "
+        "CASE WHEN ?14 THEN 'waiting' ELSE 'pending' END, ?4, ?5, "
+        "?6, " RUN_QUEUE
+        ", ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT DO NOTHING",
+    [S_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
+    [S_RUNS_ACTIVE] = "SELECT count(*) FROM runs WHERE schedule = ?1 "
+                      "AND status IN ('pending', 'running', 'waiting')",
+};
+
+/* Return the cached statement ID of C in *out. */
+static int stmt(sked__tx *c, enum rows_stmt id, sqlite3_stmt **out,
+                sked_error *err)
+{
+    return sked__sqlite_stmt(c, rows_sql[id], out, err);
+}
+
+/* ---- runs -------------------------------------------------------------- */
+
+/* Bind run R, created at NOW, to the insert statement S. */
+static int run_bind(sqlite3_stmt *s, const sked_run_new *r, sked_time now)
+{
+    int rc = 0;
+
+    rc |= bind_text(s, 1, r->id);
+    rc |= bind_text(s, 2, r->workflow);
+    rc |= bind_text(s, 3, r->workflow_version);
+    rc |= bind_text(s, 4, sked__trigger_name(r->trigger));
+    rc |= bind_text(s, 5, r->schedule);
+    rc |= bind_time(s, 6, r->scheduled_for);
+    rc |= bind_text(s, 7, r->queue);
+    rc |= sqlite3_bind_int(s, 8, r->priority);
+    rc |= bind_text(s, 9, r->concurrency_key);
+    rc |= sqlite3_bind_int64(
+        s, 10, r->not_before == SKED_TIME_NONE ? now : r->not_before);
+    rc |= bind_text(s, 11, r->context ? r->context : "{}");
+    rc |= sqlite3_bind_int64(s, 12, now);
+    rc |= sqlite3_bind_int(s, 14, r->buffered);
+    rc |= bind_text(s, 13, r->serial_key);
+    return rc;
+}
+
+int sked__sqlite_rows_runs_insert(sked__tx *c, const sked_run_new *runs,
+                                  size_t n, sked_time now, bool *created,
+                                  sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_RUN_INSERT, &s, err);
+
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = run_bind(s, &runs[i], now);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(s);
+        sqlite3_reset(s);
+        if (rc != SQLITE_DONE) {
+            rc = sked__sqlite_fail(c, rc, "inserting runs", err);
+            if (rc == SKED_ECONFLICT)
+                rc = sked__error_set(
+                    err, rc, "concurrency_key", (long) i,
+                    "an active run holds the concurrency "
+                    "key \"%.100s\"",
+                    runs[i].concurrency_key ? runs[i].concurrency_key : "");
+            break;
+        }
+        created[i] = sqlite3_changes(sked__sqlite_db(c)) > 0;
+        rc = 0;
+    }
+    if (rc == 0 || s)
+        sqlite3_clear_bindings(s);
+    return rc;
+}
+
+/* Tell in *out whether a run with id ID exists. */
+static int run_exists(sked__tx *c, const char *id, bool *out, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_RUN_EXISTS, &s, err);
+
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    sked__sqlite_done(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return sked__sqlite_fail(c, rc, "reading a run", err);
+    *out = rc == SQLITE_ROW;
+    return 0;
+}
+
+int sked__sqlite_rows_runs_insert_lenient(sked__tx *c, const sked_run_new *runs,
+                                          size_t n, sked_time now,
+                                          sked_run_insert_state *state,
+                                          sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_RUN_INSERT_LENIENT, &s, err);
+
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        bool exists = false;
+        rc = run_bind(s, &runs[i], now);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(s);
+        sked__sqlite_done(s);
+        if (rc != SQLITE_DONE)
+            return sked__sqlite_fail(c, rc, "inserting runs", err);
+        rc = 0;
+        if (sqlite3_changes(sked__sqlite_db(c)) > 0) {
+            state[i] = SKED_RUN_INSERTED;
+            continue;
+        }
+        rc = run_exists(c, runs[i].id, &exists, err);
+        state[i] = exists ? SKED_RUN_EXISTED : SKED_RUN_REFUSED;
+    }
+    return rc;
+}
+
+int sked__sqlite_rows_runs_active(sked__tx *c, const char *schedule,
+                                  int64_t *out, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_RUNS_ACTIVE, &s, err);
+
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, schedule);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(s, 0);
+    sked__sqlite_done(s);
+    if (rc != SQLITE_ROW)
+        return sked__sqlite_fail(c, rc, "counting active runs", err);
+    return 0;
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+int sked__sqlite_rows_event_append(sked__tx *c, const char *type,
+                                   const char *subject, const char *payload,
+                                   sked_time at, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_EVENT_APPEND, &s, err);
+
+    if (rc != 0)
+        return rc;
+    return sked__sqlite_exec(c, s,
+                             bind_text(s, 1, type) | bind_text(s, 2, subject) |
+                                 bind_text(s, 3, payload) |
+                                 sqlite3_bind_int64(s, 4, at),
+                             "appending an event", err);
+}
+
+/* Read the current row of the event list S into ROW, a sked_event. */
+static int event_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
+{
+    sked_event *e = row;
+
+    (void) c;
+    e->id = sqlite3_column_int64(s, 0);
+    e->at = sqlite3_column_int64(s, 4);
+    if (!col_text(s, 1, &e->type) || !col_text(s, 2, &e->subject) ||
+        !col_text(s, 3, &e->payload)) {
+        free(e->type);
+        free(e->subject);
+        free(e->payload);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    return 0;
+}
+
+int sked__sqlite_rows_event_list(sked__tx *c, int64_t after_id, size_t limit,
+                                 sked_event **out, size_t *n, sked_error *err)
+{
+    sked__sqlite_list l = {.size = sizeof(sked_event),
+                           .read = event_read,
+                           .what = "listing events"};
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_EVENT_LIST, &s, err);
+
+    if (rc != 0)
+        return rc;
+    sqlite3_bind_int64(s, 1, after_id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64) limit);
+    rc = sked__sqlite_collect(c, s, &l, err);
+    if (rc != 0)
+        sked__events_free(l.v, l.n);
+    else
+        *out = l.v, *n = l.n;
+    return rc;
+}
+
+int sked__sqlite_rows_events_append(sked__tx *c, const sked_event *ev, size_t n,
+                                    int64_t *ids, sked_error *err)
+{
+    int rc = 0;
+
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = sked__sqlite_rows_event_append(c, ev[i].type, ev[i].subject,
+                                            ev[i].payload, ev[i].at, err);
+        ids[i] = sqlite3_last_insert_rowid(sked__sqlite_db(c));
+    }
+    return rc;
+}
+
+int sked__sqlite_rows_event_prune(sked__tx *c, sked_time before,
+                                  int64_t *deleted, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_EVENT_PRUNE, &s, err);
+
+    if (rc != 0)
+        return rc;
+    rc = sked__sqlite_exec(c, s, sqlite3_bind_int64(s, 1, before),
+                           "pruning events", err);
+    if (rc != 0)
+        return rc;
+    *deleted = sqlite3_changes64(sked__sqlite_db(c));
+    return 0;
+}

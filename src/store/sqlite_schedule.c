@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: MIT */
+/* Schedules on SQLite (store_ops.h): their rows (get, insert, update,
+ * delete, list) and the scheduler's reads and writes of them: the heads
+ * it indexes, the rows of a firing locked, and the compare-and-set that
+ * advances a schedule past the occurrences it fired.
+ *
+ * A schedule row is bound and read in SKED__SCHEDULE_COLUMNS order; its
+ * enumerations are stored as their API words. BEGIN IMMEDIATE already
+ * serialises every writer, so "locking" rows is reading them. The
+ * statements are cached per connection by sqlite.c. */
+#include "store/sqlite_schedule.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "store/sqlite.h"
+
+enum sched_stmt {
+    S_SCHED_GET,
+    S_SCHED_INSERT,
+    S_SCHED_UPDATE,
+    S_SCHED_DELETE,
+    S_SCHED_LIST,
+    S_HEADS,
+    S_HEADS_SINCE,
+    S_HEADS_FEW,
+    S_HEADS_COUNT,
+    S_ADVANCE,
+    S_COUNT
+};
+
+/* The columns of schedules, in the order sched_bind and sched_read use. */
+#define SCHED_COLS SKED__SCHEDULE_COLUMNS
+
+static const char *const sched_sql[S_COUNT] = {
+    [S_SCHED_GET] = "SELECT " SCHED_COLS " FROM schedules WHERE name = ?1",
+    [S_SCHED_INSERT] =
+        "INSERT INTO schedules (" SCHED_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, "
+        "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+        "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
+    [S_SCHED_UPDATE] =
+        "UPDATE schedules SET workflow = ?2, kind = ?3, cron = ?4, "
+        "every_us = ?5, anchor_at = ?6, at = ?7, timezone = ?8, dst = ?9, "
+        "context = ?10, catchup = ?11, catchup_max = ?12, "
+        "catchup_window_us = ?13, overlap = ?14, priority = ?15, "
+        "queue = ?16, jitter_us = ?17, automatic_backfill = ?18, "
+        "start_at = ?19, end_at = ?20, max_runs = ?21, "
+        "pause_after_failures = ?22, description = ?23, status = ?24, "
+        "source = ?25, next_fire_at = ?26, last_fired_at = ?27, "
+        "last_error = ?28, runs_created = ?29, consecutive_failures = ?30, "
+        "updated_at = ?32 WHERE name = ?1",
+    [S_SCHED_DELETE] = "DELETE FROM schedules WHERE name = ?1",
+    [S_SCHED_LIST] =
+        "SELECT " SCHED_COLS " FROM schedules "
+        "WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR source = ?2) "
+        "AND (?3 IS NULL OR workflow = ?3) "
+        "AND (?4 IS NULL OR (name >= ?4 AND substr(name, 1, length(?4)) = ?4)) "
+        "AND (?5 IS NULL OR name > ?5) ORDER BY name LIMIT ?6",
+    /* The heads, three ways, so that each can seek. Written as one
+     * statement with "?1 IS NULL OR ..." SQLite scanned the name index
+     * from its start on every page (reading 1M schedules took 8 s) and
+     * on every reread of changes. All of them, by name: */
+    [S_HEADS] = "SELECT name, status, next_fire_at, updated_at, cron, "
+                "timezone FROM schedules "
+                "WHERE name > coalesce(?2, '') ORDER BY name LIMIT ?3",
+    /* Changed since ?1, many of them: by name, filtered (linear over the
+     * pages of one scan). */
+    [S_HEADS_SINCE] = "SELECT name, status, next_fire_at, updated_at, cron, "
+                      "timezone FROM schedules "
+                      "WHERE updated_at >= ?1 AND name > coalesce(?2, '') "
+                      "ORDER BY name LIMIT ?3",
+    /* Changed since ?1, at most a page of them (the usual reread): found
+     * by updated_at, then sorted. */
+    [S_HEADS_FEW] = "SELECT name, status, next_fire_at, updated_at, cron, "
+                    "timezone FROM schedules INDEXED BY schedules_updated "
+                    "WHERE updated_at >= ?1 AND name > coalesce(?2, '') "
+                    "ORDER BY name LIMIT ?3",
+    /* How many changed since ?1, counting at most ?2 (index only). */
+    [S_HEADS_COUNT] = "SELECT count(*) FROM (SELECT 1 FROM schedules "
+                      "INDEXED BY schedules_updated WHERE updated_at >= ?1 "
+                      "LIMIT ?2)",
+    [S_ADVANCE] = "UPDATE schedules SET last_fired_at = ?2, next_fire_at = ?3, "
+                  "status = ?4, runs_created = runs_created + ?5, "
+                  "last_error = coalesce(?6, last_error), "
+                  "updated_at = coalesce(?7, updated_at) "
+                  "WHERE name = ?1 AND last_fired_at IS ?8",
+};
+
+/* Return the cached statement ID of C in *out. */
+static int stmt(sked__tx *c, enum sched_stmt id, sqlite3_stmt **out,
+                sked_error *err)
+{
+    return sked__sqlite_stmt(c, sched_sql[id], out, err);
+}
+
+/* ---- schedules --------------------------------------------------------- */
+
+/* Bind the 32 columns of R in SCHED_COLS order; 0 or an SQLite code. */
+static int sched_bind(sqlite3_stmt *s, const sked_schedule *r)
+{
+    int rc = 0;
+
+    rc |= bind_text(s, 1, r->name);
+    rc |= bind_text(s, 2, r->workflow);
+    rc |= bind_text(s, 3, sked_spec_kind_name(r->kind));
+    rc |= bind_text(s, 4, r->kind == SKED_SPEC_CRON ? r->cron : NULL);
+    rc |= r->kind == SKED_SPEC_EVERY ? sqlite3_bind_int64(s, 5, r->every)
+                                     : sqlite3_bind_null(s, 5);
+    rc |= bind_time(s, 6, r->anchor);
+    rc |= bind_time(s, 7, r->at);
+    rc |= bind_text(s, 8, r->timezone ? r->timezone : "UTC");
+    rc |= bind_text(s, 9, sked_dst_name(r->dst));
+    rc |= bind_text(s, 10, r->context ? r->context : "{}");
+    rc |= bind_text(s, 11, sked_catchup_name(r->catchup));
+    rc |= sqlite3_bind_int(s, 12, r->catchup_max);
+    rc |= sqlite3_bind_int64(s, 13, r->catchup_window);
+    rc |= bind_text(s, 14, sked_overlap_name(r->overlap));
+    rc |= sqlite3_bind_int(s, 15, r->priority);
+    rc |= bind_text(s, 16, r->queue);
+    rc |= sqlite3_bind_int64(s, 17, r->jitter);
+    rc |= sqlite3_bind_int(s, 18, r->automatic_backfill);
+    rc |= bind_time(s, 19, r->start_at);
+    rc |= bind_time(s, 20, r->end_at);
+    rc |= sqlite3_bind_int64(s, 21, r->max_runs);
+    rc |= sqlite3_bind_int(s, 22, r->pause_after_failures);
+    rc |= bind_text(s, 23, r->description);
+    rc |= bind_text(s, 24, sked_schedule_status_name(r->status));
+    rc |= bind_text(s, 25, sked_source_name(r->source));
+    rc |= bind_time(s, 26, r->next_fire_at);
+    rc |= bind_time(s, 27, r->last_fired_at);
+    rc |= bind_text(s, 28, r->last_error);
+    rc |= sqlite3_bind_int64(s, 29, r->runs_created);
+    rc |= sqlite3_bind_int(s, 30, r->consecutive_failures);
+    rc |= bind_time(s, 31, r->created_at);
+    rc |= bind_time(s, 32, r->updated_at);
+    return rc;
+}
+
+static int32_t col_i32(sqlite3_stmt *s, int i)
+{
+    return (int32_t) sqlite3_column_int(s, i);
+}
+
+/* Parse the enum word of column I with PARSE into *v; -1 when unknown. */
+#define COL_ENUM(parse, s, i, v)                                               \
+    (parse((const char *) sqlite3_column_text(s, i), "", v, NULL) == 0)
+
+/* Read the current row of S (SCHED_COLS) into ROW, a sked_schedule. */
+static int sched_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
+{
+    sked_schedule *out = row;
+    sked_schedule r;
+    bool ok;
+
+    sked_schedule_init(&r);
+    ok = col_text(s, 0, &r.name) && col_text(s, 1, &r.workflow) &&
+         col_text(s, 3, &r.cron) && col_text(s, 7, &r.timezone) &&
+         col_text(s, 9, &r.context) && col_text(s, 15, &r.queue) &&
+         col_text(s, 22, &r.description) && col_text(s, 27, &r.last_error);
+    if (!ok) {
+        sked_schedule_done(&r);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    ok = COL_ENUM(sked_spec_kind_parse, s, 2, &r.kind) &&
+         sked_dst_parse((const char *) sqlite3_column_text(s, 8), &r.dst,
+                        NULL) == 0 &&
+         COL_ENUM(sked_catchup_parse, s, 10, &r.catchup) &&
+         COL_ENUM(sked_overlap_parse, s, 13, &r.overlap) &&
+         COL_ENUM(sked_schedule_status_parse, s, 23, &r.status) &&
+         COL_ENUM(sked_source_parse, s, 24, &r.source);
+    if (!ok) {
+        sked_schedule_done(&r);
+        return sked__error_set(err, SKED_EIO, "db", -1,
+                               "%.100s: schedule with an unknown enum value",
+                               sked__sqlite_path(c));
+    }
+    r.every = sqlite3_column_int64(s, 4);
+    r.anchor = col_time(s, 5);
+    r.at = col_time(s, 6);
+    r.catchup_max = col_i32(s, 11);
+    r.catchup_window = sqlite3_column_int64(s, 12);
+    r.priority = col_i32(s, 14);
+    r.jitter = sqlite3_column_int64(s, 16);
+    r.automatic_backfill = col_i32(s, 17);
+    r.start_at = col_time(s, 18);
+    r.end_at = col_time(s, 19);
+    r.max_runs = sqlite3_column_int64(s, 20);
+    r.pause_after_failures = col_i32(s, 21);
+    r.next_fire_at = col_time(s, 25);
+    r.last_fired_at = col_time(s, 26);
+    r.runs_created = sqlite3_column_int64(s, 28);
+    r.consecutive_failures = col_i32(s, 29);
+    r.created_at = col_time(s, 30);
+    r.updated_at = col_time(s, 31);
+    *out = r;
+    return 0;
+}
+
+int sked__sqlite_schedule_get(sked__tx *c, const char *name, sked_schedule *out,
+                              sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_SCHED_GET, &s, err);
+
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, name);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        rc = sched_read(c, s, out, err);
+    else if (rc == SQLITE_DONE)
+        rc = sked__error_set(err, SKED_ENOTFOUND, "name", -1,
+                             "no schedule named \"%.100s\"", name);
+    else
+        rc = sked__sqlite_fail(c, rc, "reading a schedule", err);
+    sked__sqlite_done(s);
+    return rc;
+}
+
+/* Run the insert or update statement ID for R. */
+static int sched_write(sked__tx *c, enum sched_stmt id, const sked_schedule *r,
+                       sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, id, &s, err);
+
+    if (rc == 0)
+        rc = sked__sqlite_exec(c, s, sched_bind(s, r), "writing a schedule",
+                               err);
+    if (rc != 0)
+        return rc;
+    if (id == S_SCHED_UPDATE && sqlite3_changes(sked__sqlite_db(c)) == 0)
+        return sked__error_set(err, SKED_ENOTFOUND, "name", -1,
+                               "no schedule named \"%.100s\"", r->name);
+    return 0;
+}
+
+int sked__sqlite_schedule_insert(sked__tx *c, const sked_schedule *r,
+                                 sked_error *err)
+{
+    int rc = sched_write(c, S_SCHED_INSERT, r, err);
+
+    if (rc == SKED_ECONFLICT)
+        return sked__error_set(err, rc, "name", -1,
+                               "a schedule named \"%.100s\" exists", r->name);
+    return rc;
+}
+
+int sked__sqlite_schedule_update(sked__tx *c, const sked_schedule *r,
+                                 sked_error *err)
+{
+    return sched_write(c, S_SCHED_UPDATE, r, err);
+}
+
+int sked__sqlite_schedule_delete(sked__tx *c, const char *name, bool *existed,
+                                 sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_SCHED_DELETE, &s, err);
+
+    if (rc == 0)
+        rc = sked__sqlite_exec(c, s, bind_text(s, 1, name),
+                               "deleting a schedule", err);
+    if (rc != 0)
+        return rc;
+    *existed = sqlite3_changes(sked__sqlite_db(c)) > 0;
+    return 0;
+}
+
+/* Bind the query Q to the list statement S. */
+static int list_bind(sqlite3_stmt *s, const sked__schedule_query *q)
+{
+    int rc = 0;
+
+    rc |= bind_text(s, 1,
+                    q->status >= 0 ? sked_schedule_status_name(
+                                         (sked_schedule_status) q->status)
+                                   : NULL);
+    rc |= bind_text(s, 2,
+                    q->source >= 0 ? sked_source_name((sked_source) q->source)
+                                   : NULL);
+    rc |= bind_text(s, 3, q->workflow);
+    rc |= bind_text(s, 4, q->name_prefix);
+    rc |= bind_text(s, 5, q->after_name);
+    rc |= sqlite3_bind_int64(s, 6, (sqlite3_int64) q->limit);
+    return rc;
+}
+
+int sked__sqlite_schedule_list(sked__tx *c, const sked__schedule_query *q,
+                               sked_schedule **out, size_t *n, sked_error *err)
+{
+    sked__sqlite_list l = {.size = sizeof(sked_schedule),
+                           .read = sched_read,
+                           .what = "listing schedules"};
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_SCHED_LIST, &s, err);
+
+    if (rc != 0)
+        return rc;
+    if (list_bind(s, q) != SQLITE_OK)
+        return sked__sqlite_exec(c, s, SQLITE_ERROR, l.what, err);
+    rc = sked__sqlite_collect(c, s, &l, err);
+    if (rc != 0)
+        sked__schedules_free(l.v, l.n);
+    else
+        *out = l.v, *n = l.n;
+    return rc;
+}
+
+/* ---- the scheduler's reads and writes ---------------------------------- */
+
+/* Read the current row of the heads statement S into ROW, a zeroed
+ * sked_schedule_head. */
+static int head_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
+{
+    sked_schedule_head *h = row;
+
+    (void) c;
+    if (!col_text(s, 0, &h->name) || !col_text(s, 4, &h->cron) ||
+        !col_text(s, 5, &h->timezone)) {
+        free(h->name);
+        free(h->cron);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    if (!COL_ENUM(sked_schedule_status_parse, s, 1, &h->status))
+        h->status = SKED_SCHEDULE_DISABLED; /* unknown: never fired */
+    h->next_fire_at = col_time(s, 2);
+    h->updated_at = col_time(s, 3);
+    return 0;
+}
+
+/* Choose the heads statement for SINCE: all (NONE); the few changed
+ * rows by updated_at when at most LIMIT changed; else a filtered scan by
+ * name. The count reads at most LIMIT + 1 index entries. */
+static int heads_stmt(sked__tx *c, sked_time since, size_t limit,
+                      sqlite3_stmt **out, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    sqlite3_int64 changed;
+    int rc;
+
+    if (since == SKED_TIME_NONE)
+        return stmt(c, S_HEADS, out, err);
+    if ((rc = stmt(c, S_HEADS_COUNT, &s, err)) != 0)
+        return rc;
+    bind_time(s, 1, since);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64) limit + 1);
+    rc = sqlite3_step(s);
+    changed = sqlite3_column_int64(s, 0);
+    sked__sqlite_done(s);
+    if (rc != SQLITE_ROW)
+        return sked__sqlite_fail(c, rc, "counting changed schedules", err);
+    return stmt(c,
+                changed <= (sqlite3_int64) limit ? S_HEADS_FEW : S_HEADS_SINCE,
+                out, err);
+}
+
+int sked__sqlite_schedule_heads(sked__tx *c, sked_time since,
+                                const char *after_name, size_t limit,
+                                sked_schedule_head **out, size_t *n,
+                                sked_error *err)
+{
+    sked__sqlite_list l = {.size = sizeof(sked_schedule_head),
+                           .read = head_read,
+                           .what = "listing schedules"};
+    sqlite3_stmt *s = NULL;
+    int rc = heads_stmt(c, since, limit, &s, err);
+
+    if (rc != 0)
+        return rc;
+    bind_time(s, 1, since);
+    bind_text(s, 2, after_name);
+    sqlite3_bind_int64(s, 3, (sqlite3_int64) limit);
+    rc = sked__sqlite_collect(c, s, &l, err);
+    if (rc != 0)
+        sked__schedule_heads_free(l.v, l.n);
+    else
+        *out = l.v, *n = l.n;
+    return rc;
+}
+
+int sked__sqlite_schedule_lock(sked__tx *c, const char *const *names, size_t n,
+                               sked_schedule **out, size_t *nout,
+                               sked_error *err)
+{
+    sked_schedule *list = calloc(n ? n : 1, sizeof *list);
+    size_t k = 0;
+    int rc = list ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+
+    /* BEGIN IMMEDIATE took the write lock: the rows cannot move. */
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = sked__sqlite_schedule_get(c, names[i], &list[k], err);
+        if (rc == 0)
+            k++;
+        else if (rc == SKED_ENOTFOUND)
+            rc = 0;
+    }
+    if (rc != 0) {
+        sked__schedules_free(list, k);
+        return rc;
+    }
+    *out = list;
+    *nout = k;
+    return 0;
+}
+
+static int advance_one(sked__tx *c, const sked__advance *a, bool *applied,
+                       sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_ADVANCE, &s, err);
+
+    if (rc != 0)
+        return rc;
+    rc = bind_text(s, 1, a->name) | bind_time(s, 2, a->cursor) |
+         bind_time(s, 3, a->next) |
+         bind_text(s, 4, sked_schedule_status_name(a->status)) |
+         sqlite3_bind_int64(s, 5, a->added) | bind_text(s, 6, a->last_error) |
+         bind_time(s, 7, a->updated_at) | bind_time(s, 8, a->expect);
+    rc = sked__sqlite_exec(c, s, rc, "advancing a schedule", err);
+    if (rc != 0)
+        return rc;
+    *applied = sqlite3_changes(sked__sqlite_db(c)) > 0;
+    return 0;
+}
+
+/* One prepared statement run per row: in-process, so no round trips to
+ * save by a set-based statement. */
+int sked__sqlite_schedule_advance(sked__tx *c, const sked__advance *a, size_t n,
+                                  bool *applied, sked_error *err)
+{
+    int rc = 0;
+
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = advance_one(c, &a[i], &applied[i], err);
+    return rc;
+}
