@@ -22,6 +22,7 @@
 #include "store/pg.h"
 #include "store/pg_queue.h"
 #include "store/pg_run.h"
+#include "store/pg_schedule.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -661,15 +662,15 @@ const struct sked__store_ops sked__store_pg_ops = {
     .rollback = pg_rollback,
     .schema_version = pg_schema_version,
     .migrate_step = pg_migrate_step,
-    .schedule_get = sked__pg_rows_schedule_get,
-    .schedule_insert = sked__pg_rows_schedule_insert,
-    .schedule_update = sked__pg_rows_schedule_update,
-    .schedule_delete = sked__pg_rows_schedule_delete,
-    .schedule_list = sked__pg_rows_schedule_list,
+    .schedule_get = sked__pg_schedule_get,
+    .schedule_insert = sked__pg_schedule_insert,
+    .schedule_update = sked__pg_schedule_update,
+    .schedule_delete = sked__pg_schedule_delete,
+    .schedule_list = sked__pg_schedule_list,
     .runs_insert = sked__pg_rows_runs_insert,
-    .schedule_heads = sked__pg_rows_schedule_heads,
-    .schedule_lock = sked__pg_rows_schedule_lock,
-    .schedule_advance = sked__pg_rows_schedule_advance,
+    .schedule_heads = sked__pg_schedule_heads,
+    .schedule_lock = sked__pg_schedule_lock,
+    .schedule_advance = sked__pg_schedule_advance,
     .runs_insert_lenient = sked__pg_rows_runs_insert_lenient,
     .runs_active = sked__pg_rows_runs_active,
     .db_clock = sked__pg_rows_db_clock,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The PostgreSQL back-end's internals, shared by pg.c (connections, the
- * pool, transactions, errors, migrations), pg_rows.c (the SQL of
- * schedules, runs and events) and pg_run.c (the SQL of execution).
+ * pool, transactions, errors, migrations), pg_schedule.c (the SQL of
+ * schedules and the scheduler), pg_rows.c (the SQL of new runs and
+ * events), pg_run.c and pg_queue.c (the SQL of execution).
  *
  * Words: a "slot" is one pooled connection; a transaction (sked__tx) is a
  * slot borrowed by one thread from begin until commit or rollback. A
@@ -95,6 +96,9 @@ int sked__pg_error(sked__tx *tx, const PGresult *res, const char *what,
  * error on TX. */
 const char *sked__pg_error_detail(const sked__tx *tx);
 
+/* Bytes of the text of a 64-bit integer parameter, sign and NUL included. */
+#define SKED__PG_NUMLEN 24
+
 /* A growing array literal ("{...}") for the arrays a batch sends, with
  * a sticky out-of-memory flag (pg_rows.c). Start zeroed; free p. */
 typedef struct sked__pg_alit {
@@ -111,18 +115,8 @@ void sked__pg_alit_text(sked__pg_alit *a, const char *s, bool first);
 /* Append V as one element; SQL NULL when NULL is true. */
 void sked__pg_alit_int(sked__pg_alit *a, int64_t v, bool null, bool first);
 
-/* The row methods of pg_rows.c, as the method table wants them. */
-int sked__pg_rows_schedule_get(sked__tx *tx, const char *name,
-                               sked_schedule *out, sked_error *err);
-int sked__pg_rows_schedule_insert(sked__tx *tx, const sked_schedule *s,
-                                  sked_error *err);
-int sked__pg_rows_schedule_update(sked__tx *tx, const sked_schedule *s,
-                                  sked_error *err);
-int sked__pg_rows_schedule_delete(sked__tx *tx, const char *name, bool *existed,
-                                  sked_error *err);
-int sked__pg_rows_schedule_list(sked__tx *tx, const sked__schedule_query *q,
-                                sked_schedule **out, size_t *n,
-                                sked_error *err);
+/* The methods of pg_rows.c, new runs and events, as the method table
+ * wants them. */
 int sked__pg_rows_runs_insert(sked__tx *tx, const sked_run_new *runs, size_t n,
                               sked_time now, bool *created, sked_error *err);
 int sked__pg_rows_event_append(sked__tx *tx, const char *type,
@@ -132,16 +126,6 @@ int sked__pg_rows_event_list(sked__tx *tx, int64_t after_id, size_t limit,
                              sked_event **out, size_t *n, sked_error *err);
 int sked__pg_rows_event_prune(sked__tx *tx, sked_time before, int64_t *deleted,
                               sked_error *err);
-
-int sked__pg_rows_schedule_heads(sked__tx *tx, sked_time since,
-                                 const char *after_name, size_t limit,
-                                 sked_schedule_head **out, size_t *n,
-                                 sked_error *err);
-int sked__pg_rows_schedule_lock(sked__tx *tx, const char *const *names,
-                                size_t n, sked_schedule **out, size_t *nout,
-                                sked_error *err);
-int sked__pg_rows_schedule_advance(sked__tx *tx, const sked__advance *a,
-                                   size_t n, bool *applied, sked_error *err);
 int sked__pg_rows_runs_insert_lenient(sked__tx *tx, const sked_run_new *runs,
                                       size_t n, sked_time now,
                                       sked_run_insert_state *state,

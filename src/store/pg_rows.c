@@ -1,408 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* The SQL of the PostgreSQL back-end: schedules, runs and events, as the
- * method table of store_ops.h asks for them (schema: schema/pg/).
+/* New runs and the event log on PostgreSQL (store_ops.h, schema:
+ * schema/pg/), the rows that firings, triggers and every change write
+ * beside their schedules, and the server's clock.
  *
- * Every value travels as text, both ways. A schedule row maps to a
- * sked_schedule through one table of columns (COLUMNS), read and written
- * in the same order as SCHEDULE_COLS: a column is a string, a 32- or
- * 64-bit integer, an instant (SKED_TIME_NONE is NULL) or an enumeration
- * stored as its API word.
- *
- * A batch of runs is one statement: the columns go as arrays through
- * unnest(), sorted by id so two batches that share ids lock them in the
- * same order (no deadlock), and RETURNING id says which rows this batch
- * created. */
+ * Every value travels as text, both ways. A batch of runs is one
+ * statement: the columns go as arrays through unnest(), sorted by id so
+ * two batches that share ids lock them in the same order (no deadlock),
+ * and RETURNING id says which rows this batch created. The array
+ * literals they travel in are built here too (sked__pg_alit, pg.h).
+ * Schedules are in pg_schedule.c; execution in pg_run.c. */
 #include "store/pg.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 
-/* ---- schedules: the column table --------------------------------------*/
-
-typedef enum col_type {
-    COL_TEXT,  /* char *, NULL allowed */
-    COL_TEXTD, /* char *, NULL written as the column's default */
-    COL_I32,   /* int32_t */
-    COL_I64,   /* int64_t (and sked_dur) */
-    COL_DUR0,  /* sked_dur, 0 stored as NULL */
-    COL_TIME,  /* sked_time, SKED_TIME_NONE stored as NULL */
-    COL_ENUM,  /* an enum, stored as its name */
-} col_type;
-
-typedef struct column {
-    col_type type;
-    size_t off;
-    const char *def;            /* COL_TEXTD: the default */
-    const char *(*name)(int v); /* COL_ENUM: value to word */
-    int count;                  /* COL_ENUM: values 0..count-1 */
-} column;
-
-/* The enums are read and written through an int. */
-_Static_assert(sizeof(sked_spec_kind) == sizeof(int), "enum size");
-_Static_assert(sizeof(sked_dst) == sizeof(int), "enum size");
-
-static const char *kind_name(int v)
-{
-    return sked_spec_kind_name((sked_spec_kind) v);
-}
-static const char *dst_name(int v)
-{
-    return sked_dst_name((sked_dst) v);
-}
-static const char *catchup_name(int v)
-{
-    return sked_catchup_name((sked_catchup) v);
-}
-static const char *overlap_name(int v)
-{
-    return sked_overlap_name((sked_overlap) v);
-}
-static const char *status_name(int v)
-{
-    return sked_schedule_status_name((sked_schedule_status) v);
-}
-static const char *source_name(int v)
-{
-    return sked_source_name((sked_source) v);
-}
-
-#define OFF(f) offsetof(sked_schedule, f)
-#define TEXT(f)                                                                \
-    {                                                                          \
-        COL_TEXT, OFF(f), NULL, NULL, 0                                        \
-    }
-#define TEXTD(f, d)                                                            \
-    {                                                                          \
-        COL_TEXTD, OFF(f), d, NULL, 0                                          \
-    }
-#define NUM(t, f)                                                              \
-    {                                                                          \
-        t, OFF(f), NULL, NULL, 0                                               \
-    }
-#define ENUM(f, fn, n)                                                         \
-    {                                                                          \
-        COL_ENUM, OFF(f), NULL, fn, n                                          \
-    }
-
-/* In the order of SCHEDULE_COLS; name first, created_at next to last. */
-static const column COLUMNS[] = {
-    TEXT(name),
-    TEXT(workflow),
-    ENUM(kind, kind_name, 3),
-    TEXT(cron),
-    NUM(COL_DUR0, every),
-    NUM(COL_TIME, anchor),
-    NUM(COL_TIME, at),
-    TEXTD(timezone, "UTC"),
-    ENUM(dst, dst_name, 2),
-    TEXTD(context, "{}"),
-    ENUM(catchup, catchup_name, 3),
-    NUM(COL_I32, catchup_max),
-    NUM(COL_I64, catchup_window),
-    ENUM(overlap, overlap_name, 5),
-    NUM(COL_I32, priority),
-    TEXT(queue),
-    NUM(COL_I64, jitter),
-    NUM(COL_I32, automatic_backfill),
-    NUM(COL_TIME, start_at),
-    NUM(COL_TIME, end_at),
-    NUM(COL_I64, max_runs),
-    NUM(COL_I32, pause_after_failures),
-    TEXT(description),
-    ENUM(status, status_name, 4),
-    ENUM(source, source_name, 2),
-    NUM(COL_TIME, next_fire_at),
-    NUM(COL_TIME, last_fired_at),
-    TEXT(last_error),
-    NUM(COL_I64, runs_created),
-    NUM(COL_I32, consecutive_failures),
-    NUM(COL_TIME, created_at),
-    NUM(COL_TIME, updated_at),
-};
-#define NCOLS          ((int) (sizeof(COLUMNS) / sizeof(COLUMNS[0])))
-#define CREATED_AT_COL (NCOLS - 2)
-
-#define SCHEDULE_COLS SKED__SCHEDULE_COLUMNS
-
-static const sked__pg_stmt SCHEDULE_GET = {SKED__PG_SCHEDULE_GET, 1,
-                                           "SELECT " SCHEDULE_COLS
-                                           " FROM schedules WHERE name = $1"};
-
-static const sked__pg_stmt SCHEDULE_INSERT = {
-    SKED__PG_SCHEDULE_INSERT, 32,
-    "INSERT INTO schedules (" SCHEDULE_COLS ") VALUES ($1, $2, $3, $4, $5, "
-    "$6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, "
-    "$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)"};
-
-/* Every column but created_at; $31 is updated_at. */
-static const sked__pg_stmt SCHEDULE_UPDATE = {
-    SKED__PG_SCHEDULE_UPDATE, 31,
-    "UPDATE schedules SET workflow = $2, kind = $3, cron = $4, "
-    "every_us = $5, anchor_at = $6, at = $7, timezone = $8, dst = $9, "
-    "context = $10, catchup = $11, catchup_max = $12, "
-    "catchup_window_us = $13, overlap = $14, priority = $15, queue = $16, "
-    "jitter_us = $17, automatic_backfill = $18, start_at = $19, "
-    "end_at = $20, max_runs = $21, pause_after_failures = $22, "
-    "description = $23, status = $24, source = $25, next_fire_at = $26, "
-    "last_fired_at = $27, last_error = $28, runs_created = $29, "
-    "consecutive_failures = $30, updated_at = $31 WHERE name = $1"};
-
-static const sked__pg_stmt SCHEDULE_DELETE = {
-    SKED__PG_SCHEDULE_DELETE, 1, "DELETE FROM schedules WHERE name = $1"};
-
-/* NULL filters match everything; the prefix is literal (no LIKE). */
-static const sked__pg_stmt SCHEDULE_LIST = {
-    SKED__PG_SCHEDULE_LIST, 6,
-    "SELECT " SCHEDULE_COLS " FROM schedules "
-    "WHERE ($1::text IS NULL OR status = $1) "
-    "AND ($2::text IS NULL OR source = $2) "
-    "AND ($3::text IS NULL OR workflow = $3) "
-    "AND ($4::text IS NULL OR starts_with(name, $4)) "
-    "AND ($5::text IS NULL OR name > $5) "
-    "ORDER BY name LIMIT $6::bigint"};
-
-/* Text of column C of S into BUF (NUMLEN bytes); NULL for SQL NULL. */
-#define NUMLEN 24
-static const char *col_get(const column *c, const sked_schedule *s, char *buf)
-{
-    const char *p = (const char *) s + c->off;
-    int64_t v;
-
-    switch (c->type) {
-    case COL_TEXT:
-        return *(char *const *) p;
-    case COL_TEXTD:
-        return *(char *const *) p ? *(char *const *) p : c->def;
-    case COL_ENUM:
-        return c->name(*(const int *) p);
-    case COL_I32:
-        v = *(const int32_t *) p;
-        break;
-    default:
-        v = *(const int64_t *) p;
-        if ((c->type == COL_DUR0 && v == 0) ||
-            (c->type == COL_TIME && v == SKED_TIME_NONE))
-            return NULL;
-        break;
-    }
-    (void) snprintf(buf, NUMLEN, "%" PRId64, v);
-    return buf;
-}
-
-/* Parse the text V of column C into S. Returns 0 or SKED_EIO/ENOMEM. */
-static int col_set(const column *c, sked_schedule *s, const char *v)
-{
-    char *p = (char *) s + c->off, *end;
-    long long n;
-    int i;
-
-    if (c->type == COL_TEXT || c->type == COL_TEXTD) {
-        *(char **) p = v ? strdup(v) : NULL;
-        return v && *(char **) p == NULL ? SKED_ENOMEM : 0;
-    }
-    if (c->type == COL_ENUM) {
-        for (i = 0; v != NULL && i < c->count; i++)
-            if (strcmp(c->name(i), v) == 0) {
-                *(int *) p = i;
-                return 0;
-            }
-        return SKED_EIO;
-    }
-    if (v == NULL) {
-        if (c->type == COL_TIME)
-            *(int64_t *) p = SKED_TIME_NONE;
-        else if (c->type == COL_DUR0)
-            *(int64_t *) p = 0;
-        else
-            return SKED_EIO;
-        return 0;
-    }
-    errno = 0;
-    n = strtoll(v, &end, 10);
-    if (errno != 0 || *end != '\0' ||
-        (c->type == COL_I32 && (n < INT32_MIN || n > INT32_MAX)))
-        return SKED_EIO;
-    if (c->type == COL_I32)
-        *(int32_t *) p = (int32_t) n;
-    else
-        *(int64_t *) p = (int64_t) n;
-    return 0;
-}
-
-/* Read row ROW of RES into *out (a schedule it initialises). */
-static int row_to_schedule(const PGresult *res, int row, sked_schedule *out,
-                           sked_error *err)
-{
-    sked_schedule s;
-    int i, rc = 0;
-
-    sked_schedule_init(&s);
-    for (i = 0; i < NCOLS && rc == 0; i++) {
-        const char *v =
-            PQgetisnull(res, row, i) ? NULL : PQgetvalue(res, row, i);
-        rc = col_set(&COLUMNS[i], &s, v);
-    }
-    if (rc == SKED_ENOMEM) {
-        sked_schedule_done(&s);
-        return sked__error_set(err, rc, NULL, -1, NULL);
-    }
-    if (rc < 0) {
-        sked_schedule_done(&s);
-        return sked__error_set(err, SKED_EIO, NULL, -1,
-                               "PostgreSQL: schedule %s: bad value in "
-                               "column %d",
-                               PQgetvalue(res, row, 0), i);
-    }
-    *out = s;
-    return 0;
-}
-
-int sked__pg_rows_schedule_get(sked__tx *tx, const char *name,
-                               sked_schedule *out, sked_error *err)
-{
-    const char *params[1] = {name};
-    PGresult *res;
-    int rc;
-
-    rc = sked__pg_exec(tx, &SCHEDULE_GET, params, &res, err);
-    if (rc < 0)
-        return rc;
-    if (PQntuples(res) == 0)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "name", -1,
-                             "no schedule named \"%s\"", name);
-    else
-        rc = row_to_schedule(res, 0, out, err);
-    PQclear(res);
-    return rc;
-}
-
-/* Run STMT with the columns of S as parameters, created_at left out when
- * SKIP_CREATED. OUT: *affected, the rows the command touched. */
-static int schedule_write(sked__tx *tx, const sked__pg_stmt *stmt,
-                          const sked_schedule *s, bool skip_created,
-                          int64_t *affected, sked_error *err)
-{
-    char nums[NCOLS][NUMLEN];
-    const char *params[NCOLS];
-    PGresult *res;
-    int i, k = 0, rc;
-
-    for (i = 0; i < NCOLS; i++) {
-        if (skip_created && i == CREATED_AT_COL)
-            continue;
-        params[k++] = col_get(&COLUMNS[i], s, nums[i]);
-    }
-    rc = sked__pg_exec(tx, stmt, params, &res, err);
-    if (rc < 0)
-        return rc;
-    *affected = strtoll(PQcmdTuples(res), NULL, 10);
-    PQclear(res);
-    return 0;
-}
-
-int sked__pg_rows_schedule_insert(sked__tx *tx, const sked_schedule *s,
-                                  sked_error *err)
-{
-    int64_t n;
-    int rc = schedule_write(tx, &SCHEDULE_INSERT, s, false, &n, err);
-
-    if (rc == SKED_ECONFLICT)
-        return sked__error_set(err, rc, "name", -1,
-                               "a schedule named \"%s\" already exists",
-                               s->name);
-    return rc;
-}
-
-int sked__pg_rows_schedule_update(sked__tx *tx, const sked_schedule *s,
-                                  sked_error *err)
-{
-    int64_t n;
-    int rc = schedule_write(tx, &SCHEDULE_UPDATE, s, true, &n, err);
-
-    if (rc == 0 && n == 0)
-        return sked__error_set(err, SKED_ENOTFOUND, "name", -1,
-                               "no schedule named \"%s\"", s->name);
-    return rc;
-}
-
-int sked__pg_rows_schedule_delete(sked__tx *tx, const char *name, bool *existed,
-                                  sked_error *err)
-{
-    const char *params[1] = {name};
-    PGresult *res;
-    int rc;
-
-    rc = sked__pg_exec(tx, &SCHEDULE_DELETE, params, &res, err);
-    if (rc < 0)
-        return rc;
-    if (existed != NULL)
-        *existed = strcmp(PQcmdTuples(res), "0") != 0;
-    PQclear(res);
-    return 0;
-}
-
-/* Free the first N schedules of LIST and LIST (an error path's undo). */
-static void free_schedules(sked_schedule *list, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        sked_schedule_done(&list[i]);
-    free(list);
-}
-
-static int rows_to_schedules(const PGresult *res, sked_schedule **out,
-                             size_t *n, sked_error *err)
-{
-    size_t i, rows = (size_t) PQntuples(res);
-    sked_schedule *list = NULL;
-    int rc;
-
-    if (rows > 0) {
-        list = calloc(rows, sizeof(*list));
-        if (list == NULL)
-            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    for (i = 0; i < rows; i++) {
-        rc = row_to_schedule(res, (int) i, &list[i], err);
-        if (rc < 0) {
-            free_schedules(list, i);
-            return rc;
-        }
-    }
-    *out = list;
-    *n = rows;
-    return 0;
-}
-
-int sked__pg_rows_schedule_list(sked__tx *tx, const sked__schedule_query *q,
-                                sked_schedule **out, size_t *n, sked_error *err)
-{
-    char limit[NUMLEN];
-    const char *params[6];
-    PGresult *res;
-    int rc;
-
-    params[0] = q->status >= 0 ? status_name(q->status) : NULL;
-    params[1] = q->source >= 0 ? source_name(q->source) : NULL;
-    params[2] = q->workflow;
-    params[3] = q->name_prefix;
-    params[4] = q->after_name;
-    (void) snprintf(limit, sizeof(limit), "%zu", q->limit);
-    params[5] = limit;
-    rc = sked__pg_exec(tx, &SCHEDULE_LIST, params, &res, err);
-    if (rc < 0)
-        return rc;
-    rc = rows_to_schedules(res, out, n, err);
-    PQclear(res);
-    return rc;
-}
+#define NUMLEN SKED__PG_NUMLEN
 
 /* ---- runs --------------------------------------------------------------*/
 
@@ -436,6 +52,15 @@ static const sked__pg_stmt RUNS_INSERT = {
 static const sked__pg_stmt RUNS_INSERT_LENIENT = {
     SKED__PG_RUNS_INSERT_LENIENT, 14,
     RUNS_INSERT_SQL("ON CONFLICT DO NOTHING")};
+
+static const sked__pg_stmt RUNS_EXISTING = {
+    SKED__PG_RUNS_EXISTING, 1,
+    "SELECT id FROM runs WHERE id = ANY($1::text[])"};
+
+static const sked__pg_stmt RUNS_ACTIVE = {
+    SKED__PG_RUNS_ACTIVE, 1,
+    "SELECT count(*) FROM runs WHERE schedule = $1 "
+    "AND status IN ('pending', 'running', 'waiting')"};
 
 static const char *trigger_name(sked_trigger t)
 {
@@ -673,6 +298,93 @@ int sked__pg_rows_runs_insert(sked__tx *tx, const sked_run_new *runs, size_t n,
     return rc;
 }
 
+/* Mark in STATE the runs (not inserted) whose id RES lists as existing. */
+static void mark_existing(const PGresult *res, const sked_run_new *runs,
+                          size_t n, sked_run_insert_state *state)
+{
+    int rows = PQntuples(res);
+
+    for (size_t i = 0; i < n; i++) {
+        if (state[i] == SKED_RUN_INSERTED)
+            continue;
+        state[i] = SKED_RUN_REFUSED;
+        for (int r = 0; r < rows; r++)
+            if (strcmp(PQgetvalue(res, r, 0), runs[i].id) == 0)
+                state[i] = SKED_RUN_EXISTED;
+    }
+}
+
+/* Look up which of the runs not inserted exist. */
+static int find_existing(sked__tx *tx, const sked_run_new *runs, size_t n,
+                         sked_run_insert_state *state, sked_error *err)
+{
+    sked__pg_alit a = {0};
+    bool first = true;
+    const char *params[1];
+    PGresult *res;
+    int rc;
+
+    for (size_t i = 0; i < n; i++)
+        if (state[i] != SKED_RUN_INSERTED) {
+            sked__pg_alit_text(&a, runs[i].id, first);
+            first = false;
+        }
+    if (first)
+        return 0; /* every run was inserted */
+    sked__pg_alit_put(&a, "}", 1);
+    if (a.oom) {
+        free(a.p);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    params[0] = a.p;
+    rc = sked__pg_exec(tx, &RUNS_EXISTING, params, &res, err);
+    free(a.p);
+    if (rc < 0)
+        return rc;
+    mark_existing(res, runs, n, state);
+    PQclear(res);
+    return 0;
+}
+
+int sked__pg_rows_runs_insert_lenient(sked__tx *tx, const sked_run_new *runs,
+                                      size_t n, sked_time now,
+                                      sked_run_insert_state *state,
+                                      sked_error *err)
+{
+    bool *created;
+    PGresult *res = NULL;
+    int rc;
+
+    if (n == 0)
+        return 0;
+    created = calloc(n, sizeof(*created));
+    if (created == NULL)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    rc = runs_exec(tx, &RUNS_INSERT_LENIENT, runs, n, now, &res, err);
+    if (rc == 0)
+        rc = mark_created(res, runs, n, created, err);
+    PQclear(res);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        state[i] = created[i] ? SKED_RUN_INSERTED : SKED_RUN_REFUSED;
+    free(created);
+    if (rc == 0)
+        rc = find_existing(tx, runs, n, state, err);
+    return rc;
+}
+
+int sked__pg_rows_runs_active(sked__tx *tx, const char *schedule, int64_t *out,
+                              sked_error *err)
+{
+    const char *params[1] = {schedule};
+    PGresult *res;
+    int rc = sked__pg_exec(tx, &RUNS_ACTIVE, params, &res, err);
+
+    if (rc < 0)
+        return rc;
+    *out = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    return 0;
+}
 /* ---- events ------------------------------------------------------------*/
 
 static const sked__pg_stmt EVENT_APPEND = {
@@ -765,321 +477,12 @@ int sked__pg_rows_event_prune(sked__tx *tx, sked_time before, int64_t *deleted,
     return 0;
 }
 
-/* ---- the scheduler's reads and writes ----------------------------------*/
-
-static const sked__pg_stmt SCHEDULE_HEADS = {
-    SKED__PG_SCHEDULE_HEADS, 3,
-    "SELECT name, status, next_fire_at, updated_at, cron, timezone "
-    "FROM schedules WHERE ($1::bigint IS NULL OR updated_at >= $1::bigint) "
-    "AND ($2::text IS NULL OR name > $2) ORDER BY name LIMIT $3::bigint"};
-
-/* Row locks taken in name order, so overlapping batches cannot deadlock. */
-static const sked__pg_stmt SCHEDULE_LOCK = {
-    SKED__PG_SCHEDULE_LOCK, 1,
-    "SELECT " SCHEDULE_COLS " FROM schedules WHERE name = ANY($1::text[]) "
-    "ORDER BY name FOR UPDATE"};
-
-/* The moves of a whole firing in one statement; a row whose
- * compare-and-set fails is not returned. */
-static const sked__pg_stmt SCHEDULE_ADVANCE = {
-    SKED__PG_SCHEDULE_ADVANCE, 8,
-    "UPDATE schedules s SET last_fired_at = u.cursor, "
-    "next_fire_at = u.next, status = u.status, "
-    "runs_created = s.runs_created + u.added, "
-    "last_error = coalesce(u.last_error, s.last_error), "
-    "updated_at = coalesce(u.updated_at, s.updated_at) "
-    "FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], "
-    "$5::bigint[], $6::text[], $7::bigint[], $8::bigint[]) "
-    "AS u(name, cursor, next, status, added, last_error, updated_at, expect) "
-    "WHERE s.name = u.name "
-    "AND s.last_fired_at IS NOT DISTINCT FROM u.expect RETURNING s.name"};
-
-static const sked__pg_stmt RUNS_EXISTING = {
-    SKED__PG_RUNS_EXISTING, 1,
-    "SELECT id FROM runs WHERE id = ANY($1::text[])"};
-
-static const sked__pg_stmt RUNS_ACTIVE = {
-    SKED__PG_RUNS_ACTIVE, 1,
-    "SELECT count(*) FROM runs WHERE schedule = $1 "
-    "AND status IN ('pending', 'running', 'waiting')"};
-
 /* Ids come back sorted, which is the order the rows were inserted in. */
 static const sked__pg_stmt EVENTS_APPEND = {
     SKED__PG_EVENTS_APPEND, 4,
     "WITH ins AS (INSERT INTO events (type, subject, payload, at) "
     "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) "
     "RETURNING id) SELECT id FROM ins ORDER BY id"};
-
-/* SPEC 3.2: the server's clock, in µs, as the engine compares it. */
-static const sked__pg_stmt DB_CLOCK = {
-    SKED__PG_DB_CLOCK, 0,
-    "SELECT (extract(epoch from clock_timestamp()) * 1000000)::bigint"};
-
-/* Text of instant T into BUF, or NULL for NONE. */
-static const char *time_param(sked_time t, char *buf)
-{
-    if (t == SKED_TIME_NONE)
-        return NULL;
-    (void) snprintf(buf, NUMLEN, "%" PRId64, t);
-    return buf;
-}
-
-/* Copy the value of (ROW, COL) of RES into *dst; NULL stays NULL. */
-static bool dup_value(const PGresult *res, int row, int col, char **dst)
-{
-    *dst = NULL;
-    if (PQgetisnull(res, row, col))
-        return true;
-    *dst = strdup(PQgetvalue(res, row, col));
-    return *dst != NULL;
-}
-
-/* Read row ROW of the heads query RES into *h. */
-static int row_to_head(const PGresult *res, int row, sked_schedule_head *h)
-{
-    sked_time t[2] = {SKED_TIME_NONE, SKED_TIME_NONE};
-    int st = SKED_SCHEDULE_DISABLED;
-
-    memset(h, 0, sizeof(*h));
-    if (!dup_value(res, row, 0, &h->name) ||
-        !dup_value(res, row, 4, &h->cron) ||
-        !dup_value(res, row, 5, &h->timezone))
-        return SKED_ENOMEM;
-    for (int i = 0; i < 4; i++)
-        if (strcmp(status_name(i), PQgetvalue(res, row, 1)) == 0)
-            st = i;
-    h->status = (sked_schedule_status) st;
-    for (int c = 2; c <= 3; c++)
-        if (!PQgetisnull(res, row, c))
-            t[c - 2] = strtoll(PQgetvalue(res, row, c), NULL, 10);
-    h->next_fire_at = t[0];
-    h->updated_at = t[1];
-    return 0;
-}
-
-int sked__pg_rows_schedule_heads(sked__tx *tx, sked_time since,
-                                 const char *after_name, size_t limit,
-                                 sked_schedule_head **out, size_t *n,
-                                 sked_error *err)
-{
-    char sincebuf[NUMLEN], lim[NUMLEN];
-    const char *params[3] = {time_param(since, sincebuf), after_name, lim};
-    sked_schedule_head *list;
-    size_t i, rows;
-    PGresult *res;
-    int rc;
-
-    (void) snprintf(lim, sizeof(lim), "%zu", limit);
-    rc = sked__pg_exec(tx, &SCHEDULE_HEADS, params, &res, err);
-    if (rc < 0)
-        return rc;
-    rows = (size_t) PQntuples(res);
-    list = calloc(rows ? rows : 1, sizeof(*list));
-    for (i = 0; list != NULL && i < rows && rc == 0; i++)
-        rc = row_to_head(res, (int) i, &list[i]);
-    PQclear(res);
-    if (list == NULL || rc < 0) {
-        sked__schedule_heads_free(list, list ? i : 0);
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    *out = list;
-    *n = rows;
-    return 0;
-}
-
-/* Build the text-array literal of the N strings V into *a. */
-static void strings_to_array(const char *const *v, size_t n, sked__pg_alit *a)
-{
-    for (size_t i = 0; i < n; i++)
-        sked__pg_alit_text(a, v[i], i == 0);
-    if (n == 0)
-        sked__pg_alit_put(a, "{", 1);
-    sked__pg_alit_put(a, "}", 1);
-}
-
-int sked__pg_rows_schedule_lock(sked__tx *tx, const char *const *names,
-                                size_t n, sked_schedule **out, size_t *nout,
-                                sked_error *err)
-{
-    sked__pg_alit a = {0};
-    const char *params[1];
-    PGresult *res;
-    int rc;
-
-    strings_to_array(names, n, &a);
-    if (a.oom) {
-        free(a.p);
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    params[0] = a.p;
-    rc = sked__pg_exec(tx, &SCHEDULE_LOCK, params, &res, err);
-    free(a.p);
-    if (rc < 0)
-        return rc;
-    *out = NULL;
-    *nout = 0;
-    rc = rows_to_schedules(res, out, nout, err);
-    PQclear(res);
-    return rc;
-}
-
-enum { A_NAME, A_CUR, A_NEXT, A_STATUS, A_ADDED, A_ERR, A_UPD, A_EXP, A_N };
-
-/* Build the eight array literals of the N moves A into L. */
-static void advances_to_arrays(const sked__advance *a, size_t n,
-                               sked__pg_alit *l)
-{
-    for (size_t i = 0; i < n; i++) {
-        bool first = i == 0;
-        sked__pg_alit_text(&l[A_NAME], a[i].name, first);
-        sked__pg_alit_int(&l[A_CUR], a[i].cursor, a[i].cursor == SKED_TIME_NONE,
-                          first);
-        sked__pg_alit_int(&l[A_NEXT], a[i].next, a[i].next == SKED_TIME_NONE,
-                          first);
-        sked__pg_alit_text(&l[A_STATUS], status_name((int) a[i].status), first);
-        sked__pg_alit_int(&l[A_ADDED], a[i].added, false, first);
-        sked__pg_alit_text(&l[A_ERR], a[i].last_error, first);
-        sked__pg_alit_int(&l[A_UPD], a[i].updated_at,
-                          a[i].updated_at == SKED_TIME_NONE, first);
-        sked__pg_alit_int(&l[A_EXP], a[i].expect, a[i].expect == SKED_TIME_NONE,
-                          first);
-    }
-    for (int k = 0; k < A_N; k++)
-        sked__pg_alit_put(&l[k], n == 0 ? "{}" : "}", n == 0 ? 2 : 1);
-}
-
-/* Mark in APPLIED the moves whose names RES returns. */
-static void mark_applied(const PGresult *res, const sked__advance *a, size_t n,
-                         bool *applied)
-{
-    size_t rows = (size_t) PQntuples(res);
-
-    for (size_t i = 0; i < n; i++)
-        applied[i] = rows == n; /* names are distinct: every row moved */
-    for (size_t r = 0; rows != n && r < rows; r++) {
-        const char *name = PQgetvalue(res, (int) r, 0);
-        for (size_t i = 0; i < n; i++)
-            if (!applied[i] && strcmp(name, a[i].name) == 0) {
-                applied[i] = true;
-                break;
-            }
-    }
-}
-
-int sked__pg_rows_schedule_advance(sked__tx *tx, const sked__advance *a,
-                                   size_t n, bool *applied, sked_error *err)
-{
-    sked__pg_alit l[A_N] = {{0}};
-    const char *params[A_N];
-    PGresult *res = NULL;
-    int rc = 0;
-
-    if (n == 0)
-        return 0;
-    advances_to_arrays(a, n, l);
-    for (int k = 0; k < A_N; k++) {
-        params[k] = l[k].p;
-        if (l[k].oom)
-            rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    if (rc == 0)
-        rc = sked__pg_exec(tx, &SCHEDULE_ADVANCE, params, &res, err);
-    for (int k = 0; k < A_N; k++)
-        free(l[k].p);
-    if (rc < 0)
-        return rc;
-    mark_applied(res, a, n, applied);
-    PQclear(res);
-    return 0;
-}
-
-/* Mark in STATE the runs (not inserted) whose id RES lists as existing. */
-static void mark_existing(const PGresult *res, const sked_run_new *runs,
-                          size_t n, sked_run_insert_state *state)
-{
-    int rows = PQntuples(res);
-
-    for (size_t i = 0; i < n; i++) {
-        if (state[i] == SKED_RUN_INSERTED)
-            continue;
-        state[i] = SKED_RUN_REFUSED;
-        for (int r = 0; r < rows; r++)
-            if (strcmp(PQgetvalue(res, r, 0), runs[i].id) == 0)
-                state[i] = SKED_RUN_EXISTED;
-    }
-}
-
-/* Look up which of the runs not inserted exist. */
-static int find_existing(sked__tx *tx, const sked_run_new *runs, size_t n,
-                         sked_run_insert_state *state, sked_error *err)
-{
-    sked__pg_alit a = {0};
-    bool first = true;
-    const char *params[1];
-    PGresult *res;
-    int rc;
-
-    for (size_t i = 0; i < n; i++)
-        if (state[i] != SKED_RUN_INSERTED) {
-            sked__pg_alit_text(&a, runs[i].id, first);
-            first = false;
-        }
-    if (first)
-        return 0; /* every run was inserted */
-    sked__pg_alit_put(&a, "}", 1);
-    if (a.oom) {
-        free(a.p);
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    params[0] = a.p;
-    rc = sked__pg_exec(tx, &RUNS_EXISTING, params, &res, err);
-    free(a.p);
-    if (rc < 0)
-        return rc;
-    mark_existing(res, runs, n, state);
-    PQclear(res);
-    return 0;
-}
-
-int sked__pg_rows_runs_insert_lenient(sked__tx *tx, const sked_run_new *runs,
-                                      size_t n, sked_time now,
-                                      sked_run_insert_state *state,
-                                      sked_error *err)
-{
-    bool *created;
-    PGresult *res = NULL;
-    int rc;
-
-    if (n == 0)
-        return 0;
-    created = calloc(n, sizeof(*created));
-    if (created == NULL)
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    rc = runs_exec(tx, &RUNS_INSERT_LENIENT, runs, n, now, &res, err);
-    if (rc == 0)
-        rc = mark_created(res, runs, n, created, err);
-    PQclear(res);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        state[i] = created[i] ? SKED_RUN_INSERTED : SKED_RUN_REFUSED;
-    free(created);
-    if (rc == 0)
-        rc = find_existing(tx, runs, n, state, err);
-    return rc;
-}
-
-int sked__pg_rows_runs_active(sked__tx *tx, const char *schedule, int64_t *out,
-                              sked_error *err)
-{
-    const char *params[1] = {schedule};
-    PGresult *res;
-    int rc = sked__pg_exec(tx, &RUNS_ACTIVE, params, &res, err);
-
-    if (rc < 0)
-        return rc;
-    *out = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    PQclear(res);
-    return 0;
-}
 
 int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
                                 int64_t *ids, sked_error *err)
@@ -1112,6 +515,12 @@ int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
     PQclear(res);
     return 0;
 }
+/* ---- the server's clock ------------------------------------------------*/
+
+/* SPEC 3.2: the server's clock, in µs, as the engine compares it. */
+static const sked__pg_stmt DB_CLOCK = {
+    SKED__PG_DB_CLOCK, 0,
+    "SELECT (extract(epoch from clock_timestamp()) * 1000000)::bigint"};
 
 int sked__pg_rows_db_clock(sked__tx *tx, sked_time *out, sked_error *err)
 {

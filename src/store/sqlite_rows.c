@@ -152,13 +152,10 @@ int sked__sqlite_rows_runs_insert_lenient(sked__tx *c, const sked_run_new *runs,
 
     for (size_t i = 0; rc == 0 && i < n; i++) {
         bool exists = false;
-        rc = run_bind(s, &runs[i], now);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_step(s);
-        sked__sqlite_done(s);
-        if (rc != SQLITE_DONE)
-            return sked__sqlite_fail(c, rc, "inserting runs", err);
-        rc = 0;
+        rc = sked__sqlite_exec(c, s, run_bind(s, &runs[i], now),
+                               "inserting runs", err);
+        if (rc != 0)
+            return rc;
         if (sqlite3_changes(sked__sqlite_db(c)) > 0) {
             state[i] = SKED_RUN_INSERTED;
             continue;
