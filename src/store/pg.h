@@ -114,6 +114,11 @@ void sked__pg_alit_put(sked__pg_alit *a, const char *s, size_t n);
 void sked__pg_alit_text(sked__pg_alit *a, const char *s, bool first);
 /* Append V as one element; SQL NULL when NULL is true. */
 void sked__pg_alit_int(sked__pg_alit *a, int64_t v, bool null, bool first);
+/* Run STMT with A, a closed literal, as its one parameter, and free A.
+ * OUT: *res as for sked__pg_exec. Returns 0, SKED_ENOMEM when building A
+ * ran out of memory, or the code of sked__pg_exec. */
+int sked__pg_alit_exec(sked__tx *tx, const sked__pg_stmt *stmt,
+                       sked__pg_alit *a, PGresult **res, sked_error *err);
 
 /* The methods of pg_rows.c, new runs and events, as the method table
  * wants them. */

@@ -113,6 +113,17 @@ void sked__pg_alit_text(sked__pg_alit *a, const char *s, bool first)
     sked__pg_alit_put(a, "\"", 1);
 }
 
+int sked__pg_alit_exec(sked__tx *tx, const sked__pg_stmt *stmt,
+                       sked__pg_alit *a, PGresult **res, sked_error *err)
+{
+    const char *params[1] = {a->p};
+    int rc = a->oom ? sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL)
+                    : sked__pg_exec(tx, stmt, params, res, err);
+
+    free(a->p);
+    return rc;
+}
+
 void sked__pg_alit_int(sked__pg_alit *a, int64_t v, bool null, bool first)
 {
     char buf[NUMLEN];
@@ -320,7 +331,6 @@ static int find_existing(sked__tx *tx, const sked_run_new *runs, size_t n,
 {
     sked__pg_alit a = {0};
     bool first = true;
-    const char *params[1];
     PGresult *res;
     int rc;
 
@@ -332,13 +342,7 @@ static int find_existing(sked__tx *tx, const sked_run_new *runs, size_t n,
     if (first)
         return 0; /* every run was inserted */
     sked__pg_alit_put(&a, "}", 1);
-    if (a.oom) {
-        free(a.p);
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    params[0] = a.p;
-    rc = sked__pg_exec(tx, &RUNS_EXISTING, params, &res, err);
-    free(a.p);
+    rc = sked__pg_alit_exec(tx, &RUNS_EXISTING, &a, &res, err);
     if (rc < 0)
         return rc;
     mark_existing(res, runs, n, state);

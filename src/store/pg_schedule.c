@@ -518,18 +518,11 @@ int sked__pg_schedule_lock(sked__tx *tx, const char *const *names, size_t n,
                            sked_schedule **out, size_t *nout, sked_error *err)
 {
     sked__pg_alit a = {0};
-    const char *params[1];
     PGresult *res;
     int rc;
 
     strings_to_array(names, n, &a);
-    if (a.oom) {
-        free(a.p);
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    params[0] = a.p;
-    rc = sked__pg_exec(tx, &SCHEDULE_LOCK, params, &res, err);
-    free(a.p);
+    rc = sked__pg_alit_exec(tx, &SCHEDULE_LOCK, &a, &res, err);
     if (rc < 0)
         return rc;
     *out = NULL;
