@@ -11,7 +11,6 @@
 #include "store/sqlite_schedule.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/error.h"
 #include "store/sqlite.h"
