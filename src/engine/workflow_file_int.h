@@ -150,6 +150,19 @@ struct field {
 int sked__wf_walk_map(parser *p, struct fy_node *map, const field *table,
                       void *obj);
 
+/* A reader of ITEM, the I-th item of a list, with CTX. */
+typedef int (*item_fn)(parser *p, struct fy_node *item, size_t i, void *ctx);
+
+/* Check that V is a list and give it an array in the arena: *out, of
+ * as many elements of SIZE bytes as V has items, and one more, zeroed;
+ * *n, the count of items. */
+int sked__wf_list_alloc(parser *p, struct fy_node *v, size_t size, void **out,
+                        size_t *n);
+
+/* Check that V is a list and read its items in order with READ, the
+ * path moved onto each ("[i]"). Stops at the first failure. */
+int sked__wf_list_walk(parser *p, struct fy_node *v, item_fn read, void *ctx);
+
 /* Return the pair of MAP whose key is KEY, or NULL. */
 struct fy_node_pair *sked__wf_find_pair(struct fy_node *map, const char *key);
 

@@ -291,11 +291,15 @@ static int sch_push(parser *p, struct fy_node *map, sked_schedule *s)
     return 0;
 }
 
-static int read_schedule(parser *p, struct fy_node *map)
+/* Read the schedule MAP, an item of a list of them (the index and CTX
+ * are not needed: each schedule goes to the parser's list). */
+static int read_schedule(parser *p, struct fy_node *map, size_t i, void *ctx)
 {
     sked_schedule s;
     int rc;
 
+    (void) i;
+    (void) ctx;
     sked_schedule_init(&s);
     if ((rc = sked__wf_walk_map(p, map, schedule_fields, &s)) < 0 ||
         (rc = sch_finish(p, map, &s)) < 0 || (rc = sch_push(p, map, &s)) < 0) {
@@ -305,24 +309,8 @@ static int read_schedule(parser *p, struct fy_node *map)
     return 0;
 }
 
-/* Read "schedules": a list of schedule mappings. */
 int sked__wf_read_schedules(parser *p, struct fy_node *v, void *obj)
 {
-    struct fy_node *item;
-    void *it = NULL;
-    size_t i = 0, old;
-    int rc;
-
     (void) obj;
-    if (!fy_node_is_sequence(v))
-        return sked__wf_fail(p, v, "expected a list, found %s",
-                             sked__wf_node_kind(v));
-    while ((item = fy_node_sequence_iterate(v, &it)) != NULL) {
-        old = sked__wf_path_push_index(p, i++);
-        rc = read_schedule(p, item);
-        sked__wf_path_pop(p, old);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
+    return sked__wf_list_walk(p, v, read_schedule, NULL);
 }

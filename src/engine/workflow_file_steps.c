@@ -179,28 +179,22 @@ static int check_steps(parser *p, struct fy_node *seq, sked_wf_workflow *w)
     return 0;
 }
 
+static int step_item(parser *p, struct fy_node *item, size_t i, void *ctx)
+{
+    sked_wf_workflow *w = ctx;
+
+    return read_step(p, item, &w->steps[i]);
+}
+
 static int read_steps(parser *p, struct fy_node *v, void *obj)
 {
     sked_wf_workflow *w = obj;
-    struct fy_node *item;
-    void *it = NULL;
-    size_t old;
     int rc;
 
-    if (!fy_node_is_sequence(v))
-        return sked__wf_fail(p, v, "expected a list, found %s",
-                             sked__wf_node_kind(v));
-    w->n_steps = (size_t) fy_node_sequence_item_count(v);
-    if (!(w->steps = sked__wf_arena_alloc(&p->arena,
-                                          (w->n_steps + 1) * sizeof *w->steps)))
-        return sked__wf_fail_nomem(p);
-    for (size_t i = 0; (item = fy_node_sequence_iterate(v, &it)); i++) {
-        old = sked__wf_path_push_index(p, i);
-        rc = read_step(p, item, &w->steps[i]);
-        sked__wf_path_pop(p, old);
-        if (rc < 0)
-            return rc;
-    }
+    if ((rc = sked__wf_list_alloc(p, v, sizeof *w->steps, (void **) &w->steps,
+                                  &w->n_steps)) < 0 ||
+        (rc = sked__wf_list_walk(p, v, step_item, w)) < 0)
+        return rc;
     return check_steps(p, v, w);
 }
 

@@ -361,23 +361,36 @@ static int unknown_key(parser *p, struct fy_node *key, const char *name,
     return sked__wf_fail(p, key, "unknown key");
 }
 
-static int read_strs(parser *p, struct fy_node *v, sked_wf_strs *out)
+int sked__wf_list_alloc(parser *p, struct fy_node *v, size_t size, void **out,
+                        size_t *n)
 {
-    size_t n = 0, old;
-    void *it = NULL;
+    size_t count;
+    void *arr;
+
+    if (!fy_node_is_sequence(v))
+        return sked__wf_fail(p, v, "expected a list, found %s",
+                             sked__wf_node_kind(v));
+    count = (size_t) fy_node_sequence_item_count(v);
+    if (!(arr = sked__wf_arena_alloc(&p->arena, (count + 1) * size)))
+        return sked__wf_fail_nomem(p);
+    *out = arr;
+    *n = count;
+    return 0;
+}
+
+int sked__wf_list_walk(parser *p, struct fy_node *v, item_fn read, void *ctx)
+{
     struct fy_node *item;
+    void *it = NULL;
+    size_t old;
     int rc;
 
     if (!fy_node_is_sequence(v))
         return sked__wf_fail(p, v, "expected a list, found %s",
                              sked__wf_node_kind(v));
-    out->n = (size_t) fy_node_sequence_item_count(v);
-    if (!(out->v =
-              sked__wf_arena_alloc(&p->arena, (out->n + 1) * sizeof *out->v)))
-        return sked__wf_fail_nomem(p);
-    while ((item = fy_node_sequence_iterate(v, &it)) != NULL) {
-        old = sked__wf_path_push_index(p, n);
-        rc = sked__wf_scalar_text(p, item, "a string", &out->v[n++]);
+    for (size_t i = 0; (item = fy_node_sequence_iterate(v, &it)); i++) {
+        old = sked__wf_path_push_index(p, i);
+        rc = read(p, item, i, ctx);
         sked__wf_path_pop(p, old);
         if (rc < 0)
             return rc;
@@ -385,31 +398,50 @@ static int read_strs(parser *p, struct fy_node *v, sked_wf_strs *out)
     return 0;
 }
 
-static int read_ints(parser *p, struct fy_node *v, const field *f,
-                     sked_wf_ints *out)
+static int str_item(parser *p, struct fy_node *item, size_t i, void *ctx)
 {
-    size_t n = 0, old;
-    void *it = NULL;
-    struct fy_node *item;
+    sked_wf_strs *out = ctx;
+
+    return sked__wf_scalar_text(p, item, "a string", &out->v[i]);
+}
+
+static int read_strs(parser *p, struct fy_node *v, sked_wf_strs *out)
+{
+    int rc;
+
+    if ((rc = sked__wf_list_alloc(p, v, sizeof *out->v, (void **) &out->v,
+                                  &out->n)) < 0)
+        return rc;
+    return sked__wf_list_walk(p, v, str_item, out);
+}
+
+/* A list of whole numbers being read, and the key whose range holds. */
+typedef struct ints_read {
+    const field *f;
+    sked_wf_ints *out;
+} ints_read;
+
+static int int_item(parser *p, struct fy_node *item, size_t i, void *ctx)
+{
+    ints_read *r = ctx;
     int64_t x = 0;
     int rc;
 
-    if (!fy_node_is_sequence(v))
-        return sked__wf_fail(p, v, "expected a list, found %s",
-                             sked__wf_node_kind(v));
-    out->n = (size_t) fy_node_sequence_item_count(v);
-    if (!(out->v =
-              sked__wf_arena_alloc(&p->arena, (out->n + 1) * sizeof *out->v)))
-        return sked__wf_fail_nomem(p);
-    while ((item = fy_node_sequence_iterate(v, &it)) != NULL) {
-        old = sked__wf_path_push_index(p, n);
-        rc = int_value(p, item, f->min, f->max, &x);
-        sked__wf_path_pop(p, old);
-        if (rc < 0)
-            return rc;
-        out->v[n++] = (int32_t) x;
-    }
-    return 0;
+    if ((rc = int_value(p, item, r->f->min, r->f->max, &x)) == 0)
+        r->out->v[i] = (int32_t) x;
+    return rc;
+}
+
+static int read_ints(parser *p, struct fy_node *v, const field *f,
+                     sked_wf_ints *out)
+{
+    ints_read r = {.f = f, .out = out};
+    int rc;
+
+    if ((rc = sked__wf_list_alloc(p, v, sizeof *out->v, (void **) &out->v,
+                                  &out->n)) < 0)
+        return rc;
+    return sked__wf_list_walk(p, v, int_item, &r);
 }
 
 static int read_kvs(parser *p, struct fy_node *v, sked_wf_kvs *out)
