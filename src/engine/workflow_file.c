@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "engine/workflow_file_int.h"
+#include "exec/utf8.h"
 #include "store/schedule.h"
 
 /* ---- queues and the top level ------------------------------------------- */
@@ -215,29 +216,6 @@ static struct fy_document *build(parser *p, const char *text, size_t len,
     return doc;
 }
 
-/* Return the length of the UTF-8 sequence at S (N bytes left), or 0 when
- * it is not one (overlong forms, surrogates and code points past
- * U+10FFFF included). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    size_t len = s[0] < 0x80   ? 1
-                 : s[0] < 0xc2 ? 0
-                 : s[0] < 0xe0 ? 2
-                 : s[0] < 0xf0 ? 3
-                 : s[0] < 0xf5 ? 4
-                               : 0;
-
-    if (len == 0 || len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
-        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-        return 0;
-    return len;
-}
-
 /* Refuse what YAML does not allow in a stream (YAML 1.2 5.1: UTF-8, and
  * of the C0 controls only tab, line feed and carriage return; no DEL).
  * libfyaml 0.7 can loop for ever on a NUL or a broken UTF-8 sequence in
@@ -251,7 +229,7 @@ static int check_bytes(parser *p, const char *text, size_t len)
     while (i < len) {
         unsigned char c = s[i];
 
-        n = utf8_len(s + i, len - i);
+        n = sked__utf8_len(text + i, len - i);
         if (n == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
             c == 0x7f) {
             if (p->err) {
