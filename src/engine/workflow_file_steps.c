@@ -218,6 +218,7 @@ static const field workflow_fields[] = {
     KEY_FN("schedules", sked__wf_read_schedules),
     KEY_END,
 };
+
 int sked__wf_read_workflow(parser *p, struct fy_node *map, sked_wf_workflow *w)
 {
     int rc;

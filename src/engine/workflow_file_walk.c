@@ -310,6 +310,7 @@ const char *sked__wf_name_problem(const char *name)
         return "a name has only letters, digits, '.', '_' and '-'";
     return NULL;
 }
+
 /* ---- key tables --------------------------------------------------------- */
 
 /* Return the number of single-byte edits between A and B, stopping at 3
