@@ -92,6 +92,18 @@ int sked__utf8_sanitize(const char *s, size_t len, char **out, size_t *out_len)
     return 0;
 }
 
+size_t sked__utf8_len(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *) s;
+    size_t want, k;
+
+    /* A NUL is well-formed; only storage refuses it (sked__utf8_sanitize). */
+    if (u[0] == 0)
+        return 1;
+    k = utf8_match(u, len, &want);
+    return k == want ? k : 0;
+}
+
 /* Return LEN less a character that the capture limit cut in two at the end
  * of S, so a truncated capture ends on a whole character, not on U+FFFD. */
 size_t sked__utf8_trim_cut(const char *s, size_t len)

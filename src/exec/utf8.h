@@ -14,6 +14,12 @@
  * Returns 0 or SKED_ENOMEM. */
 int sked__utf8_sanitize(const char *s, size_t len, char **out, size_t *out_len);
 
+/* Return the length of the well-formed UTF-8 sequence at S (LEN > 0
+ * bytes left), a NUL being one, or 0 when S does not start one (overlong
+ * forms, surrogates and values over U+10FFFF included) or LEN cuts it
+ * short. */
+size_t sked__utf8_len(const char *s, size_t len);
+
 /* The length of the longest prefix of the LEN bytes at S that does not
  * end inside a valid sequence cut short (a capture cut at its limit). */
 size_t sked__utf8_trim_cut(const char *s, size_t len);

@@ -3,7 +3,8 @@
  * processes: exit statuses, argv and env passed exactly, cwd, the two
  * streams apart, errors before the start, deadlines and cancels (SIGTERM,
  * then SIGKILL to the whole group), bounded capture of huge output, UTF-8
- * repair, and many runs at once. Plus a table for sked__utf8_sanitize.
+ * repair, and many runs at once. Plus tables for sked__utf8_sanitize and
+ * sked__utf8_len.
  *
  * Real processes live in real time, so the deadline tests wait for real;
  * each wait is a fraction of a second. */
@@ -119,6 +120,38 @@ static void test_utf8_table(void **state)
     assert_int_equal(sked__utf8_sanitize(NULL, 0, &out, &len), 0);
     assert_int_equal(len, 0);
     free(out);
+}
+
+/* The length of the sequence each row starts with, as the workflows file
+ * checks its bytes: a NUL is one byte, a broken sequence none. */
+static void test_utf8_len_table(void **state)
+{
+    static const struct {
+        const char *in;
+        size_t len, want;
+    } rows[] = {
+#define ROW(in, want) {in, sizeof in - 1, want}
+        ROW("a", 1),
+        ROW("\0", 1),
+        ROW("\x7F", 1),
+        ROW("\xC3\xA9", 2),
+        ROW("\xC3", 0),         /* cut short */
+        ROW("\xC1\xBF", 0),     /* overlong */
+        ROW("\xE0\x9F\xBF", 0), /* overlong */
+        ROW("\xE2\x82\xAC", 3), /* euro sign */
+        ROW("\xED\xA0\x80", 0), /* surrogate */
+        ROW("\xF0\x9F\x98\x80z", 4),
+        ROW("\xF4\x90\x80\x80", 0), /* U+110000 */
+        ROW("\xF5\x80\x80\x80", 0),
+        ROW("\x80", 0), /* stray continuation */
+        ROW("\xE2\x28\xA1", 0),
+#undef ROW
+    };
+
+    (void) state;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (sked__utf8_len(rows[i].in, rows[i].len) != rows[i].want)
+            fail_msg("row %zu", i);
 }
 
 /* ---- exits, argv, env, cwd, streams ----------------------------------- */
@@ -778,6 +811,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_utf8_table),
+        cmocka_unit_test(test_utf8_len_table),
         cmocka_unit_test(test_exit_codes),
         cmocka_unit_test(test_argv_exactly),
         cmocka_unit_test(test_env_exactly),

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/* Schedules in the workflows file (SPEC 10): the top-level "schedules"
+ * list and a workflow's own. Each mapping is read by its key table into
+ * a sked_schedule with source "code", then finished: exactly one of
+ * cron, every or at; the workflow taken from the enclosing one, and the
+ * name from the workflow, when not given; names unique across the file.
+ * Then sked_schedule_validate checks it, so that the file, the CLI and
+ * the API say the same thing about the same value; its error is reported
+ * at the key it names.
+ *
+ * A schedule's context is any YAML mapping, kept as compact JSON. Its
+ * strings are on the heap (a sked_schedule owns them), not in the arena,
+ * and each schedule's place in the file is kept beside it
+ * (sked_wf_where) for errors found later by the store. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "engine/workflow_file_int.h"
+#include "store/schedule.h"
+
+/* Convert the YAML node N into JSON: plain scalars become null, booleans
+ * and numbers when they read as such, anything else a string. */
+static int to_json(parser *p, struct fy_node *n, int depth, json_t **out);
+
+static int scalar_json(parser *p, struct fy_node *n, json_t **out)
+{
+    char *s, *end;
+    long long i;
+    double d;
+    int rc;
+
+    if (sked__wf_is_null(n))
+        return (*out = json_null()) ? 0 : sked__wf_fail_nomem(p);
+    if ((rc = sked__wf_scalar_text(p, n, "a value", &s)) < 0)
+        return rc;
+    if (fy_node_get_style(n) != FYNS_PLAIN)
+        *out = json_string(s);
+    else if (!strcmp(s, "true") || !strcmp(s, "false"))
+        *out = json_boolean(s[0] == 't');
+    else if (errno = 0, i = strtoll(s, &end, 10), *s && !*end && !errno)
+        *out = json_integer(i);
+    else if (d = strtod(s, &end), *s && !*end && d - d == 0)
+        *out = json_real(d);
+    else
+        *out = json_string(s);
+    return *out ? 0 : sked__wf_fail(p, n, "not valid UTF-8");
+}
+
+static int map_json(parser *p, struct fy_node *n, int depth, json_t *obj)
+{
+    struct fy_node_pair *pair;
+    void *it = NULL;
+    json_t *v;
+    char *key;
+    int rc;
+
+    while ((pair = fy_node_mapping_iterate(n, &it)) != NULL) {
+        if ((rc = sked__wf_scalar_text(p, fy_node_pair_key(pair), "a key",
+                                       &key)) < 0 ||
+            (rc = to_json(p, fy_node_pair_value(pair), depth + 1, &v)) < 0)
+            return rc;
+        if (json_object_set_new(obj, key, v) < 0)
+            return sked__wf_fail(p, fy_node_pair_key(pair), "invalid key");
+    }
+    return 0;
+}
+
+static int to_json(parser *p, struct fy_node *n, int depth, json_t **out)
+{
+    struct fy_node *item;
+    void *it = NULL;
+    json_t *j, *v;
+    int rc = 0;
+
+    if (depth > SKED_WF_CONTEXT_DEPTH_MAX)
+        return sked__wf_fail(p, n, "nested deeper than %d levels",
+                             SKED_WF_CONTEXT_DEPTH_MAX);
+    if (!n || fy_node_get_type(n) == FYNT_SCALAR)
+        return scalar_json(p, n, out);
+    if (!(j = fy_node_is_mapping(n) ? json_object() : json_array()))
+        return sked__wf_fail_nomem(p);
+    if (fy_node_is_mapping(n))
+        rc = map_json(p, n, depth, j);
+    while (rc == 0 && !fy_node_is_mapping(n) &&
+           (item = fy_node_sequence_iterate(n, &it)) != NULL)
+        if ((rc = to_json(p, item, depth + 1, &v)) == 0 &&
+            json_array_append_new(j, v) < 0)
+            rc = sked__wf_fail_nomem(p);
+    if (rc < 0)
+        json_decref(j);
+    else
+        *out = j;
+    return rc;
+}
+
+static int sch_context(parser *p, struct fy_node *v, void *obj)
+{
+    sked_schedule *s = obj;
+    json_t *j = NULL;
+    char *text;
+    int rc;
+
+    if (!fy_node_is_mapping(v))
+        return sked__wf_fail(p, v, "expected a mapping, found %s",
+                             sked__wf_node_kind(v));
+    if ((rc = to_json(p, v, 0, &j)) < 0)
+        return rc;
+    text = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    if (!text)
+        return sked__wf_fail_nomem(p);
+    free(s->context);
+    s->context = text;
+    return 0;
+}
+
+/* Read an enum name with PARSE, reporting its message. */
+#define ENUM_FN(fname, type, member, parse)                                    \
+    static int fname(parser *p, struct fy_node *v, void *obj)                  \
+    {                                                                          \
+        sked_error e;                                                          \
+        type x;                                                                \
+        char *s;                                                               \
+        int rc;                                                                \
+                                                                               \
+        if ((rc = sked__wf_scalar_text(p, v, "a name", &s)) < 0)               \
+            return rc;                                                         \
+        sked_error_clear(&e);                                                  \
+        if (parse < 0)                                                         \
+            return sked__wf_fail(p, v, "%s",                                   \
+                                 e.msg[0] ? e.msg : "invalid value");          \
+        ((sked_schedule *) obj)->member = x;                                   \
+        return 0;                                                              \
+    }
+
+ENUM_FN(sch_catchup, sked_catchup, catchup,
+        sked_catchup_parse(s, "catchup", &x, &e))
+ENUM_FN(sch_overlap, sked_overlap, overlap,
+        sked_overlap_parse(s, "overlap", &x, &e))
+ENUM_FN(sch_dst, sked_dst, dst, sked_dst_parse(s, &x, &e))
+
+static int sch_paused(parser *p, struct fy_node *v, void *obj)
+{
+    sked_schedule *s = obj;
+    bool paused = false;
+    int rc;
+
+    if ((rc = sked__wf_bool_value(p, v, &paused)) == 0)
+        s->status = paused ? SKED_SCHEDULE_PAUSED : SKED_SCHEDULE_ACTIVE;
+    return rc;
+}
+
+static int sch_backfill(parser *p, struct fy_node *v, void *obj)
+{
+    sked_schedule *s = obj;
+    bool on = false;
+    int rc;
+
+    if ((rc = sked__wf_bool_value(p, v, &on)) == 0)
+        s->automatic_backfill = on;
+    return rc;
+}
+
+#define SOFF(m) offsetof(sked_schedule, m)
+/* Ranges of schedules are left to sked_schedule_validate, so that the
+ * file, the CLI and the API say the same thing about the same value. */
+#define DUR_ANY_MAX (INT64_C(36525) * 86400)
+static const field schedule_fields[] = {
+    KEY("name", F_HSTR, SOFF(name)),
+    KEY("workflow", F_HSTR, SOFF(workflow)),
+    KEY("cron", F_HSTR, SOFF(cron)),
+    KEY_RANGE("every", F_DUR, SOFF(every), 0, DUR_ANY_MAX),
+    KEY("anchor", F_TIME, SOFF(anchor)),
+    KEY("at", F_TIME, SOFF(at)),
+    KEY("timezone", F_HSTR, SOFF(timezone)),
+    KEY_FN("dst", sch_dst),
+    KEY_FN("context", sch_context),
+    KEY_FN("catchup", sch_catchup),
+    KEY_RANGE("catchup_max", F_INT32, SOFF(catchup_max), INT32_MIN, INT32_MAX),
+    KEY_RANGE("catchup_window", F_DUR, SOFF(catchup_window), 0, DUR_ANY_MAX),
+    KEY_FN("overlap", sch_overlap),
+    KEY_RANGE("priority", F_INT32, SOFF(priority), INT32_MIN, INT32_MAX),
+    KEY("queue", F_HSTR, SOFF(queue)),
+    KEY_RANGE("jitter", F_DUR, SOFF(jitter), 0, DUR_ANY_MAX),
+    KEY_FN("paused", sch_paused),
+    KEY_FN("automatic_backfill", sch_backfill),
+    KEY("start_at", F_TIME, SOFF(start_at)),
+    KEY("end_at", F_TIME, SOFF(end_at)),
+    KEY_RANGE("max_runs", F_INT64, SOFF(max_runs), INT64_MIN, INT64_MAX),
+    KEY_RANGE("pause_after_failures", F_INT32, SOFF(pause_after_failures),
+              INT32_MIN, INT32_MAX),
+    KEY("description", F_HSTR, SOFF(description)),
+    KEY_END,
+};
+
+/* Turn a field named by sked_schedule_validate ("catchup_window_secs",
+ * "cron.minute") into the file's key. */
+static void field_to_key(const char *name, char *key, size_t size)
+{
+    size_t n = strcspn(name, ".[");
+    const char *suffix = "_secs";
+    size_t ls = strlen(suffix);
+
+    if (n >= size)
+        n = size - 1;
+    memcpy(key, name, n);
+    key[n] = '\0';
+    if (n > ls && strcmp(key + n - ls, suffix) == 0)
+        key[n - ls] = '\0';
+}
+
+static int sch_validate(parser *p, struct fy_node *map, const sked_schedule *s)
+{
+    char key[SKED_ERROR_FIELD_MAX], msg[SKED_WF_MSG_MAX];
+    sked_error e;
+
+    sked_error_clear(&e);
+    if (sked_schedule_validate(s, p->db, &e) == 0)
+        return 0;
+    field_to_key(e.field, key, sizeof key);
+    if (key[0] && sked__wf_find_pair(map, key))
+        return sked__wf_fail_at_key(p, map, key, e.msg);
+    snprintf(msg, sizeof msg, "%s%s%s", e.field, e.field[0] ? ": " : "",
+             e.msg[0] ? e.msg : sked_strerror(e.code));
+    return sked__wf_fail(p, map, "%s", msg);
+}
+
+/* Fill in what a schedule takes from where it stands, then check it. */
+static int sch_finish(parser *p, struct fy_node *map, sked_schedule *s)
+{
+    static const char *const specs[] = {"cron", "every", "at", NULL};
+    sked_error e;
+    int which = 0, rc;
+
+    if ((rc = sked__wf_one_of(p, map, specs, "cron, every or at", &which)) < 0)
+        return rc;
+    s->kind = which == 0   ? SKED_SPEC_CRON
+              : which == 1 ? SKED_SPEC_EVERY
+                           : SKED_SPEC_AT;
+    if (s->kind != SKED_SPEC_EVERY && sked__wf_find_pair(map, "anchor"))
+        return sked__wf_fail_at_key(p, map, "anchor",
+                                    "an anchor needs \"every\"");
+    if (p->workflow && s->workflow && strcmp(s->workflow, p->workflow) != 0)
+        return sked__wf_fail_at_key(p, map, "workflow",
+                                    "differs from the enclosing workflow");
+    if (!s->workflow && !p->workflow)
+        return sked__wf_fail(p, map, "missing key \"workflow\"");
+    if (!s->workflow && !(s->workflow = strdup(p->workflow)))
+        return sked__wf_fail_nomem(p);
+    /* The name defaults to the workflow's: check the workflow first, so
+     * that a bad one is reported as itself. */
+    sked_error_clear(&e);
+    if (sked__schedule_name_check(s->workflow, "workflow", &e) < 0)
+        return sked__wf_fail_at_key(p, map, "workflow", e.msg);
+    if (!s->name && !(s->name = strdup(s->workflow)))
+        return sked__wf_fail_nomem(p);
+    s->source = SKED_SOURCE_CODE;
+    for (size_t i = 0; i < p->n_schedules; i++)
+        if (strcmp(p->schedules[i].name, s->name) == 0)
+            return sked__wf_fail_at_key(p, map, "name",
+                                        "another schedule has this name");
+    return sch_validate(p, map, s);
+}
+
+static int sch_push(parser *p, struct fy_node *map, sked_schedule *s)
+{
+    struct fy_mark m = sked__wf_node_mark(p, map);
+    sked_wf_where *w;
+
+    if (p->n_schedules == p->cap_schedules) {
+        size_t cap = p->cap_schedules ? 2 * p->cap_schedules : 8;
+        sked_schedule *v = realloc(p->schedules, cap * sizeof *v);
+
+        if (!v)
+            return sked__wf_fail_nomem(p);
+        p->schedules = v;
+        if (!(w = realloc(p->where, cap * sizeof *w)))
+            return sked__wf_fail_nomem(p);
+        p->where = w;
+        p->cap_schedules = cap;
+    }
+    w = &p->where[p->n_schedules];
+    w->line = m.line + 1;
+    w->column = m.column + 1;
+    snprintf(w->path, sizeof w->path, "%s", p->path);
+    p->schedules[p->n_schedules++] = *s;
+    return 0;
+}
+
+/* Read the schedule MAP, an item of a list of them (the index and CTX
+ * are not needed: each schedule goes to the parser's list). */
+static int read_schedule(parser *p, struct fy_node *map, size_t i, void *ctx)
+{
+    sked_schedule s;
+    int rc;
+
+    (void) i;
+    (void) ctx;
+    sked_schedule_init(&s);
+    if ((rc = sked__wf_walk_map(p, map, schedule_fields, &s)) < 0 ||
+        (rc = sch_finish(p, map, &s)) < 0 || (rc = sch_push(p, map, &s)) < 0) {
+        sked_schedule_done(&s);
+        return rc;
+    }
+    return 0;
+}
+
+int sked__wf_read_schedules(parser *p, struct fy_node *v, void *obj)
+{
+    (void) obj;
+    return sked__wf_list_walk(p, v, read_schedule, NULL);
+}
