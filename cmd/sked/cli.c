@@ -310,3 +310,15 @@ int cli_flush(void)
         return cli_fail(SKED_EIO, "cannot write the output");
     return 0;
 }
+
+int cli_parse_options(const cli_cmd *self, int argc, char **argv,
+                      const cli_opt *opts)
+{
+    cli_args args;
+    int rc = cli_parse(self, argc, argv, opts, &args);
+
+    if (rc == CLI_CONTINUE && args.npos > 0)
+        return cli_usage_error(self, "unexpected argument \"%.64s\"",
+                               args.pos[0]);
+    return rc;
+}

@@ -100,6 +100,11 @@ const cli_cmd *cli_find(const cli_cmd *group, const char *name);
 int cli_parse(const cli_cmd *self, int argc, char **argv, const cli_opt *opts,
               cli_args *out);
 
+/* cli_parse for a command that takes options only: a positional
+ * argument is a usage error. Returns CLI_CONTINUE, 0 or 2, as cli_parse. */
+int cli_parse_options(const cli_cmd *self, int argc, char **argv,
+                      const cli_opt *opts);
+
 /* Print "sked: MSG (see 'PATH --help')" and return the usage exit code. */
 int cli_usage_error(const cli_cmd *self, const char *fmt, ...)
     SKED__PRINTF(2, 3);

@@ -132,14 +132,10 @@ static int events_run(const cli_cmd *self, int argc, char **argv)
     };
     long after = -1, limit = EVENTS_DEFAULT;
     target *t = NULL;
-    cli_args args;
     int rc;
 
-    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
+    if ((rc = cli_parse_options(self, argc, argv, opts)) != CLI_CONTINUE)
         return rc;
-    if (args.npos > 0)
-        return cli_usage_error(self, "unexpected argument \"%.64s\"",
-                               args.pos[0]);
     if ((after_s && (rc = cli_parse_count(self, "--after", after_s, 0,
                                           EVENT_ID_MAX, &after))) ||
         (limit_s && (rc = cli_parse_count(self, "--limit", limit_s, 1,

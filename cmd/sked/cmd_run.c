@@ -124,16 +124,12 @@ static int run_list(const cli_cmd *self, int argc, char **argv)
     };
     target *t = NULL;
     char *text = NULL;
-    cli_args args;
     sked_error err;
     long n = 100;
     int rc;
 
-    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
+    if ((rc = cli_parse_options(self, argc, argv, opts)) != CLI_CONTINUE)
         return rc;
-    if (args.npos > 0)
-        return cli_usage_error(self, "unexpected argument \"%.64s\"",
-                               args.pos[0]);
     if (limit && (rc = cli_parse_count(self, "--limit", limit, 1, 1000, &n)))
         return rc;
     q.limit = (size_t) n;
@@ -459,15 +455,11 @@ static int workflow_list(const cli_cmd *self, int argc, char **argv)
     };
     target *t = NULL;
     char *text = NULL, steps[24];
-    cli_args args;
     sked_error err;
     int rc;
 
-    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
+    if ((rc = cli_parse_options(self, argc, argv, opts)) != CLI_CONTINUE)
         return rc;
-    if (args.npos > 0)
-        return cli_usage_error(self, "unexpected argument \"%.64s\"",
-                               args.pos[0]);
     if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     sked_error_clear(&err);

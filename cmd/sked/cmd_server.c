@@ -445,14 +445,10 @@ static int server_cmd(const cli_cmd *self, int argc, char **argv)
         {0},
     };
     server sv = {0};
-    cli_args args;
     int rc;
 
-    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
+    if ((rc = cli_parse_options(self, argc, argv, opts)) != CLI_CONTINUE)
         return rc;
-    if (args.npos > 0)
-        return cli_usage_error(self, "unexpected argument \"%.64s\"",
-                               args.pos[0]);
     if ((rc = server_config(self, &f, &sv)) != CLI_CONTINUE) {
         free(sv.token);
         return rc;
