@@ -46,6 +46,19 @@ check_ge() {
     fi
 }
 
+# mode_db FILE: set db for the test's $mode: sqlite:$tmp/FILE, or the
+# PostgreSQL database of the pg fixture; another mode is a usage error.
+mode_db() {
+    case $mode in
+    sqlite) db=sqlite:$tmp/$1 ;;
+    pg) db=${SKED_TEST_PG_URL:?pg mode needs SKED_TEST_PG_URL} ;;
+    *)
+        echo "usage: $(basename "$0") [sqlite|pg]" >&2
+        exit 2
+        ;;
+    esac
+}
+
 # Print the current wall time in µs since the epoch.
 now_us() {
     /usr/bin/python3 -c 'import time; print(time.time_ns() // 1000)'

@@ -27,14 +27,7 @@ tmp=$(mktemp -d)
 trap 'kill_all; rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
 
-case $mode in
-sqlite) db=sqlite:$tmp/api.db ;;
-pg) db=${SKED_TEST_PG_URL:?pg mode needs SKED_TEST_PG_URL} ;;
-*)
-    echo "usage: test_http_api.sh [sqlite|pg]" >&2
-    exit 2
-    ;;
-esac
+mode_db api.db
 
 cat >"$tmp/wf.yaml" <<'YAML'
 queues:

@@ -34,14 +34,7 @@ tmp=$(mktemp -d)
 trap 'kill_all; pkill -KILL -f "$tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
 
-case $mode in
-sqlite) db=sqlite:$tmp/events.db ;;
-pg) db=${SKED_TEST_PG_URL:?pg mode needs SKED_TEST_PG_URL} ;;
-*)
-    echo "usage: test_http_events.sh [sqlite|pg]" >&2
-    exit 2
-    ;;
-esac
+mode_db events.db
 
 wf=$tmp/wf.yaml
 cat >"$wf" <<'YAML'

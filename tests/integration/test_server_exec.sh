@@ -33,14 +33,7 @@ tmp=$(mktemp -d)
 trap 'kill_all; pkill -KILL -f "$tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
 
-case $mode in
-sqlite) db=sqlite:$tmp/exec.db ;;
-pg) db=${SKED_TEST_PG_URL:?pg mode needs SKED_TEST_PG_URL} ;;
-*)
-    echo "usage: test_server_exec.sh [sqlite|pg]" >&2
-    exit 2
-    ;;
-esac
+mode_db exec.db
 
 mark=$tmp/marks
 mkdir -p "$mark"
