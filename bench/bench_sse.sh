@@ -17,14 +17,8 @@ pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 
 db=sqlite:$tmp/bench.db
-"$bin" server --db "$db" --workers 0 --listen 127.0.0.1:0 2>"$tmp/log" &
-pid=$!
-for _ in $(seq 100); do
-    grep -q 'http listening' "$tmp/log" && break
-    sleep 0.1
-done
-url=$(grep -o 'url=[^ ]*' "$tmp/log" | head -1 | cut -d= -f2)
-[ -n "$url" ] || { cat "$tmp/log"; exit 1; }
+. "$(dirname "$0")/server_lib.sh"
+start_bench_server
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"; }
 
