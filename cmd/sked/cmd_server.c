@@ -462,7 +462,7 @@ static int server_cmd(const cli_cmd *self, int argc, char **argv)
 const cli_cmd cli_cmd_server = {
     .name = "server",
     .path = "sked server",
-    .summary = "Run the scheduler",
+    .summary = "Run the scheduler, the workers and the HTTP API",
     .run = server_cmd,
     .help = "Usage: sked server [--db URL] [--workflows FILE] [--workers N]\n"
             "                   [--lease D] [--tick D]\n"
