@@ -322,3 +322,12 @@ int cli_parse_options(const cli_cmd *self, int argc, char **argv,
                                args.pos[0]);
     return rc;
 }
+
+int cli_one_arg(const cli_cmd *self, const cli_args *args, const char *what)
+{
+    if (args->npos == 0)
+        return cli_usage_error(self, "missing the %s", what);
+    if (args->npos > 1)
+        return cli_usage_error(self, "too many arguments");
+    return 0;
+}

@@ -105,6 +105,10 @@ int cli_parse(const cli_cmd *self, int argc, char **argv, const cli_opt *opts,
 int cli_parse_options(const cli_cmd *self, int argc, char **argv,
                       const cli_opt *opts);
 
+/* Check that ARGS holds exactly one positional argument, named WHAT in
+ * the usage error ("missing the schedule name"). Returns 0 or 2. */
+int cli_one_arg(const cli_cmd *self, const cli_args *args, const char *what);
+
 /* Print "sked: MSG (see 'PATH --help')" and return the usage exit code. */
 int cli_usage_error(const cli_cmd *self, const char *fmt, ...)
     SKED__PRINTF(2, 3);

@@ -106,10 +106,8 @@ static int apply_run(const cli_cmd *self, int argc, char **argv)
 
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
         return rc;
-    if (args.npos == 0)
-        return cli_usage_error(self, "missing the workflows file");
-    if (args.npos > 1)
-        return cli_usage_error(self, "too many arguments");
+    if ((rc = cli_one_arg(self, &args, "workflows file")) != 0)
+        return rc;
     return apply_file(self, args.pos[0], db, server, prune, json);
 }
 

@@ -29,15 +29,6 @@
  * them whole, as stored). */
 #define TRIM 240
 
-static int one_arg(const cli_cmd *self, const cli_args *args, const char *what)
-{
-    if (args->npos == 0)
-        return cli_usage_error(self, "missing the %s", what);
-    if (args->npos > 1)
-        return cli_usage_error(self, "too many arguments");
-    return 0;
-}
-
 static int run_fail(const char *verb, const char *id, const sked_error *err,
                     int rc)
 {
@@ -230,7 +221,7 @@ static int one_run(const cli_cmd *self, int argc, char **argv, bool *json,
     int rc;
 
     if ((rc = cli_parse(self, argc, argv, opts, args)) != CLI_CONTINUE ||
-        (rc = one_arg(self, args, "run id")) != 0)
+        (rc = cli_one_arg(self, args, "run id")) != 0)
         return rc;
     if ((rc = target_open(self, db, server, NULL, t)) != 0)
         return rc;
@@ -319,7 +310,7 @@ static int run_start(const cli_cmd *self, int argc, char **argv)
     int rc;
 
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
-        (rc = one_arg(self, &args, "workflow name")) != 0)
+        (rc = cli_one_arg(self, &args, "workflow name")) != 0)
         return rc;
     if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;

@@ -81,16 +81,6 @@ static const sked_tz *zone_of(sked_tzdb *db, const sked_schedule *s)
     return tz;
 }
 
-/* Take exactly one positional argument, a schedule name. */
-static int one_name(const cli_cmd *self, const cli_args *args)
-{
-    if (args->npos == 0)
-        return cli_usage_error(self, "missing the schedule name");
-    if (args->npos > 1)
-        return cli_usage_error(self, "too many arguments");
-    return 0;
-}
-
 static int print_schedule_json(const sked_schedule *s)
 {
     sked_error err;
@@ -190,7 +180,7 @@ static int schedule_get(const cli_cmd *self, int argc, char **argv)
     int rc;
 
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
-        (rc = one_name(self, &args)) != 0)
+        (rc = cli_one_arg(self, &args, "schedule name")) != 0)
         return rc;
     sked_schedule_init(&c.s);
     if ((rc = ctx_open(&c, self, db, server)) == 0 &&
@@ -294,7 +284,7 @@ static int schedule_update(const cli_cmd *self, int argc, char **argv)
     opts[n++] = (cli_opt){"no-automatic-backfill", 0, CLI_OPT_FLAG,
                           &f.no_automatic_backfill};
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
-        (rc = one_name(self, &args)) != 0)
+        (rc = cli_one_arg(self, &args, "schedule name")) != 0)
         return rc;
     sked_schedule_init(&c.s);
     /* Check the options alone before reading anything. */
@@ -503,7 +493,7 @@ static int simple_cmd(const cli_cmd *self, int argc, char **argv, simple_op op)
     int rc;
 
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
-        (rc = one_name(self, &args)) != 0)
+        (rc = cli_one_arg(self, &args, "schedule name")) != 0)
         return rc;
     sked_schedule_init(&c.s);
     if ((rc = ctx_open(&c, self, db, server)) == 0)
@@ -606,7 +596,7 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
     int rc;
 
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
-        (rc = one_name(self, &args)) != 0)
+        (rc = cli_one_arg(self, &args, "schedule name")) != 0)
         return rc;
     if (count &&
         (rc = cli_parse_count(self, "-n", count, 1, PREVIEW_MAX, &q.count)))

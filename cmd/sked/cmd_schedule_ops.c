@@ -29,16 +29,6 @@
 /* Width of the progress bar, in cells. */
 #define BAR_WIDTH 40
 
-/* Take exactly one positional argument, a schedule name. */
-static int one_name(const cli_cmd *self, const cli_args *args)
-{
-    if (args->npos == 0)
-        return cli_usage_error(self, "missing the schedule name");
-    if (args->npos > 1)
-        return cli_usage_error(self, "too many arguments");
-    return 0;
-}
-
 /* ---- trigger ------------------------------------------------------------ */
 
 static int print_run_id(const char *name, const char *id, bool json)
@@ -67,7 +57,7 @@ static int schedule_trigger(const cli_cmd *self, int argc, char **argv)
     int rc;
 
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
-        (rc = one_name(self, &args)) != 0)
+        (rc = cli_one_arg(self, &args, "schedule name")) != 0)
         return rc;
     if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
@@ -200,7 +190,8 @@ static int schedule_backfill(const cli_cmd *self, int argc, char **argv)
     int rc;
 
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
-        (rc = one_name(self, &args)) != 0 || (rc = check_range(self, &q)) != 0)
+        (rc = cli_one_arg(self, &args, "schedule name")) != 0 ||
+        (rc = check_range(self, &q)) != 0)
         return rc;
     q.name = args.pos[0];
     /* The zone database places occurrences for a bar drawn over the API. */

@@ -298,10 +298,8 @@ static int schedule_simulate(const cli_cmd *self, int argc, char **argv)
 
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
         return rc;
-    if (args.npos == 0)
-        return cli_usage_error(self, "missing the schedule name");
-    if (args.npos > 1)
-        return cli_usage_error(self, "too many arguments");
+    if ((rc = cli_one_arg(self, &args, "schedule name")) != 0)
+        return rc;
     if ((rc = check_opts(self, &o, &a)) != 0)
         return rc;
     return simulate(self, &o, &a, args.pos[0]);

@@ -13,6 +13,7 @@
 
 #include <curl/curl.h>
 
+#include "base/buf.h"
 #include "cli.h"
 
 #define CONNECT_TIMEOUT_SECS 5L
@@ -25,34 +26,6 @@ struct remote {
     char *auth; /* "Authorization: Bearer TOKEN", or NULL */
     CURL *curl;
 };
-
-/* The bytes of an answer, or of the event stream's pending line. */
-typedef struct abuf {
-    char *p;
-    size_t len, cap;
-    bool too_big;
-} abuf;
-
-static int abuf_add(abuf *b, const char *p, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        char *q;
-
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        if (cap > ANSWER_MAX || !(q = realloc(b->p, cap))) {
-            b->too_big = true;
-            return -1;
-        }
-        b->p = q;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-    return 0;
-}
 
 int remote_open(const char *url, remote **out)
 {
@@ -105,7 +78,7 @@ char *remote_escape(const char *s)
 
 static size_t on_body(char *p, size_t size, size_t n, void *ctx)
 {
-    return abuf_add(ctx, p, size * n) == 0 ? size * n : 0;
+    return sked__buf_add(ctx, p, size * n) ? size * n : 0;
 }
 
 /* The headers of a request; NULL when out of memory. */
@@ -162,7 +135,7 @@ static int code_of(const char *name, long status)
 
 /* Turn the error answer B with STATUS into ERR; print the failures that
  * are the exchange's, not the operation's. */
-static int answer_error(const remote *r, long status, const abuf *b,
+static int answer_error(const remote *r, long status, const sked_buf *b,
                         sked_error *err)
 {
     json_t *j = b->p ? json_loadb(b->p, b->len, 0, NULL) : NULL;
@@ -226,7 +199,8 @@ static void set_method(remote *r, const char *method, const char *text)
 /* Send one request; B receives the answer. Returns 0 with *status, or
  * the exit code-bearing error (printed). */
 static int exchange(remote *r, const char *method, const char *path,
-                    const char *text, const char *key, abuf *b, long *status)
+                    const char *text, const char *key, sked_buf *b,
+                    long *status)
 {
     struct curl_slist *h = headers(r, text != NULL, key);
     char *url = NULL;
@@ -247,7 +221,7 @@ static int exchange(remote *r, const char *method, const char *path,
     cc = curl_easy_perform(r->curl);
     curl_slist_free_all(h);
     free(url);
-    if (b->too_big)
+    if (b->failed)
         return cli_fail_once(SKED_ETOOBIG, "%s: the answer is too large",
                              r->url);
     if (cc != CURLE_OK)
@@ -261,7 +235,7 @@ int remote_call(remote *r, const char *method, const char *path,
                 sked_error *err)
 {
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    abuf b = {0};
+    sked_buf b = {.max = ANSWER_MAX};
     long status = 0;
     json_t *j = NULL;
     int rc;
@@ -276,7 +250,7 @@ int remote_call(remote *r, const char *method, const char *path,
         rc = answer_error(r, status, &b, err);
     else if (rc == 0 && b.len > 0 && !(j = json_loadb(b.p, b.len, 0, NULL)))
         rc = cli_fail_once(SKED_EIO, "%s: the answer is not JSON", r->url);
-    free(b.p);
+    sked__buf_reset(&b);
     if (rc != 0 && err && err->code == 0)
         err->code = rc;
     if (out)
@@ -290,9 +264,9 @@ int remote_call(remote *r, const char *method, const char *path,
 
 typedef struct stream {
     remote *r;
-    abuf line;  /* the line being received */
-    abuf data;  /* the event's data lines, joined by \n */
-    abuf whole; /* an error answer, kept whole */
+    sked_buf line;  /* the line being received */
+    sked_buf data;  /* the event's data lines, joined by \n */
+    sked_buf whole; /* an error answer, kept whole */
     char id[64], type[64];
     remote_event_fn fn;
     void *ctx;
@@ -310,7 +284,7 @@ static void stream_line(stream *s, char *l, size_t n)
     if (n == 0) {
         if (s->data.len > 0)
             s->fn(s->ctx, s->id, s->type[0] ? s->type : "message", s->data.p);
-        s->data.len = 0;
+        sked__buf_clear(&s->data);
         s->type[0] = '\0';
         return;
     }
@@ -324,9 +298,9 @@ static void stream_line(stream *s, char *l, size_t n)
     else if (strcmp(l, "event") == 0)
         snprintf(s->type, sizeof s->type, "%s", v);
     else if (strcmp(l, "data") == 0 &&
-             ((s->data.len > 0 && abuf_add(&s->data, "\n", 1) < 0) ||
-              abuf_add(&s->data, v, strlen(v)) < 0))
-        s->data.len = 0;
+             ((s->data.len > 0 && !sked__buf_add(&s->data, "\n", 1)) ||
+              !sked__buf_puts(&s->data, v)))
+        sked__buf_clear(&s->data);
 }
 
 static size_t on_stream(char *p, size_t size, size_t n, void *ctx)
@@ -338,18 +312,18 @@ static size_t on_stream(char *p, size_t size, size_t n, void *ctx)
     curl_easy_getinfo(s->r->curl, CURLINFO_RESPONSE_CODE, &status);
     if (status != 200 || s->error) {
         s->error = true;
-        return abuf_add(&s->whole, p, len) == 0 ? len : 0;
+        return sked__buf_add(&s->whole, p, len) ? len : 0;
     }
     for (size_t i = 0; i < len; i++) {
         if (p[i] != '\n') {
-            if (abuf_add(&s->line, p + i, 1) < 0)
+            if (!sked__buf_add(&s->line, p + i, 1))
                 return 0;
             continue;
         }
-        if (abuf_add(&s->line, "", 0) < 0)
+        if (!sked__buf_add(&s->line, "", 0))
             return 0;
         stream_line(s, s->line.p, s->line.len);
-        s->line.len = 0;
+        sked__buf_clear(&s->line);
     }
     fflush(stdout);
     return len;
@@ -368,7 +342,13 @@ int remote_stream(remote *r, const char *path, remote_event_fn fn, void *ctx,
                   volatile const int *stop, sked_error *err)
 {
     struct curl_slist *h = headers(r, false, NULL), *t;
-    stream s = {.r = r, .fn = fn, .ctx = ctx, .stop = stop};
+    stream s = {.r = r,
+                .line = {.max = ANSWER_MAX},
+                .data = {.max = ANSWER_MAX},
+                .whole = {.max = ANSWER_MAX},
+                .fn = fn,
+                .ctx = ctx,
+                .stop = stop};
     char *url = NULL;
     long status = 0;
     CURLcode cc;
@@ -399,8 +379,8 @@ int remote_stream(remote *r, const char *path, remote_event_fn fn, void *ctx,
         rc = unreachable(r, cc);
     curl_slist_free_all(h);
     free(url);
-    free(s.line.p);
-    free(s.data.p);
-    free(s.whole.p);
+    sked__buf_reset(&s.line);
+    sked__buf_reset(&s.data);
+    sked__buf_reset(&s.whole);
     return rc;
 }

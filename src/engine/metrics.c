@@ -16,13 +16,13 @@
 
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "engine/engine_int.h"
 
@@ -151,6 +151,28 @@ static int fin_of(const char *type)
     return -1;
 }
 
+/* The scheduled_for of a run.created PAYLOAD, read without parsing the
+ * whole document: this runs once per firing, and the store writes the
+ * key as it is and the instant as a plain RFC 3339 string (a quote
+ * inside a JSON string is escaped, so the key cannot be matched inside
+ * a value). */
+static bool created_scheduled_for(const char *payload, sked_time *out)
+{
+    static const char key[] = "\"scheduled_for\":\"";
+    const char *v = strstr(payload, key), *end;
+    char buf[SKED_TIME_STRLEN];
+
+    if (!v)
+        return false;
+    v += sizeof key - 1;
+    end = strchr(v, '"');
+    if (!end || (size_t) (end - v) >= sizeof buf)
+        return false;
+    memcpy(buf, v, (size_t) (end - v));
+    buf[end - v] = '\0';
+    return sked_time_parse(buf, out, NULL) == 0;
+}
+
 /* Fill O from EV; false when EV counts for nothing. */
 static bool obs_read(const sked_event *ev, obs *o)
 {
@@ -158,22 +180,20 @@ static bool obs_read(const sked_event *ev, obs *o)
     bool soft = strcmp(ev->type, "run.timeout_exceeded") == 0;
 
     *o = (obs){.fin = fin_of(ev->type), .duration = -1};
-    if (o->fin < 0 && !soft &&
-        !(created && ev->payload &&
-          strstr(ev->payload, "\"trigger\":\"cron\"")))
-        return false;
-    o->doc = ev->payload ? json_loads(ev->payload, 0, NULL) : NULL;
-    if (!json_is_object(o->doc))
-        return false;
     if (created) {
-        const char *sf =
-            json_string_value(json_object_get(o->doc, "scheduled_for"));
         sked_time t = 0;
-        o->has_lag = sf && sked_time_parse(sf, &t, NULL) == 0;
+        o->has_lag = ev->payload &&
+                     strstr(ev->payload, "\"trigger\":\"cron\"") &&
+                     created_scheduled_for(ev->payload, &t);
         if (o->has_lag)
             o->lag = (double) (ev->at - t) / 1e6;
         return o->has_lag;
     }
+    if (o->fin < 0 && !soft)
+        return false;
+    o->doc = ev->payload ? json_loads(ev->payload, 0, NULL) : NULL;
+    if (!json_is_object(o->doc))
+        return false;
     o->workflow = json_string_value(json_object_get(o->doc, "workflow"));
     o->timeout = soft;
     if (o->fin == FIN_FAILED) {
@@ -216,97 +236,60 @@ void sked__metrics_observe(sked_metrics *m, const sked_event *ev, size_t n)
 
 /* ---- the text format --------------------------------------------------- */
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) SKED__PRINTF(2, 3);
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-
-    for (int pass = 0; pass < 2 && !b->oom; pass++) {
-        size_t room = b->cap - b->len;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = true;
-            return;
-        }
-        if ((size_t) k < room) {
-            b->len += (size_t) k;
-            return;
-        }
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap - b->len <= (size_t) k)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-}
-
 /* A label value escaped as the format wants: \\, \" and \n. */
-static void sb_label(sbuf *b, const char *v)
+static void sb_label(sked_buf *b, const char *v)
 {
     for (; *v; v++)
         switch (*v) {
         case '\\':
-            sb_printf(b, "\\\\");
+            (void) sked__buf_puts(b, "\\\\");
             break;
         case '"':
-            sb_printf(b, "\\\"");
+            (void) sked__buf_puts(b, "\\\"");
             break;
         case '\n':
-            sb_printf(b, "\\n");
+            (void) sked__buf_puts(b, "\\n");
             break;
         default:
-            sb_printf(b, "%c", *v);
+            (void) sked__buf_add(b, v, 1);
         }
 }
 
-static void family(sbuf *b, const char *name, const char *type,
+static void family(sked_buf *b, const char *name, const char *type,
                    const char *help)
 {
-    sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+    (void) sked__buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name,
+                            type);
 }
 
-static void histo_write(sbuf *b, const char *name, const histo *h)
+static void histo_write(sked_buf *b, const char *name, const histo *h)
 {
     uint64_t cum = 0;
 
     for (size_t i = 0; i < NBOUNDS; i++) {
         cum += h->in[i];
-        sb_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name, bounds[i],
-                  (unsigned long long) cum);
+        (void) sked__buf_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name,
+                                bounds[i], (unsigned long long) cum);
     }
-    sb_printf(b, "%s_bucket{le=\"+Inf\"} %llu\n", name,
-              (unsigned long long) h->count);
-    sb_printf(b, "%s_sum %.6f\n%s_count %llu\n", name, h->sum, name,
-              (unsigned long long) h->count);
+    (void) sked__buf_printf(b, "%s_bucket{le=\"+Inf\"} %llu\n", name,
+                            (unsigned long long) h->count);
+    (void) sked__buf_printf(b, "%s_sum %.6f\n%s_count %llu\n", name, h->sum,
+                            name, (unsigned long long) h->count);
 }
 
 static void missed_row(void *ctx, const char *schedule, sked_miss_reason r,
                        int64_t count)
 {
-    sbuf *b = ctx;
+    sked_buf *b = ctx;
 
-    sb_printf(b, "sked_schedule_missed_total{schedule=\"");
+    (void) sked__buf_printf(b, "sked_schedule_missed_total{schedule=\"");
     sb_label(b, schedule);
-    sb_printf(b, "\",reason=\"%s\"} %lld\n", sked__miss_reason_name(r),
-              (long long) count);
+    (void) sked__buf_printf(b, "\",reason=\"%s\"} %lld\n",
+                            sked__miss_reason_name(r), (long long) count);
 }
 
 /* The families of the counters this engine keeps. */
-static void write_counters(sked_engine *e, sbuf *b)
+static void write_counters(sked_engine *e, sked_buf *b)
 {
     sked_metrics *m = e->metrics;
 
@@ -318,10 +301,10 @@ static void write_counters(sked_engine *e, sbuf *b)
            "Runs finished by this server, by workflow and status.");
     for (size_t i = 0; i < m->nwf; i++)
         for (int s = 0; s < FIN__COUNT; s++) {
-            sb_printf(b, "sked_runs_total{workflow=\"");
+            (void) sked__buf_printf(b, "sked_runs_total{workflow=\"");
             sb_label(b, m->wf[i].name);
-            sb_printf(b, "\",status=\"%s\"} %llu\n", fin_names[s],
-                      (unsigned long long) m->wf[i].finished[s]);
+            (void) sked__buf_printf(b, "\",status=\"%s\"} %llu\n", fin_names[s],
+                                    (unsigned long long) m->wf[i].finished[s]);
         }
     family(b, "sked_run_duration_seconds", "histogram",
            "Time from start to end of the runs finished by this server.");
@@ -333,9 +316,10 @@ static void write_counters(sked_engine *e, sbuf *b)
     family(b, "sked_run_timeouts_total", "counter",
            "Runs past their workflow's timeout, by workflow.");
     for (size_t i = 0; i < m->nwf; i++) {
-        sb_printf(b, "sked_run_timeouts_total{workflow=\"");
+        (void) sked__buf_printf(b, "sked_run_timeouts_total{workflow=\"");
         sb_label(b, m->wf[i].name);
-        sb_printf(b, "\"} %llu\n", (unsigned long long) m->wf[i].timeouts);
+        (void) sked__buf_printf(b, "\"} %llu\n",
+                                (unsigned long long) m->wf[i].timeouts);
     }
     pthread_mutex_unlock(&m->mu);
 }
@@ -350,7 +334,7 @@ static int count_status(void *ctx, const sked_schedule_head *h)
 }
 
 /* The gauges, read now. */
-static int write_gauges(sked_engine *e, sbuf *b, sked_error *err)
+static int write_gauges(sked_engine *e, sked_buf *b, sked_error *err)
 {
     sked_queue_info *q = NULL;
     size_t nq = 0;
@@ -362,29 +346,32 @@ static int write_gauges(sked_engine *e, sbuf *b, sked_error *err)
     family(b, "sked_queue_depth", "gauge",
            "Runs pending or waiting, by queue.");
     for (size_t i = 0; i < nq; i++) {
-        sb_printf(b, "sked_queue_depth{queue=\"");
+        (void) sked__buf_printf(b, "sked_queue_depth{queue=\"");
         sb_label(b, q[i].name);
-        sb_printf(b, "\"} %lld\n", (long long) q[i].pending);
+        (void) sked__buf_printf(b, "\"} %lld\n", (long long) q[i].pending);
     }
     sked__queue_infos_free(q, nq);
     family(b, "sked_workers_busy", "gauge",
            "Worker threads executing a run now.");
-    sb_printf(b, "sked_workers_busy %d\n", sked__workers_busy(e->workers));
+    (void) sked__buf_printf(b, "sked_workers_busy %d\n",
+                            sked__workers_busy(e->workers));
     rc = sked__store_schedule_scan(e->store, SKED_TIME_NONE, count_status, by,
                                    err);
     if (rc != 0)
         return rc;
     family(b, "sked_schedules", "gauge", "Schedules by status.");
     for (int s = 0; s <= SKED_SCHEDULE_DONE; s++)
-        sb_printf(b, "sked_schedules{status=\"%s\"} %lld\n",
-                  sked_schedule_status_name((sked_schedule_status) s),
-                  (long long) by[s]);
+        (void) sked__buf_printf(
+            b, "sked_schedules{status=\"%s\"} %lld\n",
+            sked_schedule_status_name((sked_schedule_status) s),
+            (long long) by[s]);
     return 0;
 }
 
 int sked_engine_metrics(sked_engine *e, char **out_text, sked_error *err)
 {
-    sbuf b = {0};
+    sked_buf b = {0};
+    char *text;
     int rc;
 
     if (!e || !out_text)
@@ -392,12 +379,13 @@ int sked_engine_metrics(sked_engine *e, char **out_text, sked_error *err)
                                "an engine and an output");
     write_counters(e, &b);
     rc = write_gauges(e, &b, err);
-    if (rc == 0 && (b.oom || !b.p))
+    text = sked__buf_take(&b, NULL);
+    if (rc == 0 && !text)
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc != 0) {
-        free(b.p);
+        free(text);
         return rc;
     }
-    *out_text = b.p;
+    *out_text = text;
     return 0;
 }

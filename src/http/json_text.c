@@ -14,39 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "http/json_text.h"
 
-typedef struct out {
-    char *p;
-    size_t len, cap;
-    bool failed;
-} out;
-
-static void grow(out *o, size_t more)
+/* Append N bytes of S to O (a failure is seen once, at the end). */
+static void put(sked_buf *o, const char *s, size_t n)
 {
-    size_t cap = o->cap ? o->cap : 1024;
-    char *p;
-
-    while (cap < o->len + more + 1)
-        cap *= 2;
-    if (!(p = realloc(o->p, cap))) {
-        o->failed = true;
-        return;
-    }
-    o->p = p;
-    o->cap = cap;
-}
-
-static void put(out *o, const char *s, size_t n)
-{
-    if (o->failed || (o->len + n + 1 > o->cap && (grow(o, n), o->failed)))
-        return;
-    memcpy(o->p + o->len, s, n);
-    o->len += n;
+    (void) sked__buf_add(o, s, n);
 }
 
 /* Write the N bytes of S as a JSON string, escaped as jansson does. */
-static void put_string(out *o, const char *s, size_t n)
+static void put_string(sked_buf *o, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
     size_t run = 0;
@@ -95,9 +73,9 @@ static void put_string(out *o, const char *s, size_t n)
     put(o, "\"", 1);
 }
 
-static void put_value(out *o, const json_t *j, int depth);
+static void put_value(sked_buf *o, const json_t *j, int depth);
 
-static void put_object(out *o, const json_t *j, int depth)
+static void put_object(sked_buf *o, const json_t *j, int depth)
 {
     const char *key;
     json_t *v;
@@ -116,7 +94,7 @@ static void put_object(out *o, const json_t *j, int depth)
     put(o, "}", 1);
 }
 
-static void put_array(out *o, const json_t *j, int depth)
+static void put_array(sked_buf *o, const json_t *j, int depth)
 {
     size_t i;
     json_t *v;
@@ -132,7 +110,7 @@ static void put_array(out *o, const json_t *j, int depth)
 }
 
 /* Reals through jansson, so their digits are its digits. */
-static void put_real(out *o, const json_t *j)
+static void put_real(sked_buf *o, const json_t *j)
 {
     char *t = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
 
@@ -144,7 +122,7 @@ static void put_real(out *o, const json_t *j)
     free(t);
 }
 
-static void put_value(out *o, const json_t *j, int depth)
+static void put_value(sked_buf *o, const json_t *j, int depth)
 {
     char num[32];
 
@@ -185,17 +163,10 @@ static void put_value(out *o, const json_t *j, int depth)
 
 char *sked__json_text(const json_t *j, size_t *len)
 {
-    out o = {0};
+    sked_buf o = {0};
 
     if (!j)
         return NULL;
     put_value(&o, j, 0);
-    if (o.failed || !o.p) {
-        free(o.p);
-        return NULL;
-    }
-    o.p[o.len] = '\0';
-    if (len)
-        *len = o.len;
-    return o.p;
+    return sked__buf_take(&o, len);
 }

@@ -23,6 +23,7 @@
 
 #include <microhttpd.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "http/http_int.h"
 #include "http/sse.h"
@@ -47,10 +48,9 @@ struct sked_http {
 /* One request's state, from its first call to its completion. */
 typedef struct req_state {
     int64_t started_us; /* monotonic, at the first call */
-    char *body;         /* owned, NUL-terminated */
-    size_t len, cap;
-    bool too_big;  /* over HTTP_BODY_MAX: dropped, answered 413 */
-    bool answered; /* a response is queued already */
+    sked_buf body;      /* the body so far */
+    bool too_big;       /* over HTTP_BODY_MAX: dropped, answered 413 */
+    bool answered;      /* a response is queued already */
 } req_state;
 
 /* ---- addresses ---------------------------------------------------------- */
@@ -305,8 +305,8 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
 {
     http_req req = {.method = method,
                     .path = path,
-                    .body = rs->body ? rs->body : "",
-                    .body_len = rs->len,
+                    .body = rs->body.p ? rs->body.p : "",
+                    .body_len = rs->body.len,
                     .engine = h->engine,
                     .server = h,
                     .conn = conn};
@@ -340,30 +340,16 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
     return ok;
 }
 
-/* Keep the N bytes of DATA of the body, or drop them past the limit. */
+/* Keep the N bytes of DATA of the body, or drop them past the limit.
+ * False when out of memory. */
 static bool body_append(req_state *rs, const char *data, size_t n)
 {
-    if (rs->too_big || rs->len + n > HTTP_BODY_MAX) {
+    if (rs->too_big || rs->body.len + n > HTTP_BODY_MAX) {
         rs->too_big = true;
-        free(rs->body);
-        rs->body = NULL;
-        rs->len = rs->cap = 0;
+        sked__buf_reset(&rs->body);
         return true;
     }
-    if (rs->len + n + 1 > rs->cap) {
-        size_t cap = rs->cap ? rs->cap : 1024;
-        while (cap < rs->len + n + 1)
-            cap *= 2;
-        char *p = realloc(rs->body, cap);
-        if (!p)
-            return false;
-        rs->body = p;
-        rs->cap = cap;
-    }
-    memcpy(rs->body + rs->len, data, n);
-    rs->len += n;
-    rs->body[rs->len] = '\0';
-    return true;
+    return sked__buf_add(&rs->body, data, n);
 }
 
 /* The first call of a request: the token and the declared size. */
@@ -424,7 +410,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
     (void) conn;
     (void) why;
     if (rs) {
-        free(rs->body);
+        sked__buf_reset(&rs->body);
         free(rs);
     }
     *state = NULL;

@@ -13,6 +13,7 @@
 
 #include <libpq-fe.h>
 
+#include "base/buf.h"
 #include "store/store_ops.h"
 
 /* The prepared statements, one bit each in a connection's mask. */
@@ -101,11 +102,7 @@ const char *sked__pg_error_detail(const sked__tx *tx);
 
 /* A growing array literal ("{...}") for the arrays a batch sends, with
  * a sticky out-of-memory flag (pg_rows.c). Start zeroed; free p. */
-typedef struct sked__pg_alit {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sked__pg_alit;
+typedef sked_buf sked__pg_alit; /* failed: out of memory */
 
 /* Append N bytes of S as they are. */
 void sked__pg_alit_put(sked__pg_alit *a, const char *s, size_t n);

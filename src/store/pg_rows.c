@@ -73,24 +73,7 @@ static const char *trigger_name(sked_trigger t)
 
 void sked__pg_alit_put(sked__pg_alit *a, const char *s, size_t n)
 {
-    if (a->oom)
-        return;
-    if (a->len + n + 1 > a->cap) {
-        size_t cap = a->cap ? a->cap : 256;
-        char *p;
-        while (a->len + n + 1 > cap)
-            cap *= 2;
-        p = realloc(a->p, cap);
-        if (p == NULL) {
-            a->oom = true;
-            return;
-        }
-        a->p = p;
-        a->cap = cap;
-    }
-    memcpy(a->p + a->len, s, n);
-    a->len += n;
-    a->p[a->len] = '\0';
+    (void) sked__buf_add(a, s, n);
 }
 
 void sked__pg_alit_text(sked__pg_alit *a, const char *s, bool first)
@@ -117,8 +100,8 @@ int sked__pg_alit_exec(sked__tx *tx, const sked__pg_stmt *stmt,
                        sked__pg_alit *a, PGresult **res, sked_error *err)
 {
     const char *params[1] = {a->p};
-    int rc = a->oom ? sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL)
-                    : sked__pg_exec(tx, stmt, params, res, err);
+    int rc = a->failed ? sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL)
+                       : sked__pg_exec(tx, stmt, params, res, err);
 
     free(a->p);
     return rc;
@@ -283,7 +266,7 @@ static int runs_exec(sked__tx *tx, const sked__pg_stmt *stmt,
     params[R_COUNT + 1] = a[R_SKEY].p;
     params[R_COUNT + 2] = a[R_STATUS].p;
     for (i = 0; i < R_ARRAYS; i++)
-        if (a[i].oom)
+        if (a[i].failed)
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = sked__pg_exec(tx, stmt, params, res, err);
@@ -505,7 +488,7 @@ int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
     for (int k = 0; k < 4; k++) {
         sked__pg_alit_put(&a[k], "}", 1);
         params[k] = a[k].p;
-        if (a[k].oom)
+        if (a[k].failed)
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
     if (rc == 0)

@@ -370,7 +370,7 @@ static bool arrays_close(sked__pg_alit *a, int n, size_t elems,
     for (int k = 0; k < n; k++) {
         sked__pg_alit_put(&a[k], elems == 0 ? "{}" : "}", elems == 0 ? 2 : 1);
         params[k] = a[k].p;
-        oom = oom || a[k].oom;
+        oom = oom || a[k].failed;
     }
     return oom;
 }
@@ -415,7 +415,7 @@ static bool claim_arrays(const sked__claim_query *q, sked__pg_alit a[3])
         sked__pg_alit_put(&a[2], "{", 1);
     for (int k = 0; k < 3; k++) {
         sked__pg_alit_put(&a[k], "}", 1);
-        ok = ok && !a[k].oom;
+        ok = ok && !a[k].failed;
     }
     return ok;
 }
@@ -509,7 +509,8 @@ int sked__pg_run_renew(sked__tx *tx, const char *executor,
     PGresult *res = NULL;
     char **ids = NULL;
     size_t rows, k = 0;
-    int rc = a.oom ? nomem(err) : sked__pg_exec(tx, &RENEW, params, &res, err);
+    int rc =
+        a.failed ? nomem(err) : sked__pg_exec(tx, &RENEW, params, &res, err);
 
     free(a.p);
     if (rc != 0)

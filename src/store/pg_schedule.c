@@ -588,7 +588,7 @@ int sked__pg_schedule_advance(sked__tx *tx, const sked__advance *a, size_t n,
     advances_to_arrays(a, n, l);
     for (int k = 0; k < A_N; k++) {
         params[k] = l[k].p;
-        if (l[k].oom)
+        if (l[k].failed)
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
     if (rc == 0)
