@@ -51,6 +51,9 @@ enum stmt_id {
     S_HAS_META,
     S_META_GET,
     S_META_SET,
+    S_SAVEPOINT,
+    S_RELEASE,
+    S_UNDO,
     S_COUNT
 };
 
@@ -66,6 +69,9 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_META_SET] = "INSERT INTO meta (key, value) "
                    "VALUES ('schema_version', ?1) "
                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    [S_SAVEPOINT] = "SAVEPOINT sked_batch",
+    [S_RELEASE] = "RELEASE sked_batch",
+    [S_UNDO] = "ROLLBACK TO sked_batch",
 };
 
 /* A connection; as a transaction, it is the sked__tx. */
@@ -302,6 +308,88 @@ int sked__sqlite_exec(sked__tx *c, sqlite3_stmt *s, int bound, const char *what,
     if (rc != SQLITE_DONE)
         return fail(c->b, c->db, rc, what, err);
     return 0;
+}
+
+int sked__sqlite_exec_rows(sked__tx *c, sqlite3_stmt *s, int params,
+                           sked__sqlite_bind_fn bind, const void *ctx,
+                           size_t from, size_t k, const char *what,
+                           int64_t *changed, sked_error *err)
+{
+    int bound = SQLITE_OK, rc;
+
+    for (size_t j = 0; j < k; j++)
+        bound |= bind(s, (int) j * params, from + j, ctx);
+    rc = sked__sqlite_exec(c, s, bound, what, err);
+    *changed = rc == 0 ? sqlite3_changes64(c->db) : 0;
+    return rc;
+}
+
+/* Run the savepoint statement ID of C. */
+static int savepoint(struct sked__tx *c, enum stmt_id id, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, id, &s, err);
+
+    return rc == 0 ? sked__sqlite_exec(c, s, SQLITE_OK, "batching rows", err)
+                   : rc;
+}
+
+/* Write rows FROM to FROM + K - 1 of B one statement each. */
+static int write_each(struct sked__tx *c, const sked__sqlite_batch *b,
+                      size_t from, size_t k, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t changed;
+    int rc = sked__sqlite_stmt(c, b->one, &s, err);
+
+    for (size_t i = from; rc == 0 && i < from + k; i++) {
+        rc = sked__sqlite_exec_rows(c, s, b->params, b->bind, b->ctx, i, 1,
+                                    b->what, &changed, err);
+        if (rc == 0)
+            rc = b->done(c, i, changed > 0, b->ctx, err);
+    }
+    return rc;
+}
+
+/* Write the SKED__SQLITE_BATCH rows of B from FROM by one statement,
+ * telling in *whole whether every row changed (else nothing is kept). */
+static int write_batch(struct sked__tx *c, const sked__sqlite_batch *b,
+                       size_t from, bool *whole, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t changed = 0;
+    int rc = sked__sqlite_stmt(c, b->many, &s, err);
+
+    if (rc == 0)
+        rc = savepoint(c, S_SAVEPOINT, err);
+    if (rc == 0)
+        rc = sked__sqlite_exec_rows(c, s, b->params, b->bind, b->ctx, from,
+                                    SKED__SQLITE_BATCH, b->what, &changed, err);
+    *whole = rc == 0 && changed == SKED__SQLITE_BATCH;
+    if (rc == 0 && !*whole)
+        rc = savepoint(c, S_UNDO, err);
+    if (rc == 0)
+        rc = savepoint(c, S_RELEASE, err);
+    for (size_t i = from; rc == 0 && *whole && i < from + SKED__SQLITE_BATCH;
+         i++)
+        rc = b->done(c, i, true, b->ctx, err);
+    return rc;
+}
+
+int sked__sqlite_write_rows(sked__tx *c, const sked__sqlite_batch *b, size_t n,
+                            sked_error *err)
+{
+    size_t i = 0;
+    int rc = 0;
+
+    while (rc == 0 && n - i >= SKED__SQLITE_BATCH) {
+        bool whole = false;
+        rc = write_batch(c, b, i, &whole, err);
+        if (rc == 0 && !whole)
+            rc = write_each(c, b, i, SKED__SQLITE_BATCH, err);
+        i += SKED__SQLITE_BATCH;
+    }
+    return rc == 0 ? write_each(c, b, i, n - i, err) : rc;
 }
 
 int sked__sqlite_fail(sked__tx *c, int rc, const char *what, sked_error *err)

@@ -18,46 +18,54 @@
 enum rows_stmt {
     S_RUN_INSERT,
     S_RUN_INSERT_LENIENT,
+    S_RUNS_INSERT_LENIENT,
     S_RUN_EXISTS,
     S_RUNS_ACTIVE,
     S_EVENT_APPEND,
+    S_EVENTS_APPEND,
     S_EVENT_LIST,
     S_EVENT_PRUNE,
     S_COUNT
 };
 
-/* SPEC 4.2: a run's queue is its schedule's, else its workflow's (the
- * latest registered definition's), else "default". */
-#define RUN_QUEUE                                                              \
-    "coalesce(?7, (SELECT json_extract(definition, '$.queue') "                \
-    "FROM workflow_versions WHERE workflow = ?2 AND registered_at = "          \
-    "(SELECT max(registered_at) FROM workflow_versions WHERE workflow = ?2) "  \
-    "LIMIT 1), 'default')"
+/* An event's row (event_bind's order). */
+#define EVENT_ROW "(?, ?, ?, ?)"
+
+/* A run's row: the parameters of one row of VALUES, which RUN_INSERT
+ * reads as v.column1 to v.column14 (run_bind's order). */
+#define RUN_ROW "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+/* Insert the runs of ROWS (RUN_ROW, once or more), on a conflict doing
+ * CONFLICT. SPEC 4.2: a run's queue is its schedule's, else its
+ * workflow's (the latest registered definition's), else "default". */
+#define RUN_INSERT(rows, conflict)                                             \
+    "INSERT INTO runs (id, workflow, workflow_version, status, "               \
+    "trigger_kind, schedule, scheduled_for, queue, priority, "                 \
+    "concurrency_key, not_before, context, attempts, created_at, "             \
+    "updated_at, serial_key) SELECT v.column1, v.column2, v.column3, "         \
+    "CASE WHEN v.column14 THEN 'waiting' ELSE 'pending' END, v.column4, "      \
+    "v.column5, v.column6, coalesce(v.column7, (SELECT "                       \
+    "json_extract(definition, '$.queue') FROM workflow_versions "              \
+    "WHERE workflow = v.column2 AND registered_at = (SELECT "                  \
+    "max(registered_at) FROM workflow_versions WHERE workflow = v.column2) "   \
+    "LIMIT 1), 'default'), v.column8, v.column9, v.column10, v.column11, 0, "  \
+    "v.column12, v.column12, v.column13 FROM (VALUES " rows ") AS v "          \
+    "WHERE true ON CONFLICT " conflict
 
 static const char *const rows_sql[S_COUNT] = {
-    [S_RUN_INSERT] =
-        "INSERT INTO runs (id, workflow, workflow_version, status, "
-        "trigger_kind, schedule, scheduled_for, queue, priority, "
-        "concurrency_key, not_before, context, attempts, created_at, "
-        "updated_at, serial_key) VALUES (?1, ?2, ?3, "
-        "CASE WHEN ?14 THEN 'waiting' ELSE 'pending' END, ?4, ?5, "
-        "?6, " RUN_QUEUE
-        ", ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT (id) DO NOTHING",
+    [S_RUN_INSERT] = RUN_INSERT(RUN_ROW, "(id) DO NOTHING"),
     [S_EVENT_APPEND] = "INSERT INTO events (type, subject, payload, at) "
-                       "VALUES (?1, ?2, ?3, ?4)",
+                       "VALUES " EVENT_ROW,
+    [S_EVENTS_APPEND] = "INSERT INTO events (type, subject, payload, at) "
+                        "VALUES " SKED__SQLITE_ROWS32(EVENT_ROW),
     [S_EVENT_LIST] = "SELECT id, type, subject, payload, at FROM events "
                      "WHERE id > ?1 ORDER BY id LIMIT ?2",
     [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1",
     /* No conflict target: DO NOTHING covers the id and the active-key
-     * index alike; run_state tells them apart. */
-    [S_RUN_INSERT_LENIENT] =
-        "INSERT INTO runs (id, workflow, workflow_version, status, "
-        "trigger_kind, schedule, scheduled_for, queue, priority, "
-        "concurrency_key, not_before, context, attempts, created_at, "
-        "updated_at, serial_key) VALUES (?1, ?2, ?3, "
-        "CASE WHEN ?14 THEN 'waiting' ELSE 'pending' END, ?4, ?5, "
-        "?6, " RUN_QUEUE
-        ", ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13) ON CONFLICT DO NOTHING",
+     * index alike; the done function tells them apart. */
+    [S_RUN_INSERT_LENIENT] = RUN_INSERT(RUN_ROW, "DO NOTHING"),
+    [S_RUNS_INSERT_LENIENT] =
+        RUN_INSERT(SKED__SQLITE_ROWS32(RUN_ROW), "DO NOTHING"),
     [S_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
     [S_RUNS_ACTIVE] = "SELECT count(*) FROM runs WHERE schedule = ?1 "
                       "AND status IN ('pending', 'running', 'waiting')",
@@ -72,26 +80,36 @@ static int stmt(sked__tx *c, enum rows_stmt id, sqlite3_stmt **out,
 
 /* ---- runs -------------------------------------------------------------- */
 
-/* Bind run R, created at NOW, to the insert statement S. */
-static int run_bind(sqlite3_stmt *s, const sked_run_new *r, sked_time now)
+/* The runs of an insert and what became of them. */
+struct run_rows {
+    const sked_run_new *runs;
+    sked_time now;                /* their creation */
+    sked_run_insert_state *state; /* lenient inserts: each run's fate */
+};
+
+/* Bind run I of CTX (a struct run_rows) to S from parameter BASE + 1. */
+static int run_bind(sqlite3_stmt *s, int base, size_t i, const void *ctx)
 {
+    const struct run_rows *rows = ctx;
+    const sked_run_new *r = &rows->runs[i];
+    sked_time now = rows->now;
     int rc = 0;
 
-    rc |= bind_text(s, 1, r->id);
-    rc |= bind_text(s, 2, r->workflow);
-    rc |= bind_text(s, 3, r->workflow_version);
-    rc |= bind_text(s, 4, sked__trigger_name(r->trigger));
-    rc |= bind_text(s, 5, r->schedule);
-    rc |= bind_time(s, 6, r->scheduled_for);
-    rc |= bind_text(s, 7, r->queue);
-    rc |= sqlite3_bind_int(s, 8, r->priority);
-    rc |= bind_text(s, 9, r->concurrency_key);
+    rc |= bind_text(s, base + 1, r->id);
+    rc |= bind_text(s, base + 2, r->workflow);
+    rc |= bind_text(s, base + 3, r->workflow_version);
+    rc |= bind_text(s, base + 4, sked__trigger_name(r->trigger));
+    rc |= bind_text(s, base + 5, r->schedule);
+    rc |= bind_time(s, base + 6, r->scheduled_for);
+    rc |= bind_text(s, base + 7, r->queue);
+    rc |= sqlite3_bind_int(s, base + 8, r->priority);
+    rc |= bind_text(s, base + 9, r->concurrency_key);
     rc |= sqlite3_bind_int64(
-        s, 10, r->not_before == SKED_TIME_NONE ? now : r->not_before);
-    rc |= bind_text(s, 11, r->context ? r->context : "{}");
-    rc |= sqlite3_bind_int64(s, 12, now);
-    rc |= sqlite3_bind_int(s, 14, r->buffered);
-    rc |= bind_text(s, 13, r->serial_key);
+        s, base + 10, r->not_before == SKED_TIME_NONE ? now : r->not_before);
+    rc |= bind_text(s, base + 11, r->context ? r->context : "{}");
+    rc |= sqlite3_bind_int64(s, base + 12, now);
+    rc |= bind_text(s, base + 13, r->serial_key);
+    rc |= sqlite3_bind_int(s, base + 14, r->buffered);
     return rc;
 }
 
@@ -99,11 +117,12 @@ int sked__sqlite_rows_runs_insert(sked__tx *c, const sked_run_new *runs,
                                   size_t n, sked_time now, bool *created,
                                   sked_error *err)
 {
+    struct run_rows rows = {runs, now, NULL};
     sqlite3_stmt *s = NULL;
     int rc = stmt(c, S_RUN_INSERT, &s, err);
 
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = run_bind(s, &runs[i], now);
+        rc = run_bind(s, 0, i, &rows);
         if (rc == SQLITE_OK)
             rc = sqlite3_step(s);
         sqlite3_reset(s);
@@ -142,28 +161,38 @@ static int run_exists(sked__tx *c, const char *id, bool *out, sked_error *err)
     return 0;
 }
 
+/* Record the fate of run I of CTX (a struct run_rows): inserted, or left
+ * out because it existed, or else refused by the active-key index. */
+static int run_done(sked__tx *c, size_t i, bool changed, void *ctx,
+                    sked_error *err)
+{
+    struct run_rows *rows = ctx;
+    bool exists = false;
+    int rc = 0;
+
+    if (!changed)
+        rc = run_exists(c, rows->runs[i].id, &exists, err);
+    rows->state[i] = changed  ? SKED_RUN_INSERTED
+                     : exists ? SKED_RUN_EXISTED
+                              : SKED_RUN_REFUSED;
+    return rc;
+}
+
 int sked__sqlite_rows_runs_insert_lenient(sked__tx *c, const sked_run_new *runs,
                                           size_t n, sked_time now,
                                           sked_run_insert_state *state,
                                           sked_error *err)
 {
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_RUN_INSERT_LENIENT, &s, err);
+    struct run_rows rows = {runs, now, state};
+    sked__sqlite_batch b = {.one = rows_sql[S_RUN_INSERT_LENIENT],
+                            .many = rows_sql[S_RUNS_INSERT_LENIENT],
+                            .params = 14,
+                            .bind = run_bind,
+                            .done = run_done,
+                            .ctx = &rows,
+                            .what = "inserting runs"};
 
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        bool exists = false;
-        rc = sked__sqlite_exec(c, s, run_bind(s, &runs[i], now),
-                               "inserting runs", err);
-        if (rc != 0)
-            return rc;
-        if (sqlite3_changes(sked__sqlite_db(c)) > 0) {
-            state[i] = SKED_RUN_INSERTED;
-            continue;
-        }
-        rc = run_exists(c, runs[i].id, &exists, err);
-        state[i] = exists ? SKED_RUN_EXISTED : SKED_RUN_REFUSED;
-    }
-    return rc;
+    return sked__sqlite_write_rows(c, &b, n, err);
 }
 
 int sked__sqlite_rows_runs_active(sked__tx *c, const char *schedule,
@@ -241,15 +270,43 @@ int sked__sqlite_rows_event_list(sked__tx *c, int64_t after_id, size_t limit,
     return rc;
 }
 
+/* Bind event I of CTX (a sked_event array) to S from parameter BASE + 1. */
+static int event_bind(sqlite3_stmt *s, int base, size_t i, const void *ctx)
+{
+    const sked_event *e = &((const sked_event *) ctx)[i];
+
+    return bind_text(s, base + 1, e->type) |
+           bind_text(s, base + 2, e->subject) |
+           bind_text(s, base + 3, e->payload) |
+           sqlite3_bind_int64(s, base + 4, e->at);
+}
+
+/* A statement inserting several events numbers them in the order of its
+ * rows, each id one more than the one before (AUTOINCREMENT, and this
+ * transaction is the only writer): the last row's id tells every id. */
 int sked__sqlite_rows_events_append(sked__tx *c, const sked_event *ev, size_t n,
                                     int64_t *ids, sked_error *err)
 {
+    size_t i = 0;
     int rc = 0;
 
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = sked__sqlite_rows_event_append(c, ev[i].type, ev[i].subject,
-                                            ev[i].payload, ev[i].at, err);
-        ids[i] = sqlite3_last_insert_rowid(sked__sqlite_db(c));
+    while (rc == 0 && i < n) {
+        size_t k = n - i >= SKED__SQLITE_BATCH ? SKED__SQLITE_BATCH : 1;
+        sqlite3_stmt *s = NULL;
+        int64_t changed = 0, last;
+
+        rc = stmt(c, k > 1 ? S_EVENTS_APPEND : S_EVENT_APPEND, &s, err);
+        if (rc == 0)
+            rc = sked__sqlite_exec_rows(c, s, 4, event_bind, ev, i, k,
+                                        "appending events", &changed, err);
+        if (rc == 0 && changed != (int64_t) k)
+            rc = sked__error_set(err, SKED_EINTERNAL, NULL, -1,
+                                 "%lld of %zu events appended",
+                                 (long long) changed, k);
+        last = sqlite3_last_insert_rowid(sked__sqlite_db(c));
+        for (size_t j = 0; rc == 0 && j < k; j++)
+            ids[i + j] = last - (int64_t) (k - 1 - j);
+        i += k;
     }
     return rc;
 }

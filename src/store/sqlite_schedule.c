@@ -26,11 +26,27 @@ enum sched_stmt {
     S_HEADS_FEW,
     S_HEADS_COUNT,
     S_ADVANCE,
+    S_ADVANCE_MANY,
+    S_LOCK_MANY,
     S_COUNT
 };
 
 /* The columns of schedules, in the order sched_bind and sched_read use. */
 #define SCHED_COLS SKED__SCHEDULE_COLUMNS
+
+/* A schedule's cursor move: the parameters of one row of VALUES, which
+ * ADVANCE reads as v.column1 to v.column8 (advance_bind's order). */
+#define ADVANCE_ROW "(?, ?, ?, ?, ?, ?, ?, ?)"
+
+/* Move the cursors of ROWS (ADVANCE_ROW, once or more), each a
+ * compare-and-set on last_fired_at. */
+#define ADVANCE(rows)                                                          \
+    "UPDATE schedules SET last_fired_at = v.column2, "                         \
+    "next_fire_at = v.column3, status = v.column4, "                           \
+    "runs_created = runs_created + v.column5, "                                \
+    "last_error = coalesce(v.column6, last_error), "                           \
+    "updated_at = coalesce(v.column7, updated_at) FROM (VALUES " rows          \
+    ") AS v WHERE name = v.column1 AND last_fired_at IS v.column8"
 
 static const char *const sched_sql[S_COUNT] = {
     [S_SCHED_GET] = "SELECT " SCHED_COLS " FROM schedules WHERE name = ?1",
@@ -79,11 +95,10 @@ static const char *const sched_sql[S_COUNT] = {
     [S_HEADS_COUNT] = "SELECT count(*) FROM (SELECT 1 FROM schedules "
                       "INDEXED BY schedules_updated WHERE updated_at >= ?1 "
                       "LIMIT ?2)",
-    [S_ADVANCE] = "UPDATE schedules SET last_fired_at = ?2, next_fire_at = ?3, "
-                  "status = ?4, runs_created = runs_created + ?5, "
-                  "last_error = coalesce(?6, last_error), "
-                  "updated_at = coalesce(?7, updated_at) "
-                  "WHERE name = ?1 AND last_fired_at IS ?8",
+    [S_ADVANCE] = ADVANCE(ADVANCE_ROW),
+    [S_ADVANCE_MANY] = ADVANCE(SKED__SQLITE_ROWS32(ADVANCE_ROW)),
+    [S_LOCK_MANY] = "SELECT " SCHED_COLS " FROM schedules WHERE name IN "
+                    "(" SKED__SQLITE_ROWS32("?") ")",
 };
 
 /* Return the cached statement ID of C in *out. */
@@ -379,59 +394,88 @@ int sked__sqlite_schedule_heads(sked__tx *c, sked_time since,
     return rc;
 }
 
+/* BEGIN IMMEDIATE took the write lock: the rows cannot move. They are
+ * read SKED__SQLITE_BATCH names to a statement; a name without a row is
+ * left out. */
 int sked__sqlite_schedule_lock(sked__tx *c, const char *const *names, size_t n,
                                sked_schedule **out, size_t *nout,
                                sked_error *err)
 {
-    sked_schedule *list = calloc(n ? n : 1, sizeof *list);
-    size_t k = 0;
-    int rc = list ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    sked__sqlite_list l = {.size = sizeof(sked_schedule),
+                           .read = sched_read,
+                           .what = "reading schedules"};
+    size_t i = 0;
+    int rc = 0;
 
-    /* BEGIN IMMEDIATE took the write lock: the rows cannot move. */
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = sked__sqlite_schedule_get(c, names[i], &list[k], err);
+    for (; rc == 0 && n - i >= SKED__SQLITE_BATCH; i += SKED__SQLITE_BATCH) {
+        sqlite3_stmt *s = NULL;
+        int bound = SQLITE_OK;
+        rc = stmt(c, S_LOCK_MANY, &s, err);
+        for (int j = 0; rc == 0 && j < SKED__SQLITE_BATCH; j++)
+            bound |= bind_text(s, j + 1, names[i + (size_t) j]);
+        if (rc == 0 && bound != SQLITE_OK)
+            rc = sked__sqlite_fail(c, bound, "reading schedules", err);
         if (rc == 0)
-            k++;
-        else if (rc == SKED_ENOTFOUND)
-            rc = 0;
+            rc = sked__sqlite_collect(c, s, &l, err);
+    }
+    for (; rc == 0 && i < n; i++) {
+        sqlite3_stmt *s = NULL;
+        rc = stmt(c, S_SCHED_GET, &s, err);
+        if (rc == 0 && (rc = bind_text(s, 1, names[i])) != SQLITE_OK)
+            rc = sked__sqlite_fail(c, rc, "reading schedules", err);
+        if (rc == 0)
+            rc = sked__sqlite_collect(c, s, &l, err);
     }
     if (rc != 0) {
-        sked__schedules_free(list, k);
+        sked__schedules_free(l.v, l.n);
         return rc;
     }
-    *out = list;
-    *nout = k;
+    *out = l.v;
+    *nout = l.n;
     return 0;
 }
 
-static int advance_one(sked__tx *c, const sked__advance *a, bool *applied,
-                       sked_error *err)
+/* The cursor moves of an advance and which of them held. */
+struct advance_rows {
+    const sked__advance *a;
+    bool *applied;
+};
+
+/* Bind cursor move I of CTX (a struct advance_rows) to S from parameter
+ * BASE + 1. */
+static int advance_bind(sqlite3_stmt *s, int base, size_t i, const void *ctx)
 {
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_ADVANCE, &s, err);
+    const sked__advance *a = &((const struct advance_rows *) ctx)->a[i];
 
-    if (rc != 0)
-        return rc;
-    rc = bind_text(s, 1, a->name) | bind_time(s, 2, a->cursor) |
-         bind_time(s, 3, a->next) |
-         bind_text(s, 4, sked_schedule_status_name(a->status)) |
-         sqlite3_bind_int64(s, 5, a->added) | bind_text(s, 6, a->last_error) |
-         bind_time(s, 7, a->updated_at) | bind_time(s, 8, a->expect);
-    rc = sked__sqlite_exec(c, s, rc, "advancing a schedule", err);
-    if (rc != 0)
-        return rc;
-    *applied = sqlite3_changes(sked__sqlite_db(c)) > 0;
+    return bind_text(s, base + 1, a->name) | bind_time(s, base + 2, a->cursor) |
+           bind_time(s, base + 3, a->next) |
+           bind_text(s, base + 4, sked_schedule_status_name(a->status)) |
+           sqlite3_bind_int64(s, base + 5, a->added) |
+           bind_text(s, base + 6, a->last_error) |
+           bind_time(s, base + 7, a->updated_at) |
+           bind_time(s, base + 8, a->expect);
+}
+
+static int advance_done(sked__tx *c, size_t i, bool changed, void *ctx,
+                        sked_error *err)
+{
+    (void) c;
+    (void) err;
+    ((struct advance_rows *) ctx)->applied[i] = changed;
     return 0;
 }
 
-/* One prepared statement run per row: in-process, so no round trips to
- * save by a set-based statement. */
 int sked__sqlite_schedule_advance(sked__tx *c, const sked__advance *a, size_t n,
                                   bool *applied, sked_error *err)
 {
-    int rc = 0;
+    struct advance_rows rows = {a, applied};
+    sked__sqlite_batch b = {.one = sched_sql[S_ADVANCE],
+                            .many = sched_sql[S_ADVANCE_MANY],
+                            .params = 8,
+                            .bind = advance_bind,
+                            .done = advance_done,
+                            .ctx = &rows,
+                            .what = "advancing schedules"};
 
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = advance_one(c, &a[i], &applied[i], err);
-    return rc;
+    return sked__sqlite_write_rows(c, &b, n, err);
 }

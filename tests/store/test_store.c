@@ -25,8 +25,8 @@
 #include "store/store.h"
 
 /* The schema version of this binary: the migrations in src/store/schema. */
-#define SCHEMA_LATEST   3
-#define SCHEMA_LATEST_S "3"
+#define SCHEMA_LATEST   4
+#define SCHEMA_LATEST_S "4"
 
 static char db_url[1024];
 static char tmp_dir[256];
@@ -547,6 +547,129 @@ static void test_concurrency_key(void **state)
     assert_true(created[0] && created[1]);
 }
 
+/* The store writes runs many to a statement; a statement where some runs
+ * already exist or are refused by the active-key index must still tell
+ * each run's fate, and write run.created for exactly the runs created,
+ * each event's id the one stored. 130 runs: batches with existing runs,
+ * one with a refused run, one whole, and a tail. */
+static void test_runs_create_lenient_batches(void **state)
+{
+    enum { N = 130 };
+    sked_store *st = *state;
+    static char ids[N][16];
+    sked_run_new runs[N], holder = run("holder", "schedule:morning");
+    sked_run_insert_state got[N];
+    sked_event *ev = NULL, *stored = NULL;
+    size_t nev = 0, nstored = 0, k = 0;
+    bool created[1];
+    sked_error err;
+
+    for (int i = 0; i < N; i++) {
+        snprintf(ids[i], sizeof ids[i], "run-%03d", i);
+        runs[i] = run(ids[i], i == 70 ? "schedule:morning" : NULL);
+    }
+    assert_int_equal(sked__store_runs_insert(st, &holder, 1, created, NULL), 0);
+    for (int i = 0; i < N; i++)
+        if ((i >= 10 && i < 20) || (i >= 45 && i <= 50))
+            assert_int_equal(
+                sked__store_runs_insert(st, &runs[i], 1, created, NULL), 0);
+    if (sked__store_runs_create(st, runs, N, false, got, &ev, &nev, &err) != 0)
+        fail_msg("runs_create: %s", err.msg);
+    for (int i = 0; i < N; i++) {
+        sked_run_insert_state want = SKED_RUN_INSERTED;
+        if ((i >= 10 && i < 20) || (i >= 45 && i <= 50))
+            want = SKED_RUN_EXISTED;
+        else if (i == 70)
+            want = SKED_RUN_REFUSED;
+        if (got[i] != want)
+            fail_msg("run %d: state %d, want %d", i, got[i], want);
+    }
+    assert_int_equal(count("runs"), 1 + N - 1);
+    /* One run.created per run created, in the runs' order, each with the
+     * id and subject the log holds. */
+    assert_int_equal(nev, N - 16 - 1);
+    assert_int_equal(
+        sked__store_event_list(st, 0, 1000, &stored, &nstored, NULL), 0);
+    assert_int_equal(nstored, nev);
+    for (int i = 0; i < N; i++) {
+        if (got[i] != SKED_RUN_INSERTED)
+            continue;
+        assert_string_equal(ev[k].type, "run.created");
+        assert_string_equal(ev[k].subject, ids[i]);
+        assert_true(ev[k].id == stored[k].id);
+        assert_string_equal(stored[k].subject, ids[i]);
+        assert_string_equal(stored[k].payload, ev[k].payload);
+        k++;
+    }
+    sked__events_free(ev, nev);
+    sked__events_free(stored, nstored);
+}
+
+/* The firing transaction reads and moves schedules many to a statement:
+ * among 70 names, every third has no schedule; the others each fire one
+ * run and move their cursor. */
+static int decide_one(void *ctx, const sked_schedule *s, int64_t active,
+                      sked_firing *out)
+{
+    sked_time occ = *(const sked_time *) ctx;
+    char id[SKED_RUN_ID_MAX];
+
+    (void) active;
+    snprintf(id, sizeof id, "fire-%s", s->name);
+    out->runs = calloc(1, sizeof *out->runs);
+    if (!out->runs || !(out->runs[0].id = strdup(id)))
+        return SKED_ENOMEM;
+    out->runs[0].workflow = s->workflow;
+    out->runs[0].schedule = s->name;
+    out->runs[0].scheduled_for = occ;
+    out->runs[0].not_before = SKED_TIME_NONE;
+    out->nruns = 1;
+    out->cursor = occ;
+    out->next_fire_at = occ + 3600 * SKED_USEC_PER_SEC;
+    out->status = SKED_SCHEDULE_ACTIVE;
+    return 0;
+}
+
+static void test_fire_many(void **state)
+{
+    enum { N = 70 };
+    sked_store *st = *state;
+    static char names[N][16];
+    const char *list[N];
+    sked_firing f[N];
+    sked_time occ = T("2026-01-10T12:00:00Z");
+    sked_event *ev = NULL;
+    size_t nev = 0;
+    sked_error err;
+
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "s%02d", i);
+        list[i] = names[i];
+        if (i % 3 != 0)
+            create(st, names[i], "0 * * * *");
+    }
+    memset(f, 0, sizeof f);
+    if (sked__store_fire(st, list, N, decide_one, &occ, f, &ev, &nev, &err) !=
+        0)
+        fail_msg("fire: %s", err.msg);
+    for (int i = 0; i < N; i++) {
+        sked_schedule s;
+        assert_int_equal(f[i].found, i % 3 != 0);
+        assert_int_equal(f[i].created, i % 3 != 0);
+        sked__firing_done(&f[i]);
+        if (i % 3 == 0)
+            continue;
+        assert_int_equal(sked__store_schedule_get(st, names[i], &s, NULL), 0);
+        assert_true(s.last_fired_at == occ);
+        assert_true(s.next_fire_at == occ + 3600 * SKED_USEC_PER_SEC);
+        assert_int_equal(s.runs_created, 1);
+        sked_schedule_done(&s);
+    }
+    sked__events_free(ev, nev);
+    assert_int_equal(count("runs"), N - (N + 2) / 3);
+    assert_int_equal(nev, N - (N + 2) / 3);
+}
+
 static void test_runs_bad_input(void **state)
 {
     sked_store *st = *state;
@@ -713,6 +836,8 @@ int main(void)
         T_(test_apply_all_or_nothing),
         T_(test_runs_insert_if_absent),
         T_(test_concurrency_key),
+        T_(test_runs_create_lenient_batches),
+        T_(test_fire_many),
         T_(test_runs_bad_input),
         T_(test_threads),
         T_(test_run_ids),
