@@ -73,6 +73,15 @@ typedef struct sked__sqlite_list {
 int sked__sqlite_collect(sked__tx *c, sqlite3_stmt *s, sked__sqlite_list *l,
                          sked_error *err);
 
+/* The active runs (pending, waiting, running), in the very words of the
+ * partial indexes over them (schema/sqlite/0004_fire_rate.sql), which is
+ * how SQLite's planner knows such an index applies. COL: the status
+ * column, qualified or not. Written with an IN of two: a longer constant
+ * list makes SQLite build a b-tree of it for every row an index's
+ * predicate is checked on. */
+#define SKED__SQLITE_ACTIVE(col)                                               \
+    "(" col " IN ('pending', 'waiting') OR " col " = 'running')"
+
 /* ---- batches ----------------------------------------------------------
  *
  * A statement costs SQLite about as much to start and finish (a cursor

@@ -11,8 +11,6 @@
 #include "base/error.h"
 #include "store/sqlite.h"
 
-#define ACTIVE "('pending', 'running', 'waiting')"
-
 enum queue_stmt {
     Q_LOADS,
     Q_PUT,
@@ -52,8 +50,8 @@ static const char *const queue_sql[Q_COUNT] = {
         "coalesce(rate_period_us, 0) AS p, 0 AS pending, 0 AS running "
         "FROM queues UNION ALL SELECT queue, 0, 0, 0, 0, "
         "sum(status <> 'running'), sum(status = 'running') FROM runs "
-        "WHERE status IN " ACTIVE " GROUP BY queue) "
-        "GROUP BY name ORDER BY name",
+        "WHERE " SKED__SQLITE_ACTIVE("status") " GROUP BY queue) "
+                                               "GROUP BY name ORDER BY name",
     [Q_WF_REGISTER] = "INSERT INTO workflow_versions (workflow, version, "
                       "definition, registered_at) VALUES (?1, ?2, ?3, ?4) "
                       "ON CONFLICT (workflow, version) DO UPDATE SET "

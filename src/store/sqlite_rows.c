@@ -68,7 +68,7 @@ static const char *const rows_sql[S_COUNT] = {
         RUN_INSERT(SKED__SQLITE_ROWS32(RUN_ROW), "DO NOTHING"),
     [S_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
     [S_RUNS_ACTIVE] = "SELECT count(*) FROM runs WHERE schedule = ?1 "
-                      "AND status IN ('pending', 'running', 'waiting')",
+                      "AND " SKED__SQLITE_ACTIVE("status"),
 };
 
 /* Return the cached statement ID of C in *out. */
