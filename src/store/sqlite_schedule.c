@@ -27,6 +27,8 @@ enum sched_stmt {
     S_HEADS_COUNT,
     S_ADVANCE,
     S_ADVANCE_MANY,
+    S_MOVE,
+    S_MOVE_MANY,
     S_LOCK_MANY,
     S_COUNT
 };
@@ -39,14 +41,19 @@ enum sched_stmt {
 #define ADVANCE_ROW "(?, ?, ?, ?, ?, ?, ?, ?)"
 
 /* Move the cursors of ROWS (ADVANCE_ROW, once or more), each a
- * compare-and-set on last_fired_at. */
-#define ADVANCE(rows)                                                          \
+ * compare-and-set on last_fired_at; MORE: more columns to set. */
+#define MOVE(rows, more)                                                       \
     "UPDATE schedules SET last_fired_at = v.column2, "                         \
     "next_fire_at = v.column3, status = v.column4, "                           \
-    "runs_created = runs_created + v.column5, "                                \
-    "last_error = coalesce(v.column6, last_error), "                           \
-    "updated_at = coalesce(v.column7, updated_at) FROM (VALUES " rows          \
+    "runs_created = runs_created + v.column5" more " FROM (VALUES " rows       \
     ") AS v WHERE name = v.column1 AND last_fired_at IS v.column8"
+
+/* The same, setting last_error and updated_at too (a schedule disabled).
+ * A plain move leaves them out: naming updated_at, even to keep its
+ * value, makes SQLite rewrite the row's schedules_updated entry. */
+#define ADVANCE(rows)                                                          \
+    MOVE(rows, ", last_error = coalesce(v.column6, last_error), "              \
+               "updated_at = coalesce(v.column7, updated_at)")
 
 static const char *const sched_sql[S_COUNT] = {
     [S_SCHED_GET] = "SELECT " SCHED_COLS " FROM schedules WHERE name = ?1",
@@ -97,6 +104,8 @@ static const char *const sched_sql[S_COUNT] = {
                       "LIMIT ?2)",
     [S_ADVANCE] = ADVANCE(ADVANCE_ROW),
     [S_ADVANCE_MANY] = ADVANCE(SKED__SQLITE_ROWS32(ADVANCE_ROW)),
+    [S_MOVE] = MOVE(ADVANCE_ROW, ""),
+    [S_MOVE_MANY] = MOVE(SKED__SQLITE_ROWS32(ADVANCE_ROW), ""),
     [S_LOCK_MANY] = "SELECT " SCHED_COLS " FROM schedules WHERE name IN "
                     "(" SKED__SQLITE_ROWS32("?") ")",
 };
@@ -435,17 +444,20 @@ int sked__sqlite_schedule_lock(sked__tx *c, const char *const *names, size_t n,
     return 0;
 }
 
-/* The cursor moves of an advance and which of them held. */
+/* Some cursor moves of an advance (those of IDX, in order) and which of
+ * them held. */
 struct advance_rows {
     const sked__advance *a;
     bool *applied;
+    const size_t *idx; /* the moves' indexes in a */
 };
 
 /* Bind cursor move I of CTX (a struct advance_rows) to S from parameter
  * BASE + 1. */
 static int advance_bind(sqlite3_stmt *s, int base, size_t i, const void *ctx)
 {
-    const sked__advance *a = &((const struct advance_rows *) ctx)->a[i];
+    const struct advance_rows *rows = ctx;
+    const sked__advance *a = &rows->a[rows->idx[i]];
 
     return bind_text(s, base + 1, a->name) | bind_time(s, base + 2, a->cursor) |
            bind_time(s, base + 3, a->next) |
@@ -459,23 +471,45 @@ static int advance_bind(sqlite3_stmt *s, int base, size_t i, const void *ctx)
 static int advance_done(sked__tx *c, size_t i, bool changed, void *ctx,
                         sked_error *err)
 {
+    struct advance_rows *rows = ctx;
+
     (void) c;
     (void) err;
-    ((struct advance_rows *) ctx)->applied[i] = changed;
+    rows->applied[rows->idx[i]] = changed;
     return 0;
 }
 
+/* The plain moves first, then those that also set last_error or
+ * updated_at (disables), each kind by its own statement. */
 int sked__sqlite_schedule_advance(sked__tx *c, const sked__advance *a, size_t n,
                                   bool *applied, sked_error *err)
 {
-    struct advance_rows rows = {a, applied};
-    sked__sqlite_batch b = {.one = sched_sql[S_ADVANCE],
-                            .many = sched_sql[S_ADVANCE_MANY],
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx), moves = 0, k = n;
+    struct advance_rows rows = {a, applied, idx};
+    sked__sqlite_batch b = {.one = sched_sql[S_MOVE],
+                            .many = sched_sql[S_MOVE_MANY],
                             .params = 8,
                             .bind = advance_bind,
                             .done = advance_done,
                             .ctx = &rows,
                             .what = "advancing schedules"};
+    int rc;
 
-    return sked__sqlite_write_rows(c, &b, n, err);
+    if (!idx)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (!a[i].last_error && a[i].updated_at == SKED_TIME_NONE)
+            idx[moves++] = i;
+        else
+            idx[--k] = i;
+    }
+    rc = sked__sqlite_write_rows(c, &b, moves, err);
+    if (rc == 0 && moves < n) {
+        rows.idx = idx + moves;
+        b.one = sched_sql[S_ADVANCE];
+        b.many = sched_sql[S_ADVANCE_MANY];
+        rc = sked__sqlite_write_rows(c, &b, n - moves, err);
+    }
+    free(idx);
+    return rc;
 }

@@ -606,8 +606,9 @@ static void test_runs_create_lenient_batches(void **state)
 }
 
 /* The firing transaction reads and moves schedules many to a statement:
- * among 70 names, every third has no schedule; the others each fire one
- * run and move their cursor. */
+ * among 100 names, every third has no schedule, every third is disabled
+ * by its decision (an expression that no longer loads), and the rest
+ * each fire one run and move their cursor. */
 static int decide_one(void *ctx, const sked_schedule *s, int64_t active,
                       sked_firing *out)
 {
@@ -615,6 +616,10 @@ static int decide_one(void *ctx, const sked_schedule *s, int64_t active,
     char id[SKED_RUN_ID_MAX];
 
     (void) active;
+    if (atoi(s->name + 1) % 3 == 1) {
+        out->disable = strdup("the expression no longer loads");
+        return out->disable ? 0 : SKED_ENOMEM;
+    }
     snprintf(id, sizeof id, "fire-%s", s->name);
     out->runs = calloc(1, sizeof *out->runs);
     if (!out->runs || !(out->runs[0].id = strdup(id)))
@@ -632,22 +637,23 @@ static int decide_one(void *ctx, const sked_schedule *s, int64_t active,
 
 static void test_fire_many(void **state)
 {
-    enum { N = 70 };
+    enum { N = 100 };
     sked_store *st = *state;
     static char names[N][16];
     const char *list[N];
     sked_firing f[N];
     sked_time occ = T("2026-01-10T12:00:00Z");
     sked_event *ev = NULL;
-    size_t nev = 0;
+    size_t nev = 0, fired = 0, disabled = 0;
     sked_error err;
 
     for (int i = 0; i < N; i++) {
-        snprintf(names[i], sizeof names[i], "s%02d", i);
+        snprintf(names[i], sizeof names[i], "s%03d", i);
         list[i] = names[i];
         if (i % 3 != 0)
             create(st, names[i], "0 * * * *");
     }
+    vclock.t += 60 * SKED_USEC_PER_SEC;
     memset(f, 0, sizeof f);
     if (sked__store_fire(st, list, N, decide_one, &occ, f, &ev, &nev, &err) !=
         0)
@@ -655,19 +661,37 @@ static void test_fire_many(void **state)
     for (int i = 0; i < N; i++) {
         sked_schedule s;
         assert_int_equal(f[i].found, i % 3 != 0);
-        assert_int_equal(f[i].created, i % 3 != 0);
+        assert_int_equal(f[i].created, i % 3 == 2);
         sked__firing_done(&f[i]);
         if (i % 3 == 0)
             continue;
         assert_int_equal(sked__store_schedule_get(st, names[i], &s, NULL), 0);
-        assert_true(s.last_fired_at == occ);
-        assert_true(s.next_fire_at == occ + 3600 * SKED_USEC_PER_SEC);
-        assert_int_equal(s.runs_created, 1);
+        if (i % 3 == 1) {
+            disabled++;
+            assert_int_equal(s.status, SKED_SCHEDULE_DISABLED);
+            assert_string_equal(s.last_error, "the expression no longer loads");
+            assert_true(s.next_fire_at == SKED_TIME_NONE);
+            assert_true(s.last_fired_at == SKED_TIME_NONE);
+            assert_true(s.updated_at == vclock.t);
+        } else {
+            fired++;
+            assert_int_equal(s.status, SKED_SCHEDULE_ACTIVE);
+            assert_null(s.last_error);
+            assert_true(s.last_fired_at == occ);
+            assert_true(s.next_fire_at == occ + 3600 * SKED_USEC_PER_SEC);
+            assert_int_equal(s.runs_created, 1);
+            assert_true(s.updated_at < vclock.t); /* a move is no change */
+        }
         sked_schedule_done(&s);
     }
+    assert_int_equal(disabled, 33);
+    assert_int_equal(fired, 33);
+    assert_int_equal(count("runs"), (long long) fired);
+    assert_int_equal(nev, fired + disabled);
+    for (size_t k = 0; k < nev; k++)
+        assert_true(strcmp(ev[k].type, "run.created") == 0 ||
+                    strcmp(ev[k].type, "schedule.disabled") == 0);
     sked__events_free(ev, nev);
-    assert_int_equal(count("runs"), N - (N + 2) / 3);
-    assert_int_equal(nev, N - (N + 2) / 3);
 }
 
 static void test_runs_bad_input(void **state)
