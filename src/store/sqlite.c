@@ -155,7 +155,7 @@ static int conn_setup(struct sked__tx *c, sked_error *err)
 {
     struct sked__backend *b = c->b;
     sqlite3_stmt *st = NULL;
-    char sync[64];
+    char sync[128];
     int rc;
 
     sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
@@ -175,8 +175,16 @@ static int conn_setup(struct sked__tx *c, sked_error *err)
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW)
         return fail(b, c->db, rc, "opening", err);
+    /* A page cache of 16 MiB instead of SQLite's 2 MiB: a firing writes
+     * the tails of the runs table, its indexes and the events, and reads
+     * schedules in name order; with 2 MiB those pages were read back
+     * from the file over and over (a sixth of a firing's time, in the
+     * kernel). Measured on 100,000 occurrences at once: 64 MiB did no
+     * better than 16. The cache fills only as pages are read, so an
+     * idle connection of the pool stays small. */
     (void) snprintf(sync, sizeof sync,
-                    "PRAGMA synchronous = %s; PRAGMA foreign_keys = ON",
+                    "PRAGMA synchronous = %s; PRAGMA foreign_keys = ON; "
+                    "PRAGMA cache_size = -16384",
                     b->sync_normal ? "NORMAL" : "FULL");
     rc = sqlite3_exec(c->db, sync, NULL, NULL, NULL);
     if (rc != SQLITE_OK)
