@@ -2,12 +2,14 @@
 /* New runs and the event log on SQLite (store_ops.h), the rows that
  * firings, triggers and every change write beside their schedules.
  *
- * A batch of runs goes one prepared statement run per row (in-process:
- * no round trips to save). The strict insert fails on an active run that
- * holds the same concurrency key; the lenient one lets that row go and
- * tells, per row, whether it was inserted, existed or was refused. A
- * run's queue is resolved in SQL (RUN_QUEUE). The statements are cached
- * per connection by sqlite.c; execution's SQL is in sqlite_run.c. */
+ * The strict insert of runs (triggers) goes a statement per run and
+ * fails on an active run that holds the same concurrency key. The lenient
+ * one (firings, backfills) goes SKED__SQLITE_BATCH runs to a statement
+ * (sqlite.h, "batches"), lets a refused run go and tells, per run,
+ * whether it was inserted, existed or was refused. Events are appended
+ * the same way. A run's queue is resolved in SQL (RUN_INSERT). The
+ * statements are cached per connection by sqlite.c; execution's SQL is
+ * in sqlite_run.c. */
 #include "store/sqlite_rows.h"
 
 #include <stdlib.h>

@@ -6,8 +6,10 @@
  *
  * A schedule row is bound and read in SKED__SCHEDULE_COLUMNS order; its
  * enumerations are stored as their API words. BEGIN IMMEDIATE already
- * serialises every writer, so "locking" rows is reading them. The
- * statements are cached per connection by sqlite.c. */
+ * serialises every writer, so "locking" rows is reading them. A firing's
+ * reads and cursor moves go SKED__SQLITE_BATCH schedules to a statement
+ * (sqlite.h, "batches"). The statements are cached per connection by
+ * sqlite.c. */
 #include "store/sqlite_schedule.h"
 
 #include <stdlib.h>
@@ -403,6 +405,18 @@ int sked__sqlite_schedule_heads(sked__tx *c, sked_time since,
     return rc;
 }
 
+/* Append to L the schedules S reads, once its parameters are bound
+ * (BOUND: the bind calls' codes or-ed together). */
+static int read_locked(sked__tx *c, sqlite3_stmt *s, int bound,
+                       sked__sqlite_list *l, sked_error *err)
+{
+    if (bound != SQLITE_OK) {
+        sked__sqlite_done(s);
+        return sked__sqlite_fail(c, bound, "reading schedules", err);
+    }
+    return sked__sqlite_collect(c, s, l, err);
+}
+
 /* BEGIN IMMEDIATE took the write lock: the rows cannot move. They are
  * read SKED__SQLITE_BATCH names to a statement; a name without a row is
  * left out. */
@@ -422,18 +436,14 @@ int sked__sqlite_schedule_lock(sked__tx *c, const char *const *names, size_t n,
         rc = stmt(c, S_LOCK_MANY, &s, err);
         for (int j = 0; rc == 0 && j < SKED__SQLITE_BATCH; j++)
             bound |= bind_text(s, j + 1, names[i + (size_t) j]);
-        if (rc == 0 && bound != SQLITE_OK)
-            rc = sked__sqlite_fail(c, bound, "reading schedules", err);
         if (rc == 0)
-            rc = sked__sqlite_collect(c, s, &l, err);
+            rc = read_locked(c, s, bound, &l, err);
     }
     for (; rc == 0 && i < n; i++) {
         sqlite3_stmt *s = NULL;
         rc = stmt(c, S_SCHED_GET, &s, err);
-        if (rc == 0 && (rc = bind_text(s, 1, names[i])) != SQLITE_OK)
-            rc = sked__sqlite_fail(c, rc, "reading schedules", err);
         if (rc == 0)
-            rc = sked__sqlite_collect(c, s, &l, err);
+            rc = read_locked(c, s, bind_text(s, 1, names[i]), &l, err);
     }
     if (rc != 0) {
         sked__schedules_free(l.v, l.n);
