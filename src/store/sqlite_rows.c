@@ -60,8 +60,10 @@ static const char *const rows_sql[S_COUNT] = {
                        "VALUES " EVENT_ROW,
     [S_EVENTS_APPEND] = "INSERT INTO events (type, subject, payload, at) "
                         "VALUES " SKED__SQLITE_ROWS32(EVENT_ROW),
-    [S_EVENT_LIST] = "SELECT id, type, subject, payload, at FROM events "
-                     "WHERE id > ?1 ORDER BY id LIMIT ?2",
+    /* In parentheses: clang takes two literals among macros for a
+     * missing comma. */
+    [S_EVENT_LIST] = ("SELECT id, type, subject, payload, at FROM events "
+                      "WHERE id > ?1 ORDER BY id LIMIT ?2"),
     [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1",
     /* No conflict target: DO NOTHING covers the id and the active-key
      * index alike; the done function tells them apart. */
