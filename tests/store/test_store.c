@@ -605,6 +605,97 @@ static void test_runs_create_lenient_batches(void **state)
     sked__events_free(stored, nstored);
 }
 
+/* The same on random mixes, against a model: 40 rounds, each a batch of
+ * 0 to 150 runs of which some exist already (inserted in an earlier
+ * round) and some carry a concurrency key an active run holds; every
+ * third round is all new runs. Every run's fate, the number of rows, and the
+ * run.created events (one per run created, in order, ids as stored) must match
+ * the model. */
+static void test_runs_create_random(void **state)
+{
+    enum { MAX = 150, KEYS = 5 };
+    sked_store *st = *state;
+    static char ids[MAX][24], keys[KEYS][24];
+    static bool stored[40 * MAX];
+    sked_run_new runs[MAX];
+    sked_run_insert_state got[MAX], want[MAX];
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    long long rows = 0;
+    int64_t last_id = 0; /* the log's last event */
+
+    for (int k = 0; k < KEYS; k++) {
+        sked_run_new holder;
+        bool created;
+        char hid[24];
+        snprintf(keys[k], sizeof keys[k], "key-%d", k);
+        snprintf(hid, sizeof hid, "holder-%d", k);
+        holder = run(hid, keys[k]);
+        assert_int_equal(
+            sked__store_runs_insert(st, &holder, 1, &created, NULL), 0);
+        rows++;
+    }
+    for (int round = 0; round < 40; round++) {
+        sked_event *ev = NULL, *log = NULL;
+        size_t nev = 0, nlog = 0, k = 0, n, made = 0;
+        sked_error err;
+
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        n = (size_t) (seed >> 33) % (MAX + 1);
+        for (size_t i = 0; i < n; i++) {
+            /* ids from a pool of 40 * MAX, so rounds meet earlier runs */
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            size_t pick = (size_t) (seed >> 33) % (40 * MAX);
+            /* every third round all new: whole batches of a statement */
+            bool fresh = round % 3 == 0;
+            bool keyed = !fresh && (seed >> 20) % 13 == 0;
+            bool dup = false;
+            snprintf(ids[i], sizeof ids[i], "r-%d", (int) pick);
+            for (size_t j = 0; j < i; j++)
+                dup |= strcmp(ids[j], ids[i]) == 0;
+            if (fresh || dup) /* a new id, never in the pool */
+                snprintf(ids[i], sizeof ids[i], "u-%d-%zu", round, i);
+            runs[i] = run(ids[i], keyed ? keys[(seed >> 8) % KEYS] : NULL);
+            if (ids[i][0] == 'r' && stored[pick])
+                want[i] = SKED_RUN_EXISTED;
+            else if (keyed)
+                want[i] = SKED_RUN_REFUSED;
+            else
+                want[i] = SKED_RUN_INSERTED;
+        }
+        if (sked__store_runs_create(st, runs, n, false, got, &ev, &nev, &err) !=
+            0)
+            fail_msg("round %d: %s", round, err.msg);
+        for (size_t i = 0; i < n; i++) {
+            if (got[i] != want[i])
+                fail_msg("round %d, run %zu (%s): state %d, want %d", round, i,
+                         ids[i], got[i], want[i]);
+            if (want[i] != SKED_RUN_INSERTED)
+                continue;
+            made++;
+            if (ids[i][0] == 'r')
+                stored[atoi(ids[i] + 2)] = true;
+        }
+        rows += (long long) made;
+        assert_int_equal(count("runs"), rows);
+        assert_int_equal(nev, made);
+        assert_int_equal(
+            sked__store_event_list(st, last_id, 1000, &log, &nlog, NULL), 0);
+        assert_int_equal(nlog, made);
+        for (size_t i = 0; i < n; i++) {
+            if (want[i] != SKED_RUN_INSERTED)
+                continue;
+            assert_string_equal(ev[k].subject, ids[i]);
+            assert_true(ev[k].id == log[k].id);
+            assert_string_equal(log[k].subject, ids[i]);
+            k++;
+        }
+        if (nev > 0)
+            last_id = ev[nev - 1].id;
+        sked__events_free(ev, nev);
+        sked__events_free(log, nlog);
+    }
+}
+
 /* The firing transaction reads and moves schedules many to a statement:
  * among 100 names, every third has no schedule, every third is disabled
  * by its decision (an expression that no longer loads), and the rest
@@ -861,6 +952,7 @@ int main(void)
         T_(test_runs_insert_if_absent),
         T_(test_concurrency_key),
         T_(test_runs_create_lenient_batches),
+        T_(test_runs_create_random),
         T_(test_fire_many),
         T_(test_runs_bad_input),
         T_(test_threads),
