@@ -132,8 +132,8 @@ int sked__pg_rows_runs_insert_lenient(sked__tx *tx, const sked_run_new *runs,
                                       size_t n, sked_time now,
                                       sked_run_insert_state *state,
                                       sked_error *err);
-int sked__pg_rows_runs_active(sked__tx *tx, const char *schedule, int64_t *out,
-                              sked_error *err);
+int sked__pg_rows_runs_active(sked__tx *tx, const char *const *schedules,
+                              size_t n, int64_t *counts, sked_error *err);
 int sked__pg_rows_db_clock(sked__tx *tx, sked_time *out, sked_error *err);
 int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
                                 int64_t *ids, sked_error *err);

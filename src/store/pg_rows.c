@@ -57,10 +57,13 @@ static const sked__pg_stmt RUNS_EXISTING = {
     SKED__PG_RUNS_EXISTING, 1,
     "SELECT id FROM runs WHERE id = ANY($1::text[])"};
 
+/* By the position of each schedule in $1 (from 1); a schedule without
+ * active runs has no row. */
 static const sked__pg_stmt RUNS_ACTIVE = {
     SKED__PG_RUNS_ACTIVE, 1,
-    "SELECT count(*) FROM runs WHERE schedule = $1 "
-    "AND status IN ('pending', 'running', 'waiting')"};
+    "SELECT u.i, count(*) FROM unnest($1::text[]) WITH ORDINALITY AS u(s, i) "
+    "JOIN runs r ON r.schedule = u.s "
+    "AND r.status IN ('pending', 'running', 'waiting') GROUP BY u.i"};
 
 static const char *trigger_name(sked_trigger t)
 {
@@ -359,16 +362,28 @@ int sked__pg_rows_runs_insert_lenient(sked__tx *tx, const sked_run_new *runs,
     return rc;
 }
 
-int sked__pg_rows_runs_active(sked__tx *tx, const char *schedule, int64_t *out,
-                              sked_error *err)
+int sked__pg_rows_runs_active(sked__tx *tx, const char *const *schedules,
+                              size_t n, int64_t *counts, sked_error *err)
 {
-    const char *params[1] = {schedule};
+    sked__pg_alit a = {0};
     PGresult *res;
-    int rc = sked__pg_exec(tx, &RUNS_ACTIVE, params, &res, err);
+    int rc;
 
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        counts[i] = 0;
+        sked__pg_alit_text(&a, schedules[i], i == 0);
+    }
+    sked__pg_alit_put(&a, "}", 1);
+    rc = sked__pg_alit_exec(tx, &RUNS_ACTIVE, &a, &res, err);
     if (rc < 0)
         return rc;
-    *out = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    for (int r = 0; r < PQntuples(res); r++) {
+        long long i = strtoll(PQgetvalue(res, r, 0), NULL, 10);
+        if (i >= 1 && (size_t) i <= n)
+            counts[i - 1] = strtoll(PQgetvalue(res, r, 1), NULL, 10);
+    }
     PQclear(res);
     return 0;
 }

@@ -13,6 +13,7 @@
 #include "store/sqlite_rows.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/error.h"
 #include "store/sqlite.h"
@@ -23,12 +24,19 @@ enum rows_stmt {
     S_RUNS_INSERT_LENIENT,
     S_RUN_EXISTS,
     S_RUNS_ACTIVE,
+    S_RUNS_ACTIVE_MANY,
     S_EVENT_APPEND,
     S_EVENTS_APPEND,
     S_EVENT_LIST,
     S_EVENT_PRUNE,
     S_COUNT
 };
+
+/* The active runs of the schedules NAMES ("?" once or more), by schedule
+ * (a schedule without any has no row). */
+#define RUNS_ACTIVE(names)                                                     \
+    "SELECT schedule, count(*) FROM runs WHERE schedule IN (" names ") "       \
+    "AND " SKED__SQLITE_ACTIVE("status") " GROUP BY schedule"
 
 /* An event's row (event_bind's order). */
 #define EVENT_ROW "(?, ?, ?, ?)"
@@ -71,8 +79,8 @@ static const char *const rows_sql[S_COUNT] = {
     [S_RUNS_INSERT_LENIENT] =
         RUN_INSERT(SKED__SQLITE_ROWS32(RUN_ROW), "DO NOTHING"),
     [S_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
-    [S_RUNS_ACTIVE] = "SELECT count(*) FROM runs WHERE schedule = ?1 "
-                      "AND " SKED__SQLITE_ACTIVE("status"),
+    [S_RUNS_ACTIVE] = RUNS_ACTIVE("?"),
+    [S_RUNS_ACTIVE_MANY] = RUNS_ACTIVE(SKED__SQLITE_ROWS32("?")),
 };
 
 /* Return the cached statement ID of C in *out. */
@@ -199,22 +207,45 @@ int sked__sqlite_rows_runs_insert_lenient(sked__tx *c, const sked_run_new *runs,
     return sked__sqlite_write_rows(c, &b, n, err);
 }
 
-int sked__sqlite_rows_runs_active(sked__tx *c, const char *schedule,
-                                  int64_t *out, sked_error *err)
+/* Count the active runs of schedules FROM to FROM + K - 1 of NAMES into
+ * COUNTS by S (bound here), matching its rows to the names it was given. */
+static int active_read(sked__tx *c, sqlite3_stmt *s, const char *const *names,
+                       size_t from, size_t k, int64_t *counts, sked_error *err)
 {
-    sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_RUNS_ACTIVE, &s, err);
+    int bound = SQLITE_OK, rc;
 
-    if (rc != 0)
-        return rc;
-    bind_text(s, 1, schedule);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
-        *out = sqlite3_column_int64(s, 0);
+    for (size_t j = 0; j < k; j++) {
+        counts[from + j] = 0;
+        bound |= bind_text(s, (int) j + 1, names[from + j]);
+    }
+    rc = bound == SQLITE_OK ? sqlite3_step(s) : bound;
+    for (; rc == SQLITE_ROW; rc = sqlite3_step(s)) {
+        const char *name = (const char *) sqlite3_column_text(s, 0);
+        for (size_t j = 0; name && j < k; j++)
+            if (strcmp(name, names[from + j]) == 0)
+                counts[from + j] = sqlite3_column_int64(s, 1);
+    }
     sked__sqlite_done(s);
-    if (rc != SQLITE_ROW)
+    if (rc != SQLITE_DONE)
         return sked__sqlite_fail(c, rc, "counting active runs", err);
     return 0;
+}
+
+int sked__sqlite_rows_runs_active(sked__tx *c, const char *const *schedules,
+                                  size_t n, int64_t *counts, sked_error *err)
+{
+    size_t i = 0;
+    int rc = 0;
+
+    while (rc == 0 && i < n) {
+        size_t k = n - i >= SKED__SQLITE_BATCH ? SKED__SQLITE_BATCH : 1;
+        sqlite3_stmt *s = NULL;
+        rc = stmt(c, k > 1 ? S_RUNS_ACTIVE_MANY : S_RUNS_ACTIVE, &s, err);
+        if (rc == 0)
+            rc = active_read(c, s, schedules, i, k, counts, err);
+        i += k;
+    }
+    return rc;
 }
 
 /* ---- events ------------------------------------------------------------ */

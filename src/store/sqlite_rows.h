@@ -14,8 +14,8 @@ int sked__sqlite_rows_runs_insert_lenient(sked__tx *c, const sked_run_new *runs,
                                           size_t n, sked_time now,
                                           sked_run_insert_state *state,
                                           sked_error *err);
-int sked__sqlite_rows_runs_active(sked__tx *c, const char *schedule,
-                                  int64_t *out, sked_error *err);
+int sked__sqlite_rows_runs_active(sked__tx *c, const char *const *schedules,
+                                  size_t n, int64_t *counts, sked_error *err);
 int sked__sqlite_rows_event_append(sked__tx *c, const char *type,
                                    const char *subject, const char *payload,
                                    sked_time at, sked_error *err);

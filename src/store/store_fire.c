@@ -288,13 +288,45 @@ static bool fire_is_noop(const sked_schedule *s, const sked_firing *f)
            f->next_fire_at == s->next_fire_at && f->status == s->status;
 }
 
-/* Decide the locked row S into F: how it fires, under the lock. */
-static int fire_decide(sked_store *st, sked__tx *tx, struct fire_arg *a,
-                       const sked_schedule *s, sked_firing *f, fire_kind *kind,
+/* Count into ACTIVE[r] the active runs of each locked row r whose
+ * overlap policy asks (not allow), in one call for the batch; 0 for the
+ * others. */
+static int fire_counts(sked_store *st, sked__tx *tx,
+                       const sked_schedule *locked, size_t n, int64_t *active,
                        sked_error *err)
 {
-    int64_t active = 0;
+    const char **names = malloc((n ? n : 1) * sizeof *names);
+    size_t *row = malloc((n ? n : 1) * sizeof *row), k = 0;
+    int64_t *counts = calloc(n ? n : 1, sizeof *counts);
     int rc = 0;
+
+    if (!names || !row || !counts)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t r = 0; rc == 0 && r < n; r++) {
+        active[r] = 0;
+        if (locked[r].status == SKED_SCHEDULE_ACTIVE &&
+            locked[r].overlap != SKED_OVERLAP_ALLOW) {
+            names[k] = locked[r].name;
+            row[k++] = r;
+        }
+    }
+    if (rc == 0 && k > 0)
+        rc = st->ops->runs_active(tx, names, k, counts, err);
+    for (size_t j = 0; rc == 0 && j < k; j++)
+        active[row[j]] = counts[j];
+    free(names);
+    free(row);
+    free(counts);
+    return rc;
+}
+
+/* Decide the locked row S, which has ACTIVE active runs (counted when
+ * its overlap policy is not allow), into F: how it fires, under the
+ * lock. */
+static int fire_decide(struct fire_arg *a, const sked_schedule *s,
+                       int64_t active, sked_firing *f, fire_kind *kind)
+{
+    int rc;
 
     *kind = FIRE_NONE;
     f->found = true;
@@ -303,10 +335,7 @@ static int fire_decide(sked_store *st, sked__tx *tx, struct fire_arg *a,
     f->next_fire_at = s->next_fire_at;
     if (s->status != SKED_SCHEDULE_ACTIVE)
         return 0;
-    if (s->overlap != SKED_OVERLAP_ALLOW)
-        rc = st->ops->runs_active(tx, s->name, &active, err);
-    if (rc == 0)
-        rc = a->decide(a->ctx, s, active, f);
+    rc = a->decide(a->ctx, s, active, f);
     if (rc != 0)
         return rc;
     f->found = true;
@@ -488,6 +517,7 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     struct fire_arg *a = arg;
     sked_schedule *locked = NULL;
     fire_row *rows = NULL;
+    int64_t *active = NULL;
     size_t nlocked = 0, nrows = 0;
     int rc;
 
@@ -496,15 +526,18 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
         sked__firing_done(&a->out[i]);
     a->now = sked__store_now(st);
     rc = st->ops->schedule_lock(tx, a->sorted, a->n, &locked, &nlocked, err);
-    if (rc == 0 && !(rows = calloc(nlocked ? nlocked : 1, sizeof *rows)))
+    if (rc == 0 && (!(rows = calloc(nlocked ? nlocked : 1, sizeof *rows)) ||
+                    !(active = calloc(nlocked ? nlocked : 1, sizeof *active))))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (rc == 0)
+        rc = fire_counts(st, tx, locked, nlocked, active, err);
     for (size_t r = 0; rc == 0 && r < nlocked; r++) {
         size_t i = index_of(a, locked[r].name);
         if (i >= a->n)
             continue;
         rows[nrows] = (fire_row){.s = &locked[r], .f = &a->out[i]};
-        rc = fire_decide(st, tx, a, &locked[r], &a->out[i], &rows[nrows].kind,
-                         err);
+        rc = fire_decide(a, &locked[r], active[r], &a->out[i],
+                         &rows[nrows].kind);
         nrows++;
     }
     if (rc == 0)
@@ -516,6 +549,7 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     if (rc == 0)
         rc = fire_cancel(st, tx, a, rows, nrows, err);
     free(rows);
+    free(active);
     sked__schedules_free(locked, nlocked);
     for (size_t i = 0; i < a->n; i++)
         forget_row(&a->out[i]);
@@ -645,7 +679,7 @@ static int active_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct active_arg *a = arg;
 
-    return st->ops->runs_active(tx, a->schedule, &a->n, err);
+    return st->ops->runs_active(tx, &a->schedule, 1, &a->n, err);
 }
 
 int sked__store_runs_active(sked_store *st, const char *schedule, int64_t *out,

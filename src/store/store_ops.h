@@ -261,9 +261,10 @@ struct sked__store_ops {
     int (*runs_insert_lenient)(sked__tx *tx, const sked_run_new *runs, size_t n,
                                sked_time now, sked_run_insert_state *state,
                                sked_error *err);
-    /* Count the active runs of SCHEDULE. */
-    int (*runs_active)(sked__tx *tx, const char *schedule, int64_t *out,
-                       sked_error *err);
+    /* Count the active runs of each of the N schedules SCHEDULES
+     * (distinct) into counts[i]. */
+    int (*runs_active)(sked__tx *tx, const char *const *schedules, size_t n,
+                       int64_t *counts, sked_error *err);
     /* The server's clock now (NULL for SQLite: the same host's clock). */
     int (*db_clock)(sked__tx *tx, sked_time *out, sked_error *err);
     /* Append the N events EV (their own type, subject, payload, at),

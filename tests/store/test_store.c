@@ -785,6 +785,75 @@ static void test_fire_many(void **state)
     sked__events_free(ev, nev);
 }
 
+/* The firing transaction counts the active runs of the schedules whose
+ * overlap policy needs them, for a whole batch at once: 70 schedules,
+ * every other one "overlap: skip", schedule i with i % 4 active runs and
+ * two finished ones; decide sees each count (and 0 for "allow"). */
+struct seen_active {
+    int64_t active[70];
+    int calls;
+};
+
+static int decide_count(void *ctx, const sked_schedule *s, int64_t active,
+                        sked_firing *out)
+{
+    struct seen_active *seen = ctx;
+
+    seen->active[atoi(s->name + 1)] = active;
+    seen->calls++;
+    out->cursor = s->last_fired_at;
+    out->next_fire_at = s->next_fire_at;
+    out->status = s->status;
+    return 0;
+}
+
+static void test_fire_counts_active(void **state)
+{
+    enum { N = 70 };
+    sked_store *st = *state;
+    static char names[N][16], ids[N][6][24];
+    const char *list[N];
+    sked_firing f[N];
+    struct seen_active seen = {{0}, 0};
+    sked_error err;
+
+    for (int i = 0; i < N; i++) {
+        sked_schedule s;
+        snprintf(names[i], sizeof names[i], "a%02d", i);
+        list[i] = names[i];
+        make(&s, names[i], "0 * * * *");
+        s.overlap = i % 2 ? SKED_OVERLAP_SKIP : SKED_OVERLAP_ALLOW;
+        if (sked__store_schedule_create(st, &s, &err) != 0)
+            fail_msg("create: %s", err.msg);
+        sked_schedule_done(&s);
+        for (int k = 0; k < i % 4 + 2; k++) {
+            sked_run_new r = run(ids[i][k], NULL);
+            bool created;
+            snprintf(ids[i][k], sizeof ids[i][k], "%s-%d", names[i], k);
+            r.id = ids[i][k];
+            r.schedule = names[i];
+            assert_int_equal(sked__store_runs_insert(st, &r, 1, &created, NULL),
+                             0);
+        }
+    }
+    /* The first two runs of every schedule are finished. */
+    assert_int_equal(raw("UPDATE runs SET status = 'completed' "
+                         "WHERE id LIKE '%-0' OR id LIKE '%-1'",
+                         NULL),
+                     0);
+    memset(f, 0, sizeof f);
+    if (sked__store_fire(st, list, N, decide_count, &seen, f, NULL, NULL,
+                         &err) != 0)
+        fail_msg("fire: %s", err.msg);
+    assert_int_equal(seen.calls, N);
+    for (int i = 0; i < N; i++) {
+        sked__firing_done(&f[i]);
+        if (seen.active[i] != (i % 2 ? i % 4 : 0))
+            fail_msg("schedule %s: %lld active, want %d", names[i],
+                     (long long) seen.active[i], i % 2 ? i % 4 : 0);
+    }
+}
+
 static void test_runs_bad_input(void **state)
 {
     sked_store *st = *state;
@@ -954,6 +1023,7 @@ int main(void)
         T_(test_runs_create_lenient_batches),
         T_(test_runs_create_random),
         T_(test_fire_many),
+        T_(test_fire_counts_active),
         T_(test_runs_bad_input),
         T_(test_threads),
         T_(test_run_ids),
