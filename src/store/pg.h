@@ -59,6 +59,7 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_CANCEL_ASK,
     SKED__PG_STEPS_LIST,
     SKED__PG_RUNS_LIST,
+    SKED__PG_RUNS_LIST_SCHEDULE,
     SKED__PG_QUEUE_PUT,
     SKED__PG_QUEUES_LIST,
     SKED__PG_WF_REGISTER,

@@ -202,15 +202,22 @@ static const sked__pg_stmt STEPS_LIST = {
     "SELECT " SKED__STEP_COLUMNS " FROM steps WHERE run_id = $1 "
     "ORDER BY started_at, step, compensation, attempt"};
 
+/* A page of runs, newest first, those of schedule $2 by SCHEDULE. */
+#define RUNS_LIST(schedule)                                                    \
+    "SELECT " SKED__RUN_COLUMNS " FROM runs WHERE " schedule " "               \
+    "AND ($1::text IS NULL OR status = $1) "                                   \
+    "AND ($3::text IS NULL OR workflow = $3) "                                 \
+    "AND ($5::text IS NULL OR created_at < $4::bigint "                        \
+    "OR (created_at = $4::bigint AND id < $5)) "                               \
+    "ORDER BY created_at DESC, id DESC LIMIT $6::bigint"
+
 static const sked__pg_stmt RUNS_LIST = {
-    SKED__PG_RUNS_LIST, 6,
-    "SELECT " SKED__RUN_COLUMNS " FROM runs "
-    "WHERE ($1::text IS NULL OR status = $1) "
-    "AND ($2::text IS NULL OR schedule = $2) "
-    "AND ($3::text IS NULL OR workflow = $3) "
-    "AND ($5::text IS NULL OR created_at < $4::bigint "
-    "OR (created_at = $4::bigint AND id < $5)) "
-    "ORDER BY created_at DESC, id DESC LIMIT $6::bigint"};
+    SKED__PG_RUNS_LIST, 6, RUNS_LIST("($2::text IS NULL OR schedule = $2)")};
+
+/* One schedule's runs: a generic plan walks runs_schedule (schedule,
+ * created_at, id) backwards, which "$2 IS NULL OR" would hide. */
+static const sked__pg_stmt RUNS_LIST_SCHEDULE = {SKED__PG_RUNS_LIST_SCHEDULE, 6,
+                                                 RUNS_LIST("schedule = $2")};
 
 /* ---- values --------------------------------------------------------------*/
 
@@ -853,5 +860,6 @@ int sked__pg_run_list(sked__tx *tx, const sked_run_filter *f, size_t limit,
         f->before_id,
         sked__pg_run_num((int64_t) limit, lim)};
 
-    return query_runs(tx, &RUNS_LIST, params, row_to_run, out, n, err);
+    return query_runs(tx, f->schedule ? &RUNS_LIST_SCHEDULE : &RUNS_LIST,
+                      params, row_to_run, out, n, err);
 }

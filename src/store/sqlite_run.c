@@ -51,8 +51,16 @@ enum run_stmt {
     R_CANCEL_ASK,
     R_STEPS_LIST,
     R_RUNS_LIST,
+    R_RUNS_LIST_SCHEDULE,
     R_COUNT
 };
+
+/* A page of runs, newest first, those of schedule ?2 by SCHEDULE. */
+#define RUNS_LIST(schedule)                                                    \
+    "SELECT " SKED__RUN_COLUMNS " FROM runs WHERE " schedule " "               \
+    "AND (?1 IS NULL OR status = ?1) AND (?3 IS NULL OR workflow = ?3) "       \
+    "AND (?5 IS NULL OR created_at < ?4 OR (created_at = ?4 AND id < ?5)) "    \
+    "ORDER BY created_at DESC, id DESC LIMIT ?6"
 
 static const char *const run_sql[R_COUNT] = {
     /* A serial run goes only as the first active run of its key, with
@@ -151,13 +159,10 @@ static const char *const run_sql[R_COUNT] = {
     [R_STEPS_LIST] = "SELECT " SKED__STEP_COLUMNS " FROM steps "
                      "WHERE run_id = ?1 "
                      "ORDER BY started_at, step, compensation, attempt",
-    [R_RUNS_LIST] = "SELECT " SKED__RUN_COLUMNS " FROM runs "
-                    "WHERE (?1 IS NULL OR status = ?1) "
-                    "AND (?2 IS NULL OR schedule = ?2) "
-                    "AND (?3 IS NULL OR workflow = ?3) "
-                    "AND (?5 IS NULL OR created_at < ?4 "
-                    "OR (created_at = ?4 AND id < ?5)) "
-                    "ORDER BY created_at DESC, id DESC LIMIT ?6",
+    [R_RUNS_LIST] = RUNS_LIST("(?2 IS NULL OR schedule = ?2)"),
+    /* One schedule's runs: the planner walks runs_schedule (schedule,
+     * created_at, id) backwards, which "?2 IS NULL OR" would hide. */
+    [R_RUNS_LIST_SCHEDULE] = RUNS_LIST("schedule = ?2"),
 };
 
 /* Return the cached statement ID of C in *out. */
@@ -734,7 +739,7 @@ int sked__sqlite_run_list(sked__tx *c, const sked_run_filter *f, size_t limit,
                           sked_run **out, size_t *n, sked_error *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = stmt(c, R_RUNS_LIST, &s, err);
+    int rc = stmt(c, f->schedule ? R_RUNS_LIST_SCHEDULE : R_RUNS_LIST, &s, err);
 
     if (rc != 0)
         return rc;

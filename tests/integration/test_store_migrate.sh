@@ -145,6 +145,12 @@ check "active runs of a serial key use runs_serial" \
              AND (status IN ('pending', 'waiting') OR status = 'running')
              ORDER BY coalesce(scheduled_for, created_at), id LIMIT 1")"
 
+check "a schedule's runs are listed from runs_schedule, newest first" \
+    "SEARCH runs USING INDEX runs_schedule (schedule=?)" \
+    "$(plan "SELECT id FROM runs WHERE schedule = 'nightly'
+             AND (NULL IS NULL OR status = NULL)
+             ORDER BY created_at DESC, id DESC LIMIT 50")"
+
 # sked reads the migrated rows.
 run --db "sqlite:$db" run get r-running --json
 check "sked reads a migrated run with its steps" "0 2" \
