@@ -5,7 +5,8 @@
 -- runs_schedule: now (schedule, created_at, id), the order in which a
 --   schedule's runs are listed (newest first), so that listing them walks
 --   the index instead of every run; (schedule, scheduled_for) served no
---   query.
+--   query. Runs of no schedule (started through the API) are left out:
+--   nothing looks them up by schedule.
 --
 -- schedules_due (status, next_fire_at): dropped. The scheduler keeps the
 --   next occurrences in memory (src/sched/loop.c) and reads schedules by
@@ -13,4 +14,5 @@
 --   and an indexed column that changes rules out a heap-only (HOT) update.
 DROP INDEX schedules_due;
 DROP INDEX runs_schedule;
-CREATE INDEX runs_schedule ON runs (schedule, created_at, id);
+CREATE INDEX runs_schedule ON runs (schedule, created_at, id)
+    WHERE schedule IS NOT NULL;

@@ -6,7 +6,8 @@
 -- runs_schedule: now (schedule, created_at, id), the order in which a
 --   schedule's runs are listed (newest first), so that listing them walks
 --   the index instead of every run; (schedule, scheduled_for) served no
---   query.
+--   query. Runs of no schedule (started through the API) are left out:
+--   nothing looks them up by schedule.
 --
 -- schedules_due (status, next_fire_at): dropped. The scheduler keeps the
 --   next occurrences in memory (src/sched/loop.c) and reads schedules by
@@ -161,7 +162,8 @@ ALTER TABLE steps_new RENAME TO steps;
 CREATE UNIQUE INDEX runs_active_key ON runs (concurrency_key)
     WHERE concurrency_key IS NOT NULL
       AND (status IN ('pending', 'waiting') OR status = 'running');
-CREATE INDEX runs_schedule ON runs (schedule, created_at, id);
+CREATE INDEX runs_schedule ON runs (schedule, created_at, id)
+    WHERE schedule IS NOT NULL;
 CREATE INDEX runs_created ON runs (created_at);
 CREATE INDEX runs_ready ON runs (priority, not_before, created_at, id)
     WHERE status IN ('pending', 'waiting');
