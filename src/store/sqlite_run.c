@@ -20,6 +20,10 @@
 #include "base/error.h"
 #include "store/sqlite.h"
 
+/* Active runs, in the words of the partial indexes (sqlite.h). */
+#define ACTIVE   SKED__SQLITE_ACTIVE("status")
+#define O_ACTIVE SKED__SQLITE_ACTIVE("o.status")
+
 #define CAND_COLS                                                              \
     "id, workflow, workflow_version, queue, status, executor, priority, "      \
     "not_before, created_at, started_at"
@@ -73,13 +77,10 @@ static const char *const run_sql[R_COUNT] = {
         "AND (serial_key IS NULL OR (NOT EXISTS (SELECT 1 FROM runs o "
         "WHERE o.serial_key = r.serial_key AND o.status = 'running') "
         "AND (SELECT o.id FROM runs o WHERE o.serial_key = r.serial_key "
-        "AND " SKED__SQLITE_ACTIVE(
-            "o.status") " "
-                        "ORDER BY coalesce(o.scheduled_for, o.created_at), "
-                        "o.id LIMIT 1) "
-                        "= r.id)) "
-                        "ORDER BY priority, not_before, created_at, id LIMIT "
-                        "?5",
+        "AND " O_ACTIVE " "
+        "ORDER BY coalesce(o.scheduled_for, o.created_at), o.id LIMIT 1) "
+        "= r.id)) "
+        "ORDER BY priority, not_before, created_at, id LIMIT ?5",
     [R_CAND_EXPIRED] = "SELECT " CAND_COLS " FROM runs "
                        "WHERE status = 'running' AND lease_until < ?1 "
                        "AND " ROUTED " "
@@ -141,10 +142,8 @@ static const char *const run_sql[R_COUNT] = {
     [R_FAILURES_SET] = "UPDATE schedules SET consecutive_failures = ?2 "
                        "WHERE name = ?1",
     [R_RUN_GET] = "SELECT " SKED__RUN_COLUMNS " FROM runs WHERE id = ?1",
-    [R_RUNS_OF_SCHEDULE] =
-        "SELECT " SKED__RUN_COLUMNS " FROM runs "
-        "WHERE schedule = ?1 AND " SKED__SQLITE_ACTIVE("status") " "
-                                                                 "ORDER BY id",
+    [R_RUNS_OF_SCHEDULE] = "SELECT " SKED__RUN_COLUMNS " FROM runs "
+                           "WHERE schedule = ?1 AND " ACTIVE " ORDER BY id",
     [R_CANCEL_NOW] = "UPDATE runs SET status = 'cancelled', "
                      "finished_at = ?2, error = 'Cancelled.', "
                      "error_code = 'cancelled', executor = NULL, "
