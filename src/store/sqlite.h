@@ -99,6 +99,13 @@ int sked__sqlite_collect(sked__tx *c, sqlite3_stmt *s, sked__sqlite_list *l,
 #define SKED__SQLITE_ROWS32(r)                                                 \
     SKED__SQLITE_ROWS2(SKED__SQLITE_ROWS2(SKED__SQLITE_ROWS8(r)))
 
+/* How many of LEFT rows the next statement takes: a whole batch, or one
+ * (a batched statement comes in those two sizes). */
+static inline size_t sked__sqlite_chunk(size_t left)
+{
+    return left >= SKED__SQLITE_BATCH ? SKED__SQLITE_BATCH : 1;
+}
+
 /* Bind row I of CTX's rows to S, its parameters from BASE + 1 on; 0 or
  * the bind calls' codes or-ed together. */
 typedef int (*sked__sqlite_bind_fn)(sqlite3_stmt *s, int base, size_t i,

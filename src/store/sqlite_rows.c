@@ -238,7 +238,7 @@ int sked__sqlite_rows_runs_active(sked__tx *c, const char *const *schedules,
     int rc = 0;
 
     while (rc == 0 && i < n) {
-        size_t k = n - i >= SKED__SQLITE_BATCH ? SKED__SQLITE_BATCH : 1;
+        size_t k = sked__sqlite_chunk(n - i);
         sqlite3_stmt *s = NULL;
         rc = stmt(c, k > 1 ? S_RUNS_ACTIVE_MANY : S_RUNS_ACTIVE, &s, err);
         if (rc == 0)
@@ -326,7 +326,7 @@ int sked__sqlite_rows_events_append(sked__tx *c, const sked_event *ev, size_t n,
     int rc = 0;
 
     while (rc == 0 && i < n) {
-        size_t k = n - i >= SKED__SQLITE_BATCH ? SKED__SQLITE_BATCH : 1;
+        size_t k = sked__sqlite_chunk(n - i);
         sqlite3_stmt *s = NULL;
         int64_t changed = 0, last;
 

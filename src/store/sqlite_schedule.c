@@ -430,20 +430,16 @@ int sked__sqlite_schedule_lock(sked__tx *c, const char *const *names, size_t n,
     size_t i = 0;
     int rc = 0;
 
-    for (; rc == 0 && n - i >= SKED__SQLITE_BATCH; i += SKED__SQLITE_BATCH) {
+    while (rc == 0 && i < n) {
+        size_t k = sked__sqlite_chunk(n - i);
         sqlite3_stmt *s = NULL;
         int bound = SQLITE_OK;
-        rc = stmt(c, S_LOCK_MANY, &s, err);
-        for (int j = 0; rc == 0 && j < SKED__SQLITE_BATCH; j++)
-            bound |= bind_text(s, j + 1, names[i + (size_t) j]);
+        rc = stmt(c, k > 1 ? S_LOCK_MANY : S_SCHED_GET, &s, err);
+        for (size_t j = 0; rc == 0 && j < k; j++)
+            bound |= bind_text(s, (int) j + 1, names[i + j]);
         if (rc == 0)
             rc = read_locked(c, s, bound, &l, err);
-    }
-    for (; rc == 0 && i < n; i++) {
-        sqlite3_stmt *s = NULL;
-        rc = stmt(c, S_SCHED_GET, &s, err);
-        if (rc == 0)
-            rc = read_locked(c, s, bind_text(s, 1, names[i]), &l, err);
+        i += k;
     }
     if (rc != 0) {
         sked__schedules_free(l.v, l.n);

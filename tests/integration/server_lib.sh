@@ -5,11 +5,25 @@
 # — for each occurrence of a period, exactly one run or one missed event
 # with its reason (SPEC 3.3, 11).
 #
-# The caller sets: bin (the sked binary), tmp (a scratch directory), and
-# calls check/pass/fail through the counters passed and failed.
+# Sourcing it sets bin (the sked binary, from SKED_BIN), tmp (a scratch
+# directory) and py, and traps EXIT with cleanup: every server killed,
+# every process still running under $tmp killed, $tmp removed. A script
+# with more to undo traps its own and calls cleanup from it. The caller
+# sets mode (sqlite or pg) for mode_db, and counts through check, pass
+# and fail (the counters passed and failed).
 
+bin=${SKED_BIN:?SKED_BIN is the sked binary}
+tmp=$(mktemp -d)
+py=/usr/bin/python3
 passed=${passed:-0}
 failed=${failed:-0}
+
+cleanup() {
+    kill_all
+    pkill -KILL -f "$tmp/" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 pass() { passed=$((passed + 1)); }
 
@@ -61,7 +75,7 @@ mode_db() {
 
 # Print the current wall time in µs since the epoch.
 now_us() {
-    /usr/bin/python3 -c 'import time; print(time.time_ns() // 1000)'
+    "$py" -c 'import time; print(time.time_ns() // 1000)'
 }
 
 # q URL SQL: run SQL on the database URL, print rows as "a|b|c".
@@ -169,7 +183,7 @@ account() {
     q "$url" "SELECT name FROM schedules WHERE name LIKE '$prefix%'" \
         >"$tmp/acc.names"
     missed_rows "$url" >"$tmp/acc.missed"
-    /usr/bin/python3 - "$tmp/acc.runs" "$tmp/acc.names" "$tmp/acc.missed" \
+    "$py" - "$tmp/acc.runs" "$tmp/acc.names" "$tmp/acc.missed" \
         "$from" "$to" "$period" <<'EOF'
 import collections, sys
 runs_f, names_f, missed_f, lo, hi, period = sys.argv[1:7]

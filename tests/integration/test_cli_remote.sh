@@ -28,15 +28,13 @@
 # Env: SKED_BIN. Ends with "N passed, M failed".
 set -u
 
-bin=${SKED_BIN:?SKED_BIN is the sked binary}
 here=$(cd "$(dirname "$0")" && pwd)
 src=${SKED_SOURCE_DIR:-$here/../..}
 if [ -f "$src/tests/data/zoneinfo/Europe/Paris" ]; then
     export TZDIR=$src/tests/data/zoneinfo
 fi
-tmp=$(mktemp -d)
 . "$here/server_lib.sh"
-trap 'kill_all; [ -n "${KEEP:-}" ] && cp "$tmp"/*.norm /tmp/ 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] && cp "$tmp"/*.norm /tmp/ 2>/dev/null; cleanup' EXIT
 unset SKED_DB SKED_SERVER SKED_TOKEN
 
 # The workflows every server registers; their schedules are none, so

@@ -17,11 +17,8 @@
 # Env: SKED_BIN. Ends with "N passed, M failed".
 set -u
 
-bin=${SKED_BIN:?SKED_BIN is the sked binary}
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
 . "$here/server_lib.sh"
-trap 'rm -rf "$tmp"' EXIT
 db=sqlite:$tmp/ops.db
 export SKED_DB=$db
 

@@ -26,13 +26,9 @@
 # Env: SKED_BIN; SKED_TEST_PG_URL for pg. Ends with "N passed, M failed".
 set -u
 
-bin=${SKED_BIN:?SKED_BIN is the sked binary}
 here=$(cd "$(dirname "$0")" && pwd)
 mode=${1:-sqlite}
-tmp=$(mktemp -d)
 . "$here/server_lib.sh"
-trap 'kill_all; pkill -KILL -f "$tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
-py=/usr/bin/python3
 
 mode_db events.db
 

@@ -19,14 +19,11 @@
 # Env: SKED_BIN; SKED_TEST_PG_URL for pg. Ends with "N passed, M failed".
 set -u
 
-bin=${SKED_BIN:?SKED_BIN is the sked binary}
 here=$(cd "$(dirname "$0")" && pwd)
 mode=${1:-sqlite}
 secs=${SKED_TEST_MULTI_SECONDS:-60}
 nsched=${SKED_TEST_MULTI_SCHEDULES:-200}
-tmp=$(mktemp -d)
 . "$here/server_lib.sh"
-trap 'kill_all; rm -rf "$tmp"' EXIT
 
 case $mode in
 sqlite)

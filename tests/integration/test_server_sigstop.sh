@@ -20,13 +20,11 @@
 # Env: SKED_BIN. Ends with "N passed, M failed".
 set -u
 
-bin=${SKED_BIN:?SKED_BIN is the sked binary}
 here=$(cd "$(dirname "$0")" && pwd)
 pause=${SKED_TEST_STOP_SECONDS:-80}
 grace=60
-tmp=$(mktemp -d)
 . "$here/server_lib.sh"
-trap 'kill -CONT "${pid_a:-0}" 2>/dev/null; kill_all; rm -rf "$tmp"' EXIT
+trap 'kill -CONT "${pid_a:-0}" 2>/dev/null; cleanup' EXIT
 db=sqlite:$tmp/stop.db
 wf=$tmp/wf.yaml
 
