@@ -71,6 +71,26 @@ static int noop(sked_ctx *ctx, const char *input, char **output)
     return 0;
 }
 
+/* CPU seconds the whole machine spent busy so far (every process:
+ * the database server's too), from /proc/stat; -1 when unreadable. */
+static double machine_busy_s(void)
+{
+    unsigned long long v[8] = {0};
+    FILE *f = fopen("/proc/stat", "r");
+    int got = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+                         &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])
+                : 0;
+    long hz = sysconf(_SC_CLK_TCK);
+
+    if (f)
+        fclose(f);
+    if (got != 8 || hz <= 0)
+        return -1;
+    /* user nice system idle iowait irq softirq steal: all but idle and
+     * iowait */
+    return (double) (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double) hz;
+}
+
 /* Empty the database URL (SQLite: remove the file PATH). */
 static void reset(const char *url, const char *path)
 {
@@ -159,9 +179,10 @@ static void create_runs(sked_engine *e, const char *wf, long n)
 
 /* Execute N runs of a workflow NAME of STEPS steps (EXEC: /bin/true,
  * else no-op C steps) on URL with WORKERS workers; return the seconds
- * from start to the last completion. */
+ * from start to the last completion, and in *BUSY the CPU seconds the
+ * machine spent meanwhile. */
 static double measure(const char *url, const char *path, const char *name,
-                      long n, int steps, bool exec, int workers)
+                      long n, int steps, bool exec, int workers, double *busy)
 {
     sked_engine_options o = {.db_url = url, .workers = workers};
     sked_workflow *w = workflow(name, steps, exec);
@@ -179,6 +200,7 @@ static double measure(const char *url, const char *path, const char *name,
     pthread_mutex_lock(&mu);
     completed = 0;
     pthread_mutex_unlock(&mu);
+    double b0 = machine_busy_s();
     double t0 = mono_s();
     if (sked_engine_start(e, &err) != 0)
         die("start", err.msg);
@@ -187,6 +209,7 @@ static double measure(const char *url, const char *path, const char *name,
         pthread_cond_wait(&cv, &mu);
     pthread_mutex_unlock(&mu);
     double t = mono_s() - t0;
+    *busy = machine_busy_s() - b0;
     sked_unsubscribe(e, sub);
     sked_engine_close(e);
     return t;
@@ -197,15 +220,21 @@ static void bench_engine(const char *engine, const char *url, const char *path,
 {
     static const int workers[] = {1, 4, 16};
     for (size_t i = 0; i < sizeof workers / sizeof *workers; i++) {
-        double t = measure(url, path, "noop", n, 1, false, workers[i]);
-        printf("%-9s %2d workers  %6ld runs  %6.2f s  %8.0f runs/s\n", engine,
-               workers[i], n, t, (double) n / t);
+        double busy;
+        double t = measure(url, path, "noop", n, 1, false, workers[i], &busy);
+        printf("%-9s %2d workers  %6ld runs  %6.2f s  %8.0f runs/s  "
+               "(machine CPU %.0f us/run)\n",
+               engine, workers[i], n, t, (double) n / t,
+               busy / (double) n * 1e6);
         printf("bench\texec_runs\t%s\t%d\t%ld\t%.0f\n", engine, workers[i], n,
                (double) n / t);
         fflush(stdout);
     }
-    double tc = measure(url, path, "csteps", STEP_RUNS, STEP_COUNT, false, 1);
-    double te = measure(url, path, "execsteps", STEP_RUNS, STEP_COUNT, true, 1);
+    double busy;
+    double tc =
+        measure(url, path, "csteps", STEP_RUNS, STEP_COUNT, false, 1, &busy);
+    double te =
+        measure(url, path, "execsteps", STEP_RUNS, STEP_COUNT, true, 1, &busy);
     double steps = STEP_RUNS * STEP_COUNT;
     printf("%-9s exec step %.3f ms, C step %.3f ms (%d runs of %d steps)\n",
            engine, te / steps * 1e3, tc / steps * 1e3, STEP_RUNS, STEP_COUNT);

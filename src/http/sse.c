@@ -183,10 +183,12 @@ static void reap(sked_sse_hub *hub)
 /* Whether event ID may be handed out now. Ids are given in order, but
  * on PostgreSQL a transaction may commit after a later one: an id past a
  * hole waits until the hole fills, or for HOLE_WAIT (then the hole was a
- * rollback or a retry, and stays empty). Under mu. */
+ * rollback or a retry, and stays empty). The rest of a page is no hole:
+ * a page is written whole, and its ids are read in order (store.h).
+ * Under mu. */
 static bool settled(sked_sse_hub *hub, int64_t id, sked_mono now)
 {
-    if (id == hub->last_id + 1)
+    if (id == hub->last_id + 1 || id == sked__event_next_page(hub->last_id))
         return true;
     if (hub->hole_since == 0)
         hub->hole_since = now;

@@ -389,18 +389,37 @@ int sked__pg_rows_runs_active(sked__tx *tx, const char *const *schedules,
 }
 /* ---- events ------------------------------------------------------------*/
 
+/* Events are stored in pages (schema/pg/0005_event_pages.sql): a page's
+ * events have the ids id, id + 1, ... and the page's id is a multiple of
+ * SKED_EVENT_PAGE from the sequence event_blocks. */
+
+/* The most bytes of text a page is given before a new one starts, so a
+ * page of small events stays in its row (toast_tuple_target 8160). */
+#define PAGE_BYTES 6000
+
 static const sked__pg_stmt EVENT_APPEND = {
     SKED__PG_EVENT_APPEND, 4,
-    "INSERT INTO events (type, subject, payload, at) "
-    "VALUES ($1, $2, $3, $4::bigint)"};
+    "INSERT INTO event_pages (id, types, subjects, payloads, ats, last_at) "
+    "VALUES (nextval('event_blocks'), ARRAY[$1::text], ARRAY[$2::text], "
+    "ARRAY[$3::text], ARRAY[$4::bigint], $4::bigint)"};
 
+/* The pages that may hold an id > $1 (a page holds at most 64, so none
+ * starting 64 or more below it), at most $2 of them, since each holds at
+ * least one event. */
 static const sked__pg_stmt EVENT_LIST = {
     SKED__PG_EVENT_LIST, 2,
-    "SELECT id, type, subject, payload, at FROM events "
-    "WHERE id > $1::bigint ORDER BY id LIMIT $2::bigint"};
+    "SELECT p.id + e.k - 1, e.type, e.subject, e.payload, e.at "
+    "FROM (SELECT id, types, subjects, payloads, ats FROM event_pages "
+    "WHERE id > $1::bigint - 64 AND id + cardinality(types) - 1 > $1::bigint "
+    "ORDER BY id LIMIT $2::bigint) p "
+    "CROSS JOIN LATERAL unnest(p.types, p.subjects, p.payloads, p.ats) "
+    "WITH ORDINALITY AS e(type, subject, payload, at, k) "
+    "WHERE p.id + e.k - 1 > $1::bigint ORDER BY 1 LIMIT $2::bigint"};
 
 static const sked__pg_stmt EVENT_PRUNE = {
-    SKED__PG_EVENT_PRUNE, 1, "DELETE FROM events WHERE at < $1::bigint"};
+    SKED__PG_EVENT_PRUNE, 1,
+    "WITH d AS (DELETE FROM event_pages WHERE last_at < $1::bigint "
+    "RETURNING cardinality(types) AS n) SELECT coalesce(sum(n), 0) FROM d"};
 
 int sked__pg_rows_event_append(sked__tx *tx, const char *type,
                                const char *subject, const char *payload,
@@ -474,23 +493,42 @@ int sked__pg_rows_event_prune(sked__tx *tx, sked_time before, int64_t *deleted,
     if (rc < 0)
         return rc;
     if (deleted != NULL)
-        *deleted = strtoll(PQcmdTuples(res), NULL, 10);
+        *deleted = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     PQclear(res);
     return 0;
 }
 
-/* Ids come back sorted, which is the order the rows were inserted in. */
-static const sked__pg_stmt EVENTS_APPEND = {
-    SKED__PG_EVENTS_APPEND, 4,
-    "WITH ins AS (INSERT INTO events (type, subject, payload, at) "
-    "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) "
-    "RETURNING id) SELECT id FROM ins ORDER BY id"};
+/* How many of the N events EV go in the next page: at most
+ * SKED_EVENT_PAGE, and no more than PAGE_BYTES of text unless one. */
+static size_t page_cut(const sked_event *ev, size_t n)
+{
+    size_t k = 0, bytes = 0;
 
-int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
-                                int64_t *ids, sked_error *err)
+    while (k < n && k < SKED_EVENT_PAGE) {
+        bytes +=
+            strlen(ev[k].type) + strlen(ev[k].subject) + strlen(ev[k].payload);
+        if (k > 0 && bytes > PAGE_BYTES)
+            break;
+        k++;
+    }
+    return k;
+}
+
+static const sked__pg_stmt EVENTS_APPEND = {
+    SKED__PG_EVENTS_APPEND, 5,
+    "INSERT INTO event_pages (id, types, subjects, payloads, ats, last_at) "
+    "VALUES (nextval('event_blocks'), $1::text[], $2::text[], $3::text[], "
+    "$4::bigint[], $5::bigint) RETURNING id"};
+
+/* Write the N events EV (1 to SKED_EVENT_PAGE) as one page; their ids
+ * into IDS. */
+static int page_write(sked__tx *tx, const sked_event *ev, size_t n,
+                      int64_t *ids, sked_error *err)
 {
     sked__pg_alit a[4] = {{0}};
-    const char *params[4];
+    const char *params[5];
+    char last[NUMLEN];
+    sked_time last_at = ev[0].at;
     PGresult *res;
     int rc = 0;
 
@@ -499,6 +537,7 @@ int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
         sked__pg_alit_text(&a[1], ev[i].subject, i == 0);
         sked__pg_alit_text(&a[2], ev[i].payload, i == 0);
         sked__pg_alit_int(&a[3], ev[i].at, false, i == 0);
+        last_at = ev[i].at > last_at ? ev[i].at : last_at;
     }
     for (int k = 0; k < 4; k++) {
         sked__pg_alit_put(&a[k], "}", 1);
@@ -506,16 +545,31 @@ int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
         if (a[k].failed)
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
+    (void) snprintf(last, sizeof last, "%" PRId64, last_at);
+    params[4] = last;
     if (rc == 0)
         rc = sked__pg_exec(tx, &EVENTS_APPEND, params, &res, err);
     for (int k = 0; k < 4; k++)
         free(a[k].p);
-    if (rc < 0)
+    if (rc != 0)
         return rc;
-    for (size_t i = 0; i < n && i < (size_t) PQntuples(res); i++)
-        ids[i] = strtoll(PQgetvalue(res, (int) i, 0), NULL, 10);
+    int64_t first = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    for (size_t i = 0; i < n; i++)
+        ids[i] = first + (int64_t) i;
     PQclear(res);
     return 0;
+}
+
+int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
+                                int64_t *ids, sked_error *err)
+{
+    int rc = 0;
+
+    for (size_t i = 0, k; rc == 0 && i < n; i += k) {
+        k = page_cut(ev + i, n - i);
+        rc = page_write(tx, ev + i, k, ids + i, err);
+    }
+    return rc;
 }
 /* ---- the server's clock ------------------------------------------------*/
 

@@ -373,6 +373,20 @@ int sked__store_runs_active(sked_store *st, const char *schedule, int64_t *out,
 
 /* ---- events -----------------------------------------------------------*/
 
+/* Event ids increase, and the events one transaction writes take
+ * consecutive ids in pages of at most SKED_EVENT_PAGE, a page starting at
+ * a multiple of it (PostgreSQL; SQLite's ids are consecutive across
+ * transactions too). So the id after X is X + 1 or the start of the next
+ * page; one further on, while X + 1 is missing, may be the id of a
+ * transaction not yet committed. */
+#define SKED_EVENT_PAGE 64
+
+/* The first id of the page after the one of id X. */
+static inline int64_t sked__event_next_page(int64_t x)
+{
+    return (x / SKED_EVENT_PAGE + 1) * SKED_EVENT_PAGE;
+}
+
 /* Append one event. TYPE, SUBJECT and PAYLOAD (JSON, NULL: {}) are
  * borrowed. Returns 0 or SKED_EIO. */
 int sked__store_event_append(sked_store *st, const char *type,

@@ -84,7 +84,7 @@ before=$(rows)
 
 run --db "sqlite:$db" schedule list
 check "sked opens and migrates the old file" "0" "$rc"
-check "the schema is version 4" "4" \
+check "the schema is the latest, 5" "5" \
     "$(q "SELECT value FROM meta WHERE key = 'schema_version'")"
 check "every row comes through unchanged" "$before" "$(rows)"
 check "the file is intact" "ok" "$(q 'PRAGMA integrity_check')"

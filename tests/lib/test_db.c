@@ -46,3 +46,8 @@ int sked_test_sql(const char *url, const char *sql, long long *out)
         return sqlite_sql(url + 7, sql, out);
     return pg_sql(url, sql, out);
 }
+
+const char *sked_test_events_table(const char *url)
+{
+    return strncmp(url, "sqlite:", 7) == 0 ? "events" : "event_pages";
+}

@@ -70,8 +70,9 @@ static int open_store(sked_store **out, sked_error *err)
 
 static int setup(void **state)
 {
-    static const char *const tables[] = {
-        "steps", "runs", "events", "schedules", "queues", "workflow_versions"};
+    const char *const tables[] = {
+        "steps",     "runs",   sked_test_events_table(db_url),
+        "schedules", "queues", "workflow_versions"};
     sked_store *st = NULL;
     sked_error err;
 

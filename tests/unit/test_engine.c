@@ -150,7 +150,8 @@ static sked_engine *open_engine(void)
 
 static int setup(void **state)
 {
-    static const char *const tables[] = {"runs", "events", "schedules"};
+    const char *const tables[] = {"runs", sked_test_events_table(db_url),
+                                  "schedules"};
     sked_engine *e;
     char sql[128];
 

@@ -610,8 +610,12 @@ static void tick_at(sked_engine *e, sked_time at)
 
 static int setup(void **state)
 {
-    static const char *const tables[] = {
-        "steps", "runs", "events", "schedules", "workflow_versions", "queues"};
+    const char *const tables[] = {"steps",
+                                  "runs",
+                                  sked_test_events_table(db_url),
+                                  "schedules",
+                                  "workflow_versions",
+                                  "queues"};
 
     t0 = T(T0_STR);
     set_now(t0);
