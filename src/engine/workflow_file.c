@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "engine/workflow_file_int.h"
-#include "exec/utf8.h"
+#include "base/utf8.h"
 #include "store/schedule.h"
 
 /* ---- queues and the top level ------------------------------------------- */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/json_obj.h"
 #include "exec/attempt.h"
 #include "exec/plan.h"
 
@@ -123,11 +124,10 @@ static sked_run_op *op_new(xrun *x, sked_run_op_kind kind)
     return op;
 }
 
-static void op_event(xrun *x, sked_run_op *op, const char *type,
-                     json_t *payload)
+/* Add the event TYPE of OP, its payload the object O (emptied). */
+static void op_event(xrun *x, sked_run_op *op, const char *type, sked_jobj *o)
 {
-    char *p = payload ? json_dumps(payload, JSON_COMPACT) : NULL;
-    json_decref(payload);
+    char *p = sked__jobj_take(o);
     if (op->nevents < SKED_RUN_OP_EVENTS_MAX)
         op->events[op->nevents++] =
             (sked_run_op_event){type, x->run->id, keep(x, p)};
@@ -135,13 +135,15 @@ static void op_event(xrun *x, sked_run_op *op, const char *type,
         free(p);
 }
 
-static json_t *step_payload(const xrun *x, size_t i, bool comp, int32_t attempt)
+/* The members every step event starts with, into O. */
+static void step_payload(const xrun *x, size_t i, bool comp, int32_t attempt,
+                         sked_jobj *o)
 {
-    json_t *o = json_pack("{s:s, s:s, s:i}", "workflow", x->w->name, "step",
-                          x->w->steps[i].name, "attempt", (json_int_t) attempt);
-    if (o && comp)
-        json_object_set_new(o, "compensation", json_true());
-    return o;
+    sked__jobj_str(o, "workflow", x->w->name);
+    sked__jobj_str(o, "step", x->w->steps[i].name);
+    sked__jobj_int(o, "attempt", attempt);
+    if (comp)
+        sked__jobj_bool(o, "compensation", true);
 }
 
 static void record_begin(xrun *x, size_t i, bool comp, int32_t attempt,
@@ -155,7 +157,9 @@ static void record_begin(xrun *x, size_t i, bool comp, int32_t attempt,
                                   .exit_code = -1,
                                   .started_at = at,
                                   .finished_at = SKED_TIME_NONE};
-    op_event(x, op, "step.started", step_payload(x, i, comp, attempt));
+    sked_jobj o = {0};
+    step_payload(x, i, comp, attempt, &o);
+    op_event(x, op, "step.started", &o);
 }
 
 /* Record the end of attempt ATTEMPT of step I as R says; RETRY_DELAY >= 0
@@ -180,21 +184,20 @@ static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
                                   /* its begin (recorded) says when */
                                   .started_at = SKED_TIME_NONE,
                                   .finished_at = op->at};
-    json_t *p = step_payload(x, i, comp, attempt);
-    json_object_set_new(p, "duration_secs",
-                        json_real((double) r->duration / 1e6));
+    sked_jobj o = {0};
+    step_payload(x, i, comp, attempt, &o);
+    sked__jobj_real(&o, "duration_secs", (double) r->duration / 1e6);
     if (!r->ok) {
-        json_object_set_new(p, "error", json_string(r->error ? r->error : ""));
+        sked__jobj_str(&o, "error", r->error ? r->error : "");
         if (r->exit_code >= 0)
-            json_object_set_new(p, "exit_code", json_integer(r->exit_code));
+            sked__jobj_int(&o, "exit_code", r->exit_code);
     }
-    op_event(x, op, r->ok ? "step.completed" : "step.failed", p);
+    op_event(x, op, r->ok ? "step.completed" : "step.failed", &o);
     x->unsynced_end = true;
     if (retry_delay >= 0) {
-        p = step_payload(x, i, comp, attempt + 1);
-        json_object_set_new(p, "delay_secs",
-                            json_real((double) retry_delay / 1e6));
-        op_event(x, op, "step.retrying", p);
+        step_payload(x, i, comp, attempt + 1, &o);
+        sked__jobj_real(&o, "delay_secs", (double) retry_delay / 1e6);
+        op_event(x, op, "step.retrying", &o);
     }
     /* The buffer takes the result's strings until they are written. */
     keep(x, r->output);
@@ -206,6 +209,11 @@ static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
  * JSON, else as a string. */
 static char *run_output(const xrun *x)
 {
+    size_t any = 0;
+    for (size_t i = 0; i < x->w->nsteps; i++)
+        any += x->outputs[i] != NULL;
+    if (!any) /* steps that return nothing, the usual case */
+        return strdup("{}");
     json_t *o = json_object();
     for (size_t i = 0; o && i < x->w->nsteps; i++) {
         const char *s = x->outputs[i];
@@ -230,19 +238,19 @@ static void finish(xrun *x, sked_run_status status, const char *error,
     op->output = status == SKED_RUN_COMPLETED ? keep(x, run_output(x)) : NULL;
     op->error = error;
     op->error_code = code;
-    json_t *p = json_pack("{s:s, s:s}", "workflow", x->w->name, "queue",
-                          x->run->queue ? x->run->queue : "default");
-    if (p && x->run->schedule)
-        json_object_set_new(p, "schedule", json_string(x->run->schedule));
-    if (p && x->run->started_at != SKED_TIME_NONE)
-        json_object_set_new(
-            p, "duration_secs",
-            json_real((double) (op->at - x->run->started_at) / 1e6));
-    if (p && error) {
-        json_object_set_new(p, "error", json_string(error));
-        json_object_set_new(p, "error_code", json_string(code));
+    sked_jobj o = {0};
+    sked__jobj_str(&o, "workflow", x->w->name);
+    sked__jobj_str(&o, "queue", x->run->queue ? x->run->queue : "default");
+    if (x->run->schedule)
+        sked__jobj_str(&o, "schedule", x->run->schedule);
+    if (x->run->started_at != SKED_TIME_NONE)
+        sked__jobj_real(&o, "duration_secs",
+                        (double) (op->at - x->run->started_at) / 1e6);
+    if (error) {
+        sked__jobj_str(&o, "error", error);
+        sked__jobj_str(&o, "error_code", code);
     }
-    op_event(x, op, names[status], p);
+    op_event(x, op, names[status], &o);
     flush(x, false);
 }
 
@@ -561,9 +569,10 @@ static void mark_timeout(xrun *x)
         return;
     x->timeout_marked = true;
     sked_run_op *op = op_new(x, SKED_RUN_OP_TIMEOUT_MARK);
-    op_event(x, op, "run.timeout_exceeded",
-             json_pack("{s:s, s:f}", "workflow", x->w->name, "timeout_secs",
-                       (double) x->w->timeout / 1e6));
+    sked_jobj o = {0};
+    sked__jobj_str(&o, "workflow", x->w->name);
+    sked__jobj_real(&o, "timeout_secs", (double) x->w->timeout / 1e6);
+    op_event(x, op, "run.timeout_exceeded", &o);
 }
 
 /* ---- the run ---------------------------------------------------------- */

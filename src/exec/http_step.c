@@ -23,7 +23,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
-#include "exec/utf8.h"
+#include "base/utf8.h"
 #include "sked/schedule.h"
 #include "sked/version.h"
 

@@ -23,7 +23,7 @@
 
 #include "base/cancel.h"
 #include "sked/error.h"
-#include "exec/utf8.h"
+#include "base/utf8.h"
 #include "sked/time.h"
 
 #define SKED_PROC_CAPTURE_DEFAULT    (64 * 1024)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/json_obj.h"
 #include "http/json_text.h"
 
 /* Append N bytes of S to O (a failure is seen once, at the end). */
@@ -23,54 +24,10 @@ static void put(sked_buf *o, const char *s, size_t n)
     (void) sked__buf_add(o, s, n);
 }
 
-/* Write the N bytes of S as a JSON string, escaped as jansson does. */
+/* Strings as jansson escapes them (json_obj.h). */
 static void put_string(sked_buf *o, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    size_t run = 0;
-
-    put(o, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char) s[i];
-        char esc[6] = {'\\', 0};
-        size_t elen = 2;
-
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        put(o, s + run, i - run);
-        run = i + 1;
-        switch (c) {
-        case '"':
-            esc[1] = '"';
-            break;
-        case '\\':
-            esc[1] = '\\';
-            break;
-        case '\b':
-            esc[1] = 'b';
-            break;
-        case '\f':
-            esc[1] = 'f';
-            break;
-        case '\n':
-            esc[1] = 'n';
-            break;
-        case '\r':
-            esc[1] = 'r';
-            break;
-        case '\t':
-            esc[1] = 't';
-            break;
-        default:
-            memcpy(esc, "\\u00", 4);
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            elen = 6;
-        }
-        put(o, esc, elen);
-    }
-    put(o, s + run, n - run);
-    put(o, "\"", 1);
+    sked__json_put_string(o, s, n);
 }
 
 static void put_value(sked_buf *o, const json_t *j, int depth);

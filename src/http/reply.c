@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/utf8.h"
+#include "base/utf8.h"
 #include "http/http_int.h"
 #include "http/json_text.h"
 

@@ -514,14 +514,6 @@ int sked__store_event_list(sked_store *st, int64_t after_id, size_t limit,
 
 /* ---- the events of one transaction (store_int.h) ------------------------ */
 
-bool sked__json_plain(const char *s)
-{
-    for (; s && *s; s++)
-        if (*s == '"' || *s == '\\' || (unsigned char) *s < 0x20)
-            return false;
-    return true;
-}
-
 void sked__ev_reset(sked__ev_list *l)
 {
     sked__events_free(l->v, l->n);

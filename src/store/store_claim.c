@@ -23,9 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "base/error.h"
+#include "base/json_obj.h"
 #include "store/store_int.h"
 #include "store/store_ops.h"
 
@@ -299,33 +298,21 @@ static int place_rows(struct claim_arg *a, const taken *t, sked_run *rows,
 static int claim_events(sked__ev_list *ev, const sked_run *r, const sked_run *c,
                         sked_time now, sked_error *err)
 {
-    json_t *o;
+    sked_jobj o = {0};
     char *p;
     int rc = 0;
 
     if (c->started_at == SKED_TIME_NONE) {
-        if (sked__json_plain(r->workflow) && sked__json_plain(r->queue)) {
-            size_t size = 64 + strlen(r->workflow) + strlen(r->queue);
-            if ((p = malloc(size)) != NULL)
-                (void) snprintf(p, size,
-                                "{\"workflow\":\"%s\",\"queue\":\"%s\","
-                                "\"attempt\":%d}",
-                                r->workflow, r->queue, (int) r->attempts);
-        } else {
-            o = json_pack("{s:s,s:s,s:i}", "workflow", r->workflow, "queue",
-                          r->queue, "attempt", (int) r->attempts);
-            p = o ? json_dumps(o, JSON_COMPACT) : NULL;
-            json_decref(o);
-        }
-        if (!p)
+        sked__jobj_str(&o, "workflow", r->workflow);
+        sked__jobj_str(&o, "queue", r->queue);
+        sked__jobj_int(&o, "attempt", r->attempts);
+        if (!(p = sked__jobj_take(&o)))
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
         rc = sked__ev_add(ev, "run.started", r->id, p, now, err);
     }
     if (rc == 0 && r->recovered) {
-        o = json_pack("{s:s?}", "from", c->executor);
-        p = o ? json_dumps(o, JSON_COMPACT) : NULL;
-        json_decref(o);
-        if (!p)
+        sked__jobj_str(&o, "from", c->executor);
+        if (!(p = sked__jobj_take(&o)))
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
         rc = sked__ev_add(ev, "run.recovered", r->id, p, now, err);
     }

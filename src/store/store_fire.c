@@ -23,9 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "base/error.h"
+#include "base/json_obj.h"
 #include "store/store_int.h"
 
 #define HEAD_PAGE 5000
@@ -105,67 +104,31 @@ int sked__store_schedule_scan(sked_store *st, sked_time since, sked_head_fn fn,
 
 /* ---- events ------------------------------------------------------------ */
 
-/* Format T into BUF as a JSON value: "RFC 3339" or null. */
-static void json_time(sked_time t, char *buf, size_t size)
+/* Add the time T under KEY: an RFC 3339 string, or null. */
+static void jobj_time(sked_jobj *o, const char *key, sked_time t)
 {
     char s[SKED_TIME_STRLEN];
+    bool none = t == SKED_TIME_NONE || sked_time_format(t, s, sizeof s) < 0;
 
-    if (t == SKED_TIME_NONE || sked_time_format(t, s, sizeof s) < 0)
-        (void) snprintf(buf, size, "null");
-    else
-        (void) snprintf(buf, size, "\"%s\"", s);
+    sked__jobj_str(o, key, none ? NULL : s);
 }
 
-/* The event run.created for R, through jansson for an id that needs
- * escapes (an API idempotency key). */
-static int ev_run_created_json(sked__ev_list *l, const sked_run_new *r,
-                               const char *sf, const char *nb, sked_time now,
-                               sked_error *err)
-{
-    json_t *o = json_pack("{s:s,s:s,s:s?,s:s}", "run_id", r->id, "workflow",
-                          r->workflow, "schedule", r->schedule, "trigger",
-                          sked__trigger_name(r->trigger));
-    json_t *times = json_loads(sf, JSON_DECODE_ANY, NULL);
-    json_t *nbv = json_loads(nb, JSON_DECODE_ANY, NULL);
-    char *p = NULL;
-
-    if (o && times && nbv) {
-        (void) json_object_set(o, "scheduled_for", times);
-        (void) json_object_set(o, "not_before", nbv);
-        p = json_dumps(o, JSON_COMPACT);
-    }
-    json_decref(o);
-    json_decref(times);
-    json_decref(nbv);
-    if (!p)
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    return sked__ev_add(l, "run.created", r->id, p, now, err);
-}
-
-/* The event run.created for R. Schedule and workflow names and scheduled
- * run ids hold no character JSON escapes, so snprintf is enough there. */
+/* The event run.created for R. */
 static int ev_run_created(sked__ev_list *l, const sked_run_new *r,
                           sked_time now, sked_error *err)
 {
-    char sf[SKED_TIME_STRLEN + 2], nb[SKED_TIME_STRLEN + 2], *p;
-    size_t size = 256 + 2 * SKED_NAME_MAX + SKED_RUN_ID_MAX;
+    sked_jobj o = {0};
+    char *p;
 
-    json_time(r->scheduled_for, sf, sizeof sf);
-    json_time(r->not_before == SKED_TIME_NONE ? now : r->not_before, nb,
-              sizeof nb);
-    if (!sked__json_plain(r->id) || !sked__json_plain(r->workflow) ||
-        !sked__json_plain(r->schedule))
-        return ev_run_created_json(l, r, sf, nb, now, err);
-    p = malloc(size);
-    if (!p)
+    sked__jobj_str(&o, "run_id", r->id);
+    sked__jobj_str(&o, "workflow", r->workflow);
+    sked__jobj_str(&o, "schedule", r->schedule);
+    sked__jobj_str(&o, "trigger", sked__trigger_name(r->trigger));
+    jobj_time(&o, "scheduled_for", r->scheduled_for);
+    jobj_time(&o, "not_before",
+              r->not_before == SKED_TIME_NONE ? now : r->not_before);
+    if (!(p = sked__jobj_take(&o)))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    (void) snprintf(p, size,
-                    "{\"run_id\":\"%s\",\"workflow\":\"%s\",\"schedule\":%s%s%s"
-                    ",\"trigger\":\"%s\",\"scheduled_for\":%s"
-                    ",\"not_before\":%s}",
-                    r->id, r->workflow, r->schedule ? "\"" : "",
-                    r->schedule ? r->schedule : "null", r->schedule ? "\"" : "",
-                    sked__trigger_name(r->trigger), sf, nb);
     return sked__ev_add(l, "run.created", r->id, p, now, err);
 }
 
@@ -173,18 +136,16 @@ static int ev_run_created(sked__ev_list *l, const sked_run_new *r,
 static int ev_missed(sked__ev_list *l, const char *name,
                      const sked_fire_miss *m, sked_time now, sked_error *err)
 {
-    char first[SKED_TIME_STRLEN + 2], last[SKED_TIME_STRLEN + 2], *p;
-    size_t size = 200 + SKED_NAME_MAX;
+    sked_jobj o = {0};
+    char *p;
 
-    json_time(m->first, first, sizeof first);
-    json_time(m->last, last, sizeof last);
-    p = malloc(size);
-    if (!p)
+    sked__jobj_str(&o, "schedule", name);
+    sked__jobj_str(&o, "reason", m->reason);
+    sked__jobj_int(&o, "count", m->count);
+    jobj_time(&o, "first", m->first);
+    jobj_time(&o, "last", m->last);
+    if (!(p = sked__jobj_take(&o)))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    (void) snprintf(p, size,
-                    "{\"schedule\":\"%s\",\"reason\":\"%s\",\"count\":%lld,"
-                    "\"first\":%s,\"last\":%s}",
-                    name, m->reason, (long long) m->count, first, last);
     return sked__ev_add(l, "schedule.occurrences_missed", name, p, now, err);
 }
 
@@ -192,11 +153,12 @@ static int ev_missed(sked__ev_list *l, const char *name,
 static int ev_disabled(sked__ev_list *l, const char *name, const char *reason,
                        sked_time now, sked_error *err)
 {
-    json_t *o = json_pack("{s:s,s:s}", "name", name, "reason", reason);
-    char *p = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    sked_jobj o = {0};
+    char *p;
 
-    json_decref(o);
-    if (!p)
+    sked__jobj_str(&o, "name", name);
+    sked__jobj_str(&o, "reason", reason);
+    if (!(p = sked__jobj_take(&o)))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     return sked__ev_add(l, "schedule.disabled", name, p, now, err);
 }

@@ -41,10 +41,6 @@ typedef struct sked__ev_list {
     size_t n, cap;
 } sked__ev_list;
 
-/* Tell whether S needs no escape in a JSON string (names sked checked,
- * most ids): the events' payloads are then written with snprintf. */
-bool sked__json_plain(const char *s);
-
 /* Free L's events and empty it (a transaction about to run again). */
 void sked__ev_reset(sked__ev_list *l);
 /* Append an event; TYPE and SUBJECT are copied, PAYLOAD is taken (also

@@ -17,9 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "base/error.h"
+#include "base/json_obj.h"
 #include "store/store_int.h"
 #include "store/store_ops.h"
 
@@ -142,12 +141,13 @@ void sked__queue_infos_free(sked_queue_info *list, size_t n)
 static int ev_cancelled(sked__ev_list *ev, const sked_run *r,
                         const char *reason, sked_time now, sked_error *err)
 {
-    json_t *o = json_pack("{s:s,s:s?,s:s}", "workflow", r->workflow, "schedule",
-                          r->schedule, "reason", reason);
-    char *p = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    sked_jobj o = {0};
+    char *p;
 
-    json_decref(o);
-    if (!p)
+    sked__jobj_str(&o, "workflow", r->workflow);
+    sked__jobj_str(&o, "schedule", r->schedule);
+    sked__jobj_str(&o, "reason", reason);
+    if (!(p = sked__jobj_take(&o)))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     return sked__ev_add(ev, "run.cancelled", r->id, p, now, err);
 }

@@ -2,8 +2,8 @@
 /* Making captured bytes storable text: a command's output or an HTTP
  * body may be anything, and both databases want valid UTF-8 without NUL
  * (PostgreSQL refuses both in text). */
-#ifndef SKED_EXEC_UTF8_H
-#define SKED_EXEC_UTF8_H
+#ifndef SKED_BASE_UTF8_H
+#define SKED_BASE_UTF8_H
 
 #include <stddef.h>
 

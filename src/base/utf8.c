@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* UTF-8 sanitising for captured output (utf8.h). */
-#include "exec/utf8.h"
+#include "base/utf8.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/* Flat JSON objects written straight into a buffer (json_obj.h). */
+#include "base/json_obj.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/utf8.h"
+
+void sked__json_put_string(sked_buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t run = 0;
+
+    (void) sked__buf_add(b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char) s[i];
+        char esc[6] = {'\\', 0};
+        size_t elen = 2;
+
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        (void) sked__buf_add(b, s + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"':
+        case '\\':
+            esc[1] = (char) c;
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        default:
+            memcpy(esc, "\\u00", 4);
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            elen = 6;
+        }
+        (void) sked__buf_add(b, esc, elen);
+    }
+    (void) sked__buf_add(b, s + run, n - run);
+    (void) sked__buf_add(b, "\"", 1);
+}
+
+/* Start the member KEY: the brace or the comma, the key, the colon. */
+static void member(sked_jobj *o, const char *key)
+{
+    (void) sked__buf_add(&o->b, o->b.len ? "," : "{", 1);
+    sked__json_put_string(&o->b, key, strlen(key));
+    (void) sked__buf_add(&o->b, ":", 1);
+}
+
+/* Whether the N bytes at S are valid UTF-8 without NUL. */
+static bool utf8_valid(const char *s, size_t n)
+{
+    for (size_t i = 0, k; i < n; i += k)
+        if (s[i] == '\0' || (k = sked__utf8_len(s + i, n - i)) == 0)
+            return false;
+    return true;
+}
+
+void sked__jobj_str(sked_jobj *o, const char *key, const char *v)
+{
+    size_t n = v ? strlen(v) : 0;
+    char *clean = NULL;
+
+    member(o, key);
+    if (!v) {
+        (void) sked__buf_add(&o->b, "null", 4);
+        return;
+    }
+    if (!utf8_valid(v, n)) {
+        if (sked__utf8_sanitize(v, n, &clean, &n) != 0) {
+            o->b.failed = true;
+            return;
+        }
+        v = clean;
+    }
+    sked__json_put_string(&o->b, v, n);
+    free(clean);
+}
+
+void sked__jobj_int(sked_jobj *o, const char *key, int64_t v)
+{
+    char num[24];
+    int n = snprintf(num, sizeof num, "%" PRId64, v);
+
+    member(o, key);
+    (void) sked__buf_add(&o->b, num, (size_t) n);
+}
+
+/* The text of real V as jansson writes it (its strconv.c): "%.17g", a
+ * ".0" when that has neither a point nor an exponent, and the exponent
+ * without '+' or leading zeros. */
+static size_t real_text(double v, char *buf, size_t size)
+{
+    int r = snprintf(buf, size, "%.17g", v);
+    size_t len = r > 0 && (size_t) r < size ? (size_t) r : 0;
+    char *e;
+
+    if (!strchr(buf, '.') && !strchr(buf, 'e') && len + 3 <= size) {
+        memcpy(buf + len, ".0", 3);
+        len += 2;
+    }
+    if ((e = strchr(buf, 'e')) != NULL) {
+        char *start = e + 1, *end = start + 1;
+        if (*start == '-')
+            start++;
+        while (*end == '0')
+            end++;
+        if (end != start) {
+            memmove(start, end, len - (size_t) (end - buf) + 1);
+            len -= (size_t) (end - start);
+        }
+    }
+    return len;
+}
+
+void sked__jobj_real(sked_jobj *o, const char *key, double v)
+{
+    char num[40];
+    size_t n = real_text(v, num, sizeof num);
+
+    member(o, key);
+    (void) sked__buf_add(&o->b, num, n);
+}
+
+void sked__jobj_bool(sked_jobj *o, const char *key, bool v)
+{
+    member(o, key);
+    (void) sked__buf_add(&o->b, v ? "true" : "false", v ? 4 : 5);
+}
+
+char *sked__jobj_take(sked_jobj *o)
+{
+    if (!o->b.len)
+        (void) sked__buf_add(&o->b, "{", 1);
+    (void) sked__buf_add(&o->b, "}", 1);
+    return sked__buf_take(&o->b, NULL);
+}
