@@ -21,16 +21,22 @@ static const sked__pg_stmt QUEUES_LOCK = {
     "SELECT name FROM queues WHERE concurrency IS NOT NULL "
     "OR rate_limit IS NOT NULL ORDER BY name FOR UPDATE"};
 
+/* Each limited queue's load at $1: its runs running, and its starts in
+ * the period of its rate limit (queue_starts, written by the claims).
+ * The starts out of every period are dropped on the way. */
 static const sked__pg_stmt QUEUE_LOADS = {
     SKED__PG_QUEUE_LOADS, 1,
+    "WITH gone AS (DELETE FROM queue_starts s WHERE NOT EXISTS "
+    "(SELECT 1 FROM queues q WHERE q.name = s.queue "
+    "AND q.rate_limit IS NOT NULL AND q.rate_period_us IS NOT NULL "
+    "AND s.started_at > $1::bigint - q.rate_period_us)) "
     "SELECT name, coalesce(concurrency, 0), coalesce(rate_limit, 0), "
     "coalesce(rate_period_us, 0), "
     "(SELECT count(*) FROM runs r WHERE r.queue = q.name COLLATE \"default\" "
     "AND r.status = 'running'), "
     "CASE WHEN rate_limit IS NULL OR rate_period_us IS NULL THEN 0 "
-    "ELSE (SELECT count(*) FROM runs r "
-    "WHERE r.queue = q.name COLLATE \"default\" "
-    "AND r.started_at > $1::bigint - q.rate_period_us) END "
+    "ELSE (SELECT count(*) FROM queue_starts s WHERE s.queue = q.name "
+    "AND s.started_at > $1::bigint - q.rate_period_us) END "
     "FROM queues q WHERE concurrency IS NOT NULL OR rate_limit IS NOT NULL "
     "ORDER BY name"};
 

@@ -389,7 +389,7 @@ int sked__pg_rows_runs_active(sked__tx *tx, const char *const *schedules,
 }
 /* ---- events ------------------------------------------------------------*/
 
-/* Events are stored in pages (schema/pg/0005_event_pages.sql): a page's
+/* Events are stored in pages (schema/pg/0005_run_rate.sql): a page's
  * events have the ids id, id + 1, ... and the page's id is a multiple of
  * SKED_EVENT_PAGE from the sequence event_blocks. */
 

@@ -80,16 +80,24 @@ static const sked__pg_stmt CAND_EXPIRED = {
     "ORDER BY priority, not_before, created_at, id LIMIT $4::bigint "
     "FOR UPDATE SKIP LOCKED"};
 
+/* Take the runs; a run started now in a queue with a rate limit is a
+ * start that queue counts (queue_starts, schema/pg/0005_run_rate.sql). */
 static const sked__pg_stmt TAKE = {
     SKED__PG_TAKE, 5,
-    "UPDATE runs r SET status = 'running', executor = $1, "
+    "WITH taken AS (UPDATE runs r SET status = 'running', executor = $1, "
     "lease_until = $2::bigint, started_at = coalesce(r.started_at, "
     "$3::bigint), attempts = r.attempts + 1, "
     "workflow_version = coalesce(r.workflow_version, u.v), "
     "updated_at = $3::bigint "
     "FROM unnest($4::text[], $5::text[]) AS u(uid, v) "
     "WHERE r.id = u.uid AND r.id = ANY($4::text[]) "
-    "RETURNING " SKED__RUN_COLUMNS};
+    "RETURNING " SKED__RUN_COLUMNS "), "
+    "starts AS (INSERT INTO queue_starts (queue, started_at) "
+    "SELECT t.queue, t.started_at FROM taken t "
+    "JOIN queues q ON q.name = t.queue COLLATE \"C\" "
+    "WHERE t.started_at = $3::bigint AND q.rate_limit IS NOT NULL "
+    "AND q.rate_period_us IS NOT NULL) "
+    "SELECT " SKED__RUN_COLUMNS " FROM taken"};
 
 static const sked__pg_stmt STEPS_CLOSE = {
     SKED__PG_STEPS_CLOSE, 5,

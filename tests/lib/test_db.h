@@ -12,7 +12,7 @@ int sked_test_sql(const char *url, const char *sql, long long *out);
 
 /* The table that holds the events of URL's database, to empty it:
  * "events" on SQLite; on PostgreSQL "event_pages", the pages behind the
- * view events (schema/pg/0005_event_pages.sql). */
+ * view events (schema/pg/0005_run_rate.sql). */
 const char *sked_test_events_table(const char *url);
 
 #endif

@@ -68,12 +68,12 @@ target_compile_definitions(test_pg PRIVATE SKED_HAVE_PG_STORE)
 sked_add_pg_test(store.pg_backend $<TARGET_FILE:test_pg>)
 set_tests_properties(store.pg_backend PROPERTIES SKIP_RETURN_CODE 77)
 
-# The event log in pages (schema/pg/0005_event_pages.sql).
-add_executable(test_pg_events ${CMAKE_CURRENT_LIST_DIR}/test_pg_events.c)
-target_link_libraries(test_pg_events PRIVATE sked_internal PkgConfig::CMOCKA
+# Schema 5's event pages and queue starts (schema/pg/0005_run_rate.sql).
+add_executable(test_pg_run_rate ${CMAKE_CURRENT_LIST_DIR}/test_pg_run_rate.c)
+target_link_libraries(test_pg_run_rate PRIVATE sked_internal PkgConfig::CMOCKA
     PkgConfig::LIBPQ)
-sked_add_pg_test(store.pg_events $<TARGET_FILE:test_pg_events>)
-set_tests_properties(store.pg_events PROPERTIES SKIP_RETURN_CODE 77)
+sked_add_pg_test(store.pg_run_rate $<TARGET_FILE:test_pg_run_rate>)
+set_tests_properties(store.pg_run_rate PROPERTIES SKIP_RETURN_CODE 77)
 
 # The engine tests (tests/unit/test_engine.c) on PostgreSQL.
 if(TARGET test_engine)

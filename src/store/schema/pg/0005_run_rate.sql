@@ -1,5 +1,8 @@
 -- SPDX-License-Identifier: MIT
--- sked schema, version 5, PostgreSQL dialect: the event log in pages.
+-- sked schema, version 5, PostgreSQL dialect: fewer rows and index entries
+-- written per run executed (the execution rate).
+--
+-- 1. The event log in pages.
 --
 -- A run executed writes four events (run.started, step.started,
 -- step.completed, run.completed): as rows, that was four heap tuples and
@@ -48,3 +51,44 @@ SELECT p.id + e.k - 1, e.type, e.subject, e.payload, e.at
 FROM event_pages p
 CROSS JOIN LATERAL unnest(p.types, p.subjects, p.payloads, p.ats)
     WITH ORDINALITY AS e(type, subject, payload, at, k);
+
+-- 2. One index of the running runs, on their queue.
+--
+-- Every claim and every finish writes an entry in each index of runs (an
+-- update that changes an indexed column, as they do, cannot be a
+-- heap-only update). The running runs had two: (executor, lease_until)
+-- and (queue). Now one, (queue): the runs running in a queue are counted
+-- with it, and the few queries about an executor's runs or expired leases
+-- read every running run through it, as they did. The renewal of a lease
+-- no longer changes an indexed column.
+DROP INDEX runs_running;
+DROP INDEX runs_running_queue;
+CREATE INDEX runs_running ON runs (queue) WHERE status = 'running';
+
+-- 3. Rate limits count the starts of their queue in queue_starts.
+--
+-- runs_started (queue, started_at) held an entry for every run ever
+-- started, written at its claim and again at its finish, for the few
+-- queues with a rate limit. A claim now records a start only for a queue
+-- with a rate limit, and the claims drop the starts older than the
+-- queue's period. The starts still in a period are carried over.
+DROP INDEX runs_started;
+CREATE TABLE queue_starts (
+    queue      TEXT COLLATE "C" NOT NULL,
+    started_at BIGINT NOT NULL
+);
+CREATE INDEX queue_starts_at ON queue_starts (queue, started_at);
+INSERT INTO queue_starts (queue, started_at)
+SELECT r.queue, r.started_at
+FROM runs r JOIN queues q ON q.name = r.queue COLLATE "C"
+WHERE q.rate_limit IS NOT NULL AND q.rate_period_us IS NOT NULL
+  AND r.started_at > (extract(epoch FROM clock_timestamp()) * 1000000)::bigint
+                     - q.rate_period_us;
+
+-- 4. steps keeps no foreign key to runs.
+--
+-- Its check ran a query and took a row lock on the run for every step
+-- row written. A step is only written by a transaction that already
+-- holds its run's row lock (the executor's fence, a claim, a release),
+-- and sked deletes no run, so the check found the run every time.
+ALTER TABLE steps DROP CONSTRAINT steps_run_id_fkey;

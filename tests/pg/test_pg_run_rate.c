@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* PostgreSQL's event log in pages (schema/pg/0005_event_pages.sql), on
- * the database named by SKED_TEST_PG_URL:
+/* PostgreSQL's schema 5 (schema/pg/0005_run_rate.sql), on the database
+ * named by SKED_TEST_PG_URL:
  *   - a transaction's events take consecutive ids in pages of at most 64,
  *     each page starting at a multiple of 64, and the list reads them back
  *     in order from any id, across pages, whole or cut by size;
  *   - retention drops whole pages and counts their events;
  *   - the view events shows one row per event, as the table did;
  *   - a schema-4 database keeps its events and their ids when migrated,
- *     and the new ones come after them. */
+ *     and the new ones come after them;
+ *   - a rate limit counts the starts of its queue in queue_starts: those
+ *     of the period are carried over by the migration, a claim adds its
+ *     own, and the claims drop the ones past every period. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +24,7 @@
 #include "base/clock.h"
 #include "store/store.h"
 #include "store/store_ops.h"
+#include "store/store_run.h"
 
 #define T0 1790000000000000LL /* 2026-09-21, µs */
 
@@ -307,6 +311,82 @@ static void test_migrate_keeps_ids(void **state)
     free_list(got, n);
 }
 
+/* Claim up to 10 runs of workflow "wf" for EXECUTOR at the virtual now;
+ * return how many. */
+static size_t claim(sked_store *st, const char *executor)
+{
+    static const sked_claim_workflow wf[] = {{"wf", "v1", true}};
+    sked_claim_req req = {.executor = executor,
+                          .now = vclock.t,
+                          .lease = 600 * SKED_USEC_PER_SEC,
+                          .max = 10,
+                          .workflows = wf,
+                          .nworkflows = 1};
+    sked_run *runs = NULL;
+    sked_error err;
+    size_t n = 0;
+
+    if (sked__store_runs_claim(st, &req, &runs, &n, NULL, NULL, &err) != 0)
+        fail_msg("claim: %s", err.msg);
+    sked__runs_free(runs, n);
+    return n;
+}
+
+/* A schema-4 database whose queue "rl" allows 3 starts a minute, with
+ * two runs started 10 s ago (one finished) and one 2 minutes ago:
+ * migrated, the two of the period still count, so a claim takes one run
+ * of five; a minute later the claims drop the old starts and take three
+ * more; a queue without a limit records nothing. */
+static void test_rate_limit_carried_over(void **state)
+{
+    char q[1024];
+
+    sked__store_close(*state);
+    *state = NULL;
+    vclock.t = sked__clock_now(NULL);
+    schema4();
+    snprintf(q, sizeof q,
+             "INSERT INTO queues (name, rate_limit, rate_period_us, source, "
+             "created_at, updated_at) VALUES ('rl', 3, 60000000, 'api', 0, 0);"
+             "INSERT INTO runs (id, workflow, trigger_kind, queue, status, "
+             "not_before, created_at, updated_at, started_at, finished_at) "
+             "VALUES "
+             "('old-1', 'wf', 'api', 'rl', 'completed', 0, 0, 0, %lld, %lld),"
+             "('old-2', 'wf', 'api', 'rl', 'completed', 0, 0, 0, %lld, %lld),"
+             "('old-3', 'wf', 'api', 'rl', 'failed', 0, 0, 0, %lld, %lld)",
+             (long long) (vclock.t - 10 * SKED_USEC_PER_SEC),
+             (long long) (vclock.t - 9 * SKED_USEC_PER_SEC),
+             (long long) (vclock.t - 10 * SKED_USEC_PER_SEC),
+             (long long) (vclock.t - 9 * SKED_USEC_PER_SEC),
+             (long long) (vclock.t - 120 * SKED_USEC_PER_SEC),
+             (long long) (vclock.t - 119 * SKED_USEC_PER_SEC));
+    sql(q);
+    *state = open_store();
+    assert_int_equal(sql("SELECT count(*) FROM queue_starts"), 2);
+    for (int i = 0; i < 5; i++) {
+        snprintf(q, sizeof q,
+                 "INSERT INTO runs (id, workflow, trigger_kind, queue, "
+                 "not_before, created_at, updated_at) VALUES "
+                 "('rl-%d', 'wf', 'api', 'rl', 0, %d, 0), "
+                 "('free-%d', 'wf', 'api', 'default', 0, %d, 0)",
+                 i, i, i, 10 + i);
+        sql(q);
+    }
+    /* The five free runs, and one of rl (the third start of its minute). */
+    assert_int_equal(claim(*state, "a"), 6);
+    assert_int_equal(claim(*state, "a"), 0);
+    assert_int_equal(sql("SELECT count(*) FROM queue_starts"), 3);
+    assert_int_equal(sql("SELECT count(*) FROM queue_starts "
+                         "WHERE queue <> 'rl'"),
+                     0);
+    vclock.t += 61 * SKED_USEC_PER_SEC;
+    assert_int_equal(claim(*state, "b"), 3);
+    assert_int_equal(sql("SELECT count(*) FROM queue_starts"), 3);
+    assert_int_equal(sql("SELECT count(*) FROM runs WHERE queue = 'rl' "
+                         "AND status = 'pending'"),
+                     1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,11 +395,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_prune_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_keeps_ids, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_rate_limit_carried_over, setup,
+                                        teardown),
     };
 
     url = getenv("SKED_TEST_PG_URL");
     if (url == NULL || url[0] == '\0') {
-        printf("test_pg_events: SKED_TEST_PG_URL is not set; skipped\n");
+        printf("test_pg_run_rate: SKED_TEST_PG_URL is not set; skipped\n");
         return 77;
     }
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,0 @@
--- SPDX-License-Identifier: MIT
--- sked schema, version 5, SQLite dialect: nothing changes.
---
--- schema/pg/0005_event_pages.sql stores PostgreSQL's events in pages of up
--- to 64. SQLite keeps a row per event: it writes them 32 to a statement
--- (src/store/sqlite_rows.c), and a row costs it little beside the run it
--- reports. The version exists so that a schema number means the same on
--- both back-ends.
