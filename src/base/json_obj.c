@@ -9,50 +9,62 @@
 
 #include "base/utf8.h"
 
-void sked__json_put_string(sked_buf *b, const char *s, size_t n)
+/* Whether byte C must be escaped in a JSON string. */
+static inline bool needs_escape(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
+
+/* Append the escape of byte C. */
+static void put_escape(sked_buf *b, unsigned char c)
 {
     static const char hex[] = "0123456789ABCDEF";
-    size_t run = 0;
+    char esc[6] = {'\\', (char) c};
+    size_t elen = 2;
+
+    switch (c) {
+    case '"':
+    case '\\':
+        break;
+    case '\b':
+        esc[1] = 'b';
+        break;
+    case '\f':
+        esc[1] = 'f';
+        break;
+    case '\n':
+        esc[1] = 'n';
+        break;
+    case '\r':
+        esc[1] = 'r';
+        break;
+    case '\t':
+        esc[1] = 't';
+        break;
+    default:
+        memcpy(esc, "\\u00", 4);
+        esc[4] = hex[c >> 4];
+        esc[5] = hex[c & 15];
+        elen = 6;
+    }
+    (void) sked__buf_add(b, esc, elen);
+}
+
+void sked__json_put_string(sked_buf *b, const char *s, size_t n)
+{
+    size_t i = 0, run = 0;
 
     (void) sked__buf_add(b, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char) s[i];
-        char esc[6] = {'\\', 0};
-        size_t elen = 2;
-
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
+    for (;;) {
+        /* The bytes that go as they are, copied in one piece. */
+        while (i < n && !needs_escape((unsigned char) s[i]))
+            i++;
         (void) sked__buf_add(b, s + run, i - run);
-        run = i + 1;
-        switch (c) {
-        case '"':
-        case '\\':
-            esc[1] = (char) c;
+        if (i == n)
             break;
-        case '\b':
-            esc[1] = 'b';
-            break;
-        case '\f':
-            esc[1] = 'f';
-            break;
-        case '\n':
-            esc[1] = 'n';
-            break;
-        case '\r':
-            esc[1] = 'r';
-            break;
-        case '\t':
-            esc[1] = 't';
-            break;
-        default:
-            memcpy(esc, "\\u00", 4);
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            elen = 6;
-        }
-        (void) sked__buf_add(b, esc, elen);
+        put_escape(b, (unsigned char) s[i]);
+        run = ++i;
     }
-    (void) sked__buf_add(b, s + run, n - run);
     (void) sked__buf_add(b, "\"", 1);
 }
 
@@ -64,12 +76,64 @@ static void member(sked_jobj *o, const char *key)
     (void) sked__buf_add(&o->b, ":", 1);
 }
 
-/* Whether the N bytes at S are valid UTF-8 without NUL. */
+/* The most bytes of a member put together on the stack. */
+#define MEMBER_SHORT 192
+
+/* Append the member KEY with the value text V (N bytes, a string when
+ * QUOTE) in one piece, as most are: short, with nothing to escape. False
+ * when it is not such a member (nothing appended). */
+static bool member_short(sked_jobj *o, const char *key, const char *v, size_t n,
+                         bool quote)
+{
+    size_t klen = strlen(key);
+    char tmp[MEMBER_SHORT], *p = tmp;
+
+    if (klen + n + 7 > sizeof tmp)
+        return false;
+    for (size_t i = 0; i < klen; i++)
+        if (needs_escape((unsigned char) key[i]))
+            return false;
+    for (size_t i = 0; quote && i < n; i++)
+        if (needs_escape((unsigned char) v[i]))
+            return false;
+    *p++ = o->b.len ? ',' : '{';
+    *p++ = '"';
+    memcpy(p, key, klen);
+    p += klen;
+    *p++ = '"';
+    *p++ = ':';
+    if (quote)
+        *p++ = '"';
+    memcpy(p, v, n);
+    p += n;
+    if (quote)
+        *p++ = '"';
+    (void) sked__buf_add(&o->b, tmp, (size_t) (p - tmp));
+    return true;
+}
+
+/* Append the member KEY with the value text V (N bytes, not a string). */
+static void member_raw(sked_jobj *o, const char *key, const char *v, size_t n)
+{
+    if (member_short(o, key, v, n, false))
+        return;
+    member(o, key);
+    (void) sked__buf_add(&o->b, v, n);
+}
+
+/* Whether the N bytes at S are valid UTF-8 without NUL. ASCII, what
+ * names and ids are, is passed over a byte at a time. */
 static bool utf8_valid(const char *s, size_t n)
 {
-    for (size_t i = 0, k; i < n; i += k)
-        if (s[i] == '\0' || (k = sked__utf8_len(s + i, n - i)) == 0)
+    for (size_t i = 0, k; i < n; i += k) {
+        unsigned char c = (unsigned char) s[i];
+        if (c > 0 && c < 0x80) {
+            k = 1;
+            continue;
+        }
+        if (c == 0 || (k = sked__utf8_len(s + i, n - i)) == 0)
             return false;
+    }
     return true;
 }
 
@@ -78,9 +142,8 @@ void sked__jobj_str(sked_jobj *o, const char *key, const char *v)
     size_t n = v ? strlen(v) : 0;
     char *clean = NULL;
 
-    member(o, key);
     if (!v) {
-        (void) sked__buf_add(&o->b, "null", 4);
+        member_raw(o, key, "null", 4);
         return;
     }
     if (!utf8_valid(v, n)) {
@@ -90,7 +153,10 @@ void sked__jobj_str(sked_jobj *o, const char *key, const char *v)
         }
         v = clean;
     }
-    sked__json_put_string(&o->b, v, n);
+    if (!member_short(o, key, v, n, true)) {
+        member(o, key);
+        sked__json_put_string(&o->b, v, n);
+    }
     free(clean);
 }
 
@@ -99,8 +165,7 @@ void sked__jobj_int(sked_jobj *o, const char *key, int64_t v)
     char num[24];
     int n = snprintf(num, sizeof num, "%" PRId64, v);
 
-    member(o, key);
-    (void) sked__buf_add(&o->b, num, (size_t) n);
+    member_raw(o, key, num, (size_t) n);
 }
 
 /* The text of real V as jansson writes it (its strconv.c): "%.17g", a
@@ -135,14 +200,12 @@ void sked__jobj_real(sked_jobj *o, const char *key, double v)
     char num[40];
     size_t n = real_text(v, num, sizeof num);
 
-    member(o, key);
-    (void) sked__buf_add(&o->b, num, n);
+    member_raw(o, key, num, n);
 }
 
 void sked__jobj_bool(sked_jobj *o, const char *key, bool v)
 {
-    member(o, key);
-    (void) sked__buf_add(&o->b, v ? "true" : "false", v ? 4 : 5);
+    member_raw(o, key, v ? "true" : "false", v ? 4 : 5);
 }
 
 char *sked__jobj_take(sked_jobj *o)
