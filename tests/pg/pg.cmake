@@ -70,8 +70,8 @@ set_tests_properties(store.pg_backend PROPERTIES SKIP_RETURN_CODE 77)
 
 # Schema 5's event pages and queue starts (schema/pg/0005_run_rate.sql).
 add_executable(test_pg_run_rate ${CMAKE_CURRENT_LIST_DIR}/test_pg_run_rate.c)
-target_link_libraries(test_pg_run_rate PRIVATE sked_internal PkgConfig::CMOCKA
-    PkgConfig::LIBPQ)
+target_link_libraries(test_pg_run_rate PRIVATE sked_internal sked_testdb
+    PkgConfig::CMOCKA)
 sked_add_pg_test(store.pg_run_rate $<TARGET_FILE:test_pg_run_rate>)
 set_tests_properties(store.pg_run_rate PROPERTIES SKIP_RETURN_CODE 77)
 

@@ -16,7 +16,6 @@
 #include <stddef.h>
 
 #include <cmocka.h>
-#include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "store/store.h"
 #include "store/store_ops.h"
 #include "store/store_run.h"
+#include "test_db.h"
 
 #define T0 1790000000000000LL /* 2026-09-21, µs */
 
@@ -32,24 +32,15 @@ static const char *url;
 static sked_virtual_clock vclock;
 static sked_clock clock_;
 
-/* Run Q on a connection of its own; the first value as a number (0 when
+/* Run Q (through libpq, not sked); the first value as a number (0 when
  * there is none). */
 static long long sql(const char *q)
 {
-    PGconn *c = PQconnectdb(url);
-    PGresult *r;
     long long v = 0;
 
-    assert_int_equal(PQstatus(c), CONNECTION_OK);
-    r = PQexec(c, q);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK &&
-        PQresultStatus(r) != PGRES_COMMAND_OK)
-        fail_msg("%s: %s", q, PQerrorMessage(c));
-    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0)
-        v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    PQclear(r);
-    PQfinish(c);
-    return v;
+    if (sked_test_sql(url, q, &v) != 0)
+        fail_msg("%s: failed", q);
+    return v < 0 ? 0 : v;
 }
 
 static sked_store *open_store(void)

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The API's JSON writer (src/http/json_text.c) against jansson's own
- * json_dumps: for every value, the same text byte for byte. Random trees
- * of every type, with strings full of what needs escaping (quotes,
- * backslashes, every control character, multibyte UTF-8, NUL), keys
- * likewise, integers at their extremes and reals of every magnitude. */
+/* sked's two JSON writers against jansson's own json_dumps: for every
+ * value, the same text byte for byte.
+ *   - The API's (src/http/json_text.c): random trees of every type, with
+ *     strings full of what needs escaping (quotes, backslashes, every
+ *     control character, multibyte UTF-8, NUL), keys likewise, integers
+ *     at their extremes and reals of every magnitude.
+ *   - The event payloads' (src/base/json_obj.c): random flat objects of
+ *     the same values built both ways; a string that is not UTF-8 (which
+ *     jansson refuses) comes out with U+FFFD for each bad byte. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "base/json_obj.h"
 #include "http/json_text.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
@@ -62,6 +67,20 @@ static size_t random_text(char *buf, size_t max)
     return len;
 }
 
+/* A random finite real of any magnitude (JSON has no inf), at times
+ * integral (jansson adds ".0") or a zero of either sign. */
+static double random_real(void)
+{
+    double d = (double) (int64_t) next() / (double) (1 + next() % 1000000);
+    if (next() % 4 == 0)
+        d = ldexp(d, (int) (next() % 600) - 300);
+    if (next() % 8 == 0)
+        d = (double) (int64_t) (next() % 100000);
+    if (next() % 16 == 0)
+        d = next() % 2 ? 0.0 : -0.0;
+    return isfinite(d) ? d : 0.5;
+}
+
 static json_t *random_value(int depth)
 {
     static const json_int_t ints[] = {
@@ -77,12 +96,8 @@ static json_t *random_value(int depth)
     case 2:
         return json_integer(next() % 2 ? ints[next() % 7]
                                        : (json_int_t) next());
-    case 3: {
-        double d = (double) (int64_t) next() / (double) (1 + next() % 1000000);
-        if (next() % 4 == 0)
-            d = ldexp(d, (int) (next() % 600) - 300);
-        return json_real(isfinite(d) ? d : 0.5); /* JSON has no inf */
-    }
+    case 3:
+        return json_real(random_real());
     case 4:
     case 5: {
         size_t n = random_text(text, 40);
@@ -156,12 +171,131 @@ static void test_empty_and_nested(void **state)
     assert_null(sked__json_text(NULL, NULL));
 }
 
+/* One random member under KEY, added to both O and J. */
+static void random_member(sked_jobj *o, json_t *j, const char *key)
+{
+    static const int64_t ints[] = {0, -1, 1, INT64_MAX, INT64_MIN, 1700000000};
+    char text[256];
+
+    switch (next() % 6) {
+    case 0: {
+        int64_t v = next() % 2 ? ints[next() % 6] : (int64_t) next();
+        sked__jobj_int(o, key, v);
+        json_object_set_new(j, key, json_integer(v));
+        break;
+    }
+    case 1: {
+        double d = random_real();
+        sked__jobj_real(o, key, d);
+        json_object_set_new(j, key, json_real(d));
+        break;
+    }
+    case 2: {
+        bool b = next() % 2;
+        sked__jobj_bool(o, key, b);
+        json_object_set_new(j, key, json_boolean(b));
+        break;
+    }
+    case 3:
+        sked__jobj_str(o, key, NULL);
+        json_object_set_new(j, key, json_null());
+        break;
+    default:
+        random_text(text, 30); /* pieces: no NUL */
+        sked__jobj_str(o, key, text);
+        json_object_set_new(j, key, json_string(text));
+    }
+}
+
+static void test_obj_random(void **state)
+{
+    static const char *const keys[] = {"workflow", "step",  "attempt",
+                                       "queue",    "error", "duration_secs",
+                                       "a\"b",     "c\\d",  "e\nf"};
+    (void) state;
+    for (int i = 0; i < 20000; i++) {
+        sked_jobj o = {0};
+        json_t *j = json_object();
+        size_t n = next() % 9;
+        for (size_t k = 0; k < n; k++) /* distinct keys, in this order */
+            random_member(&o, j, keys[(k + (size_t) i) % 9]);
+        char *want = json_dumps(j, JSON_COMPACT);
+        char *got = sked__jobj_take(&o);
+        assert_non_null(got);
+        assert_string_equal(got, want);
+        free(want);
+        free(got);
+        json_decref(j);
+    }
+}
+
+/* Not UTF-8: each bad byte is U+FFFD; the rest is kept. The object is
+ * valid JSON that jansson reads back. */
+static void test_obj_bad_utf8(void **state)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"a\xff"
+         "b",
+         "{\"e\":\"a\xef\xbf\xbd"
+         "b\"}"},
+        {"\xc3", "{\"e\":\"\xef\xbf\xbd\"}"},                 /* cut short */
+        {"\xc0\xaf", "{\"e\":\"\xef\xbf\xbd\xef\xbf\xbd\"}"}, /* overlong */
+        {"\xed\xa0\x80"
+         "x",
+         "{\"e\":\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx\"}"},
+        {"ok \"\xfe\"", "{\"e\":\"ok \\\"\xef\xbf\xbd\\\"\"}"},
+    };
+
+    (void) state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sked_jobj o = {0};
+        sked__jobj_str(&o, "e", cases[i].in);
+        char *got = sked__jobj_take(&o);
+        assert_string_equal(got, cases[i].out);
+        json_t *back = json_loads(got, 0, NULL);
+        assert_non_null(back);
+        json_decref(back);
+        free(got);
+    }
+}
+
+static void test_obj_empty_and_reuse(void **state)
+{
+    sked_jobj o = {0};
+    char *a, *b;
+
+    (void) state;
+    a = sked__jobj_take(&o);
+    assert_string_equal(a, "{}");
+    sked__jobj_int(&o, "n", 7);
+    b = sked__jobj_take(&o); /* emptied by the take before */
+    assert_string_equal(b, "{\"n\":7}");
+    free(a);
+    free(b);
+}
+
+/* Past the buffer's limit, the take says so (NULL), and nothing leaks. */
+static void test_obj_failure_is_null(void **state)
+{
+    sked_jobj o = {.b = {.max = 8}};
+
+    (void) state;
+    sked__jobj_str(&o, "workflow", "a long enough name");
+    assert_null(sked__jobj_take(&o));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_trees),
         cmocka_unit_test(test_every_control_character),
         cmocka_unit_test(test_empty_and_nested),
+        cmocka_unit_test(test_obj_random),
+        cmocka_unit_test(test_obj_bad_utf8),
+        cmocka_unit_test(test_obj_empty_and_reuse),
+        cmocka_unit_test(test_obj_failure_is_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
