@@ -2,7 +2,7 @@
 /* The PostgreSQL back-end's internals, shared by pg.c (connections, the
  * pool, transactions, errors, migrations), pg_schedule.c (the SQL of
  * schedules and the scheduler), pg_rows.c (the SQL of new runs and
- * events), pg_run.c and pg_queue.c (the SQL of execution).
+ * events), pg_run.c, pg_run_ops.c and pg_queue.c (the SQL of execution).
  *
  * Words: a "slot" is one pooled connection; a transaction (sked__tx) is a
  * slot borrowed by one thread from begin until commit or rollback. A
@@ -35,7 +35,7 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_RUNS_ACTIVE,
     SKED__PG_EVENTS_APPEND,
     SKED__PG_DB_CLOCK,
-    /* execution: pg_run.c */
+    /* execution: pg_run.c, pg_run_ops.c, pg_queue.c */
     SKED__PG_QUEUES_LOCK,
     SKED__PG_QUEUE_LOADS,
     SKED__PG_CAND_READY,

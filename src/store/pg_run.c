@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The SQL of execution on PostgreSQL (store_ops.h, schema 0003):
- * claiming, leases, the executor's writes, cancel and reading runs
- * (queues and workflow versions: pg_queue.c).
+ * claiming, leases, cancel and reading runs (the executor's writes:
+ * pg_run_ops.c; queues and workflow versions: pg_queue.c).
  *
  * Every batch is one statement, its columns sent as arrays through
  * unnest() (one round trip whatever its size). Locks, at READ COMMITTED:
@@ -127,55 +127,6 @@ static const sked__pg_stmt RELEASE_RUNS = {
     "THEN 'waiting' ELSE 'pending' END, executor = NULL, "
     "lease_until = NULL, updated_at = $2::bigint WHERE " OWNED_LOCKED};
 
-static const sked__pg_stmt FENCE = {
-    SKED__PG_FENCE, 1,
-    "SELECT id, status, executor, schedule FROM runs "
-    "WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE"};
-
-static const sked__pg_stmt STEPS_WRITE = {
-    SKED__PG_STEPS_WRITE, 13,
-    "INSERT INTO steps (run_id, step, compensation, attempt, status, "
-    "output, stderr_text, truncated, error, error_code, exit_code, "
-    "started_at, finished_at) "
-    "SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], "
-    "$4::integer[], $5::text[], $6::text[], $7::text[], $8::integer[], "
-    "$9::text[], $10::text[], $11::integer[], $12::bigint[], $13::bigint[]) "
-    "ON CONFLICT (run_id, step, compensation, attempt) DO UPDATE SET "
-    "status = excluded.status, output = excluded.output, "
-    "stderr_text = excluded.stderr_text, truncated = excluded.truncated, "
-    "error = excluded.error, error_code = excluded.error_code, "
-    "exit_code = excluded.exit_code, finished_at = excluded.finished_at, "
-    "started_at = CASE WHEN excluded.status = 'running' "
-    "THEN excluded.started_at ELSE steps.started_at END"};
-
-static const sked__pg_stmt RUNS_WRITE = {
-    SKED__PG_RUNS_WRITE, 10,
-    "UPDATE runs r SET status = coalesce(u.st, r.status), "
-    "outcome = coalesce(u.oc, r.outcome), output = coalesce(u.out, r.output), "
-    "error = coalesce(u.err, r.error), "
-    "error_code = coalesce(u.code, r.error_code), "
-    "not_before = coalesce(u.nb, r.not_before), "
-    "finished_at = coalesce(u.fin, r.finished_at), "
-    "timeout_exceeded_at = coalesce(u.mark, r.timeout_exceeded_at), "
-    "executor = CASE WHEN u.st IS NULL THEN r.executor END, "
-    "lease_until = CASE WHEN u.st IS NULL THEN r.lease_until END, "
-    "updated_at = $10::bigint "
-    "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
-    "$5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[]) "
-    "AS u(uid, st, oc, out, err, code, nb, fin, mark) "
-    "WHERE r.id = u.uid AND r.id = ANY($1::text[])"};
-
-static const sked__pg_stmt FAILURES = {
-    SKED__PG_FAILURES, 1,
-    "SELECT name, status, consecutive_failures, pause_after_failures "
-    "FROM schedules WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE"};
-
-static const sked__pg_stmt FAILURES_SET = {
-    SKED__PG_FAILURES_SET, 2,
-    "UPDATE schedules s SET consecutive_failures = u.c "
-    "FROM unnest($1::text[], $2::integer[]) AS u(n, c) "
-    "WHERE s.name = u.n AND s.name = ANY($1::text[])"};
-
 static const sked__pg_stmt RUN_GET = {SKED__PG_RUN_GET, 1,
                                       "SELECT " SKED__RUN_COLUMNS
                                       " FROM runs WHERE id = $1"};
@@ -238,6 +189,11 @@ const char *sked__pg_run_num(int64_t v, char *buf)
 {
     (void) snprintf(buf, SKED__PG_NUMLEN, "%" PRId64, v);
     return buf;
+}
+
+const char *sked__pg_run_status(int s)
+{
+    return s < 0 ? NULL : sked__run_status_name((sked_run_status) s);
 }
 
 /* Text of instant T into BUF, or NULL for NONE. */
@@ -375,10 +331,8 @@ static int query_runs(sked__tx *tx, const sked__pg_stmt *stmt,
     return rc;
 }
 
-/* Close the N array literals A into PARAMS (also for N elements 0) and
- * tell whether one ran out of memory. */
-static bool arrays_close(sked__pg_alit *a, int n, size_t elems,
-                         const char **params)
+bool sked__pg_run_arrays_close(sked__pg_alit *a, int n, size_t elems,
+                               const char **params)
 {
     bool oom = false;
 
@@ -390,7 +344,7 @@ static bool arrays_close(sked__pg_alit *a, int n, size_t elems,
     return oom;
 }
 
-static void arrays_free(sked__pg_alit *a, int n)
+void sked__pg_run_arrays_free(sked__pg_alit *a, int n)
 {
     for (int k = 0; k < n; k++)
         free(a[k].p);
@@ -458,7 +412,7 @@ int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
                         row_to_cand, out, n, err);
     if (rc == 0 && !q->expired)
         rc = sked__pg_exec(tx, &CAND_PLAIN, NULL, NULL, err);
-    arrays_free(a, 3);
+    sked__pg_run_arrays_free(a, 3);
     return rc;
 }
 
@@ -476,11 +430,11 @@ int sked__pg_run_take(sked__tx *tx, const sked__claim_set *set, sked_run **out,
         sked__pg_alit_text(&a[0], set->ids[i], i == 0);
         sked__pg_alit_text(&a[1], set->versions[i], i == 0);
     }
-    if (arrays_close(a, 2, set->n, &params[3]))
+    if (sked__pg_run_arrays_close(a, 2, set->n, &params[3]))
         rc = nomem(err);
     if (rc == 0)
         rc = query_runs(tx, &TAKE, params, row_to_run, out, n, err);
-    arrays_free(a, 2);
+    sked__pg_run_arrays_free(a, 2);
     return rc;
 }
 
@@ -496,14 +450,14 @@ int sked__pg_run_steps_close(sked__tx *tx, const sked__steps_close *sc,
         sked__pg_alit_text(&a[0], sc->run_ids[i], i == 0);
         sked__pg_alit_text(&a[1], sc->errors[i], i == 0);
     }
-    if (arrays_close(a, 2, sc->n, params))
+    if (sked__pg_run_arrays_close(a, 2, sc->n, params))
         rc = nomem(err);
     params[2] = sked__step_status_name(sc->status);
     params[3] = sc->error_code;
     params[4] = sked__pg_run_num(sc->at, at);
     if (rc == 0)
         rc = sked__pg_exec(tx, &STEPS_CLOSE, params, NULL, err);
-    arrays_free(a, 2);
+    sked__pg_run_arrays_free(a, 2);
     return rc;
 }
 
@@ -570,198 +524,6 @@ int sked__pg_run_release(sked__tx *tx, const char *executor, sked_time now,
     rc = sked__pg_exec(tx, &RELEASE_STEPS, params, NULL, err);
     if (rc == 0)
         rc = sked__pg_exec(tx, &RELEASE_RUNS, params2, NULL, err);
-    return rc;
-}
-
-/* ---- the executor's writes ---------------------------------------------- */
-
-/* Fill OUT (N, in the order of the sorted IDS) from the rows of RES,
- * which come in the same order; ids not returned stay not found. */
-static int fences_read(const PGresult *res, const char *const *ids, size_t n,
-                       sked__fence *out, sked_error *err)
-{
-    size_t rows = (size_t) PQntuples(res), r = 0;
-
-    for (size_t i = 0; i < n && r < rows; i++) {
-        sked__fence *f = &out[i];
-        if (strcmp(PQgetvalue(res, (int) r, 0), ids[i]) != 0)
-            continue;
-        f->found = sked__run_status_parse(PQgetvalue(res, (int) r, 1),
-                                          &f->status) == 0;
-        if (!sked__pg_run_text(res, (int) r, 2, &f->executor) ||
-            !sked__pg_run_text(res, (int) r, 3, &f->schedule))
-            return nomem(err);
-        r++;
-    }
-    return 0;
-}
-
-int sked__pg_run_fence(sked__tx *tx, const char *const *ids, size_t n,
-                       sked__fence *out, sked_error *err)
-{
-    sked__pg_alit a = {0};
-    const char *params[1];
-    PGresult *res = NULL;
-    int rc = 0;
-
-    for (size_t i = 0; i < n; i++)
-        sked__pg_alit_text(&a, ids[i], i == 0);
-    if (arrays_close(&a, 1, n, params))
-        rc = nomem(err);
-    if (rc == 0)
-        rc = sked__pg_exec(tx, &FENCE, params, &res, err);
-    if (rc == 0)
-        rc = fences_read(res, ids, n, out, err);
-    PQclear(res);
-    free(a.p);
-    return rc;
-}
-
-enum {
-    W_RUN,
-    W_STEP,
-    W_COMP,
-    W_ATTEMPT,
-    W_STATUS,
-    W_OUTPUT,
-    W_STDERR,
-    W_TRUNC,
-    W_ERROR,
-    W_CODE,
-    W_EXIT,
-    W_STARTED,
-    W_FINISHED,
-    W_N
-};
-
-int sked__pg_run_steps_write(sked__tx *tx, const sked__step_write *w, size_t n,
-                             sked_error *err)
-{
-    sked__pg_alit a[W_N] = {{0}};
-    const char *params[W_N];
-    int rc = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        const sked_step_record *r = w[i].rec;
-        bool first = i == 0;
-        sked__pg_alit_text(&a[W_RUN], w[i].run_id, first);
-        sked__pg_alit_text(&a[W_STEP], r->step, first);
-        sked__pg_alit_int(&a[W_COMP], r->compensation ? 1 : 0, false, first);
-        sked__pg_alit_int(&a[W_ATTEMPT], r->attempt, false, first);
-        sked__pg_alit_text(&a[W_STATUS], sked__step_status_name(r->status),
-                           first);
-        sked__pg_alit_text(&a[W_OUTPUT], r->output, first);
-        sked__pg_alit_text(&a[W_STDERR], r->stderr_text, first);
-        sked__pg_alit_int(&a[W_TRUNC], r->truncated, false, first);
-        sked__pg_alit_text(&a[W_ERROR], r->error, first);
-        sked__pg_alit_text(&a[W_CODE], r->error_code, first);
-        sked__pg_alit_int(&a[W_EXIT], r->exit_code, r->exit_code < 0, first);
-        sked__pg_alit_int(&a[W_STARTED], r->started_at,
-                          r->started_at == SKED_TIME_NONE, first);
-        sked__pg_alit_int(&a[W_FINISHED], r->finished_at,
-                          r->finished_at == SKED_TIME_NONE, first);
-    }
-    if (arrays_close(a, W_N, n, params))
-        rc = nomem(err);
-    if (rc == 0)
-        rc = sked__pg_exec(tx, &STEPS_WRITE, params, NULL, err);
-    arrays_free(a, W_N);
-    return rc;
-}
-
-enum { U_ID, U_ST, U_OC, U_OUT, U_ERR, U_CODE, U_NB, U_FIN, U_MARK, U_N };
-
-static const char *status_word(int s)
-{
-    return s < 0 ? NULL : sked__run_status_name((sked_run_status) s);
-}
-
-int sked__pg_run_runs_write(sked__tx *tx, const sked__run_write *w, size_t n,
-                            sked_time now, sked_error *err)
-{
-    sked__pg_alit a[U_N] = {{0}};
-    char nowbuf[SKED__PG_NUMLEN];
-    const char *params[U_N + 1];
-    int rc = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        bool first = i == 0;
-        sked__pg_alit_text(&a[U_ID], w[i].id, first);
-        sked__pg_alit_text(&a[U_ST], status_word(w[i].status), first);
-        sked__pg_alit_text(&a[U_OC], status_word(w[i].outcome), first);
-        sked__pg_alit_text(&a[U_OUT], w[i].output, first);
-        sked__pg_alit_text(&a[U_ERR], w[i].error, first);
-        sked__pg_alit_text(&a[U_CODE], w[i].error_code, first);
-        sked__pg_alit_int(&a[U_NB], w[i].not_before,
-                          w[i].not_before == SKED_TIME_NONE, first);
-        sked__pg_alit_int(&a[U_FIN], w[i].finished_at,
-                          w[i].finished_at == SKED_TIME_NONE, first);
-        sked__pg_alit_int(&a[U_MARK], w[i].timeout_exceeded_at,
-                          w[i].timeout_exceeded_at == SKED_TIME_NONE, first);
-    }
-    if (arrays_close(a, U_N, n, params))
-        rc = nomem(err);
-    params[U_N] = sked__pg_run_num(now, nowbuf);
-    if (rc == 0)
-        rc = sked__pg_exec(tx, &RUNS_WRITE, params, NULL, err);
-    arrays_free(a, U_N);
-    return rc;
-}
-
-/* Fill F (N, sorted) from the rows of RES, in the same order. */
-static void failures_read(const PGresult *res, sked__failures *f, size_t n)
-{
-    size_t rows = (size_t) PQntuples(res), r = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        f[i].found = false;
-        if (r >= rows || strcmp(PQgetvalue(res, (int) r, 0), f[i].name) != 0)
-            continue;
-        f[i].found = sked_schedule_status_parse(PQgetvalue(res, (int) r, 1), "",
-                                                &f[i].status, NULL) == 0;
-        f[i].count = (int32_t) sked__pg_run_i64(res, (int) r, 2);
-        f[i].pause_after = (int32_t) sked__pg_run_i64(res, (int) r, 3);
-        r++;
-    }
-}
-
-int sked__pg_run_failures(sked__tx *tx, sked__failures *f, size_t n,
-                          sked_error *err)
-{
-    sked__pg_alit a = {0};
-    const char *params[1];
-    PGresult *res = NULL;
-    int rc = 0;
-
-    for (size_t i = 0; i < n; i++)
-        sked__pg_alit_text(&a, f[i].name, i == 0);
-    if (arrays_close(&a, 1, n, params))
-        rc = nomem(err);
-    if (rc == 0)
-        rc = sked__pg_exec(tx, &FAILURES, params, &res, err);
-    if (rc == 0)
-        failures_read(res, f, n);
-    PQclear(res);
-    free(a.p);
-    return rc;
-}
-
-int sked__pg_run_failures_set(sked__tx *tx, const sked__failures *f, size_t n,
-                              sked_error *err)
-{
-    sked__pg_alit a[2] = {{0}};
-    const char *params[2];
-    int rc = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        sked__pg_alit_text(&a[0], f[i].name, i == 0);
-        sked__pg_alit_int(&a[1], f[i].count, false, i == 0);
-    }
-    if (arrays_close(a, 2, n, params))
-        rc = nomem(err);
-    if (rc == 0)
-        rc = sked__pg_exec(tx, &FAILURES_SET, params, NULL, err);
-    arrays_free(a, 2);
     return rc;
 }
 
@@ -861,7 +623,7 @@ int sked__pg_run_list(sked__tx *tx, const sked_run_filter *f, size_t limit,
 {
     char before[SKED__PG_NUMLEN], lim[SKED__PG_NUMLEN];
     const char *params[6] = {
-        status_word(f->status),
+        sked__pg_run_status(f->status),
         f->schedule,
         f->workflow,
         f->before_id ? time_param(f->before_created, before) : NULL,

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* The execution methods of the PostgreSQL back-end (pg_run.c), as the
- * method table of store_ops.h wants them; pg.c lists them in
- * sked__store_pg_ops. */
+/* The execution methods of the PostgreSQL back-end (pg_run.c, and
+ * pg_run_ops.c for the executor's writes), as the method table of
+ * store_ops.h wants them; pg.c lists them in sked__store_pg_ops. */
 #ifndef SKED_STORE_PG_RUN_H
 #define SKED_STORE_PG_RUN_H
 
 #include <libpq-fe.h>
 
+#include "store/pg.h"
 #include "store/store_ops.h"
 
-/* The value helpers pg_run.c shares with pg_queue.c. */
+/* The value helpers pg_run.c shares with pg_run_ops.c and pg_queue.c. */
 #define SKED__PG_NUMLEN 24
 /* Write V as text into BUF (SKED__PG_NUMLEN bytes) and return BUF. */
 const char *sked__pg_run_num(int64_t v, char *buf);
@@ -18,6 +19,13 @@ const char *sked__pg_run_num(int64_t v, char *buf);
 bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst);
 /* The value of (ROW, COL) of RES as an integer. */
 int64_t sked__pg_run_i64(const PGresult *res, int row, int col);
+/* The word of run status S (a sked_run_status), or NULL when S < 0. */
+const char *sked__pg_run_status(int s);
+/* Close the N array literals A (ELEMS elements each, maybe 0) into
+ * PARAMS; true when one ran out of memory. */
+bool sked__pg_run_arrays_close(sked__pg_alit *a, int n, size_t elems,
+                               const char **params);
+void sked__pg_run_arrays_free(sked__pg_alit *a, int n);
 
 int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
                             sked_run **out, size_t *n, sked_error *err);
