@@ -52,18 +52,20 @@ FROM event_pages p
 CROSS JOIN LATERAL unnest(p.types, p.subjects, p.payloads, p.ats)
     WITH ORDINALITY AS e(type, subject, payload, at, k);
 
--- 2. One index of the running runs, on their queue.
+-- 2. One index of the running runs: (lease_until, queue).
 --
 -- Every claim and every finish writes an entry in each index of runs (an
 -- update that changes an indexed column, as they do, cannot be a
 -- heap-only update). The running runs had two: (executor, lease_until)
--- and (queue). Now one, (queue): the runs running in a queue are counted
--- with it, and the few queries about an executor's runs or expired leases
--- read every running run through it, as they did. The renewal of a lease
--- no longer changes an indexed column.
+-- and (queue). Now one: every claim looks for expired leases, which it
+-- now finds by a range of it, without reading the runs still leased; the
+-- runs running in a queue (counted for a concurrency limit) are read
+-- from its entries, with the run read only for those of the queue; an
+-- executor's runs (its release at a stop, rare) are a walk of them all.
 DROP INDEX runs_running;
 DROP INDEX runs_running_queue;
-CREATE INDEX runs_running ON runs (queue) WHERE status = 'running';
+CREATE INDEX runs_running ON runs (lease_until, queue)
+    WHERE status = 'running';
 
 -- 3. Rate limits count the starts of their queue in queue_starts.
 --
