@@ -150,6 +150,27 @@ static void conn_close(struct sked__tx *c)
     free(c);
 }
 
+/* Run "PRAGMA journal_mode = WAL" on C's connection, leaving the step's
+ * code in *RC and the statement in *ST (to finalize). Several processes
+ * opening a new file at once contend for the lock that switching it to
+ * WAL takes, and SQLite answers some of them SQLITE_BUSY at once, without
+ * its busy handler (it sees a deadlock): those try again, every 5 ms,
+ * for as long as the busy handler would have waited. */
+static void wal_mode(struct sked__tx *c, sqlite3_stmt **st, int *rc)
+{
+    for (int waited = 0;; waited += 5) {
+        *rc = sqlite3_prepare_v2(c->db, "PRAGMA journal_mode = WAL", -1, st,
+                                 NULL);
+        if (*rc == SQLITE_OK)
+            *rc = sqlite3_step(*st);
+        if (*rc != SQLITE_BUSY || waited >= BUSY_TIMEOUT_MS)
+            return;
+        sqlite3_finalize(*st);
+        *st = NULL;
+        sqlite3_sleep(5);
+    }
+}
+
 /* Run the setup statements on a new connection C. */
 static int conn_setup(struct sked__tx *c, sked_error *err)
 {
@@ -163,9 +184,7 @@ static int conn_setup(struct sked__tx *c, sked_error *err)
      * delete the WAL at every close: three more syncs per command. The
      * WAL is checkpointed as it grows instead (wal_autocheckpoint). */
     (void) sqlite3_db_config(c->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-    rc = sqlite3_prepare_v2(c->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(st);
+    wal_mode(c, &st, &rc);
     if (rc == SQLITE_ROW &&
         sqlite3_stricmp((const char *) sqlite3_column_text(st, 0), "wal")) {
         sqlite3_finalize(st);

@@ -39,7 +39,7 @@ check() {
 }
 
 hammer_one() {
-    local kind=$1 url=$2 batch=$3 sum=0 i pids=()
+    local kind=$1 url=$2 batch=$3 sum=0 i created pids=()
     for i in $(seq 1 $procs); do
         "$hammer" insert "$url" "$i" "$runs" "$batch" \
             >"$tmp/out.$i" 2>"$tmp/err.$i" &
@@ -50,7 +50,8 @@ hammer_one() {
             printf '%s: process %d failed: %s\n' "$kind" "$i" \
                 "$(cat "$tmp/err.$i")"
         fi
-        sum=$((sum + $(awk '/^created/ {print $2}' "$tmp/out.$i")))
+        created=$(awk '/^created/ {print $2}' "$tmp/out.$i")
+        sum=$((sum + ${created:-0})) # a process that failed created none
     done
     check "$kind batch $batch: runs created" "$sum" "$runs"
     check "$kind batch $batch: rows" \
