@@ -209,9 +209,9 @@ static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
  * JSON, else as a string. */
 static char *run_output(const xrun *x)
 {
-    size_t any = 0;
-    for (size_t i = 0; i < x->w->nsteps; i++)
-        any += x->outputs[i] != NULL;
+    bool any = false;
+    for (size_t i = 0; i < x->w->nsteps && !any; i++)
+        any = x->outputs[i] != NULL;
     if (!any) /* steps that return nothing, the usual case */
         return strdup("{}");
     json_t *o = json_object();

@@ -299,22 +299,19 @@ static int claim_events(sked__ev_list *ev, const sked_run *r, const sked_run *c,
                         sked_time now, sked_error *err)
 {
     sked_jobj o = {0};
-    char *p;
     int rc = 0;
 
     if (c->started_at == SKED_TIME_NONE) {
         sked__jobj_str(&o, "workflow", r->workflow);
         sked__jobj_str(&o, "queue", r->queue);
         sked__jobj_int(&o, "attempt", r->attempts);
-        if (!(p = sked__jobj_take(&o)))
-            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-        rc = sked__ev_add(ev, "run.started", r->id, p, now, err);
+        rc = sked__ev_add(ev, "run.started", r->id, sked__jobj_take(&o), now,
+                          err);
     }
     if (rc == 0 && r->recovered) {
         sked__jobj_str(&o, "from", c->executor);
-        if (!(p = sked__jobj_take(&o)))
-            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-        rc = sked__ev_add(ev, "run.recovered", r->id, p, now, err);
+        rc = sked__ev_add(ev, "run.recovered", r->id, sked__jobj_take(&o), now,
+                          err);
     }
     return rc;
 }

@@ -118,7 +118,6 @@ static int ev_run_created(sked__ev_list *l, const sked_run_new *r,
                           sked_time now, sked_error *err)
 {
     sked_jobj o = {0};
-    char *p;
 
     sked__jobj_str(&o, "run_id", r->id);
     sked__jobj_str(&o, "workflow", r->workflow);
@@ -127,9 +126,7 @@ static int ev_run_created(sked__ev_list *l, const sked_run_new *r,
     jobj_time(&o, "scheduled_for", r->scheduled_for);
     jobj_time(&o, "not_before",
               r->not_before == SKED_TIME_NONE ? now : r->not_before);
-    if (!(p = sked__jobj_take(&o)))
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    return sked__ev_add(l, "run.created", r->id, p, now, err);
+    return sked__ev_add(l, "run.created", r->id, sked__jobj_take(&o), now, err);
 }
 
 /* The event schedule.occurrences_missed of M for schedule NAME. */
@@ -137,16 +134,14 @@ static int ev_missed(sked__ev_list *l, const char *name,
                      const sked_fire_miss *m, sked_time now, sked_error *err)
 {
     sked_jobj o = {0};
-    char *p;
 
     sked__jobj_str(&o, "schedule", name);
     sked__jobj_str(&o, "reason", m->reason);
     sked__jobj_int(&o, "count", m->count);
     jobj_time(&o, "first", m->first);
     jobj_time(&o, "last", m->last);
-    if (!(p = sked__jobj_take(&o)))
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    return sked__ev_add(l, "schedule.occurrences_missed", name, p, now, err);
+    return sked__ev_add(l, "schedule.occurrences_missed", name,
+                        sked__jobj_take(&o), now, err);
 }
 
 /* The event schedule.disabled of NAME, with REASON. */
@@ -154,13 +149,11 @@ static int ev_disabled(sked__ev_list *l, const char *name, const char *reason,
                        sked_time now, sked_error *err)
 {
     sked_jobj o = {0};
-    char *p;
 
     sked__jobj_str(&o, "name", name);
     sked__jobj_str(&o, "reason", reason);
-    if (!(p = sked__jobj_take(&o)))
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    return sked__ev_add(l, "schedule.disabled", name, p, now, err);
+    return sked__ev_add(l, "schedule.disabled", name, sked__jobj_take(&o), now,
+                        err);
 }
 
 /* ---- the firing transaction --------------------------------------------- */

@@ -44,7 +44,8 @@ typedef struct sked__ev_list {
 /* Free L's events and empty it (a transaction about to run again). */
 void sked__ev_reset(sked__ev_list *l);
 /* Append an event; TYPE and SUBJECT are copied, PAYLOAD is taken (also
- * on failure). */
+ * on failure). A NULL PAYLOAD (building it ran out of memory, as
+ * sked__jobj_take says) is SKED_ENOMEM. */
 int sked__ev_add(sked__ev_list *l, const char *type, const char *subject,
                  char *payload, sked_time at, sked_error *err);
 /* Write every event of L in TX, setting their ids. */

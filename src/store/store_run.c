@@ -142,14 +142,12 @@ static int ev_cancelled(sked__ev_list *ev, const sked_run *r,
                         const char *reason, sked_time now, sked_error *err)
 {
     sked_jobj o = {0};
-    char *p;
 
     sked__jobj_str(&o, "workflow", r->workflow);
     sked__jobj_str(&o, "schedule", r->schedule);
     sked__jobj_str(&o, "reason", reason);
-    if (!(p = sked__jobj_take(&o)))
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    return sked__ev_add(ev, "run.cancelled", r->id, p, now, err);
+    return sked__ev_add(ev, "run.cancelled", r->id, sked__jobj_take(&o), now,
+                        err);
 }
 
 /* Cancel the active run R (read under the lock) at NOW for REASON;
