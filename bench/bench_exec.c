@@ -19,7 +19,10 @@
  *     bench  exec_runs  ENGINE  WORKERS  RUNS  RUNS_PER_S
  *     bench  exec_step  ENGINE  STEPS  MS_PER_EXEC_STEP  MS_PER_C_STEP
  *
- * Usage: bench_exec [DIR]. SKED_BENCH_EXEC_RUNS sets N (default 20000). */
+ * Usage: bench_exec [DIR]. SKED_BENCH_EXEC_RUNS sets N (default 20000);
+ * SKED_BENCH_EXEC_WORKERS a list of worker counts instead of "1,4,16";
+ * SKED_BENCH_EXEC_STEP=0 leaves out the exec step's figure (A/B runs of
+ * one figure go faster). */
 #include <libpq-fe.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -215,11 +218,34 @@ static double measure(const char *url, const char *path, const char *name,
     return t;
 }
 
+/* The worker counts to measure, from SKED_BENCH_EXEC_WORKERS ("1,4,16"
+ * when unset); return how many (at most MAX) went into OUT. */
+static size_t worker_counts(int *out, size_t max)
+{
+    const char *s = getenv("SKED_BENCH_EXEC_WORKERS");
+    size_t n = 0;
+    char *end;
+
+    if (!s || !*s)
+        s = "1,4,16";
+    while (n < max && *s) {
+        long w = strtol(s, &end, 10);
+        if (end == s || w < 1 || w > 1024)
+            die("SKED_BENCH_EXEC_WORKERS", "a list of worker counts, 1-1024");
+        out[n++] = (int) w;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
 static void bench_engine(const char *engine, const char *url, const char *path,
                          long n)
 {
-    static const int workers[] = {1, 4, 16};
-    for (size_t i = 0; i < sizeof workers / sizeof *workers; i++) {
+    int workers[16];
+    size_t nworkers = worker_counts(workers, 16);
+    const char *step = getenv("SKED_BENCH_EXEC_STEP");
+
+    for (size_t i = 0; i < nworkers; i++) {
         double busy;
         double t = measure(url, path, "noop", n, 1, false, workers[i], &busy);
         printf("%-9s %2d workers  %6ld runs  %6.2f s  %8.0f runs/s  "
@@ -230,6 +256,8 @@ static void bench_engine(const char *engine, const char *url, const char *path,
                (double) n / t);
         fflush(stdout);
     }
+    if (step && strcmp(step, "0") == 0)
+        return;
     double busy;
     double tc =
         measure(url, path, "csteps", STEP_RUNS, STEP_COUNT, false, 1, &busy);

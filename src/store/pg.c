@@ -677,6 +677,7 @@ const struct sked__store_ops sked__store_pg_ops = {
     .queue_loads = sked__pg_queue_loads,
     .runs_candidates = sked__pg_run_candidates,
     .runs_take = sked__pg_run_take,
+    .runs_take_ready = sked__pg_run_take_ready,
     .steps_close = sked__pg_run_steps_close,
     .runs_renew = sked__pg_run_renew,
     .runs_release = sked__pg_run_release,

@@ -43,6 +43,7 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_CAND_PLAIN,
     SKED__PG_CAND_EXPIRED,
     SKED__PG_TAKE,
+    SKED__PG_TAKE_READY,
     SKED__PG_STEPS_CLOSE,
     SKED__PG_RENEW,
     SKED__PG_RELEASE_STEPS,

@@ -44,20 +44,24 @@
     "id IN (SELECT id FROM runs WHERE executor = $1 "                          \
     "AND status = 'running' ORDER BY id FOR UPDATE)"
 
-/* A serial run goes only as the first active run of its key, with none
- * of the key running (two index seeks: runs_serial, runs_serial_running). */
+/* The ready runs r at $1 that the executor may run: a serial run goes
+ * only as the first active run of its key, with none of the key running
+ * (two index seeks: runs_serial, runs_serial_running). */
+#define READY                                                                  \
+    "status IN ('pending', 'waiting') AND not_before <= $1::bigint "           \
+    "AND " ROUTED " "                                                          \
+    "AND (serial_key IS NULL OR (NOT EXISTS (SELECT 1 FROM runs o "            \
+    "WHERE o.serial_key = r.serial_key AND o.status = 'running') "             \
+    "AND (SELECT o.id FROM runs o WHERE o.serial_key = r.serial_key "          \
+    "AND o.status IN " ACTIVE " "                                              \
+    "ORDER BY coalesce(o.scheduled_for, o.created_at), o.id LIMIT 1) "         \
+    "= r.id)) "
+#define CLAIM_ORDER "ORDER BY priority, not_before, created_at, id "
+
 static const sked__pg_stmt CAND_READY = {
     SKED__PG_CAND_READY, 5,
-    "SELECT " CAND_COLS " FROM runs r "
-    "WHERE status IN ('pending', 'waiting') AND not_before <= $1::bigint "
-    "AND " ROUTED " AND NOT (queue = ANY($4::text[])) "
-    "AND (serial_key IS NULL OR (NOT EXISTS (SELECT 1 FROM runs o "
-    "WHERE o.serial_key = r.serial_key AND o.status = 'running') "
-    "AND (SELECT o.id FROM runs o WHERE o.serial_key = r.serial_key "
-    "AND o.status IN " ACTIVE " "
-    "ORDER BY coalesce(o.scheduled_for, o.created_at), o.id LIMIT 1) "
-    "= r.id)) "
-    "ORDER BY priority, not_before, created_at, id LIMIT $5::bigint "
+    "SELECT " CAND_COLS " FROM runs r WHERE " READY
+    "AND NOT (queue = ANY($4::text[])) " CLAIM_ORDER "LIMIT $5::bigint "
     "FOR UPDATE SKIP LOCKED"};
 
 /* Around the one query that reads ready runs: read them in the order of
@@ -76,8 +80,8 @@ static const sked__pg_stmt CAND_PLAIN = {
 static const sked__pg_stmt CAND_EXPIRED = {
     SKED__PG_CAND_EXPIRED, 4,
     "SELECT " CAND_COLS " FROM runs "
-    "WHERE status = 'running' AND lease_until < $1::bigint AND " ROUTED " "
-    "ORDER BY priority, not_before, created_at, id LIMIT $4::bigint "
+    "WHERE status = 'running' AND lease_until < $1::bigint AND " ROUTED
+    " " CLAIM_ORDER "LIMIT $4::bigint "
     "FOR UPDATE SKIP LOCKED"};
 
 /* Take the runs; a run started now in a queue with a rate limit is a
@@ -98,6 +102,25 @@ static const sked__pg_stmt TAKE = {
     "WHERE t.started_at = $3::bigint AND q.rate_limit IS NOT NULL "
     "AND q.rate_period_us IS NOT NULL) "
     "SELECT " SKED__RUN_COLUMNS " FROM taken"};
+
+/* Take the first $4 ready runs in one statement, when no queue has a
+ * limit (then no start is counted either): the candidates are locked
+ * and updated where they lie (their ctid), without their ids going to
+ * the client and back. The run's version, when it had none, is the one
+ * the executor has latest ($7, beside the names $2). The last column
+ * tells whether this is the run's first start. */
+static const sked__pg_stmt TAKE_READY = {
+    SKED__PG_TAKE_READY, 7,
+    "WITH c AS (SELECT ctid AS tid, started_at IS NULL AS first "
+    "FROM runs r WHERE " READY CLAIM_ORDER "LIMIT $4::bigint "
+    "FOR UPDATE SKIP LOCKED) "
+    "UPDATE runs r SET status = 'running', executor = $5, "
+    "lease_until = $6::bigint, started_at = coalesce(r.started_at, "
+    "$1::bigint), attempts = r.attempts + 1, "
+    "workflow_version = coalesce(r.workflow_version, (SELECT l.v "
+    "FROM unnest($2::text[], $7::text[]) AS l(w, v) WHERE l.w = r.workflow)), "
+    "updated_at = $1::bigint FROM c WHERE r.ctid = c.tid "
+    "RETURNING " SKED__RUN_COLUMNS ", c.first"};
 
 static const sked__pg_stmt STEPS_CLOSE = {
     SKED__PG_STEPS_CLOSE, 5,
@@ -233,6 +256,9 @@ static void run_init(sked_run *r)
     r->timeout_exceeded_at = SKED_TIME_NONE;
 }
 
+/* How many columns SKED__RUN_COLUMNS names. */
+#define RUN_NCOLUMNS 26
+
 /* Read ROW of RES (SKED__RUN_COLUMNS) into *r. */
 static int row_to_run(const PGresult *res, int row, sked_run *r,
                       sked_error *err)
@@ -354,8 +380,10 @@ void sked__pg_run_arrays_free(sked__pg_alit *a, int n)
 
 /* Build the arrays of a claim: [0] the workflows whose latest version
  * the executor has, [1] its "workflow/version" keys, [2] the full
- * queues. */
-static bool claim_arrays(const sked__claim_query *q, sked__pg_alit a[3])
+ * queues, [3] the latest versions of [0]. */
+enum { A_LATEST, A_KEYS, A_FULL, A_VERSIONS, A_N };
+
+static bool claim_arrays(const sked__claim_query *q, sked__pg_alit a[A_N])
 {
     size_t nlatest = 0;
     bool ok = true;
@@ -369,20 +397,24 @@ static bool claim_arrays(const sked__claim_query *q, sked__pg_alit a[3])
             break;
         }
         (void) snprintf(key, len, "%s/%s", w->name, w->version);
-        sked__pg_alit_text(&a[1], key, i == 0);
+        sked__pg_alit_text(&a[A_KEYS], key, i == 0);
         free(key);
-        if (w->latest)
-            sked__pg_alit_text(&a[0], w->name, nlatest++ == 0);
+        if (w->latest) {
+            sked__pg_alit_text(&a[A_LATEST], w->name, nlatest == 0);
+            sked__pg_alit_text(&a[A_VERSIONS], w->version, nlatest++ == 0);
+        }
     }
-    if (nlatest == 0)
-        sked__pg_alit_put(&a[0], "{", 1);
+    if (nlatest == 0) {
+        sked__pg_alit_put(&a[A_LATEST], "{", 1);
+        sked__pg_alit_put(&a[A_VERSIONS], "{", 1);
+    }
     if (q->nworkflows == 0)
-        sked__pg_alit_put(&a[1], "{", 1);
+        sked__pg_alit_put(&a[A_KEYS], "{", 1);
     for (size_t i = 0; i < q->nfull; i++)
-        sked__pg_alit_text(&a[2], q->full[i], i == 0);
+        sked__pg_alit_text(&a[A_FULL], q->full[i], i == 0);
     if (q->nfull == 0)
-        sked__pg_alit_put(&a[2], "{", 1);
-    for (int k = 0; k < 3; k++) {
+        sked__pg_alit_put(&a[A_FULL], "{", 1);
+    for (int k = 0; k < A_N; k++) {
         sked__pg_alit_put(&a[k], "}", 1);
         ok = ok && !a[k].failed;
     }
@@ -392,7 +424,7 @@ static bool claim_arrays(const sked__claim_query *q, sked__pg_alit a[3])
 int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
                             sked_run **out, size_t *n, sked_error *err)
 {
-    sked__pg_alit a[3] = {{0}};
+    sked__pg_alit a[A_N] = {{0}};
     char nowbuf[SKED__PG_NUMLEN], limbuf[SKED__PG_NUMLEN];
     const char *params[5];
     int rc = 0;
@@ -400,10 +432,10 @@ int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
     if (!claim_arrays(q, a))
         rc = nomem(err);
     params[0] = sked__pg_run_num(q->now, nowbuf);
-    params[1] = a[0].p;
-    params[2] = a[1].p;
+    params[1] = a[A_LATEST].p;
+    params[2] = a[A_KEYS].p;
     params[3] =
-        q->expired ? sked__pg_run_num((int64_t) q->limit, limbuf) : a[2].p;
+        q->expired ? sked__pg_run_num((int64_t) q->limit, limbuf) : a[A_FULL].p;
     params[4] = sked__pg_run_num((int64_t) q->limit, limbuf);
     if (rc == 0 && !q->expired)
         rc = sked__pg_exec(tx, &CAND_ORDERED, NULL, NULL, err);
@@ -412,7 +444,61 @@ int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
                         row_to_cand, out, n, err);
     if (rc == 0 && !q->expired)
         rc = sked__pg_exec(tx, &CAND_PLAIN, NULL, NULL, err);
-    sked__pg_run_arrays_free(a, 3);
+    sked__pg_run_arrays_free(a, A_N);
+    return rc;
+}
+
+/* Read the rows of TAKE_READY into *out, and their first-start flags
+ * (the column after SKED__RUN_COLUMNS) into *first. */
+static int taken_rows(const PGresult *res, sked_run **out, bool **first,
+                      size_t *n, sked_error *err)
+{
+    int rc = rows_to_runs(res, row_to_run, out, n, err);
+
+    if (rc != 0)
+        return rc;
+    *first = calloc(*n ? *n : 1, sizeof **first);
+    if (!*first) {
+        sked__runs_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        return nomem(err);
+    }
+    for (size_t k = 0; k < *n; k++)
+        (*first)[k] = PQgetvalue(res, (int) k, RUN_NCOLUMNS)[0] == 't';
+    return 0;
+}
+
+int sked__pg_run_take_ready(sked__tx *tx, const sked__claim_query *q,
+                            const sked__claim_set *set, sked_run **out,
+                            bool **first, size_t *n, sked_error *err)
+{
+    sked__pg_alit a[A_N] = {{0}};
+    char nowbuf[SKED__PG_NUMLEN], limbuf[SKED__PG_NUMLEN],
+        lease[SKED__PG_NUMLEN];
+    const char *params[7] = {sked__pg_run_num(q->now, nowbuf),
+                             NULL,
+                             NULL,
+                             sked__pg_run_num((int64_t) q->limit, limbuf),
+                             set->executor,
+                             sked__pg_run_num(set->lease_until, lease),
+                             NULL};
+    PGresult *res = NULL;
+    int rc = claim_arrays(q, a) ? 0 : nomem(err);
+
+    params[1] = a[A_LATEST].p;
+    params[2] = a[A_KEYS].p;
+    params[6] = a[A_VERSIONS].p;
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &CAND_ORDERED, NULL, NULL, err);
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &TAKE_READY, params, &res, err);
+    if (rc == 0)
+        rc = taken_rows(res, out, first, n, err);
+    PQclear(res);
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &CAND_PLAIN, NULL, NULL, err);
+    sked__pg_run_arrays_free(a, A_N);
     return rc;
 }
 

@@ -31,6 +31,9 @@ int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
                             sked_run **out, size_t *n, sked_error *err);
 int sked__pg_run_take(sked__tx *tx, const sked__claim_set *set, sked_run **out,
                       size_t *n, sked_error *err);
+int sked__pg_run_take_ready(sked__tx *tx, const sked__claim_query *q,
+                            const sked__claim_set *set, sked_run **out,
+                            bool **first, size_t *n, sked_error *err);
 int sked__pg_run_steps_close(sked__tx *tx, const sked__steps_close *sc,
                              sked_error *err);
 int sked__pg_run_renew(sked__tx *tx, const char *executor,

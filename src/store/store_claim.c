@@ -13,6 +13,9 @@
  * The version routing and the serial keys are decided by the candidates'
  * query itself (store_ops.h, sked__claim_query). A run to recover already
  * counts as running in its queue, so only the caps and max apply to it.
+ * When no queue has a limit, no cap applies and no lease expired, there
+ * is nothing to admit one by one: a back-end that can (PostgreSQL) reads
+ * and takes the first ready runs in one statement (runs_take_ready).
  *
  * The full queues are counted before the walk, not after: a queue with a
  * long backlog and no room would otherwise fill every window of
@@ -191,26 +194,29 @@ struct claim_arg {
     sked__ev_list ev;
 };
 
-/* Read the candidates of a claim, the queues in FULL left out of the
- * ready walk. */
-static int cands_read(sked_store *st, sked__tx *tx, const sked_claim_req *req,
-                      const char *const *full, size_t nfull, bool limited,
-                      cands *c, sked_error *err)
+/* The query of a claim's candidates: the ready runs, the queues in FULL
+ * left out. */
+static sked__claim_query ready_query(const sked_claim_req *req,
+                                     const char *const *full, size_t nfull,
+                                     bool limited)
 {
-    sked__claim_query q = {.now = req->now,
-                           .workflows = req->workflows,
-                           .nworkflows = req->nworkflows,
-                           .full = full,
-                           .nfull = nfull,
-                           .limit = limited ? req->max * CANDIDATES_PER_RUN
-                                            : req->max};
-    int rc = st->ops->runs_candidates(tx, &q, &c->ready, &c->nready, err);
+    return (sked__claim_query){.now = req->now,
+                               .workflows = req->workflows,
+                               .nworkflows = req->nworkflows,
+                               .full = full,
+                               .nfull = nfull,
+                               .limit = limited ? req->max * CANDIDATES_PER_RUN
+                                                : req->max};
+}
 
-    if (rc != 0)
-        return rc;
+/* Read the runs whose lease expired into C (a full queue's dead runs
+ * still hold its slots: none is left out). */
+static int cands_expired(sked_store *st, sked__tx *tx,
+                         const sked_claim_req *req, cands *c, sked_error *err)
+{
+    sked__claim_query q = ready_query(req, NULL, 0, false);
+
     q.expired = true;
-    q.nfull = 0; /* a full queue's dead runs still hold its slots */
-    q.limit = req->max;
     return st->ops->runs_candidates(tx, &q, &c->expired, &c->nexpired, err);
 }
 
@@ -293,15 +299,16 @@ static int place_rows(struct claim_arg *a, const taken *t, sked_run *rows,
     return 0;
 }
 
-/* The events of claimed run R (candidate C, as it was): run.started
- * {"workflow","queue","attempt"} and run.recovered {"from"}. */
-static int claim_events(sked__ev_list *ev, const sked_run *r, const sked_run *c,
-                        sked_time now, sked_error *err)
+/* The events of claimed run R: run.started {"workflow","queue","attempt"}
+ * at its FIRST start, and run.recovered {"from"} when recovered FROM a
+ * dead executor. */
+static int claim_events(sked__ev_list *ev, const sked_run *r, bool first,
+                        const char *from, sked_time now, sked_error *err)
 {
     sked_jobj o = {0};
     int rc = 0;
 
-    if (c->started_at == SKED_TIME_NONE) {
+    if (first) {
         sked__jobj_str(&o, "workflow", r->workflow);
         sked__jobj_str(&o, "queue", r->queue);
         sked__jobj_int(&o, "attempt", r->attempts);
@@ -309,7 +316,7 @@ static int claim_events(sked__ev_list *ev, const sked_run *r, const sked_run *c,
                           err);
     }
     if (rc == 0 && r->recovered) {
-        sked__jobj_str(&o, "from", c->executor);
+        sked__jobj_str(&o, "from", from);
         rc = sked__ev_add(ev, "run.recovered", r->id, sked__jobj_take(&o), now,
                           err);
     }
@@ -387,11 +394,63 @@ static int take(sked_store *st, sked__tx *tx, struct claim_arg *a,
     for (size_t i = 0, k = 0; rc == 0 && i < a->n; i++) {
         while (strcmp(t->ids[k], a->runs[i].id) != 0)
             k++; /* both in claim order; a few may be missing */
-        rc = claim_events(&a->ev, &a->runs[i], t->c[k], req->now, err);
+        rc = claim_events(&a->ev, &a->runs[i],
+                          t->c[k]->started_at == SKED_TIME_NONE,
+                          t->c[k]->executor, req->now, err);
     }
     return rc;
 }
 
+static int cmp_claim_order(const void *x, const void *y)
+{
+    const sked_run *a = *(sked_run *const *) x, *b = *(sked_run *const *) y;
+
+    return claim_before(a, b) ? -1 : claim_before(b, a) ? 1 : 0;
+}
+
+/* Take the first ready runs in one step (runs_take_ready), when no queue
+ * has a limit, no cap applies and no lease expired: nothing is left to
+ * admit one by one. A->runs gets them in claim order. */
+static int take_ready(sked_store *st, sked__tx *tx, struct claim_arg *a,
+                      sked_error *err)
+{
+    const sked_claim_req *req = a->req;
+    sked__claim_query q = ready_query(req, NULL, 0, false);
+    sked_run *rows = NULL, **order = NULL;
+    bool *first = NULL;
+    size_t n = 0;
+    int rc = st->ops->runs_take_ready(
+        tx, &q,
+        &(sked__claim_set){.executor = req->executor,
+                           .now = req->now,
+                           .lease_until = req->now + req->lease},
+        &rows, &first, &n, err);
+
+    if (rc == 0 && n > 0 &&
+        (!(order = malloc(n * sizeof *order)) ||
+         !(a->runs = malloc(n * sizeof *a->runs))))
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (rc == 0 && n > 0) {
+        for (size_t i = 0; i < n; i++)
+            order[i] = &rows[i];
+        qsort(order, n, sizeof *order, cmp_claim_order);
+        for (size_t i = 0; i < n; i++) {
+            a->runs[i] = *order[i];
+            memset(order[i], 0, sizeof *order[i]);
+            a->n++;
+        }
+        for (size_t i = 0; rc == 0 && i < n; i++)
+            rc = claim_events(&a->ev, &a->runs[i], first[order[i] - rows], NULL,
+                              req->now, err);
+    }
+    sked__runs_free(rows, n); /* what was not moved: all on failure */
+    free(order);
+    free(first);
+    return rc;
+}
+
+/* The claim as planned at the top of this file; the ready runs are taken
+ * in one step when nothing is left to admit (take_ready). */
 static int claim_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct claim_arg *a = arg;
@@ -413,11 +472,17 @@ static int claim_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     if (rc == 0)
         rc = rooms_full(rooms, nrooms, &full, &nfull, err);
     if (rc == 0)
-        rc = cands_read(st, tx, a->req, full, nfull, nrooms > 0, &c, err);
-    if (rc == 0)
-        rc = admit(a->req, &c, rooms, nrooms, &t, err);
-    if (rc == 0)
-        rc = take(st, tx, a, &t, err);
+        rc = cands_expired(st, tx, a->req, &c, err);
+    if (rc == 0 && nrooms == 0 && c.nexpired == 0 && st->ops->runs_take_ready)
+        rc = take_ready(st, tx, a, err);
+    else if (rc == 0) {
+        sked__claim_query q = ready_query(a->req, full, nfull, nrooms > 0);
+        rc = st->ops->runs_candidates(tx, &q, &c.ready, &c.nready, err);
+        if (rc == 0)
+            rc = admit(a->req, &c, rooms, nrooms, &t, err);
+        if (rc == 0)
+            rc = take(st, tx, a, &t, err);
+    }
     if (rc == 0)
         rc = sked__ev_flush(st, tx, &a->ev, err);
     taken_free(&t);

@@ -288,6 +288,15 @@ struct sked__store_ops {
      * any order. */
     int (*runs_take)(sked__tx *tx, const sked__claim_set *c, sked_run **out,
                      size_t *n, sked_error *err);
+    /* Optional (NULL: candidates, then take): read the first Q->limit
+     * ready runs of Q (Q->nfull 0, no queue with a limit) and take them
+     * as C says (its ids and versions unused; a run with no version gets
+     * the executor's latest) in one step. *out as runs_take; (*first)[i]
+     * tells whether run i started for the first time (the caller frees
+     * the array). */
+    int (*runs_take_ready)(sked__tx *tx, const sked__claim_query *q,
+                           const sked__claim_set *c, sked_run **out,
+                           bool **first, size_t *n, sked_error *err);
     int (*steps_close)(sked__tx *tx, const sked__steps_close *c,
                        sked_error *err);
     /* Renew the lease of EXECUTOR's runs to LEASE_UNTIL. OUT: *renewed;

@@ -617,6 +617,7 @@ static void test_release(void **state)
     sked_store *st = *state;
     sked_step_record *steps = NULL;
     size_t nsteps = 0;
+    sked_time first_start;
     sked_run r;
     char buf[256];
 
@@ -633,16 +634,23 @@ static void test_release(void **state)
     assert_int_equal(r.status, SKED_RUN_PENDING);
     assert_null(r.executor);
     assert_true(r.lease_until == SKED_TIME_NONE);
+    first_start = r.started_at;
     assert_int_equal(nsteps, 1);
     assert_int_equal(steps[0].status, SKED_STEP_CANCELLED);
     assert_string_equal(steps[0].error_code, "interrupted");
     sked__step_records_free(steps, nsteps);
     sked__run_done(&r);
+    vclock.t += SEC;
     assert_string_equal(
         claim_ids(st, (claim_opts){.executor = "b"}, buf, sizeof buf), "x y");
     get(st, "x", &r);
     assert_int_equal(r.attempts, 2);
+    assert_true(r.started_at == first_start);
     sked__run_done(&r);
+    /* A run taken again started before: no second run.started. */
+    assert_int_equal(sql1("SELECT count(*) FROM events WHERE type = "
+                          "'run.started'"),
+                     2);
 }
 
 /* ---- recording ----------------------------------------------------------- */
