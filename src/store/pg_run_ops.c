@@ -14,17 +14,26 @@
 
 static const sked__pg_stmt FENCE = {
     SKED__PG_FENCE, 1,
-    "SELECT id, status, executor, schedule FROM runs "
+    "SELECT id, status, executor, schedule, ctid FROM runs "
     "WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE"};
+
+#define STEPS_INSERT_SQL                                                       \
+    "INSERT INTO steps (run_id, step, compensation, attempt, status, "         \
+    "output, stderr_text, truncated, error, error_code, exit_code, "           \
+    "started_at, finished_at) "                                                \
+    "SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], "             \
+    "$4::integer[], $5::text[], $6::text[], $7::text[], $8::integer[], "       \
+    "$9::text[], $10::text[], $11::integer[], $12::bigint[], "                 \
+    "$13::bigint[]) "
+
+/* The attempts begun in the batch: a plain insert, which looks for a row
+ * of the same key once, where ON CONFLICT looks, inserts and confirms. */
+static const sked__pg_stmt STEPS_INSERT = {SKED__PG_STEPS_INSERT, 13,
+                                           STEPS_INSERT_SQL};
 
 static const sked__pg_stmt STEPS_WRITE = {
     SKED__PG_STEPS_WRITE, 13,
-    "INSERT INTO steps (run_id, step, compensation, attempt, status, "
-    "output, stderr_text, truncated, error, error_code, exit_code, "
-    "started_at, finished_at) "
-    "SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], "
-    "$4::integer[], $5::text[], $6::text[], $7::text[], $8::integer[], "
-    "$9::text[], $10::text[], $11::integer[], $12::bigint[], $13::bigint[]) "
+    STEPS_INSERT_SQL
     "ON CONFLICT (run_id, step, compensation, attempt) DO UPDATE SET "
     "status = excluded.status, output = excluded.output, "
     "stderr_text = excluded.stderr_text, truncated = excluded.truncated, "
@@ -33,8 +42,13 @@ static const sked__pg_stmt STEPS_WRITE = {
     "started_at = CASE WHEN excluded.status = 'running' "
     "THEN excluded.started_at ELSE steps.started_at END"};
 
+/* The runs are found where the fence locked them ($11, their ctids),
+ * without a search of the primary key; their ids are checked too. Only
+ * a nested loop over the arrays can fetch rows by ctid: with a hash join
+ * the planner reads the whole table, and it would choose one for a table
+ * of some thousand runs (BY_TID around the statement). */
 static const sked__pg_stmt RUNS_WRITE = {
-    SKED__PG_RUNS_WRITE, 10,
+    SKED__PG_RUNS_WRITE, 11,
     "UPDATE runs r SET status = coalesce(u.st, r.status), "
     "outcome = coalesce(u.oc, r.outcome), output = coalesce(u.out, r.output), "
     "error = coalesce(u.err, r.error), "
@@ -46,9 +60,18 @@ static const sked__pg_stmt RUNS_WRITE = {
     "lease_until = CASE WHEN u.st IS NULL THEN r.lease_until END, "
     "updated_at = $10::bigint "
     "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
-    "$5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[]) "
-    "AS u(uid, st, oc, out, err, code, nb, fin, mark) "
-    "WHERE r.id = u.uid AND r.id = ANY($1::text[])"};
+    "$5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], "
+    "$11::tid[]) AS u(uid, st, oc, out, err, code, nb, fin, mark, t) "
+    "WHERE r.ctid = u.t AND r.id = u.uid"};
+
+static const sked__pg_stmt BY_TID = {
+    SKED__PG_BY_TID, 0,
+    "SELECT set_config('enable_hashjoin', 'off', true), "
+    "set_config('enable_mergejoin', 'off', true)"};
+static const sked__pg_stmt BY_ANY = {
+    SKED__PG_BY_ANY, 0,
+    "SELECT set_config('enable_hashjoin', 'on', true), "
+    "set_config('enable_mergejoin', 'on', true)"};
 
 static const sked__pg_stmt FAILURES = {
     SKED__PG_FAILURES, 1,
@@ -75,7 +98,8 @@ static int fences_read(const PGresult *res, const char *const *ids, size_t n,
         f->found = sked__run_status_parse(PQgetvalue(res, (int) r, 1),
                                           &f->status) == 0;
         if (!sked__pg_run_text(res, (int) r, 2, &f->executor) ||
-            !sked__pg_run_text(res, (int) r, 3, &f->schedule))
+            !sked__pg_run_text(res, (int) r, 3, &f->schedule) ||
+            !sked__pg_run_text(res, (int) r, 4, &f->tid))
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
         r++;
     }
@@ -120,16 +144,22 @@ enum {
     W_N
 };
 
-int sked__pg_run_steps_write(sked__tx *tx, const sked__step_write *w, size_t n,
-                             sked_error *err)
+/* Write the step attempts of W (N) whose fresh flag is FRESH with STMT. */
+static int steps_write(sked__tx *tx, const sked__pg_stmt *stmt,
+                       const sked__step_write *w, size_t n, bool fresh,
+                       sked_error *err)
 {
     sked__pg_alit a[W_N] = {{0}};
     const char *params[W_N];
+    size_t k = 0;
     int rc = 0;
 
     for (size_t i = 0; i < n; i++) {
         const sked_step_record *r = w[i].rec;
-        bool first = i == 0;
+        bool first = k == 0;
+        if (w[i].fresh != fresh)
+            continue;
+        k++;
         sked__pg_alit_text(&a[W_RUN], w[i].run_id, first);
         sked__pg_alit_text(&a[W_STEP], r->step, first);
         sked__pg_alit_int(&a[W_COMP], r->compensation ? 1 : 0, false, first);
@@ -147,22 +177,41 @@ int sked__pg_run_steps_write(sked__tx *tx, const sked__step_write *w, size_t n,
         sked__pg_alit_int(&a[W_FINISHED], r->finished_at,
                           r->finished_at == SKED_TIME_NONE, first);
     }
-    if (sked__pg_run_arrays_close(a, W_N, n, params))
+    if (k == 0)
+        return 0;
+    if (sked__pg_run_arrays_close(a, W_N, k, params))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
-        rc = sked__pg_exec(tx, &STEPS_WRITE, params, NULL, err);
+        rc = sked__pg_exec(tx, stmt, params, NULL, err);
     sked__pg_run_arrays_free(a, W_N);
     return rc;
 }
 
+int sked__pg_run_steps_write(sked__tx *tx, const sked__step_write *w, size_t n,
+                             sked_error *err)
+{
+    int rc = steps_write(tx, &STEPS_INSERT, w, n, true, err);
+
+    /* A fresh attempt already stored: the retry of a lost commit. Again,
+     * with the upsert (store_ops.h). */
+    if (rc == SKED_ECONFLICT)
+        rc = sked__error_set(err, SKED_EBUSY, NULL, -1,
+                             "PostgreSQL: a step attempt begun in this batch "
+                             "was already stored; writing the batch again");
+    if (rc == 0)
+        rc = steps_write(tx, &STEPS_WRITE, w, n, false, err);
+    return rc;
+}
+
 enum { U_ID, U_ST, U_OC, U_OUT, U_ERR, U_CODE, U_NB, U_FIN, U_MARK, U_N };
+#define U_TID (U_N + 1) /* after the time of the write */
 
 int sked__pg_run_runs_write(sked__tx *tx, const sked__run_write *w, size_t n,
                             sked_time now, sked_error *err)
 {
-    sked__pg_alit a[U_N] = {{0}};
+    sked__pg_alit a[U_N] = {{0}}, tids = {0};
     char nowbuf[SKED__PG_NUMLEN];
-    const char *params[U_N + 1];
+    const char *params[U_TID + 1];
     int rc = 0;
 
     for (size_t i = 0; i < n; i++) {
@@ -179,13 +228,20 @@ int sked__pg_run_runs_write(sked__tx *tx, const sked__run_write *w, size_t n,
                           w[i].finished_at == SKED_TIME_NONE, first);
         sked__pg_alit_int(&a[U_MARK], w[i].timeout_exceeded_at,
                           w[i].timeout_exceeded_at == SKED_TIME_NONE, first);
+        sked__pg_alit_text(&tids, w[i].tid, first);
     }
-    if (sked__pg_run_arrays_close(a, U_N, n, params))
+    if (sked__pg_run_arrays_close(a, U_N, n, params) ||
+        sked__pg_run_arrays_close(&tids, 1, n, &params[U_TID]))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     params[U_N] = sked__pg_run_num(now, nowbuf);
     if (rc == 0)
+        rc = sked__pg_exec(tx, &BY_TID, NULL, NULL, err);
+    if (rc == 0)
         rc = sked__pg_exec(tx, &RUNS_WRITE, params, NULL, err);
+    if (rc == 0)
+        rc = sked__pg_exec(tx, &BY_ANY, NULL, NULL, err);
     sked__pg_run_arrays_free(a, U_N);
+    free(tids.p);
     return rc;
 }
 

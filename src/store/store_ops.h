@@ -147,14 +147,19 @@ typedef struct sked__fence {
     sked_run_status status;
     char *executor; /* owned; NULL when none */
     char *schedule; /* owned; NULL when none */
+    char *tid;      /* owned; PostgreSQL: where the locked row lies (its
+                       ctid, which holds until the commit); else NULL */
 } sked__fence;
 
 /* One step attempt as the ops of a batch leave it: insert it, or update
  * the row of its key (run_id, step, compensation, attempt), keeping the
- * stored started_at unless the new status is running. */
+ * stored started_at unless the new status is running. FRESH: the batch
+ * holds the attempt's begin, so no row exists yet, unless this is the
+ * retry of a transaction whose commit was lost (steps_write). */
 typedef struct sked__step_write {
     const char *run_id;          /* borrowed */
     const sked_step_record *rec; /* borrowed; started_at is set */
+    bool fresh;
 } sked__step_write;
 
 /* One run as the ops of a batch leave it; every field NULL or NONE keeps
@@ -162,8 +167,9 @@ typedef struct sked__step_write {
  * lease_until. */
 typedef struct sked__run_write {
     const char *id;
-    int status;  /* a sked_run_status, or -1: kept */
-    int outcome; /* failed or cancelled, or -1: kept */
+    const char *tid; /* borrowed: the fence's, where the row lies */
+    int status;      /* a sked_run_status, or -1: kept */
+    int outcome;     /* failed or cancelled, or -1: kept */
     const char *output, *error, *error_code;
     sked_time not_before, finished_at, timeout_exceeded_at;
 } sked__run_write;
@@ -313,6 +319,10 @@ struct sked__store_ops {
      * locked FOR UPDATE, in id order). */
     int (*runs_fence)(sked__tx *tx, const char *const *ids, size_t n,
                       sked__fence *out, sked_error *err);
+    /* Write the N step attempts W. A back-end may insert the fresh ones
+     * without looking for a row of their key; it then answers SKED_EBUSY
+     * when one exists, and the store runs the transaction again with
+     * none fresh. */
     int (*steps_write)(sked__tx *tx, const sked__step_write *w, size_t n,
                        sked_error *err);
     /* Write the N runs W (distinct ids), updated_at NOW. */

@@ -39,6 +39,7 @@ struct ops_arg {
     sked__fence *fence; /* nids, as read by this attempt */
     sked__ev_list ev;
     sked_time now;
+    int tries; /* of the transaction: after the first, no step is fresh */
 };
 
 static void fences_clear(sked__fence *f, size_t n)
@@ -46,6 +47,7 @@ static void fences_clear(sked__fence *f, size_t n)
     for (size_t i = 0; f && i < n; i++) {
         free(f[i].executor);
         free(f[i].schedule);
+        free(f[i].tid);
         memset(&f[i], 0, sizeof f[i]);
     }
 }
@@ -138,6 +140,15 @@ static void fold_attempt(const struct ops_arg *a, const step_ref *g, size_t n,
         rec->finished_at = op_at(a, last);
 }
 
+/* Tell whether the ops G[0..n) of one attempt hold its begin. */
+static bool begun(const step_ref *g, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (g[k].op->kind == SKED_RUN_OP_STEP_BEGIN)
+            return true;
+    return false;
+}
+
 /* Write the step attempts the applied ops leave, one row each. */
 static int write_steps(sked_store *st, sked__tx *tx, struct ops_arg *a,
                        sked_error *err)
@@ -160,7 +171,8 @@ static int write_steps(sked_store *st, sked__tx *tx, struct ops_arg *a,
         while (e < n && same_attempt(refs[g].op, refs[e].op))
             e++;
         fold_attempt(a, &refs[g], e - g, &recs[nw]);
-        w[nw] = (sked__step_write){refs[g].op->run_id, &recs[nw]};
+        w[nw] = (sked__step_write){refs[g].op->run_id, &recs[nw],
+                                   a->tries == 1 && begun(&refs[g], e - g)};
         nw++;
         g = e;
     }
@@ -222,6 +234,7 @@ static int write_runs(sked_store *st, sked__tx *tx, struct ops_arg *a,
     }
     for (size_t r = 0; r < a->nids; r++)
         w[r] = (sked__run_write){.id = a->ids[r],
+                                 .tid = a->fence[r].tid,
                                  .status = -1,
                                  .outcome = -1,
                                  .not_before = SKED_TIME_NONE,
@@ -423,6 +436,7 @@ static int ops_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 
     sked__ev_reset(&a->ev); /* from an attempt that failed */
     fences_clear(a->fence, a->nids);
+    a->tries++;
     a->now = sked__store_now(st);
     rc = st->ops->runs_fence(tx, a->ids, a->nids, a->fence, err);
     if (rc != 0)

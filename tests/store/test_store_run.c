@@ -655,6 +655,47 @@ static void test_release(void **state)
 
 /* ---- recording ----------------------------------------------------------- */
 
+/* A step's begin written again, as the retry of a batch whose commit
+ * was lost writes it (the first commit did land): one row, no error,
+ * and the attempt's end still applies. PostgreSQL inserts begun
+ * attempts without ON CONFLICT and must fall back when the row exists. */
+static void test_ops_begin_again(void **state)
+{
+    sked_store *st = *state;
+    sked_step_record *steps = NULL;
+    size_t nsteps = 0;
+    sked_run_op ops[2];
+    int result[2];
+    sked_error err;
+    sked_run r;
+    char buf[64];
+
+    add(st, (sked_run_new){.id = "again"});
+    assert_string_equal(
+        claim_ids(st, (claim_opts){.executor = "a"}, buf, sizeof buf), "again");
+    assert_int_equal(op1(st, step_op(SKED_RUN_OP_STEP_BEGIN, "again", "a", "s",
+                                     SKED_STEP_RUNNING)),
+                     0);
+    vclock.t += SEC;
+    ops[0] =
+        step_op(SKED_RUN_OP_STEP_BEGIN, "again", "a", "s", SKED_STEP_RUNNING);
+    ops[1] =
+        step_op(SKED_RUN_OP_STEP_END, "again", "a", "s", SKED_STEP_COMPLETED);
+    ops[1].step.output = "done";
+    assert_int_equal(sked__store_run_ops(st, ops, 2, result, NULL, NULL, &err),
+                     0);
+    assert_int_equal(result[0], 0);
+    assert_int_equal(result[1], 0);
+    assert_int_equal(
+        sked__store_run_get(st, "again", &r, &steps, &nsteps, NULL), 0);
+    assert_int_equal(nsteps, 1);
+    assert_int_equal(steps[0].status, SKED_STEP_COMPLETED);
+    assert_string_equal(steps[0].output, "done");
+    assert_int_equal(steps[0].attempt, 1);
+    sked__step_records_free(steps, nsteps);
+    sked__run_done(&r);
+}
+
 /* Ops of several runs in one batch: those whose run belongs to another
  * executor, or that follow their run's FINISH or WAIT, write nothing
  * (nor their events); the others apply. */
@@ -1432,6 +1473,7 @@ int main(void)
         T_(test_renew),
         T_(test_release),
         T_(test_ops_batch),
+        T_(test_ops_begin_again),
         T_(test_ops_failure_path),
         T_(test_finish_failures_pause),
         T_(test_failures_batch_order),
