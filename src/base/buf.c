@@ -47,6 +47,35 @@ bool sked__buf_add(sked_buf *b, const void *p, size_t n)
     return true;
 }
 
+char *sked__buf_room(sked_buf *b, size_t n)
+{
+    return reserve(b, n) ? b->p + b->len : NULL;
+}
+
+void sked__buf_grew(sked_buf *b, size_t n)
+{
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+size_t sked__i64_text(int64_t v, char *out)
+{
+    char digits[SKED_I64_TEXT];
+    /* The magnitude as unsigned, which holds INT64_MIN's too. */
+    uint64_t m = v < 0 ? 0 - (uint64_t) v : (uint64_t) v;
+    size_t n = 0, len = 0;
+
+    do {
+        digits[n++] = (char) ('0' + m % 10);
+        m /= 10;
+    } while (m > 0);
+    if (v < 0)
+        out[len++] = '-';
+    while (n > 0)
+        out[len++] = digits[--n];
+    return len;
+}
+
 bool sked__buf_puts(sked_buf *b, const char *s)
 {
     return sked__buf_add(b, s, strlen(s));

@@ -29,6 +29,23 @@ bool sked__buf_add(sked_buf *b, const void *p, size_t n);
 /* Append the NUL-terminated string S. */
 bool sked__buf_puts(sked_buf *b, const char *s);
 
+/* Room for N more bytes at the end of B (and the NUL after them): where
+ * to write them, then sked__buf_grew with how many were written. NULL
+ * (failed set) as sked__buf_add would fail for N bytes. */
+char *sked__buf_room(sked_buf *b, size_t n);
+
+/* Count N bytes written at sked__buf_room's place (at most what it was
+ * asked for) as content. */
+void sked__buf_grew(sked_buf *b, size_t n);
+
+/* The most bytes sked__i64_text writes: a sign and 19 digits. */
+#define SKED_I64_TEXT 20
+
+/* Write V in decimal at OUT (not NUL-terminated); return its length.
+ * snprintf's "%" PRId64 without the format's interpretation, for the
+ * writers of many numbers. */
+size_t sked__i64_text(int64_t v, char *out);
+
 /* Append printf-style text. */
 bool sked__buf_printf(sked_buf *b, const char *fmt, ...) SKED__PRINTF(2, 3);
 

@@ -2,7 +2,6 @@
 /* Flat JSON objects written straight into a buffer (json_obj.h). */
 #include "base/json_obj.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,10 +161,9 @@ void sked__jobj_str(sked_jobj *o, const char *key, const char *v)
 
 void sked__jobj_int(sked_jobj *o, const char *key, int64_t v)
 {
-    char num[24];
-    int n = snprintf(num, sizeof num, "%" PRId64, v);
+    char num[SKED_I64_TEXT];
 
-    member_raw(o, key, num, (size_t) n);
+    member_raw(o, key, num, sked__i64_text(v, num));
 }
 
 /* The text of real V as jansson writes it (its strconv.c): "%.17g", a

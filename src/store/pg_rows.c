@@ -79,24 +79,29 @@ void sked__pg_alit_put(sked__pg_alit *a, const char *s, size_t n)
     (void) sked__buf_add(a, s, n);
 }
 
+/* An element is written in one pass into room for its worst case (every
+ * byte escaped): a batch writes thousands of them. */
 void sked__pg_alit_text(sked__pg_alit *a, const char *s, bool first)
 {
-    const char *q;
+    size_t len;
+    char *p, *start;
 
-    sked__pg_alit_put(a, first ? "{" : ",", 1);
     if (s == NULL) {
-        sked__pg_alit_put(a, "NULL", 4);
+        sked__pg_alit_put(a, first ? "{NULL" : ",NULL", 5);
         return;
     }
-    sked__pg_alit_put(a, "\"", 1);
-    while ((q = strpbrk(s, "\"\\")) != NULL) {
-        sked__pg_alit_put(a, s, (size_t) (q - s));
-        sked__pg_alit_put(a, "\\", 1);
-        sked__pg_alit_put(a, q, 1);
-        s = q + 1;
+    len = strlen(s);
+    if (!(p = start = sked__buf_room(a, 2 * len + 3)))
+        return;
+    *p++ = first ? '{' : ',';
+    *p++ = '"';
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            *p++ = '\\';
+        *p++ = *s;
     }
-    sked__pg_alit_put(a, s, strlen(s));
-    sked__pg_alit_put(a, "\"", 1);
+    *p++ = '"';
+    sked__buf_grew(a, (size_t) (p - start));
 }
 
 int sked__pg_alit_exec(sked__tx *tx, const sked__pg_stmt *stmt,
@@ -112,15 +117,16 @@ int sked__pg_alit_exec(sked__tx *tx, const sked__pg_stmt *stmt,
 
 void sked__pg_alit_int(sked__pg_alit *a, int64_t v, bool null, bool first)
 {
-    char buf[NUMLEN];
-    int len;
+    char *p;
 
     if (null) {
         sked__pg_alit_put(a, first ? "{NULL" : ",NULL", 5);
         return;
     }
-    len = snprintf(buf, sizeof(buf), "%s%" PRId64, first ? "{" : ",", v);
-    sked__pg_alit_put(a, buf, (size_t) len);
+    if (!(p = sked__buf_room(a, SKED_I64_TEXT + 1)))
+        return;
+    *p = first ? '{' : ',';
+    sked__buf_grew(a, 1 + sked__i64_text(v, p + 1));
 }
 
 enum {

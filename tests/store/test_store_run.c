@@ -658,7 +658,8 @@ static void test_release(void **state)
 /* A step's begin written again, as the retry of a batch whose commit
  * was lost writes it (the first commit did land): one row, no error,
  * and the attempt's end still applies. PostgreSQL inserts begun
- * attempts without ON CONFLICT and must fall back when the row exists. */
+ * attempts without ON CONFLICT and must fall back when the row exists.
+ * The output has what an array literal must escape. */
 static void test_ops_begin_again(void **state)
 {
     sked_store *st = *state;
@@ -681,7 +682,9 @@ static void test_ops_begin_again(void **state)
         step_op(SKED_RUN_OP_STEP_BEGIN, "again", "a", "s", SKED_STEP_RUNNING);
     ops[1] =
         step_op(SKED_RUN_OP_STEP_END, "again", "a", "s", SKED_STEP_COMPLETED);
-    ops[1].step.output = "done";
+    /* What an array literal must escape, and what it must not mistake
+     * for its own syntax. */
+    ops[1].step.output = "say \"hi\" \\ {a,b} NULL";
     assert_int_equal(sked__store_run_ops(st, ops, 2, result, NULL, NULL, &err),
                      0);
     assert_int_equal(result[0], 0);
@@ -690,7 +693,7 @@ static void test_ops_begin_again(void **state)
         sked__store_run_get(st, "again", &r, &steps, &nsteps, NULL), 0);
     assert_int_equal(nsteps, 1);
     assert_int_equal(steps[0].status, SKED_STEP_COMPLETED);
-    assert_string_equal(steps[0].output, "done");
+    assert_string_equal(steps[0].output, "say \"hi\" \\ {a,b} NULL");
     assert_int_equal(steps[0].attempt, 1);
     sked__step_records_free(steps, nsteps);
     sked__run_done(&r);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The growable buffer (src/base/buf.c): appends and printf across many
  * doublings give back exactly what was written; a limit or a failure is
- * sticky until cleared, and a failed buffer gives nothing back. */
+ * sticky until cleared, and a failed buffer gives nothing back; room
+ * written in place counts as written; integers come out as printf
+ * writes them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +13,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <inttypes.h>
 
 #include "base/buf.h"
 
@@ -79,12 +83,70 @@ static void test_empty(void **state)
     sked__buf_reset(&b);
 }
 
+/* Room asked for, written in part, then counted: the content is what
+ * was written, NUL-terminated, across growth; past max, no room. */
+static void test_room(void **state)
+{
+    sked_buf b = {0}, small = {.max = 8};
+    char want[4096];
+    size_t len = 0;
+
+    (void) state;
+    for (int i = 0; i < 500; i++) {
+        char *p = sked__buf_room(&b, 16);
+        assert_non_null(p);
+        int n = snprintf(p, 16, "%d;", i);
+        sked__buf_grew(&b, (size_t) n);
+        memcpy(want + len, p, (size_t) n);
+        len += (size_t) n;
+        assert_int_equal(b.len, len);
+        assert_int_equal(b.p[b.len], '\0');
+    }
+    want[len] = '\0';
+    assert_string_equal(b.p, want);
+    sked__buf_reset(&b);
+    assert_non_null(sked__buf_room(&small, 8));
+    assert_null(sked__buf_room(&small, 9));
+    assert_true(small.failed);
+    sked__buf_reset(&small);
+}
+
+/* Every integer, the extremes and a million random ones, as "%" PRId64. */
+static void test_i64_text(void **state)
+{
+    static const int64_t edges[] = {
+        0, 1, -1, 9, 10, -10, 99, 100, INT64_MAX, INT64_MIN, INT64_MIN + 1};
+    char got[SKED_I64_TEXT + 1], want[32];
+    uint64_t x = 88172645463325252u;
+
+    (void) state;
+    for (size_t i = 0; i < sizeof edges / sizeof *edges + 1000000; i++) {
+        int64_t v;
+        if (i < sizeof edges / sizeof *edges) {
+            v = edges[i];
+        } else {
+            x ^= x << 13; /* xorshift64: every bit pattern, every length */
+            x ^= x >> 7;
+            x ^= x << 17;
+            v = (int64_t) (x >> (x % 64));
+            if ((x & 1) && v != INT64_MIN)
+                v = -v;
+        }
+        size_t n = sked__i64_text(v, got);
+        got[n] = '\0';
+        snprintf(want, sizeof want, "%" PRId64, v);
+        assert_string_equal(got, want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_appends_and_printf),
         cmocka_unit_test(test_max_is_sticky_until_cleared),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_room),
+        cmocka_unit_test(test_i64_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
