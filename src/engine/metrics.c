@@ -24,6 +24,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/json_scan.h"
 #include "engine/engine_int.h"
 
 /* Bucket bounds in seconds: from a quick no-op run to a long step. */
@@ -131,7 +132,8 @@ static wf_count *wf_get(sked_metrics *m, const char *name)
 
 /* What one event adds, read from its payload outside the lock. */
 typedef struct obs {
-    json_t *doc;          /* owns WORKFLOW */
+    json_t *doc;          /* owns WORKFLOW, when parsed */
+    char *copy;           /* owns WORKFLOW, when scanned */
     const char *workflow; /* NULL: nothing for a workflow */
     int fin;              /* FIN_..., or -1 */
     bool timeout;
@@ -173,6 +175,48 @@ static bool created_scheduled_for(const char *payload, sked_time *out)
     return sked_time_parse(buf, out, NULL) == 0;
 }
 
+/* Tell whether the raw value V (N bytes) is a JSON number. */
+static bool is_number(const char *v, size_t n)
+{
+    return n > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) &&
+           strspn(v, "0123456789+-.eE") >= n;
+}
+
+/* Fill O's workflow, timeout and duration from PAYLOAD without parsing
+ * it (json_scan.h): this runs for every finished run, on the journal's
+ * writer thread. False when the scan cannot tell (O untouched but for
+ * what it had): the caller parses instead. */
+static bool obs_scan(const char *payload, obs *o)
+{
+    const char *wf = NULL, *code = NULL, *d = NULL;
+    size_t nwf = 0, ncode = 0, nd = 0;
+    sked_json_found fwf = sked__json_member(payload, "workflow", &wf, &nwf);
+    sked_json_found fd = sked__json_member(payload, "duration_secs", &d, &nd);
+    sked_json_found fcode =
+        o->fin == FIN_FAILED
+            ? sked__json_member(payload, "error_code", &code, &ncode)
+            : SKED_JSON_ABSENT;
+
+    if (fwf == SKED_JSON_UNSURE || fd == SKED_JSON_UNSURE ||
+        fcode == SKED_JSON_UNSURE ||
+        (wf && wf[0] == '"' && !sked__json_plain_string(wf, nwf)) ||
+        (code && code[0] == '"' && !sked__json_plain_string(code, ncode)))
+        return false;
+    if (fcode == SKED_JSON_FOUND && ncode == 9 &&
+        memcmp(code, "\"timeout\"", 9) == 0)
+        o->timeout = true;
+    if (o->fin >= 0 && fd == SKED_JSON_FOUND && is_number(d, nd))
+        o->duration = strtod(d, NULL);
+    if (fwf == SKED_JSON_FOUND && wf[0] == '"') {
+        if (!(o->copy = malloc(nwf - 1)))
+            return false;
+        memcpy(o->copy, wf + 1, nwf - 2);
+        o->copy[nwf - 2] = '\0';
+        o->workflow = o->copy;
+    }
+    return true;
+}
+
 /* Fill O from EV; false when EV counts for nothing. */
 static bool obs_read(const sked_event *ev, obs *o)
 {
@@ -191,11 +235,13 @@ static bool obs_read(const sked_event *ev, obs *o)
     }
     if (o->fin < 0 && !soft)
         return false;
+    o->timeout = soft;
+    if (ev->payload && obs_scan(ev->payload, o))
+        return o->workflow != NULL;
     o->doc = ev->payload ? json_loads(ev->payload, 0, NULL) : NULL;
     if (!json_is_object(o->doc))
         return false;
     o->workflow = json_string_value(json_object_get(o->doc, "workflow"));
-    o->timeout = soft;
     if (o->fin == FIN_FAILED) {
         const char *code =
             json_string_value(json_object_get(o->doc, "error_code"));
@@ -231,6 +277,7 @@ void sked__metrics_observe(sked_metrics *m, const sked_event *ev, size_t n)
             pthread_mutex_unlock(&m->mu);
         }
         json_decref(o.doc);
+        free(o.copy);
     }
 }
 

@@ -623,6 +623,72 @@ static void test_notify_wakes_other_engine(void **state)
     sked_engine_close(a);
 }
 
+/* The value of the metric line NAME (with its labels) in TEXT, or -1. */
+static double metric(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+        if (strncmp(p, name, n) == 0 && p[n] == ' ')
+            return strtod(p + n + 1, NULL);
+    return -1;
+}
+
+/* The metrics read the events' payloads: a workflow's runs by outcome,
+ * the durations, the timeouts (a failure with error_code "timeout", a
+ * soft timeout), whether the payload is sked's compact text, spaced, or
+ * has a workflow name with escapes (which the scan leaves to jansson);
+ * a payload that is not JSON counts for nothing. */
+static void test_metrics_from_payloads(void **state)
+{
+    sked_engine *e = *state;
+    const sked_event ev[] = {
+        {.type = "run.completed",
+         .subject = "r1",
+         .payload = "{\"workflow\":\"w\",\"duration_secs\":0.5}"},
+        {.type = "run.completed",
+         .subject = "r2",
+         .payload = " { \"duration_secs\" : 2 , \"workflow\" : \"w\" } "},
+        {.type = "run.failed",
+         .subject = "r3",
+         .payload = "{\"workflow\":\"w\",\"error_code\":\"timeout\","
+                    "\"duration_secs\":30.0}"},
+        {.type = "run.failed",
+         .subject = "r4",
+         .payload = "{\"workflow\":\"w\",\"error_code\":\"exit\"}"},
+        {.type = "run.timeout_exceeded",
+         .subject = "r5",
+         .payload = "{\"workflow\":\"w\"}"},
+        {.type = "run.completed",
+         .subject = "r6",
+         .payload = "{\"workflow\":\"q\\\"x\",\"duration_secs\":1e-3}"},
+        {.type = "run.completed", .subject = "r7", .payload = "not json"},
+        {.type = "run.cancelled",
+         .subject = "r8",
+         .payload = "{\"meta\":{\"workflow\":\"no\"},\"workflow\":\"w\"}"},
+    };
+    char *text = NULL;
+
+    sked__engine_deliver(e, ev, sizeof ev / sizeof *ev);
+    assert_int_equal(sked_engine_metrics(e, &text, NULL), 0);
+    assert_true(
+        metric(text, "sked_runs_total{workflow=\"w\",status=\"completed\"}") ==
+        2);
+    assert_true(
+        metric(text, "sked_runs_total{workflow=\"w\",status=\"failed\"}") == 2);
+    assert_true(
+        metric(text, "sked_runs_total{workflow=\"w\",status=\"cancelled\"}") ==
+        1);
+    assert_true(metric(text, "sked_runs_total{workflow=\"q\\\"x\","
+                             "status=\"completed\"}") == 1);
+    assert_true(metric(text, "sked_runs_total{workflow=\"no\","
+                             "status=\"cancelled\"}") == -1);
+    assert_true(metric(text, "sked_run_timeouts_total{workflow=\"w\"}") == 2);
+    assert_true(metric(text, "sked_run_duration_seconds_count") == 4);
+    assert_true(metric(text, "sked_run_duration_seconds_sum") == 32.501);
+    free(text);
+}
+
 int main(void)
 {
     const char *url = getenv("SKED_TEST_DB_URL");
@@ -647,6 +713,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_thread_fires, setup, teardown),
         cmocka_unit_test_setup_teardown(test_notify_wakes_other_engine, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_metrics_from_payloads, setup,
                                         teardown),
     };
     int rc;

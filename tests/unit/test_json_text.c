@@ -7,7 +7,12 @@
  *     at their extremes and reals of every magnitude.
  *   - The event payloads' (src/base/json_obj.c): random flat objects of
  *     the same values built both ways; a string that is not UTF-8 (which
- *     jansson refuses) comes out with U+FFFD for each bad byte. */
+ *     jansson refuses) comes out with U+FFFD for each bad byte.
+ * And the member scan (src/base/json_scan.c) against json_loads: on
+ * random objects written compact and indented, every member is found
+ * with jansson's value, a missing one is absent, and it answers "cannot
+ * tell" only when a key is written with escapes; malformed text gets
+ * "cannot tell" or absent, never a read past its end. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +24,7 @@
 #include <cmocka.h>
 
 #include "base/json_obj.h"
+#include "base/json_scan.h"
 #include "http/json_text.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
@@ -286,6 +292,118 @@ static void test_obj_failure_is_null(void **state)
     assert_null(sked__jobj_take(&o));
 }
 
+/* Tell whether jansson writes KEY with an escape. */
+static bool key_escaped(const char *key)
+{
+    for (const unsigned char *p = (const unsigned char *) key; *p; p++)
+        if (*p < 0x20 || *p == '"' || *p == '\\' || *p == 0x7f)
+            return true;
+    return false;
+}
+
+/* Check the scan of TEXT, the dump of object OBJ, for every member. */
+static void check_scan(const json_t *obj, const char *text)
+{
+    bool unsure = false;
+    const char *key, *val;
+    json_t *v;
+    size_t len;
+
+    json_object_foreach((json_t *) obj, key, v) unsure =
+        unsure || key_escaped(key);
+    json_object_foreach((json_t *) obj, key, v)
+    {
+        sked_json_found f = sked__json_member(text, key, &val, &len);
+        if (unsure) {
+            assert_int_equal(f, SKED_JSON_UNSURE);
+            continue;
+        }
+        assert_int_equal(f, SKED_JSON_FOUND);
+        json_t *got =
+            json_loadb(val, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+        assert_non_null(got);
+        assert_true(json_equal(got, v));
+        json_decref(got);
+    }
+    assert_int_equal(sked__json_member(text, "zz-not-a-member", &val, &len),
+                     unsure ? SKED_JSON_UNSURE : SKED_JSON_ABSENT);
+}
+
+static void test_scan_random(void **state)
+{
+    (void) state;
+    for (int i = 0; i < 20000; i++) {
+        json_t *o = random_value(5); /* shallow: arrays and objects */
+        if (!json_is_object(o)) {
+            json_decref(o);
+            o = json_object();
+            json_object_set_new(o, "k", random_value(3));
+        }
+        char *compact = json_dumps(o, JSON_COMPACT);
+        char *indented = json_dumps(o, JSON_INDENT(2));
+        assert_non_null(compact);
+        assert_non_null(indented);
+        check_scan(o, compact);
+        check_scan(o, indented);
+        free(compact);
+        free(indented);
+        json_decref(o);
+    }
+}
+
+/* Text that is not an object as far as the scan reads it, or ends
+ * early: "cannot tell" (the caller parses, and jansson refuses it). */
+static void test_scan_malformed(void **state)
+{
+    static const char *const bad[] = {"",
+                                      " ",
+                                      "[1]",
+                                      "\"a\"",
+                                      "{",
+                                      "{\"a\"",
+                                      "{\"a\":",
+                                      "{\"a\":}",
+                                      "{\"a\":1",
+                                      "{\"a\":1,",
+                                      "{\"a\":1,}",
+                                      "{\"a\" 1}",
+                                      "{a:1}",
+                                      "{\"a\":\"x",
+                                      "{\"a\":\"x\\",
+                                      "{\"a\":[1,2",
+                                      "{\"a\":{\"b\":\"}\"",
+                                      "{\"a\":1 \"b\":2}",
+                                      "{\"a\":#}",
+                                      "{\"w\\u0061\":1}"};
+    const char *val = NULL;
+    size_t len = 0;
+
+    (void) state;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_int_equal(sked__json_member(bad[i], "a", &val, &len),
+                         SKED_JSON_UNSURE);
+    assert_int_equal(sked__json_member("{}", "a", &val, &len),
+                     SKED_JSON_ABSENT);
+    assert_int_equal(sked__json_member(" { } ", "a", &val, &len),
+                     SKED_JSON_ABSENT);
+    /* Duplicates: the last, as jansson keeps. */
+    json_t *j = json_loads("{\"a\":1,\"a\":2}", 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(j, "a")), 2);
+    json_decref(j);
+    assert_int_equal(sked__json_member("{\"a\":1,\"a\":2}", "a", &val, &len),
+                     SKED_JSON_FOUND);
+    assert_int_equal(len, 1);
+    assert_int_equal(val[0], '2');
+    /* A key's name inside a value is not the key. */
+    assert_int_equal(
+        sked__json_member("{\"b\":\"\\\"a\\\":1\",\"c\":{\"a\":3}}", "a", &val,
+                          &len),
+        SKED_JSON_ABSENT);
+    assert_true(sked__json_plain_string("\"abc\"", 5));
+    assert_false(sked__json_plain_string("\"a\\n\"", 5));
+    assert_false(sked__json_plain_string("12", 2));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +414,8 @@ int main(void)
         cmocka_unit_test(test_obj_bad_utf8),
         cmocka_unit_test(test_obj_empty_and_reuse),
         cmocka_unit_test(test_obj_failure_is_null),
+        cmocka_unit_test(test_scan_random),
+        cmocka_unit_test(test_scan_malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
