@@ -117,8 +117,8 @@ static const sked__pg_stmt TAKE_READY = {
     "UPDATE runs r SET status = 'running', executor = $5, "
     "lease_until = $6::bigint, started_at = coalesce(r.started_at, "
     "$1::bigint), attempts = r.attempts + 1, "
-    "workflow_version = coalesce(r.workflow_version, (SELECT l.v "
-    "FROM unnest($2::text[], $7::text[]) AS l(w, v) WHERE l.w = r.workflow)), "
+    "workflow_version = coalesce(r.workflow_version, "
+    "($7::text[])[array_position($2::text[], r.workflow)]), "
     "updated_at = $1::bigint FROM c WHERE r.ctid = c.tid "
     "RETURNING " SKED__RUN_COLUMNS ", c.first"};
 
