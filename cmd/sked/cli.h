@@ -82,6 +82,8 @@ extern const cli_cmd cli_cmd_schedule_trigger;
 extern const cli_cmd cli_cmd_schedule_backfill;
 /* "sked schedule simulate", in cmd_simulate.c. */
 extern const cli_cmd cli_cmd_schedule_simulate;
+/* "sked schedule preview", in cmd_schedule_preview.c. */
+extern const cli_cmd cli_cmd_schedule_preview;
 
 /* Run a group: find the subcommand named by ARGV[1] and run it, or print
  * the group's help for "--help". */

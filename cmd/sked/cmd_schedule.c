@@ -7,7 +7,7 @@
  *   list                     filtered, one page at a time
  *   update NAME              change the options given, keep the rest
  *   pause|resume|delete NAME
- *   preview NAME             the next occurrences, marked across DST
+ *   preview NAME             the next occurrences (cmd_schedule_preview.c)
  *   trigger, backfill NAME   through the engine (cmd_schedule_ops.c)
  *   simulate NAME            replay a period (cmd_simulate.c)
  *
@@ -22,24 +22,18 @@
 #include "cli.h"
 #include "direct.h"
 #include "output.h"
+#include "schedule_ctx.h"
 #include "schedule_opts.h"
 #include "target.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
 #include "store/schedule_preview.h"
 
-#define LIST_DEFAULT    100
-#define PREVIEW_DEFAULT 5
-#define PREVIEW_MAX     1000
+#define LIST_DEFAULT 100
 
-/* What a command on one schedule holds, released by ctx_done. */
-typedef struct ctx {
-    sked_tzdb *tzdb;
-    target *t;
-    sked_schedule s;
-} ctx;
+/* ---- one schedule (schedule_ctx.h) --------------------------------------- */
 
-static void ctx_done(ctx *c)
+void schedule_ctx_done(schedule_ctx *c)
 {
     target_close(c->t);
     sked_tzdb_close(c->tzdb);
@@ -48,8 +42,8 @@ static void ctx_done(ctx *c)
 
 /* Open the zone database and the target of --db DB or --server SERVER
  * into *c. */
-static int ctx_open(ctx *c, const cli_cmd *self, const char *db,
-                    const char *server)
+int schedule_ctx_open(schedule_ctx *c, const cli_cmd *self, const char *db,
+                      const char *server)
 {
     int rc;
 
@@ -59,7 +53,7 @@ static int ctx_open(ctx *c, const cli_cmd *self, const char *db,
 }
 
 /* Read the schedule NAME into c->s. Returns 0 or the exit code. */
-static int ctx_get(ctx *c, const char *name)
+int schedule_ctx_get(schedule_ctx *c, const char *name)
 {
     sked_error err;
     int rc;
@@ -72,7 +66,7 @@ static int ctx_get(ctx *c, const char *name)
 }
 
 /* Return S's zone, or UTC when it has none or the zone no longer loads. */
-static const sked_tz *zone_of(sked_tzdb *db, const sked_schedule *s)
+const sked_tz *schedule_zone_of(sked_tzdb *db, const sked_schedule *s)
 {
     const sked_tz *tz = NULL;
 
@@ -160,7 +154,7 @@ static int print_schedule_human(sked_tzdb *db, const sked_schedule *s)
         sked_cron_explain(&cron, s->timezone ? s->timezone : "UTC", words,
                           sizeof words) >= 0)
         printf("%-22s %s\n", "explain", words);
-    out_time_local(s->next_fire_at, zone_of(db, s), t, sizeof t);
+    out_time_local(s->next_fire_at, schedule_zone_of(db, s), t, sizeof t);
     printf("%-22s %s\n", "next_fire_local", t);
     return cli_flush();
 }
@@ -175,7 +169,7 @@ static int schedule_get(const cli_cmd *self, int argc, char **argv)
         {"server", 0, CLI_OPT_VALUE, &server},
         {0},
     };
-    ctx c = {0};
+    schedule_ctx c = {0};
     cli_args args;
     int rc;
 
@@ -183,31 +177,32 @@ static int schedule_get(const cli_cmd *self, int argc, char **argv)
         (rc = cli_one_arg(self, &args, "schedule name")) != 0)
         return rc;
     sked_schedule_init(&c.s);
-    if ((rc = ctx_open(&c, self, db, server)) == 0 &&
-        (rc = ctx_get(&c, args.pos[0])) == 0)
+    if ((rc = schedule_ctx_open(&c, self, db, server)) == 0 &&
+        (rc = schedule_ctx_get(&c, args.pos[0])) == 0)
         rc = json ? print_schedule_json(&c.s)
                   : print_schedule_human(c.tzdb, &c.s);
-    ctx_done(&c);
+    schedule_ctx_done(&c);
     return rc;
 }
 
 /* ---- create and update -------------------------------------------------- */
 /* Print what create or update did: the schedule read back, as JSON, or
  * one line with its next occurrence. */
-static int print_written(ctx *c, const char *verb, bool json)
+static int print_written(schedule_ctx *c, const char *verb, bool json)
 {
     char t[OUT_TIME_MAX];
     char *name = c->s.name;
     int rc;
 
     c->s.name = NULL; /* ctx_get frees c->s */
-    rc = ctx_get(c, name);
+    rc = schedule_ctx_get(c, name);
     free(name);
     if (rc != 0)
         return rc;
     if (json)
         return print_schedule_json(&c->s);
-    out_time_local(c->s.next_fire_at, zone_of(c->tzdb, &c->s), t, sizeof t);
+    out_time_local(c->s.next_fire_at, schedule_zone_of(c->tzdb, &c->s), t,
+                   sizeof t);
     printf("%s schedule %s (%s); next: %s\n", verb, c->s.name,
            sked_schedule_status_name(c->s.status), t);
     return cli_flush();
@@ -234,7 +229,7 @@ static int schedule_create(const cli_cmd *self, int argc, char **argv)
     int n = sched_opts_common(&f, opts);
     sked_error err;
     cli_args args;
-    ctx c = {0};
+    schedule_ctx c = {0};
     int rc;
 
     opts[n++] = (cli_opt){"name", 0, CLI_OPT_VALUE, &f.name};
@@ -259,13 +254,13 @@ static int schedule_create(const cli_cmd *self, int argc, char **argv)
     if ((rc = sched_opts_apply(&f, &c.s)) == 0 &&
         (rc = direct_tzdb_open(&c.tzdb)) == 0 &&
         (rc = sched_opts_validate(&f, &c.s, c.tzdb)) == 0 &&
-        (rc = ctx_open(&c, self, f.db, f.server)) == 0) {
+        (rc = schedule_ctx_open(&c, self, f.db, f.server)) == 0) {
         sked_error_clear(&err);
         rc = target_schedule_create(c.t, &c.s, &err);
         rc = rc < 0 ? sched_opts_fail(&f, &c.s, "create", &err, rc)
                     : print_written(&c, "created", f.json);
     }
-    ctx_done(&c);
+    schedule_ctx_done(&c);
     return rc;
 }
 
@@ -276,7 +271,7 @@ static int schedule_update(const cli_cmd *self, int argc, char **argv)
     int n = sched_opts_common(&f, opts);
     sked_error err;
     cli_args args;
-    ctx c = {0};
+    schedule_ctx c = {0};
     int rc;
 
     opts[n++] = (cli_opt){"workflow", 0, CLI_OPT_VALUE, &f.workflow};
@@ -289,11 +284,11 @@ static int schedule_update(const cli_cmd *self, int argc, char **argv)
     sked_schedule_init(&c.s);
     /* Check the options alone before reading anything. */
     if ((rc = sched_opts_apply(&f, &c.s)) != 0) {
-        ctx_done(&c);
+        schedule_ctx_done(&c);
         return rc;
     }
-    if ((rc = ctx_open(&c, self, f.db, f.server)) == 0 &&
-        (rc = ctx_get(&c, args.pos[0])) == 0 &&
+    if ((rc = schedule_ctx_open(&c, self, f.db, f.server)) == 0 &&
+        (rc = schedule_ctx_get(&c, args.pos[0])) == 0 &&
         (rc = sched_opts_apply(&f, &c.s)) == 0 &&
         (rc = sched_opts_validate(&f, &c.s, c.tzdb)) == 0) {
         sked_error_clear(&err);
@@ -301,7 +296,7 @@ static int schedule_update(const cli_cmd *self, int argc, char **argv)
         rc = rc < 0 ? sched_opts_fail(&f, &c.s, "update", &err, rc)
                     : print_written(&c, "updated", f.json);
     }
-    ctx_done(&c);
+    schedule_ctx_done(&c);
     return rc;
 }
 
@@ -370,7 +365,7 @@ static int list_table(sked_tzdb *db, const sked_schedule *v, size_t n,
 
     out_table_init(&t, 6, heads);
     for (size_t i = 0; i < n && rc == 0; i++) {
-        const sked_tz *tz = zone_of(db, &v[i]);
+        const sked_tz *tz = schedule_zone_of(db, &v[i]);
         const char *row[6] = {v[i].name, sked_schedule_status_name(v[i].status),
                               spec,      v[i].timezone ? v[i].timezone : "UTC",
                               next,      last};
@@ -411,7 +406,7 @@ static int schedule_list(const cli_cmd *self, int argc, char **argv)
     bool more = false;
     sked_error err;
     cli_args args;
-    ctx c = {0};
+    schedule_ctx c = {0};
     int rc;
 
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE)
@@ -421,7 +416,7 @@ static int schedule_list(const cli_cmd *self, int argc, char **argv)
     if ((rc = list_filter(self, &o, &f)) != 0)
         return rc;
     sked_schedule_init(&c.s);
-    if ((rc = ctx_open(&c, self, o.db, o.server)) == 0) {
+    if ((rc = schedule_ctx_open(&c, self, o.db, o.server)) == 0) {
         sked_error_clear(&err);
         rc = target_schedule_list(c.t, &f, &v, &n, &more, &err);
         if (rc < 0)
@@ -432,7 +427,7 @@ static int schedule_list(const cli_cmd *self, int argc, char **argv)
                 o.json ? list_json(v, n, more) : list_table(c.tzdb, v, n, more);
         sked__schedules_free(v, n);
     }
-    ctx_done(&c);
+    schedule_ctx_done(&c);
     return rc;
 }
 
@@ -441,7 +436,8 @@ static int schedule_list(const cli_cmd *self, int argc, char **argv)
 typedef enum simple_op { OP_PAUSE, OP_RESUME, OP_DELETE } simple_op;
 
 /* Run OP on NAME; print one line or, with JSON, the outcome. */
-static int run_simple(ctx *c, simple_op op, const char *name, bool json)
+static int run_simple(schedule_ctx *c, simple_op op, const char *name,
+                      bool json)
 {
     static const char *const verbs[] = {"pause", "resume", "delete"};
     bool existed = true;
@@ -489,16 +485,16 @@ static int simple_cmd(const cli_cmd *self, int argc, char **argv, simple_op op)
         {0},
     };
     cli_args args;
-    ctx c = {0};
+    schedule_ctx c = {0};
     int rc;
 
     if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
         (rc = cli_one_arg(self, &args, "schedule name")) != 0)
         return rc;
     sked_schedule_init(&c.s);
-    if ((rc = ctx_open(&c, self, db, server)) == 0)
+    if ((rc = schedule_ctx_open(&c, self, db, server)) == 0)
         rc = run_simple(&c, op, args.pos[0], json);
-    ctx_done(&c);
+    schedule_ctx_done(&c);
     return rc;
 }
 
@@ -515,109 +511,6 @@ static int schedule_resume(const cli_cmd *self, int argc, char **argv)
 static int schedule_delete(const cli_cmd *self, int argc, char **argv)
 {
     return simple_cmd(self, argc, argv, OP_DELETE);
-}
-
-/* ---- preview ------------------------------------------------------------ */
-
-typedef struct preview_q {
-    const sked_schedule *s;
-    const sked_tz *tz;
-    sked_time after;
-    long count;
-} preview_q;
-
-static int preview_print(const preview_q *q, bool json)
-{
-    char utc[OUT_TIME_MAX], local[OUT_TIME_MAX];
-    json_t *arr = json ? json_array() : NULL;
-    sked_occurrence *occ = calloc((size_t) q->count, sizeof *occ);
-    sked_error err;
-    size_t n = 0;
-    int rc;
-
-    if ((json && !arr) || !occ) {
-        json_decref(arr);
-        free(occ);
-        return cli_fail(SKED_ENOMEM, "out of memory");
-    }
-    sked_error_clear(&err);
-    rc = sked__schedule_preview(q->s, q->tz, q->after, (size_t) q->count, occ,
-                                &n, &err);
-    if (rc < 0) {
-        json_decref(arr);
-        free(occ);
-        return cli_invalid("stored cron expression", q->s->cron, &err);
-    }
-    for (size_t i = 0; i < n; i++) {
-        const char *mark = sked__schedule_preview_mark(occ[i].mark);
-
-        out_time_utc(occ[i].at, utc, sizeof utc);
-        out_time_local(occ[i].at, q->tz, local, sizeof local);
-        if (!json) {
-            printf("%s  %s%s%s\n", utc, local, mark ? "  " : "",
-                   mark ? mark : "");
-            continue;
-        }
-        if (json_array_append_new(arr, json_pack("{s:s, s:s, s:s?}", "at", utc,
-                                                 "local", local, "mark",
-                                                 mark)) < 0) {
-            json_decref(arr);
-            free(occ);
-            return cli_fail(SKED_ENOMEM, "out of memory");
-        }
-    }
-    free(occ);
-    if (!json && n == 0)
-        fprintf(stderr, "sked: schedule \"%s\" never fires again\n",
-                q->s->name);
-    if (json)
-        return out_json(json_pack(
-            "{s:s, s:s, s:s, s:o}", "name", q->s->name, "status",
-            sked_schedule_status_name(q->s->status), "timezone",
-            q->s->timezone ? q->s->timezone : "UTC", "occurrences", arr));
-    return cli_flush();
-}
-
-static int schedule_preview(const cli_cmd *self, int argc, char **argv)
-{
-    const char *db = NULL, *server = NULL, *count = NULL, *after = NULL;
-    bool json = false;
-    const cli_opt opts[] = {
-        {"count", 'n', CLI_OPT_VALUE, &count},
-        {"after", 0, CLI_OPT_VALUE, &after},
-        {"json", 0, CLI_OPT_FLAG, &json},
-        {"db", 0, CLI_OPT_VALUE, &db},
-        {"server", 0, CLI_OPT_VALUE, &server},
-        {0},
-    };
-    preview_q q = {.count = PREVIEW_DEFAULT};
-    cli_args args;
-    ctx c = {0};
-    int rc;
-
-    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
-        (rc = cli_one_arg(self, &args, "schedule name")) != 0)
-        return rc;
-    if (count &&
-        (rc = cli_parse_count(self, "-n", count, 1, PREVIEW_MAX, &q.count)))
-        return rc;
-    q.after = cli_now();
-    if (after && (rc = cli_parse_instant("--after", after, &q.after)) != 0)
-        return rc;
-    sked_schedule_init(&c.s);
-    if ((rc = ctx_open(&c, self, db, server)) == 0 &&
-        (rc = ctx_get(&c, args.pos[0])) == 0) {
-        q.s = &c.s;
-        q.tz = zone_of(c.tzdb, &c.s);
-        if (c.s.status == SKED_SCHEDULE_PAUSED)
-            fprintf(stderr,
-                    "sked: schedule \"%s\" is paused; these are the "
-                    "occurrences it would have\n",
-                    c.s.name);
-        rc = preview_print(&q, json);
-    }
-    ctx_done(&c);
-    return rc;
 }
 
 /* ---- the group ---------------------------------------------------------- */
@@ -770,27 +663,6 @@ static const cli_cmd delete_cmd = {
                                   "with a note on stderr."),
 };
 
-static const cli_cmd preview_cmd = {
-    .name = "preview",
-    .path = "sked schedule preview",
-    .summary = "Show a schedule's next occurrences",
-    .run = schedule_preview,
-    .help = "Usage: sked schedule preview NAME [-n N] [--after T] [--json]\n"
-            "\n"
-            "Print the next N occurrences of the schedule NAME, in UTC and "
-            "on\nits zone's clock, within its bounds. An occurrence moved by "
-            "a\ndaylight saving change is marked: shifted (its local time was\n"
-            "skipped; it fires at the end of the gap) or first_pass (its "
-            "local\ntime happens twice; it fires on the first).\n"
-            "\n"
-            "Options:\n"
-            "  -n, --count N  how many, 1 to 1000 (default 5)\n"
-            "  --after T      start strictly after the instant T (default "
-            "now)\n"
-            "  --json         print JSON\n" TARGET_HELP
-            "  -h, --help     show this help\n",
-};
-
 static const cli_cmd *const schedule_cmds[] = {
     &create_cmd,
     &get_cmd,
@@ -799,7 +671,7 @@ static const cli_cmd *const schedule_cmds[] = {
     &pause_cmd,
     &resume_cmd,
     &delete_cmd,
-    &preview_cmd,
+    &cli_cmd_schedule_preview,
     &cli_cmd_schedule_trigger,
     &cli_cmd_schedule_backfill,
     &cli_cmd_schedule_simulate,

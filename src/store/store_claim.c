@@ -195,8 +195,8 @@ struct claim_arg {
 };
 
 /* The query of a claim's candidates: the ready runs, the queues in FULL
- * left out. */
-static sked__claim_query ready_query(const sked_claim_req *req,
+ * left out (its expired flag set: the runs whose lease expired). */
+static sked__claim_query claim_query(const sked_claim_req *req,
                                      const char *const *full, size_t nfull,
                                      bool limited)
 {
@@ -214,7 +214,7 @@ static sked__claim_query ready_query(const sked_claim_req *req,
 static int cands_expired(sked_store *st, sked__tx *tx,
                          const sked_claim_req *req, cands *c, sked_error *err)
 {
-    sked__claim_query q = ready_query(req, NULL, 0, false);
+    sked__claim_query q = claim_query(req, NULL, 0, false);
 
     q.expired = true;
     return st->ops->runs_candidates(tx, &q, &c->expired, &c->nexpired, err);
@@ -415,7 +415,7 @@ static int take_ready(sked_store *st, sked__tx *tx, struct claim_arg *a,
                       sked_error *err)
 {
     const sked_claim_req *req = a->req;
-    sked__claim_query q = ready_query(req, NULL, 0, false);
+    sked__claim_query q = claim_query(req, NULL, 0, false);
     sked_run *rows = NULL, **order = NULL;
     bool *first = NULL;
     size_t n = 0;
@@ -476,7 +476,7 @@ static int claim_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     if (rc == 0 && nrooms == 0 && c.nexpired == 0 && st->ops->runs_take_ready)
         rc = take_ready(st, tx, a, err);
     else if (rc == 0) {
-        sked__claim_query q = ready_query(a->req, full, nfull, nrooms > 0);
+        sked__claim_query q = claim_query(a->req, full, nfull, nrooms > 0);
         rc = st->ops->runs_candidates(tx, &q, &c.ready, &c.nready, err);
         if (rc == 0)
             rc = admit(a->req, &c, rooms, nrooms, &t, err);

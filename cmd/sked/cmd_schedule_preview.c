@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/* "sked schedule preview NAME": the next occurrences of a schedule, in
+ * UTC and on its zone's clock, each moved by a daylight saving change
+ * marked (store/schedule_preview.h), on the database directly or through
+ * a server's API, like the other schedule commands (cmd_schedule.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "output.h"
+#include "schedule_ctx.h"
+#include "target.h"
+#include "store/schedule_preview.h"
+
+#define PREVIEW_DEFAULT 5
+#define PREVIEW_MAX     1000
+
+typedef struct preview_q {
+    const sked_schedule *s;
+    const sked_tz *tz;
+    sked_time after;
+    long count;
+} preview_q;
+
+static int preview_print(const preview_q *q, bool json)
+{
+    char utc[OUT_TIME_MAX], local[OUT_TIME_MAX];
+    json_t *arr = json ? json_array() : NULL;
+    sked_occurrence *occ = calloc((size_t) q->count, sizeof *occ);
+    sked_error err;
+    size_t n = 0;
+    int rc;
+
+    if ((json && !arr) || !occ) {
+        json_decref(arr);
+        free(occ);
+        return cli_fail(SKED_ENOMEM, "out of memory");
+    }
+    sked_error_clear(&err);
+    rc = sked__schedule_preview(q->s, q->tz, q->after, (size_t) q->count, occ,
+                                &n, &err);
+    if (rc < 0) {
+        json_decref(arr);
+        free(occ);
+        return cli_invalid("stored cron expression", q->s->cron, &err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *mark = sked__schedule_preview_mark(occ[i].mark);
+
+        out_time_utc(occ[i].at, utc, sizeof utc);
+        out_time_local(occ[i].at, q->tz, local, sizeof local);
+        if (!json) {
+            printf("%s  %s%s%s\n", utc, local, mark ? "  " : "",
+                   mark ? mark : "");
+            continue;
+        }
+        if (json_array_append_new(arr, json_pack("{s:s, s:s, s:s?}", "at", utc,
+                                                 "local", local, "mark",
+                                                 mark)) < 0) {
+            json_decref(arr);
+            free(occ);
+            return cli_fail(SKED_ENOMEM, "out of memory");
+        }
+    }
+    free(occ);
+    if (!json && n == 0)
+        fprintf(stderr, "sked: schedule \"%s\" never fires again\n",
+                q->s->name);
+    if (json)
+        return out_json(json_pack(
+            "{s:s, s:s, s:s, s:o}", "name", q->s->name, "status",
+            sked_schedule_status_name(q->s->status), "timezone",
+            q->s->timezone ? q->s->timezone : "UTC", "occurrences", arr));
+    return cli_flush();
+}
+
+static int schedule_preview(const cli_cmd *self, int argc, char **argv)
+{
+    const char *db = NULL, *server = NULL, *count = NULL, *after = NULL;
+    bool json = false;
+    const cli_opt opts[] = {
+        {"count", 'n', CLI_OPT_VALUE, &count},
+        {"after", 0, CLI_OPT_VALUE, &after},
+        {"json", 0, CLI_OPT_FLAG, &json},
+        {"db", 0, CLI_OPT_VALUE, &db},
+        {"server", 0, CLI_OPT_VALUE, &server},
+        {0},
+    };
+    preview_q q = {.count = PREVIEW_DEFAULT};
+    cli_args args;
+    schedule_ctx c = {0};
+    int rc;
+
+    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
+        (rc = cli_one_arg(self, &args, "schedule name")) != 0)
+        return rc;
+    if (count &&
+        (rc = cli_parse_count(self, "-n", count, 1, PREVIEW_MAX, &q.count)))
+        return rc;
+    q.after = cli_now();
+    if (after && (rc = cli_parse_instant("--after", after, &q.after)) != 0)
+        return rc;
+    sked_schedule_init(&c.s);
+    if ((rc = schedule_ctx_open(&c, self, db, server)) == 0 &&
+        (rc = schedule_ctx_get(&c, args.pos[0])) == 0) {
+        q.s = &c.s;
+        q.tz = schedule_zone_of(c.tzdb, &c.s);
+        if (c.s.status == SKED_SCHEDULE_PAUSED)
+            fprintf(stderr,
+                    "sked: schedule \"%s\" is paused; these are the "
+                    "occurrences it would have\n",
+                    c.s.name);
+        rc = preview_print(&q, json);
+    }
+    schedule_ctx_done(&c);
+    return rc;
+}
+
+const cli_cmd cli_cmd_schedule_preview = {
+    .name = "preview",
+    .path = "sked schedule preview",
+    .summary = "Show a schedule's next occurrences",
+    .run = schedule_preview,
+    .help = "Usage: sked schedule preview NAME [-n N] [--after T] [--json]\n"
+            "\n"
+            "Print the next N occurrences of the schedule NAME, in UTC and "
+            "on\nits zone's clock, within its bounds. An occurrence moved by "
+            "a\ndaylight saving change is marked: shifted (its local time was\n"
+            "skipped; it fires at the end of the gap) or first_pass (its "
+            "local\ntime happens twice; it fires on the first).\n"
+            "\n"
+            "Options:\n"
+            "  -n, --count N  how many, 1 to 1000 (default 5)\n"
+            "  --after T      start strictly after the instant T (default "
+            "now)\n"
+            "  --json         print JSON\n" TARGET_HELP
+            "  -h, --help     show this help\n",
+};
