@@ -39,6 +39,17 @@ int sked__cancel_fd(const sked_cancel *c)
     return c->fd;
 }
 
+void sked__cancel_reset(sked_cancel *c)
+{
+    uint64_t count;
+
+    if (atomic_exchange(&c->set, 0) == 0)
+        return;
+    /* Set once, written once: one read drains it. */
+    ssize_t r = read(c->fd, &count, sizeof count);
+    (void) r;
+}
+
 void sked__cancel_close(sked_cancel *c)
 {
     if (c->fd >= 0)

@@ -30,6 +30,11 @@ int sked__cancel_reason(const sked_cancel *c);
 /* The fd that becomes readable (POLLIN) once C is set. */
 int sked__cancel_fd(const sked_cancel *c);
 
+/* Clear C for its next use: not set, and its fd not readable, without a
+ * new eventfd (a worker reuses its flag for every run). Not concurrent
+ * with sked__cancel_set on C. */
+void sked__cancel_reset(sked_cancel *c);
+
 /* Release C. Safe on a flag already closed or whose init failed. */
 void sked__cancel_close(sked_cancel *c);
 

@@ -2,7 +2,6 @@
 /* Flat JSON objects written straight into a buffer (json_obj.h). */
 #include "base/json_obj.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,39 +165,28 @@ void sked__jobj_int(sked_jobj *o, const char *key, int64_t v)
     member_raw(o, key, num, sked__i64_text(v, num));
 }
 
-/* The text of real V as jansson writes it (its strconv.c): "%.17g", a
- * ".0" when that has neither a point nor an exponent, and the exponent
- * without '+' or leading zeros. */
-static size_t real_text(double v, char *buf, size_t size)
+void sked__jobj_secs(sked_jobj *o, const char *key, int64_t us)
 {
-    int r = snprintf(buf, size, "%.17g", v);
-    size_t len = r > 0 && (size_t) r < size ? (size_t) r : 0;
-    char *e;
+    char num[SKED_I64_TEXT + 8], *p = num;
+    /* The magnitude as unsigned, which holds INT64_MIN's too. */
+    uint64_t m = us < 0 ? 0 - (uint64_t) us : (uint64_t) us;
+    uint64_t frac = m % 1000000;
+    int places = 6;
 
-    if (!strchr(buf, '.') && !strchr(buf, 'e') && len + 3 <= size) {
-        memcpy(buf + len, ".0", 3);
-        len += 2;
+    if (us < 0)
+        *p++ = '-';
+    p += sked__i64_text((int64_t) (m / 1000000), p);
+    *p++ = '.';
+    while (places > 1 && frac % 10 == 0) {
+        frac /= 10;
+        places--;
     }
-    if ((e = strchr(buf, 'e')) != NULL) {
-        char *start = e + 1, *end = start + 1;
-        if (*start == '-')
-            start++;
-        while (*end == '0')
-            end++;
-        if (end != start) {
-            memmove(start, end, len - (size_t) (end - buf) + 1);
-            len -= (size_t) (end - start);
-        }
+    for (int k = places - 1; k >= 0; k--) {
+        p[k] = (char) ('0' + frac % 10);
+        frac /= 10;
     }
-    return len;
-}
-
-void sked__jobj_real(sked_jobj *o, const char *key, double v)
-{
-    char num[40];
-    size_t n = real_text(v, num, sizeof num);
-
-    member_raw(o, key, num, n);
+    p += places;
+    member_raw(o, key, num, (size_t) (p - num));
 }
 
 void sked__jobj_bool(sked_jobj *o, const char *key, bool v)

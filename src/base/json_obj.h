@@ -8,9 +8,9 @@
  * allocations, then a dump through a callback a few bytes at a time. The
  * writer gives the text json_dumps(JSON_COMPACT) gives for the same
  * object: keys in the order written, no spaces, '"', '\\' and control
- * characters escaped, reals with jansson's digits. A string value that is
- * not valid UTF-8 (jansson would refuse it) has each bad byte replaced
- * by U+FFFD.
+ * characters escaped. A string value that is not valid UTF-8 (jansson
+ * would refuse it) has each bad byte replaced by U+FFFD. Durations are
+ * written as the exact decimal of their seconds.
  *
  *     sked_jobj o = {0};
  *     sked__jobj_str(&o, "workflow", name);
@@ -33,10 +33,12 @@ typedef struct sked_jobj {
 /* Add KEY (a literal: plain ASCII) with a string value; NULL is null. */
 void sked__jobj_str(sked_jobj *o, const char *key, const char *v);
 void sked__jobj_int(sked_jobj *o, const char *key, int64_t v);
-/* A real, as jansson writes it: 17 significant digits, always with a
- * '.' or an exponent, so it reads back as a real. V must be finite. */
-void sked__jobj_real(sked_jobj *o, const char *key, double v);
 void sked__jobj_bool(sked_jobj *o, const char *key, bool v);
+/* A duration of US microseconds in seconds, as its exact decimal with
+ * up to six places and at least one ("2.0", "0.000123", "-1.5"): the
+ * same double as US / 1e6 once read (both are that decimal's nearest),
+ * in fewer characters than 17 digits, and without printf. */
+void sked__jobj_secs(sked_jobj *o, const char *key, int64_t us);
 
 /* Close the object and return its text (caller frees), or NULL when
  * memory ran out at any step; O is empty again either way. An object

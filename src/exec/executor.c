@@ -186,7 +186,7 @@ static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
                                   .finished_at = op->at};
     sked_jobj o = {0};
     step_payload(x, i, comp, attempt, &o);
-    sked__jobj_real(&o, "duration_secs", (double) r->duration / 1e6);
+    sked__jobj_secs(&o, "duration_secs", r->duration);
     if (!r->ok) {
         sked__jobj_str(&o, "error", r->error ? r->error : "");
         if (r->exit_code >= 0)
@@ -196,7 +196,7 @@ static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
     x->unsynced_end = true;
     if (retry_delay >= 0) {
         step_payload(x, i, comp, attempt + 1, &o);
-        sked__jobj_real(&o, "delay_secs", (double) retry_delay / 1e6);
+        sked__jobj_secs(&o, "delay_secs", retry_delay);
         op_event(x, op, "step.retrying", &o);
     }
     /* The buffer takes the result's strings until they are written. */
@@ -244,8 +244,7 @@ static void finish(xrun *x, sked_run_status status, const char *error,
     if (x->run->schedule)
         sked__jobj_str(&o, "schedule", x->run->schedule);
     if (x->run->started_at != SKED_TIME_NONE)
-        sked__jobj_real(&o, "duration_secs",
-                        (double) (op->at - x->run->started_at) / 1e6);
+        sked__jobj_secs(&o, "duration_secs", op->at - x->run->started_at);
     if (error) {
         sked__jobj_str(&o, "error", error);
         sked__jobj_str(&o, "error_code", code);
@@ -571,7 +570,7 @@ static void mark_timeout(xrun *x)
     sked_run_op *op = op_new(x, SKED_RUN_OP_TIMEOUT_MARK);
     sked_jobj o = {0};
     sked__jobj_str(&o, "workflow", x->w->name);
-    sked__jobj_real(&o, "timeout_secs", (double) x->w->timeout / 1e6);
+    sked__jobj_secs(&o, "timeout_secs", x->w->timeout);
     op_event(x, op, "run.timeout_exceeded", &o);
 }
 

@@ -83,9 +83,9 @@ static void *worker_main(void *arg)
         sked__run_done(&s->run);
         s->busy = false;
         w->nbusy--;
-        /* The flag served this run; a fresh one for the next. */
-        sked__cancel_close(&s->cancel);
-        sked__cancel_init(&s->cancel);
+        /* The flag served this run; cleared for the next (under mu, as
+         * every setter of it). */
+        sked__cancel_reset(&s->cancel);
         pthread_cond_signal(&w->claim);
     }
     pthread_mutex_unlock(&w->mu);

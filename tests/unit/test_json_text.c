@@ -7,17 +7,21 @@
  *     at their extremes and reals of every magnitude.
  *   - The event payloads' (src/base/json_obj.c): random flat objects of
  *     the same values built both ways; a string that is not UTF-8 (which
- *     jansson refuses) comes out with U+FFFD for each bad byte.
+ *     jansson refuses) comes out with U+FFFD for each bad byte; a
+ *     duration is the exact decimal of its seconds, read back as the
+ *     double jansson would have written.
  * And the member scan (src/base/json_scan.c) against json_loads: on
  * random objects written compact and indented, every member is found
  * with jansson's value, a missing one is absent, and it answers "cannot
  * tell" only when a key is written with escapes; malformed text gets
  * "cannot tell" or absent, never a read past its end. */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,12 +194,7 @@ static void random_member(sked_jobj *o, json_t *j, const char *key)
         json_object_set_new(j, key, json_integer(v));
         break;
     }
-    case 1: {
-        double d = random_real();
-        sked__jobj_real(o, key, d);
-        json_object_set_new(j, key, json_real(d));
-        break;
-    }
+    case 1:
     case 2: {
         bool b = next() % 2;
         sked__jobj_bool(o, key, b);
@@ -237,6 +236,47 @@ static void test_obj_random(void **state)
 
 /* Not UTF-8: each bad byte is U+FFFD; the rest is kept. The object is
  * valid JSON that jansson reads back. */
+/* Durations: the exact decimal of the seconds, with one to six places,
+ * which reads back as the double US / 1e6. */
+static void test_obj_secs(void **state)
+{
+    static const int64_t edges[] = {
+        0,       1,        -1,  10,          999999,    1000000,  1000001,
+        1500000, -1500000, 123, 86400000000, INT64_MAX, INT64_MIN};
+    (void) state;
+    for (size_t i = 0; i < sizeof edges / sizeof *edges + 200000; i++) {
+        int64_t us = i < sizeof edges / sizeof *edges
+                         ? edges[i]
+                         : (int64_t) (next() >> (next() % 64));
+        if (i >= sizeof edges / sizeof *edges && next() % 2 && us != INT64_MIN)
+            us = -us;
+        sked_jobj o = {0};
+        sked__jobj_secs(&o, "d", us);
+        char *got = sked__jobj_take(&o);
+        assert_non_null(got);
+        json_t *j = json_loads(got, 0, NULL);
+        assert_non_null(j);
+        json_t *v = json_object_get(j, "d");
+        assert_true(json_is_real(v)); /* read back as a real */
+        if (us > -(INT64_C(1) << 53) && us < (INT64_C(1) << 53))
+            assert_true(json_real_value(v) == (double) us / 1e6);
+        /* The digits are the value's own: seconds, then 1-6 places,
+         * no trailing zero but the one after the point. */
+        const char *t = strchr(got, ':') + 1, *dot = strchr(t, '.');
+        size_t places = strlen(dot + 1) - 1; /* the closing brace */
+        assert_true(places >= 1 && places <= 6);
+        assert_true(places == 1 || dot[places] != '0');
+        char back[48];
+        snprintf(back, sizeof back, "%s%" PRIu64 ".%06" PRIu64,
+                 us < 0 ? "-" : "",
+                 (us < 0 ? 0 - (uint64_t) us : (uint64_t) us) / 1000000,
+                 (us < 0 ? 0 - (uint64_t) us : (uint64_t) us) % 1000000);
+        assert_memory_equal(t, back, (size_t) (dot - t) + 1 + places);
+        json_decref(j);
+        free(got);
+    }
+}
+
 static void test_obj_bad_utf8(void **state)
 {
     static const struct {
@@ -411,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_every_control_character),
         cmocka_unit_test(test_empty_and_nested),
         cmocka_unit_test(test_obj_random),
+        cmocka_unit_test(test_obj_secs),
         cmocka_unit_test(test_obj_bad_utf8),
         cmocka_unit_test(test_obj_empty_and_reuse),
         cmocka_unit_test(test_obj_failure_is_null),
