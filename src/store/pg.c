@@ -372,6 +372,72 @@ int sked__pg_exec(sked__tx *tx, const sked__pg_stmt *stmt,
     return 0;
 }
 
+/* Read what the pipeline of N runs of a statement sent back, up to its
+ * sync: each run's result to RESULT, until one fails (the server then
+ * aborts the rest). */
+static int pipeline_read(sked__tx *tx, size_t n, sked__pg_result_fn result,
+                         void *ctx, int rc, sked_error *err)
+{
+    PGresult *res;
+
+    for (size_t i = 0; i < n; i++) {
+        res = PQgetResult(tx->conn);
+        if (!res) /* a run that was never sent */
+            break;
+        ExecStatusType st = PQresultStatus(res);
+        if (rc == 0 && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+            rc = sked__pg_error(tx, res, "query", err);
+        else if (rc == 0)
+            rc = result(ctx, i, res);
+        PQclear(res);
+        while ((res = PQgetResult(tx->conn)) != NULL) /* the run's end */
+            PQclear(res);
+    }
+    while ((res = PQgetResult(tx->conn)) != NULL) {
+        bool sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+        PQclear(res);
+        if (sync)
+            break;
+    }
+    return rc;
+}
+
+int sked__pg_exec_many(sked__tx *tx, const sked__pg_stmt *stmt, size_t n,
+                       sked__pg_params_fn params, sked__pg_result_fn result,
+                       void *ctx, sked_error *err)
+{
+    const char *p[16];
+    char name[32];
+    size_t sent = 0;
+    int rc = 0;
+
+    if (n == 0)
+        return 0;
+    if (stmt->nparams > 16)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1,
+                               "too many parameters for a pipeline");
+    if (!(tx->prepared & (UINT64_C(1) << stmt->id)) &&
+        (rc = prepare(tx, stmt, err)) < 0)
+        return rc;
+    (void) snprintf(name, sizeof(name), "sked_%d", (int) stmt->id);
+    if (!PQenterPipelineMode(tx->conn))
+        return sked__pg_error(tx, NULL, "pipeline", err);
+    for (; rc == 0 && sent < n; sent++) {
+        rc = params(ctx, sent, p);
+        if (rc == 0 && !PQsendQueryPrepared(tx->conn, name, stmt->nparams, p,
+                                            NULL, NULL, 0))
+            rc = sked__pg_error(tx, NULL, "query", err);
+    }
+    if (rc != 0)
+        sent -= sent > 0; /* the one whose parameters or send failed */
+    if (!PQpipelineSync(tx->conn) && rc == 0)
+        rc = sked__pg_error(tx, NULL, "pipeline", err);
+    rc = pipeline_read(tx, sent, result, ctx, rc, err);
+    if (!PQexitPipelineMode(tx->conn) && rc == 0)
+        rc = sked__pg_error(tx, NULL, "pipeline", err);
+    return rc;
+}
+
 static const char *begin_sql(sked__tx_mode mode)
 {
     switch (mode) {

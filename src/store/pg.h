@@ -89,6 +89,22 @@ typedef struct sked__pg_stmt {
 int sked__pg_exec(sked__tx *tx, const sked__pg_stmt *stmt,
                   const char *const *params, PGresult **out, sked_error *err);
 
+/* Fill PARAMS with the parameters of the Ith run of a statement (valid
+ * until the next call); return 0 or a SKED_E... code. */
+typedef int (*sked__pg_params_fn)(void *ctx, size_t i, const char **params);
+/* Read the result RES of the Ith run; return 0 or a SKED_E... code. */
+typedef int (*sked__pg_result_fn)(void *ctx, size_t i, const PGresult *res);
+
+/* Run STMT N times in TX in one round trip (libpq's pipeline mode), with
+ * the parameters PARAMS gives, each result handed to RESULT in order.
+ * For many small statements whose parameters do not depend on each
+ * other's results. Returns 0, the first callback's error, or the code of
+ * sked__pg_error for the first run that failed (the transaction is then
+ * aborted). */
+int sked__pg_exec_many(sked__tx *tx, const sked__pg_stmt *stmt, size_t n,
+                       sked__pg_params_fn params, sked__pg_result_fn result,
+                       void *ctx, sked_error *err);
+
 /* Turn the failed RES (may be NULL) on TX's connection into a code, fill
  * ERR, and return the code: SKED_EBUSY for what a retry may cure
  * (serialization failure, deadlock, a dropped connection, a server

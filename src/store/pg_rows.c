@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "store/pg_run.h"
 
 #define NUMLEN SKED__PG_NUMLEN
 
@@ -526,55 +527,74 @@ static const sked__pg_stmt EVENTS_APPEND = {
     "VALUES (nextval('event_blocks'), $1::text[], $2::text[], $3::text[], "
     "$4::bigint[], $5::bigint) RETURNING id"};
 
-/* Write the N events EV (1 to SKED_EVENT_PAGE) as one page; their ids
- * into IDS. */
-static int page_write(sked__tx *tx, const sked_event *ev, size_t n,
-                      int64_t *ids, sked_error *err)
-{
-    sked__pg_alit a[4] = {{0}};
-    const char *params[5];
+/* The pages of one transaction's events, written in one round trip
+ * (sked__pg_exec_many): page I holds the events from at[I] to at[I + 1]
+ * (exclusive); its ids are given as its result comes back. */
+typedef struct pages {
+    const sked_event *ev;
+    size_t *at; /* npages + 1 */
+    size_t npages;
+    int64_t *ids;
+    sked__pg_alit a[4];
     char last[NUMLEN];
-    sked_time last_at = ev[0].at;
-    PGresult *res;
-    int rc = 0;
+} pages;
 
-    for (size_t i = 0; i < n; i++) {
-        sked__pg_alit_text(&a[0], ev[i].type, i == 0);
-        sked__pg_alit_text(&a[1], ev[i].subject, i == 0);
-        sked__pg_alit_text(&a[2], ev[i].payload, i == 0);
-        sked__pg_alit_int(&a[3], ev[i].at, false, i == 0);
-        last_at = ev[i].at > last_at ? ev[i].at : last_at;
-    }
-    for (int k = 0; k < 4; k++) {
-        sked__pg_alit_put(&a[k], "}", 1);
-        params[k] = a[k].p;
-        if (a[k].failed)
-            rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    (void) snprintf(last, sizeof last, "%" PRId64, last_at);
-    params[4] = last;
-    if (rc == 0)
-        rc = sked__pg_exec(tx, &EVENTS_APPEND, params, &res, err);
+static void pages_clear(pages *pg)
+{
     for (int k = 0; k < 4; k++)
-        free(a[k].p);
-    if (rc != 0)
-        return rc;
+        sked__buf_clear(&pg->a[k]);
+}
+
+/* The parameters of page I: its events as arrays, and its last instant. */
+static int page_params(void *ctx, size_t i, const char **params)
+{
+    pages *pg = ctx;
+    sked_time last_at = pg->ev[pg->at[i]].at;
+
+    pages_clear(pg);
+    for (size_t j = pg->at[i]; j < pg->at[i + 1]; j++) {
+        const sked_event *e = &pg->ev[j];
+        bool first = j == pg->at[i];
+        sked__pg_alit_text(&pg->a[0], e->type, first);
+        sked__pg_alit_text(&pg->a[1], e->subject, first);
+        sked__pg_alit_text(&pg->a[2], e->payload, first);
+        sked__pg_alit_int(&pg->a[3], e->at, false, first);
+        last_at = e->at > last_at ? e->at : last_at;
+    }
+    if (sked__pg_run_arrays_close(pg->a, 4, pg->at[i + 1] - pg->at[i], params))
+        return SKED_ENOMEM;
+    params[4] = sked__pg_run_num(last_at, pg->last);
+    return 0;
+}
+
+/* Page I's id, from RES: its events' ids follow from it. */
+static int page_result(void *ctx, size_t i, const PGresult *res)
+{
+    pages *pg = ctx;
     int64_t first = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    for (size_t i = 0; i < n; i++)
-        ids[i] = first + (int64_t) i;
-    PQclear(res);
+
+    for (size_t j = pg->at[i]; j < pg->at[i + 1]; j++)
+        pg->ids[j] = first + (int64_t) (j - pg->at[i]);
     return 0;
 }
 
 int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
                                 int64_t *ids, sked_error *err)
 {
+    pages pg = {.ev = ev, .ids = ids, .at = malloc((n + 1) * sizeof *pg.at)};
     int rc = 0;
 
-    for (size_t i = 0, k; rc == 0 && i < n; i += k) {
-        k = page_cut(ev + i, n - i);
-        rc = page_write(tx, ev + i, k, ids + i, err);
-    }
+    if (!pg.at)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t i = 0; i < n; i += page_cut(ev + i, n - i))
+        pg.at[pg.npages++] = i;
+    pg.at[pg.npages] = n;
+    rc = sked__pg_exec_many(tx, &EVENTS_APPEND, pg.npages, page_params,
+                            page_result, &pg, err);
+    if (rc == SKED_ENOMEM)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    sked__pg_run_arrays_free(pg.a, 4);
+    free(pg.at);
     return rc;
 }
 /* ---- the server's clock ------------------------------------------------*/

@@ -22,6 +22,7 @@
 
 #include "base/clock.h"
 #include "store/store.h"
+#include "store/store_int.h"
 #include "store/store_ops.h"
 #include "store/store_run.h"
 #include "test_db.h"
@@ -230,6 +231,54 @@ static void test_large_events(void **state)
     free(p);
 }
 
+/* The events of one transaction: 200, the 150th with a subject that is
+ * not UTF-8 (PostgreSQL refuses it) when BAD. */
+struct pipe_arg {
+    bool bad;
+    int64_t ids[200];
+};
+
+static int append_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct pipe_arg *a = arg;
+    sked_event ev[200];
+
+    for (size_t i = 0; i < 200; i++)
+        ev[i] = (sked_event){.type = "test.pipe",
+                             .subject = a->bad && i == 150 ? "s\xff" : "s",
+                             .payload = "{\"padding\":\"................"
+                                        "..............................\"}",
+                             .at = vclock.t};
+    return st->ops->events_append(tx, ev, 200, a->ids, err);
+}
+
+/* A transaction's pages go in one round trip (pipeline mode). When one
+ * page fails, the whole transaction fails with PostgreSQL's reason and
+ * leaves nothing, and the connection serves the next transactions. */
+static void test_pages_pipeline_failure(void **state)
+{
+    sked_store *st = *state;
+    struct pipe_arg bad = {.bad = true}, good = {0};
+    sked_event got[256];
+    sked_error err;
+
+    assert_true(sked__store_run_tx(st, SKED__TX_WRITE, append_tx, &bad, &err) <
+                0);
+    assert_non_null(strstr(err.msg, "UTF8"));
+    assert_int_equal(sql("SELECT count(*) FROM event_pages"), 0);
+    for (int round = 0; round < 3; round++)
+        assert_int_equal(
+            sked__store_run_tx(st, SKED__TX_WRITE, append_tx, &good, &err), 0);
+    assert_true(sql("SELECT count(*) FROM event_pages") >= 3 * 4);
+    for (size_t i = 1; i < 200; i++)
+        assert_true(good.ids[i] > good.ids[i - 1]);
+    size_t n = read_all(st, good.ids[0] - 1, 64, got, 256);
+    assert_int_equal(n, 200);
+    for (size_t i = 0; i < n; i++)
+        assert_true(got[i].id == good.ids[i]);
+    free_list(got, n);
+}
+
 /* Retention drops the pages whose newest event is older than the cut,
  * and counts their events. */
 static void test_prune_pages(void **state)
@@ -383,6 +432,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_pages_and_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pages_pipeline_failure, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_prune_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_keeps_ids, setup,
                                         teardown),
