@@ -150,8 +150,10 @@ int sked__store_open(const char *url, const sked_store_options *opts,
                      sked_store **out, sked_error *err)
 {
     static const sked_store_options defaults = {0};
-    const struct sked__store_ops *ops;
-    const char *target;
+    /* Set by a successful parse; initialised so that -O3's flow analysis
+     * (a Release build) sees it too. */
+    const struct sked__store_ops *ops = NULL;
+    const char *target = NULL;
     sked_store *st;
     int rc;
 

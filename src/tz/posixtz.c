@@ -114,7 +114,7 @@ static int parse_num(struct cursor *c, int max, int *out)
 /* Read [+-]hh[:mm[:ss]] with hh <= MAX_HOURS into seconds. */
 static int parse_hms(struct cursor *c, int max_hours, int32_t *out)
 {
-    int sign = 1, h, m = 0, s = 0, rc;
+    int sign = 1, h = 0, m = 0, s = 0, rc;
 
     if (peek(c) == '+' || peek(c) == '-')
         sign = c->s[c->i++] == '-' ? -1 : 1;
