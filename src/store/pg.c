@@ -387,8 +387,8 @@ static int pipeline_read(sked__tx *tx, size_t n, sked__pg_result_fn result,
         ExecStatusType st = PQresultStatus(res);
         if (rc == 0 && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
             rc = sked__pg_error(tx, res, "query", err);
-        else if (rc == 0)
-            rc = result(ctx, i, res);
+        else if (rc == 0 && (rc = result(ctx, i, res)) != 0)
+            rc = sked__error_set(err, rc, NULL, -1, NULL);
         PQclear(res);
         while ((res = PQgetResult(tx->conn)) != NULL) /* the run's end */
             PQclear(res);
@@ -423,7 +423,8 @@ int sked__pg_exec_many(sked__tx *tx, const sked__pg_stmt *stmt, size_t n,
     if (!PQenterPipelineMode(tx->conn))
         return sked__pg_error(tx, NULL, "pipeline", err);
     for (; rc == 0 && sent < n; sent++) {
-        rc = params(ctx, sent, p);
+        if ((rc = params(ctx, sent, p)) != 0)
+            rc = sked__error_set(err, rc, NULL, -1, NULL);
         if (rc == 0 && !PQsendQueryPrepared(tx->conn, name, stmt->nparams, p,
                                             NULL, NULL, 0))
             rc = sked__pg_error(tx, NULL, "query", err);

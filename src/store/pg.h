@@ -90,9 +90,11 @@ int sked__pg_exec(sked__tx *tx, const sked__pg_stmt *stmt,
                   const char *const *params, PGresult **out, sked_error *err);
 
 /* Fill PARAMS with the parameters of the Ith run of a statement (valid
- * until the next call); return 0 or a SKED_E... code. */
+ * until the next call); return 0 or a SKED_E... code (ENOMEM, say),
+ * which sked__pg_exec_many reports with its usual message. */
 typedef int (*sked__pg_params_fn)(void *ctx, size_t i, const char **params);
-/* Read the result RES of the Ith run; return 0 or a SKED_E... code. */
+/* Read the result RES of the Ith run; return 0 or a SKED_E... code, as
+ * sked__pg_params_fn. */
 typedef int (*sked__pg_result_fn)(void *ctx, size_t i, const PGresult *res);
 
 /* Run STMT N times in TX in one round trip (libpq's pipeline mode), with
@@ -132,6 +134,14 @@ void sked__pg_alit_put(sked__pg_alit *a, const char *s, size_t n);
 void sked__pg_alit_text(sked__pg_alit *a, const char *s, bool first);
 /* Append V as one element; SQL NULL when NULL is true. */
 void sked__pg_alit_int(sked__pg_alit *a, int64_t v, bool null, bool first);
+/* Close the N array literals A (ELEMS elements each, maybe 0) into
+ * PARAMS; true when one ran out of memory. */
+bool sked__pg_alits_close(sked__pg_alit *a, int n, size_t elems,
+                          const char **params);
+/* Free the N array literals A. */
+void sked__pg_alits_free(sked__pg_alit *a, int n);
+/* Write V as text into BUF (SKED__PG_NUMLEN bytes) and return BUF. */
+const char *sked__pg_num(int64_t v, char *buf);
 /* Run STMT with A, a closed literal, as its one parameter, and free A.
  * OUT: *res as for sked__pg_exec. Returns 0, SKED_ENOMEM when building A
  * ran out of memory, or the code of sked__pg_exec. */

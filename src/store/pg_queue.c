@@ -98,7 +98,7 @@ static int loads_read(sked__tx *tx, sked_time now, sked__queue_load **out,
                       size_t *n, sked_error *err)
 {
     char nowbuf[SKED__PG_NUMLEN];
-    const char *params[1] = {sked__pg_run_num(now, nowbuf)};
+    const char *params[1] = {sked__pg_num(now, nowbuf)};
     PGresult *res = NULL;
     sked__queue_load *v;
     size_t rows, k = 0;
@@ -154,7 +154,7 @@ int sked__pg_queue_loads(sked__tx *tx, sked_time now, sked__queue_load **out,
 /* Text of limit V into BUF, or NULL for 0 (no limit). */
 static const char *limit_param(int64_t v, char *buf)
 {
-    return v > 0 ? sked__pg_run_num(v, buf) : NULL;
+    return v > 0 ? sked__pg_num(v, buf) : NULL;
 }
 
 int sked__pg_queue_put(sked__tx *tx, const sked_queue_def *q, sked_time now,
@@ -167,7 +167,7 @@ int sked__pg_queue_put(sked__tx *tx, const sked_queue_def *q, sked_time now,
         limit_param(q->worker_concurrency, b[1]),
         limit_param(q->rate_limit, b[2]),
         limit_param(q->rate_limit > 0 ? q->rate_period : 0, b[3]),
-        sked__pg_run_num(now, b[4])};
+        sked__pg_num(now, b[4])};
 
     return sked__pg_exec(tx, &QUEUE_PUT, params, NULL, err);
 }
@@ -213,7 +213,7 @@ int sked__pg_queue_workflow_register(sked__tx *tx, const char *workflow,
 {
     char nowbuf[SKED__PG_NUMLEN];
     const char *params[4] = {workflow, version, definition,
-                             sked__pg_run_num(now, nowbuf)};
+                             sked__pg_num(now, nowbuf)};
 
     return sked__pg_exec(tx, &WF_REGISTER, params, NULL, err);
 }

@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "store/pg_run.h"
 
 #define NUMLEN SKED__PG_NUMLEN
 
@@ -128,6 +127,31 @@ void sked__pg_alit_int(sked__pg_alit *a, int64_t v, bool null, bool first)
         return;
     *p = first ? '{' : ',';
     sked__buf_grew(a, 1 + sked__i64_text(v, p + 1));
+}
+
+bool sked__pg_alits_close(sked__pg_alit *a, int n, size_t elems,
+                          const char **params)
+{
+    bool oom = false;
+
+    for (int k = 0; k < n; k++) {
+        sked__pg_alit_put(&a[k], elems == 0 ? "{}" : "}", elems == 0 ? 2 : 1);
+        params[k] = a[k].p;
+        oom = oom || a[k].failed;
+    }
+    return oom;
+}
+
+void sked__pg_alits_free(sked__pg_alit *a, int n)
+{
+    for (int k = 0; k < n; k++)
+        free(a[k].p);
+}
+
+const char *sked__pg_num(int64_t v, char *buf)
+{
+    buf[sked__i64_text(v, buf)] = '\0';
+    return buf;
 }
 
 enum {
@@ -561,9 +585,9 @@ static int page_params(void *ctx, size_t i, const char **params)
         sked__pg_alit_int(&pg->a[3], e->at, false, first);
         last_at = e->at > last_at ? e->at : last_at;
     }
-    if (sked__pg_run_arrays_close(pg->a, 4, pg->at[i + 1] - pg->at[i], params))
+    if (sked__pg_alits_close(pg->a, 4, pg->at[i + 1] - pg->at[i], params))
         return SKED_ENOMEM;
-    params[4] = sked__pg_run_num(last_at, pg->last);
+    params[4] = sked__pg_num(last_at, pg->last);
     return 0;
 }
 
@@ -591,9 +615,7 @@ int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
     pg.at[pg.npages] = n;
     rc = sked__pg_exec_many(tx, &EVENTS_APPEND, pg.npages, page_params,
                             page_result, &pg, err);
-    if (rc == SKED_ENOMEM)
-        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    sked__pg_run_arrays_free(pg.a, 4);
+    sked__pg_alits_free(pg.a, 4);
     free(pg.at);
     return rc;
 }

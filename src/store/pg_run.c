@@ -208,12 +208,6 @@ static int nomem(sked_error *err)
     return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
 }
 
-const char *sked__pg_run_num(int64_t v, char *buf)
-{
-    (void) snprintf(buf, SKED__PG_NUMLEN, "%" PRId64, v);
-    return buf;
-}
-
 const char *sked__pg_run_status(int s)
 {
     return s < 0 ? NULL : sked__run_status_name((sked_run_status) s);
@@ -222,7 +216,7 @@ const char *sked__pg_run_status(int s)
 /* Text of instant T into BUF, or NULL for NONE. */
 static const char *time_param(sked_time t, char *buf)
 {
-    return t == SKED_TIME_NONE ? NULL : sked__pg_run_num(t, buf);
+    return t == SKED_TIME_NONE ? NULL : sked__pg_num(t, buf);
 }
 
 bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst)
@@ -357,25 +351,6 @@ static int query_runs(sked__tx *tx, const sked__pg_stmt *stmt,
     return rc;
 }
 
-bool sked__pg_run_arrays_close(sked__pg_alit *a, int n, size_t elems,
-                               const char **params)
-{
-    bool oom = false;
-
-    for (int k = 0; k < n; k++) {
-        sked__pg_alit_put(&a[k], elems == 0 ? "{}" : "}", elems == 0 ? 2 : 1);
-        params[k] = a[k].p;
-        oom = oom || a[k].failed;
-    }
-    return oom;
-}
-
-void sked__pg_run_arrays_free(sked__pg_alit *a, int n)
-{
-    for (int k = 0; k < n; k++)
-        free(a[k].p);
-}
-
 /* ---- claiming ------------------------------------------------------------ */
 
 /* Build the arrays of a claim: [0] the workflows whose latest version
@@ -431,12 +406,12 @@ int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
 
     if (!claim_arrays(q, a))
         rc = nomem(err);
-    params[0] = sked__pg_run_num(q->now, nowbuf);
+    params[0] = sked__pg_num(q->now, nowbuf);
     params[1] = a[A_LATEST].p;
     params[2] = a[A_KEYS].p;
     params[3] =
-        q->expired ? sked__pg_run_num((int64_t) q->limit, limbuf) : a[A_FULL].p;
-    params[4] = sked__pg_run_num((int64_t) q->limit, limbuf);
+        q->expired ? sked__pg_num((int64_t) q->limit, limbuf) : a[A_FULL].p;
+    params[4] = sked__pg_num((int64_t) q->limit, limbuf);
     if (rc == 0 && !q->expired)
         rc = sked__pg_exec(tx, &CAND_ORDERED, NULL, NULL, err);
     if (rc == 0)
@@ -444,7 +419,7 @@ int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
                         row_to_cand, out, n, err);
     if (rc == 0 && !q->expired)
         rc = sked__pg_exec(tx, &CAND_PLAIN, NULL, NULL, err);
-    sked__pg_run_arrays_free(a, A_N);
+    sked__pg_alits_free(a, A_N);
     return rc;
 }
 
@@ -476,12 +451,12 @@ int sked__pg_run_take_ready(sked__tx *tx, const sked__claim_query *q,
     sked__pg_alit a[A_N] = {{0}};
     char nowbuf[SKED__PG_NUMLEN], limbuf[SKED__PG_NUMLEN],
         lease[SKED__PG_NUMLEN];
-    const char *params[7] = {sked__pg_run_num(q->now, nowbuf),
+    const char *params[7] = {sked__pg_num(q->now, nowbuf),
                              NULL,
                              NULL,
-                             sked__pg_run_num((int64_t) q->limit, limbuf),
+                             sked__pg_num((int64_t) q->limit, limbuf),
                              set->executor,
-                             sked__pg_run_num(set->lease_until, lease),
+                             sked__pg_num(set->lease_until, lease),
                              NULL};
     PGresult *res = NULL;
     int rc = claim_arrays(q, a) ? 0 : nomem(err);
@@ -498,7 +473,7 @@ int sked__pg_run_take_ready(sked__tx *tx, const sked__claim_query *q,
     PQclear(res);
     if (rc == 0)
         rc = sked__pg_exec(tx, &CAND_PLAIN, NULL, NULL, err);
-    sked__pg_run_arrays_free(a, A_N);
+    sked__pg_alits_free(a, A_N);
     return rc;
 }
 
@@ -508,19 +483,19 @@ int sked__pg_run_take(sked__tx *tx, const sked__claim_set *set, sked_run **out,
     sked__pg_alit a[2] = {{0}};
     char lease[SKED__PG_NUMLEN], nowbuf[SKED__PG_NUMLEN];
     const char *params[5] = {set->executor,
-                             sked__pg_run_num(set->lease_until, lease),
-                             sked__pg_run_num(set->now, nowbuf)};
+                             sked__pg_num(set->lease_until, lease),
+                             sked__pg_num(set->now, nowbuf)};
     int rc = 0;
 
     for (size_t i = 0; i < set->n; i++) {
         sked__pg_alit_text(&a[0], set->ids[i], i == 0);
         sked__pg_alit_text(&a[1], set->versions[i], i == 0);
     }
-    if (sked__pg_run_arrays_close(a, 2, set->n, &params[3]))
+    if (sked__pg_alits_close(a, 2, set->n, &params[3]))
         rc = nomem(err);
     if (rc == 0)
         rc = query_runs(tx, &TAKE, params, row_to_run, out, n, err);
-    sked__pg_run_arrays_free(a, 2);
+    sked__pg_alits_free(a, 2);
     return rc;
 }
 
@@ -536,14 +511,14 @@ int sked__pg_run_steps_close(sked__tx *tx, const sked__steps_close *sc,
         sked__pg_alit_text(&a[0], sc->run_ids[i], i == 0);
         sked__pg_alit_text(&a[1], sc->errors[i], i == 0);
     }
-    if (sked__pg_run_arrays_close(a, 2, sc->n, params))
+    if (sked__pg_alits_close(a, 2, sc->n, params))
         rc = nomem(err);
     params[2] = sked__step_status_name(sc->status);
     params[3] = sc->error_code;
-    params[4] = sked__pg_run_num(sc->at, at);
+    params[4] = sked__pg_num(sc->at, at);
     if (rc == 0)
         rc = sked__pg_exec(tx, &STEPS_CLOSE, params, NULL, err);
-    sked__pg_run_arrays_free(a, 2);
+    sked__pg_alits_free(a, 2);
     return rc;
 }
 
@@ -559,8 +534,7 @@ int sked__pg_run_renew(sked__tx *tx, const char *executor,
     for (size_t i = 0; i < nheld; i++)
         sked__pg_alit_text(&a, held[i], i == 0);
     sked__pg_alit_put(&a, nheld ? "}" : "{}", nheld ? 1 : 2);
-    const char *params[3] = {executor, sked__pg_run_num(lease_until, lease),
-                             a.p};
+    const char *params[3] = {executor, sked__pg_num(lease_until, lease), a.p};
     PGresult *res = NULL;
     char **ids = NULL;
     size_t rows, k = 0;
@@ -601,7 +575,7 @@ int sked__pg_run_release(sked__tx *tx, const char *executor, sked_time now,
                          sked_error *err)
 {
     char why[200], nowbuf[SKED__PG_NUMLEN];
-    const char *params[3] = {executor, why, sked__pg_run_num(now, nowbuf)};
+    const char *params[3] = {executor, why, sked__pg_num(now, nowbuf)};
     const char *params2[2] = {executor, nowbuf};
     int rc;
 
@@ -645,7 +619,7 @@ int sked__pg_run_cancel(sked__tx *tx, const char *id, bool at_once,
                         sked_time now, sked_error *err)
 {
     char nowbuf[SKED__PG_NUMLEN];
-    const char *params[2] = {id, sked__pg_run_num(now, nowbuf)};
+    const char *params[2] = {id, sked__pg_num(now, nowbuf)};
 
     return sked__pg_exec(tx, at_once ? &CANCEL_NOW : &CANCEL_ASK, params, NULL,
                          err);
@@ -714,7 +688,7 @@ int sked__pg_run_list(sked__tx *tx, const sked_run_filter *f, size_t limit,
         f->workflow,
         f->before_id ? time_param(f->before_created, before) : NULL,
         f->before_id,
-        sked__pg_run_num((int64_t) limit, lim)};
+        sked__pg_num((int64_t) limit, lim)};
 
     return query_runs(tx, f->schedule ? &RUNS_LIST_SCHEDULE : &RUNS_LIST,
                       params, row_to_run, out, n, err);

@@ -11,9 +11,6 @@
 #include "store/store_ops.h"
 
 /* The value helpers pg_run.c shares with pg_run_ops.c and pg_queue.c. */
-#define SKED__PG_NUMLEN 24
-/* Write V as text into BUF (SKED__PG_NUMLEN bytes) and return BUF. */
-const char *sked__pg_run_num(int64_t v, char *buf);
 /* Copy the value of (ROW, COL) of RES into *dst (SQL NULL: NULL); false
  * on ENOMEM. */
 bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst);
@@ -21,11 +18,6 @@ bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst);
 int64_t sked__pg_run_i64(const PGresult *res, int row, int col);
 /* The word of run status S (a sked_run_status), or NULL when S < 0. */
 const char *sked__pg_run_status(int s);
-/* Close the N array literals A (ELEMS elements each, maybe 0) into
- * PARAMS; true when one ran out of memory. */
-bool sked__pg_run_arrays_close(sked__pg_alit *a, int n, size_t elems,
-                               const char **params);
-void sked__pg_run_arrays_free(sked__pg_alit *a, int n);
 
 int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
                             sked_run **out, size_t *n, sked_error *err);

@@ -116,7 +116,7 @@ int sked__pg_run_fence(sked__tx *tx, const char *const *ids, size_t n,
 
     for (size_t i = 0; i < n; i++)
         sked__pg_alit_text(&a, ids[i], i == 0);
-    if (sked__pg_run_arrays_close(&a, 1, n, params))
+    if (sked__pg_alits_close(&a, 1, n, params))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = sked__pg_exec(tx, &FENCE, params, &res, err);
@@ -179,11 +179,11 @@ static int steps_write(sked__tx *tx, const sked__pg_stmt *stmt,
     }
     if (k == 0)
         return 0;
-    if (sked__pg_run_arrays_close(a, W_N, k, params))
+    if (sked__pg_alits_close(a, W_N, k, params))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = sked__pg_exec(tx, stmt, params, NULL, err);
-    sked__pg_run_arrays_free(a, W_N);
+    sked__pg_alits_free(a, W_N);
     return rc;
 }
 
@@ -230,17 +230,17 @@ int sked__pg_run_runs_write(sked__tx *tx, const sked__run_write *w, size_t n,
                           w[i].timeout_exceeded_at == SKED_TIME_NONE, first);
         sked__pg_alit_text(&tids, w[i].tid, first);
     }
-    if (sked__pg_run_arrays_close(a, U_N, n, params) ||
-        sked__pg_run_arrays_close(&tids, 1, n, &params[U_TID]))
+    if (sked__pg_alits_close(a, U_N, n, params) ||
+        sked__pg_alits_close(&tids, 1, n, &params[U_TID]))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    params[U_N] = sked__pg_run_num(now, nowbuf);
+    params[U_N] = sked__pg_num(now, nowbuf);
     if (rc == 0)
         rc = sked__pg_exec(tx, &BY_TID, NULL, NULL, err);
     if (rc == 0)
         rc = sked__pg_exec(tx, &RUNS_WRITE, params, NULL, err);
     if (rc == 0)
         rc = sked__pg_exec(tx, &BY_ANY, NULL, NULL, err);
-    sked__pg_run_arrays_free(a, U_N);
+    sked__pg_alits_free(a, U_N);
     free(tids.p);
     return rc;
 }
@@ -272,7 +272,7 @@ int sked__pg_run_failures(sked__tx *tx, sked__failures *f, size_t n,
 
     for (size_t i = 0; i < n; i++)
         sked__pg_alit_text(&a, f[i].name, i == 0);
-    if (sked__pg_run_arrays_close(&a, 1, n, params))
+    if (sked__pg_alits_close(&a, 1, n, params))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = sked__pg_exec(tx, &FAILURES, params, &res, err);
@@ -294,10 +294,10 @@ int sked__pg_run_failures_set(sked__tx *tx, const sked__failures *f, size_t n,
         sked__pg_alit_text(&a[0], f[i].name, i == 0);
         sked__pg_alit_int(&a[1], f[i].count, false, i == 0);
     }
-    if (sked__pg_run_arrays_close(a, 2, n, params))
+    if (sked__pg_alits_close(a, 2, n, params))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = sked__pg_exec(tx, &FAILURES_SET, params, NULL, err);
-    sked__pg_run_arrays_free(a, 2);
+    sked__pg_alits_free(a, 2);
     return rc;
 }
