@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/buf.h"
 
 #define CAP_MIN 256
@@ -27,7 +28,7 @@ static bool reserve(sked_buf *b, size_t n)
         return true;
     for (cap = b->cap ? b->cap : CAP_MIN; cap < need; cap *= 2)
         ;
-    if (!(p = realloc(b->p, cap))) {
+    if (!(p = sked__realloc(b->p, cap))) {
         b->failed = true;
         return false;
     }

@@ -6,6 +6,7 @@
  * a key change moves the node at its stored position up or down. Every
  * move writes the node's new position back into it. Keys compare first,
  * then the push sequence, so equal instants leave in push order. */
+#include "base/alloc.h"
 #include "base/heap.h"
 
 #include <stdlib.h>
@@ -87,7 +88,7 @@ int sked__heap_push(sked_heap *h, sked_heap_node *n, sked_time key)
 {
     if (h->n == h->cap) {
         size_t cap = h->cap ? h->cap * 2 : MIN_CAP;
-        sked_heap_node **a = realloc(h->a, cap * sizeof *a);
+        sked_heap_node **a = sked__realloc(h->a, cap * sizeof *a);
         if (!a)
             return SKED_ENOMEM;
         h->a = a;

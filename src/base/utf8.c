@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* UTF-8 sanitising for captured output (utf8.h). */
+#include "base/alloc.h"
 #include "base/utf8.h"
 
 #include <stdbool.h>
@@ -82,7 +83,7 @@ int sked__utf8_sanitize(const char *s, size_t len, char **out, size_t *out_len)
     if (len > (SIZE_MAX - 1) / 3)
         return SKED_ENOMEM;
     n = utf8_copy(u, len, NULL);
-    buf = malloc(n + 1);
+    buf = sked__malloc(n + 1);
     if (!buf)
         return SKED_ENOMEM;
     (void) utf8_copy(u, len, buf);

@@ -24,6 +24,7 @@
  *   of SKED_STORE_BATCH_MAX.
  * - Events of schedule operations reach subscribers with id 0 (they are
  *   stored, but the store does not hand their ids back). */
+#include "base/alloc.h"
 #include "engine/engine_int.h"
 
 #include <pthread.h>
@@ -111,7 +112,7 @@ static void refresh(sked_engine *e, const char *type, const char *name)
 static void deliver_name(sked_engine *e, const char *type, const char *name)
 {
     size_t len = strlen(name) + 16;
-    char *p = malloc(len);
+    char *p = sked__malloc(len);
 
     if (p)
         (void) snprintf(p, len, "{\"name\":\"%s\"}", name);
@@ -126,7 +127,7 @@ int sked_subscribe(sked_engine *e, sked_event_fn fn, void *ctx,
     if (!e || !fn || !out)
         return sked__error_set(err, SKED_EINVAL, NULL, -1,
                                "an engine, a function and an output");
-    s = calloc(1, sizeof *s);
+    s = sked__calloc(1, sizeof *s);
     if (!s)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     s->fn = fn;
@@ -167,7 +168,7 @@ static int name_node(sked_engine *e, const char *given)
         (void) snprintf(buf, sizeof buf, "%s:%ld", host, (long) getpid());
         given = buf;
     }
-    e->node_id = strdup(given);
+    e->node_id = sked__strdup(given);
     return e->node_id ? 0 : SKED_ENOMEM;
 }
 
@@ -210,7 +211,7 @@ int sked_engine_open(const sked_engine_options *opts, sked_engine **out,
     if (opts->tick < 0)
         return sked__error_set(err, SKED_EINVAL, "tick", -1,
                                "the tick must be positive");
-    e = calloc(1, sizeof *e);
+    e = sked__calloc(1, sizeof *e);
     if (!e || pthread_mutex_init(&e->sub_mu, NULL) != 0) {
         free(e);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -467,7 +468,7 @@ int sked_engine_trigger(sked_engine *e, const char *name, char **out_run_id,
                              "overlap skip",
                              name);
     sked_schedule_done(&s);
-    if (rc == 0 && out_run_id && !(*out_run_id = strdup(id)))
+    if (rc == 0 && out_run_id && !(*out_run_id = sked__strdup(id)))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     return rc;
 }
@@ -527,7 +528,7 @@ static int backfill_fill(struct backfill *b, sked_time *t, sked_run_new *runs,
     *n = 0;
     while (*n < SKED_STORE_BATCH_MAX && backfill_next(b, *t, &next) == 0) {
         int len = sked__run_id_scheduled(b->s.name, next, id, sizeof id);
-        char *owned = len < 0 ? NULL : strdup(id);
+        char *owned = len < 0 ? NULL : sked__strdup(id);
         if (!owned)
             return len < 0 ? len : SKED_ENOMEM;
         run_of(&b->s, owned, b->key, false, &runs[*n]);
@@ -545,8 +546,9 @@ static int backfill_fill(struct backfill *b, sked_time *t, sked_run_new *runs,
 static int backfill_batch(struct backfill *b, sked_time *t, size_t *done,
                           sked_backfill_result *res, sked_error *err)
 {
-    sked_run_new *runs = calloc(SKED_STORE_BATCH_MAX, sizeof *runs);
-    sked_run_insert_state *state = calloc(SKED_STORE_BATCH_MAX, sizeof *state);
+    sked_run_new *runs = sked__calloc(SKED_STORE_BATCH_MAX, sizeof *runs);
+    sked_run_insert_state *state =
+        sked__calloc(SKED_STORE_BATCH_MAX, sizeof *state);
     size_t n = 0;
     int rc = runs && state ? backfill_fill(b, t, runs, &n) : SKED_ENOMEM;
 

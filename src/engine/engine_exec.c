@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "engine/engine_int.h"
 #include "store/run_json.h"
@@ -89,7 +90,7 @@ static int code_sync(sked_engine *e, sked_error *err)
         for (size_t k = 0; w && rc == 0 && k < w->nschedules; k++) {
             if (n == cap) {
                 cap = cap ? cap * 2 : 8;
-                sked_schedule *g = realloc(set, cap * sizeof *g);
+                sked_schedule *g = sked__realloc(set, cap * sizeof *g);
                 if (!g) {
                     rc = SKED_ENOMEM;
                     break;
@@ -213,7 +214,7 @@ int sked__engine_run_start(sked_engine *e, const char *workflow,
     if (rc == 0 && nev > 0)
         sked__engine_deliver(e, ev, nev);
     sked__events_free(ev, nev);
-    if (rc == 0 && out_run_id && !(*out_run_id = strdup(id)))
+    if (rc == 0 && out_run_id && !(*out_run_id = sked__strdup(id)))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     return rc;
 }
@@ -318,7 +319,7 @@ int sked_engine_run_list(sked_engine *e, const sked_run_query *q,
     if (more && n > 0) {
         char *c = NULL;
         size_t len = strlen(runs[n - 1].id) + 32;
-        if ((c = malloc(len)))
+        if ((c = sked__malloc(len)))
             snprintf(c, len, "%lld:%s", (long long) runs[n - 1].created_at,
                      runs[n - 1].id);
         json_object_set_new(o, "next_cursor", c ? json_string(c) : NULL);
@@ -334,7 +335,7 @@ int sked__engine_define(sked_engine *e, sked_workflow **list, size_t n,
                         const sked_queue_def *queues, size_t nq,
                         sked_error *err)
 {
-    const char **names = calloc(n ? n : 1, sizeof *names);
+    const char **names = sked__calloc(n ? n : 1, sizeof *names);
     int rc = names ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
 
     if (rc == 0 && nq > 0)

@@ -12,6 +12,7 @@
  * those of these types. The missed occurrences are the scheduler loop's
  * own counters. Gauges are read at scrape time: queue depths and
  * schedules by status from the store, busy workers from the pool. */
+#include "base/alloc.h"
 #include "engine/metrics.h"
 
 #include <math.h>
@@ -59,7 +60,7 @@ struct sked_metrics {
 
 int sked__metrics_new(sked_metrics **out)
 {
-    sked_metrics *m = calloc(1, sizeof *m);
+    sked_metrics *m = sked__calloc(1, sizeof *m);
 
     if (!m || pthread_mutex_init(&m->mu, NULL) != 0) {
         free(m);
@@ -115,13 +116,13 @@ static wf_count *wf_get(sked_metrics *m, const char *name)
         return NULL;
     if (m->nwf == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 16;
-        wf_count *v = realloc(m->wf, cap * sizeof *v);
+        wf_count *v = sked__realloc(m->wf, cap * sizeof *v);
         if (!v)
             return NULL;
         m->wf = v;
         m->cap = cap;
     }
-    char *copy = strdup(name);
+    char *copy = sked__strdup(name);
     if (!copy)
         return NULL;
     memmove(&m->wf[lo + 1], &m->wf[lo], (m->nwf - lo) * sizeof *m->wf);
@@ -208,7 +209,7 @@ static bool obs_scan(const char *payload, obs *o)
     if (o->fin >= 0 && fd == SKED_JSON_FOUND && is_number(d, nd))
         o->duration = strtod(d, NULL);
     if (fwf == SKED_JSON_FOUND && wf[0] == '"') {
-        if (!(o->copy = malloc(nwf - 1)))
+        if (!(o->copy = sked__malloc(nwf - 1)))
             return false;
         memcpy(o->copy, wf + 1, nwf - 2);
         o->copy[nwf - 2] = '\0';

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "engine/workflow_int.h"
 #include "store/schedule.h"
@@ -31,8 +32,9 @@ int sked_workflow_new(const char *name, sked_workflow **out, sked_error *err)
     int rc = sked__schedule_name_check(name, "name", err);
     if (rc != 0)
         return rc;
-    sked_workflow *w = calloc(1, sizeof *w);
-    if (!w || !(w->name = strdup(name)) || !(w->queue = strdup("default"))) {
+    sked_workflow *w = sked__calloc(1, sizeof *w);
+    if (!w || !(w->name = sked__strdup(name)) ||
+        !(w->queue = sked__strdup("default"))) {
         sked_workflow_free(w);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
@@ -93,7 +95,7 @@ void sked_workflow_free(sked_workflow *w)
 
 static int set_str(char **dst, const char *v, sked_error *err)
 {
-    char *c = strdup(v);
+    char *c = sked__strdup(v);
     if (!c)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     free(*dst);
@@ -175,7 +177,7 @@ static int retry_copy(const sked_retry *r, const char *field,
     out->multiplier = r->multiplier >= 1 ? r->multiplier : 1;
     out->jitter = r->jitter;
     if (r->nretry_on > 0) {
-        out->retry_on = malloc(r->nretry_on * sizeof *out->retry_on);
+        out->retry_on = sked__malloc(r->nretry_on * sizeof *out->retry_on);
         if (!out->retry_on)
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
         memcpy(out->retry_on, r->retry_on, r->nretry_on * sizeof *r->retry_on);
@@ -194,7 +196,7 @@ static int grow_steps(sked_workflow *w, sked_error *err)
     if (w->nsteps < w->capsteps)
         return 0;
     size_t cap = w->capsteps ? w->capsteps * 2 : 8;
-    sked_step_def *s = realloc(w->steps, cap * sizeof *s);
+    sked_step_def *s = sked__realloc(w->steps, cap * sizeof *s);
     if (!s)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     w->steps = s;
@@ -215,10 +217,10 @@ int sked__workflow_add(sked_workflow *w, const char *name, sked_action *act,
         return rc;
     sked_step_def *s = &w->steps[w->nsteps];
     memset(s, 0, sizeof *s);
-    if (!(s->name = strdup(name)))
+    if (!(s->name = sked__strdup(name)))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (compensate) {
-        if (!(s->compensate = malloc(sizeof *s->compensate))) {
+        if (!(s->compensate = sked__malloc(sizeof *s->compensate))) {
             free(s->name);
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
         }
@@ -238,7 +240,7 @@ int sked__workflow_need(sked_workflow *w, size_t step, size_t need,
     for (size_t i = 0; i < s->nneeds; i++)
         if (s->needs[i] == need)
             return 0;
-    size_t *n = realloc(s->needs, (s->nneeds + 1) * sizeof *n);
+    size_t *n = sked__realloc(s->needs, (s->nneeds + 1) * sizeof *n);
     if (!n)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     n[s->nneeds++] = need;
@@ -315,11 +317,11 @@ int sked_workflow_add_schedule(sked_workflow *w, const sked_schedule *s,
     if (sked_schedule_copy(s, &c) != 0)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     free(c.workflow);
-    c.workflow = strdup(w->name);
+    c.workflow = sked__strdup(w->name);
     if (!c.name)
-        c.name = strdup(w->name);
+        c.name = sked__strdup(w->name);
     c.source = SKED_SOURCE_CODE;
-    grown = realloc(w->schedules, (w->nschedules + 1) * sizeof *grown);
+    grown = sked__realloc(w->schedules, (w->nschedules + 1) * sizeof *grown);
     if (!c.workflow || !c.name || !grown) {
         sked_schedule_done(&c);
         if (grown)

@@ -15,6 +15,7 @@
  * and a configuration file has no need of them. This file also turns
  * errors into "FILE:LINE:COL: path: message" lines, those found here and
  * those the store finds later in the schedules. */
+#include "base/alloc.h"
 #include "engine/workflow_file.h"
 
 #include <errno.h>
@@ -302,7 +303,7 @@ int sked__workflow_file_load(const char *path, sked_tzdb *db, sked_wf_file *out,
         }
         return SKED_EIO;
     }
-    if (!(buf = malloc(SKED_WF_FILE_MAX + 1))) {
+    if (!(buf = sked__malloc(SKED_WF_FILE_MAX + 1))) {
         fclose(fp);
         return SKED_ENOMEM;
     }

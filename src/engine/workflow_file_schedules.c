@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "base/alloc.h"
 #include "engine/workflow_file_int.h"
 #include "store/schedule.h"
 
@@ -249,14 +250,14 @@ static int sch_finish(parser *p, struct fy_node *map, sked_schedule *s)
                                     "differs from the enclosing workflow");
     if (!s->workflow && !p->workflow)
         return sked__wf_fail(p, map, "missing key \"workflow\"");
-    if (!s->workflow && !(s->workflow = strdup(p->workflow)))
+    if (!s->workflow && !(s->workflow = sked__strdup(p->workflow)))
         return sked__wf_fail_nomem(p);
     /* The name defaults to the workflow's: check the workflow first, so
      * that a bad one is reported as itself. */
     sked_error_clear(&e);
     if (sked__schedule_name_check(s->workflow, "workflow", &e) < 0)
         return sked__wf_fail_at_key(p, map, "workflow", e.msg);
-    if (!s->name && !(s->name = strdup(s->workflow)))
+    if (!s->name && !(s->name = sked__strdup(s->workflow)))
         return sked__wf_fail_nomem(p);
     s->source = SKED_SOURCE_CODE;
     for (size_t i = 0; i < p->n_schedules; i++)
@@ -273,12 +274,12 @@ static int sch_push(parser *p, struct fy_node *map, sked_schedule *s)
 
     if (p->n_schedules == p->cap_schedules) {
         size_t cap = p->cap_schedules ? 2 * p->cap_schedules : 8;
-        sked_schedule *v = realloc(p->schedules, cap * sizeof *v);
+        sked_schedule *v = sked__realloc(p->schedules, cap * sizeof *v);
 
         if (!v)
             return sked__wf_fail_nomem(p);
         p->schedules = v;
-        if (!(w = realloc(p->where, cap * sizeof *w)))
+        if (!(w = sked__realloc(p->where, cap * sizeof *w)))
             return sked__wf_fail_nomem(p);
         p->where = w;
         p->cap_schedules = cap;

@@ -9,6 +9,7 @@
  * ("did you mean"). Errors about a scalar value point at its key, and a
  * mapping or a sequence is placed at its first key or item, or else at
  * the key that led to it: libfyaml marks tokens, not collections. */
+#include "base/alloc.h"
 #include "engine/workflow_file_int.h"
 
 #include <errno.h>
@@ -42,7 +43,7 @@ void *sked__wf_arena_alloc(sked_wf_arena **a, size_t n)
     if (!b || b->size - b->used < n) {
         size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
 
-        if (!(b = malloc(sizeof *b + size)))
+        if (!(b = sked__malloc(sizeof *b + size)))
             return NULL;
         b->next = *a;
         b->used = 0;
@@ -197,7 +198,7 @@ static int heap_text(parser *p, struct fy_node *n, const char *what, char **out)
 
     if ((rc = sked__wf_scalar_text(p, n, what, &tmp)) < 0)
         return rc;
-    if (!(copy = strdup(tmp)))
+    if (!(copy = sked__strdup(tmp)))
         return sked__wf_fail_nomem(p);
     free(*out);
     *out = copy;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "exec/def.h"
 
 static const char *const kind_names[] = {"fn", "run", "sh", "http", "sleep"};
@@ -156,5 +157,5 @@ int sked__workflow_seal(sked_workflow *w)
     free(s);
     char buf[24];
     snprintf(buf, sizeof buf, "%012" PRIx64, h >> 16);
-    return (w->version = strdup(buf)) ? 0 : SKED_ENOMEM;
+    return (w->version = sked__strdup(buf)) ? 0 : SKED_ENOMEM;
 }

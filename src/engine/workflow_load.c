@@ -8,16 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "engine/workflow_int.h"
 
 static char **kvs_join(const sked_wf_kvs *kv, const char *sep)
 {
-    char **v = calloc(kv->n + 1, sizeof *v);
+    char **v = sked__calloc(kv->n + 1, sizeof *v);
     for (size_t i = 0; v && i < kv->n; i++) {
         size_t len =
             strlen(kv->v[i].key) + strlen(sep) + strlen(kv->v[i].value) + 1;
-        if (!(v[i] = malloc(len)))
+        if (!(v[i] = sked__malloc(len)))
             goto fail;
         snprintf(v[i], len, "%s%s%s", kv->v[i].key, sep, kv->v[i].value);
     }
@@ -31,9 +32,9 @@ fail:
 
 static char **strs_copy(const sked_wf_strs *s)
 {
-    char **v = calloc(s->n + 1, sizeof *v);
+    char **v = sked__calloc(s->n + 1, sizeof *v);
     for (size_t i = 0; v && i < s->n; i++)
-        if (!(v[i] = strdup(s->v[i]))) {
+        if (!(v[i] = sked__strdup(s->v[i]))) {
             for (size_t k = 0; k < i; k++)
                 free(v[k]);
             free(v);
@@ -44,7 +45,7 @@ static char **strs_copy(const sked_wf_strs *s)
 
 static int32_t *ints_copy(const sked_wf_ints *s)
 {
-    int32_t *v = malloc((s->n ? s->n : 1) * sizeof *v);
+    int32_t *v = sked__malloc((s->n ? s->n : 1) * sizeof *v);
     if (v && s->n)
         memcpy(v, s->v, s->n * sizeof *v);
     return v;
@@ -52,7 +53,7 @@ static int32_t *ints_copy(const sked_wf_ints *s)
 
 static bool dup_opt(const char *src, char **dst)
 {
-    *dst = src ? strdup(src) : NULL;
+    *dst = src ? sked__strdup(src) : NULL;
     return !src || *dst;
 }
 
@@ -98,7 +99,7 @@ static bool copy_action(const sked_wf_action *a, sked_action *out)
         return (out->argv = strs_copy(&a->run)) != NULL;
     case SKED_WF_ACTION_SH:
         out->kind = SKED_ACTION_SH;
-        return (out->sh = strdup(a->sh)) != NULL;
+        return (out->sh = sked__strdup(a->sh)) != NULL;
     case SKED_WF_ACTION_HTTP:
         out->kind = SKED_ACTION_HTTP;
         return copy_http(&a->http, out);
@@ -176,7 +177,7 @@ int sked__workflows_from_file(const sked_wf_file *f, sked_workflow ***out,
                               size_t *n, sked_error *err)
 {
     sked_workflow **list =
-        calloc(f->n_workflows ? f->n_workflows : 1, sizeof *list);
+        sked__calloc(f->n_workflows ? f->n_workflows : 1, sizeof *list);
     size_t k = 0;
     if (!list)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);

@@ -4,6 +4,7 @@
  * A command's environment is the server's own, then the step's env, then
  * the SKED_ variables of SPEC 4.4 (which a step cannot override: they
  * are how a command knows which run it serves). */
+#include "base/alloc.h"
 #include "exec/attempt.h"
 
 #include <stdarg.h>
@@ -96,7 +97,7 @@ void *sked_ctx_userdata(const sked_ctx *c)
 void sked_ctx_fail(sked_ctx *c, const char *msg)
 {
     free(c->fail);
-    c->fail = msg ? strndup(msg, FAIL_MSG_MAX) : NULL;
+    c->fail = msg ? sked__strndup(msg, FAIL_MSG_MAX) : NULL;
 }
 
 /* ---- results ---------------------------------------------------------- */
@@ -116,7 +117,7 @@ static char *vformat(const char *fmt, va_list ap)
 {
     char buf[FAIL_MSG_MAX];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    return strdup(buf);
+    return sked__strdup(buf);
 }
 
 static void fail_with(sked_attempt_result *r, const char *code, bool has_code,
@@ -238,7 +239,7 @@ static int sked_vars(const sked_attempt *a, char **v)
     pairs[5][1] = attempt;
     for (size_t i = 0; i < SKED_ENV_VARS; i++) {
         size_t len = strlen(pairs[i][0]) + strlen(pairs[i][1]) + 2;
-        if (!(v[i] = malloc(len)))
+        if (!(v[i] = sked__malloc(len)))
             return SKED_ENOMEM;
         snprintf(v[i], len, "%s=%s", pairs[i][0], pairs[i][1]);
     }
@@ -254,7 +255,7 @@ static char **build_env(const sked_attempt *a, char **owned)
         base++;
     while (a->act->env && a->act->env[extra])
         extra++;
-    char **env = calloc(base + extra + SKED_ENV_VARS + 1, sizeof *env);
+    char **env = sked__calloc(base + extra + SKED_ENV_VARS + 1, sizeof *env);
     if (!env || sked_vars(a, owned) != 0) {
         free(env);
         return NULL;

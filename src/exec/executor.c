@@ -8,6 +8,7 @@
  * costs no wait at all: its start, end and finish share group commits
  * with other runs. Every op is fenced on this executor; a refused op
  * means the run was taken over, and the executor lets go. */
+#include "base/alloc.h"
 #include "exec/executor.h"
 
 #include <jansson.h>
@@ -213,7 +214,7 @@ static char *run_output(const xrun *x)
     for (size_t i = 0; i < x->w->nsteps && !any; i++)
         any = x->outputs[i] != NULL;
     if (!any) /* steps that return nothing, the usual case */
-        return strdup("{}");
+        return sked__strdup("{}");
     json_t *o = json_object();
     for (size_t i = 0; o && i < x->w->nsteps; i++) {
         const char *s = x->outputs[i];
@@ -341,12 +342,12 @@ static void attempt_end(xrun *x, slot *s)
                          x->hard != SKED_TIME_NONE && now_of(x) >= x->hard;
         if (hard_stop) {
             free(r->error);
-            r->error = strdup("Workflow timeout.");
+            r->error = sked__strdup("Workflow timeout.");
             r->error_code = "timeout";
             x->hard_hit = true;
         }
         free(x->errs[i]);
-        x->errs[i] = r->error ? strdup(r->error) : NULL;
+        x->errs[i] = r->error ? sked__strdup(r->error) : NULL;
         if (!hard_stop && r->stopped != SKED_STOP_CANCEL &&
             sked__plan_retry(&x->w->steps[i].act.retry, st->counted,
                              &r->failure, s->key, &delay)) {
@@ -358,7 +359,7 @@ static void attempt_end(xrun *x, slot *s)
     }
     if (r->ok) {
         free(x->outputs[i]);
-        x->outputs[i] = r->output ? strdup(r->output) : NULL;
+        x->outputs[i] = r->output ? sked__strdup(r->output) : NULL;
     }
     record_end(x, i, false, s->a.attempt, r, delay);
     sked__attempt_result_done(r);
@@ -472,7 +473,7 @@ static void close_sleeps(xrun *x, sked_run_status status, const char *error,
             continue;
         sked_attempt_result r = {
             .exit_code = -1,
-            .error = strdup(error),
+            .error = sked__strdup(error),
             .error_code = code,
             .stopped = status == SKED_RUN_CANCELLED ? SKED_STOP_CANCEL : 0};
         x->sleeping[i] = false;
@@ -484,7 +485,7 @@ static void close_sleeps(xrun *x, sked_run_status status, const char *error,
 static void fail_run(xrun *x, sked_run_status status, const char *error,
                      const char *code)
 {
-    size_t *order = malloc(x->w->nsteps * sizeof *order);
+    size_t *order = sked__malloc(x->w->nsteps * sizeof *order);
     drain(x);
     close_sleeps(x, status, error, code);
     if (!x->run->failing) {
@@ -659,7 +660,7 @@ static int load(xrun *x)
     sked__plan_states(x->w, x->rec, x->nrec, x->st);
     for (size_t i = 0; i < x->w->nsteps; i++) {
         x->timer[i] = SKED_TIME_NONE;
-        if (x->st[i].output && !(x->outputs[i] = strdup(x->st[i].output)))
+        if (x->st[i].output && !(x->outputs[i] = sked__strdup(x->st[i].output)))
             return SKED_ENOMEM;
         if (x->st[i].running && x->w->steps[i].act.kind == SKED_ACTION_SLEEP) {
             x->timer[i] = x->st[i].running_since + x->w->steps[i].act.sleep;
@@ -670,7 +671,7 @@ static int load(xrun *x)
         int i = sked__workflow_step_index(x->w, x->rec[k].step);
         if (i >= 0 && !x->rec[k].compensation && x->rec[k].error) {
             free(x->errs[i]);
-            x->errs[i] = strdup(x->rec[k].error);
+            x->errs[i] = sked__strdup(x->rec[k].error);
         }
     }
     return 0;
@@ -711,18 +712,18 @@ static int xrun_init(xrun *x, const sked_exec_env *env, const sked_run *run,
     x->hard = sked__plan_hard_deadline(w, run->started_at);
     pthread_mutex_init(&x->mu, NULL);
     sked__cond_init_mono(&x->cv);
-    x->st = calloc(n, sizeof *x->st);
-    x->outputs = calloc(n, sizeof *x->outputs);
-    x->errs = calloc(n, sizeof *x->errs);
-    x->busy = calloc(n, sizeof *x->busy);
-    x->timer = calloc(n, sizeof *x->timer);
-    x->sleeping = calloc(n, sizeof *x->sleeping);
-    x->slots = calloc(n, sizeof *x->slots);
+    x->st = sked__calloc(n, sizeof *x->st);
+    x->outputs = sked__calloc(n, sizeof *x->outputs);
+    x->errs = sked__calloc(n, sizeof *x->errs);
+    x->busy = sked__calloc(n, sizeof *x->busy);
+    x->timer = sked__calloc(n, sizeof *x->timer);
+    x->sleeping = sked__calloc(n, sizeof *x->sleeping);
+    x->slots = sked__calloc(n, sizeof *x->slots);
     if (!x->st || !x->outputs || !x->errs || !x->busy || !x->timer ||
         !x->sleeping || !x->slots)
         return SKED_ENOMEM;
     for (size_t i = 0; w->parallelism > 1 && i < w->nsteps; i++)
-        if (!(x->slots[i].outs = calloc(n, sizeof *x->slots[i].outs)))
+        if (!(x->slots[i].outs = sked__calloc(n, sizeof *x->slots[i].outs)))
             return SKED_ENOMEM;
     return load(x);
 }
@@ -748,8 +749,8 @@ void sked__execute(const sked_exec_env *env, const sked_run *run,
     }
     int rc = xrun_init(&x, env, run, w, cancel);
     if (rc == 0) {
-        size_t *ready = calloc(w->nsteps + 1, sizeof *ready);
-        bool *blocked = calloc(w->nsteps + 1, sizeof *blocked);
+        size_t *ready = sked__calloc(w->nsteps + 1, sizeof *ready);
+        bool *blocked = sked__calloc(w->nsteps + 1, sizeof *blocked);
         if (ready && blocked) {
             if (run->failing)
                 fail_run(&x, run->outcome, run->error, run->error_code);

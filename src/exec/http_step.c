@@ -10,6 +10,7 @@
  * connection is reused between calls; that costs a handshake per step
  * and keeps steps independent. Redirects are not followed, and no other
  * protocol is allowed even if a redirect were. */
+#include "base/alloc.h"
 #include "exec/http_step.h"
 
 #include <limits.h>
@@ -224,7 +225,7 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
 
         while (cap < c->len + keep)
             cap = cap > c->max / 2 ? c->max : cap * 2;
-        p = realloc(c->buf, cap);
+        p = sked__realloc(c->buf, cap);
         if (!p) {
             c->oom = true;
             return 0; /* aborts the transfer with CURLE_WRITE_ERROR */

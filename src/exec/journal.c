@@ -6,6 +6,7 @@
  * never reads a worker's memory. The writer takes every entry queued,
  * concatenates their ops, writes them in one sked__store_run_ops call,
  * then wakes the entries' waiters with their share of the results. */
+#include "base/alloc.h"
 #include "exec/journal.h"
 
 #include <pthread.h>
@@ -97,7 +98,7 @@ static sked_run_op *ops_copy(const sked_run_op *ops, size_t n)
     size_t bytes = n * sizeof *ops;
     for (size_t i = 0; i < n; i++)
         bytes += op_strings(&ops[i]);
-    sked_run_op *c = malloc(bytes ? bytes : 1);
+    sked_run_op *c = sked__malloc(bytes ? bytes : 1);
     if (!c)
         return NULL;
     char *p = (char *) (c + n);
@@ -115,8 +116,8 @@ static void write_batch(sked_journal *j, entry *first)
     size_t n = 0, k = 0;
     for (entry *e = first; e; e = e->next)
         n += e->n;
-    sked_run_op *ops = calloc(n ? n : 1, sizeof *ops);
-    int *res = calloc(n ? n : 1, sizeof *res);
+    sked_run_op *ops = sked__calloc(n ? n : 1, sizeof *ops);
+    int *res = sked__calloc(n ? n : 1, sizeof *res);
     sked_event *ev = NULL;
     size_t nev = 0;
     sked_error err = {0};
@@ -193,7 +194,7 @@ static void *writer(void *arg)
 int sked__journal_open(sked_store *st, sked_journal_deliver_fn deliver,
                        void *ctx, sked_journal **out)
 {
-    sked_journal *j = calloc(1, sizeof *j);
+    sked_journal *j = sked__calloc(1, sizeof *j);
     if (!j)
         return SKED_ENOMEM;
     j->st = st;
@@ -233,7 +234,7 @@ int sked__journal_write(sked_journal *j, const sked_run_op *ops, size_t n,
 {
     if (n == 0)
         return 0;
-    entry *e = calloc(1, sizeof *e);
+    entry *e = sked__calloc(1, sizeof *e);
     if (!e || !(e->ops = ops_copy(ops, n))) {
         free(e);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);

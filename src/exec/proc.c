@@ -18,6 +18,7 @@
  * async-signal-safe calls in between (the server has threads). */
 /* For pipe2, the _np file actions, close_range, setgroups and NSIG. */
 #define _GNU_SOURCE
+#include "base/alloc.h"
 #include "exec/proc.h"
 
 #include <errno.h>
@@ -350,7 +351,7 @@ static int grow(stream *s)
     cap = s->cap == 0 ? 4096 : s->cap > s->max / 2 ? s->max : s->cap * 2;
     if (cap > s->max)
         cap = s->max;
-    b = realloc(s->buf, cap);
+    b = sked__realloc(s->buf, cap);
     if (!b) {
         s->max = s->len;
         return -1;

@@ -5,6 +5,7 @@
  * getpwnam_r and getgrouplist, since the server has threads. */
 /* For getgrouplist. */
 #define _GNU_SOURCE
+#include "base/alloc.h"
 #include "exec/proc_who.h"
 
 #include <errno.h>
@@ -107,7 +108,7 @@ static int load_groups(const char *name, gid_t gid, user_ids *u)
     gid_t *g;
 
     for (int tries = 0; tries < 8; tries++) {
-        g = malloc((size_t) n * sizeof *g);
+        g = sked__malloc((size_t) n * sizeof *g);
         if (!g)
             return SKED_ENOMEM;
         want = n;
@@ -132,7 +133,7 @@ static int lookup_user(const char *name, struct passwd *pw, char **buf)
     int e;
 
     for (;;) {
-        nb = realloc(b, size);
+        nb = sked__realloc(b, size);
         if (!nb) {
             free(b);
             return ENOMEM;

@@ -2,6 +2,7 @@
 /* The registry (registry.h): a small array of reference-counted
  * definitions and one of queue caps, under one mutex. A handful of
  * workflows per engine: linear scans are the simplest correct choice. */
+#include "base/alloc.h"
 #include "exec/registry.h"
 
 #include <pthread.h>
@@ -31,7 +32,7 @@ struct sked_registry {
 
 int sked__registry_new(sked_registry **out)
 {
-    sked_registry *r = calloc(1, sizeof *r);
+    sked_registry *r = sked__calloc(1, sizeof *r);
     if (!r)
         return SKED_ENOMEM;
     pthread_mutex_init(&r->mu, NULL);
@@ -82,7 +83,7 @@ int sked__registry_put(sked_registry *r, sked_workflow *w)
         }
     if (r->n == r->capv) {
         size_t c = r->capv ? r->capv * 2 : 8;
-        held *v = realloc(r->v, c * sizeof *v);
+        held *v = sked__realloc(r->v, c * sizeof *v);
         if (!v) {
             pthread_mutex_unlock(&r->mu);
             sked_workflow_free(w);
@@ -167,13 +168,13 @@ int sked__registry_claimables(sked_registry *r, sked_claim_workflow **out,
 {
     int rc = 0;
     pthread_mutex_lock(&r->mu);
-    sked_claim_workflow *v = calloc(r->n ? r->n : 1, sizeof *v);
+    sked_claim_workflow *v = sked__calloc(r->n ? r->n : 1, sizeof *v);
     size_t k = 0;
     for (size_t i = 0; v && i < r->n; i++) {
         if (!r->v[i].listed)
             continue;
-        v[k].name = strdup(r->v[i].w->name);
-        v[k].version = strdup(r->v[i].w->version);
+        v[k].name = sked__strdup(r->v[i].w->name);
+        v[k].version = sked__strdup(r->v[i].w->version);
         v[k].latest = r->v[i].latest;
         if (!v[k++].name || !v[k - 1].version)
             rc = SKED_ENOMEM;
@@ -197,8 +198,8 @@ int sked__registry_set_queue_cap(sked_registry *r, const char *queue,
     while (i < r->ncaps && strcmp(r->caps[i].queue, queue) != 0)
         i++;
     if (i == r->ncaps) {
-        cap *c = realloc(r->caps, (r->ncaps + 1) * sizeof *c);
-        char *q = strdup(queue);
+        cap *c = sked__realloc(r->caps, (r->ncaps + 1) * sizeof *c);
+        char *q = sked__strdup(queue);
         if (c)
             r->caps = c;
         if (!c || !q) {
@@ -235,13 +236,14 @@ int sked__registry_list(sked_registry *r, char ***names, char ***versions,
     int rc = 0;
     pthread_mutex_lock(&r->mu);
     size_t room = r->n ? r->n : 1, k = 0;
-    char **a = calloc(room, sizeof *a), **b = calloc(room, sizeof *b),
-         **c = calloc(room, sizeof *c);
+    char **a = sked__calloc(room, sizeof *a),
+         **b = sked__calloc(room, sizeof *b),
+         **c = sked__calloc(room, sizeof *c);
     for (size_t i = 0; a && b && c && i < r->n; i++) {
         if (!r->v[i].listed)
             continue;
-        a[k] = strdup(r->v[i].w->name);
-        b[k] = strdup(r->v[i].w->version);
+        a[k] = sked__strdup(r->v[i].w->name);
+        b[k] = sked__strdup(r->v[i].w->version);
         c[k] = sked__workflow_json(r->v[i].w);
         if (!a[k] || !b[k] || !c[k])
             rc = SKED_ENOMEM;

@@ -5,6 +5,7 @@
  * the executor itself runs outside it. Each worker owns a slot holding
  * the run it executes and that run's cancellation flag, which the
  * heartbeat, a local cancel and the stop set. */
+#include "base/alloc.h"
 #include "exec/workers.h"
 
 #include <errno.h>
@@ -248,12 +249,12 @@ static void cancel_local(sked_workers *w, const char *id, int reason)
 static int held_ids(sked_workers *w, char ***out, size_t *n)
 {
     size_t cap = (size_t) w->cfg.nworkers + w->qlen, k = 0;
-    char **ids = calloc(cap ? cap : 1, sizeof *ids);
+    char **ids = sked__calloc(cap ? cap : 1, sizeof *ids);
     for (int i = 0; ids && i < w->cfg.nworkers; i++)
-        if (w->slots[i].busy && !(ids[k++] = strdup(w->slots[i].run.id)))
+        if (w->slots[i].busy && !(ids[k++] = sked__strdup(w->slots[i].run.id)))
             goto fail;
     for (size_t j = 0; ids && j < w->qlen; j++)
-        if (!(ids[k++] = strdup(w->queue[(w->qhead + j) % w->qcap].id)))
+        if (!(ids[k++] = sked__strdup(w->queue[(w->qhead + j) % w->qcap].id)))
             goto fail;
     *out = ids;
     *n = ids ? k : 0;
@@ -411,7 +412,7 @@ int sked__workers_start(const sked_workers_config *cfg, sked_workers **out)
 {
     if (cfg->nworkers < 1 || cfg->nworkers > SKED_WORKERS_MAX)
         return SKED_EINVAL;
-    sked_workers *w = calloc(1, sizeof *w);
+    sked_workers *w = sked__calloc(1, sizeof *w);
     if (!w)
         return SKED_ENOMEM;
     w->cfg = *cfg;
@@ -421,8 +422,8 @@ int sked__workers_start(const sked_workers_config *cfg, sked_workers **out)
     if (w->cfg.poll <= 0)
         w->cfg.poll = SKED_POLL_DEFAULT;
     w->qcap = (size_t) cfg->nworkers * 2 + PREFETCH_SHORT + 1;
-    w->queue = calloc(w->qcap, sizeof *w->queue);
-    w->slots = calloc((size_t) cfg->nworkers, sizeof *w->slots);
+    w->queue = sked__calloc(w->qcap, sizeof *w->queue);
+    w->slots = sked__calloc((size_t) cfg->nworkers, sizeof *w->slots);
     int rc = !w->queue || !w->slots ? SKED_ENOMEM : init_sync(w);
     if (rc == 0)
         rc = spawn(w);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "http/asset.h"
 #include "http/http_int.h"
 #include "sked/version.h"
@@ -152,7 +153,7 @@ static int send_asset(const char *name, http_resp *resp)
     for (const struct sked__asset *a = sked__dashboard_files; a->name; a++) {
         if (strcmp(a->name, name) != 0)
             continue;
-        if (!(resp->body = malloc(a->len ? a->len : 1)))
+        if (!(resp->body = sked__malloc(a->len ? a->len : 1)))
             return sked__http_error(resp, SKED_ENOMEM, NULL, "%s",
                                     sked_strerror(SKED_ENOMEM));
         memcpy(resp->body, a->data, a->len);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "engine/engine_int.h"
 #include "http/http_int.h"
 #include "store/schedule_json.h"
@@ -226,7 +227,7 @@ static int read_set(const json_t *body, http_resp *resp, sked_schedule **set,
                                 "expected true or false");
     *prune = json_is_true(p);
     *n = 0;
-    *set = calloc(json_array_size(arr) + 1, sizeof **set);
+    *set = sked__calloc(json_array_size(arr) + 1, sizeof **set);
     if (!*set)
         return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
     json_array_foreach(arr, i, item)
@@ -499,7 +500,7 @@ static int schedule_occurrences(const http_req *req, http_resp *resp)
      * preview falls back to UTC, as the CLI's does. */
     if (s.timezone && sked_tzdb_get(e->tzdb, s.timezone, &tz, NULL) < 0)
         tz = sked_tz_utc();
-    occ = calloc((size_t) max, sizeof *occ);
+    occ = sked__calloc((size_t) max, sizeof *occ);
     if (!occ)
         rc = sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
     else if ((rc = sked__schedule_preview(&s, tz, sked__clock_now(e->clock),

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/utf8.h"
 #include "http/http_int.h"
 #include "http/json_text.h"
@@ -22,7 +23,7 @@ static void set_static(http_resp *resp, unsigned status, const char *text)
     resp->len = 0;
     resp->status = status;
     resp->content_type = "application/json";
-    resp->body = strdup(text);
+    resp->body = sked__strdup(text);
     if (resp->body)
         resp->len = strlen(text);
 }

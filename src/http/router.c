@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "http/http_int.h"
 
 const http_route *const sked__http_tables[] = {
@@ -35,7 +36,7 @@ static int match(const char *pattern, const char *path, http_match *m)
         if (pattern[0] == '{') {
             if (sl == 0 || n >= HTTP_PARAMS_MAX)
                 return 0;
-            if (m && !(m->param[n] = strndup(path, sl)))
+            if (m && !(m->param[n] = sked__strndup(path, sl)))
                 return SKED_ENOMEM;
             n++;
         } else if (pl != sl || memcmp(pattern, path, pl) != 0) {

@@ -23,6 +23,7 @@
 
 #include <microhttpd.h>
 
+#include "base/alloc.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "http/http_int.h"
@@ -380,7 +381,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 
     (void) version;
     if (!rs) {
-        if (!(rs = calloc(1, sizeof *rs)))
+        if (!(rs = sked__calloc(1, sizeof *rs)))
             return MHD_NO;
         *state = rs;
         rs->started_us = mono_us();
@@ -470,7 +471,7 @@ static int configure(sked_http *h, const sked_http_options *o,
                      const char *listen, sked_error *err)
 {
     if (o->token && o->token[0]) {
-        if (!(h->token = strdup(o->token)))
+        if (!(h->token = sked__strdup(o->token)))
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, "%s",
                                    sked_strerror(SKED_ENOMEM));
         h->token_len = strlen(h->token);
@@ -490,7 +491,7 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
     static const sked_http_options defaults = {0};
     const sked_http_options *o = opts ? opts : &defaults;
     const char *listen = o->listen ? o->listen : SKED_HTTP_LISTEN_DEFAULT;
-    sked_http *h = calloc(1, sizeof *h);
+    sked_http *h = sked__calloc(1, sizeof *h);
     listen_addr a;
     int rc;
 

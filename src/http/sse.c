@@ -26,6 +26,7 @@
  *
  * While no stream is open the hub reads nothing; the first stream finds
  * the highest id in the store (a search over "the first id after X"). */
+#include "base/alloc.h"
 #include "http/sse.h"
 
 #include <microhttpd.h>
@@ -100,7 +101,7 @@ static bool buf_add(sse_stream *s, const char *p, size_t len)
         while (cap < s->len + len)
             cap *= 2;
         if (cap != s->cap) {
-            char *b = realloc(s->buf, cap);
+            char *b = sked__realloc(s->buf, cap);
             if (!b)
                 return false;
             s->buf = b;
@@ -146,7 +147,7 @@ static int event_text(const sked_event *ev, char **out, size_t *len)
     json_t *o = sked__event_json(ev);
     char *data = o ? sked__json_text(o, NULL) : NULL;
     size_t size = data ? strlen(data) + strlen(ev->type) + 64 : 0;
-    char *p = data ? malloc(size) : NULL;
+    char *p = data ? sked__malloc(size) : NULL;
     int k = p ? snprintf(p, size, "id: %lld\nevent: %s\ndata: %s\n\n",
                          (long long) ev->id, ev->type, data)
               : -1;
@@ -297,7 +298,7 @@ static void on_event(void *ctx, const sked_event_view *ev)
 
 int sked__sse_hub_new(sked_engine *e, sked_sse_hub **out, sked_error *err)
 {
-    sked_sse_hub *hub = calloc(1, sizeof *hub);
+    sked_sse_hub *hub = sked__calloc(1, sizeof *hub);
 
     if (!hub)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -558,7 +559,7 @@ int sked__sse_open(const http_req *req, http_resp *resp, bool resume,
                    int64_t after)
 {
     sked_sse_hub *hub = sked__http_hub(req);
-    sse_stream *s = calloc(1, sizeof *s);
+    sse_stream *s = sked__calloc(1, sizeof *s);
     struct MHD_Response *r = NULL;
     int rc;
 

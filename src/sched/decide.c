@@ -2,6 +2,7 @@
 /* What a firing decides about one schedule (sched/decide.h): the row as
  * locked goes through the pure policy (sked__policy_plan), and its plan
  * becomes the runs, the cursor and the counts the store writes. */
+#include "base/alloc.h"
 #include "sched/decide.h"
 
 #include <stdio.h>
@@ -17,7 +18,7 @@ static int disable(const sked_schedule *s, const char *why, sked_firing *out)
 
     (void) snprintf(msg, sizeof msg, "%s: %s",
                     s->kind == SKED_SPEC_CRON ? "cron" : "schedule", why);
-    out->disable = strdup(msg);
+    out->disable = sked__strdup(msg);
     return out->disable ? 0 : SKED_ENOMEM;
 }
 
@@ -31,7 +32,7 @@ static int make_run(const sked_schedule *s, const sked_fire *f,
 
     if (n < 0)
         return n;
-    *r = (sked_run_new){.id = strdup(id),
+    *r = (sked_run_new){.id = sked__strdup(id),
                         .workflow = s->workflow,
                         .schedule = s->name,
                         .trigger = f->trigger,
@@ -70,8 +71,8 @@ static int take_plan(const sked_schedule *s, const sked_policy_out *p,
                 p->missed[r].count, p->missed[r].first, p->missed[r].last};
     if (p->nfires == 0)
         return 0;
-    out->key = malloc(len);
-    out->runs = calloc(p->nfires, sizeof *out->runs);
+    out->key = sked__malloc(len);
+    out->runs = sked__calloc(p->nfires, sizeof *out->runs);
     if (!out->key || !out->runs)
         return SKED_ENOMEM;
     (void) snprintf(out->key, len, "schedule:%s", s->name);

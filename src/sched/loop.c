@@ -33,6 +33,7 @@
  * until woken by a change made through the engine, or by the PostgreSQL
  * listener (NOTIFY sked_schedules). Nothing scans all schedules on a
  * pass: finding the due ones is O(log n) each. */
+#include "base/alloc.h"
 #include "sched/loop.h"
 
 #include <pthread.h>
@@ -118,7 +119,7 @@ static void grow(sked_loop *l)
     size_t n = l->nbuckets * 2;
     entry **b;
 
-    if (l->nentries < l->nbuckets || !(b = calloc(n, sizeof *b)))
+    if (l->nentries < l->nbuckets || !(b = sked__calloc(n, sizeof *b)))
         return;
     for (size_t i = 0; i < l->nbuckets; i++) {
         entry *e = l->index[i];
@@ -143,8 +144,8 @@ static entry *intern(sked_loop *l, const char *name)
 
     if (e)
         return e;
-    e = calloc(1, sizeof *e);
-    if (!e || !(e->name = strdup(name))) {
+    e = sked__calloc(1, sizeof *e);
+    if (!e || !(e->name = sked__strdup(name))) {
         free(e);
         return NULL;
     }
@@ -313,7 +314,7 @@ static void settle(sked_loop *l, entry **e, const sked_firing *f, size_t n)
                            sked__miss_reason_name((sked_miss_reason) r)) == 0) {
                     if (!e[i]->missed)
                         e[i]->missed =
-                            calloc(SKED_MISS__COUNT, sizeof(int64_t));
+                            sked__calloc(SKED_MISS__COUNT, sizeof(int64_t));
                     if (e[i]->missed)
                         e[i]->missed[r] += f[i].missed[k].count;
                 }
@@ -338,8 +339,8 @@ static void put_back(sked_loop *l, entry **e, size_t n)
  * quarter of a megabyte of an embedder's thread stack. */
 static int fire_batch(sked_loop *l, entry **e, size_t n, sked_error *err)
 {
-    const char **names = malloc(n * sizeof *names);
-    sked_firing *f = malloc(n * sizeof *f);
+    const char **names = sked__malloc(n * sizeof *names);
+    sked_firing *f = sked__malloc(n * sizeof *f);
     sked_event *ev = NULL;
     size_t nev = 0;
     int rc;
@@ -606,10 +607,10 @@ static int init_sync(sked_loop *l)
 int sked__loop_new(const sked_loop_options *opts, sked_loop **out,
                    sked_error *err)
 {
-    sked_loop *l = calloc(1, sizeof *l);
+    sked_loop *l = sked__calloc(1, sizeof *l);
     int rc;
 
-    if (!l || !(l->index = calloc(INDEX_MIN, sizeof *l->index))) {
+    if (!l || !(l->index = sked__calloc(INDEX_MIN, sizeof *l->index))) {
         free(l);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }

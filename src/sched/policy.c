@@ -15,6 +15,7 @@
  * steps with sked_cron_next/prev, and counts whole local days at once
  * where the zone's offset is constant (see day_span). Each cron step and
  * each listed fire spends one visit of SKED_POLICY_VISITS_MAX. */
+#include "base/alloc.h"
 #include "sched/policy.h"
 
 #include <stdlib.h>
@@ -361,7 +362,7 @@ static int push_fire(plan *p, sked_time occ, sked_trigger trigger)
 {
     if (p->nfires == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 16;
-        sked_fire *v = realloc(p->fires, cap * sizeof *v);
+        sked_fire *v = sked__realloc(p->fires, cap * sizeof *v);
 
         if (!v)
             return SKED_ENOMEM;

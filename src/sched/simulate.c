@@ -9,6 +9,7 @@
  * decision are the occurrences from the old cursor to the new one, each
  * a fire or the reason whose first..last holds it; the counts must add
  * up to the plan's, or the replay fails (SKED_EINTERNAL). */
+#include "base/alloc.h"
 #include "sched/simulate.h"
 
 #include <stdio.h>
@@ -51,7 +52,7 @@ static int runs_push(runs *r, sked_time end)
             r->head = 0;
         } else {
             size_t cap = r->cap ? 2 * r->cap : 16;
-            sked_time *v = realloc(r->end, cap * sizeof *v);
+            sked_time *v = sked__realloc(r->end, cap * sizeof *v);
 
             if (!v)
                 return SKED_ENOMEM;
@@ -113,7 +114,7 @@ static int add_record(sim *m, const sked_sim_record *rec, sked_error *err)
 
         if (cap > m->max)
             cap = m->max;
-        if (!(v = realloc(m->rec, cap * sizeof *v)))
+        if (!(v = sked__realloc(m->rec, cap * sizeof *v)))
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
         m->rec = v;
         m->cap = cap;

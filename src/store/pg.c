@@ -19,6 +19,7 @@
  * concurrent inserts safe; reads at REPEATABLE READ, READ ONLY, so a read
  * of several statements sees one snapshot. Server notices never reach
  * stderr: libsked does not print. */
+#include "base/alloc.h"
 #include "store/pg.h"
 #include "store/pg_queue.h"
 #include "store/pg_run.h"
@@ -187,7 +188,7 @@ static int pg_open(const char *target, const sked_store_options *opts,
     sked__backend *b;
     int i, rc;
 
-    b = calloc(1, sizeof(*b));
+    b = sked__calloc(1, sizeof(*b));
     if (b == NULL)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (pthread_mutex_init(&b->mu, NULL) != 0) {
@@ -202,8 +203,8 @@ static int pg_open(const char *target, const sked_store_options *opts,
     b->size = opts->pg_pool_size > 0 ? opts->pg_pool_size : DEFAULT_POOL_SIZE;
     if (b->size > MAX_POOL_SIZE)
         b->size = MAX_POOL_SIZE;
-    b->url = strdup(target);
-    b->slots = calloc((size_t) b->size, sizeof(*b->slots));
+    b->url = sked__strdup(target);
+    b->slots = sked__calloc((size_t) b->size, sizeof(*b->slots));
     if (b->url == NULL || b->slots == NULL) {
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
         goto out;
@@ -529,7 +530,7 @@ static int query_value(sked__tx *tx, const char *sql, char **out,
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
         rc = sked__pg_error(tx, res, "read the schema version", err);
     } else if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)) {
-        v = strdup(PQgetvalue(res, 0, 0));
+        v = sked__strdup(PQgetvalue(res, 0, 0));
         if (v == NULL)
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
@@ -644,7 +645,7 @@ static int pg_listen_open(sked__backend *b, const char *channel, void **out,
         strspn(channel, "abcdefghijklmnopqrstuvwxyz_") != strlen(channel))
         return sked__error_set(err, SKED_EINVAL, "channel", -1,
                                "a channel is [a-z_], shorter than 64");
-    l = calloc(1, sizeof(*l));
+    l = sked__calloc(1, sizeof(*l));
     if (l == NULL)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     l->b = b;

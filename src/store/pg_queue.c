@@ -4,6 +4,7 @@
  * says how the locks go), the queues' definitions and depth, and the
  * versions executors registered. runs.queue compares to queues.name
  * (COLLATE "C") under the default collation, so its indexes apply. */
+#include "base/alloc.h"
 #include "store/pg_queue.h"
 
 #include <stdio.h>
@@ -107,7 +108,7 @@ static int loads_read(sked__tx *tx, sked_time now, sked__queue_load **out,
     if (rc != 0)
         return rc;
     rows = (size_t) PQntuples(res);
-    v = calloc(rows ? rows : 1, sizeof *v);
+    v = sked__calloc(rows ? rows : 1, sizeof *v);
     for (; v && k < rows; k++) {
         int r = (int) k;
         v[k] = (sked__queue_load){
@@ -183,7 +184,7 @@ int sked__pg_queue_list(sked__tx *tx, sked_queue_info **out, size_t *n,
     if (rc != 0)
         return rc;
     rows = (size_t) PQntuples(res);
-    v = calloc(rows ? rows : 1, sizeof *v);
+    v = sked__calloc(rows ? rows : 1, sizeof *v);
     for (; v && k < rows; k++) {
         int r = (int) k;
         v[k] = (sked_queue_info){
@@ -233,7 +234,7 @@ int sked__pg_queue_workflow_latest(sked__tx *tx, const char *workflow,
                              "no version of workflow \"%.100s\" is "
                              "registered",
                              workflow);
-    else if (!(v = strdup(PQgetvalue(res, 0, 0))))
+    else if (!(v = sked__strdup(PQgetvalue(res, 0, 0))))
         rc = nomem(err);
     PQclear(res);
     if (rc == 0)
@@ -249,7 +250,7 @@ int sked__pg_queue_workflows_list(sked__tx *tx, char **out, sked_error *err)
 
     if (rc != 0)
         return rc;
-    if (PQntuples(res) != 1 || !(v = strdup(PQgetvalue(res, 0, 0))))
+    if (PQntuples(res) != 1 || !(v = sked__strdup(PQgetvalue(res, 0, 0))))
         rc = nomem(err);
     PQclear(res);
     if (rc == 0)

@@ -9,6 +9,7 @@
  * and RETURNING id says which rows this batch created. The array
  * literals they travel in are built here too (sked__pg_alit, pg.h).
  * Schedules are in pg_schedule.c; execution in pg_run.c. */
+#include "base/alloc.h"
 #include "store/pg.h"
 
 #include <inttypes.h>
@@ -224,7 +225,7 @@ static int cmp_by_id(const void *x, const void *y)
 static int mark_created(const PGresult *res, const sked_run_new *runs, size_t n,
                         bool *created, sked_error *err)
 {
-    by_id *idx = malloc(n * sizeof(*idx));
+    by_id *idx = sked__malloc(n * sizeof(*idx));
     int row, rows = PQntuples(res);
     size_t i;
 
@@ -378,7 +379,7 @@ int sked__pg_rows_runs_insert_lenient(sked__tx *tx, const sked_run_new *runs,
 
     if (n == 0)
         return 0;
-    created = calloc(n, sizeof(*created));
+    created = sked__calloc(n, sizeof(*created));
     if (created == NULL)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     rc = runs_exec(tx, &RUNS_INSERT_LENIENT, runs, n, now, &res, err);
@@ -467,9 +468,9 @@ int sked__pg_rows_event_append(sked__tx *tx, const char *type,
 static int row_to_event(const PGresult *res, int row, sked_event *e)
 {
     e->id = strtoll(PQgetvalue(res, row, 0), NULL, 10);
-    e->type = strdup(PQgetvalue(res, row, 1));
-    e->subject = strdup(PQgetvalue(res, row, 2));
-    e->payload = strdup(PQgetvalue(res, row, 3));
+    e->type = sked__strdup(PQgetvalue(res, row, 1));
+    e->subject = sked__strdup(PQgetvalue(res, row, 2));
+    e->payload = sked__strdup(PQgetvalue(res, row, 3));
     e->at = strtoll(PQgetvalue(res, row, 4), NULL, 10);
     if (e->type == NULL || e->subject == NULL || e->payload == NULL)
         return SKED_ENOMEM;
@@ -492,7 +493,7 @@ int sked__pg_rows_event_list(sked__tx *tx, int64_t after_id, size_t limit,
     if (rc < 0)
         return rc;
     rows = (size_t) PQntuples(res);
-    if (rows > 0 && (list = calloc(rows, sizeof(*list))) == NULL)
+    if (rows > 0 && (list = sked__calloc(rows, sizeof(*list))) == NULL)
         rc = SKED_ENOMEM;
     for (i = 0; i < rows && rc == 0; i++)
         rc = row_to_event(res, (int) i, &list[i]);
@@ -605,7 +606,8 @@ static int page_result(void *ctx, size_t i, const PGresult *res)
 int sked__pg_rows_events_append(sked__tx *tx, const sked_event *ev, size_t n,
                                 int64_t *ids, sked_error *err)
 {
-    pages pg = {.ev = ev, .ids = ids, .at = malloc((n + 1) * sizeof *pg.at)};
+    pages pg = {
+        .ev = ev, .ids = ids, .at = sked__malloc((n + 1) * sizeof *pg.at)};
     int rc = 0;
 
     if (!pg.at)

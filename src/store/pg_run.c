@@ -20,6 +20,7 @@
  * "= ANY(...)": the planner then reaches the rows through the primary
  * key whatever it guesses of the array's length, never by a scan of the
  * whole (growing) table. Values travel as text both ways. */
+#include "base/alloc.h"
 #include "store/pg_run.h"
 
 #include <inttypes.h>
@@ -224,7 +225,7 @@ bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst)
     *dst = NULL;
     if (PQgetisnull(res, row, col))
         return true;
-    *dst = strdup(PQgetvalue(res, row, col));
+    *dst = sked__strdup(PQgetvalue(res, row, col));
     return *dst != NULL;
 }
 
@@ -322,7 +323,7 @@ static int rows_to_runs(const PGresult *res, row_fn read, sked_run **out,
                         size_t *n, sked_error *err)
 {
     size_t rows = (size_t) PQntuples(res), k = 0;
-    sked_run *v = calloc(rows ? rows : 1, sizeof *v);
+    sked_run *v = sked__calloc(rows ? rows : 1, sizeof *v);
     int rc = v ? 0 : nomem(err);
 
     for (; rc == 0 && k < rows; k++)
@@ -366,7 +367,7 @@ static bool claim_arrays(const sked__claim_query *q, sked__pg_alit a[A_N])
     for (size_t i = 0; i < q->nworkflows; i++) {
         const sked_claim_workflow *w = &q->workflows[i];
         size_t len = strlen(w->name) + strlen(w->version) + 2;
-        char *key = malloc(len);
+        char *key = sked__malloc(len);
         if (!key) {
             ok = false;
             break;
@@ -432,7 +433,7 @@ static int taken_rows(const PGresult *res, sked_run **out, bool **first,
 
     if (rc != 0)
         return rc;
-    *first = calloc(*n ? *n : 1, sizeof **first);
+    *first = sked__calloc(*n ? *n : 1, sizeof **first);
     if (!*first) {
         sked__runs_free(*out, *n);
         *out = NULL;
@@ -547,13 +548,13 @@ int sked__pg_run_renew(sked__tx *tx, const char *executor,
     rows = (size_t) PQntuples(res);
     for (size_t i = 0; i < rows; i++)
         k += strcmp(PQgetvalue(res, (int) i, 1), "t") == 0;
-    if (k > 0 && !(ids = calloc(k, sizeof *ids)))
+    if (k > 0 && !(ids = sked__calloc(k, sizeof *ids)))
         rc = nomem(err);
     k = 0;
     for (size_t i = 0; rc == 0 && ids && i < rows; i++) {
         if (strcmp(PQgetvalue(res, (int) i, 1), "t") != 0)
             continue;
-        if (!(ids[k] = strdup(PQgetvalue(res, (int) i, 0))))
+        if (!(ids[k] = sked__strdup(PQgetvalue(res, (int) i, 0))))
             rc = nomem(err);
         else
             k++;
@@ -664,7 +665,7 @@ int sked__pg_run_steps_list(sked__tx *tx, const char *run_id,
     if (rc != 0)
         return rc;
     rows = (size_t) PQntuples(res);
-    v = calloc(rows ? rows : 1, sizeof *v);
+    v = sked__calloc(rows ? rows : 1, sizeof *v);
     for (; v && k < rows; k++)
         if (row_to_step(res, (int) k, &v[k]) != 0)
             break;

@@ -10,6 +10,7 @@
  * 64-bit integer, an instant (SKED_TIME_NONE is NULL) or an enumeration
  * stored as its API word. The moves of a firing go as arrays through
  * unnest(), in one statement. */
+#include "base/alloc.h"
 #include "store/pg_schedule.h"
 
 #include <errno.h>
@@ -202,7 +203,7 @@ static int col_set(const column *c, sked_schedule *s, const char *v)
     int i;
 
     if (c->type == COL_TEXT || c->type == COL_TEXTD) {
-        *(char **) p = v ? strdup(v) : NULL;
+        *(char **) p = v ? sked__strdup(v) : NULL;
         return v && *(char **) p == NULL ? SKED_ENOMEM : 0;
     }
     if (c->type == COL_ENUM) {
@@ -364,7 +365,7 @@ static int rows_to_schedules(const PGresult *res, sked_schedule **out,
     int rc;
 
     if (rows > 0) {
-        list = calloc(rows, sizeof(*list));
+        list = sked__calloc(rows, sizeof(*list));
         if (list == NULL)
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
@@ -447,7 +448,7 @@ static bool dup_value(const PGresult *res, int row, int col, char **dst)
     *dst = NULL;
     if (PQgetisnull(res, row, col))
         return true;
-    *dst = strdup(PQgetvalue(res, row, col));
+    *dst = sked__strdup(PQgetvalue(res, row, col));
     return *dst != NULL;
 }
 
@@ -491,7 +492,7 @@ int sked__pg_schedule_heads(sked__tx *tx, sked_time since,
     if (rc < 0)
         return rc;
     rows = (size_t) PQntuples(res);
-    list = calloc(rows ? rows : 1, sizeof(*list));
+    list = sked__calloc(rows ? rows : 1, sizeof(*list));
     for (i = 0; list != NULL && i < rows && rc == 0; i++)
         rc = row_to_head(res, (int) i, &list[i]);
     PQclear(res);

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "store/schedule.h"
 
@@ -64,7 +65,7 @@ static bool dup_field(const char *src, char **dst)
         *dst = NULL;
         return true;
     }
-    *dst = strdup(src);
+    *dst = sked__strdup(src);
     return *dst != NULL;
 }
 

@@ -5,6 +5,7 @@
  * in sked_schedule. Reading walks the object's keys and looks each up in
  * the table, so an unknown key is an error naming it; writing walks the
  * table, so every field is always present. */
+#include "base/alloc.h"
 #include "store/schedule_json.h"
 
 #include <math.h>
@@ -217,7 +218,7 @@ static int read_str(const char *key, const json_t *v, char **dst,
     if (!json_is_null(v)) {
         if (!json_is_string(v))
             return type_error(key, "a string", err);
-        copy = strdup(json_string_value(v));
+        copy = sked__strdup(json_string_value(v));
         if (!copy)
             return sked__error_set(err, SKED_ENOMEM, key, -1, NULL);
     }

@@ -30,6 +30,7 @@
 
 #include <sqlite3.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "store/sqlite.h"
 #include "store/sqlite_queue.h"
@@ -215,7 +216,7 @@ static int conn_setup(struct sked__tx *c, sked_error *err)
 static int conn_open(struct sked__backend *b, struct sked__tx **out,
                      sked_error *err)
 {
-    struct sked__tx *c = calloc(1, sizeof *c);
+    struct sked__tx *c = sked__calloc(1, sizeof *c);
     int rc;
 
     if (!c)
@@ -443,7 +444,7 @@ int sked__sqlite_collect(sked__tx *c, sqlite3_stmt *s, sked__sqlite_list *l,
         char *row;
         if (l->n == l->cap) {
             size_t ncap = l->cap ? 2 * l->cap : 16;
-            void *v = realloc(l->v, ncap * l->size);
+            void *v = sked__realloc(l->v, ncap * l->size);
             if (!v) {
                 rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
                 break;
@@ -495,8 +496,8 @@ static int sqlite_open(const char *target, const sked_store_options *opts,
     if (!sqlite3_threadsafe())
         return sked__error_set(err, SKED_EIO, "db", -1,
                                "this SQLite library is not thread-safe");
-    b = calloc(1, sizeof *b);
-    if (!b || !(b->path = strdup(target))) {
+    b = sked__calloc(1, sizeof *b);
+    if (!b || !(b->path = sked__strdup(target))) {
         free(b);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }

@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "base/alloc.h"
 #include "store/store_ops.h"
 
 /* Statements a connection caches for the files of the SQL. */
@@ -172,7 +173,7 @@ static inline bool col_text(sqlite3_stmt *s, int i, char **dst)
         *dst = NULL;
         return sqlite3_errcode(sqlite3_db_handle(s)) != SQLITE_NOMEM;
     }
-    *dst = strdup((const char *) t);
+    *dst = sked__strdup((const char *) t);
     return *dst != NULL;
 }
 

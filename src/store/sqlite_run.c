@@ -9,6 +9,7 @@
  * claim's workflow versions as "workflow/version" keys (a workflow name
  * holds no '/'). The statements are cached per connection by sqlite.c.
  * Queues and workflow versions are in sqlite_queue.c. */
+#include "base/alloc.h"
 #include "store/sqlite_run.h"
 
 #include <stdio.h>
@@ -289,7 +290,7 @@ static int claim_arrays(const sked__claim_query *q, char *a[3], sked_error *err)
     for (size_t i = 0; ok && i < q->nworkflows; i++) {
         const sked_claim_workflow *w = &q->workflows[i];
         size_t len = strlen(w->name) + strlen(w->version) + 2;
-        char *key = malloc(len);
+        char *key = sked__malloc(len);
         ok = key != NULL;
         if (ok)
             (void) snprintf(key, len, "%s/%s", w->name, w->version);
@@ -405,13 +406,13 @@ static bool ids_push(char ***ids, size_t *n, size_t *cap, const char *id)
 {
     if (*n == *cap) {
         size_t ncap = *cap ? 2 * *cap : 8;
-        char **v = realloc(*ids, ncap * sizeof *v);
+        char **v = sked__realloc(*ids, ncap * sizeof *v);
         if (!v)
             return false;
         *ids = v;
         *cap = ncap;
     }
-    if (!((*ids)[*n] = strdup(id)))
+    if (!((*ids)[*n] = sked__strdup(id)))
         return false;
     (*n)++;
     return true;

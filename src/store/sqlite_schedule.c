@@ -10,6 +10,7 @@
  * reads and cursor moves go SKED__SQLITE_BATCH schedules to a statement
  * (sqlite.h, "batches"). The statements are cached per connection by
  * sqlite.c. */
+#include "base/alloc.h"
 #include "store/sqlite_schedule.h"
 
 #include <stdlib.h>
@@ -490,7 +491,7 @@ static int advance_done(sked__tx *c, size_t i, bool changed, void *ctx,
 int sked__sqlite_schedule_advance(sked__tx *c, const sked__advance *a, size_t n,
                                   bool *applied, sked_error *err)
 {
-    size_t *idx = malloc((n ? n : 1) * sizeof *idx), moves = 0, k = n;
+    size_t *idx = sked__malloc((n ? n : 1) * sizeof *idx), moves = 0, k = n;
     struct advance_rows rows = {a, applied, idx};
     sked__sqlite_batch b = {.one = sched_sql[S_MOVE],
                             .many = sched_sql[S_MOVE_MANY],

@@ -22,6 +22,7 @@
  * - An interval schedule without an anchor is anchored at its creation;
  *   an update without an anchor keeps the stored one, so re-applying a
  *   file keeps the cadence. */
+#include "base/alloc.h"
 #include "store/store.h"
 
 #include <stdio.h>
@@ -164,7 +165,7 @@ int sked__store_open(const char *url, const sked_store_options *opts,
     rc = sked__store_url_parse(url, &ops, &target, err);
     if (rc != 0)
         return rc;
-    st = calloc(1, sizeof *st);
+    st = sked__calloc(1, sizeof *st);
     if (!st)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     st->ops = ops;
@@ -432,7 +433,7 @@ int sked__store_runs_insert(sked_store *st, const sked_run_new *runs, size_t n,
         rc = check_run(&runs[i], i, err);
     if (rc != 0)
         return rc;
-    a.created = malloc(n * sizeof *a.created);
+    a.created = sked__malloc(n * sizeof *a.created);
     if (!a.created)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     a.now = sked__store_now(st);
@@ -529,7 +530,7 @@ int sked__ev_add(sked__ev_list *l, const char *type, const char *subject,
 
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
-        sked_event *v = realloc(l->v, cap * sizeof *v);
+        sked_event *v = sked__realloc(l->v, cap * sizeof *v);
         if (!v) {
             free(payload);
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -538,8 +539,8 @@ int sked__ev_add(sked__ev_list *l, const char *type, const char *subject,
         l->cap = cap;
     }
     e = &l->v[l->n];
-    *e = (sked_event){.type = strdup(type),
-                      .subject = strdup(subject),
+    *e = (sked_event){.type = sked__strdup(type),
+                      .subject = sked__strdup(subject),
                       .payload = payload,
                       .at = at};
     l->n++;
@@ -556,7 +557,7 @@ int sked__ev_flush(sked_store *st, sked__tx *tx, sked__ev_list *l,
 
     if (l->n == 0)
         return 0;
-    ids = malloc(l->n * sizeof *ids);
+    ids = sked__malloc(l->n * sizeof *ids);
     if (!ids)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     rc = st->ops->events_append(tx, l->v, l->n, ids, err);

@@ -20,6 +20,7 @@
  * The full queues are counted before the walk, not after: a queue with a
  * long backlog and no room would otherwise fill every window of
  * candidates and starve the queues behind it. */
+#include "base/alloc.h"
 #include "store/store_run.h"
 
 #include <stdio.h>
@@ -70,7 +71,7 @@ static room *room_find(room *rooms, size_t n, const char *name)
 static int rooms_build(const sked_claim_req *req, const sked__queue_load *loads,
                        size_t nloads, room **out, size_t *n, sked_error *err)
 {
-    room *r = malloc((nloads + req->ncaps + 1) * sizeof *r);
+    room *r = sked__malloc((nloads + req->ncaps + 1) * sizeof *r);
     size_t k = 0;
 
     if (!r)
@@ -106,7 +107,7 @@ static int rooms_build(const sked_claim_req *req, const sked__queue_load *loads,
 static int rooms_full(const room *r, size_t n, const char ***out, size_t *nout,
                       sked_error *err)
 {
-    const char **full = malloc((n ? n : 1) * sizeof *full);
+    const char **full = sked__malloc((n ? n : 1) * sizeof *full);
     size_t k = 0;
 
     if (!full)
@@ -244,9 +245,9 @@ static int admit(const sked_claim_req *req, cands *c, room *rooms,
     size_t cap = req->max;
     sked_run *r;
 
-    t->c = malloc(cap * sizeof *t->c);
-    t->ids = malloc(cap * sizeof *t->ids);
-    t->versions = malloc(cap * sizeof *t->versions);
+    t->c = sked__malloc(cap * sizeof *t->c);
+    t->ids = sked__malloc(cap * sizeof *t->ids);
+    t->versions = sked__malloc(cap * sizeof *t->versions);
     if (!t->c || !t->ids || !t->versions)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     while (t->n < cap && (r = cands_next(c)) != NULL) {
@@ -272,9 +273,9 @@ static int cmp_run_id(const void *x, const void *y)
 static int place_rows(struct claim_arg *a, const taken *t, sked_run *rows,
                       size_t n, sked_error *err)
 {
-    sked_run **hit = calloc(t->n ? t->n : 1, sizeof *hit);
+    sked_run **hit = sked__calloc(t->n ? t->n : 1, sizeof *hit);
 
-    a->runs = calloc(t->n ? t->n : 1, sizeof *a->runs);
+    a->runs = sked__calloc(t->n ? t->n : 1, sizeof *a->runs);
     if (!a->runs || !hit) {
         free(hit);
         sked__runs_free(rows, n);
@@ -328,8 +329,8 @@ static int claim_events(sked__ev_list *ev, const sked_run *r, bool first,
 static int close_recovered(sked_store *st, sked__tx *tx, const taken *t,
                            sked_time now, sked_error *err)
 {
-    const char **ids = malloc((t->n ? t->n : 1) * sizeof *ids);
-    char **errors = calloc(t->n ? t->n : 1, sizeof *errors);
+    const char **ids = sked__malloc((t->n ? t->n : 1) * sizeof *ids);
+    char **errors = sked__calloc(t->n ? t->n : 1, sizeof *errors);
     size_t k = 0;
     int rc = 0;
 
@@ -340,7 +341,7 @@ static int close_recovered(sked_store *st, sked__tx *tx, const taken *t,
         size_t size = 64 + (c->executor ? strlen(c->executor) : 0);
         if (c->status != SKED_RUN_RUNNING)
             continue;
-        if (!(errors[k] = malloc(size))) {
+        if (!(errors[k] = sked__malloc(size))) {
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
             break;
         }
@@ -427,8 +428,8 @@ static int take_ready(sked_store *st, sked__tx *tx, struct claim_arg *a,
         &rows, &first, &n, err);
 
     if (rc == 0 && n > 0 &&
-        (!(order = malloc(n * sizeof *order)) ||
-         !(a->runs = malloc(n * sizeof *a->runs))))
+        (!(order = sked__malloc(n * sizeof *order)) ||
+         !(a->runs = sked__malloc(n * sizeof *a->runs))))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0 && n > 0) {
         for (size_t i = 0; i < n; i++)

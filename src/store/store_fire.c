@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "base/json_obj.h"
 #include "store/store_int.h"
@@ -89,7 +90,8 @@ int sked__store_schedule_scan(sked_store *st, sked_time since, sked_head_fn fn,
         n = a.n;
         free(after);
         after = NULL;
-        if (rc == 0 && n == HEAD_PAGE && !(after = strdup(a.page[n - 1].name)))
+        if (rc == 0 && n == HEAD_PAGE &&
+            !(after = sked__strdup(a.page[n - 1].name)))
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
         sked__schedule_heads_free(a.page, a.n);
         a.page = NULL;
@@ -250,9 +252,9 @@ static int fire_counts(sked_store *st, sked__tx *tx,
                        const sked_schedule *locked, size_t n, int64_t *active,
                        sked_error *err)
 {
-    const char **names = malloc((n ? n : 1) * sizeof *names);
-    size_t *row = malloc((n ? n : 1) * sizeof *row), k = 0;
-    int64_t *counts = calloc(n ? n : 1, sizeof *counts);
+    const char **names = sked__malloc((n ? n : 1) * sizeof *names);
+    size_t *row = sked__malloc((n ? n : 1) * sizeof *row), k = 0;
+    int64_t *counts = sked__calloc(n ? n : 1, sizeof *counts);
     int rc = 0;
 
     if (!names || !row || !counts)
@@ -321,8 +323,8 @@ static int fire_runs(sked_store *st, sked__tx *tx, struct fire_arg *a,
             total += rows[r].f->nruns;
     if (total == 0)
         return 0;
-    runs = malloc(total * sizeof *runs);
-    state = calloc(total, sizeof *state);
+    runs = sked__malloc(total * sizeof *runs);
+    state = sked__calloc(total, sizeof *state);
     if (!runs || !state) {
         free(runs);
         free(state);
@@ -343,7 +345,7 @@ static int fire_runs(sked_store *st, sked__tx *tx, struct fire_arg *a,
         sked_firing *f = rows[r].f;
         if (rows[r].kind != FIRE_WRITE || f->nruns == 0)
             continue;
-        f->state = malloc(f->nruns * sizeof *f->state);
+        f->state = sked__malloc(f->nruns * sizeof *f->state);
         if (!f->state) {
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
             break;
@@ -367,8 +369,8 @@ static int fire_runs(sked_store *st, sked__tx *tx, struct fire_arg *a,
 static int fire_advance(sked_store *st, sked__tx *tx, struct fire_arg *a,
                         const fire_row *rows, size_t nrows, sked_error *err)
 {
-    sked__advance *adv = malloc((nrows ? nrows : 1) * sizeof *adv);
-    bool *applied = calloc(nrows ? nrows : 1, sizeof *applied);
+    sked__advance *adv = sked__malloc((nrows ? nrows : 1) * sizeof *adv);
+    bool *applied = sked__calloc(nrows ? nrows : 1, sizeof *applied);
     size_t n = 0;
     int rc = 0;
 
@@ -481,8 +483,9 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
         sked__firing_done(&a->out[i]);
     a->now = sked__store_now(st);
     rc = st->ops->schedule_lock(tx, a->sorted, a->n, &locked, &nlocked, err);
-    if (rc == 0 && (!(rows = calloc(nlocked ? nlocked : 1, sizeof *rows)) ||
-                    !(active = calloc(nlocked ? nlocked : 1, sizeof *active))))
+    if (rc == 0 &&
+        (!(rows = sked__calloc(nlocked ? nlocked : 1, sizeof *rows)) ||
+         !(active = sked__calloc(nlocked ? nlocked : 1, sizeof *active))))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = fire_counts(st, tx, locked, nlocked, active, err);
@@ -517,8 +520,8 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 static int fire_prepare(const char *const *names, size_t n, struct fire_arg *a,
                         sked_error *err)
 {
-    a->order = malloc(n * sizeof *a->order);
-    a->sorted = malloc(n * sizeof *a->sorted);
+    a->order = sked__malloc(n * sizeof *a->order);
+    a->sorted = sked__malloc(n * sizeof *a->sorted);
     if (!a->order || !a->sorted)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     for (size_t i = 0; i < n; i++)
@@ -611,7 +614,7 @@ int sked__store_runs_create(sked_store *st, const sked_run_new *runs, size_t n,
         return sked__error_set(err, SKED_EINVAL, "runs", -1,
                                "a batch holds 1 to %d runs",
                                SKED_STORE_BATCH_MAX);
-    a.state = calloc(n, sizeof *a.state);
+    a.state = sked__calloc(n, sizeof *a.state);
     if (!a.state)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     rc = sked__store_run_tx(st, SKED__TX_WRITE, create_tx, &a, err);
@@ -687,7 +690,7 @@ int sked__store_listen(sked_store *st, const char *channel, sked_listener **out,
     if (!st->ops->listen_open)
         return sked__error_set(err, SKED_EINVAL, "db", -1,
                                "%s has no notifications", st->ops->kind);
-    l = calloc(1, sizeof *l);
+    l = sked__calloc(1, sizeof *l);
     if (!l)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     l->ops = st->ops;

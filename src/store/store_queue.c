@@ -3,6 +3,7 @@
  * limits as the code declares them, their depth, and the versions of each
  * workflow that executors registered (the latest takes the runs that
  * name no version). */
+#include "base/alloc.h"
 #include "store/store_run.h"
 
 #include <stdio.h>
@@ -85,7 +86,7 @@ int sked__store_queues_put(sked_store *st, const sked_queue_def *q, size_t n,
         rc = queue_check(&q[i], i, err);
     if (rc != 0)
         return rc;
-    if (!(a.q = malloc(n * sizeof *a.q)))
+    if (!(a.q = sked__malloc(n * sizeof *a.q)))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     memcpy(a.q, q, n * sizeof *a.q);
     qsort(a.q, n, sizeof *a.q, cmp_queue_def);

@@ -15,6 +15,7 @@
  * count their consecutive failures (in op order, so a batch pauses a
  * schedule exactly when the ops one by one would) and the events of the
  * ops that applied are written, all before the one commit. */
+#include "base/alloc.h"
 #include "store/store_run.h"
 
 #include <stdio.h>
@@ -153,9 +154,9 @@ static bool begun(const step_ref *g, size_t n)
 static int write_steps(sked_store *st, sked__tx *tx, struct ops_arg *a,
                        sked_error *err)
 {
-    step_ref *refs = malloc(a->n * sizeof *refs);
-    sked_step_record *recs = malloc(a->n * sizeof *recs);
-    sked__step_write *w = malloc(a->n * sizeof *w);
+    step_ref *refs = sked__malloc(a->n * sizeof *refs);
+    sked_step_record *recs = sked__malloc(a->n * sizeof *recs);
+    sked__step_write *w = sked__malloc(a->n * sizeof *w);
     size_t n = 0, nw = 0;
     int rc = 0;
 
@@ -222,8 +223,8 @@ static void fold_run(const struct ops_arg *a, const sked_run_op *o,
 static int write_runs(sked_store *st, sked__tx *tx, struct ops_arg *a,
                       sked_error *err)
 {
-    sked__run_write *w = malloc(a->nids * sizeof *w);
-    bool *used = calloc(a->nids, sizeof *used);
+    sked__run_write *w = sked__malloc(a->nids * sizeof *w);
+    bool *used = sked__calloc(a->nids, sizeof *used);
     size_t k = 0;
     int rc = 0;
 
@@ -297,7 +298,7 @@ static int pause_failing(sked_store *st, sked__tx *tx, struct ops_arg *a,
     (void) snprintf(reason, sizeof reason,
                     "paused after %d consecutive failed runs", (int) count);
     free(s.last_error);
-    s.last_error = strdup(reason);
+    s.last_error = sked__strdup(reason);
     s.status = SKED_SCHEDULE_PAUSED;
     s.next_fire_at = SKED_TIME_NONE;
     s.updated_at = a->now;
@@ -342,7 +343,7 @@ static void count_walk(const struct ops_arg *a, sked__failures *f, size_t m,
 static int counted_names(const struct ops_arg *a, sked__failures **out,
                          size_t *m, sked_error *err)
 {
-    const char **names = malloc(a->n * sizeof *names);
+    const char **names = sked__malloc(a->n * sizeof *names);
     sked__failures *f;
     size_t k = 0, d = 0;
 
@@ -353,7 +354,7 @@ static int counted_names(const struct ops_arg *a, sked__failures **out,
             k++;
     if (k > 1)
         qsort(names, k, sizeof *names, cmp_str);
-    f = calloc(k ? k : 1, sizeof *f);
+    f = sked__calloc(k ? k : 1, sizeof *f);
     for (size_t i = 0; f && i < k; i++)
         if (d == 0 || strcmp(f[d - 1].name, names[i]) != 0)
             f[d++].name = names[i];
@@ -379,9 +380,9 @@ static int count_failures(sked_store *st, sked__tx *tx, struct ops_arg *a,
         free(f);
         return rc;
     }
-    stored = malloc(m * sizeof *stored);
-    pause_at = calloc(m, sizeof *pause_at);
-    changed = malloc(m * sizeof *changed);
+    stored = sked__malloc(m * sizeof *stored);
+    pause_at = sked__calloc(m, sizeof *pause_at);
+    changed = sked__malloc(m * sizeof *changed);
     if (!stored || !pause_at || !changed)
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
@@ -418,7 +419,7 @@ static int op_events(struct ops_arg *a, sked_error *err)
         for (size_t e = 0; rc == 0 && a->result[i] == 0 && e < o->nevents;
              e++) {
             const sked_run_op_event *v = &o->events[e];
-            char *p = strdup(v->payload ? v->payload : "{}");
+            char *p = sked__strdup(v->payload ? v->payload : "{}");
             if (!p)
                 return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
             rc = sked__ev_add(&a->ev, v->type,
@@ -506,11 +507,11 @@ static int cmp_id_ref(const void *x, const void *y)
 /* Find the distinct runs of the ops (sorted) and each op's run. */
 static int ops_prepare(struct ops_arg *a, sked_error *err)
 {
-    id_ref *refs = malloc(a->n * sizeof *refs);
+    id_ref *refs = sked__malloc(a->n * sizeof *refs);
 
-    a->ids = malloc(a->n * sizeof *a->ids);
-    a->run_of = malloc(a->n * sizeof *a->run_of);
-    a->fence = calloc(a->n, sizeof *a->fence);
+    a->ids = sked__malloc(a->n * sizeof *a->ids);
+    a->run_of = sked__malloc(a->n * sizeof *a->run_of);
+    a->fence = sked__calloc(a->n, sizeof *a->fence);
     if (!refs || !a->ids || !a->run_of || !a->fence) {
         free(refs);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -541,7 +542,7 @@ int sked__store_run_ops(sked_store *st, const sked_run_op *ops, size_t n,
                                "a batch holds 1 to %d ops", OPS_MAX);
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = op_check(&ops[i], i, err);
-    if (rc == 0 && !(a.result = malloc(n * sizeof *a.result)))
+    if (rc == 0 && !(a.result = sked__malloc(n * sizeof *a.result)))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = ops_prepare(&a, err);

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
@@ -35,7 +36,7 @@ static bool default_str(char **p, const char *s)
 {
     if (*p)
         return true;
-    *p = strdup(s);
+    *p = sked__strdup(s);
     return *p != NULL;
 }
 
@@ -256,7 +257,7 @@ static int merge(sked_store *st, const sked_schedule *old,
     free(r.last_error);
     r.last_error = NULL;
     if (old->status != SKED_SCHEDULE_DISABLED && old->last_error &&
-        !(r.last_error = strdup(old->last_error))) {
+        !(r.last_error = sked__strdup(old->last_error))) {
         sked_schedule_done(&r);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
@@ -572,7 +573,7 @@ static int apply_prune(sked_store *st, sked__tx *tx, struct apply_arg *a,
             }
         }
         free(after);
-        after = n ? strdup(page[n - 1].name) : NULL;
+        after = n ? sked__strdup(page[n - 1].name) : NULL;
         sked__schedules_free(page, n);
         if (rc != 0 || n < PRUNE_PAGE)
             break;
@@ -606,8 +607,8 @@ static int apply_prepare(sked_store *st, const sked_schedule *set, size_t n,
 {
     int rc = 0;
 
-    a->rows = calloc(n ? n : 1, sizeof *a->rows);
-    a->names = calloc(n ? n : 1, sizeof *a->names);
+    a->rows = sked__calloc(n ? n : 1, sizeof *a->rows);
+    a->names = sked__calloc(n ? n : 1, sizeof *a->names);
     if (!a->rows || !a->names)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     for (size_t i = 0; i < n && rc == 0; i++) {

@@ -12,6 +12,7 @@
  * a small alphabet), and symbolic links inside the directory are
  * followed (US/Eastern). "UTC" falls back to sked_tz_utc() when the
  * directory has no UTC file. $TZDIR is read here and nowhere else. */
+#include "base/alloc.h"
 #include "tz/tzdb.h"
 
 #include <errno.h>
@@ -52,8 +53,8 @@ int sked_tzdb_open(const char *dir, sked_tzdb **out, sked_error *err)
     if (strlen(dir) > DIR_MAX)
         return sked__error_set(err, SKED_EINVAL, "timezone", -1,
                                "zoneinfo directory path too long");
-    db = calloc(1, sizeof *db);
-    if (!db || !(db->dir = strdup(dir)))
+    db = sked__calloc(1, sizeof *db);
+    if (!db || !(db->dir = sked__strdup(dir)))
         goto nomem;
     if (pthread_mutex_init(&db->lock, NULL) != 0)
         goto nomem;
@@ -112,7 +113,7 @@ int sked__tzdb_check_name(const char *name, sked_error *err)
 /* Read the whole regular file at FD, of SIZE bytes, into *out. */
 static int read_all(int fd, size_t size, char **out)
 {
-    char *buf = malloc(size ? size : 1);
+    char *buf = sked__malloc(size ? size : 1);
     size_t got = 0;
 
     if (!buf)
@@ -201,7 +202,7 @@ static int remember(sked_tzdb *db, sked_tz *tz)
 {
     if (db->n == db->cap) {
         size_t cap = db->cap ? 2 * db->cap : 16;
-        sked_tz **zones = realloc(db->zones, cap * sizeof *zones);
+        sked_tz **zones = sked__realloc(db->zones, cap * sizeof *zones);
         if (!zones) {
             sked_tz_free(tz);
             return SKED_ENOMEM;

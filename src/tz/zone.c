@@ -20,6 +20,7 @@
  * binary search; later instants evaluate the rule each time.
  *
  * A zone is one allocation, immutable once built. */
+#include "base/alloc.h"
 #include "tz/zone.h"
 
 #include <stdbool.h>
@@ -284,8 +285,8 @@ static int zone_alloc(const char *name, const sked__tzif *v, sked_tz **out)
         .chars = nchars,
         .name = strlen(name) + 1,
     };
-    char *p = calloc(1, z.head + z.trans + z.chg + z.chg_utoff + z.types +
-                            z.trans_type + z.chars + z.name);
+    char *p = sked__calloc(1, z.head + z.trans + z.chg + z.chg_utoff + z.types +
+                                  z.trans_type + z.chars + z.name);
     sked_tz *tz = (sked_tz *) p;
 
     if (!p)
