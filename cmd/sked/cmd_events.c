@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_text.h"
 #include "cli.h"
 #include "output.h"
 #include "target.h"
@@ -42,10 +43,9 @@ static void print_event(const json_t *ev, bool json)
     char *text;
 
     if (json) {
-        text = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        text = sked__json_text(ev, NULL);
     } else {
-        text = json_dumps(json_object_get(ev, "payload"),
-                          JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+        text = sked__json_text(json_object_get(ev, "payload"), NULL);
         printf("%s  %s  %s  ", at ? at : "-", type ? type : "-",
                subject && subject[0] ? subject : "-");
     }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_text.h"
 #include "cli.h"
 #include "direct.h"
 #include "output.h"
@@ -127,7 +128,7 @@ static void print_fields(json_t *j)
             printf("%-22s %s\n", key, json_string_value(v));
         else if (json_is_null(v))
             printf("%-22s -\n", key);
-        else if ((text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY)))
+        else if ((text = sked__json_text(v, NULL)))
             printf("%-22s %s\n", key, text);
         free(text);
     }

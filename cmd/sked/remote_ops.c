@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_text.h"
 #include "cli.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
@@ -260,7 +261,7 @@ int remote_get_text(remote *r, const char *path, char **out, sked_error *err)
     json_t *j = NULL;
     int rc = remote_call(r, "GET", path, NULL, NULL, &j, err);
 
-    if (rc == 0 && !(*out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+    if (rc == 0 && !(*out = sked__json_text(j, NULL)))
         rc = j ? no_memory(err) : bad_answer("JSON", err);
     json_decref(j);
     return rc;

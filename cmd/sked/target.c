@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "base/json_text.h"
 #include "direct.h"
 #include "remote_ops.h"
 #include "store/schedule_json.h"
@@ -371,7 +372,7 @@ static int poll_events(target *t, int64_t after, target_event_fn fn, void *ctx,
         json_array_foreach(json_object_get(page, "events"), i, ev)
         {
             after = json_integer_value(json_object_get(ev, "id"));
-            if ((one = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+            if ((one = sked__json_text(ev, NULL)))
                 fn(ctx, one);
             free(one);
         }
