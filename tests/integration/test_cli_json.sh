@@ -11,8 +11,10 @@
 # operation that makes something new does it three times, once each
 # way, on objects made alike, and only the fields that name the new
 # thing (name, id) and its times are left out of the comparison.
-# And every real in all of it is written with the fewest digits that read
-# back as the same double (Python's repr is the oracle).
+# Then a server with workers runs the pending runs, and a finished run,
+# the list and the events, with their durations, are compared the same
+# way. And every real in all of it is written with the fewest digits
+# that read back as the same double (Python's repr is the oracle).
 #
 # Env: SKED_BIN. Ends with "N passed, M failed".
 set -u
@@ -246,5 +248,38 @@ same events
 
 stop_server s TERM
 check stop "$stop_rc" 0
+
+# ---- executed runs: durations ---------------------------------------------
+# A server with workers runs what is pending (the triggers and backfills
+# above); then a finished run, the list and the events, with their
+# duration_secs, are compared the same way.
+start_http w --db "$db" --workers 2 --workflows "$tmp/reg.yaml" ||
+    { echo "FAIL: the second server did not start"; exit 1; }
+url=$url_w
+for _ in $(seq 100); do
+    [ "$(q "$db" "SELECT count(*) FROM runs WHERE status IN ('pending', 'running')")" = 0 ] && break
+    sleep 0.2
+done
+check "every run finished" \
+    "$(q "$db" "SELECT count(*) FROM runs WHERE status IN ('pending', 'running')")" 0
+run_id=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$tmp/trigger.db")
+for m in db server; do cli done $m run get "$run_id"; done
+api done GET "/api/v1/runs/$run_id"
+same done
+check "a finished run has a duration" \
+    "$("$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["status"], type(r["duration_secs"]).__name__, type(r["steps"][0]["duration_secs"]).__name__)' "$tmp/done.api")" \
+    "completed float float"
+for m in db server; do cli dlist $m run list --status completed; done
+api dlist GET '/api/v1/runs?status=completed'
+same dlist
+last=$(q "$db" "SELECT max(id) FROM events")
+for m in db server; do cli devents $m events --after $((last - 40)) --limit 40; done
+api devents GET "/api/v1/events?after=$((last - 40))&limit=40"
+same devents
+check "the events hold durations" \
+    "$(grep -c '"duration_secs"' "$tmp/devents.api" | sed 's/^[1-9][0-9]*$/some/')" some
+stop_server w TERM
+check stop "$stop_rc" 0
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
