@@ -424,7 +424,7 @@ static int schedule_backfill(const http_req *req, http_resp *resp)
 /* ---- preview ------------------------------------------------------------ */
 
 /* The query parameter "after" (an RFC 3339 instant) into *out; absent
- * or empty: now. */
+ * or empty: now. Malformed, a 400 as every malformed query parameter. */
 static int query_after(const http_req *req, http_resp *resp, sked_time *out)
 {
     const char *v = param(req, "after");
@@ -433,7 +433,7 @@ static int query_after(const http_req *req, http_resp *resp, sked_time *out)
     *out = sked__clock_now(req->engine->clock);
     sked_error_clear(&err);
     if (v && sked_time_parse(v, out, &err) != 0)
-        return sked__http_error(resp, SKED_EINVAL, "after",
+        return sked__http_error(resp, SKED_ESYNTAX, "after",
                                 "\"%.60s\" is not an RFC 3339 instant: %s", v,
                                 err.msg);
     return 0;
