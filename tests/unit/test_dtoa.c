@@ -190,7 +190,7 @@ static void test_not_finite(void **state)
 static void test_random_bits(void **state)
 {
     (void) state;
-    for (int i = 0; i < 600000; i++) {
+    for (int i = 0; i < 1000000; i++) {
         uint64_t b = next();
         double x;
 
@@ -204,7 +204,7 @@ static void test_random_bits(void **state)
 static void test_random_decimals(void **state)
 {
     (void) state;
-    for (int i = 0; i < 600000; i++) {
+    for (int i = 0; i < 1000000; i++) {
         int64_t n = (int64_t) (next() >> (next() % 64));
         double x = (double) n / pow(10, (double) (next() % 23));
 
