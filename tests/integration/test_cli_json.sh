@@ -6,7 +6,7 @@
 # real "sked server" over loopback on the same SQLite file:
 #   schedule create / get / list / update / pause / resume / trigger /
 #   backfill / preview / delete, apply, run start / get / list / cancel,
-#   workflow list, events.
+#   workflow list, events (and --follow, line by line).
 # Reads go to the same objects and must be equal as they are; an
 # operation that makes something new does it three times, once each
 # way, on objects made alike, and only the fields that name the new
@@ -278,6 +278,23 @@ api devents GET "/api/v1/events?after=$((last - 40))&limit=40"
 same devents
 check "the events hold durations" \
     "$(grep -c '"duration_secs"' "$tmp/devents.api" | sed 's/^[1-9][0-9]*$/some/')" some
+# --follow: each event object on its line, as the stream carries it.
+for m in db server; do
+    if [ $m = db ]; then where=(--db "$db"); else where=(--server "$url"); fi
+    timeout -s INT 3 "$bin" events --follow --json --after $((last - 40)) \
+        "${where[@]}" >"$tmp/follow.$m" 2>"$tmp/follow.$m.err"
+    out=$("$py" - "$tmp/devents.api" "$tmp/follow.$m" <<'EOF'
+import json, sys
+page = json.load(open(sys.argv[1]))["events"]
+lines = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+print("same" if lines[:len(page)] == page and len(page) == 40 else
+      "%d lines, %d in the page; first differing: %s" % (len(lines), len(page),
+      next((json.dumps(a) for a, b in zip(lines, page) if a != b), "-")))
+EOF
+)
+    check "events --follow --json, $m" "$out" same
+done
+
 stop_server w TERM
 check stop "$stop_rc" 0
 
