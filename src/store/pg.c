@@ -40,6 +40,8 @@
 #define MAX_POOL_SIZE     64
 /* pg_advisory_xact_lock key of migrations: "sked" in ASCII. */
 #define MIGRATION_LOCK_KEY "1936418148"
+/* pg_advisory_xact_lock key of SKED__TX_SERIAL: "sked" + 1. */
+#define SERIAL_LOCK_KEY "1936418149"
 /* Seconds to wait for a connection when the URL does not say. */
 #define CONNECT_TIMEOUT "10"
 
@@ -449,6 +451,11 @@ static const char *begin_sql(sked__tx_mode mode)
         /* One migrator at a time; the others wait, then see its work. */
         return "BEGIN ISOLATION LEVEL READ COMMITTED; "
                "SELECT pg_advisory_xact_lock(" MIGRATION_LOCK_KEY ")";
+    case SKED__TX_SERIAL:
+        /* Read committed: after the wait, each statement sees what the
+         * transaction that held the lock committed. */
+        return "BEGIN ISOLATION LEVEL READ COMMITTED; "
+               "SELECT pg_advisory_xact_lock(" SERIAL_LOCK_KEY ")";
     case SKED__TX_WRITE:
     default:
         return "BEGIN ISOLATION LEVEL READ COMMITTED";

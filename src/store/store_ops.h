@@ -34,6 +34,11 @@ typedef enum sked__tx_mode {
     SKED__TX_READ = 0,    /* reads only (SQLite: BEGIN DEFERRED) */
     SKED__TX_WRITE = 1,   /* SQLite: BEGIN IMMEDIATE; pg: READ COMMITTED */
     SKED__TX_MIGRATE = 2, /* SQLite: BEGIN EXCLUSIVE; pg: + advisory lock */
+    /* A write that reads what it decides on, one at a time across every
+     * server (an apply: two syncs of one set at once must not both find
+     * a schedule missing). SQLite: BEGIN IMMEDIATE, which already is;
+     * pg: READ COMMITTED + an advisory lock of its own. */
+    SKED__TX_SERIAL = 3,
 } sked__tx_mode;
 
 /* One forward-only schema step: src/store/schema/<dialect>/NNNN_name.sql,

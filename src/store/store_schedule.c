@@ -643,7 +643,10 @@ int sked__store_schedule_apply(sked_store *st, const sked_schedule *set,
                                "no set or unknown source");
     rc = apply_prepare(st, set, n, &a, err);
     if (rc == 0)
-        rc = sked__store_run_tx(st, SKED__TX_WRITE, apply_tx, &a, err);
+        /* Serial: N servers syncing one set at once must end with one set
+         * of schedules, not N - 1 of them failing on a name the others
+         * inserted first. */
+        rc = sked__store_run_tx(st, SKED__TX_SERIAL, apply_tx, &a, err);
     if (rc == 0 && out)
         *out = a.res;
     sked__schedules_free(a.rows, a.n);

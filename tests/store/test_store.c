@@ -501,6 +501,74 @@ static void test_apply_all_or_nothing(void **state)
         sked_schedule_done(&set[i]);
 }
 
+/* Threads applying one set at once, as servers started together sync
+ * one workflows file (SPEC 3.5). */
+#define TOGETHER_THREADS 4
+#define TOGETHER_SET     12
+
+struct together_arg {
+    sked_store *st;
+    pthread_barrier_t *gate;
+    int round;
+    sked_apply_result res;
+    int rc;
+    char msg[SKED_ERROR_MSG_MAX];
+};
+
+static void *apply_thread(void *p)
+{
+    struct together_arg *a = p;
+    sked_schedule set[TOGETHER_SET];
+    char name[32], cron[32];
+    sked_error err;
+
+    /* Each round a set of its own size and names, so rounds differ. */
+    size_t n = TOGETHER_SET - (size_t) (a->round % 4);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "r%d-s%zu", a->round, i);
+        snprintf(cron, sizeof cron, "%zu %d * * *", i, a->round % 24);
+        make(&set[i], name, cron);
+    }
+    (void) pthread_barrier_wait(a->gate);
+    a->rc = sked__store_schedule_apply(a->st, set, n, SKED_SOURCE_CODE, true,
+                                       &a->res, &err);
+    if (a->rc != 0)
+        snprintf(a->msg, sizeof a->msg, "%s", err.msg);
+    for (size_t i = 0; i < n; i++)
+        sked_schedule_done(&set[i]);
+    return NULL;
+}
+
+/* Every apply of the same set at once succeeds; together they create
+ * each schedule once, and the set replaces the last round's. */
+static void test_apply_together(void **state)
+{
+    struct together_arg a[TOGETHER_THREADS];
+    pthread_t th[TOGETHER_THREADS];
+    pthread_barrier_t gate;
+
+    for (int round = 0; round < 8; round++) {
+        size_t created = 0, n = TOGETHER_SET - (size_t) (round % 4);
+        assert_int_equal(pthread_barrier_init(&gate, NULL, TOGETHER_THREADS),
+                         0);
+        for (int i = 0; i < TOGETHER_THREADS; i++) {
+            a[i] = (struct together_arg){
+                .st = *state, .gate = &gate, .round = round};
+            assert_int_equal(pthread_create(&th[i], NULL, apply_thread, &a[i]),
+                             0);
+        }
+        for (int i = 0; i < TOGETHER_THREADS; i++) {
+            assert_int_equal(pthread_join(th[i], NULL), 0);
+            if (a[i].rc != 0)
+                fail_msg("round %d, apply %d: %s", round, i, a[i].msg);
+            created += a[i].res.created;
+        }
+        (void) pthread_barrier_destroy(&gate);
+        assert_int_equal(created, n);
+        assert_int_equal(count("schedules"), (long long) n);
+    }
+}
+
 /* ---- runs -------------------------------------------------------------- */
 
 static sked_run_new run(const char *id, const char *key)
@@ -1019,6 +1087,7 @@ int main(void)
         T_(test_list_filters_and_pages),
         T_(test_apply),
         T_(test_apply_all_or_nothing),
+        T_(test_apply_together),
         T_(test_runs_insert_if_absent),
         T_(test_concurrency_key),
         T_(test_runs_create_lenient_batches),
