@@ -464,7 +464,10 @@ static const char *begin_sql(sked__tx_mode mode)
 
 /* Start the transaction on slot T, reconnecting first when its
  * connection is missing or dropped. A connection found dropped by BEGIN
- * itself is replaced once at once: nothing was done on it yet. */
+ * itself is replaced once at once: nothing was done on it yet. A
+ * reconnection that fails is SKED_EBUSY: the server answered before
+ * (open connected), so it is restarting or out of reach for a while,
+ * and the caller may try again. */
 static int slot_begin(struct sked__tx *t, sked__tx_mode mode, sked_error *err)
 {
     int attempt, rc = 0;
@@ -472,6 +475,11 @@ static int slot_begin(struct sked__tx *t, sked__tx_mode mode, sked_error *err)
     for (attempt = 0; attempt < 2; attempt++) {
         if (t->conn == NULL || PQstatus(t->conn) != CONNECTION_OK) {
             rc = slot_connect(t, err);
+            if (rc == SKED_EIO) {
+                if (err)
+                    err->code = SKED_EBUSY;
+                rc = SKED_EBUSY;
+            }
             if (rc < 0)
                 return rc;
         }
