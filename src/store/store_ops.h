@@ -57,7 +57,7 @@ struct sked__migration {
     "queue, jitter_us, automatic_backfill, start_at, end_at, max_runs, "       \
     "pause_after_failures, description, status, source, next_fire_at, "        \
     "last_fired_at, last_error, runs_created, consecutive_failures, "          \
-    "created_at, updated_at"
+    "created_at, updated_at, app"
 
 /* What store.c asks the back-end to list; zero-initialised is "all". */
 typedef struct sked__schedule_query {
@@ -66,6 +66,7 @@ typedef struct sked__schedule_query {
     const char *workflow;    /* NULL: any */
     const char *name_prefix; /* NULL: any; matched literally (no LIKE) */
     const char *after_name;  /* NULL: from the start; else names > this */
+    const char *app;         /* NULL: any; else only this app's */
     size_t limit;            /* rows to return at most, >= 1 */
 } sked__schedule_query;
 
