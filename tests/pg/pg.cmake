@@ -59,6 +59,11 @@ endif()
 # integration.server_together).
 sked_add_pg_test(server.pg_together bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_together.sh pg)
+# Code schedules of several apps on one database: each sync prunes only
+# its own (tests/integration/test_server_apps.sh; SQLite:
+# integration.server_apps).
+sked_add_pg_test(server.pg_apps bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_apps.sh pg)
 # Execution by real servers: crash recovery, queue limits, timeouts,
 # cancel (tests/integration/test_server_exec.sh; SQLite: integration).
 sked_add_pg_test(server.pg_exec bash
