@@ -54,14 +54,22 @@ static int raw(const char *sql, long long *out)
     return sked_test_sql(db_url, sql, out);
 }
 
-static long long count(const char *table)
+/* The rows of TABLE, those matching the SQL condition WHERE when not
+ * NULL. */
+static long long count_rows(const char *table, const char *where)
 {
-    char sql[128];
+    char sql[256];
     long long n = -1;
 
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s%s%s", table,
+             where ? " WHERE " : "", where ? where : "");
     assert_int_equal(raw(sql, &n), 0);
     return n;
+}
+
+static long long count(const char *table)
+{
+    return count_rows(table, NULL);
 }
 
 /* ---- fixtures ---------------------------------------------------------- */
@@ -505,16 +513,6 @@ static int apply_as(sked_store *st, const char *app, sked_schedule *set,
     return sked__store_schedule_apply(st, set, n, app, true, r, err);
 }
 
-static long long count_where(const char *where)
-{
-    char sql[256];
-    long long n = -1;
-
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM schedules WHERE %s", where);
-    assert_int_equal(raw(sql, &n), 0);
-    return n;
-}
-
 /* SPEC 3.5: a sync creates, updates and prunes only its own app's code
  * schedules. Apps with sets of every size, each synced again with a
  * smaller set: the others' schedules never move, a name another app owns
@@ -560,7 +558,7 @@ static void test_apply_apps(void **state)
         }
         assert_int_equal(count("schedules"), others + 1);
         snprintf(where, sizeof where, "app = '%s'", app);
-        assert_int_equal(count_where(where), 1);
+        assert_int_equal(count_rows("schedules", where), 1);
         sked_schedule_done(&set[0]);
     }
     /* A name of another app, or of the API: a conflict, nothing moves. */
@@ -580,7 +578,7 @@ static void test_apply_apps(void **state)
     assert_int_equal(apply_as(st, "app-3", NULL, 0, &r, &err), 0);
     assert_int_equal(r.deleted, 1);
     assert_int_equal(count("schedules"), before - 1);
-    assert_int_equal(count_where("source = 'api'"), 1);
+    assert_int_equal(count_rows("schedules", "source = 'api'"), 1);
     /* An app must be a name. */
     assert_int_equal(apply_as(st, "", NULL, 0, &r, &err), SKED_EINVAL);
     assert_string_equal(err.field, "app");
