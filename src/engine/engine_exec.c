@@ -378,8 +378,8 @@ int sked__engine_work(sked_engine *e, size_t max, size_t *done, sked_error *err)
                                           .registry = e->registry,
                                           .clock = e->clock,
                                           .executor = e->node_id},
-                         e->lease > 0 ? e->lease : SKED_LEASE_DEFAULT, NULL, 0,
-                         max, sked__engine_deliver, e, &runs, &n, err);
+                         e->lease > 0 ? e->lease : SKED_LEASE_DEFAULT, NULL,
+                         NULL, 0, max, sked__engine_deliver, e, &runs, &n, err);
     sked_exec_env env = exec_env(e);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (sked__cancel_init(&cancel) != 0) {

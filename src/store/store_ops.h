@@ -122,6 +122,10 @@ typedef struct sked__claim_query {
     size_t nworkflows;
     const char *const *full; /* borrowed */
     size_t nfull;
+    /* EXPIRED: runs never to recover, the claiming executor's own
+     * (sked_claim_req.held); borrowed. */
+    const char *const *held;
+    size_t nheld;
     size_t limit;
 } sked__claim_query;
 
