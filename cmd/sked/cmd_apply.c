@@ -5,10 +5,11 @@
  * The whole file is read and checked first (workflow_file.c): a mistake
  * anywhere is reported as "FILE:LINE:COLUMN: path: message" and nothing
  * is written. Then its schedules — those under workflows.<name> and the
- * top-level ones — are applied in one transaction with source "code":
- * created, replaced when changed, left alone when equal; with --prune the
- * code schedules no longer in the file are deleted. Schedules created
- * through the API or the CLI (source "api") are never touched. With
+ * top-level ones — are applied in one transaction with source "code", as
+ * the file's app (its "app" key, else its file name): created, replaced
+ * when changed, left alone when equal; with --prune the app's code
+ * schedules no longer in the file are deleted, never another app's. Schedules
+ * created through the API or the CLI (source "api") are never touched. With
  * --server the file is read here all the same, and its schedules are
  * sent to the server (PUT /api/v1/schedules), which applies them in the
  * same transaction and answers the same errors. This
@@ -78,8 +79,8 @@ static int apply_file(const cli_cmd *self, const char *file, const char *db,
     if ((rc = target_open(self, db, server, tzdb, &t)) != 0)
         goto out;
     sked_error_clear(&err);
-    rc = target_schedule_apply(t, wf.schedules, wf.n_schedules, prune, &res,
-                               &err);
+    target_apply a = {wf.schedules, wf.n_schedules, wf.app, prune};
+    rc = target_schedule_apply(t, &a, &res, &err);
     rc = rc < 0 ? apply_fail(file, &wf, &err, rc) : print_result(&res, json);
 out:
     target_close(t);

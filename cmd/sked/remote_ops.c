@@ -21,9 +21,9 @@
 /* The fields of a schedule object that are the scheduler's, not the
  * definition's. */
 static const char *const state_keys[] = {
-    "status",     "source",       "next_fire_at",         "last_fired_at",
-    "last_error", "runs_created", "consecutive_failures", "created_at",
-    "updated_at", NULL,
+    "status",        "source",     "app",          "next_fire_at",
+    "last_fired_at", "last_error", "runs_created", "consecutive_failures",
+    "created_at",    "updated_at", NULL,
 };
 
 /* Write "PREFIX/ESCAPED(NAME)SUFFIX" into a new string (free), or NULL. */
@@ -221,20 +221,21 @@ int remote_schedule_delete(remote *r, const char *name, bool *existed,
     return rc;
 }
 
-int remote_schedule_apply(remote *r, const sked_schedule *v, size_t n,
-                          bool prune, sked_apply_result *res, sked_error *err)
+int remote_schedule_apply(remote *r, const target_apply *a,
+                          sked_apply_result *res, sked_error *err)
 {
     json_t *arr = json_array(), *body, *j = NULL;
     int rc = 0;
 
-    for (size_t i = 0; arr && i < n && rc == 0; i++) {
-        json_t *d = definition(&v[i], true, err);
+    for (size_t i = 0; arr && i < a->n && rc == 0; i++) {
+        json_t *d = definition(&a->set[i], true, err);
 
         if (!d || json_array_append_new(arr, d) != 0)
             rc = err->code ? err->code : SKED_ENOMEM;
     }
-    body =
-        arr ? json_pack("{s:o, s:b}", "schedules", arr, "prune", prune) : NULL;
+    body = arr ? json_pack("{s:o, s:b, s:s}", "schedules", arr, "prune",
+                           a->prune, "app", a->app)
+               : NULL;
     if (!body)
         return rc ? rc : no_memory(err);
     if (rc == 0)

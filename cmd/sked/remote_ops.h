@@ -28,8 +28,8 @@ int remote_schedule_backfill(remote *r, sked_tzdb *tzdb, const char *name,
                              sked_time start, sked_time end,
                              sked_progress_fn progress, void *ctx,
                              sked_backfill_result *res, sked_error *err);
-int remote_schedule_apply(remote *r, const sked_schedule *v, size_t n,
-                          bool prune, sked_apply_result *res, sked_error *err);
+int remote_schedule_apply(remote *r, const target_apply *a,
+                          sked_apply_result *res, sked_error *err);
 
 /* GET PATH; *out the answer as JSON text (free). */
 int remote_get_text(remote *r, const char *path, char **out, sked_error *err);

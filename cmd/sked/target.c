@@ -209,17 +209,17 @@ int target_schedule_backfill(target *t, const char *name, sked_time start,
                                 err);
 }
 
-int target_schedule_apply(target *t, const sked_schedule *v, size_t n,
-                          bool prune, sked_apply_result *res, sked_error *err)
+int target_schedule_apply(target *t, const target_apply *a,
+                          sked_apply_result *res, sked_error *err)
 {
     int rc;
 
     if (t->r)
-        return remote_schedule_apply(t->r, v, n, prune, res, err);
+        return remote_schedule_apply(t->r, a, res, err);
     if ((rc = need_store(t, err)) != 0)
         return rc;
-    return sked__store_schedule_apply(t->st, v, n, SKED_SOURCE_CODE, prune, res,
-                                      err);
+    return sked__store_schedule_apply(t->st, a->set, a->n, a->app, a->prune,
+                                      res, err);
 }
 
 /* ---- runs and workflows ------------------------------------------------ */

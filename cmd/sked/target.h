@@ -75,9 +75,17 @@ int target_schedule_backfill(target *t, const char *name, sked_time start,
                              sked_time end, sked_progress_fn progress,
                              void *ctx, sked_backfill_result *res,
                              sked_error *err);
-/* Apply the N schedules of a workflows file (source code). */
-int target_schedule_apply(target *t, const sked_schedule *v, size_t n,
-                          bool prune, sked_apply_result *res, sked_error *err);
+/* What "sked apply" applies: the N schedules SET of a workflows file as
+ * code schedules of APP (SPEC 3.5); with PRUNE, APP's code schedules not
+ * in SET are deleted. Everything borrowed. */
+typedef struct target_apply {
+    const sked_schedule *set;
+    size_t n;
+    const char *app;
+    bool prune;
+} target_apply;
+int target_schedule_apply(target *t, const target_apply *a,
+                          sked_apply_result *res, sked_error *err);
 
 /* ---- runs, workflows, events: the API's JSON text into *out (free) -- */
 

@@ -9,10 +9,12 @@
 #include "base/alloc.h"
 #include "exec/journal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 
 /* Most ops one transaction carries: the rest waits for the next. */
@@ -20,6 +22,9 @@
 /* Most ops waiting for the writer: past this, workers wait for a commit
  * (a slow database slows the workers instead of filling memory). */
 #define JOURNAL_QUEUE_MAX (4 * JOURNAL_BATCH_MAX)
+/* The waits between tries of a batch the database could not take. */
+#define RETRY_FIRST_WAIT (50 * 1000)
+#define RETRY_MAX_WAIT   (2 * SKED_USEC_PER_SEC)
 
 typedef struct entry {
     struct entry *next;
@@ -110,8 +115,9 @@ static sked_run_op *ops_copy(const sked_run_op *ops, size_t n)
 /* ---- the writer ---------------------------------------------------- */
 
 /* Write the entries of the list FIRST (taken off the queue) in one
- * transaction, and fill each entry's outcome. */
-static void write_batch(sked_journal *j, entry *first)
+ * transaction, and fill each entry's outcome. Returns the
+ * transaction's code. */
+static int write_batch(sked_journal *j, entry *first)
 {
     size_t n = 0, k = 0;
     for (entry *e = first; e; e = e->next)
@@ -143,6 +149,41 @@ static void write_batch(sked_journal *j, entry *first)
     }
     free(ops);
     free(res);
+    return rc;
+}
+
+/* Tell whether a batch that failed with RC may commit as it is once the
+ * database answers again: it failed for the database's state (a lost
+ * connection, a server restarting), not for what it holds. */
+static bool worth_again(int rc)
+{
+    return rc == SKED_EBUSY;
+}
+
+/* Write BATCH until it commits, fails for what it holds, or the journal
+ * stops; between tries a wait that doubles up to RETRY_MAX_WAIT (mu is
+ * held, and released while writing). What the workers did is recorded
+ * when the database is back, so their runs stay theirs: dropped, the
+ * writes would let the leases lapse and the steps run again. */
+static void write_until(sked_journal *j, entry *batch)
+{
+    sked_dur wait = RETRY_FIRST_WAIT;
+
+    for (;;) {
+        pthread_mutex_unlock(&j->mu);
+        int rc = write_batch(j, batch);
+        pthread_mutex_lock(&j->mu);
+        if (rc == 0 || !worth_again(rc) || j->stop)
+            return;
+        struct timespec ts;
+        sked__clock_deadline(wait, &ts);
+        while (!j->stop &&
+               pthread_cond_timedwait(&j->work, &j->mu, &ts) != ETIMEDOUT)
+            ;
+        if (j->stop)
+            return;
+        wait = wait * 2 < RETRY_MAX_WAIT ? wait * 2 : RETRY_MAX_WAIT;
+    }
 }
 
 /* Take up to JOURNAL_BATCH_MAX ops' worth of entries off the queue. */
@@ -172,9 +213,7 @@ static void *writer(void *arg)
         if (!j->head)
             break;
         entry *batch = take(j);
-        pthread_mutex_unlock(&j->mu);
-        write_batch(j, batch);
-        pthread_mutex_lock(&j->mu);
+        write_until(j, batch);
         for (entry *e = batch, *next; e; e = next) {
             next = e->next;
             j->written++;
@@ -201,7 +240,7 @@ int sked__journal_open(sked_store *st, sked_journal_deliver_fn deliver,
     j->deliver = deliver;
     j->ctx = ctx;
     pthread_mutex_init(&j->mu, NULL);
-    pthread_cond_init(&j->work, NULL);
+    sked__cond_init_mono(&j->work);
     pthread_cond_init(&j->done, NULL);
     if (pthread_create(&j->thread, NULL, writer, j) != 0) {
         pthread_mutex_destroy(&j->mu);

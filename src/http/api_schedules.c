@@ -185,19 +185,48 @@ static sked_error *at_index(size_t i, sked_error *err)
     return err;
 }
 
-/* Read {"schedules": [...], "prune": bool} into *set (n) and *prune. */
-static int read_set(const json_t *body, http_resp *resp, sked_schedule **set,
-                    size_t *n, bool *prune)
+/* A set to apply, as PUT /api/v1/schedules reads it. */
+typedef struct apply_body {
+    sked_schedule *set; /* owned, n */
+    size_t n;
+    bool prune;
+    char app[SKED_NAME_MAX + 1]; /* the set's owner (SPEC 3.5) */
+} apply_body;
+
+/* Read the "app" of BODY into A, SKED_APP_DEFAULT when absent or null;
+ * the store checks that it is a name. */
+static int read_app(const json_t *body, http_resp *resp, apply_body *a)
+{
+    const json_t *v = json_object_get(body, "app");
+    const char *app = SKED_APP_DEFAULT;
+
+    if (v && !json_is_null(v) && !json_is_string(v))
+        return sked__http_error(resp, SKED_EINVAL, "app", "expected a name");
+    if (json_is_string(v))
+        app = json_string_value(v);
+    if (strlen(app) >= sizeof a->app)
+        return sked__http_error(resp, SKED_EINVAL, "app",
+                                "longer than 128 characters");
+    (void) snprintf(a->app, sizeof a->app, "%s", app);
+    return 0;
+}
+
+/* Read {"schedules": [...], "prune": bool, "app": name} into *a. */
+static int read_set(const json_t *body, http_resp *resp, apply_body *a)
 {
     const json_t *arr = json_object_get(body, "schedules");
     const json_t *p = json_object_get(body, "prune");
+    sked_schedule **set = &a->set;
+    size_t *n = &a->n;
     const char *key;
     json_t *v, *item;
     size_t i;
+    int rc;
 
     json_object_foreach((json_t *) body, key, v)
     {
-        if (strcmp(key, "schedules") != 0 && strcmp(key, "prune") != 0)
+        if (strcmp(key, "schedules") != 0 && strcmp(key, "prune") != 0 &&
+            strcmp(key, "app") != 0)
             return sked__http_error(resp, SKED_ESYNTAX, key, "unknown field");
     }
     if (!json_is_array(arr))
@@ -206,7 +235,9 @@ static int read_set(const json_t *body, http_resp *resp, sked_schedule **set,
     if (p && !json_is_null(p) && !json_is_boolean(p))
         return sked__http_error(resp, SKED_EINVAL, "prune",
                                 "expected true or false");
-    *prune = json_is_true(p);
+    if ((rc = read_app(body, resp, a)) != 0)
+        return rc;
+    a->prune = json_is_true(p);
     *n = 0;
     *set = sked__calloc(json_array_size(arr) + 1, sizeof **set);
     if (!*set)
@@ -214,7 +245,6 @@ static int read_set(const json_t *body, http_resp *resp, sked_schedule **set,
     json_array_foreach(arr, i, item)
     {
         sked_error err;
-        int rc;
 
         sked_error_clear(&err);
         rc = sked__schedule_from_json(item, 0, &(*set)[i], &err);
@@ -229,21 +259,19 @@ static int read_set(const json_t *body, http_resp *resp, sked_schedule **set,
 static int schedule_apply(const http_req *req, http_resp *resp)
 {
     sked_apply_result res = {0};
-    sked_schedule *set = NULL;
+    apply_body a = {0};
     json_t *body = NULL;
-    bool prune = false;
     sked_error err;
-    size_t n = 0;
     int rc;
 
     if ((rc = sked__http_body_object(req, resp, false, &body)) != 0)
         return rc;
-    rc = read_set(body, resp, &set, &n, &prune);
+    rc = read_set(body, resp, &a);
     json_decref(body);
     sked_error_clear(&err);
     if (rc == 0)
-        rc = sked__store_schedule_apply(sked__engine_store(req->engine), set, n,
-                                        SKED_SOURCE_CODE, prune, &res, &err);
+        rc = sked__store_schedule_apply(sked__engine_store(req->engine), a.set,
+                                        a.n, a.app, a.prune, &res, &err);
     if (rc == 0) {
         /* Written behind the engine's back: the loop rereads now. */
         sked__loop_changed(sked__engine_loop(req->engine), NULL);
@@ -251,7 +279,7 @@ static int schedule_apply(const http_req *req, http_resp *resp)
     } else if (resp->status == 0) {
         rc = sked__http_fail(resp, rc, &err);
     }
-    sked__schedules_free(set, n);
+    sked__schedules_free(a.set, a.n);
     return rc;
 }
 

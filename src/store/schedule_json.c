@@ -76,6 +76,7 @@ static const struct field fields[] = {
     FLD("description", F_STR, description, false),
     FLD("status", F_STATUS, status, true),
     FLD("source", F_SOURCE, source, true),
+    FLD("app", F_STR, app, true),
     FLD("next_fire_at", F_INSTANT, next_fire_at, true),
     FLD("last_fired_at", F_INSTANT, last_fired_at, true),
     FLD("last_error", F_STR, last_error, true),

@@ -86,6 +86,7 @@ static const char *const run_sql[R_COUNT] = {
     [R_CAND_EXPIRED] = "SELECT " CAND_COLS " FROM runs "
                        "WHERE status = 'running' AND lease_until < ?1 "
                        "AND " ROUTED " "
+                       "AND id NOT IN (SELECT value FROM json_each(?4)) "
                        "ORDER BY priority, not_before, created_at, id "
                        "LIMIT ?5",
     /* ?1 is [[id, version or null], ...]: one statement for the batch,
@@ -300,8 +301,12 @@ static int claim_arrays(const sked__claim_query *q, char *a[3], sked_error *err)
                     json_array_append_new(latest, json_string(w->name)) == 0);
         free(key);
     }
-    for (size_t i = 0; ok && i < q->nfull; i++)
+    /* The third array: the full queues of a ready claim, the runs held
+     * of an expired one. */
+    for (size_t i = 0; ok && i < q->nfull && !q->expired; i++)
         ok = json_array_append_new(full, json_string(q->full[i])) == 0;
+    for (size_t i = 0; ok && i < q->nheld && q->expired; i++)
+        ok = json_array_append_new(full, json_string(q->held[i])) == 0;
     if (!ok) {
         json_decref(latest);
         json_decref(keys);
@@ -328,8 +333,7 @@ int sked__sqlite_run_candidates(sked__tx *c, const sked__claim_query *q,
         rc = sqlite3_bind_int64(s, 1, q->now) | bind_text(s, 2, a[0]) |
              bind_text(s, 3, a[1]) |
              sqlite3_bind_int64(s, 5, (sqlite3_int64) q->limit);
-        if (!q->expired)
-            rc |= bind_text(s, 4, a[2]);
+        rc |= bind_text(s, 4, a[2]);
         rc = rc == SQLITE_OK
                  ? runs_query(c, s, cand_read, "reading runs to claim", out, n,
                               err)

@@ -54,6 +54,16 @@ set(SKED_MULTI_SH ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_multi.sh)
 if(EXISTS ${SKED_MULTI_SH})
     sked_add_pg_test(server.pg_multi bash ${SKED_MULTI_SH} pg)
 endif()
+# Servers started together on a new database all come up, with one set
+# of schedules (tests/integration/test_server_together.sh; SQLite:
+# integration.server_together).
+sked_add_pg_test(server.pg_together bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_together.sh pg)
+# Code schedules of several apps on one database: each sync prunes only
+# its own (tests/integration/test_server_apps.sh; SQLite:
+# integration.server_apps).
+sked_add_pg_test(server.pg_apps bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_apps.sh pg)
 # Execution by real servers: crash recovery, queue limits, timeouts,
 # cancel (tests/integration/test_server_exec.sh; SQLite: integration).
 sked_add_pg_test(server.pg_exec bash
