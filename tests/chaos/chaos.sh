@@ -326,7 +326,9 @@ done
 echo "chaos: occurrences from $(iso "$t0") to $(iso "$t1")"
 # All servers of a cluster start at the same moment, as replicas do.
 for n in "${pg_servers[@]}" "${sqlite_servers[@]}"; do start "$n"; done
-note start all "pids ${pid[*]}"
+for n in "${pg_servers[@]}" "${sqlite_servers[@]}"; do
+    note start "$n" "pid ${pid[$n]}"
+done
 
 # --- the faults -----------------------------------------------------------
 kinds=(kill kill kill stop stop terminate terminate pgrestart diskfull outage)

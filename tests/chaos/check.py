@@ -55,6 +55,7 @@ class Faults:
         self.all = []
         self.kills = collections.defaultdict(list)
         self.frozen = collections.defaultdict(list)
+        self.names = {}
         stops = {}
         for t, fault, target, detail in ((r + [""] * 4)[:4]
                                          for r in rows(path, "\t")):
@@ -64,6 +65,8 @@ class Faults:
             if not m:
                 continue
             p = int(m.group(1))
+            if target[1:].isdigit():
+                self.names[p] = target
             if fault in ("kill", "exit"):
                 self.kills[p].append(t)
             elif fault == "stop":
@@ -79,6 +82,10 @@ class Faults:
         return [f for f in self.all
                 if f[2] == "all" or f[2] == mine[0] or
                 (f[2][:1] == mine[1] and f[2][1:].isdigit())]
+
+    def who(self, pid):
+        """Name server PID as the fault log does: "p1 (pid 1234)"."""
+        return "%s (pid %d)" % (self.names.get(pid, "server"), pid)
 
     @staticmethod
     def before(faults, t):
@@ -244,12 +251,13 @@ def check_overlap_skip(c, faults, cluster_faults, wake_us):
         last_end, last = 0, None
         for s, t, e in segs:
             if last is not None and s < last_end and last is not e:
-                bad.append("%s: %s %s attempt %d (server %d) and %s %s "
-                           "attempt %d (server %d) ran at once for %.2f s "
+                bad.append("%s: %s %s attempt %d on %s and %s %s "
+                           "attempt %d on %s ran at once for %.2f s "
                            "from %s, %s" %
                            (sched, last["run"], last["step"],
-                            last["attempt"], last["server"], e["run"],
-                            e["step"], e["attempt"], e["server"],
+                            last["attempt"], faults.who(last["server"]),
+                            e["run"], e["step"], e["attempt"],
+                            faults.who(e["server"]),
                             (min(t, last_end) - s) / US, hms(s),
                             Faults.before(cluster_faults, s)))
             if t > last_end:
@@ -288,12 +296,20 @@ def check_recorded(c, faults, cluster_faults):
             cut += 1
         else:
             lost += 1
-            bad.append("%s %s %s attempt %d completed at %s, recorded %s, %s"
-                       % (e["run"], e["step"], e["kind"], e["attempt"],
-                          hms(e["end"]),
-                          "%s (%s)" % (rec[0]["status"], rec[0]["code"])
-                          if rec else "nowhere",
-                          Faults.before(cluster_faults, e["end"])))
+            again = [x["server"] for x in c.execs
+                     if (x["run"], x["step"], x["kind"]) == key and
+                     x["start"] > e["start"]]
+            bad.append("%s %s %s attempt %d completed at %s on %s, "
+                       "recorded %s, %s; %s" %
+                       (e["run"], e["step"], e["kind"], e["attempt"],
+                        hms(e["end"]), faults.who(e["server"]),
+                        "%s (%s)" % (rec[0]["status"], rec[0]["code"])
+                        if rec else "nowhere",
+                        Faults.before(cluster_faults, e["end"]),
+                        "run again by " + ("the same server"
+                                           if again[0] == e["server"] else
+                                           faults.who(again[0]))
+                        if again else "not run again"))
     twice = 0
     for key, recs in sorted(c.steps.items()):
         comp = [s for s in recs if s["status"] == "completed"]
@@ -318,15 +334,15 @@ def check_recorded(c, faults, cluster_faults):
                    len(bad) - twice - lost), bad)
 
 
-def check_attempts(c, cluster_faults):
+def check_attempts(c, faults, cluster_faults):
     """Each attempt is executed by one process: an attempt that two
     processes ran means a step outlived its server, or a recovery reused
     the number of an attempt it did not close."""
     seen = collections.defaultdict(list)
     for e in c.execs:
         seen[(e["run"], e["step"], e["kind"], e["attempt"])].append(e)
-    bad = ["%s %s %s attempt %d run by %d processes (servers %s), %s" %
-           (k + (len(v), " ".join(str(e["server"]) for e in v),
+    bad = ["%s %s %s attempt %d run by %d processes (on %s), %s" %
+           (k + (len(v), ", ".join(faults.who(e["server"]) for e in v),
                  Faults.before(cluster_faults, v[1]["start"])))
            for k, v in sorted(seen.items()) if len(v) > 1]
     return report(not bad, c.name, "no attempt executed twice",
@@ -348,10 +364,10 @@ def check_outlived(c, faults, cluster_faults):
             continue
         n += 1
         if e["end"] is not None and e["end"] > kills[0] + US:
-            bad.append("%s %s %s attempt %d (server %d) ended %.1f s after "
+            bad.append("%s %s %s attempt %d on %s ended %.1f s after "
                        "its server, %s" %
                        (e["run"], e["step"], e["kind"], e["attempt"],
-                        e["server"], (e["end"] - kills[0]) / US,
+                        faults.who(e["server"]), (e["end"] - kills[0]) / US,
                         Faults.before(cluster_faults, kills[0])))
     return report(not bad, c.name, "no step outlived its killed server",
                   "%d executions running at a kill, %d went on" %
@@ -424,7 +440,7 @@ def main():
         ok &= check_overlap_skip(c, faults, cf,
                                  int((a.lease / 3 + 1) * US))
         ok &= check_recorded(c, faults, cf)
-        ok &= check_attempts(c, cf)
+        ok &= check_attempts(c, faults, cf)
         ok &= check_outlived(c, faults, cf)
         ok &= check_compensations(c, cf)
         ok &= check_servers(name, cf)
