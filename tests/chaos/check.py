@@ -94,7 +94,8 @@ class Faults:
         for f in faults:
             if f[0] > t:
                 break
-            if f[1] not in ("restart", "cont", "diskfree"):
+            if f[1] not in ("start", "restart", "cont", "diskfree",
+                            "settle", "end"):
                 last = f
         if last is None:
             return "before any fault"
