@@ -9,7 +9,8 @@
 # Two clusters run side by side: three servers on one PostgreSQL database
 # (a throwaway cluster from scripts/pg.sh) and two on one SQLite file,
 # kept on a small tmpfs of its own so that its disk can be filled. Both
-# load the same workflows (wf.yaml, written here): schedules firing every
+# load the same workflows (wf-CLUSTER.yaml, written here, which differ
+# only in the ledger their steps write to): schedules firing every
 # second under several overlap and catch-up policies, of a three-step
 # workflow with retries and compensations, a one-step one and a slow one
 # whose step outlasts the lease. Every step is tests/chaos/step.sh, which
@@ -21,7 +22,7 @@
 #   kill       SIGKILL of a server, restarted 1-5 s later
 #   stop       SIGSTOP of a server and its steps (a frozen container or
 #              machine) for 1-12 s, then SIGCONT
-#   terminate  pg_terminate_backend of every sked connection
+#   terminate  pg_terminate_backend of every connection to the database
 #   pgrestart  a fast restart of PostgreSQL (scripts/pg.sh restart)
 #   diskfull   the SQLite tmpfs filled to the last byte for 3-15 s
 #   outage     every server of one cluster killed for 65-90 s, past the
@@ -34,10 +35,10 @@
 # cluster. The exit status is 1 when one is broken.
 #
 # Env: CHAOS_MINUTES (default 10), CHAOS_SEED, CHAOS_SETTLE,
-# CHAOS_LEASE_SECS (default 5: the servers' --lease), CHAOS_KEEP=1 keeps the scratch directory (it
-# is kept anyway when an invariant is broken). The full disk needs a
-# tmpfs mount, so root; without it the diskfull fault is left out, and
-# the run says so.
+# CHAOS_LEASE_SECS (default 5: the servers' --lease), CHAOS_KEEP=1 keeps
+# the scratch directory (it is kept anyway when an invariant is broken).
+# The full disk needs a tmpfs mount, so root; without it the diskfull
+# fault is left out, and the run says so.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
