@@ -135,6 +135,10 @@ class Cluster:
         open_ = {}
         out = []
         for r in rows(path, "\t"):
+            if len(r) != 9:
+                print("ledger: a line with %d fields: %r" % (len(r), r),
+                      file=sys.stderr)
+                continue
             what, run, step, kind, attempt, t, p, server, extra = r
             key = (run, step, kind, int(attempt), int(p))
             if what == "start":
