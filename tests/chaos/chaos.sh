@@ -18,7 +18,8 @@
 #
 # Faults, one at a time, every 3-15 s, chosen with bash's RANDOM seeded
 # by CHAOS_SEED (printed at the start; the same seed gives the same faults
-# at the same times, though not the same runs, which depend on timing):
+# in the same order, at about the same times, though not the same runs,
+# which depend on timing):
 #   kill       SIGKILL of a server, restarted 1-5 s later
 #   stop       SIGSTOP of a server and its steps (a frozen container or
 #              machine) for 1-12 s, then SIGCONT
@@ -182,14 +183,17 @@ reap() {
     done
 }
 
-pick() { # pick WORD...: one of the words, at random
+# pick WORD...: set picked to one of the words, at random. Not in a $(...):
+# bash seeds a subshell's RANDOM afresh, and the run would not repeat.
+pick() {
     local a=("$@")
-    echo "${a[RANDOM % ${#a[@]}]}"
+    picked=${a[RANDOM % ${#a[@]}]}
 }
 
 fault_kill() {
     local n
-    n=$(pick "${pg_servers[@]}" "${sqlite_servers[@]}")
+    pick "${pg_servers[@]}" "${sqlite_servers[@]}"
+    n=$picked
     [ "${state[$n]}" = up ] || return
     kill -KILL "${pid[$n]}"
     wait "${pid[$n]}" 2>/dev/null
@@ -202,7 +206,8 @@ fault_kill() {
 
 fault_stop() {
     local n secs procs
-    n=$(pick "${pg_servers[@]}" "${sqlite_servers[@]}")
+    pick "${pg_servers[@]}" "${sqlite_servers[@]}"
+    n=$picked
     [ "${state[$n]}" = up ] || return
     secs=$((1 + RANDOM % 12))
     procs=$(tree "${pid[$n]}" | tr '\n' ' ')
@@ -224,7 +229,8 @@ fault_stop() {
 fault_outage() {
     local c n names secs=$((65 + RANDOM % 26))
     [ $(($(date +%s) + 150)) -lt "$t1" ] || return
-    c=$(pick pg sqlite)
+    pick pg sqlite
+    c=$picked
     if [ "$c" = pg ]; then names=("${pg_servers[@]}"); else
         names=("${sqlite_servers[@]}")
     fi
@@ -341,7 +347,8 @@ while [ "$(date +%s)" -lt "$t1" ]; do
         reap
     done
     [ "$(date +%s)" -lt "$t1" ] || break
-    "fault_$(pick "${kinds[@]}")"
+    pick "${kinds[@]}"
+    "fault_$picked"
     reap
 done
 
