@@ -281,7 +281,8 @@ def gone(faults, server, t0, t1):
 
 
 def check_recorded(c, faults, cluster_faults):
-    """Every execution that completed is recorded, as completed, once. An
+    """Every execution that completed is recorded, as completed, once, by
+    the record of its attempt, which started before it. An
     attempt whose server died or froze before it could record the end
     (lease_expired, or interrupted) is cut off and runs again: at least
     once, not a fault. But a live server keeps its runs (issue 14, item
@@ -289,12 +290,37 @@ def check_recorded(c, faults, cluster_faults):
     completion lost."""
     done = [e for e in c.execs if e["rc"] == 0]
     completed_ok = set()
-    cut = lost = 0
+    cut = lost = wrong_start = 0
     bad = []
     for e in done:
         key = (e["run"], e["step"], e["kind"])
         rec = [s for s in c.steps.get(key, []) if s["attempt"] == e["attempt"]]
-        if rec and rec[0]["status"] == "completed":
+        late = rec and rec[0]["started"] - US > e["start"]
+        if late and rec[0]["status"] == "completed" and \
+                rec[0]["started"] <= e["end"] + US and \
+                e["end"] <= rec[0]["finished"] + US:
+            # Its end was recorded, but its start was not (it is the time
+            # of the end, or of a retried write).
+            completed_ok.add(key + (e["attempt"],))
+            wrong_start += 1
+            bad.append("%s %s %s attempt %d ran from %s on %s, but is "
+                       "recorded from %s, %s" %
+                       (e["run"], e["step"], e["kind"], e["attempt"],
+                        hms(e["start"]), faults.who(e["server"]),
+                        hms(rec[0]["started"]),
+                        Faults.before(cluster_faults, e["start"])))
+        elif late:
+            # Its attempt was recorded later, for another execution: this
+            # one never was.
+            lost += 1
+            bad.append("%s %s %s attempt %d completed at %s on %s, but "
+                       "its attempt was recorded only from %s, %s" %
+                       (e["run"], e["step"], e["kind"], e["attempt"],
+                        hms(e["end"]), faults.who(e["server"]),
+                        hms(rec[0]["started"]),
+                        Faults.before(cluster_faults, e["start"])))
+        elif rec and rec[0]["status"] == "completed" and \
+                e["end"] <= rec[0]["finished"] + US:
             completed_ok.add(key + (e["attempt"],))
         elif rec and rec[0]["code"] in ("lease_expired", "interrupted") and \
                 gone(faults, e["server"], e["start"], rec[0]["finished"]):
@@ -332,11 +358,12 @@ def check_recorded(c, faults, cluster_faults):
     return report(not bad, c.name, "every completed step recorded once",
                   "%d executions completed: %d recorded completed, %d cut "
                   "off by their server's death or freeze and run again, "
-                  "%d recorded otherwise by a live server, %d steps "
-                  "recorded completed twice, %d recorded completed with no "
-                  "execution that completed" %
-                  (len(done), len(completed_ok), cut, lost, twice,
-                   len(bad) - twice - lost), bad)
+                  "%d lost while their server lived, %d recorded with a "
+                  "start later than theirs, %d steps recorded completed "
+                  "twice, %d recorded completed with no execution that "
+                  "completed" %
+                  (len(done), len(completed_ok), cut, lost, wrong_start,
+                   twice, len(bad) - twice - lost - wrong_start), bad)
 
 
 def check_attempts(c, faults, cluster_faults):
