@@ -273,6 +273,13 @@ def check_overlap_skip(c, faults, cluster_faults, wake_us):
                   (n, len(skip), len(bad)), bad)
 
 
+def execution(e, faults):
+    """Name execution E: "RUN STEP KIND attempt N on SERVER"."""
+    return "%s %s %s attempt %d on %s" % (e["run"], e["step"], e["kind"],
+                                          e["attempt"],
+                                          faults.who(e["server"]))
+
+
 def gone(faults, server, t0, t1):
     """Whether SERVER was killed, or frozen, at some time in [T0, T1]."""
     return (any(t0 <= t <= t1 for t in faults.kills.get(server, [])) or
@@ -303,20 +310,17 @@ def check_recorded(c, faults, cluster_faults):
             # of the end, or of a retried write).
             completed_ok.add(key + (e["attempt"],))
             wrong_start += 1
-            bad.append("%s %s %s attempt %d ran from %s on %s, but is "
-                       "recorded from %s, %s" %
-                       (e["run"], e["step"], e["kind"], e["attempt"],
-                        hms(e["start"]), faults.who(e["server"]),
+            bad.append("%s ran from %s, but is recorded from %s, %s" %
+                       (execution(e, faults), hms(e["start"]),
                         hms(rec[0]["started"]),
                         Faults.before(cluster_faults, e["start"])))
         elif late:
             # Its attempt was recorded later, for another execution: this
             # one never was.
             lost += 1
-            bad.append("%s %s %s attempt %d completed at %s on %s, but "
-                       "its attempt was recorded only from %s, %s" %
-                       (e["run"], e["step"], e["kind"], e["attempt"],
-                        hms(e["end"]), faults.who(e["server"]),
+            bad.append("%s completed at %s, but its attempt was recorded "
+                       "only from %s, %s" %
+                       (execution(e, faults), hms(e["end"]),
                         hms(rec[0]["started"]),
                         Faults.before(cluster_faults, e["start"])))
         elif rec and rec[0]["status"] == "completed" and \
@@ -330,10 +334,8 @@ def check_recorded(c, faults, cluster_faults):
             again = [x["server"] for x in c.execs
                      if (x["run"], x["step"], x["kind"]) == key and
                      x["start"] > e["start"]]
-            bad.append("%s %s %s attempt %d completed at %s on %s, "
-                       "recorded %s, %s; %s" %
-                       (e["run"], e["step"], e["kind"], e["attempt"],
-                        hms(e["end"]), faults.who(e["server"]),
+            bad.append("%s completed at %s, recorded %s, %s; %s" %
+                       (execution(e, faults), hms(e["end"]),
                         "%s (%s)" % (rec[0]["status"], rec[0]["code"])
                         if rec else "nowhere",
                         Faults.before(cluster_faults, e["end"]),
@@ -396,10 +398,8 @@ def check_outlived(c, faults, cluster_faults):
             continue
         n += 1
         if e["end"] is not None and e["end"] > kills[0] + US:
-            bad.append("%s %s %s attempt %d on %s ended %.1f s after "
-                       "its server, %s" %
-                       (e["run"], e["step"], e["kind"], e["attempt"],
-                        faults.who(e["server"]), (e["end"] - kills[0]) / US,
+            bad.append("%s ended %.1f s after its server, %s" %
+                       (execution(e, faults), (e["end"] - kills[0]) / US,
                         Faults.before(cluster_faults, kills[0])))
     return report(not bad, c.name, "no step outlived its killed server",
                   "%d executions running at a kill, %d went on" %
