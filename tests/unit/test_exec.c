@@ -108,9 +108,42 @@ static struct seen {
 static size_t nseen;
 static pthread_mutex_t seen_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* When set, the run.started of a run of this workflow holds writes to
+ * the steps back for LOCK_HOLD_MS, from the claiming thread on (see
+ * test_attempt_recorded_before_it_runs). */
+static const char *lock_steps_of;
+#define LOCK_HOLD_MS 300
+
+static void *unlock_later(void *arg)
+{
+    nap_ms(LOCK_HOLD_MS);
+    sked_test_unlock(arg);
+    return NULL;
+}
+
+static void maybe_lock_steps(const sked_event_view *ev)
+{
+    char want[160];
+    sked_test_lock *l;
+    pthread_t t;
+
+    if (!lock_steps_of || strcmp(ev->type, "run.started") != 0)
+        return;
+    snprintf(want, sizeof want, "\"workflow\":\"%s\"", lock_steps_of);
+    if (!strstr(ev->payload, want))
+        return;
+    if (!(l = sked_test_lock_writes(db_url, "steps")))
+        return;
+    if (pthread_create(&t, NULL, unlock_later, l) != 0)
+        sked_test_unlock(l);
+    else
+        pthread_detach(t);
+}
+
 static void on_event(void *ctx, const sked_event_view *ev)
 {
     (void) ctx;
+    maybe_lock_steps(ev);
     pthread_mutex_lock(&seen_mu);
     if (nseen < EVENTS_MAX) {
         snprintf(seen[nseen].type, sizeof seen[nseen].type, "%s", ev->type);
@@ -1782,6 +1815,63 @@ static void test_parallelism(void **state)
     sked_engine_close(e);
 }
 
+/* ---- 11b. an attempt is on record before it acts ----------------------- */
+
+static atomic_int recorded, unrecorded;
+
+/* A step that looks, from its own connection, for its attempt in the
+ * database: a crash from here on must find it there, to close it as cut
+ * off and run the next number (never this one again). Fails its first
+ * attempt, so a retry is looked at too. */
+static int recorded_fn(sked_ctx *ctx, const char *input, char **out)
+{
+    char sql[512];
+    long long n = -1;
+
+    (void) input;
+    (void) out;
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM steps WHERE run_id = '%s' AND step = '%s' "
+             "AND attempt = %d AND status = 'running'",
+             sked_ctx_run_id(ctx), sked_ctx_step(ctx), sked_ctx_attempt(ctx));
+    if (sked_test_sql(db_url, sql, &n) == 0 && n == 1)
+        recorded++;
+    else
+        unrecorded++;
+    return sked_ctx_attempt(ctx) == 1 ? 1 : 0;
+}
+
+static void test_attempt_recorded_before_it_runs(void **state)
+{
+    sked_engine *e = engine_open(true, -1, 0);
+    sked_retry twice = {.attempts = 2};
+    /* Two first steps at once (the second starts without an earlier end
+     * to wait for), and a third after them. */
+    stepdef d[] = {
+        {.name = "a", .retry = twice, .fn = recorded_fn},
+        {.name = "b", .retry = twice, .fn = recorded_fn},
+        {.name = "c", .needs = {"a", "b"}, .retry = twice, .fn = recorded_fn}};
+    char id[256];
+    json_t *r;
+
+    (void) state;
+    define(e, "rec", d, 3, &(wfopts){.parallelism = 2});
+    /* The commit of the first steps' attempts is held back as a slow disk
+     * or a busy database would: they must wait for it. */
+    lock_steps_of = "rec";
+    for (int k = 0; k < 5; k++) {
+        run_start(e, "rec", NULL, id, sizeof id);
+        assert_int_equal(work(e), 1);
+        r = run_of(e, id);
+        assert_string_equal(jstr(r, "status"), "completed");
+        json_decref(r);
+    }
+    lock_steps_of = NULL;
+    assert_int_equal(unrecorded, 0);
+    assert_int_equal(recorded, 5 * 3 * 2);
+    sked_engine_close(e);
+}
+
 /* ---- 12. pause_after_failures ------------------------------------------- */
 
 static void every_second_pause_2(sked_schedule *s)
@@ -2086,6 +2176,7 @@ int main(void)
         TEST(test_sleep_past_deadline),
         TEST(test_last_step_past_timeout),
         TEST(test_parallelism),
+        TEST(test_attempt_recorded_before_it_runs),
         TEST(test_pause_after_failures),
         TEST(test_overlap_cancel_other),
         TEST(test_overlap_buffer_all),
