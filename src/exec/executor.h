@@ -18,6 +18,7 @@
 #define SKED_EXEC_EXECUTOR_H
 
 #include "base/cancel.h"
+#include "base/order.h"
 #include "exec/journal.h"
 #include "exec/registry.h"
 #include "store/store_run.h"
@@ -32,6 +33,8 @@ typedef struct sked_exec_env {
     sked_registry *registry;
     const sked_clock *clock;
     const char *executor; /* the node id that holds the runs */
+    sked_order *order;    /* a claim's events wait for the creations
+                             committed before it (may be NULL) */
 } sked_exec_env;
 
 /* Execute RUN, claimed by ENV->executor. CANCEL is the run's flag (set
