@@ -5,10 +5,10 @@
  * journal asynchronously, except that the buffer is committed and waited
  * for before an attempt starts executing (so the attempt, and the end of
  * the step before it, are durable before its side effects begin). A
- * one-step run therefore waits for one commit, shared with other runs'
- * (group commit); its end and finish are not waited for. Every op is fenced on
- * this executor; a refused op means the run was taken over, and the executor
- * lets go. */
+ * one-step run therefore waits for one commit, which it shares with
+ * other runs (group commit); its end and finish are not waited for.
+ * Every op is fenced on this executor; a refused op means the run was
+ * taken over, and the executor lets go. */
 #include "base/alloc.h"
 #include "exec/executor.h"
 
