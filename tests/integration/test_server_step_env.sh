@@ -44,6 +44,11 @@ workflows:
     steps:
       - name: show
         run: ["env"]
+  other:
+    steps:
+      - name: show
+        run: ["env"]
+        user: nobody
 YAML
 
 # The server's environment: only what this test gives it.
@@ -105,6 +110,14 @@ check "plain: LANG" "$(val plain LANG)" "C.UTF-8"
 check "plain: TZ" "$(val plain TZ)" "Europe/Paris"
 check "plain: the step's env" "$(val plain GREETING)" "hi"
 check "plain: the run's id wins" "$(val plain SKED_RUN_ID)" "$(cat "$tmp/plain.id")"
+
+# As another user (a server running as root): that user's HOME and USER.
+if [ "$(id -u)" = 0 ] && getent passwd nobody >/dev/null; then
+    output_of other >/dev/null
+    check "other user: USER" "$(val other USER)" nobody
+    check "other user: HOME" "$(val other HOME)" \
+        "$(getent passwd nobody | cut -d: -f6)"
+fi
 
 # ---- 2. names ----------------------------------------------------------------
 keys=$(output_of some)
