@@ -3,12 +3,15 @@
  *
  * Writes go through a per-run buffer of ops: everything is handed to the
  * journal asynchronously, except that the buffer is committed and waited
- * for before an attempt starts executing (so the attempt, and the end of
- * the step before it, are durable before its side effects begin). A
- * one-step run therefore waits for one commit, which it shares with
- * other runs (group commit); its end and finish are not waited for.
- * Every op is fenced on this executor; a refused op means the run was
- * taken over, and the executor lets go. */
+ * for before an attempt starts executing when something is to be made
+ * durable first: the end of an earlier step (so it is never lost once the
+ * next step's side effects begin), and the attempt itself when it acts
+ * outside this process (a command, a request), so that a server dying
+ * mid-attempt always leaves it on record. A one-step run of a C function
+ * therefore costs no wait at all: its start, end and finish share group
+ * commits with other runs; a command's first attempt waits for one commit,
+ * shared with other runs'. Every op is fenced on this executor; a refused
+ * op means the run was taken over, and the executor lets go. */
 #include "base/alloc.h"
 #include "exec/executor.h"
 
@@ -56,6 +59,8 @@ typedef struct xrun {
     sked_time hard;      /* the workflow's hard deadline, or NONE */
     bool hard_hit;       /* a step was stopped by that deadline */
     bool lost;           /* an op was refused: the run is not ours */
+    bool unsynced_end;   /* a step's end was handed over, not yet known
+                            to be committed */
     bool timeout_marked;
     sked_run_op pending[PENDING_MAX];
     char *pending_strs[PENDING_MAX * 8]; /* owned strings of pending */
@@ -94,6 +99,8 @@ static void flush(xrun *x, bool wait)
 {
     int result[PENDING_MAX];
     sked_error err = {0};
+    if (wait)
+        x->unsynced_end = false;
     if (x->npending > 0) {
         int rc = sked__journal_write(x->env->journal, x->pending, x->npending,
                                      wait ? result : NULL, &err);
@@ -191,6 +198,7 @@ static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
             sked__jobj_int(&o, "exit_code", r->exit_code);
     }
     op_event(x, op, r->ok ? "step.completed" : "step.failed", &o);
+    x->unsynced_end = true;
     if (retry_delay >= 0) {
         step_payload(x, i, comp, attempt + 1, &o);
         sked__jobj_secs(&o, "delay_secs", retry_delay);
@@ -361,6 +369,14 @@ static void attempt_end(xrun *x, slot *s)
     sked__attempt_result_done(r);
 }
 
+/* Whether A acts outside this process: a command or a request, whose
+ * effects a crash of the server does not stop by itself. */
+static bool acts_outside(const sked_action *a)
+{
+    return a->kind == SKED_ACTION_EXEC || a->kind == SKED_ACTION_SH ||
+           a->kind == SKED_ACTION_HTTP;
+}
+
 /* Start attempt of step I: in this thread when the workflow runs one step
  * at a time (then it has ended on return), else in a thread. */
 static void attempt_start(xrun *x, size_t i)
@@ -369,11 +385,15 @@ static void attempt_start(xrun *x, size_t i)
     int32_t attempt = x->st[i].last_attempt + 1;
 
     record_begin(x, i, false, attempt, now_of(x));
-    /* The attempt is on record before it acts, and every earlier step's
-     * end with it: a crash from here on resumes after them, and recovery
-     * closes this attempt as cut off ("lease_expired") and runs the next
-     * number, so no two executions ever share one SKED_ATTEMPT. */
-    flush(x, true);
+    /* Every earlier step's end is durable before this one starts: a crash
+     * from here on resumes after them. A command or a request is on record
+     * before it starts, too: after a crash, recovery closes it as cut off
+     * ("lease_expired") and the next attempt has the next number, so no two
+     * executions of a command share one SKED_ATTEMPT (and a command outlives
+     * no crash: proc_guard.h). A C function that is a run's first step
+     * waits for nothing: it dies with the process, and its attempt number
+     * may come again after a crash (docs/execution.md). */
+    flush(x, x->unsynced_end || acts_outside(&x->w->steps[i].act));
     if (x->lost)
         return;
     attempt_setup(x, s, i, false, attempt);

@@ -2,8 +2,9 @@
 /* A step's command dies with its server (proc_guard.c), for proc.c.
  *
  * Every command runs in a process group led by a guard: a small process
- * forked from the server before the command starts, that holds the read
- * end of a pipe whose only writer is the server. While the server lives
+ * (/bin/sh running builtins, or a fork of the server without one) started
+ * before the command, that holds the read end of a pipe whose only writer
+ * is the server. While the server lives
  * the guard sleeps in read(); when the server dies, however it dies
  * (SIGKILL, a crash, the OOM killer), the kernel closes the server's end,
  * read() returns, and the guard sends SIGKILL to its whole group: the

@@ -1815,60 +1815,82 @@ static void test_parallelism(void **state)
     sked_engine_close(e);
 }
 
-/* ---- 11b. an attempt is on record before it acts ----------------------- */
+/* ---- 11b. a command's attempt is on record before it starts ------------ */
 
-static atomic_int recorded, unrecorded;
-
-/* A step that looks, from its own connection, for its attempt in the
- * database: a crash from here on must find it there, to close it as cut
- * off and run the next number (never this one again). Fails its first
- * attempt, so a retry is looked at too. */
-static int recorded_fn(sked_ctx *ctx, const char *input, char **out)
+/* Register the workflows of the workflows file YAML on E. */
+static void define_yaml(sked_engine *e, const char *yaml)
 {
-    char sql[512];
-    long long n = -1;
+    sked_workflow **list = NULL;
+    sked_tzdb *tzdb = NULL;
+    sked_wf_file f;
+    sked_wf_error we;
+    sked_error err;
+    size_t n = 0;
 
-    (void) input;
-    (void) out;
-    snprintf(sql, sizeof sql,
-             "SELECT count(*) FROM steps WHERE run_id = '%s' AND step = '%s' "
-             "AND attempt = %d AND status = 'running'",
-             sked_ctx_run_id(ctx), sked_ctx_step(ctx), sked_ctx_attempt(ctx));
-    if (sked_test_sql(db_url, sql, &n) == 0 && n == 1)
-        recorded++;
-    else
-        unrecorded++;
-    return sked_ctx_attempt(ctx) == 1 ? 1 : 0;
+    assert_int_equal(sked_tzdb_open(SKED_TEST_DATA "/zoneinfo", &tzdb, NULL),
+                     0);
+    if (sked__workflow_file_parse(yaml, strlen(yaml), tzdb, &f, &we) != 0)
+        fail_msg("workflows file %d:%d: %s: %s\n%s", we.line, we.column,
+                 we.path, we.msg, yaml);
+    if (sked__workflows_from_file(&f, &list, &n, &err) != 0)
+        fail_msg("%s: %s", err.field, err.msg);
+    for (size_t i = 0; i < n; i++)
+        reg(e, list[i]);
+    free(list);
+    sked__workflow_file_done(&f);
+    sked_tzdb_close(tzdb);
 }
 
+/* Each command looks, with the database's own client, for its attempt in
+ * the database and prints how many it found: a crash from the moment it
+ * runs must find it there, to close it as cut off and run the next number
+ * (never this one again). Two first steps at once (the second starts
+ * without an earlier end to wait for), a third after them, and each fails
+ * its first attempt, so retries are looked at too; the commits of the
+ * first steps' attempts are held back as a slow disk or a busy database
+ * would. */
 static void test_attempt_recorded_before_it_runs(void **state)
 {
     sked_engine *e = engine_open(true, -1, 0);
-    sked_retry twice = {.attempts = 2};
-    /* Two first steps at once (the second starts without an earlier end
-     * to wait for), and a third after them. */
-    stepdef d[] = {
-        {.name = "a", .retry = twice, .fn = recorded_fn},
-        {.name = "b", .retry = twice, .fn = recorded_fn},
-        {.name = "c", .needs = {"a", "b"}, .retry = twice, .fn = recorded_fn}};
-    char id[256];
+    bool pg = strncmp(db_url, "sqlite:", 7) != 0;
+    char yaml[8192], step[3][2048], id[256];
+    const char *names[3] = {"a", "b", "c"};
     json_t *r;
 
     (void) state;
-    define(e, "rec", d, 3, &(wfopts){.parallelism = 2});
-    /* The commit of the first steps' attempts is held back as a slow disk
-     * or a busy database would: they must wait for it. */
+    for (int i = 0; i < 3; i++)
+        snprintf(step[i], sizeof step[i],
+                 "      - name: %s\n"
+                 "        %s\n"
+                 "        retry: {attempts: 2}\n"
+                 "        env: {DB: \"%s\"}\n"
+                 "        sh: |\n"
+                 "          n=$(%s \"SELECT count(*) FROM steps WHERE run_id = "
+                 "'$SKED_RUN_ID' AND step = '$SKED_STEP' AND attempt = "
+                 "$SKED_ATTEMPT AND status = 'running'\")\n"
+                 "          echo \"$n\"\n"
+                 "          [ \"$SKED_ATTEMPT\" -gt 1 ]\n",
+                 names[i], i == 2 ? "needs: [a, b]" : "needs: []",
+                 pg ? db_url : db_url + 7,
+                 pg ? "psql \"$DB\" -X -Atq -c" : "sqlite3 \"$DB\"");
+    snprintf(yaml, sizeof yaml,
+             "workflows:\n  rec:\n    parallelism: 2\n    steps:\n%s%s%s",
+             step[0], step[1], step[2]);
+    define_yaml(e, yaml);
     lock_steps_of = "rec";
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 4; k++) {
         run_start(e, "rec", NULL, id, sizeof id);
         assert_int_equal(work(e), 1);
         r = run_of(e, id);
-        assert_string_equal(jstr(r, "status"), "completed");
+        if (strcmp(jstr(r, "status"), "completed") != 0)
+            fail_msg("%s", json_dumps(r, 0));
         json_decref(r);
     }
     lock_steps_of = NULL;
-    assert_int_equal(unrecorded, 0);
-    assert_int_equal(recorded, 5 * 3 * 2);
+    assert_int_equal(q("SELECT count(*) FROM steps"), 4 * 3 * 2);
+    /* Every attempt found itself. */
+    assert_int_equal(q("SELECT count(*) FROM steps WHERE output = '1\n'"),
+                     4 * 3 * 2);
     sked_engine_close(e);
 }
 
