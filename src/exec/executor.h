@@ -5,11 +5,11 @@
  * It reads the run's recorded attempts, asks plan.c what may start,
  * runs attempts (attempt.c; in threads when the workflow's parallelism
  * allows), and records every transition through the journal, with its
- * event. The order of writes is the guarantee: an attempt is committed
- * before it acts, and a step's end before the next step starts, so a
- * recovered run resumes at its first step not completed and numbers its
- * next attempt past the one cut off; everything else shares commits
- * freely.
+ * event. The order of writes is the guarantee: a command's or a
+ * request's attempt is committed before it acts, and a step's end before
+ * the next step starts, so a recovered run resumes at its first step not
+ * completed and numbers its next attempt past the one cut off;
+ * everything else shares commits freely.
  *
  * A run leaves the executor finished (completed, failed, cancelled),
  * waiting (a retry's backoff or a durable sleep of a second or more: the
