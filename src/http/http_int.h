@@ -14,7 +14,9 @@
 #ifndef SKED_HTTP_HTTP_INT_H
 #define SKED_HTTP_HTTP_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -106,6 +108,20 @@ int sked__http_error(http_resp *resp, int code, const char *field,
 /* Send the failure RC of an engine or store call, with ERR's message and
  * field (its default message when ERR has none). Returns RC. */
 int sked__http_fail(http_resp *resp, int rc, const sked_error *err);
+
+/* ---- framing (framing.c) ---------------------------------------------- */
+
+/* What a request's headers declare of its body. */
+typedef struct http_framing {
+    uint64_t length;      /* Content-Length; 0 when none */
+    bool body;            /* a body follows: a length above 0, or chunked */
+    bool expect_continue; /* "Expect: 100-continue": the client waits */
+} http_framing;
+
+/* Check how the request on CONN frames its body (RFC 9112 section 6) and
+ * fill *f. Returns NULL, or why the request is malformed (to be answered
+ * 400, its connection closed: its body cannot be told from what follows). */
+const char *sked__http_framing(struct MHD_Connection *conn, http_framing *f);
 
 /* ---- requests (server.c) ---------------------------------------------- */
 

@@ -48,10 +48,14 @@ struct sked_http {
 
 /* One request's state, from its first call to its completion. */
 typedef struct req_state {
-    int64_t started_us; /* monotonic, at the first call */
-    sked_buf body;      /* the body so far */
-    bool too_big;       /* over HTTP_BODY_MAX: dropped, answered 413 */
-    bool answered;      /* a response is queued already */
+    int64_t started_us;  /* monotonic, at the first call */
+    sked_buf body;       /* the body so far */
+    uint64_t dropped;    /* bytes of the body read and dropped */
+    int refusal;         /* SKED_E...: answer it once the body is read */
+    const char *why;     /* static: the refusal's message */
+    const char *uri_end; /* where the URI's string ends, as read (on_uri) */
+    bool seen;           /* the access handler has had its first call */
+    bool answered;       /* a response is queued already */
 } req_state;
 
 /* ---- addresses ---------------------------------------------------------- */
@@ -341,34 +345,118 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
     return ok;
 }
 
-/* Keep the N bytes of DATA of the body, or drop them past the limit.
- * False when out of memory. */
-static bool body_append(req_state *rs, const char *data, size_t n)
+/* A refusal known from the headers (401, 413) is sent once the body is
+ * read, not at once: a client that does not ask "Expect: 100-continue"
+ * sends its body whatever the answer, and many (Python's urllib and
+ * requests) read no answer before they have sent it all, so a connection
+ * closed under them (reset, for the bytes left unread) is a broken pipe
+ * to them, never a 413. The body is read and dropped, up to DRAIN_MAX
+ * bytes: a body declared larger is answered at once, and a chunked one
+ * that grows past it has its connection closed. */
+#define DRAIN_MAX ((uint64_t) 64 * 1024 * 1024)
+
+#define TOO_BIG_MSG "the body is over 1 MiB (1048576 bytes)"
+
+/* Refuse the request with CODE and WHY (static) once its body is read. */
+static void refuse_later(req_state *rs, int code, const char *why)
 {
-    if (rs->too_big || rs->body.len + n > HTTP_BODY_MAX) {
-        rs->too_big = true;
+    rs->refusal = code;
+    rs->why = why;
+}
+
+/* Keep the N bytes of DATA of the body, or drop them once the request is
+ * refused (past the limit, or before). False when the connection must
+ * close: out of memory, or more dropped than DRAIN_MAX. */
+static bool body_take(req_state *rs, const char *data, size_t n)
+{
+    if (!rs->refusal && rs->body.len + n > HTTP_BODY_MAX) {
+        refuse_later(rs, SKED_ETOOBIG, TOO_BIG_MSG);
+        rs->dropped = rs->body.len;
         sked__buf_reset(&rs->body);
-        return true;
+    }
+    if (rs->refusal) {
+        rs->dropped += n;
+        return rs->dropped <= DRAIN_MAX;
     }
     return sked__buf_add(&rs->body, data, n);
 }
 
-/* The first call of a request: the token and the declared size. */
+/* False when the request line held a NUL byte. libmicrohttpd 0.9.75
+ * reads the request line in place and hands out its parts as C strings,
+ * so a NUL cuts the target short ("/healthz\0junk" naming /healthz)
+ * without a word. The target's string (on_uri) ends at the space it
+ * wrote a NUL over, and VERSION starts after it (and after any more
+ * spaces): anything else between the two is the rest of a target cut
+ * short. The bytes looked at are the line's own, up to its version. */
+static bool target_whole(const req_state *rs, const char *version)
+{
+    const char *p;
+
+    if (!rs->uri_end || !version || !version[0])
+        return true;
+    for (p = rs->uri_end + 1; p != version && (*p == ' ' || *p == '\t'); p++)
+        ;
+    return p == version;
+}
+
+/* The first call of a request: its framing, the token and the declared
+ * size. A refusal with no body to wait for goes out at once. */
 static enum MHD_Result on_first(sked_http *h, struct MHD_Connection *conn,
                                 const char *method, const char *path,
-                                req_state *rs)
+                                const char *version, req_state *rs)
 {
-    const char *cl = MHD_lookup_connection_value(
-        conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    http_framing f;
+    const char *why = sked__http_framing(conn, &f);
 
-    if (!authorized(h, conn, path))
-        return refuse(h, conn, method, path, rs, SKED_EUNAUTH,
-                      "a valid bearer token is required "
-                      "(Authorization: Bearer TOKEN)");
-    if (cl && strtoull(cl, NULL, 10) > HTTP_BODY_MAX)
-        return refuse(h, conn, method, path, rs, SKED_ETOOBIG,
-                      "the body is over 1 MiB (1048576 bytes)");
+    if (!why && !target_whole(rs, version))
+        why = "a NUL byte in the request line";
+    if (why)
+        return refuse(h, conn, method, path, rs, SKED_ESYNTAX, why);
+    if (rs->refusal)
+        ; /* the request line is refused already (on_uri) */
+    else if (!authorized(h, conn, path))
+        refuse_later(rs, SKED_EUNAUTH,
+                     "a valid bearer token is required "
+                     "(Authorization: Bearer TOKEN)");
+    else if (f.length > HTTP_BODY_MAX)
+        refuse_later(rs, SKED_ETOOBIG, TOO_BIG_MSG);
+    if (rs->refusal && (!f.body || f.expect_continue || f.length > DRAIN_MAX))
+        return refuse(h, conn, method, path, rs, rs->refusal, rs->why);
     return MHD_YES;
+}
+
+/* What libmicrohttpd 0.9.75 cannot answer: a query whose parameters do
+ * not fit in the connection's memory (CONN_MEMORY) leaves the connection
+ * hanging, unanswered, until the timeout. So a URI over URI_MAX bytes, or
+ * a query of more than QUERY_PARAMS_MAX parameters, is refused (400)
+ * before libmicrohttpd splits it: its query is emptied here, in the
+ * request line libmicrohttpd is reading, which is the one thing this
+ * callback can still change. Both limits are far above what any route
+ * takes, and small enough that what they let through always fits. */
+#define URI_MAX          4096
+#define QUERY_PARAMS_MAX 64
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    req_state *rs = sked__calloc(1, sizeof *rs);
+    char *query = strchr((char *) uri, '?'); /* see above */
+    size_t params = 1;
+
+    (void) cls;
+    (void) conn;
+    if (!rs)
+        return NULL; /* on_request tries again, then closes */
+    rs->started_us = mono_us();
+    rs->uri_end = uri + strlen(uri);
+    for (const char *p = query; p && *p; p++)
+        params += *p == '&';
+    if ((size_t) (rs->uri_end - uri) > URI_MAX)
+        refuse_later(rs, SKED_ESYNTAX, "the URI is over 4096 bytes");
+    else if (query && params > QUERY_PARAMS_MAX)
+        refuse_later(rs, SKED_ESYNTAX, "the query has more than 64 parameters");
+    if (rs->refusal && query)
+        query[1] = '\0';
+    return rs;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
@@ -379,26 +467,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
     sked_http *h = cls;
     req_state *rs = *state;
 
-    (void) version;
     if (!rs) {
         if (!(rs = sked__calloc(1, sizeof *rs)))
             return MHD_NO;
         *state = rs;
         rs->started_us = mono_us();
-        return on_first(h, conn, method, url, rs);
+    }
+    if (!rs->seen) {
+        rs->seen = true;
+        return on_first(h, conn, method, url, version, rs);
     }
     if (rs->answered) {
         *upload_size = 0;
         return MHD_YES;
     }
     if (*upload_size) {
-        bool ok = body_append(rs, upload, *upload_size);
+        bool ok = body_take(rs, upload, *upload_size);
         *upload_size = 0;
         return ok ? MHD_YES : MHD_NO;
     }
-    if (rs->too_big)
-        return refuse(h, conn, method, url, rs, SKED_ETOOBIG,
-                      "the body is over 1 MiB (1048576 bytes)");
+    if (rs->refusal)
+        return refuse(h, conn, method, url, rs, rs->refusal, rs->why);
     return dispatch(h, conn, method, url, rs);
 }
 
@@ -522,7 +611,8 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
                                        : CONNECTIONS_DEFAULT),
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) CONN_MEMORY,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-        MHD_OPTION_UNESCAPE_CALLBACK, unescape, h, MHD_OPTION_END);
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_UNESCAPE_CALLBACK,
+        unescape, h, MHD_OPTION_END);
     if (!h->daemon) {
         sked__http_stop(h);
         return sked__error_set(err, SKED_EIO, "listen", -1,
