@@ -3,13 +3,17 @@
  * threads, each running an epoll loop, so connections cost sockets and a
  * little memory and only requests being answered hold a thread.
  *
- * A request goes through four gates, in order: the token (401, before
- * anything else is read), the declared body size (413 from
- * Content-Length, before the body is read; a chunked body is counted as
- * it arrives and dropped past the limit), the route (404, or 405 with
- * Allow), and the handler. libmicrohttpd parses HTTP itself; sked never
- * does. Connections idle longer than the timeout are closed, which is
- * also the request timeout for clients that stop sending. */
+ * A request goes through these gates, in order: its request line (a URI
+ * of at most 4096 bytes, at most 64 query parameters, no NUL), its
+ * framing (framing.c), the token (401), the declared body size (413 from
+ * Content-Length; a chunked body is counted as it arrives and dropped
+ * past the limit), the route (404, or 405 with Allow), and the handler.
+ * A refusal with a body on its way is sent once the body is read and
+ * dropped, so that the client reads it. libmicrohttpd parses HTTP
+ * itself; sked never does. A connection must finish each request's
+ * headers within the header timeout (watch.c) and is closed when idle
+ * longer than the timeout, which is also the request timeout for clients
+ * that stop sending. */
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -28,9 +32,11 @@
 #include "base/error.h"
 #include "http/http_int.h"
 #include "http/sse.h"
+#include "http/watch.h"
 
-#define TIMEOUT_DEFAULT     30
-#define CONNECTIONS_DEFAULT 4096
+#define TIMEOUT_DEFAULT        30
+#define HEADER_TIMEOUT_DEFAULT 10
+#define CONNECTIONS_DEFAULT    4096
 /* Per connection: the request line and headers must fit (a bigger header
  * block gets 431). Small, so idle event streams stay cheap. */
 #define CONN_MEMORY (16 * 1024)
@@ -41,6 +47,7 @@ struct sked_http {
     char *token;         /* owned; NULL: no auth */
     size_t token_len;
     sked_sse_hub *hub; /* owned */
+    http_watch *watch; /* owned */
     unsigned port;
     sked_http_access_fn access;
     void *access_ctx;
@@ -475,6 +482,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
     }
     if (!rs->seen) {
         rs->seen = true;
+        sked__http_watch_headers(h->watch, conn, true);
         return on_first(h, conn, method, url, version, rs);
     }
     if (rs->answered) {
@@ -496,9 +504,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
 {
     req_state *rs = *state;
 
-    (void) cls;
-    (void) conn;
     (void) why;
+    sked__http_watch_headers(((sked_http *) cls)->watch, conn, false);
     if (rs) {
         sked__buf_reset(&rs->body);
         free(rs);
@@ -594,7 +601,11 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
     h->access_ctx = o->access_ctx;
     if ((rc = resolve_listen(listen, &a, err)) < 0 ||
         (rc = configure(h, o, listen, err)) < 0 ||
-        (rc = sked__sse_hub_new(e, &h->hub, err)) < 0) {
+        (rc = sked__sse_hub_new(e, &h->hub, err)) < 0 ||
+        (rc = sked__http_watch_start(o->header_timeout_secs
+                                         ? o->header_timeout_secs
+                                         : HEADER_TIMEOUT_DEFAULT,
+                                     &h->watch, err)) < 0) {
         sked__http_stop(h);
         return rc;
     }
@@ -611,7 +622,8 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
                                        : CONNECTIONS_DEFAULT),
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) CONN_MEMORY,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-        MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_UNESCAPE_CALLBACK,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_NOTIFY_CONNECTION,
+        sked__http_watch_notify, h->watch, MHD_OPTION_UNESCAPE_CALLBACK,
         unescape, h, MHD_OPTION_END);
     if (!h->daemon) {
         sked__http_stop(h);
@@ -641,6 +653,7 @@ void sked__http_stop(sked_http *h)
         sked__sse_hub_shutdown(h->hub);
     if (h->daemon)
         MHD_stop_daemon(h->daemon);
+    sked__http_watch_stop(h->watch);
     sked__sse_hub_free(h->hub);
     free(h->token);
     free(h);

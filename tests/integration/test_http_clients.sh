@@ -299,5 +299,127 @@ ok += status(out) in (201, 422) or print("chunked: %r" % out[:60]) or 0
 print("ok", ok)
 PY
 
+# ---- 4. slow clients --------------------------------------------------------
+# Past the default limit of 4096 connections: descriptors for the client.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null
+pycheck slow "${url_s#http://}" <<'PY'
+import resource, socket, sys, threading, time, urllib.request
+host, port = sys.argv[1].rsplit(":", 1)
+port = int(port)
+ok = 0
+DEADLINE = 10  # the header timeout (docs/api.md)
+
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if hard != resource.RLIM_INFINITY and hard < 5000:
+    print("needs 5000 descriptors, the hard limit is %d" % hard)
+    sys.exit(0)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+def opened(n):
+    out = []
+    for _ in range(n):
+        s = socket.socket()
+        s.settimeout(30)
+        s.connect((host, port))
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never ends
+        out.append(s)
+    return out
+
+def timed_get(result):
+    t = time.monotonic()
+    try:
+        r = urllib.request.urlopen("http://%s:%d/healthz" % (host, port), timeout=40)
+        result.append((r.status, time.monotonic() - t))
+    except Exception as e:
+        result.append((str(e), time.monotonic() - t))
+
+def closed(s):
+    s.setblocking(False)
+    try:
+        return s.recv(100) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+# Below the limit: served at once beside 2000 slow connections.
+t0 = time.monotonic()
+slow = opened(2000)
+got = []
+timed_get(got)
+if got[0][0] == 200 and got[0][1] < 2:
+    ok += 1
+else:
+    print("beside 2000 slow connections: %r" % (got,))
+
+# Past the limit, with tricklers that send a byte a second (idle never):
+# a normal client waits for the deadline at most.
+trick = opened(20)
+t1 = time.monotonic()
+slow += opened(2200)
+got = []
+th = threading.Thread(target=timed_get, args=(got,))
+th.start()
+while th.is_alive():
+    for s in trick:
+        try:
+            s.send(b"x")
+        except OSError:
+            pass
+    th.join(1)
+if got and got[0][0] == 200 and got[0][1] <= DEADLINE + 5:
+    ok += 1
+else:
+    print("beside 4220 slow connections: %r, want 200 within %d s" % (got, DEADLINE + 5))
+
+# Every slow connection is closed, the tricklers within the deadline of
+# their start (plus the scan), the rest within two deadlines (those past
+# the limit wait to be accepted first).
+left_trick = trick
+while left_trick and time.monotonic() - t1 < DEADLINE + 4:
+    for s in left_trick:
+        try:
+            s.send(b"x")
+        except OSError:
+            pass
+    time.sleep(0.5)
+    left_trick = [s for s in left_trick if not closed(s)]
+if not left_trick:
+    ok += 1
+else:
+    print("%d tricklers still open %.1f s after their start" % (len(left_trick), time.monotonic() - t1))
+left = slow
+while left and time.monotonic() - t1 < 2 * DEADLINE + 8:
+    time.sleep(0.5)
+    left = [s for s in left if not closed(s)]
+if not left:
+    ok += 1
+else:
+    print("%d of %d slow connections still open after %.0f s" % (len(left), len(slow), time.monotonic() - t1))
+for s in slow + trick:
+    s.close()
+
+# An idle keep-alive connection is closed after the deadline too.
+s = socket.create_connection((host, port), timeout=5)
+s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+first = s.recv(4096)
+t = time.monotonic()
+s.settimeout(DEADLINE + 10)
+try:
+    rest = s.recv(4096)
+except socket.timeout:
+    rest = None
+except OSError:
+    rest = b""
+took = time.monotonic() - t
+if first.startswith(b"HTTP/1.1 200") and rest == b"" and DEADLINE - 1 <= took <= DEADLINE + 2:
+    ok += 1
+else:
+    print("idle keep-alive: %r then %r after %.1f s, want closed after %d s" % (first[:12], rest[:12], took, DEADLINE))
+s.close()
+print("ok", ok)
+PY
+check slow.after "$(curl -s --max-time 5 "$url_s/healthz")" '{"status":"ok"}'
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
