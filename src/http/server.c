@@ -149,17 +149,23 @@ bool sked__http_listen_is_loopback(const char *listen)
 
 const char *sked__http_query(const http_req *req, const char *key)
 {
-    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+    return req->value(req, false, key);
 }
 
 const char *sked__http_header(const http_req *req, const char *name)
 {
-    return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+    return req->value(req, true, name);
+}
+
+static const char *mhd_value(const http_req *req, bool header, const char *key)
+{
+    return MHD_lookup_connection_value(
+        req->conn, header ? MHD_HEADER_KIND : MHD_GET_ARGUMENT_KIND, key);
 }
 
 sked_sse_hub *sked__http_hub(const http_req *req)
 {
-    return req->server->hub;
+    return req->server ? req->server->hub : NULL;
 }
 
 /* Compare A (length AN) with B (length BN) in a time that depends on BN
@@ -180,19 +186,24 @@ static bool guarded(const char *path)
     return strncmp(path, "/api/", 5) == 0 || strcmp(path, "/metrics") == 0;
 }
 
-static bool authorized(const sked_http *h, struct MHD_Connection *conn,
-                       const char *path)
+bool sked__http_authorized(const char *token, size_t token_len,
+                           const char *path, const char *auth)
 {
-    const char *auth;
-
-    if (!h->token || !guarded(path))
+    if (!token || !guarded(path))
         return true;
-    auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                       MHD_HTTP_HEADER_AUTHORIZATION);
     if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
         return false;
     auth += 7;
-    return same_secret(auth, strlen(auth), h->token, h->token_len);
+    return same_secret(auth, strlen(auth), token, token_len);
+}
+
+static bool authorized(const sked_http *h, struct MHD_Connection *conn,
+                       const char *path)
+{
+    return sked__http_authorized(
+        h->token, h->token_len, path,
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                    MHD_HTTP_HEADER_AUTHORIZATION));
 }
 
 int sked__http_body_object(const http_req *req, http_resp *resp, bool empty_ok,
@@ -321,30 +332,12 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
                     .body_len = rs->body.len,
                     .engine = h->engine,
                     .server = h,
-                    .conn = conn};
+                    .conn = conn,
+                    .value = mhd_value};
     http_resp resp = {0};
     http_match m;
-    int rc = sked__http_route(method, path, &m);
 
-    if (rc == SKED_ENOTFOUND)
-        (void) sked__http_error(&resp, rc, NULL, "no route %.16s %.200s",
-                                method, path);
-    else if (rc == SKED_EMETHOD) {
-        (void) sked__http_error(&resp, rc, NULL,
-                                "%.16s is not allowed on %.200s (allowed: %s)",
-                                method, path, m.allow);
-        resp.allow = m.allow;
-    } else if (rc < 0)
-        (void) sked__http_error(&resp, rc, NULL, "%s", sked_strerror(rc));
-    else {
-        for (size_t i = 0; i < m.nparam; i++)
-            req.param[i] = m.param[i];
-        req.nparam = m.nparam;
-        (void) m.route->handler(&req, &resp);
-        if (resp.status == 0 && !resp.stream)
-            (void) sked__http_error(&resp, SKED_EINTERNAL, NULL,
-                                    "the handler of %.200s sent nothing", path);
-    }
+    (void) sked__http_serve(&req, &resp, &m);
     rs->answered = true;
     report(h, method, path, rs, resp.stream ? 200 : resp.status);
     enum MHD_Result ok = send_resp(conn, &resp);
@@ -528,17 +521,11 @@ static int hex_digit(char c)
     return -1;
 }
 
-/* Decode the %XX escapes of URI in place, as libmicrohttpd would, except
- * %00: a NUL would cut the path short ("index.html%00.js" naming
- * index.html), so it stays as written and names nothing. Returns the new
- * length. */
-static size_t unescape(void *cls, struct MHD_Connection *conn, char *uri)
+size_t sked__http_unescape(char *s)
 {
-    char *out = uri;
+    char *out = s;
 
-    (void) cls;
-    (void) conn;
-    for (const char *in = uri; *in; out++) {
+    for (const char *in = s; *in; out++) {
         int hi, lo;
         if (in[0] == '%' && (hi = hex_digit(in[1])) >= 0 &&
             (lo = hex_digit(in[2])) >= 0 && (hi | lo) != 0) {
@@ -549,7 +536,17 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *uri)
         }
     }
     *out = '\0';
-    return (size_t) (out - uri);
+    return (size_t) (out - s);
+}
+
+/* libmicrohttpd's unescape callback, for the path and the query: as
+ * libmicrohttpd would decode, except %00, which would cut the path short
+ * ("index.html%00.js" naming index.html) and so names nothing. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *uri)
+{
+    (void) cls;
+    (void) conn;
+    return sked__http_unescape(uri);
 }
 
 /* One thread per core: a request to SQLite is mostly CPU, and more
