@@ -167,30 +167,40 @@ static bool status_known(unsigned st)
     return false;
 }
 
+/* Say what the answer broke, and abort. */
+static void broken(const char *what, const http_req *req, const http_resp *resp)
+{
+    fprintf(stderr, "fuzz_http_api: %.16s %.200s: %s: %u %.*s\n", req->method,
+            req->path, what, resp->status,
+            (int) (resp->len > 300 ? 300 : resp->len),
+            resp->body ? resp->body : "");
+    abort();
+}
+
 /* The answer's checks: a known status, JSON, and SPEC 6's error body. */
-static void check_answer(const http_resp *resp)
+static void check_answer(const http_req *req, const http_resp *resp)
 {
     json_t *j, *e, *code, *msg;
 
     if (!status_known(resp->status))
-        abort();
+        broken("a status out of the API's table", req, resp);
     if (resp->status == 405 && (!resp->allow || !resp->allow[0]))
-        abort();
+        broken("a 405 without Allow", req, resp);
     if (resp->content_type || resp->status == 204)
         return; /* text (metrics, the document) or no body */
     if (!(j = json_loadb(resp->body ? resp->body : "", resp->len, 0, NULL)))
-        abort();
+        broken("a body that is not JSON", req, resp);
     if (resp->status >= 400) {
         e = json_object_get(j, "error");
         code = json_object_get(e, "code");
         msg = json_object_get(e, "message");
         if (!json_is_string(code) || !json_is_string(msg) ||
             !json_string_length(msg))
-            abort();
+            broken("an error without its code and message", req, resp);
         if (strcmp(json_string_value(code), "invalid_argument") != 0 &&
             strcmp(json_string_value(code), "out_of_range") != 0 &&
             resp->status == 422)
-            abort();
+            broken("a 422 of another code", req, resp);
     }
     json_decref(j);
 }
@@ -246,7 +256,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     .value_ctx = &f};
     check_token(req.path, lookup(&req, true, "Authorization"));
     (void) sked__http_serve(&req, &resp, &m);
-    check_answer(&resp);
+    check_answer(&req, &resp);
     free(resp.body);
     sked__http_match_done(&m);
     free(in);

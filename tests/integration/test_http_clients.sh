@@ -24,6 +24,7 @@
 #    the header timeout (10 s): a normal client is served within it, and
 #    the slow connections are closed; an idle keep-alive connection is
 #    closed too.
+# 5. An event whose subject is not UTF-8 is listed, with U+FFFD.
 #
 # Env: SKED_BIN. Ends with "N passed, M failed".
 set -u
@@ -420,6 +421,18 @@ s.close()
 print("ok", ok)
 PY
 check slow.after "$(curl -s --max-time 5 "$url_s/healthz")" '{"status":"ok"}'
+
+# ---- 5. what the API lists of bytes it did not check ------------------------
+# An event whose subject is not UTF-8 (a run id once made of a client's
+# key) is listed with U+FFFD; the page does not fail for every client.
+q "$db" "INSERT INTO events (type, subject, payload, at)
+         VALUES ('run.created', CAST(X'FF6B6579' AS TEXT), '{}', 0)"
+curl -s -o "$tmp/ev" -w '%{http_code}' "$url_s/api/v1/events?limit=1000" >"$tmp/ev.status"
+got=$("$py" -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+print(ascii([e["subject"] for e in d["events"] if e["type"]=="run.created"][-1]))' \
+    "$tmp/ev" 2>/dev/null)
+check events.not_utf8 "$(cat "$tmp/ev.status") $got" "200 '\\ufffdkey'"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
