@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "direct.h"
+#include "engine/answer.h"
 #include "engine/workflow_file.h"
 #include "output.h"
 #include "target.h"
@@ -51,10 +52,7 @@ static int apply_fail(const char *file, const sked_wf_file *wf,
 static int print_result(const sked_apply_result *r, bool json)
 {
     if (json)
-        return out_json(json_pack(
-            "{s:I, s:I, s:I, s:I}", "created", (json_int_t) r->created,
-            "updated", (json_int_t) r->updated, "unchanged",
-            (json_int_t) r->unchanged, "deleted", (json_int_t) r->deleted));
+        return out_json(sked__answer_apply(r));
     printf("%zu created, %zu updated, %zu unchanged, %zu deleted\n", r->created,
            r->updated, r->unchanged, r->deleted);
     return cli_flush();
@@ -116,18 +114,20 @@ const cli_cmd cli_cmd_apply = {
     .path = "sked apply",
     .summary = "Apply the schedules of a workflows file",
     .run = apply_run,
-    .help = "Usage: sked apply FILE [--prune] [--json]\n"
-            "\n"
-            "Read the workflows file FILE (docs/workflows-file.md), check all\n"
-            "of it, then create or update its schedules in one transaction,\n"
-            "with source \"code\". Nothing is written when any part of the\n"
-            "file is wrong; the error reads FILE:LINE:COLUMN: path: message.\n"
-            "Schedules created with \"sked schedule create\" or the API are\n"
-            "never touched. Prints how many schedules were created, updated,\n"
-            "left unchanged and deleted.\n"
-            "\n"
-            "Options:\n"
-            "  --prune        also delete the code schedules not in FILE\n"
-            "  --json         print the counts as JSON\n" TARGET_HELP
-            "  -h, --help     show this help\n",
+    .help =
+        "Usage: sked apply FILE [--prune] [--json]\n"
+        "\n"
+        "Read the workflows file FILE (docs/workflows-file.md), check all\n"
+        "of it, then create or update its schedules in one transaction,\n"
+        "with source \"code\". Nothing is written when any part of the\n"
+        "file is wrong; the error reads FILE:LINE:COLUMN: path: message.\n"
+        "Schedules created with \"sked schedule create\" or the API are\n"
+        "never touched. Prints how many schedules were created, updated,\n"
+        "left unchanged and deleted.\n"
+        "\n"
+        "Options:\n"
+        "  --prune        also delete the code schedules not in FILE\n"
+        "  --json         print the API's answer: {\"created\", \"updated\",\n"
+        "                 \"unchanged\", \"deleted\"}\n" TARGET_HELP
+        "  -h, --help     show this help\n",
 };

@@ -84,10 +84,11 @@ int target_schedule_apply(target *t, const sked_schedule *v, size_t n,
 int target_run_list(target *t, const sked_run_query *q, char **out,
                     sked_error *err);
 int target_run_get(target *t, const char *id, char **out, sked_error *err);
-int target_run_cancel(target *t, const char *id, sked_error *err);
-/* OUT: *run_id (free). */
+/* Cancel run ID, or start a run of WORKFLOW (KEY: its idempotency key,
+ * may be NULL); OUT: *out, the run as the API answers it (free). */
+int target_run_cancel(target *t, const char *id, char **out, sked_error *err);
 int target_run_start(target *t, const char *workflow, const char *input,
-                     const char *key, char **run_id, sked_error *err);
+                     const char *key, char **out, sked_error *err);
 int target_workflow_list(target *t, char **out, sked_error *err);
 int target_event_list(target *t, int64_t after, size_t limit, char **out,
                       sked_error *err);

@@ -20,6 +20,7 @@
 
 #include "base/clock.h"
 #include "base/json_obj.h"
+#include "base/json_text.h"
 #include "exec/attempt.h"
 #include "exec/plan.h"
 
@@ -223,7 +224,7 @@ static char *run_output(const xrun *x)
         json_t *v = json_loads(s, JSON_DECODE_ANY, NULL);
         json_object_set_new(o, x->w->steps[i].name, v ? v : json_string(s));
     }
-    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    char *s = o ? sked__json_text(o, NULL) : NULL;
     json_decref(o);
     return s;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "engine/answer.h"
 #include "engine/engine_int.h"
 #include "http/http_int.h"
 #include "store/schedule_json.h"
@@ -116,26 +117,6 @@ static int list_filter(const http_req *req, http_resp *resp,
     return 0;
 }
 
-/* The page of N schedules LIST as {"schedules": [...], "next_cursor"}. */
-static json_t *list_json(const sked_schedule *list, size_t n, bool more,
-                         sked_error *err)
-{
-    json_t *arr = json_array(), *o;
-
-    for (size_t i = 0; arr && i < n; i++) {
-        if (sked__schedule_to_json(&list[i], &o, err) != 0 ||
-            json_array_append_new(arr, o) != 0) {
-            json_decref(arr);
-            arr = NULL;
-        }
-    }
-    if (!arr)
-        return NULL;
-    return json_pack("{s:o, s:o}", "schedules", arr, "next_cursor",
-                     more && n > 0 ? json_string(list[n - 1].name)
-                                   : json_null());
-}
-
 static int schedule_list(const http_req *req, http_resp *resp)
 {
     sked_schedule_filter f;
@@ -153,7 +134,7 @@ static int schedule_list(const http_req *req, http_resp *resp)
                                    &n, &more, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
-    o = list_json(list, n, more, &err);
+    o = sked__answer_schedules(list, n, more, &err);
     sked__schedules_free(list, n);
     if (!o)
         return sked__http_fail(resp, err.code < 0 ? err.code : SKED_ENOMEM,
@@ -266,12 +247,7 @@ static int schedule_apply(const http_req *req, http_resp *resp)
     if (rc == 0) {
         /* Written behind the engine's back: the loop rereads now. */
         sked__loop_changed(sked__engine_loop(req->engine), NULL);
-        rc = sked__http_json(resp, 200,
-                             json_pack("{s:I, s:I, s:I, s:I}", "created",
-                                       (json_int_t) res.created, "updated",
-                                       (json_int_t) res.updated, "unchanged",
-                                       (json_int_t) res.unchanged, "deleted",
-                                       (json_int_t) res.deleted));
+        rc = sked__http_json(resp, 200, sked__answer_apply(&res));
     } else if (resp->status == 0) {
         rc = sked__http_fail(resp, rc, &err);
     }
@@ -389,7 +365,7 @@ static int schedule_trigger(const http_req *req, http_resp *resp)
     rc = sked_engine_trigger(req->engine, req->param[0], &id, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
-    rc = sked__http_json(resp, 201, json_pack("{s:s}", "run_id", id));
+    rc = sked__http_json(resp, 201, sked__answer_run_id(id));
     sked_free(id);
     return rc;
 }
@@ -442,39 +418,25 @@ static int schedule_backfill(const http_req *req, http_resp *resp)
                               NULL, &res, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
-    return sked__http_json(resp, 200,
-                           json_pack("{s:I, s:I}", "created",
-                                     (json_int_t) res.created, "skipped",
-                                     (json_int_t) res.skipped));
+    return sked__http_json(resp, 200, sked__answer_backfill(&res));
 }
 
 /* ---- preview ------------------------------------------------------------ */
 
-/* The occurrences OCC (N) as {"occurrences": [{"at", "local", "mark"}]},
- * "local" in the zone TZ with its offset. */
-static json_t *occurrences_json(const sked_occurrence *occ, size_t n,
-                                const sked_tz *tz)
+/* The query parameter "after" (an RFC 3339 instant) into *out; absent
+ * or empty: now. Malformed, a 400 as every malformed query parameter. */
+static int query_after(const http_req *req, http_resp *resp, sked_time *out)
 {
-    json_t *arr = json_array();
+    const char *v = param(req, "after");
+    sked_error err;
 
-    for (size_t i = 0; arr && i < n; i++) {
-        char local[SKED_TIME_STRLEN];
-        sked_tz_info info;
-        json_t *o;
-
-        if (sked_tz_lookup(tz, occ[i].at, &info) < 0 ||
-            sked_time_format_offset(occ[i].at, info.utoff, local,
-                                    sizeof local) < 0)
-            local[0] = '\0';
-        o = json_pack("{s:o, s:s?, s:s?}", "at", sked__json_instant(occ[i].at),
-                      "local", local[0] ? local : NULL, "mark",
-                      sked__schedule_preview_mark(occ[i].mark));
-        if (json_array_append_new(arr, o) != 0) {
-            json_decref(arr);
-            arr = NULL;
-        }
-    }
-    return arr ? json_pack("{s:o}", "occurrences", arr) : NULL;
+    *out = sked__clock_now(req->engine->clock);
+    sked_error_clear(&err);
+    if (v && sked_time_parse(v, out, &err) != 0)
+        return sked__http_error(resp, SKED_ESYNTAX, "after",
+                                "\"%.60s\" is not an RFC 3339 instant: %s", v,
+                                err.msg);
+    return 0;
 }
 
 static int schedule_occurrences(const http_req *req, http_resp *resp)
@@ -482,6 +444,7 @@ static int schedule_occurrences(const http_req *req, http_resp *resp)
     sked_engine *e = req->engine;
     const sked_tz *tz = sked_tz_utc();
     sked_occurrence *occ = NULL;
+    sked_time after;
     sked_schedule s;
     sked_error err;
     size_t n = 0;
@@ -490,6 +453,8 @@ static int schedule_occurrences(const http_req *req, http_resp *resp)
 
     rc = sked__http_query_long(req, resp, "n", 1, PREVIEW_MAX, PREVIEW_DEFAULT,
                                &max);
+    if (rc == 0)
+        rc = query_after(req, resp, &after);
     if (rc != 0)
         return rc;
     sked_error_clear(&err);
@@ -503,11 +468,11 @@ static int schedule_occurrences(const http_req *req, http_resp *resp)
     occ = sked__calloc((size_t) max, sizeof *occ);
     if (!occ)
         rc = sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
-    else if ((rc = sked__schedule_preview(&s, tz, sked__clock_now(e->clock),
-                                          (size_t) max, occ, &n, &err)) != 0)
+    else if ((rc = sked__schedule_preview(&s, tz, after, (size_t) max, occ, &n,
+                                          &err)) != 0)
         rc = sked__http_fail(resp, SKED_EINTERNAL, &err);
     else
-        rc = sked__http_json(resp, 200, occurrences_json(occ, n, tz));
+        rc = sked__http_json(resp, 200, sked__answer_occurrences(occ, n, tz));
     free(occ);
     sked_schedule_done(&s);
     return rc;
@@ -535,6 +500,8 @@ const http_route sked__api_schedule_routes[] = {
     {"POST", "/api/v1/schedules/{name}/backfill", schedule_backfill,
      "Create the runs of every occurrence between start and end", 200},
     {"GET", "/api/v1/schedules/{name}/occurrences", schedule_occurrences,
-     "Preview the next occurrences, marked across DST changes", 200},
+     "Preview the next occurrences after now (or ?after=T), marked across "
+     "DST changes",
+     200},
     {0},
 };

@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/json_text.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
 #include "store/store_int.h"
@@ -86,7 +87,7 @@ static int emit(sked_store *st, sked__tx *tx, const char *type,
             if (sked_time_format(s->next_fire_at, t, sizeof t) > 0)
                 (void) json_object_set_new(o, "next_fire_at", json_string(t));
         }
-        payload = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        payload = o ? sked__json_text(o, NULL) : NULL;
         json_decref(o);
         if (!payload)
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);

@@ -91,3 +91,7 @@ sked_add_pg_test(http.pg_api bash
 # SQLite: integration.http_events).
 sked_add_pg_test(http.pg_events bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_events.sh pg)
+# The CLI's --json against the API's answers on PostgreSQL
+# (tests/integration/test_cli_json.sh; SQLite: integration.cli_json).
+sked_add_pg_test(cli.pg_json bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_cli_json.sh pg)
