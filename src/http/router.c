@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Routing (http_int.h): a request's method and path against the route
- * tables of every API module, and the call of the route's handler. A pattern is
- * a path whose segments are literal or "{name}", which matches one non-empty
- * segment; nothing else (no prefixes, no trailing slash), so a path either
- * names a route exactly or is 404. */
+ * tables of every API module, and the call of the route's handler. A
+ * pattern is a path whose segments are literal or "{name}", which matches
+ * one non-empty segment; nothing else (no prefixes, no trailing slash), so
+ * a path either names a route exactly or is 404. */
 #include <stdlib.h>
 #include <string.h>
 
