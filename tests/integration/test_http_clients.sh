@@ -334,6 +334,13 @@ def timed_get(result):
     except Exception as e:
         result.append((str(e), time.monotonic() - t))
 
+def trickle(socks):
+    for s in socks:
+        try:
+            s.send(b"x")
+        except OSError:
+            pass
+
 def closed(s):
     s.setblocking(False)
     try:
@@ -362,11 +369,7 @@ got = []
 th = threading.Thread(target=timed_get, args=(got,))
 th.start()
 while th.is_alive():
-    for s in trick:
-        try:
-            s.send(b"x")
-        except OSError:
-            pass
+    trickle(trick)
     th.join(1)
 if got and got[0][0] == 200 and got[0][1] <= DEADLINE + 5:
     ok += 1
@@ -378,11 +381,7 @@ else:
 # the limit wait to be accepted first).
 left_trick = trick
 while left_trick and time.monotonic() - t1 < DEADLINE + 4:
-    for s in left_trick:
-        try:
-            s.send(b"x")
-        except OSError:
-            pass
+    trickle(left_trick)
     time.sleep(0.5)
     left_trick = [s for s in left_trick if not closed(s)]
 if not left_trick:
