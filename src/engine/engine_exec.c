@@ -20,6 +20,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/json_io.h"
 #include "engine/engine_int.h"
 #include "store/run_json.h"
 #include "store/schedule_json.h"
@@ -241,7 +242,7 @@ int sked_engine_run_cancel(sked_engine *e, const char *id, sked_error *err)
 /* Dump O (taken) into *out. */
 static int dump(json_t *o, char **out, sked_error *err)
 {
-    *out = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    *out = o ? sked__json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return *out ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
 }

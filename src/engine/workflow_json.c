@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/json_io.h"
 #include "exec/def.h"
 
 static const char *const kind_names[] = {"fn", "run", "sh", "http", "sleep"};
@@ -136,7 +137,7 @@ char *sked__workflow_json(const sked_workflow *w)
     if (o) {
         if (w->version)
             json_object_set_new(o, "version", json_string(w->version));
-        s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+        s = sked__json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
     }
     json_decref(o);
     return s;
@@ -147,7 +148,7 @@ int sked__workflow_seal(sked_workflow *w)
     if (w->version)
         return 0;
     json_t *o = definition_json(w);
-    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    char *s = o ? sked__json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(o);
     if (!s)
         return SKED_ENOMEM;

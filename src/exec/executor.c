@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/json_io.h"
 #include "base/json_obj.h"
 #include "exec/attempt.h"
 #include "exec/plan.h"
@@ -223,7 +224,7 @@ static char *run_output(const xrun *x)
         json_t *v = json_loads(s, JSON_DECODE_ANY, NULL);
         json_object_set_new(o, x->w->steps[i].name, v ? v : json_string(s));
     }
-    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    char *s = o ? sked__json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return s;
 }

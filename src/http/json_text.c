@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/json_io.h"
 #include "base/json_obj.h"
 #include "http/json_text.h"
 
@@ -69,7 +70,7 @@ static void put_array(sked_buf *o, const json_t *j, int depth)
 /* Reals through jansson, so their digits are its digits. */
 static void put_real(sked_buf *o, const json_t *j)
 {
-    char *t = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
+    char *t = sked__json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
 
     if (!t) {
         o->failed = true;

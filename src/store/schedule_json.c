@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/json_io.h"
 
 typedef enum field_type {
     F_STR,     /* char *, null: NULL */
@@ -194,7 +195,7 @@ int sked__schedule_to_json_text(const sked_schedule *s, char **out,
 
     if (rc != 0)
         return rc;
-    text = json_dumps(o, JSON_COMPACT);
+    text = sked__json_dumps(o, JSON_COMPACT);
     json_decref(o);
     if (!text)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -300,7 +301,7 @@ static int read_context(const char *key, const json_t *v, char **dst,
     if (!json_is_null(v)) {
         if (!json_is_object(v))
             return type_error(key, "a JSON object", err);
-        text = json_dumps(v, JSON_COMPACT);
+        text = sked__json_dumps(v, JSON_COMPACT);
         if (!text)
             return sked__error_set(err, SKED_ENOMEM, key, -1, NULL);
     }
@@ -531,11 +532,13 @@ int sked__schedule_from_json_text(const char *text, size_t len, unsigned flags,
                                   sked_schedule *out, sked_error *err)
 {
     json_error_t je;
-    json_t *obj;
+    json_t *obj = NULL;
     int rc;
 
-    obj = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!obj)
+    rc = sked__json_load(text, len, JSON_REJECT_DUPLICATES, &obj, &je);
+    if (rc == SKED_ENOMEM)
+        return sked__error_set(err, rc, NULL, -1, NULL);
+    if (rc != 0)
         return sked__error_set(err, SKED_ESYNTAX, NULL, je.position,
                                "malformed JSON: %.120s", je.text);
     rc = sked__schedule_from_json(obj, flags, out, err);

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/json_io.h"
 #include "store/sqlite.h"
 
 /* Active runs, in the words of the partial indexes (sqlite.h). */
@@ -275,7 +276,7 @@ static int runs_query(sked__tx *c, sqlite3_stmt *s, sked__sqlite_row_fn read,
 /* Dump the JSON value J (taken) into *out; false on ENOMEM. */
 static bool json_take(json_t *j, char **out)
 {
-    *out = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    *out = j ? sked__json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     return *out != NULL;
 }
@@ -427,7 +428,7 @@ static char *ids_json(const char *const *held, size_t n)
             json_decref(a);
             return NULL;
         }
-    char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    char *s = a ? sked__json_dumps(a, JSON_COMPACT) : NULL;
     json_decref(a);
     return s;
 }

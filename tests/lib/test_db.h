@@ -10,9 +10,21 @@
  * row. Returns 0, or -1 when the statement failed. */
 int sked_test_sql(const char *url, const char *sql, long long *out);
 
+/* Run the statements of SCRIPT (separated by ';') on URL in one
+ * transaction, without waiting for the disk (SQLite: synchronous off):
+ * a test's own resets between cases. Returns 0, or -1 when one failed. */
+int sked_test_exec(const char *url, const char *script);
+
 /* The table that holds the events of URL's database, to empty it:
  * "events" on SQLite; on PostgreSQL "event_pages", the pages behind the
  * view events (schema/pg/0005_run_rate.sql). */
 const char *sked_test_events_table(const char *url);
+
+/* The rows of every table of URL's database that sked writes (schedules,
+ * runs, steps, queues, workflow versions, events without their ids),
+ * each row one line of its columns, the lines of a table sorted: two
+ * dumps are equal when the content is. Free with free(); NULL when a
+ * query failed. */
+char *sked_test_dump(const char *url);
 
 #endif
