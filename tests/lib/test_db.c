@@ -3,6 +3,7 @@
 #include "test_db.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,14 +183,13 @@ static int cmp_line(const void *a, const void *b)
     return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-/* Append table K's lines L, sorted, to *OUT and empty L. */
-static int dump_lines(lines *l, size_t k, char **out, size_t *len)
+/* Append the lines L of the query SQL, sorted, to *OUT and empty L. */
+static int dump_lines(lines *l, const char *sql, char **out, size_t *len)
 {
     int rc = 0;
 
     qsort(l->v, l->n, sizeof *l->v, cmp_line);
-    rc = append(out, len, dump_sql[k], strlen(dump_sql[k])) ||
-         append(out, len, "\n", 1);
+    rc = append(out, len, sql, strlen(sql)) || append(out, len, "\n", 1);
     for (size_t i = 0; i < l->n; i++) {
         if (rc == 0)
             rc = append(out, len, l->v[i], strlen(l->v[i])) ||
@@ -200,7 +200,38 @@ static int dump_lines(lines *l, size_t k, char **out, size_t *len)
     return rc ? -1 : 0;
 }
 
+/* True when the text TEXT has the line L of N bytes. */
+static bool has_line(const char *text, const char *l, size_t n)
+{
+    for (const char *m = text; m;
+         m = strchr(m, '\n') ? strchr(m, '\n') + 1 : NULL)
+        if (strncmp(m, l, n) == 0 && (m[n] == '\n' || !m[n]))
+            return true;
+    return false;
+}
+
+void sked_test_dump_diff(const char *what, const char *got, const char *want)
+{
+    const char *sides[2][2] = {{got, want}, {want, got}};
+
+    fprintf(stderr, "%s:\n", what);
+    for (int k = 0; k < 2; k++)
+        for (const char *l = sides[k][0], *e; *l; l = *e ? e + 1 : e) {
+            e = strchr(l, '\n');
+            e = e ? e : l + strlen(l);
+            if (!has_line(sides[k][1], l, (size_t) (e - l)))
+                fprintf(stderr, "  %s %.*s\n", k ? "want" : "got ",
+                        (int) (e - l), l);
+        }
+}
+
 char *sked_test_dump(const char *url)
+{
+    return sked_test_dump_sql(url, dump_sql,
+                              sizeof dump_sql / sizeof *dump_sql);
+}
+
+char *sked_test_dump_sql(const char *url, const char *const *sql, size_t n)
 {
     bool sqlite = strncmp(url, "sqlite:", 7) == 0;
     sqlite3 *db = NULL;
@@ -214,11 +245,10 @@ char *sked_test_dump(const char *url)
         rc = sqlite3_open(url + 7, &db) == SQLITE_OK ? 0 : -1;
     else
         rc = PQstatus(c = PQconnectdb(url)) == CONNECTION_OK ? 0 : -1;
-    for (size_t k = 0; rc == 0 && k < sizeof dump_sql / sizeof *dump_sql; k++) {
-        rc = sqlite ? sqlite_rows(db, dump_sql[k], &l)
-                    : pg_rows(c, dump_sql[k], &l);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        rc = sqlite ? sqlite_rows(db, sql[k], &l) : pg_rows(c, sql[k], &l);
         if (rc == 0)
-            rc = dump_lines(&l, k, &out, &len);
+            rc = dump_lines(&l, sql[k], &out, &len);
     }
     for (size_t i = 0; i < l.n; i++)
         free(l.v[i]);

@@ -5,10 +5,16 @@
 #ifndef SKED_TEST_DB_H
 #define SKED_TEST_DB_H
 
+#include <stddef.h>
+
 /* Run SQL on URL ("sqlite:PATH" or a PostgreSQL URL). OUT, when not
  * NULL, gets the first column of the first row, or -1 when there is no
  * row. Returns 0, or -1 when the statement failed. */
 int sked_test_sql(const char *url, const char *sql, long long *out);
+
+/* Print to stderr, under WHAT, the lines of GOT not in WANT and those of
+ * WANT not in GOT (two dumps). */
+void sked_test_dump_diff(const char *what, const char *got, const char *want);
 
 /* Run the statements of SCRIPT (separated by ';') on URL in one
  * transaction, without waiting for the disk (SQLite: synchronous off):
@@ -26,5 +32,8 @@ const char *sked_test_events_table(const char *url);
  * dumps are equal when the content is. Free with free(); NULL when a
  * query failed. */
 char *sked_test_dump(const char *url);
+
+/* The same with the N queries SQL, one table's rows each. */
+char *sked_test_dump_sql(const char *url, const char *const *sql, size_t n);
 
 #endif

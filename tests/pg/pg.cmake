@@ -84,6 +84,12 @@ set_tests_properties(store.pg_run_rate PROPERTIES SKIP_RETURN_CODE 77)
 if(TARGET test_engine)
     sked_add_pg_test(engine.pg $<TARGET_FILE:test_engine>)
 endif()
+# The scheduler and the executor under allocation failures on PostgreSQL.
+if(TARGET test_alloc_exec)
+    sked_add_pg_test(exec_alloc.pg $<TARGET_FILE:test_alloc_exec>)
+    sked_add_pg_test(alloc_full.exec_pg $<TARGET_FILE:test_alloc_exec>)
+    sked_alloc_full(alloc_full.exec_pg)
+endif()
 # The execution tests (tests/unit/test_exec.c) on PostgreSQL.
 if(TARGET test_exec)
     sked_add_pg_test(exec.pg $<TARGET_FILE:test_exec>)

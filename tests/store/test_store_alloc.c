@@ -99,35 +99,6 @@ static int run(void *ctx)
     return c->op(c->out, sizeof c->out);
 }
 
-/* Print the lines of GOT not in WANT, and those of WANT not in GOT. */
-static void diff(const char *what, const char *got, const char *want)
-{
-    const char *sides[2][2] = {{got, want}, {want, got}};
-
-    print_message("%s:\n", what);
-    if (getenv("SKED_TEST_DUMPS")) {
-        FILE *f = fopen(getenv("SKED_TEST_DUMPS"), "w");
-        if (f) {
-            fprintf(f, "%s\n==== want\n%s", got, want);
-            fclose(f);
-        }
-    }
-    for (int k = 0; k < 2; k++) {
-        const char *a = sides[k][0], *b = sides[k][1];
-        for (const char *l = a, *e; *l; l = *e ? e + 1 : e) {
-            e = strchr(l, '\n');
-            e = e ? e : l + strlen(l);
-            size_t n = (size_t) (e - l);
-            bool found = false;
-            for (const char *m = strstr(b, ""); m && !found;
-                 m = strchr(m, '\n') ? strchr(m, '\n') + 1 : NULL)
-                found = strncmp(m, l, n) == 0 && (m[n] == '\n' || !m[n]);
-            if (!found)
-                print_message("  %s %.*s\n", k ? "want" : "got ", (int) n, l);
-        }
-    }
-}
-
 static void check(void *ctx, int rc, long failed)
 {
     opcase *c = ctx;
@@ -136,21 +107,23 @@ static void check(void *ctx, int rc, long failed)
     bool whole = strcmp(now, c->dump_after) == 0;
 
     if (rc == 0 && !whole) {
-        diff("the database", now, c->dump_after);
+        sked_test_dump_diff("the database", now, c->dump_after);
         fail_msg("%s: %ld allocations failed, 0 returned, and the database "
                  "is not what the operation leaves",
                  c->name, failed);
     }
     if (rc == 0 && strcmp(c->out, c->ref_out) != 0) {
-        diff("what was read", c->out, c->ref_out);
+        sked_test_dump_diff("what was read", c->out, c->ref_out);
         fail_msg("%s: read something else", c->name);
     }
     if (rc != 0 && !same && !whole) {
-        diff("the database, against the one before", now, c->dump_before);
+        sked_test_dump_diff("the database, against the one before", now,
+                            c->dump_before);
         fail_msg("%s: half-written after a failed allocation", c->name);
     }
     if (rc != 0 && !same) {
-        diff("the database, against the one before", now, c->dump_before);
+        sked_test_dump_diff("the database, against the one before", now,
+                            c->dump_before);
         fail_msg("%s: SKED_ENOMEM returned, but the change was committed",
                  c->name);
     }

@@ -21,6 +21,7 @@
 
 #include "test_alloc.h"
 
+#include "base/json_io.h"
 #include "engine/workflow_file.h"
 #include "sked/sked.h"
 #include "store/schedule.h"
@@ -532,6 +533,70 @@ static void test_json_readers_out_of_memory(void **state)
     assert_int_equal(context, SKED_ENOMEM);
 }
 
+static long jansson_left; /* allocations jansson may still make */
+
+static void *some_memory(size_t n)
+{
+    return jansson_left-- > 0 ? malloc(n) : NULL;
+}
+
+/* sked__json_load under every count of allocations jansson may make:
+ * a text jansson reads with memory is read, or refused for want of it
+ * (never called malformed, as jansson's lexer would); one it refuses is
+ * malformed, or refused for want of memory. The texts: a table, and each
+ * cut short at every byte. */
+static void test_json_load_tells_memory_from_syntax(void **state)
+{
+    static const char *const texts[] = {
+        "{\"a\":[1,2.5e3,-0.0,true,false,null],\"b\":{\"c\":\"d\\u00e9\"}}",
+        "[\"\\ud83d\\ude00\",\"\xc3\xa9\",\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"]",
+        " { } ",
+        "[[[[]]]]",
+        "{\"a\":1,\"a\":2}",
+        "[1,]",
+        "{\"a\" 1}",
+        "[01]",
+        "[\"\\ud800\"]",
+        "[\"\\u0000\"]",
+        "[\"\x01\"]",
+        "[1e]",
+        "[-]",
+        "[.5]",
+        "[\"\xff\"]",
+        "[tru]",
+        "{\"k\":\"v\"} x",
+        "\"top\"",
+        "12"};
+    size_t flags[] = {JSON_REJECT_DUPLICATES, JSON_DECODE_ANY};
+
+    (void) state;
+    for (size_t t = 0; t < sizeof texts / sizeof *texts; t++)
+        for (size_t cut = strlen(texts[t]); cut > 0; cut--)
+            for (size_t f = 0; f < 2; f++) {
+                json_error_t je;
+                json_t *v = json_loadb(texts[t], cut, flags[f], &je);
+                bool good = v != NULL;
+                json_decref(v);
+                for (long k = 0; k < 64; k++) {
+                    json_t *got = NULL;
+                    jansson_left = k;
+                    json_set_alloc_funcs(some_memory, free);
+                    int rc =
+                        sked__json_load(texts[t], cut, flags[f], &got, &je);
+                    json_set_alloc_funcs(malloc, free);
+                    json_decref(got);
+                    if (good ? rc != 0 && rc != SKED_ENOMEM
+                             : rc != SKED_ESYNTAX && rc != SKED_ENOMEM)
+                        fail_msg("%.*s (flags %zu), %ld allocations: %s",
+                                 (int) cut, texts[t], flags[f], k,
+                                 sked_strerror(rc));
+                    if (!good && k == 63 && rc != SKED_ESYNTAX)
+                        fail_msg("%.*s: not called malformed", (int) cut,
+                                 texts[t]);
+                }
+            }
+}
+
 static int setup(void **state)
 {
     char dir[512];
@@ -559,6 +624,7 @@ int main(void)
         cmocka_unit_test(test_workflows_file),
         cmocka_unit_test(test_schedule_json),
         cmocka_unit_test(test_json_readers_out_of_memory),
+        cmocka_unit_test(test_json_load_tells_memory_from_syntax),
     };
 
     sked_test_alloc_jansson();
