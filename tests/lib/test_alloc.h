@@ -33,6 +33,10 @@ typedef struct sked_test_alloc_case {
     const char *(*why)(void *ctx);
     /* Most passes before the loop is called endless (0: 100000). */
     long max;
+    /* Without SKED_ALLOC_FULL, fail only every STRIDEth allocation (0 or
+     * 1: each), for the slow paths in `make test`; the full loops fail
+     * each. */
+    long stride;
 } sked_test_alloc_case;
 
 /* Run the loop of C (both modes under SKED_ALLOC_FULL). Fails the

@@ -73,6 +73,31 @@ int sked_test_exec(const char *url, const char *script)
     return ok ? 0 : -1;
 }
 
+int sked_test_db_url(const char *file, char *url, char *tmp, size_t size)
+{
+    const char *env = getenv("SKED_TEST_DB_URL");
+    const char *dir = getenv("TMPDIR");
+
+    snprintf(tmp, size, "%s/sked-test-XXXXXX", dir && *dir ? dir : "/tmp");
+    if (!mkdtemp(tmp))
+        return -1;
+    if (env && env[0])
+        snprintf(url, size, "%s", env);
+    else
+        snprintf(url, size, "sqlite:%s/%s", tmp, file);
+    return 0;
+}
+
+void sked_test_tmp_remove(const char *tmp)
+{
+    char cmd[1200];
+
+    if (!tmp[0])
+        return;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    (void) !system(cmd);
+}
+
 const char *sked_test_events_table(const char *url)
 {
     return strncmp(url, "sqlite:", 7) == 0 ? "events" : "event_pages";

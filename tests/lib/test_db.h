@@ -12,6 +12,15 @@
  * row. Returns 0, or -1 when the statement failed. */
 int sked_test_sql(const char *url, const char *sql, long long *out);
 
+/* The database of a test: SKED_TEST_DB_URL when set, else a SQLite file
+ * FILE in a new temporary directory (written into TMP, of SIZE bytes;
+ * empty when none was made). Writes the URL into URL (of SIZE bytes).
+ * Returns 0, or -1 when no directory could be made. */
+int sked_test_db_url(const char *file, char *url, char *tmp, size_t size);
+
+/* Remove the directory TMP of sked_test_db_url (nothing when empty). */
+void sked_test_tmp_remove(const char *tmp);
+
 /* Print to stderr, under WHAT, the lines of GOT not in WANT and those of
  * WANT not in GOT (two dumps). */
 void sked_test_dump_diff(const char *what, const char *got, const char *want);
