@@ -384,7 +384,7 @@ static void attempt_end(xrun *x, slot *s)
         }
         free(x->errs[i]);
         x->errs[i] = r->error ? sked__strdup(r->error) : NULL;
-        if (!r->error || !x->errs[i]) {
+        if ((hard_stop && !r->error) || (r->error && !x->errs[i])) {
             out_of_memory(x);
             sked__attempt_result_done(r);
             return;

@@ -84,8 +84,11 @@ static int emit(sked_store *st, sked__tx *tx, const char *type,
         o = json_pack("{s:s}", "name", name);
         if (o && s && s->next_fire_at != SKED_TIME_NONE) {
             char t[SKED_TIME_STRLEN];
-            if (sked_time_format(s->next_fire_at, t, sizeof t) > 0)
-                (void) json_object_set_new(o, "next_fire_at", json_string(t));
+            if (sked_time_format(s->next_fire_at, t, sizeof t) > 0 &&
+                json_object_set_new(o, "next_fire_at", json_string(t)) != 0) {
+                json_decref(o); /* not written without it */
+                o = NULL;
+            }
         }
         payload = o ? sked__json_dumps(o, JSON_COMPACT) : NULL;
         json_decref(o);

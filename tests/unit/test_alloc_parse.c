@@ -422,8 +422,8 @@ static void drop_wf(pcase *p)
 static void test_workflows_file(void **state)
 {
     static const char *const bad[] = {
-        "workflows:\n  w:\n    steps:\n      - name: a\n        run: [x]\n"
-        "      - name: b\n        needs: [c]\n        run: [y]\n",
+        ("workflows:\n  w:\n    steps:\n      - name: a\n        run: [x]\n"
+         "      - name: b\n        needs: [c]\n        run: [y]\n"),
         "schedules:\n  - workflow: w\n    cron: \"0 9 * *\"\n",
         "queues: {q: {concurrency: -1}}\n"};
     size_t len = 0;
@@ -483,12 +483,12 @@ static void drop_sched(pcase *p)
 static void test_schedule_json(void **state)
 {
     static const char *const bodies[] = {
-        "{\"name\":\"nightly\",\"workflow\":\"report\",\"cron\":\"0 2 * * *\","
-        "\"timezone\":\"Europe/Paris\",\"catchup\":\"all\",\"catchup_max\":5,"
-        "\"overlap\":\"skip\",\"context\":{\"a\":[1,2,{\"b\":null}]},"
-        "\"dst\":\"once\",\"paused\":true}",
-        "{\"name\":\"every\",\"workflow\":\"w\",\"every\":\"15m\","
-        "\"start_at\":\"2026-01-10T00:00:00Z\"}",
+        ("{\"name\":\"nightly\",\"workflow\":\"report\",\"cron\":\"0 2 * * *\","
+         "\"timezone\":\"Europe/Paris\",\"catchup\":\"all\",\"catchup_max\":5,"
+         "\"overlap\":\"skip\",\"context\":{\"a\":[1,2,{\"b\":null}]},"
+         "\"dst\":\"once\",\"paused\":true}"),
+        ("{\"name\":\"every\",\"workflow\":\"w\",\"every\":\"15m\","
+         "\"start_at\":\"2026-01-10T00:00:00Z\"}"),
         "{\"name\":\"x\",\"workflow\":\"w\",\"cron\":\"0 2 * *\"}",
         "{\"name\":\"x\",\"workflow\":\"w\",\"every\":\"1h\",\"colour\":1}",
         "{\"name\":\"x\",\"workflow\":\"w\",\"at\":[1,2",
