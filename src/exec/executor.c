@@ -544,10 +544,17 @@ static void fail_run(xrun *x, sked_run_status status, const char *error,
     drain(x);
     close_sleeps(x, status, error, code);
     if (!x->run->failing) {
-        sked_run_op *op = op_new(x, SKED_RUN_OP_FAILING);
-        op->status = status;
-        op->error = error;
-        op->error_code = code;
+        /* A copy: ERROR may be the caller's buffer, and the op may only be
+         * written once the caller has returned (after out_of_memory). */
+        char *copy = error ? sked__strdup(error) : NULL;
+        if (error && !copy) {
+            out_of_memory(x);
+        } else {
+            sked_run_op *op = op_new(x, SKED_RUN_OP_FAILING);
+            op->status = status;
+            op->error = keep(x, copy);
+            op->error_code = code;
+        }
     }
     /* Without the order the compensations cannot run: the run is left
      * failing, for recovery to compensate (never finished without). */
