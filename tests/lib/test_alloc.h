@@ -2,14 +2,14 @@
 /* Allocation failure loops (as sqlite's and curl's suites run them): a
  * path of libsked is run again and again, the Nth allocation failing on
  * pass N (src/base/alloc.h), until a pass completes with no allocation
- * failed. Every pass must answer 0 or SKED_ENOMEM, never crash, never
- * leak (LeakSanitizer, in `make san`), and leave the state the case
- * checks: unchanged, or changed whole.
+ * failed. Every pass must answer what the clean pass answers or
+ * SKED_ENOMEM, never crash, never leak (LeakSanitizer, in `make san`),
+ * and leave the state the case checks: unchanged, or changed whole.
  *
- * Quick loops run in `make test`; with SKED_ALLOC_FULL=1 in the
- * environment (the alloc_full tests, run by `make san`) each loop runs
- * once failing only the Nth allocation and once failing it and every one
- * after it. */
+ * Quick loops run in `make test` (a case may fail only every STRIDEth
+ * allocation there); with SKED_ALLOC_FULL=1 in the environment (the
+ * alloc_full tests, run by `make san`) each loop fails every allocation,
+ * once failing only the Nth and once failing it and every one after. */
 #ifndef SKED_TEST_ALLOC_H
 #define SKED_TEST_ALLOC_H
 
