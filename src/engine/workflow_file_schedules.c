@@ -21,12 +21,23 @@
 
 #include "base/alloc.h"
 #include "base/json_text.h"
+#include "base/utf8.h"
 #include "engine/workflow_file_int.h"
 #include "store/schedule.h"
 
 /* Convert the YAML node N into JSON: plain scalars become null, booleans
  * and numbers when they read as such, anything else a string. */
 static int to_json(parser *p, struct fy_node *n, int depth, json_t **out);
+
+/* Fail for the text S of node N that jansson refused: not valid UTF-8 (a
+ * YAML escape can write a lone surrogate), else for want of memory. */
+static int json_refused(parser *p, struct fy_node *n, const char *s)
+{
+    for (size_t i = 0, len = strlen(s), k; i < len; i += k)
+        if ((k = sked__utf8_len(s + i, len - i)) == 0)
+            return sked__wf_fail(p, n, "not valid UTF-8");
+    return sked__wf_fail_nomem(p);
+}
 
 static int scalar_json(parser *p, struct fy_node *n, json_t **out)
 {
@@ -49,7 +60,7 @@ static int scalar_json(parser *p, struct fy_node *n, json_t **out)
         *out = json_real(d);
     else
         *out = json_string(s);
-    return *out ? 0 : sked__wf_fail(p, n, "not valid UTF-8");
+    return *out ? 0 : json_refused(p, n, s);
 }
 
 static int map_json(parser *p, struct fy_node *n, int depth, json_t *obj)
@@ -66,7 +77,7 @@ static int map_json(parser *p, struct fy_node *n, int depth, json_t *obj)
             (rc = to_json(p, fy_node_pair_value(pair), depth + 1, &v)) < 0)
             return rc;
         if (json_object_set_new(obj, key, v) < 0)
-            return sked__wf_fail(p, fy_node_pair_key(pair), "invalid key");
+            return json_refused(p, fy_node_pair_key(pair), key);
     }
     return 0;
 }
@@ -221,8 +232,11 @@ static int sch_validate(parser *p, struct fy_node *map, const sked_schedule *s)
     sked_error e;
 
     sked_error_clear(&e);
-    if (sked_schedule_validate(s, p->db, &e) == 0)
+    int rc = sked_schedule_validate(s, p->db, &e);
+    if (rc == 0)
         return 0;
+    if (rc == SKED_ENOMEM) /* not the value's fault */
+        return sked__wf_fail_nomem(p);
     field_to_key(e.field, key, sizeof key);
     if (key[0] && sked__wf_find_pair(map, key))
         return sked__wf_fail_at_key(p, map, key, e.msg);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/json_io.h"
 #include "base/json_text.h"
 #include "exec/def.h"
 
@@ -157,7 +158,7 @@ int sked__workflow_seal(sked_workflow *w)
     json_t *o = definition_json(w);
     /* The version is a hash of this text, as it was first written: with
      * jansson's digits, so that no stored version changes. */
-    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    char *s = o ? sked__json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(o);
     if (!s)
         return SKED_ENOMEM;

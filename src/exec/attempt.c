@@ -27,6 +27,7 @@ extern char **environ;
 struct sked_ctx {
     const sked_attempt *a;
     char *fail; /* owned: the reason given by sked_ctx_fail */
+    bool nomem; /* that reason could not be kept */
 };
 
 /* ---- sked_ctx --------------------------------------------------------- */
@@ -100,6 +101,7 @@ void sked_ctx_fail(sked_ctx *c, const char *msg)
 {
     free(c->fail);
     c->fail = msg ? sked__strndup(msg, FAIL_MSG_MAX) : NULL;
+    c->nomem = msg && !c->fail;
 }
 
 /* ---- results ---------------------------------------------------------- */
@@ -130,6 +132,7 @@ static void fail_with(sked_attempt_result *r, const char *code, bool has_code,
     free(r->error);
     r->error = vformat(fmt, ap);
     va_end(ap);
+    r->nomem |= !r->error;
     r->ok = false;
     r->error_code = code;
     r->failure.has_code = has_code;
@@ -162,7 +165,7 @@ static void fail_stopped(sked_attempt_result *r, int reason)
 
 static void run_fn(const sked_attempt *a, sked_attempt_result *r)
 {
-    sked_ctx c = {a, NULL};
+    sked_ctx c = {a, NULL, false};
     char *out = NULL;
     int rc = a->act->fn(&c, a->run->context ? a->run->context : "{}", &out);
     int reason = stop_reason(a);
@@ -178,8 +181,10 @@ static void run_fn(const sked_attempt *a, sked_attempt_result *r)
             keep = sked__utf8_trim_cut(out, SKED_PROC_CAPTURE_DEFAULT);
             r->truncated = 1;
         }
-        if (out && sked__utf8_sanitize(out, keep, &r->output, &len) != 0)
+        if (out && sked__utf8_sanitize(out, keep, &r->output, &len) != 0) {
             r->output = NULL;
+            r->nomem = true;
+        }
         free(out);
     } else {
         free(out);
@@ -190,6 +195,7 @@ static void run_fn(const sked_attempt *a, sked_attempt_result *r)
                       c.fail ? c.fail : "the step returned a failure");
         r->exit_code = rc;
     }
+    r->nomem |= c.nomem;
     free(c.fail);
 }
 

@@ -56,6 +56,8 @@ typedef struct sked_attempt_result {
     int32_t exit_code;      /* exec: its status; -1 when none */
     int stopped;            /* 0, or the SKED_STOP_ reason it was stopped */
     sked_dur duration;
+    bool nomem; /* memory ran out keeping what it gave (its output, its
+                   error): the result is not whole, not to be recorded */
 } sked_attempt_result;
 
 /* Run A once and fill OUT (release with sked__attempt_result_done). */

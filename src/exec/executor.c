@@ -11,7 +11,15 @@
  * therefore costs no wait at all: its start, end and finish share group
  * commits with other runs; a command's first attempt waits for one commit,
  * shared with other runs'. Every op is fenced on this executor; a refused
- * op means the run was taken over, and the executor lets go. */
+ * op means the run was taken over, and the executor lets go.
+ *
+ * When memory runs out it lets go the same way (out_of_memory): the ops
+ * buffered whole still go out, the one it could not complete does not,
+ * and the lease lapses; the run is then recovered from what is
+ * committed, as after a crash, its failure path and compensations
+ * included. It never records a result it could not keep whole (an
+ * output or an error missing), nor ends a run it could not carry to its
+ * end. */
 #include "base/alloc.h"
 #include "exec/executor.h"
 
@@ -23,6 +31,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/json_io.h"
 #include "base/json_obj.h"
 #include "base/json_text.h"
 #include "exec/attempt.h"
@@ -74,6 +83,12 @@ typedef struct xrun {
 static sked_time now_of(const xrun *x)
 {
     return sked__clock_now(x->env->clock);
+}
+
+/* Memory ran out: stop as if the run were lost (see the top). */
+static void out_of_memory(xrun *x)
+{
+    x->lost = true;
 }
 
 /* ---- writes ---------------------------------------------------------- */
@@ -130,10 +145,17 @@ static sked_run_op *op_new(xrun *x, sked_run_op_kind kind)
     return op;
 }
 
-/* Add the event TYPE of OP, its payload the object O (emptied). */
+/* Add the event TYPE of OP, its payload the object O (emptied). OP, the
+ * last op buffered, is dropped when the payload could not be made. */
 static void op_event(xrun *x, sked_run_op *op, const char *type, sked_jobj *o)
 {
     char *p = sked__jobj_take(o);
+    if (!p) {
+        if (x->npending > 0 && op == &x->pending[x->npending - 1])
+            x->npending--;
+        out_of_memory(x);
+        return;
+    }
     if (op->nevents < SKED_RUN_OP_EVENTS_MAX)
         op->events[op->nevents++] =
             (sked_run_op_event){type, x->run->id, keep(x, p)};
@@ -200,7 +222,7 @@ static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
     }
     op_event(x, op, r->ok ? "step.completed" : "step.failed", &o);
     x->unsynced_end = true;
-    if (retry_delay >= 0) {
+    if (retry_delay >= 0 && !x->lost) {
         step_payload(x, i, comp, attempt + 1, &o);
         sked__jobj_secs(&o, "delay_secs", retry_delay);
         op_event(x, op, "step.retrying", &o);
@@ -212,7 +234,7 @@ static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
 }
 
 /* The run's output: each completed step's output, as JSON when it is
- * JSON, else as a string. */
+ * JSON, else as a string. NULL when memory ran out. */
 static char *run_output(const xrun *x)
 {
     bool any = false;
@@ -221,14 +243,19 @@ static char *run_output(const xrun *x)
     if (!any) /* steps that return nothing, the usual case */
         return sked__strdup("{}");
     json_t *o = json_object();
-    for (size_t i = 0; o && i < x->w->nsteps; i++) {
+    bool whole = o != NULL;
+    for (size_t i = 0; whole && i < x->w->nsteps; i++) {
         const char *s = x->outputs[i];
+        json_error_t je;
+        json_t *v = NULL;
         if (!s)
             continue;
-        json_t *v = json_loads(s, JSON_DECODE_ANY, NULL);
-        json_object_set_new(o, x->w->steps[i].name, v ? v : json_string(s));
+        int rc = sked__json_load(s, strlen(s), JSON_DECODE_ANY, &v, &je);
+        if (rc == SKED_ESYNTAX)
+            v = json_string(s);
+        whole = v && json_object_set_new(o, x->w->steps[i].name, v) == 0;
     }
-    char *s = o ? sked__json_text(o, NULL) : NULL;
+    char *s = whole ? sked__json_text(o, NULL) : NULL;
     json_decref(o);
     return s;
 }
@@ -239,9 +266,14 @@ static void finish(xrun *x, sked_run_status status, const char *error,
     static const char *const names[] = {[SKED_RUN_COMPLETED] = "run.completed",
                                         [SKED_RUN_FAILED] = "run.failed",
                                         [SKED_RUN_CANCELLED] = "run.cancelled"};
+    char *output = status == SKED_RUN_COMPLETED ? run_output(x) : NULL;
+    if (status == SKED_RUN_COMPLETED && !output) {
+        out_of_memory(x); /* not ended without its output */
+        return;
+    }
     sked_run_op *op = op_new(x, SKED_RUN_OP_FINISH);
     op->status = status;
-    op->output = status == SKED_RUN_COMPLETED ? keep(x, run_output(x)) : NULL;
+    op->output = keep(x, output);
     op->error = error;
     op->error_code = code;
     sked_jobj o = {0};
@@ -256,7 +288,8 @@ static void finish(xrun *x, sked_run_status status, const char *error,
         sked__jobj_str(&o, "error_code", code);
     }
     op_event(x, op, names[status], &o);
-    flush(x, false);
+    if (!x->lost)
+        flush(x, false);
 }
 
 /* Release the run until NOT_BEFORE (a durable wait). */
@@ -334,7 +367,10 @@ static void attempt_end(xrun *x, slot *s)
 
     x->busy[i] = false;
     st->last_attempt = s->a.attempt;
-    if (r->stopped == SKED_STOP_SHUTDOWN || r->stopped == SKED_STOP_LOST) {
+    if (r->nomem)
+        out_of_memory(x); /* its end is not recorded: recovery reruns it */
+    if (r->nomem || r->stopped == SKED_STOP_SHUTDOWN ||
+        r->stopped == SKED_STOP_LOST) {
         sked__attempt_result_done(r); /* given back as it stands */
         return;
     }
@@ -353,6 +389,11 @@ static void attempt_end(xrun *x, slot *s)
         }
         free(x->errs[i]);
         x->errs[i] = r->error ? sked__strdup(r->error) : NULL;
+        if ((hard_stop && !r->error) || (r->error && !x->errs[i])) {
+            out_of_memory(x);
+            sked__attempt_result_done(r);
+            return;
+        }
         if (!hard_stop && r->stopped != SKED_STOP_CANCEL &&
             sked__plan_retry(&x->w->steps[i].act.retry, st->counted,
                              &r->failure, s->key, &delay)) {
@@ -365,6 +406,11 @@ static void attempt_end(xrun *x, slot *s)
     if (r->ok) {
         free(x->outputs[i]);
         x->outputs[i] = r->output ? sked__strdup(r->output) : NULL;
+        if (r->output && !x->outputs[i]) {
+            out_of_memory(x); /* later steps would not see it */
+            sked__attempt_result_done(r);
+            return;
+        }
     }
     record_end(x, i, false, s->a.attempt, r, delay);
     sked__attempt_result_done(r);
@@ -468,6 +514,11 @@ static void compensate(xrun *x, size_t i)
             return;
         attempt_setup(x, &s, i, true, attempt);
         sked__attempt_run(&s.a, &s.res);
+        if (s.res.nomem) {
+            out_of_memory(x); /* recovery runs it again */
+            sked__attempt_result_done(&s.res);
+            return;
+        }
         bool again =
             !s.res.ok &&
             sked__plan_retry(&act->retry, n, &s.res.failure, s.key, &delay);
@@ -495,6 +546,10 @@ static void close_sleeps(xrun *x, sked_run_status status, const char *error,
             .error = sked__strdup(error),
             .error_code = code,
             .stopped = status == SKED_RUN_CANCELLED ? SKED_STOP_CANCEL : 0};
+        if (!r.error) {
+            out_of_memory(x);
+            return;
+        }
         x->sleeping[i] = false;
         x->timer[i] = SKED_TIME_NONE;
         record_end(x, i, false, x->st[i].last_attempt, &r, -1);
@@ -508,11 +563,22 @@ static void fail_run(xrun *x, sked_run_status status, const char *error,
     drain(x);
     close_sleeps(x, status, error, code);
     if (!x->run->failing) {
-        sked_run_op *op = op_new(x, SKED_RUN_OP_FAILING);
-        op->status = status;
-        op->error = error;
-        op->error_code = code;
+        /* A copy: ERROR may be the caller's buffer, and the op may only be
+         * written once the caller has returned (after out_of_memory). */
+        char *copy = error ? sked__strdup(error) : NULL;
+        if (error && !copy) {
+            out_of_memory(x);
+        } else {
+            sked_run_op *op = op_new(x, SKED_RUN_OP_FAILING);
+            op->status = status;
+            op->error = keep(x, copy);
+            op->error_code = code;
+        }
     }
+    /* Without the order the compensations cannot run: the run is left
+     * failing, for recovery to compensate (never finished without). */
+    if (!order)
+        out_of_memory(x);
     size_t n = order ? sked__plan_compensations(x->w, x->st, order) : 0;
     for (size_t k = 0; k < n && !x->lost; k++)
         compensate(x, order[k]);
@@ -690,7 +756,8 @@ static int load(xrun *x)
         int i = sked__workflow_step_index(x->w, x->rec[k].step);
         if (i >= 0 && !x->rec[k].compensation && x->rec[k].error) {
             free(x->errs[i]);
-            x->errs[i] = sked__strdup(x->rec[k].error);
+            if (!(x->errs[i] = sked__strdup(x->rec[k].error)))
+                return SKED_ENOMEM;
         }
     }
     return 0;

@@ -30,6 +30,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/json_io.h"
 #include "http/http_int.h"
 #include "http/sse.h"
 #include "http/watch.h"
@@ -220,8 +221,11 @@ int sked__http_body_object(const http_req *req, http_resp *resp, bool empty_ok,
                                        sked_strerror(SKED_ENOMEM));
     }
     /* jansson refuses invalid UTF-8 and NUL bytes itself. */
-    j = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &je);
-    if (!j)
+    int rc = sked__json_load(req->body, req->body_len, JSON_REJECT_DUPLICATES,
+                             &j, &je);
+    if (rc == SKED_ENOMEM)
+        return sked__http_error(resp, rc, NULL, "%s", sked_strerror(rc));
+    if (rc != 0)
         return sked__http_error(resp, SKED_ESYNTAX, NULL,
                                 "malformed JSON at line %d, column %d: %s",
                                 je.line, je.column, je.text);

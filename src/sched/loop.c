@@ -174,6 +174,21 @@ static int place(sked_loop *l, entry *e, sked_time key)
     return sked__heap_push(&l->heap, &e->node, key);
 }
 
+/* Place E at KEY; when the heap cannot grow, forget what E is known as
+ * and have the next pass reread, which places it again: a schedule must
+ * not drop out of the heap for want of memory (its row does not change
+ * when it fires, so no later reread would notice). */
+static int place_or_forget(sked_loop *l, entry *e, sked_time key)
+{
+    int rc = place(l, e, key);
+
+    if (rc != 0) {
+        e->updated_at = SKED_TIME_NONE;
+        l->wake = true;
+    }
+    return rc;
+}
+
 /* ---- rereading changes ---------------------------------------------------*/
 
 /* Tell whether the head's expression and zone load here (SPEC 2.2: one
@@ -228,7 +243,7 @@ static int scan_head(void *arg, const sked_schedule_head *h)
         key = h->next_fire_at != SKED_TIME_NONE && head_loads(l, h)
                   ? h->next_fire_at
                   : l->now;
-    rc = place(l, e, key);
+    rc = place_or_forget(l, e, key);
     pthread_mutex_unlock(&l->mu);
     return rc;
 }
@@ -261,8 +276,12 @@ static int reread(sked_loop *l, bool full, sked_error *err)
     l->scan_gen++;
     pthread_mutex_unlock(&l->mu);
     rc = sked__store_schedule_scan(l->o.store, since, scan_head, &c, err);
-    if (rc != 0)
+    if (rc != 0) {
+        pthread_mutex_lock(&l->mu);
+        l->wake = true; /* what it did not take in, the next pass does */
+        pthread_mutex_unlock(&l->mu);
         return rc;
+    }
     pthread_mutex_lock(&l->mu);
     l->reread_at = started;
     pthread_mutex_unlock(&l->mu);
@@ -307,7 +326,7 @@ static void settle(sked_loop *l, entry **e, const sked_firing *f, size_t n)
         if (key != SKED_TIME_NONE && key <= l->now)
             key = l->now + 1; /* a policy that did not move: next pass */
         if (!e[i]->gone)
-            (void) place(l, e[i], key);
+            (void) place_or_forget(l, e[i], key);
         for (size_t k = 0; k < f[i].nmissed; k++) {
             for (int r = 0; r < SKED_MISS__COUNT; r++)
                 if (strcmp(f[i].missed[k].reason,
@@ -330,7 +349,7 @@ static void put_back(sked_loop *l, entry **e, size_t n)
     pthread_mutex_lock(&l->mu);
     for (size_t i = 0; i < n; i++)
         if (!e[i]->gone)
-            (void) place(l, e[i], l->now + 1);
+            (void) place_or_forget(l, e[i], l->now + 1);
     pthread_mutex_unlock(&l->mu);
 }
 

@@ -16,6 +16,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/json_io.h"
 #include "store/schedule.h"
 
 void sked_schedule_init(sked_schedule *s)
@@ -353,8 +354,10 @@ int sked__schedule_context_check(const char *ctx, const char *field,
     if (strlen(ctx) > SKED_CONTEXT_MAX)
         return sked__error_set(err, SKED_EINVAL, field, -1,
                                "larger than %d bytes", SKED_CONTEXT_MAX);
-    v = json_loads(ctx, JSON_REJECT_DUPLICATES, &je);
-    if (!v)
+    int rc = sked__json_load(ctx, strlen(ctx), JSON_REJECT_DUPLICATES, &v, &je);
+    if (rc == SKED_ENOMEM)
+        return sked__error_set(err, rc, field, -1, NULL);
+    if (rc != 0)
         return sked__error_set(err, SKED_EINVAL, field, je.position,
                                "not JSON: %.120s", je.text);
     object = json_is_object(v);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/json_io.h"
 #include "base/json_text.h"
 
 typedef enum field_type {
@@ -533,11 +534,13 @@ int sked__schedule_from_json_text(const char *text, size_t len, unsigned flags,
                                   sked_schedule *out, sked_error *err)
 {
     json_error_t je;
-    json_t *obj;
+    json_t *obj = NULL;
     int rc;
 
-    obj = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!obj)
+    rc = sked__json_load(text, len, JSON_REJECT_DUPLICATES, &obj, &je);
+    if (rc == SKED_ENOMEM)
+        return sked__error_set(err, rc, NULL, -1, NULL);
+    if (rc != 0)
         return sked__error_set(err, SKED_ESYNTAX, NULL, je.position,
                                "malformed JSON: %.120s", je.text);
     rc = sked__schedule_from_json(obj, flags, out, err);

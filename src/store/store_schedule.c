@@ -84,8 +84,11 @@ static int emit(sked_store *st, sked__tx *tx, const char *type,
         o = json_pack("{s:s}", "name", name);
         if (o && s && s->next_fire_at != SKED_TIME_NONE) {
             char t[SKED_TIME_STRLEN];
-            if (sked_time_format(s->next_fire_at, t, sizeof t) > 0)
-                (void) json_object_set_new(o, "next_fire_at", json_string(t));
+            if (sked_time_format(s->next_fire_at, t, sizeof t) > 0 &&
+                json_object_set_new(o, "next_fire_at", json_string(t)) != 0) {
+                json_decref(o); /* not written without it */
+                o = NULL;
+            }
         }
         payload = o ? sked__json_text(o, NULL) : NULL;
         json_decref(o);
@@ -458,11 +461,22 @@ static bool str_eq(const char *a, const char *b)
     return strcmp(a, b) == 0;
 }
 
-static bool json_text_eq(const char *a, const char *b)
+/* 1 when the JSON texts A and B (NULL: {}) hold the same value, else 0.
+ * Both were checked as JSON before: one that does not parse now could
+ * not for want of memory (jansson's lexer may call that a syntax error),
+ * and is SKED_ENOMEM rather than "different", which would rewrite an
+ * unchanged schedule. */
+static int json_text_eq(const char *a, const char *b)
 {
-    json_t *x = json_loads(a ? a : "{}", 0, NULL);
-    json_t *y = json_loads(b ? b : "{}", 0, NULL);
-    bool eq = x && y && json_equal(x, y);
+    json_t *x, *y;
+
+    a = a ? a : "{}";
+    b = b ? b : "{}";
+    if (strcmp(a, b) == 0)
+        return 1;
+    x = json_loads(a, 0, NULL);
+    y = json_loads(b, 0, NULL);
+    int eq = x && y ? json_equal(x, y) : SKED_ENOMEM;
 
     json_decref(x);
     json_decref(y);
@@ -470,28 +484,34 @@ static bool json_text_eq(const char *a, const char *b)
 }
 
 /* Tell whether the prepared definition DEF leaves the stored row OLD as it
- * is. An interval without an anchor keeps the stored anchor. */
-static bool same_definition(const sked_schedule *old, const sked_schedule *def)
+ * is (1, else 0, or SKED_ENOMEM). An interval without an anchor keeps the
+ * stored anchor. */
+static int same_definition(const sked_schedule *old, const sked_schedule *def)
 {
     bool anchor =
         def->anchor == old->anchor ||
         (def->anchor == SKED_TIME_NONE && old->kind == SKED_SPEC_EVERY);
 
     return str_eq(old->workflow, def->workflow) && old->kind == def->kind &&
-           str_eq(old->cron, def->cron) && old->every == def->every && anchor &&
-           old->at == def->at && str_eq(old->timezone, def->timezone) &&
-           old->dst == def->dst && old->catchup == def->catchup &&
-           old->catchup_max == def->catchup_max &&
-           old->catchup_window == def->catchup_window &&
-           old->overlap == def->overlap && old->priority == def->priority &&
-           str_eq(old->queue, def->queue) && old->jitter == def->jitter &&
-           old->automatic_backfill == def->automatic_backfill &&
-           old->start_at == def->start_at && old->end_at == def->end_at &&
-           old->max_runs == def->max_runs &&
-           old->pause_after_failures == def->pause_after_failures &&
-           str_eq(old->description, def->description) &&
-           str_eq(old->app, def->app) &&
-           json_text_eq(old->context, def->context);
+                   str_eq(old->cron, def->cron) && old->every == def->every &&
+                   anchor && old->at == def->at &&
+                   str_eq(old->timezone, def->timezone) &&
+                   old->dst == def->dst && old->catchup == def->catchup &&
+                   old->catchup_max == def->catchup_max &&
+                   old->catchup_window == def->catchup_window &&
+                   old->overlap == def->overlap &&
+                   old->priority == def->priority &&
+                   str_eq(old->queue, def->queue) &&
+                   old->jitter == def->jitter &&
+                   old->automatic_backfill == def->automatic_backfill &&
+                   old->start_at == def->start_at &&
+                   old->end_at == def->end_at &&
+                   old->max_runs == def->max_runs &&
+                   old->pause_after_failures == def->pause_after_failures &&
+                   str_eq(old->description, def->description) &&
+                   str_eq(old->app, def->app)
+               ? json_text_eq(old->context, def->context)
+               : 0;
 }
 
 struct apply_arg {
@@ -546,9 +566,10 @@ static int apply_one(sked_store *st, sked__tx *tx, struct apply_arg *a,
     int rc = st->ops->schedule_get(tx, def->name, &old, err);
 
     if (rc == SKED_ENOTFOUND) {
-        rc = sked_schedule_copy(def, &r);
-        if (rc == 0)
-            rc = start_row(st, &r, sked__store_now(st), err);
+        /* R is written only when the copy succeeds. */
+        if ((rc = sked_schedule_copy(def, &r)) != 0)
+            return sked__error_set(err, rc, NULL, -1, NULL);
+        rc = start_row(st, &r, sked__store_now(st), err);
         if (rc == 0)
             rc = st->ops->schedule_insert(tx, &r, err);
         if (rc == 0)
@@ -570,9 +591,12 @@ static int apply_one(sked_store *st, sked__tx *tx, struct apply_arg *a,
         rc = sked__error_set(err, SKED_ECONFLICT, "name", -1,
                              "\"%.80s\" belongs to app \"%.60s\"", def->name,
                              old.app);
-    else if (same_definition(&old, def))
+    else if ((rc = same_definition(&old, def)) < 0)
+        rc = sked__error_set(err, rc, NULL, -1, NULL);
+    else if (rc == 1) {
+        rc = 0;
         a->res.unchanged++;
-    else if ((rc = replace(st, tx, &old, def, err)) == 0)
+    } else if ((rc = replace(st, tx, &old, def, err)) == 0)
         noted(&a->res, SKED_APPLY_UPDATED, def->name);
     sked_schedule_done(&old);
     return rc;
