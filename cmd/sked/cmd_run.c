@@ -281,16 +281,6 @@ static int run_cancel(const cli_cmd *self, int argc, char **argv)
     return rc;
 }
 
-/* The engine's check of an idempotency key (an empty one could not be
- * sent as a header). */
-static int key_check(const char *key, sked_error *err)
-{
-    if (key && (strlen(key) == 0 || strlen(key) > 200))
-        return sked__error_set(err, SKED_EINVAL, "idempotency_key", -1,
-                               "Idempotency-Key: must be 1 to 200 bytes");
-    return 0;
-}
-
 static int run_start(const cli_cmd *self, int argc, char **argv)
 {
     const char *db = NULL, *server = NULL, *input = NULL, *key = NULL;
@@ -320,7 +310,7 @@ static int run_start(const cli_cmd *self, int argc, char **argv)
     if ((rc = sked__schedule_name_check(args.pos[0], "workflow", &err)) == 0 &&
         (!input ||
          (rc = sked__schedule_context_check(input, "input", &err)) == 0) &&
-        (rc = key_check(key, &err)) == 0)
+        (!key || (rc = sked__run_key_check(key, &err)) == 0))
         rc = target_run_start(t, args.pos[0], input, key, &id, &err);
     if (rc < 0)
         rc = run_fail("start a run of", args.pos[0], &err, rc);

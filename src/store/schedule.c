@@ -16,6 +16,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/utf8.h"
 #include "store/schedule.h"
 
 void sked_schedule_init(sked_schedule *s)
@@ -220,6 +221,14 @@ int sked_spec_kind_parse(const char *s, const char *field, sked_spec_kind *out,
 
 /* ---- validation ------------------------------------------------------- */
 
+/* Tell whether S (LEN bytes) is "." or "..": a URL path would resolve
+ * them (RFC 3986 5.2.4), so they cannot name anything in one. */
+static bool dot_segment(const char *s, size_t len)
+{
+    return (len == 1 && s[0] == '.') ||
+           (len == 2 && s[0] == '.' && s[1] == '.');
+}
+
 int sked__schedule_name_check(const char *s, const char *field, sked_error *err)
 {
     size_t len = s ? strlen(s) : 0;
@@ -239,7 +248,66 @@ int sked__schedule_name_check(const char *s, const char *field, sked_error *err)
                                "'.', '_' or '-'",
                                i + 1);
     }
+    if (dot_segment(s, len))
+        return sked__error_set(err, SKED_EINVAL, field, 0,
+                               "\"%s\" is not a name: a URL path reads it as "
+                               "a directory",
+                               s);
     return 0;
+}
+
+/* Return the length of the character at S (LEN > 0 bytes left) when it is
+ * printable UTF-8, else 0: an invalid or cut sequence, a NUL, a C0 or C1
+ * control character or DEL. */
+static size_t printable_len(const char *s, size_t len)
+{
+    unsigned char c = (unsigned char) s[0];
+    size_t n = sked__utf8_len(s, len);
+
+    if (n == 0 || c < 0x20 || c == 0x7f)
+        return 0;
+    if (c == 0xc2 && (unsigned char) s[1] < 0xa0)
+        return 0; /* U+0080..U+009F */
+    return n;
+}
+
+int sked__segment_check(const char *s, size_t max, const char *field,
+                        sked_error *err)
+{
+    size_t len = s ? strlen(s) : 0;
+
+    if (len == 0)
+        return sked__error_set(err, SKED_EINVAL, field, -1, "is required");
+    if (len > max)
+        return sked__error_set(err, SKED_EINVAL, field, -1,
+                               "longer than %zu bytes", max);
+    if (dot_segment(s, len))
+        return sked__error_set(err, SKED_EINVAL, field, 0,
+                               "\"%s\" cannot be part of a URL path", s);
+    if (s[0] == ' ' || s[len - 1] == ' ')
+        return sked__error_set(err, SKED_EINVAL, field,
+                               s[0] == ' ' ? 0 : (long) len - 1,
+                               "begins or ends with a space (an HTTP header "
+                               "would lose it)");
+    for (size_t i = 0, n; i < len; i += n) {
+        if (s[i] == '/')
+            return sked__error_set(err, SKED_EINVAL, field, (long) i,
+                                   "byte %zu is '/', which would split it "
+                                   "in a URL path",
+                                   i + 1);
+        if ((n = printable_len(s + i, len - i)) == 0)
+            return sked__error_set(err, SKED_EINVAL, field, (long) i,
+                                   "byte %zu is not printable UTF-8 (a "
+                                   "control character or an invalid "
+                                   "sequence)",
+                                   i + 1);
+    }
+    return 0;
+}
+
+int sked__run_key_check(const char *key, sked_error *err)
+{
+    return sked__segment_check(key, SKED_RUN_KEY_MAX, "idempotency_key", err);
 }
 
 static bool instant_ok(sked_time t)
