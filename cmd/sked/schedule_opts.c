@@ -54,7 +54,7 @@ static const orow rows[] = {
     ROW("every", "every", K_EVERY, every),
     ROW("at", "at", K_AT, at),
     ROW("anchor", "anchor", K_TIME, anchor),
-    ROW("timezone", "timezone", K_OPTSTR, timezone),
+    ROW("timezone", "timezone", K_STR, timezone),
     ROW("dst", "dst", K_DST, dst),
     ROW("context", "context", K_CONTEXT, context),
     ROW("catchup", "catchup", K_CATCHUP, catchup),

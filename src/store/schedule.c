@@ -18,6 +18,7 @@
 #include "base/error.h"
 #include "base/utf8.h"
 #include "store/schedule.h"
+#include "tz/tzdb.h"
 
 void sked_schedule_init(sked_schedule *s)
 {
@@ -390,6 +391,10 @@ static int check_timezone(const char *name, sked_tzdb *db, sked_error *err)
 
     if (!name || strcmp(name, "UTC") == 0)
         return 0;
+    sked_error_clear(&e);
+    if (sked__tzdb_check_name(name, &e) != 0) /* the name itself: say why */
+        return sked__error_set(err, SKED_EINVAL, "timezone", e.pos, "%s",
+                               e.msg);
     if (!db) {
         rc = sked_tzdb_open(NULL, &own, err);
         if (rc != 0)

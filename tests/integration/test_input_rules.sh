@@ -12,15 +12,23 @@
 #    sked would write, planted in the file under a running server, is set
 #    aside (failed, logged) and the other runs go on.
 #
+# 2. Time zones (item 13): "" is no zone (never UTC by default);
+#    "localtime", "posixrules" and "right/..." are refused with why.
+#
 # Env: SKED_BIN. Ends with "N passed, M failed".
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=${SKED_SOURCE_DIR:-$here/../..}
-if [ -f "$src/tests/data/zoneinfo/Europe/Paris" ]; then
-    export TZDIR=$src/tests/data/zoneinfo
-fi
 . "$here/server_lib.sh"
+# The pinned zones, plus what a host's directory has beside its zones
+# (Debian: tzdata and tzdata-legacy), as real TZif files.
+cp -r "$src/tests/data/zoneinfo" "$tmp/zoneinfo"
+mkdir -p "$tmp/zoneinfo/right/Europe"
+for f in localtime posixrules right/Europe/Paris right/UTC; do
+    cp "$tmp/zoneinfo/Europe/Paris" "$tmp/zoneinfo/$f"
+done
+export TZDIR=$tmp/zoneinfo
 unset SKED_DB SKED_SERVER SKED_TOKEN
 db=sqlite:$tmp/rules.db
 file=$tmp/rules.db
@@ -147,6 +155,44 @@ grep -q 'msg="run failed".*unreadable run set aside' "$tmp/s.log" && pass ||
 api GET /api/v1/runs
 check "the run list answers" "$code" 200
 valid_utf8 "$tmp/body" && pass || fail "run list" "not UTF-8"
+
+# ---- 2. time zones -----------------------------------------------------
+before=$(schedules)
+zones=('' localtime posixrules right/Europe/Paris right/UTC)
+whys=('empty time zone' 'differs between machines' 'not a zone' 'leap seconds'
+    'leap seconds')
+for i in "${!zones[@]}"; do
+    z=${zones[$i]} why=${whys[$i]}
+    "$bin" schedule create quick '0 9 * * *' --name "z$i" --timezone "$z" \
+        --db "$db" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "$why" "$tmp/err" && pass ||
+        fail "cli create --timezone '$z'" "exit $rc: $(cat "$tmp/err")"
+    if [ -n "$z" ]; then
+        "$bin" cron next '0 9 * * *' --tz "$z" -n 1 >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 1 ] && grep -q "$why" "$tmp/err" && pass ||
+            fail "cli cron next --tz '$z'" "exit $rc: $(cat "$tmp/err")"
+    fi
+    api POST /api/v1/schedules "{\"name\":\"z$i\",\"workflow\":\"quick\",\"cron\":\"0 9 * * *\",\"timezone\":\"$z\"}"
+    [ "$code" = 422 ] && [ "$(field)" = timezone ] && grep -q "$why" "$tmp/body" &&
+        pass || fail "api timezone '$z'" "$code $(cat "$tmp/body")"
+    printf 'schedules:\n  - name: z%s\n    workflow: quick\n    cron: "0 9 * * *"\n    timezone: "%s"\n' \
+        "$i" "$z" >"$tmp/tz.yaml"
+    "$bin" apply "$tmp/tz.yaml" --db "$db" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "tz.yaml:5:[0-9]*:.*$why" "$tmp/err" && pass ||
+        fail "yaml timezone '$z'" "exit $rc: $(cat "$tmp/err")"
+done
+"$bin" schedule create quick '0 9 * * *' --name zok --timezone Europe/Paris \
+    --db "$db" >/dev/null 2>&1
+"$bin" schedule update zok --timezone '' --db "$db" >"$tmp/out" 2>"$tmp/err"
+check "cli update --timezone '' refused" "$?" 1
+check "the zone stays" "$(q "$db" "SELECT timezone FROM schedules WHERE name = 'zok'")" \
+    Europe/Paris
+api PATCH /api/v1/schedules/zok '{"timezone":""}'
+check "api update timezone '' refused" "$code" 422
+check "refused zones wrote nothing" "$(schedules)" "$((before + 1))"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
