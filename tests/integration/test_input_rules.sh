@@ -14,6 +14,9 @@
 #
 # 2. Time zones (item 13): "" is no zone (never UTC by default);
 #    "localtime", "posixrules" and "right/..." are refused with why.
+# 3. Messages are whole UTF-8 (item 17): a multi-byte character of an
+#    expression is quoted whole, a byte that is no UTF-8 as "byte 0xNN",
+#    and every stderr line and API body is valid UTF-8.
 #
 # Env: SKED_BIN. Ends with "N passed, M failed".
 set -u
@@ -193,6 +196,34 @@ check "the zone stays" "$(q "$db" "SELECT timezone FROM schedules WHERE name = '
 api PATCH /api/v1/schedules/zok '{"timezone":""}'
 check "api update timezone '' refused" "$code" 422
 check "refused zones wrote nothing" "$(schedules)" "$((before + 1))"
+
+# ---- 3. messages are whole UTF-8 --------------------------------------
+before=$(schedules)
+for ch in '½' 'é' '日' '😀' $'\xff' $'\xc3'; do
+    case $ch in $'\xff' | $'\xc3') want="byte 0x" ;; *) want="'$ch'" ;; esac
+    for expr in "$ch * * * *" "1,$ch * * * *" "* * * * $ch"; do
+        "$bin" cron validate "$expr" >"$tmp/out" 2>"$tmp/err"
+        grep -qF "unexpected character $want" "$tmp/err" && valid_utf8 "$tmp/err" &&
+            pass || fail "cli cron '$expr'" "$(od -c "$tmp/err" | head -3)"
+        "$bin" schedule create quick "$expr" --name u1 --db "$db" >"$tmp/out" 2>"$tmp/err"
+        valid_utf8 "$tmp/err" && grep -qF "$want" "$tmp/err" && pass ||
+            fail "cli create '$expr'" "$(od -c "$tmp/err" | head -3)"
+        printf 'schedules:\n  - name: u1\n    workflow: quick\n    cron: "%s"\n' \
+            "$expr" >"$tmp/u.yaml"
+        "$bin" apply "$tmp/u.yaml" --db "$db" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        case $ch in $'\xff' | $'\xc3') ;; # the YAML reader refuses the file
+        *) [ $rc -eq 1 ] && grep -qF "unexpected character $want" "$tmp/err" &&
+            valid_utf8 "$tmp/err" && pass || fail "yaml cron '$expr'" "$(cat "$tmp/err")" ;;
+        esac
+        valid_utf8 "$tmp/err" && pass || fail "yaml cron '$expr' UTF-8" "$(od -c "$tmp/err" | head)"
+        case $ch in $'\xff' | $'\xc3') continue ;; esac # JSON is UTF-8
+        api POST /api/v1/schedules "{\"name\":\"u1\",\"workflow\":\"quick\",\"cron\":\"$expr\"}"
+        [ "$code" = 422 ] && grep -qF "unexpected character $want" "$tmp/body" && pass ||
+            fail "api cron '$expr'" "$code $(cat "$tmp/body")"
+    done
+done
+check "refused expressions wrote nothing" "$(schedules)" "$before"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
