@@ -17,6 +17,9 @@
 # 3. Messages are whole UTF-8 (item 17): a multi-byte character of an
 #    expression is quoted whole, a byte that is no UTF-8 as "byte 0xNN",
 #    and every stderr line and API body is valid UTF-8.
+# 4. The workflows file (item 14): a second document, a tag, a FIFO or
+#    a device are refused, by "sked apply" and by "sked server", at once
+#    and naming the line.
 #
 # Env: SKED_BIN. Ends with "N passed, M failed".
 set -u
@@ -224,6 +227,30 @@ for ch in '½' 'é' '日' '😀' $'\xff' $'\xc3'; do
     done
 done
 check "refused expressions wrote nothing" "$(schedules)" "$before"
+
+# ---- 4. the workflows file ----------------------------------------------
+before=$(schedules)
+printf 'schedules:\n  - {name: d1, workflow: quick, every: 1h}\n---\nschedules:\n  - {name: d2, workflow: quick, every: 1h}\n' \
+    >"$tmp/multi.yaml"
+printf 'schedules:\n  - {name: t1, workflow: quick, every: !!str 1h}\n' >"$tmp/tag.yaml"
+mkfifo "$tmp/fifo.yaml"
+for f in multi.yaml:3:1:'second YAML document' tag.yaml:2:40:'tags' \
+    fifo.yaml::'a FIFO, not a regular file' /dev/null::'a device'; do
+    IFS=: read -r name line col why <<<"$f"
+    path=$name
+    case $name in /*) ;; *) path=$tmp/$name ;; esac
+    where=$path:${line:+$line:$col:}
+    timeout -k 2 10 "$bin" apply "$path" --db "$db" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -qF "$where" "$tmp/err" && grep -qF "$why" "$tmp/err" &&
+        pass || fail "apply $name" "exit $rc: $(cat "$tmp/err")"
+    timeout -k 2 10 "$bin" server --db "sqlite:$tmp/other.db" --workflows "$path" \
+        --listen 127.0.0.1:0 >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -qF "$why" "$tmp/err" && pass ||
+        fail "server --workflows $name" "exit $rc: $(tail -3 "$tmp/err")"
+done
+check "refused files wrote nothing" "$(schedules)" "$before"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
