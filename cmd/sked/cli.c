@@ -81,6 +81,11 @@ int cli_fail(int code, const char *fmt, ...)
     return sked_error_exit_code(code);
 }
 
+void cli_warn(const char *msg)
+{
+    fprintf(stderr, "sked: warning: %s\n", msg);
+}
+
 int cli_usage_error(const cli_cmd *self, const char *fmt, ...)
 {
     char msg[512];

@@ -105,6 +105,9 @@ typedef struct sked_schedule {
     int64_t runs_created;    /* runs created by firing, for max_runs */
     int32_t consecutive_failures;
     sked_time created_at, updated_at;
+    /* A request, not stored: 1 lets a write give a one-time schedule an
+     * "at" already past (it fires at once, as catch-up); 0 refuses it. */
+    int32_t allow_past;
 } sked_schedule;
 
 /* Fill *s with the defaults of SPEC 3.3 and 6: catchup latest, max 10,

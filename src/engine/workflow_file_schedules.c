@@ -166,6 +166,17 @@ static int sch_backfill(parser *p, struct fy_node *v, void *obj)
     return rc;
 }
 
+static int sch_allow_past(parser *p, struct fy_node *v, void *obj)
+{
+    sked_schedule *s = obj;
+    bool on = false;
+    int rc;
+
+    if ((rc = sked__wf_bool_value(p, v, &on)) == 0)
+        s->allow_past = on;
+    return rc;
+}
+
 #define SOFF(m) offsetof(sked_schedule, m)
 /* Ranges of schedules are left to sked_schedule_validate, so that the
  * file, the CLI and the API say the same thing about the same value. */
@@ -189,6 +200,7 @@ static const field schedule_fields[] = {
     KEY_RANGE("jitter", F_DUR, SOFF(jitter), 0, DUR_ANY_MAX),
     KEY_FN("paused", sch_paused),
     KEY_FN("automatic_backfill", sch_backfill),
+    KEY_FN("allow_past", sch_allow_past),
     KEY("start_at", F_TIME, SOFF(start_at)),
     KEY("end_at", F_TIME, SOFF(end_at)),
     KEY_RANGE("max_runs", F_INT64, SOFF(max_runs), INT64_MIN, INT64_MAX),

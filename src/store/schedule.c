@@ -412,6 +412,24 @@ static int check_timezone(const char *name, sked_tzdb *db, sked_error *err)
     return 0;
 }
 
+int sked__schedule_past_check(const sked_schedule *s, const sked_schedule *old,
+                              sked_time now, sked_error *err)
+{
+    char at[SKED_TIME_STRLEN], nowtext[SKED_TIME_STRLEN];
+
+    if (s->kind != SKED_SPEC_AT || s->allow_past || s->at >= now)
+        return 0;
+    if (old && old->kind == SKED_SPEC_AT && old->at == s->at)
+        return 0;
+    if (sked_time_format(s->at, at, sizeof at) < 0 ||
+        sked_time_format(now, nowtext, sizeof nowtext) < 0)
+        at[0] = nowtext[0] = '\0';
+    return sked__error_set(err, SKED_EINVAL, "at", -1,
+                           "%s is in the past (now %s): it would fire at "
+                           "once; give allow_past to mean it",
+                           at, nowtext);
+}
+
 int sked__schedule_context_check(const char *ctx, const char *field,
                                  sked_error *err)
 {
@@ -457,6 +475,9 @@ static int check_enums(const sked_schedule *s, sked_error *err)
                                "must be api or code");
     if (s->automatic_backfill != 0 && s->automatic_backfill != 1)
         return sked__error_set(err, SKED_EINVAL, "automatic_backfill", -1,
+                               "must be true or false");
+    if (s->allow_past != 0 && s->allow_past != 1)
+        return sked__error_set(err, SKED_EINVAL, "allow_past", -1,
                                "must be true or false");
     return 0;
 }

@@ -24,6 +24,14 @@ int sked__segment_check(const char *s, size_t max, const char *field,
  * naming the field "idempotency_key". */
 int sked__run_key_check(const char *key, sked_error *err);
 
+/* Refuse a one-time schedule S whose "at" is before NOW, unless
+ * S->allow_past: it would fire at once as catch-up, which a typo in a
+ * date should not do. OLD (NULL for a new schedule) is the stored row of
+ * an update: an "at" it already has is kept without a word. Returns 0 or
+ * SKED_EINVAL naming "at". Pure. */
+int sked__schedule_past_check(const sked_schedule *s, const sked_schedule *old,
+                              sked_time now, sked_error *err);
+
 /* Check that CTX (NULL: fine) is a JSON object of at most
  * SKED_CONTEXT_MAX bytes. Returns 0 or SKED_EINVAL naming FIELD. */
 int sked__schedule_context_check(const char *ctx, const char *field,

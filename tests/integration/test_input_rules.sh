@@ -20,6 +20,11 @@
 # 4. The workflows file (item 14): a second document, a tag, a FIFO or
 #    a device are refused, by "sked apply" and by "sked server", at once
 #    and naming the line.
+# 5. A one-time schedule "at" an instant already past (item 16) is
+#    refused unless allow_past (--allow-past), by the CLI on the
+#    database and through the server, the API and the workflows file; a
+#    schedule of a workflow no server registered is created with SPEC
+#    3.5's warning: on the CLI's stderr, in the API's "warnings".
 #
 # Env: SKED_BIN. Ends with "N passed, M failed".
 set -u
@@ -251,6 +256,69 @@ for f in multi.yaml:3:1:'second YAML document' tag.yaml:2:40:'tags' \
         fail "server --workflows $name" "exit $rc: $(tail -3 "$tmp/err")"
 done
 check "refused files wrote nothing" "$(schedules)" "$before"
+
+# ---- 5. "at" in the past, and unregistered workflows --------------------
+before=$(schedules)
+past=("2020-01-01T00:00:00Z" "$("$py" -c 'import datetime as d; print((d.datetime.now(d.timezone.utc) - d.timedelta(seconds=5)).strftime("%Y-%m-%dT%H:%M:%SZ"))')"
+    "1999-12-31T23:00:00-01:00")
+for i in "${!past[@]}"; do
+    at=${past[$i]}
+    for where in "--db $db" "--server $url_s"; do
+        "$bin" schedule create quick --at "$at" --name "p$i" $where \
+            >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 1 ] && grep -q 'in the past' "$tmp/err" && pass ||
+            fail "cli --at $at $where" "exit $rc: $(cat "$tmp/err")"
+    done
+    api POST /api/v1/schedules "{\"name\":\"p$i\",\"workflow\":\"quick\",\"at\":\"$at\"}"
+    [ "$code" = 422 ] && [ "$(field)" = at ] && grep -q 'in the past' "$tmp/body" &&
+        pass || fail "api at $at" "$code $(cat "$tmp/body")"
+    printf 'schedules:\n  - name: p%s\n    workflow: quick\n    at: "%s"\n' "$i" "$at" \
+        >"$tmp/past.yaml"
+    "$bin" apply "$tmp/past.yaml" --db "$db" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -q 'past.yaml:[0-9]*:[0-9]*: .*at: .*in the past' "$tmp/err" &&
+        pass || fail "yaml at $at" "exit $rc: $(cat "$tmp/err")"
+done
+check "past instants wrote nothing" "$(schedules)" "$before"
+"$bin" schedule create quick --at "${past[0]}" --name pa0 --allow-past \
+    --db "$db" >"$tmp/out" 2>"$tmp/err"
+check "cli --allow-past" "$?" 0
+"$bin" schedule create quick --at "${past[0]}" --name pa1 --allow-past \
+    --server "$url_s" >"$tmp/out" 2>"$tmp/err"
+check "cli --allow-past through the server" "$?" 0
+api POST /api/v1/schedules "{\"name\":\"pa2\",\"workflow\":\"quick\",\"at\":\"${past[0]}\",\"allow_past\":true}"
+check "api allow_past" "$code" 201
+grep -q allow_past "$tmp/body" && fail "api allow_past" "written back" || pass
+printf 'schedules:\n  - {name: pa3, workflow: quick, at: "%s", allow_past: true}\n' \
+    "${past[0]}" >"$tmp/past.yaml"
+"$bin" apply "$tmp/past.yaml" --db "$db" >"$tmp/out" 2>"$tmp/err"
+check "yaml allow_past" "$?" 0
+"$bin" apply "$tmp/past.yaml" --db "$db" >"$tmp/out" 2>"$tmp/err"
+check "yaml allow_past applied again: unchanged" "$(cat "$tmp/out")" \
+    "0 created, 0 updated, 1 unchanged, 0 deleted"
+"$bin" schedule update pa0 --description kept --db "$db" >"$tmp/out" 2>"$tmp/err"
+check "an update keeps its past instant" "$?" 0
+"$bin" schedule update pa0 --at "${past[2]}" --db "$db" >"$tmp/out" 2>"$tmp/err"
+check "an update to another past instant is refused" "$?" 1
+check "past: only the allowed ones" "$(schedules)" "$((before + 4))"
+
+for where in "--db $db" "--server $url_s"; do
+    n=g$RANDOM
+    "$bin" schedule create ghost '0 9 * * *' --name "$n" $where >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] && grep -q '^sked: warning: workflow "ghost" is not registered by any server' \
+        "$tmp/err" && pass || fail "cli warning $where" "exit $rc: $(cat "$tmp/err")"
+    "$bin" schedule update "$n" --workflow quick $where >"$tmp/out" 2>"$tmp/err"
+    [ $? -eq 0 ] && [ ! -s "$tmp/err" ] && pass ||
+        fail "cli no warning for a registered workflow $where" "$(cat "$tmp/err")"
+done
+api POST /api/v1/schedules '{"name":"g-api","workflow":"ghost","cron":"0 9 * * *"}'
+got=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1])).get("warnings"))' "$tmp/body")
+case $got in *'workflow "ghost" is not registered by any server'*) pass ;;
+*) fail "api warnings" "$code $(cat "$tmp/body")" ;; esac
+api POST /api/v1/schedules '{"name":"g-ok","workflow":"quick","cron":"0 9 * * *"}'
+grep -q warnings "$tmp/body" && fail "api no warnings" "$(cat "$tmp/body")" || pass
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -802,6 +802,54 @@ static void test_dot_names_refused(void **state)
     sked_schedule_done(&s);
 }
 
+/* Issue 14: a one-time schedule at an instant already past is refused
+ * (SKED_EINVAL naming "at") unless allow_past; an update that keeps the
+ * stored instant passes, one to another past instant does not. Instants
+ * from a microsecond to years before now. */
+static void test_at_in_the_past(void **state)
+{
+    sked_engine *e = *state;
+    static const sked_dur before[] = {1, SKED_USEC_PER_SEC,
+                                      3600 * SKED_USEC_PER_SEC,
+                                      400 * 86400 * SKED_USEC_PER_SEC};
+    sked_time now = T("2026-01-10T08:00:00Z");
+    long long n = -1;
+    sked_schedule s;
+    sked_error err;
+
+    for (size_t i = 0; i < sizeof before / sizeof *before; i++) {
+        sked_schedule_init(&s);
+        s.name = strdup("once");
+        s.workflow = strdup("report");
+        s.kind = SKED_SPEC_AT;
+        s.at = now - before[i];
+        assert_int_equal(sked_engine_schedule_create(e, &s, &err), SKED_EINVAL);
+        assert_string_equal(err.field, "at");
+        assert_non_null(strstr(err.msg, "in the past"));
+        sked_schedule_done(&s);
+    }
+    assert_int_equal(raw("SELECT count(*) FROM schedules", &n), 0);
+    assert_int_equal(n, 0);
+    sked_schedule_init(&s);
+    s.name = strdup("once");
+    s.workflow = strdup("report");
+    s.kind = SKED_SPEC_AT;
+    s.at = now; /* now is not past */
+    assert_int_equal(sked_engine_schedule_create(e, &s, &err), 0);
+    s.at = now - SKED_USEC_PER_SEC;
+    s.allow_past = 1;
+    s.name[0] = 'O';
+    assert_int_equal(sked_engine_schedule_create(e, &s, &err), 0);
+    s.allow_past = 0;
+    free(s.description);
+    s.description = strdup("kept");
+    assert_int_equal(sked_engine_schedule_update(e, &s, &err), 0);
+    s.at = now - 2 * SKED_USEC_PER_SEC;
+    assert_int_equal(sked_engine_schedule_update(e, &s, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "at");
+    sked_schedule_done(&s);
+}
+
 int main(void)
 {
     const char *url = getenv("SKED_TEST_DB_URL");
@@ -828,6 +876,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_notify_wakes_other_engine, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_run_key_rule, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_at_in_the_past, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dot_names_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_metrics_from_payloads, setup,
