@@ -410,6 +410,36 @@ static void test_second_document_line(void **state)
     }
 }
 
+/* Issue 14: the step limit is reported at the first step past it, with
+ * its line and column; a workflow at the limit is read. */
+static void test_steps_limit_line(void **state)
+{
+    static char yaml[64 * 1024];
+    sked_wf_file f;
+    sked_wf_error e;
+
+    (void) state;
+    for (int n = 256; n <= 258; n++) {
+        size_t len = (size_t) snprintf(yaml, sizeof yaml,
+                                       "workflows:\n  w:\n    steps:\n");
+        for (int i = 0; i < n; i++)
+            len += (size_t) snprintf(yaml + len, sizeof yaml - len,
+                                     "      - {name: s%d, sh: x}\n", i);
+        int rc = sked__workflow_file_parse(yaml, len, tzdb, &f, &e);
+        if (n == 256) {
+            assert_int_equal(rc, 0);
+            assert_int_equal(f.workflows[0].n_steps, 256);
+            sked__workflow_file_done(&f);
+            continue;
+        }
+        assert_int_equal(rc, SKED_ETOOBIG);
+        assert_int_equal(e.line, 3 + 257);
+        assert_int_equal(e.column, 10);
+        assert_string_equal(e.path, "workflows.w.steps");
+        assert_non_null(strstr(e.msg, "at most 256 steps"));
+    }
+}
+
 /* A FIFO, a device or a directory given as the file is refused at once,
  * never read (a FIFO would block for ever, /dev/zero never end). */
 static void test_not_a_regular_file(void **state)
@@ -478,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_error_format),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_second_document_line),
+        cmocka_unit_test(test_steps_limit_line),
         cmocka_unit_test(test_not_a_regular_file),
     };
 
