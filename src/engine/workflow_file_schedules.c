@@ -155,26 +155,25 @@ static int sch_paused(parser *p, struct fy_node *v, void *obj)
     return rc;
 }
 
-static int sch_backfill(parser *p, struct fy_node *v, void *obj)
+/* Read the boolean V into the int32_t flag *OUT (0 or 1). */
+static int flag_value(parser *p, struct fy_node *v, int32_t *out)
 {
-    sked_schedule *s = obj;
     bool on = false;
     int rc;
 
     if ((rc = sked__wf_bool_value(p, v, &on)) == 0)
-        s->automatic_backfill = on;
+        *out = on;
     return rc;
+}
+
+static int sch_backfill(parser *p, struct fy_node *v, void *obj)
+{
+    return flag_value(p, v, &((sked_schedule *) obj)->automatic_backfill);
 }
 
 static int sch_allow_past(parser *p, struct fy_node *v, void *obj)
 {
-    sked_schedule *s = obj;
-    bool on = false;
-    int rc;
-
-    if ((rc = sked__wf_bool_value(p, v, &on)) == 0)
-        s->allow_past = on;
-    return rc;
+    return flag_value(p, v, &((sked_schedule *) obj)->allow_past);
 }
 
 #define SOFF(m) offsetof(sked_schedule, m)
