@@ -398,7 +398,8 @@ static const cli_cmd start_cmd = {
             "Options:\n"
             "  --input JSON           the run's context, a JSON object\n"
             "  --idempotency-key K    the run's id is\n"
-            "                         \"api-WORKFLOW-key-K\"\n"
+            "                         \"api-WORKFLOW-key-K\"; K is 1 to 200\n"
+            "                         bytes of printable UTF-8, no '/'\n"
             "  --json                 print JSON\n" TARGET_HELP
             "  -h, --help             show this help\n",
 };
