@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include "base/clock.h"
+#include "base/utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,13 +26,19 @@ static void quote(const char *in, char *buf, size_t size)
 
     for (i = 0; in[i] != '\0' && i < QUOTE_MAX && n + 8 < size; i++) {
         unsigned char c = (unsigned char) in[i];
+        size_t k = sked__utf8_len(in + i, strnlen(in + i, 4));
 
-        if (c == '"' || c == '\\')
+        if (c == '"' || c == '\\') {
             n += (size_t) snprintf(buf + n, size - n, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
+        } else if (c < 0x20 || c == 0x7f || k == 0) {
+            /* A control character or a byte that is no UTF-8: the line
+             * stays one line of valid UTF-8. */
             n += (size_t) snprintf(buf + n, size - n, "\\x%02x", c);
-        else
-            buf[n++] = (char) c;
+        } else {
+            memcpy(buf + n, in + i, k);
+            n += k;
+            i += k - 1;
+        }
     }
     if (in[i] != '\0')
         n += (size_t) snprintf(buf + n, size - n, "...");
@@ -72,6 +79,11 @@ int cli_fail(int code, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "sked: %s\n", msg);
     return sked_error_exit_code(code);
+}
+
+void cli_warn(const char *msg)
+{
+    fprintf(stderr, "sked: warning: %s\n", msg);
 }
 
 int cli_usage_error(const cli_cmd *self, const char *fmt, ...)

@@ -123,6 +123,9 @@ int cli_invalid(const char *what, const char *input, const sked_error *err);
  * when cli_fail_once already reported the failure. */
 int cli_fail(int code, const char *fmt, ...) SKED__PRINTF(2, 3);
 
+/* Print "sked: warning: MSG" on stderr; the command goes on. */
+void cli_warn(const char *msg);
+
 /* Print "sked: MSG" for a failure whose callers would report it again
  * (remote mode's "cannot reach ..."): the next cli_fail lines of the
  * command are left out, so the user reads one line. Returns CODE. */

@@ -293,16 +293,6 @@ static int print_run_id(char *text)
     return rc;
 }
 
-/* The engine's check of an idempotency key (an empty one could not be
- * sent as a header). */
-static int key_check(const char *key, sked_error *err)
-{
-    if (key && (strlen(key) == 0 || strlen(key) > 200))
-        return sked__error_set(err, SKED_EINVAL, "idempotency_key", -1,
-                               "Idempotency-Key: must be 1 to 200 bytes");
-    return 0;
-}
-
 static int run_start(const cli_cmd *self, int argc, char **argv)
 {
     const char *db = NULL, *server = NULL, *input = NULL, *key = NULL;
@@ -332,7 +322,7 @@ static int run_start(const cli_cmd *self, int argc, char **argv)
     if ((rc = sked__schedule_name_check(args.pos[0], "workflow", &err)) == 0 &&
         (!input ||
          (rc = sked__schedule_context_check(input, "input", &err)) == 0) &&
-        (rc = key_check(key, &err)) == 0)
+        (!key || (rc = sked__run_key_check(key, &err)) == 0))
         rc = target_run_start(t, args.pos[0], input, key, &text, &err);
     target_close(t);
     if (rc < 0)
@@ -414,7 +404,8 @@ static const cli_cmd start_cmd = {
             "Options:\n"
             "  --input JSON           the run's context, a JSON object\n"
             "  --idempotency-key K    the run's id is\n"
-            "                         \"api-WORKFLOW-key-K\"\n"
+            "                         \"api-WORKFLOW-key-K\"; K is 1 to 200\n"
+            "                         bytes of printable UTF-8, no '/'\n"
             "  --json                 print the run as the API answers "
             "it\n" TARGET_HELP "  -h, --help             show this help\n",
 };

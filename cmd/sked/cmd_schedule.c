@@ -510,6 +510,8 @@ static int schedule_delete(const cli_cmd *self, int argc, char **argv)
 #define DEF_HELP                                                               \
     "  --every D            an interval schedule: every D (1s to 366d)\n"      \
     "  --at T               a one-time schedule at the RFC 3339 instant T\n"   \
+    "  --allow-past         with --at: accept a T already past (it fires\n"    \
+    "                       at once)\n"                                        \
     "  --anchor T           with --every: occurrences are T + k*D\n"           \
     "                       (default: the creation time)\n"                    \
     "  --timezone TZ        IANA zone of the expression (default UTC)\n"       \

@@ -60,6 +60,13 @@ static json_t *definition(const sked_schedule *s, bool keep_name,
         return NULL;
     for (const char *const *k = state_keys; *k; k++)
         json_object_del(j, *k);
+    /* A request flag: not part of what the server writes back. */
+    if (s->allow_past &&
+        json_object_set_new(j, "allow_past", json_true()) != 0) {
+        json_decref(j);
+        sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        return NULL;
+    }
     if (!keep_name) {
         json_object_del(j, "name");
         json_object_del(j, "paused");
@@ -105,11 +112,19 @@ int remote_schedule_write(remote *r, const sked_schedule *s, bool create,
                         : path_of("/api/v1/schedules", s->name, "");
     int rc;
 
+    json_t *answer = NULL, *w;
+    size_t i;
+
     if (!body || !path)
         rc = err->code ? err->code : no_memory(err);
     else
-        rc = remote_call(r, create ? "POST" : "PATCH", path, body, NULL, NULL,
-                         err);
+        rc = remote_call(r, create ? "POST" : "PATCH", path, body, NULL,
+                         &answer, err);
+    /* SPEC 3.5: the server's warnings, printed as direct mode prints its
+     * own. */
+    json_array_foreach(json_object_get(answer, "warnings"), i,
+                       w) if (json_is_string(w)) cli_warn(json_string_value(w));
+    json_decref(answer);
     json_decref(body);
     free(path);
     return rc;

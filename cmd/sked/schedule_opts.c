@@ -54,7 +54,7 @@ static const orow rows[] = {
     ROW("every", "every", K_EVERY, every),
     ROW("at", "at", K_AT, at),
     ROW("anchor", "anchor", K_TIME, anchor),
-    ROW("timezone", "timezone", K_OPTSTR, timezone),
+    ROW("timezone", "timezone", K_STR, timezone),
     ROW("dst", "dst", K_DST, dst),
     ROW("context", "context", K_CONTEXT, context),
     ROW("catchup", "catchup", K_CATCHUP, catchup),
@@ -91,6 +91,7 @@ int sched_opts_common(sched_flags *f, cli_opt *opts)
             (cli_opt){rows[i].opt, 0, CLI_OPT_VALUE, (char *) f + rows[i].foff};
     opts[n++] = (cli_opt){"automatic-backfill", 0, CLI_OPT_FLAG,
                           &f->automatic_backfill};
+    opts[n++] = (cli_opt){"allow-past", 0, CLI_OPT_FLAG, &f->allow_past};
     opts[n++] = (cli_opt){"json", 0, CLI_OPT_FLAG, &f->json};
     opts[n++] = (cli_opt){"db", 0, CLI_OPT_VALUE, &f->db};
     opts[n++] = (cli_opt){"server", 0, CLI_OPT_VALUE, &f->server};
@@ -247,6 +248,7 @@ int sched_opts_apply(const sched_flags *f, sked_schedule *s)
         s->automatic_backfill = 1;
     if (f->no_automatic_backfill)
         s->automatic_backfill = 0;
+    s->allow_past = f->allow_past;
     return 0;
 }
 

@@ -24,6 +24,7 @@ typedef struct sched_flags {
     const char *start_at, *end_at, *max_runs, *pause_after_failures;
     const char *description;
     bool paused, automatic_backfill, no_automatic_backfill;
+    bool allow_past; /* --allow-past: an "at" already past */
     const char *db, *server;
     bool json;
 } sched_flags;

@@ -17,6 +17,7 @@
 #include "direct.h"
 #include "remote_ops.h"
 #include "store/schedule_json.h"
+#include "store/store_run.h"
 
 struct target {
     const char *db; /* direct: --db, NULL for $SKED_DB or the default */
@@ -112,6 +113,19 @@ int target_schedule_get(target *t, const char *name, sked_schedule *out,
     return sked__store_schedule_get(t->st, name, out, err);
 }
 
+/* SPEC 3.5: warn when no server has registered WORKFLOW (the API puts the
+ * same words in "warnings", which remote mode prints the same way). */
+static void warn_workflow(target *t, const char *workflow)
+{
+    char warning[256];
+
+    if (workflow &&
+        sked__store_workflow_warning(t->st, workflow, warning, sizeof warning,
+                                     NULL) == 0 &&
+        warning[0])
+        cli_warn(warning);
+}
+
 int target_schedule_create(target *t, const sked_schedule *s, sked_error *err)
 {
     int rc;
@@ -120,7 +134,10 @@ int target_schedule_create(target *t, const sked_schedule *s, sked_error *err)
         return remote_schedule_write(t->r, s, true, err);
     if ((rc = need_store(t, err)) != 0)
         return rc;
-    return sked__store_schedule_create(t->st, s, err);
+    rc = sked__store_schedule_create(t->st, s, err);
+    if (rc == 0)
+        warn_workflow(t, s->workflow);
+    return rc;
 }
 
 int target_schedule_update(target *t, const sked_schedule *s, sked_error *err)
@@ -131,7 +148,10 @@ int target_schedule_update(target *t, const sked_schedule *s, sked_error *err)
         return remote_schedule_write(t->r, s, false, err);
     if ((rc = need_store(t, err)) != 0)
         return rc;
-    return sked__store_schedule_update(t->st, s, err);
+    rc = sked__store_schedule_update(t->st, s, err);
+    if (rc == 0)
+        warn_workflow(t, s->workflow);
+    return rc;
 }
 
 int target_schedule_list(target *t, const sked_schedule_filter *f,

@@ -22,8 +22,12 @@
 #include "sked/tz.h"
 
 #define SKED_TIME_NONE INT64_MIN
-/* Longest schedule, workflow or queue name; names are [A-Za-z0-9._-]. */
-#define SKED_NAME_MAX        128
+/* Longest schedule, workflow or queue name; names are [A-Za-z0-9._-],
+ * and neither "." nor "..". */
+#define SKED_NAME_MAX 128
+/* Longest idempotency key of a run (sked_engine_run_start): printable
+ * UTF-8, no '/', neither "." nor "..", no space at either end. */
+#define SKED_RUN_KEY_MAX     200
 #define SKED_DESCRIPTION_MAX 1024
 #define SKED_CONTEXT_MAX     (64 << 10) /* bytes of JSON */
 /* SPEC 3.3 and 3.2 ranges. */
@@ -105,6 +109,9 @@ typedef struct sked_schedule {
     int64_t runs_created;    /* runs created by firing, for max_runs */
     int32_t consecutive_failures;
     sked_time created_at, updated_at;
+    /* A request, not stored: 1 lets a write give a one-time schedule an
+     * "at" already past (it fires at once, as catch-up); 0 refuses it. */
+    int32_t allow_past;
 } sked_schedule;
 
 /* Fill *s with the defaults of SPEC 3.3 and 6: catchup latest, max 10,

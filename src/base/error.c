@@ -2,6 +2,7 @@
 /* The error table (include/sked/error.h) turned into lookups, and the
  * helper every module uses to fill a caller's sked_error. */
 #include "base/error.h"
+#include "base/utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -92,5 +93,9 @@ int sked__error_set(sked_error *err, int code, const char *field, long pos,
     } else {
         snprintf(err->msg, sizeof err->msg, "%s", sked_strerror(code));
     }
+    /* A message quotes input, and may be cut at its size: it stays valid
+     * UTF-8 for every JSON, log line and terminal it reaches. */
+    sked__utf8_scrub(err->field);
+    sked__utf8_scrub(err->msg);
     return code;
 }

@@ -4,6 +4,7 @@
 #include "base/utf8.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,4 +122,47 @@ size_t sked__utf8_trim_cut(const char *s, size_t len)
         return k == back && k < want ? i : len;
     }
     return len;
+}
+
+/* Tell whether the LEN-byte character at S is a control character (C0,
+ * DEL or C1), which a message must not carry raw. */
+static bool is_control(const unsigned char *s, size_t len)
+{
+    return (len == 1 && (s[0] < 0x20 || s[0] == 0x7f)) ||
+           (len == 2 && s[0] == 0xC2 && s[1] < 0xA0);
+}
+
+const char *sked__utf8_quote_char(const char *s, char *buf, size_t size)
+{
+    const unsigned char *u = (const unsigned char *) s;
+    size_t n = u[0] ? strnlen(s, 4) : 0;
+    size_t k = n ? sked__utf8_len(s, n) : 0;
+
+    if (k > 0 && !is_control(u, k) && size >= k + 3) {
+        buf[0] = '\'';
+        memcpy(buf + 1, s, k);
+        buf[k + 1] = '\'';
+        buf[k + 2] = '\0';
+    } else if (size > 0) {
+        (void) snprintf(buf, size, "byte 0x%02x", (unsigned) u[0]);
+    }
+    return buf;
+}
+
+void sked__utf8_scrub(char *s)
+{
+    unsigned char *u = (unsigned char *) s;
+    size_t len = strlen(s), i = 0, want, k;
+
+    while (i < len) {
+        k = utf8_match(u + i, len - i, &want);
+        if (k == want) {
+            i += k;
+        } else if (k > 0 && i + k == len) {
+            u[i] = '\0'; /* a character cut by the end of the buffer */
+            return;
+        } else {
+            u[i++] = '?';
+        }
+    }
 }

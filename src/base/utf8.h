@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Making captured bytes storable text: a command's output or an HTTP
- * body may be anything, and both databases want valid UTF-8 without NUL
- * (PostgreSQL refuses both in text). */
+/* Making bytes valid text: a command's output or an HTTP body may be
+ * anything, and both databases want valid UTF-8 without NUL (PostgreSQL
+ * refuses both in text); an error message quotes input and must stay
+ * valid UTF-8 whatever the input was. */
 #ifndef SKED_BASE_UTF8_H
 #define SKED_BASE_UTF8_H
 
@@ -23,5 +24,16 @@ size_t sked__utf8_len(const char *s, size_t len);
 /* The length of the longest prefix of the LEN bytes at S that does not
  * end inside a valid sequence cut short (a capture cut at its limit). */
 size_t sked__utf8_trim_cut(const char *s, size_t len);
+
+/* The character at S (NUL-terminated) as an error message quotes it:
+ * "'½'", the whole character in quotes, when it is printable UTF-8;
+ * else "byte 0xNN" (an invalid or cut sequence, a control character, a
+ * NUL). Written into BUF (SIZE bytes; 16 fit any); returns BUF. */
+const char *sked__utf8_quote_char(const char *s, char *buf, size_t size);
+
+/* Make the string S valid UTF-8 in place, never longer: a character cut
+ * by the end (a message truncated to its buffer) is dropped, and each
+ * other byte that starts no valid sequence becomes '?'. Never allocates. */
+void sked__utf8_scrub(char *s);
 
 #endif

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "base/error.h"
+#include "base/utf8.h"
 #include "cron/cron.h"
 
 enum field_id { F_SEC, F_MIN, F_HOUR, F_DOM, F_MONTH, F_DOW, F_COUNT };
@@ -72,6 +73,16 @@ static int fail_range(struct parser *p, const char *at, long v)
 
     return sked__error_set(p->err, SKED_EINVAL, f->name, (long) (at - p->expr),
                            "%ld is out of range %d-%d", v, f->lo, f->hi);
+}
+
+/* Report the character at AT, which no rule of the field expects, quoted
+ * whole ('½', not its first byte). */
+static int unexpected(struct parser *p, const char *at)
+{
+    char c[16];
+
+    return fail(p, at, "unexpected character %s",
+                sked__utf8_quote_char(at, c, sizeof c));
 }
 
 static bool is_field_end(char ch)
@@ -143,9 +154,7 @@ static int read_value(struct parser *p, const char **s, int *v)
     if (digits == 0) {
         if (is_field_end(**s) || **s == ',' || **s == '-' || **s == '/')
             return fail(p, start, "expected a value%s", "");
-        return sked__error_set(p->err, SKED_EINVAL, field_defs[p->field].name,
-                               (long) (start - p->expr),
-                               "unexpected character '%c'", **s);
+        return unexpected(p, *s);
     }
     if (n < field_defs[p->field].lo || n > field_defs[p->field].hi)
         return fail_range(p, start, n);
@@ -344,9 +353,7 @@ static int parse_field(struct parser *p, const char **s)
         if (is_field_end(**s))
             break;
         if (**s != ',')
-            return sked__error_set(
-                p->err, SKED_EINVAL, field_defs[p->field].name,
-                (long) (*s - p->expr), "unexpected character '%c'", **s);
+            return unexpected(p, *s);
         (*s)++;
         if (is_field_end(**s))
             return fail(p, *s, "expected a value after ','%s", "");

@@ -345,6 +345,15 @@ int sked_engine_schedule_create(sked_engine *e, const sked_schedule *s,
     return 0;
 }
 
+void sked__engine_workflow_warning(sked_engine *e, const char *workflow,
+                                   char *buf, size_t size)
+{
+    if (sked__store_workflow_warning(e->store, workflow, buf, size, NULL) !=
+            0 &&
+        size > 0)
+        buf[0] = '\0'; /* a warning, not a failure: the write is done */
+}
+
 int sked_engine_schedule_update(sked_engine *e, const sked_schedule *s,
                                 sked_error *err)
 {

@@ -177,6 +177,10 @@ int sked_engine_run_start(sked_engine *e, const char *workflow,
                                   out_run_id, NULL, err);
 }
 
+_Static_assert(sizeof "api--key-" - 1 + SKED_NAME_MAX + SKED_RUN_KEY_MAX <=
+                   SKED_RUN_ID_MAX,
+               "an API run id must fit SKED_RUN_ID_MAX");
+
 int sked__engine_run_start(sked_engine *e, const char *workflow,
                            const char *input_json, const char *idempotency_key,
                            char **out_run_id, bool *created, sked_error *err)
@@ -187,10 +191,8 @@ int sked__engine_run_start(sked_engine *e, const char *workflow,
                : sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
     if (rc == 0 && input_json)
         rc = sked__schedule_context_check(input_json, "input", err);
-    if (rc == 0 && idempotency_key &&
-        (strlen(idempotency_key) == 0 || strlen(idempotency_key) > 200))
-        rc = sked__error_set(err, SKED_EINVAL, "idempotency_key", -1,
-                             "Idempotency-Key: must be 1 to 200 bytes");
+    if (rc == 0 && idempotency_key)
+        rc = sked__run_key_check(idempotency_key, err);
     if (rc != 0)
         return rc;
     sked_time now = sked__clock_now(e->clock);

@@ -19,9 +19,12 @@
 #include "engine/workflow_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/workflow_file_int.h"
 #include "base/utf8.h"
@@ -154,12 +157,15 @@ static const field top_fields[] = {
 
 /* ---- the document ------------------------------------------------------- */
 
-/* Refuse aliases and oversized collections anywhere under N, before the
- * walk reads anything. libfyaml's depth limit bounds the recursion. */
+/* Refuse aliases, tags (a value's meaning is its key's, and a tag ignored
+ * would be a silent change of it) and oversized collections anywhere
+ * under N, before the walk reads anything. libfyaml's depth limit bounds the
+ * recursion. */
 static int check_tree(parser *p, struct fy_node *n)
 {
     struct fy_node_pair *pair;
     struct fy_node *item;
+    struct fy_token *tag;
     void *it = NULL;
     int rc;
 
@@ -167,6 +173,13 @@ static int check_tree(parser *p, struct fy_node *n)
         return 0;
     if (fy_node_get_style(n) == FYNS_ALIAS)
         return sked__wf_fail(p, n, "aliases are not supported");
+    if ((tag = fy_node_get_tag_token(n)) != NULL) {
+        const struct fy_mark *m = fy_token_start_mark(tag);
+        p->mark = m ? *m : p->mark;
+        return sked__wf_fail(p, NULL,
+                             "YAML tags (!name, !!type) are not supported: "
+                             "sked reads each value by its key");
+    }
     if (fy_node_get_type(n) == FYNT_SCALAR)
         return 0;
     if ((fy_node_is_mapping(n)
@@ -208,6 +221,37 @@ static int syntax_error(parser *p, struct fy_diag *diag)
         return SKED_ESYNTAX;
     }
     return 0;
+}
+
+/* Refuse a stream of more than one document ("---" between two): the
+ * document after the first would be ignored without a word. Called once
+ * the first built, so the stream's syntax is known to be sound up to
+ * there; an event stream, so nothing past the second start is read. */
+static int check_one_document(parser *p, const char *text, size_t len)
+{
+    struct fy_parse_cfg cfg = {
+        .flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_JSON_NONE};
+    struct fy_parser *fyp = fy_parser_create(&cfg);
+    struct fy_event *ev;
+    int docs = 0, rc = 0;
+
+    if (!fyp || fy_parser_set_string(fyp, text, len) != 0) {
+        fy_parser_destroy(fyp);
+        return sked__wf_fail_nomem(p);
+    }
+    while (rc == 0 && (ev = fy_parser_parse(fyp)) != NULL) {
+        if (ev->type == FYET_DOCUMENT_START && ++docs == 2) {
+            const struct fy_mark *m = fy_event_start_mark(ev);
+            p->mark = m ? *m : p->mark;
+            rc = sked__wf_fail(p, NULL,
+                               "a second YAML document: a workflows file "
+                               "is one document (remove this \"---\" or "
+                               "split the file)");
+        }
+        fy_parser_event_free(fyp, ev);
+    }
+    fy_parser_destroy(fyp);
+    return rc;
 }
 
 static struct fy_document *build(parser *p, const char *text, size_t len,
@@ -285,6 +329,10 @@ int sked__workflow_file_parse(const char *text, size_t len, sked_tzdb *db,
     if ((rc = check_bytes(&p, text, len)) < 0)
         return rc;
     doc = build(&p, text, len, &rc);
+    if (doc && (rc = check_one_document(&p, text, len)) < 0) {
+        fy_document_destroy(doc);
+        doc = NULL;
+    }
     root = doc ? fy_document_root(doc) : NULL;
     /* An empty stream, or a document of only "---", declares nothing. */
     if (root && !sked__wf_is_null(root) && (rc = check_tree(&p, root)) == 0)
@@ -304,24 +352,60 @@ int sked__workflow_file_parse(const char *text, size_t len, sked_tzdb *db,
     return 0;
 }
 
+/* Name the kind of file MODE is, for a refusal. */
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device";
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+/* Open PATH for reading into *out, refusing what is not a regular file: a
+ * FIFO or a device would block the read for ever, or never end. The open
+ * itself does not wait (O_NONBLOCK: a FIFO with no writer). */
+static int open_regular(const char *path, FILE **out, sked_wf_error *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    int code = SKED_EIO;
+
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        fcntl(fd, F_SETFL, 0) == 0 && (*out = fdopen(fd, "rb")) != NULL)
+        return 0;
+    if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+        code = SKED_EINVAL;
+        if (err)
+            snprintf(err->msg, sizeof err->msg,
+                     "%s, not a regular file: give the path of a YAML file",
+                     file_kind(st.st_mode));
+    } else if (err) {
+        snprintf(err->msg, sizeof err->msg, "cannot open: %s", strerror(errno));
+    }
+    if (fd >= 0)
+        (void) close(fd);
+    if (err)
+        err->code = code;
+    return code;
+}
+
 int sked__workflow_file_load(const char *path, sked_tzdb *db, sked_wf_file *out,
                              sked_wf_error *err)
 {
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = NULL;
     char *buf;
     size_t n;
     int rc;
 
     if (err)
         memset(err, 0, sizeof *err);
-    if (!fp) {
-        if (err) {
-            err->code = SKED_EIO;
-            snprintf(err->msg, sizeof err->msg, "cannot open: %s",
-                     strerror(errno));
-        }
-        return SKED_EIO;
-    }
+    if ((rc = open_regular(path, &fp, err)) < 0)
+        return rc;
     if (!(buf = sked__malloc(SKED_WF_FILE_MAX + 1))) {
         fclose(fp);
         return SKED_ENOMEM;

@@ -167,15 +167,25 @@ static int sch_paused(parser *p, struct fy_node *v, void *obj)
     return rc;
 }
 
-static int sch_backfill(parser *p, struct fy_node *v, void *obj)
+/* Read the boolean V into the int32_t flag *OUT (0 or 1). */
+static int flag_value(parser *p, struct fy_node *v, int32_t *out)
 {
-    sked_schedule *s = obj;
     bool on = false;
     int rc;
 
     if ((rc = sked__wf_bool_value(p, v, &on)) == 0)
-        s->automatic_backfill = on;
+        *out = on;
     return rc;
+}
+
+static int sch_backfill(parser *p, struct fy_node *v, void *obj)
+{
+    return flag_value(p, v, &((sked_schedule *) obj)->automatic_backfill);
+}
+
+static int sch_allow_past(parser *p, struct fy_node *v, void *obj)
+{
+    return flag_value(p, v, &((sked_schedule *) obj)->allow_past);
 }
 
 #define SOFF(m) offsetof(sked_schedule, m)
@@ -201,6 +211,7 @@ static const field schedule_fields[] = {
     KEY_RANGE("jitter", F_DUR, SOFF(jitter), 0, DUR_ANY_MAX),
     KEY_FN("paused", sch_paused),
     KEY_FN("automatic_backfill", sch_backfill),
+    KEY_FN("allow_past", sch_allow_past),
     KEY("start_at", F_TIME, SOFF(start_at)),
     KEY("end_at", F_TIME, SOFF(end_at)),
     KEY_RANGE("max_runs", F_INT64, SOFF(max_runs), INT64_MIN, INT64_MAX),

@@ -192,6 +192,14 @@ static int read_steps(parser *p, struct fy_node *v, void *obj)
     sked_wf_workflow *w = obj;
     int rc;
 
+    /* The engine's limit (exec/def.h), reported here at the first step
+     * past it, where the file can say where. */
+    if (fy_node_is_sequence(v) &&
+        fy_node_sequence_item_count(v) > SKED_WORKFLOW_STEPS_MAX)
+        return sked__wf_fail_code(
+            p, fy_node_sequence_get_by_index(v, SKED_WORKFLOW_STEPS_MAX),
+            SKED_ETOOBIG, "a workflow has at most %d steps (this is step %d)",
+            SKED_WORKFLOW_STEPS_MAX, SKED_WORKFLOW_STEPS_MAX + 1);
     if ((rc = sked__wf_list_alloc(p, v, sizeof *w->steps, (void **) &w->steps,
                                   &w->n_steps)) < 0 ||
         (rc = sked__wf_list_walk(p, v, step_item, w)) < 0)

@@ -8,6 +8,7 @@
  * Idempotency-Key header: the key names the run ("api-{workflow}-key-
  * {key}"), so a second request with it creates nothing and answers 200
  * with the run the first created (201). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,8 @@ static int run_start(const http_req *req, http_resp *resp)
     rc = sked__engine_run_start(req->engine, req->param[0], input, key, &id,
                                 &created, &err);
     free(input);
+    if (rc != 0 && strcmp(err.field, "idempotency_key") == 0)
+        (void) snprintf(err.field, sizeof err.field, "Idempotency-Key");
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
     rc = send_run(req, resp, created ? 201 : 200, id);

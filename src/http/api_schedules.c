@@ -64,6 +64,36 @@ static int send_named(const http_req *req, http_resp *resp, unsigned status,
     return rc;
 }
 
+/* Send the schedule NAME just written, with STATUS, and SPEC 3.5's
+ * warning in "warnings" when no server has registered its workflow. */
+static int send_written(const http_req *req, http_resp *resp, unsigned status,
+                        const char *name)
+{
+    char warning[256] = "";
+    sked_schedule s;
+    sked_error err;
+    json_t *o = NULL;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked_engine_schedule_get(req->engine, name, &s, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    rc = sked__schedule_to_json(&s, &o, &err);
+    if (rc == 0)
+        sked__engine_workflow_warning(req->engine, s.workflow, warning,
+                                      sizeof warning);
+    sked_schedule_done(&s);
+    if (rc == 0 && warning[0] &&
+        json_object_set_new(o, "warnings", json_pack("[s]", warning)) != 0)
+        rc = sked__error_set(&err, SKED_ENOMEM, NULL, -1, NULL);
+    if (rc != 0) {
+        json_decref(o);
+        return sked__http_fail(resp, rc, &err);
+    }
+    return sked__http_json(resp, status, o);
+}
+
 /* Read the body as a schedule (a whole one, or a patch onto *s). The
  * read-only state fields are refused. */
 static int read_schedule(const json_t *body, bool patch, sked_schedule *s,
@@ -161,7 +191,7 @@ static int schedule_create(const http_req *req, http_resp *resp)
     if (rc != 0)
         rc = sked__http_fail(resp, rc, &err);
     else
-        rc = send_named(req, resp, 201, s.name);
+        rc = send_written(req, resp, 201, s.name);
     sked_schedule_done(&s);
     return rc;
 }
@@ -345,7 +375,7 @@ static int schedule_patch(const http_req *req, http_resp *resp)
         return rc;
     rc = patch_apply(req, resp, body);
     json_decref(body);
-    return rc != 0 ? rc : send_named(req, resp, 200, req->param[0]);
+    return rc != 0 ? rc : send_written(req, resp, 200, req->param[0]);
 }
 
 static int schedule_delete(const http_req *req, http_resp *resp)

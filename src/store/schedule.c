@@ -17,7 +17,9 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/json_io.h"
+#include "base/utf8.h"
 #include "store/schedule.h"
+#include "tz/tzdb.h"
 
 void sked_schedule_init(sked_schedule *s)
 {
@@ -223,6 +225,14 @@ int sked_spec_kind_parse(const char *s, const char *field, sked_spec_kind *out,
 
 /* ---- validation ------------------------------------------------------- */
 
+/* Tell whether S (LEN bytes) is "." or "..": a URL path would resolve
+ * them (RFC 3986 5.2.4), so they cannot name anything in one. */
+static bool dot_segment(const char *s, size_t len)
+{
+    return (len == 1 && s[0] == '.') ||
+           (len == 2 && s[0] == '.' && s[1] == '.');
+}
+
 int sked__schedule_name_check(const char *s, const char *field, sked_error *err)
 {
     size_t len = s ? strlen(s) : 0;
@@ -242,7 +252,66 @@ int sked__schedule_name_check(const char *s, const char *field, sked_error *err)
                                "'.', '_' or '-'",
                                i + 1);
     }
+    if (dot_segment(s, len))
+        return sked__error_set(err, SKED_EINVAL, field, 0,
+                               "\"%s\" is not a name: a URL path reads it as "
+                               "a directory",
+                               s);
     return 0;
+}
+
+/* Return the length of the character at S (LEN > 0 bytes left) when it is
+ * printable UTF-8, else 0: an invalid or cut sequence, a NUL, a C0 or C1
+ * control character or DEL. */
+static size_t printable_len(const char *s, size_t len)
+{
+    unsigned char c = (unsigned char) s[0];
+    size_t n = sked__utf8_len(s, len);
+
+    if (n == 0 || c < 0x20 || c == 0x7f)
+        return 0;
+    if (c == 0xc2 && (unsigned char) s[1] < 0xa0)
+        return 0; /* U+0080..U+009F */
+    return n;
+}
+
+int sked__segment_check(const char *s, size_t max, const char *field,
+                        sked_error *err)
+{
+    size_t len = s ? strlen(s) : 0;
+
+    if (len == 0)
+        return sked__error_set(err, SKED_EINVAL, field, -1, "is required");
+    if (len > max)
+        return sked__error_set(err, SKED_EINVAL, field, -1,
+                               "longer than %zu bytes", max);
+    if (dot_segment(s, len))
+        return sked__error_set(err, SKED_EINVAL, field, 0,
+                               "\"%s\" cannot be part of a URL path", s);
+    if (s[0] == ' ' || s[len - 1] == ' ')
+        return sked__error_set(err, SKED_EINVAL, field,
+                               s[0] == ' ' ? 0 : (long) len - 1,
+                               "begins or ends with a space (an HTTP header "
+                               "would lose it)");
+    for (size_t i = 0, n; i < len; i += n) {
+        if (s[i] == '/')
+            return sked__error_set(err, SKED_EINVAL, field, (long) i,
+                                   "byte %zu is '/', which would split it "
+                                   "in a URL path",
+                                   i + 1);
+        if ((n = printable_len(s + i, len - i)) == 0)
+            return sked__error_set(err, SKED_EINVAL, field, (long) i,
+                                   "byte %zu is not printable UTF-8 (a "
+                                   "control character or an invalid "
+                                   "sequence)",
+                                   i + 1);
+    }
+    return 0;
+}
+
+int sked__run_key_check(const char *key, sked_error *err)
+{
+    return sked__segment_check(key, SKED_RUN_KEY_MAX, "idempotency_key", err);
 }
 
 static bool instant_ok(sked_time t)
@@ -325,6 +394,10 @@ static int check_timezone(const char *name, sked_tzdb *db, sked_error *err)
 
     if (!name || strcmp(name, "UTC") == 0)
         return 0;
+    sked_error_clear(&e);
+    if (sked__tzdb_check_name(name, &e) != 0) /* the name itself: say why */
+        return sked__error_set(err, SKED_EINVAL, "timezone", e.pos, "%s",
+                               e.msg);
     if (!db) {
         rc = sked_tzdb_open(NULL, &own, err);
         if (rc != 0)
@@ -340,6 +413,24 @@ static int check_timezone(const char *name, sked_tzdb *db, sked_error *err)
         return sked__error_set(err, SKED_EINVAL, "timezone", -1,
                                "unknown time zone \"%.100s\"", name);
     return 0;
+}
+
+int sked__schedule_past_check(const sked_schedule *s, const sked_schedule *old,
+                              sked_time now, sked_error *err)
+{
+    char at[SKED_TIME_STRLEN], nowtext[SKED_TIME_STRLEN];
+
+    if (s->kind != SKED_SPEC_AT || s->allow_past || s->at >= now)
+        return 0;
+    if (old && old->kind == SKED_SPEC_AT && old->at == s->at)
+        return 0;
+    if (sked_time_format(s->at, at, sizeof at) < 0 ||
+        sked_time_format(now, nowtext, sizeof nowtext) < 0)
+        at[0] = nowtext[0] = '\0';
+    return sked__error_set(err, SKED_EINVAL, "at", -1,
+                           "%s is in the past (now %s): it would fire at "
+                           "once; give allow_past to mean it",
+                           at, nowtext);
 }
 
 int sked__schedule_context_check(const char *ctx, const char *field,
@@ -389,6 +480,9 @@ static int check_enums(const sked_schedule *s, sked_error *err)
                                "must be api or code");
     if (s->automatic_backfill != 0 && s->automatic_backfill != 1)
         return sked__error_set(err, SKED_EINVAL, "automatic_backfill", -1,
+                               "must be true or false");
+    if (s->allow_past != 0 && s->allow_past != 1)
+        return sked__error_set(err, SKED_EINVAL, "allow_past", -1,
                                "must be true or false");
     return 0;
 }

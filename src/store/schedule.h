@@ -6,11 +6,31 @@
 
 #include "sked/schedule.h"
 
-/* Check that S is a name: 1..SKED_NAME_MAX characters of [A-Za-z0-9._-].
- * Returns 0 or SKED_EINVAL with err->field FIELD (and err->pos the
- * offending byte). */
+/* Check that S is a name: 1..SKED_NAME_MAX characters of [A-Za-z0-9._-],
+ * and neither "." nor "..". Returns 0 or SKED_EINVAL with err->field FIELD (and
+ * err->pos the offending byte). */
 int sked__schedule_name_check(const char *s, const char *field,
                               sked_error *err);
+
+/* Check that S can be one segment of a URL path (a run id, an
+ * idempotency key): 1..MAX bytes of printable UTF-8 (no control
+ * character, no invalid sequence), no '/', neither "." nor "..", and no
+ * space at either end. Returns 0 or SKED_EINVAL with err->field FIELD and
+ * err->pos the offending byte. */
+int sked__segment_check(const char *s, size_t max, const char *field,
+                        sked_error *err);
+
+/* Check an idempotency key: sked__segment_check with SKED_RUN_KEY_MAX,
+ * naming the field "idempotency_key". */
+int sked__run_key_check(const char *key, sked_error *err);
+
+/* Refuse a one-time schedule S whose "at" is before NOW, unless
+ * S->allow_past: it would fire at once as catch-up, which a typo in a
+ * date should not do. OLD (NULL for a new schedule) is the stored row of
+ * an update: an "at" it already has is kept without a word. Returns 0 or
+ * SKED_EINVAL naming "at". Pure. */
+int sked__schedule_past_check(const sked_schedule *s, const sked_schedule *old,
+                              sked_time now, sked_error *err);
 
 /* Check that CTX (NULL: fine) is a JSON object of at most
  * SKED_CONTEXT_MAX bytes. Returns 0 or SKED_EINVAL naming FIELD. */

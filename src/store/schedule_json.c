@@ -75,6 +75,8 @@ static const struct field fields[] = {
     FLD("max_runs", F_I64, max_runs, false),
     FLD("pause_after_failures", F_I32, pause_after_failures, false),
     FLD("description", F_STR, description, false),
+    /* A request flag, never stored nor written back. */
+    {"allow_past", F_BOOL, offsetof(sked_schedule, allow_past), false, false},
     FLD("status", F_STATUS, status, true),
     FLD("source", F_SOURCE, source, true),
     FLD("app", F_STR, app, true),

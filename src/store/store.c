@@ -379,13 +379,15 @@ const char *sked__run_status_name(sked_run_status s)
 static int check_run(const sked_run_new *r, size_t i, sked_error *err)
 {
     char field[SKED_ERROR_FIELD_MAX];
-    size_t len = r->id ? strlen(r->id) : 0;
+    sked_error e;
     int rc;
 
-    if (len == 0 || len > SKED_RUN_ID_MAX)
+    /* A run id is a segment of the API's URLs: the rule of every name and
+     * key that becomes one. */
+    sked_error_clear(&e);
+    if (sked__segment_check(r->id, SKED_RUN_ID_MAX, "id", &e) != 0)
         return sked__error_set(err, SKED_EINVAL, "id", (long) i,
-                               "run %zu: the id must be 1 to %d bytes", i,
-                               SKED_RUN_ID_MAX);
+                               "run %zu: the id %s", i, e.msg);
     if ((int) r->trigger < 0 || (int) r->trigger > SKED_TRIGGER_API)
         return sked__error_set(err, SKED_EINVAL, "trigger", (long) i,
                                "run %zu: unknown trigger kind", i);

@@ -34,7 +34,9 @@ typedef struct sked_store sked_store;
 /* Most rows one insert batch or one list call handles. */
 #define SKED_STORE_BATCH_MAX 1000
 #define SKED_STORE_LIST_MAX  1000
-#define SKED_RUN_ID_MAX      256
+/* Room for "api-{workflow}-key-{key}" with the longest workflow name and
+ * idempotency key (schedule.h). */
+#define SKED_RUN_ID_MAX 384
 
 typedef struct sked_store_options {
     /* SQLite: "full" (the default, SPEC 11) or "normal". */

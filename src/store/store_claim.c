@@ -17,6 +17,9 @@
  * is nothing to admit one by one: a back-end that can (PostgreSQL) reads
  * and takes the first ready runs in one statement (runs_take_ready).
  *
+ * Every row read is checked first: an unreadable one is set aside
+ * (store_aside.c), never a fault of the whole claim.
+ *
  * The full queues are counted before the walk, not after: a queue with a
  * long backlog and no room would otherwise fill every window of
  * candidates and starve the queues behind it. */
@@ -429,6 +432,10 @@ static int take_ready(sked_store *st, sked__tx *tx, struct claim_arg *a,
                            .lease_until = req->now + req->lease},
         &rows, &first, &n, err);
 
+    if (rc == 0)
+        rc = sked__store_set_aside(st, tx, rows, first, &n, req->now, &a->ev,
+                                   err);
+
     if (rc == 0 && n > 0 &&
         (!(order = sked__malloc(n * sizeof *order)) ||
          !(a->runs = sked__malloc(n * sizeof *a->runs))))
@@ -476,11 +483,17 @@ static int claim_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
         rc = rooms_full(rooms, nrooms, &full, &nfull, err);
     if (rc == 0)
         rc = cands_expired(st, tx, a->req, &c, err);
+    if (rc == 0)
+        rc = sked__store_set_aside(st, tx, c.expired, NULL, &c.nexpired,
+                                   a->req->now, &a->ev, err);
     if (rc == 0 && nrooms == 0 && c.nexpired == 0 && st->ops->runs_take_ready)
         rc = take_ready(st, tx, a, err);
     else if (rc == 0) {
         sked__claim_query q = claim_query(a->req, full, nfull, nrooms > 0);
         rc = st->ops->runs_candidates(tx, &q, &c.ready, &c.nready, err);
+        if (rc == 0)
+            rc = sked__store_set_aside(st, tx, c.ready, NULL, &c.nready,
+                                       a->req->now, &a->ev, err);
         if (rc == 0)
             rc = admit(a->req, &c, rooms, nrooms, &t, err);
         if (rc == 0)

@@ -10,6 +10,7 @@
 
 #include "store/store.h"
 #include "store/store_ops.h"
+#include "store/store_run.h"
 
 struct sked_store {
     const struct sked__store_ops *ops; /* borrowed: static */
@@ -69,5 +70,18 @@ sked_time sked__store_now(const sked_store *st);
  * KEEP_PAST_AT keeps an "at" instant already past (create, update). */
 int sked__store_plan_next(sked_store *st, sked_schedule *s, sked_time now,
                           bool keep_past_at, sked_error *err);
+
+/* Check the fields of run R a claim and the API depend on (id, workflow,
+ * queue: store_aside.c). Returns 0, or SKED_EINVAL with the reason, for
+ * the run's error, in WHY (SIZE bytes). Pure. */
+int sked__run_row_fault(const sked_run *r, char *why, size_t size);
+
+/* Take the unreadable runs out of the N RUNS (ALSO, when not NULL, is a
+ * parallel array kept in step) and set each aside in TX at NOW: failed
+ * with error code "unreadable", its run.failed event into EV
+ * (store_aside.c). *n gets the count left. */
+int sked__store_set_aside(sked_store *st, sked__tx *tx, sked_run *runs,
+                          bool *also, size_t *n, sked_time now,
+                          sked__ev_list *ev, sked_error *err);
 
 #endif

@@ -206,6 +206,31 @@ int sked__store_workflow_latest(sked_store *st, const char *workflow,
     return 0;
 }
 
+int sked__store_workflow_warning(sked_store *st, const char *workflow,
+                                 char *buf, size_t size, sked_error *err)
+{
+    char *version = NULL;
+    sked_error e;
+    int rc;
+
+    if (size > 0)
+        buf[0] = '\0';
+    sked_error_clear(&e);
+    rc = sked__store_workflow_latest(st, workflow, &version, &e);
+    free(version);
+    if (rc == SKED_ENOTFOUND) {
+        (void) snprintf(buf, size,
+                        "workflow \"%.128s\" is not registered by any "
+                        "server yet: its runs wait as pending until a "
+                        "server that has it starts",
+                        workflow);
+        return 0;
+    }
+    if (rc != 0 && err)
+        *err = e;
+    return rc;
+}
+
 struct list_arg {
     char *json; /* owned */
 };

@@ -338,6 +338,13 @@ int sked__store_workflow_register(sked_store *st, const char *workflow,
 int sked__store_workflow_latest(sked_store *st, const char *workflow,
                                 char **out, sked_error *err);
 
+/* SPEC 3.5: a schedule may name a workflow no server has registered
+ * yet, and the CLI and API warn. Write that warning about WORKFLOW into
+ * BUF (SIZE bytes), or "" when some server has registered it. Returns 0
+ * or the store's error. */
+int sked__store_workflow_warning(sked_store *st, const char *workflow,
+                                 char *buf, size_t size, sked_error *err);
+
 /* Every workflow's latest registered version, by name, as JSON text
  * (caller frees): [{"name","version","registered_at" (µs since the
  * epoch),"definition"}]. */

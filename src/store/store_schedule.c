@@ -113,6 +113,8 @@ static int start_row(sked_store *st, sked_schedule *r, sked_time now,
     if (r->status != SKED_SCHEDULE_ACTIVE && r->status != SKED_SCHEDULE_PAUSED)
         return sked__error_set(err, SKED_EINVAL, "status", -1,
                                "a new schedule is active or paused");
+    if (sked__schedule_past_check(r, NULL, now, err) != 0)
+        return SKED_EINVAL;
     /* The default anchor is the creation time, in whole seconds, so that
      * occurrences (and run ids) fall on whole seconds too. */
     if (r->kind == SKED_SPEC_EVERY && r->anchor == SKED_TIME_NONE)
@@ -257,6 +259,8 @@ static int merge(sked_store *st, const sked_schedule *old,
     sked_schedule r;
     int rc;
 
+    if (sked__schedule_past_check(def, old, now, err) != 0)
+        return SKED_EINVAL;
     if (sked_schedule_copy(def, &r) != 0)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     r.status = old->status == SKED_SCHEDULE_DISABLED ? SKED_SCHEDULE_ACTIVE

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/utf8.h"
 #include "sked/time.h"
 #include "time/civil.h"
 
@@ -44,17 +45,14 @@ typedef struct fields {
     size_t offset_pos;
 } fields;
 
-static const char *describe(char c, char *buf, size_t size)
+/* Name the character at S for a message: a whole character quoted. */
+static const char *describe(const char *s, char *buf, size_t size)
 {
-    if (c == '\0')
+    if (s[0] == '\0')
         return "end of input";
-    if (c == ' ')
+    if (s[0] == ' ')
         return "a space";
-    if (c > ' ' && c < 0x7f)
-        snprintf(buf, size, "'%c'", c);
-    else
-        snprintf(buf, size, "byte 0x%02x", (unsigned) (unsigned char) c);
-    return buf;
+    return sked__utf8_quote_char(s, buf, size);
 }
 
 /* Report that FIELD wanted WHAT at the current byte. */
@@ -64,7 +62,7 @@ static int expected(parser *p, const char *field, const char *what)
 
     return sked__error_set(p->err, SKED_EINVAL, field, (long) p->pos,
                            "expected %s, found %s", what,
-                           describe(p->s[p->pos], buf, sizeof buf));
+                           describe(p->s + p->pos, buf, sizeof buf));
 }
 
 /* Read exactly N (1..4) decimal digits into *out. */

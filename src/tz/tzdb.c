@@ -9,7 +9,8 @@
  * a call per schedule created, not per firing.
  *
  * Names are checked before any path is built (no "..", no leading '/',
- * a small alphabet), and symbolic links inside the directory are
+ * a small alphabet); "localtime", "posixrules" and the "right/" zones are
+ * refused (host_zone_check says why). Symbolic links inside the directory are
  * followed (US/Eastern). "UTC" falls back to sked_tz_utc() when the
  * directory has no UTC file. $TZDIR is read here and nowhere else. */
 #include "base/alloc.h"
@@ -91,6 +92,28 @@ static bool name_char_ok(char c)
            c == '-';
 }
 
+/* Refuse the files of a zoneinfo directory that are not zones to name:
+ * what they mean depends on the host, or their clock is not UTC's. */
+static int host_zone_check(const char *name, sked_error *err)
+{
+    if (strcmp(name, "localtime") == 0)
+        return sked__error_set(err, SKED_EINVAL, "timezone", -1,
+                               "\"localtime\" is whatever zone the host is "
+                               "set to, which differs between machines: "
+                               "name the zone (Europe/Paris)");
+    if (strcmp(name, "posixrules") == 0)
+        return sked__error_set(err, SKED_EINVAL, "timezone", -1,
+                               "\"posixrules\" is the host's template for "
+                               "POSIX TZ strings, not a zone: name the zone");
+    if (strncmp(name, "right/", 6) == 0)
+        return sked__error_set(err, SKED_EINVAL, "timezone", -1,
+                               "\"right/\" zones count leap seconds, which "
+                               "UTC instants do not, and have no rule for "
+                               "the future: use \"%.100s\"",
+                               name + 6);
+    return 0;
+}
+
 int sked__tzdb_check_name(const char *name, sked_error *err)
 {
     size_t i;
@@ -107,7 +130,7 @@ int sked__tzdb_check_name(const char *name, sked_error *err)
     if (i == 0)
         return sked__error_set(err, SKED_EINVAL, "timezone", 0,
                                "empty time zone name");
-    return 0;
+    return host_zone_check(name, err);
 }
 
 /* Read the whole regular file at FD, of SIZE bytes, into *out. */

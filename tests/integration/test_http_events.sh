@@ -333,7 +333,8 @@ fi
 # (at least 60 s, SPEC 3.3): with catchup skip it is dropped at restart.
 past=$($py -c 'import datetime as d
 print((d.datetime.now(d.timezone.utc) - d.timedelta(seconds=150)).strftime("%Y-%m-%dT%H:%M:%SZ"))')
-"$bin" --db "$db" schedule create x --name gap --at "$past" --catchup skip \
+"$bin" --db "$db" schedule create x --name gap --at "$past" --allow-past \
+    --catchup skip \
     >/dev/null 2>"$tmp/cli.err" || fail "cli gap" "$(cat "$tmp/cli.err")"
 : >"$tmp/a.log"
 start_http a --db "$db" --workflows "$wf" --workers 1 ||

@@ -351,12 +351,14 @@ static void test_next_fire_kinds(void **state)
     sked_schedule_done(&got);
     sked_schedule_done(&s);
 
-    /* An instant already past is kept for the catch-up policy... */
+    /* An instant already past, allowed, is kept for the catch-up
+     * policy... */
     sked_schedule_init(&s);
     s.name = strdup("at");
     s.workflow = strdup("w");
     s.kind = SKED_SPEC_AT;
     s.at = T("2026-01-10T11:59:00Z");
+    s.allow_past = 1;
     assert_int_equal(sked__store_schedule_create(st, &s, NULL), 0);
     assert_int_equal(sked__store_schedule_get(st, "at", &got, NULL), 0);
     assert_true(got.next_fire_at == s.at);

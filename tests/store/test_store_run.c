@@ -1307,6 +1307,113 @@ static void test_bad_input(void **state)
     assert_int_equal(sql1("SELECT count(*) FROM queues"), 0);
 }
 
+/* Write EXPR (SQL) into OUT as the back-end spells it: SQLite's chr()
+ * is char(). */
+static void spell(const char *expr, bool sqlite, char *out, size_t size)
+{
+    snprintf(out, size, "%s", expr);
+    for (char *q = out; sqlite && (q = strstr(q, "chr(")) != NULL; q++)
+        memmove(q + 4, q + 3, strlen(q + 3) + 1), memcpy(q, "char", 4);
+}
+
+/* Claim with executor EXEC until nothing comes (at most LIMIT claims of
+ * MAX); the ids joined in BUF, the run.failed events counted in *failed
+ * (each with error code "unreadable"). */
+static const char *claim_all(sked_store *st, const char *exec, size_t max,
+                             int limit, char *buf, size_t size, int *failed)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (int round = 0; round < limit; round++) {
+        sked_event *ev = NULL;
+        sked_run *runs = NULL;
+        size_t nev = 0;
+        size_t n = claim(st, (claim_opts){.executor = exec, .max = max}, &runs,
+                         &ev, &nev);
+        for (size_t i = 0; i < n; i++)
+            len += (size_t) snprintf(buf + len, size - len, "%s%s",
+                                     len ? " " : "", runs[i].id);
+        for (size_t i = 0; i < nev; i++)
+            if (strcmp(ev[i].type, "run.failed") == 0) {
+                assert_non_null(strstr(ev[i].payload, "\"unreadable\""));
+                (*failed)++;
+            }
+        sked__runs_free(runs, n);
+        sked__events_free(ev, nev);
+        if (n == 0 && nev == 0)
+            break;
+    }
+    return buf;
+}
+
+/* Issue 14: a run row no write of sked makes (an id of invalid UTF-8 or
+ * with a control character or a '/', a queue that is not a name: an
+ * older sked's, or a hand's) is set aside by the claim that meets it (a
+ * claim meets only the workflows its executor has, all names), failed with
+ * error code "unreadable" and a run.failed event, and every other run is
+ * claimed as before. Each bad row is planted under the store, among good runs,
+ * on both back-ends; expired leases take the same road as ready runs. */
+static void test_claim_sets_aside_unreadable(void **state)
+{
+    sked_store *st = *state;
+    bool sqlite = strncmp(db_url, "sqlite:", 7) == 0;
+    /* The first ones only SQLite stores (PostgreSQL refuses invalid
+     * UTF-8 in text). */
+    const char *const sqlite_only[] = {
+        "id = 'api-report-key-' || CAST(X'FF' AS TEXT)",
+        "id = 'k' || CAST(X'C0AF' AS TEXT)",   /* an overlong '/' */
+        "id = 'k' || CAST(X'EDA080' AS TEXT)", /* a surrogate */
+        "id = 'k' || CAST(X'E282' AS TEXT)",   /* cut short */
+    };
+    const char *const both[] = {
+        "id = 'api-report-key-a/b'",
+        "id = 'k' || chr(1)",
+        "id = 'k' || chr(127)",
+        "id = '..'",
+        "id = ' k'",
+        "id = 'k' || chr(10) || 'v'",
+        "queue = 'q/1'",
+        "queue = '..'",
+    };
+    size_t nsq = sqlite ? sizeof sqlite_only / sizeof *sqlite_only : 0;
+    size_t nbad = nsq + sizeof both / sizeof *both;
+    char id[32], expr[128], buf[512];
+    int failed = 0;
+
+    for (size_t i = 0; i < nbad; i++) {
+        snprintf(id, sizeof id, "plant-%02zu", i);
+        add(st, (sked_run_new){.id = id});
+        vclock.t++;
+        spell(i < nsq ? sqlite_only[i] : both[i - nsq], sqlite, expr,
+              sizeof expr);
+        sql1("UPDATE runs SET %s WHERE id = '%s'", expr, id);
+    }
+    add_many(st, "good", NULL, 3);
+    assert_int_equal(sql1("SELECT count(*) FROM runs"), (long long) nbad + 3);
+
+    assert_string_equal(claim_all(st, "a", 2, 20, buf, sizeof buf, &failed),
+                        "good-0000 good-0001 good-0002");
+    assert_int_equal(failed, (int) nbad);
+    assert_int_equal(sql1("SELECT count(*) FROM runs WHERE status = 'failed' "
+                          "AND error_code = 'unreadable' "
+                          "AND error LIKE 'unreadable run set aside: %%' "
+                          "AND finished_at IS NOT NULL"),
+                     (long long) nbad);
+
+    /* An expired lease of a row made unreadable while it ran. */
+    vclock.t += LEASE + SEC;
+    sql1("UPDATE runs SET queue = 'no way' WHERE id = 'good-0000'");
+    failed = 0;
+    assert_string_equal(claim_all(st, "b", 5, 5, buf, sizeof buf, &failed),
+                        "good-0001 good-0002");
+    assert_int_equal(failed, 1);
+    assert_int_equal(sql1("SELECT count(*) FROM runs WHERE id = 'good-0000' "
+                          "AND status = 'failed' AND error_code = "
+                          "'unreadable' AND executor IS NULL"),
+                     1);
+}
+
 /* A released run that had started is asked to cancel, not cancelled at
  * once: it may have completed steps to compensate. */
 static void test_cancel_started_pending(void **state)
@@ -1548,6 +1655,7 @@ int main(void)
         T_(test_queues_list),
         T_(test_workflow_latest),
         T_(test_bad_input),
+        T_(test_claim_sets_aside_unreadable),
         T_(test_claim_threads),
 #undef T_
     };

@@ -793,10 +793,105 @@ static void test_dst_parse(void **state)
     assert_string_equal(sked_dst_name(SKED_DST_CADENCE), "cadence");
 }
 
+/* ---- messages are whole UTF-8 (issue 14) ------------------------------ */
+
+/* Encode the code point CP as UTF-8 into OUT; return its length. Written
+ * from the definition (RFC 3629), not with sked's own decoder. */
+static size_t encode(uint32_t cp, char *out)
+{
+    if (cp < 0x80)
+        return out[0] = (char) cp, 1;
+    if (cp < 0x800) {
+        out[0] = (char) (0xC0 | cp >> 6);
+        out[1] = (char) (0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char) (0xE0 | cp >> 12);
+        out[1] = (char) (0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char) (0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char) (0xF0 | cp >> 18);
+    out[1] = (char) (0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char) (0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char) (0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Tell whether S is valid UTF-8 (RFC 3629: no overlong form, no
+ * surrogate, nothing past U+10FFFF). */
+static bool valid_utf8(const char *s)
+{
+    const unsigned char *u = (const unsigned char *) s;
+
+    while (*u) {
+        uint32_t cp;
+        int n = *u < 0x80       ? 0
+                : *u >> 5 == 6  ? 1
+                : *u >> 4 == 14 ? 2
+                : *u >> 3 == 30 ? 3
+                                : -1;
+        if (n < 0)
+            return false;
+        cp = n == 0 ? *u : *u & (0x3F >> n);
+        for (int i = 1; i <= n; i++) {
+            if ((u[i] & 0xC0) != 0x80)
+                return false;
+            cp = cp << 6 | (u[i] & 0x3F);
+        }
+        if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
+            (n == 3 && cp < 0x10000) || cp > 0x10FFFF ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        u += n + 1;
+    }
+    return true;
+}
+
+/* Every printable character of a sample of code points (Latin-1, Greek,
+ * CJK, emoji), put where each field expects a value, is quoted whole in
+ * the message: "unexpected character '½'"; every byte that is no UTF-8
+ * is named "byte 0xNN"; each message is valid UTF-8. */
+static void test_error_quotes_whole_characters(void **state)
+{
+    static const uint32_t from[] = {0xA1, 0x391, 0x65E5, 0x1F600, 0x10FFD0};
+    static const char *const forms[] = {"%s * * * *", "1,%s * * * *",
+                                        "* * * * %s", "0 0 %s * *"};
+    char ch[8], want[32], expr[64];
+    sked_cron c;
+    sked_error err;
+    int checked = 0;
+
+    (void) state;
+    for (size_t f = 0; f < sizeof from / sizeof *from; f++)
+        for (uint32_t cp = from[f]; cp < from[f] + 40; cp++) {
+            ch[encode(cp, ch)] = '\0';
+            snprintf(want, sizeof want, "unexpected character '%s'", ch);
+            for (size_t k = 0; k < sizeof forms / sizeof *forms; k++) {
+                snprintf(expr, sizeof expr, forms[k], ch);
+                sked_error_clear(&err);
+                assert_int_equal(sked_cron_parse(expr, &c, &err), SKED_EINVAL);
+                if (!strstr(err.msg, want) || !valid_utf8(err.msg))
+                    fail_msg("U+%04X in \"%s\": %s", cp, expr, err.msg);
+                checked++;
+            }
+        }
+    for (unsigned b = 0x80; b < 0x100; b++) {
+        snprintf(expr, sizeof expr, "1,%c * * * *", (char) b);
+        snprintf(want, sizeof want, "byte 0x%02x", b);
+        assert_int_equal(sked_cron_parse(expr, &c, &err), SKED_EINVAL);
+        if (!strstr(err.msg, want) || !valid_utf8(err.msg))
+            fail_msg("byte 0x%02x: %s", b, err.msg);
+    }
+    assert_int_equal(checked, 5 * 40 * 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_syntax_forms),
+        cmocka_unit_test(test_error_quotes_whole_characters),
         cmocka_unit_test(test_fraction_strictly_after),
         cmocka_unit_test(test_end_of_time),
         cmocka_unit_test(test_parse_errors),

@@ -742,6 +742,167 @@ static void test_metrics_from_payloads(void **state)
     free(text);
 }
 
+/* ---- one rule for what becomes part of a URL (issue 14) -------------- */
+
+/* Tell whether the key "a" B "z" may be used: independent of the rule's
+ * code, byte by byte: no control character, no '/', no lone byte of a
+ * multi-byte sequence. */
+static bool byte_key_ok(unsigned b)
+{
+    return b >= 0x20 && b != 0x7f && b < 0x80 && b != '/';
+}
+
+/* Every one-byte key in the middle of "a?z", and a table of multi-byte
+ * ones, through the library (sked_engine_run_start): refused with
+ * SKED_EINVAL naming idempotency_key and no run written, or accepted. */
+static void test_run_key_rule(void **state)
+{
+    sked_engine *e = *state;
+    static const struct {
+        const char *key;
+        bool ok;
+    } table[] = {
+        {"\xc3\xa9t\xc3\xa9", true},        /* été */
+        {"\xe6\x97\xa5\xe6\x9c\xac", true}, /* 日本 */
+        {"\xf0\x9f\x98\x80", true},         /* an emoji */
+        {"a\xc2\xa0z", true},               /* U+00A0, printable */
+        {"a b", true},
+        {"a\xc2\x85z", false},       /* U+0085, a C1 control */
+        {"a\xc2\x9fz", false},       /* U+009F */
+        {"\xc0\xaf", false},         /* an overlong '/' */
+        {"\xed\xa0\x80", false},     /* a surrogate */
+        {"\xf4\x90\x80\x80", false}, /* over U+10FFFF */
+        {"\xe2\x82", false},         /* cut short */
+        {".", false},
+        {"..", false},
+        {"...", true},
+        {" a", false},
+        {"a ", false},
+        {"", false},
+    };
+    char key[8], *id = NULL;
+    long long before = -1, after = -1;
+    sked_error err;
+    int rc;
+
+    assert_int_equal(raw("SELECT count(*) FROM runs", &before), 0);
+    for (unsigned b = 1; b < 256; b++) {
+        snprintf(key, sizeof key, "a%cz", (char) b);
+        rc = sked_engine_run_start(e, "report", NULL, key, &id, &err);
+        if (byte_key_ok(b)) {
+            assert_int_equal(rc, 0);
+            sked_free(id);
+            id = NULL;
+            before++;
+        } else {
+            if (rc != SKED_EINVAL)
+                fail_msg("byte 0x%02x: accepted", b);
+            assert_string_equal(err.field, "idempotency_key");
+        }
+    }
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+        rc = sked_engine_run_start(e, "report", NULL, table[i].key, &id, &err);
+        if (table[i].ok != (rc == 0))
+            fail_msg("key %zu: rc %d (%s)", i, rc, rc ? err.msg : "");
+        if (rc == 0)
+            before++;
+        sked_free(id);
+        id = NULL;
+    }
+    char *longest = malloc(SKED_RUN_KEY_MAX + 2);
+    memset(longest, 'k', SKED_RUN_KEY_MAX + 1);
+    longest[SKED_RUN_KEY_MAX + 1] = '\0';
+    assert_int_equal(
+        sked_engine_run_start(e, "report", NULL, longest, &id, &err),
+        SKED_EINVAL);
+    longest[SKED_RUN_KEY_MAX] = '\0';
+    assert_int_equal(
+        sked_engine_run_start(e, "report", NULL, longest, &id, &err), 0);
+    sked_free(id);
+    free(longest);
+    assert_int_equal(raw("SELECT count(*) FROM runs", &after), 0);
+    assert_int_equal(after, before + 1);
+}
+
+/* "." and ".." are no schedule, workflow or queue name; "..." is. */
+static void test_dot_names_refused(void **state)
+{
+    sked_engine *e = *state;
+    static const char *const dots[] = {".", ".."};
+    sked_schedule s;
+    sked_error err;
+
+    for (size_t i = 0; i < 2; i++) {
+        for (int f = 0; f < 3; f++) {
+            sked_schedule_init(&s);
+            s.name = strdup(f == 0 ? dots[i] : "dots");
+            s.workflow = strdup(f == 1 ? dots[i] : "report");
+            s.queue = f == 2 ? strdup(dots[i]) : NULL;
+            s.cron = strdup("* * * * *");
+            assert_int_equal(sked_engine_schedule_create(e, &s, &err),
+                             SKED_EINVAL);
+            assert_string_equal(err.field, f == 0   ? "name"
+                                           : f == 1 ? "workflow"
+                                                    : "queue");
+            sked_schedule_done(&s);
+        }
+    }
+    sked_schedule_init(&s);
+    s.name = strdup("...");
+    s.workflow = strdup("report");
+    s.cron = strdup("* * * * *");
+    assert_int_equal(sked_engine_schedule_create(e, &s, &err), 0);
+    sked_schedule_done(&s);
+}
+
+/* Issue 14: a one-time schedule at an instant already past is refused
+ * (SKED_EINVAL naming "at") unless allow_past; an update that keeps the
+ * stored instant passes, one to another past instant does not. Instants
+ * from a microsecond to years before now. */
+static void test_at_in_the_past(void **state)
+{
+    sked_engine *e = *state;
+    static const sked_dur before[] = {1, SKED_USEC_PER_SEC,
+                                      3600 * SKED_USEC_PER_SEC,
+                                      400 * 86400 * SKED_USEC_PER_SEC};
+    sked_time now = T("2026-01-10T08:00:00Z");
+    long long n = -1;
+    sked_schedule s;
+    sked_error err;
+
+    for (size_t i = 0; i < sizeof before / sizeof *before; i++) {
+        sked_schedule_init(&s);
+        s.name = strdup("once");
+        s.workflow = strdup("report");
+        s.kind = SKED_SPEC_AT;
+        s.at = now - before[i];
+        assert_int_equal(sked_engine_schedule_create(e, &s, &err), SKED_EINVAL);
+        assert_string_equal(err.field, "at");
+        assert_non_null(strstr(err.msg, "in the past"));
+        sked_schedule_done(&s);
+    }
+    assert_int_equal(raw("SELECT count(*) FROM schedules", &n), 0);
+    assert_int_equal(n, 0);
+    sked_schedule_init(&s);
+    s.name = strdup("once");
+    s.workflow = strdup("report");
+    s.kind = SKED_SPEC_AT;
+    s.at = now; /* now is not past */
+    assert_int_equal(sked_engine_schedule_create(e, &s, &err), 0);
+    s.at = now - SKED_USEC_PER_SEC;
+    s.allow_past = 1;
+    s.name[0] = 'O';
+    assert_int_equal(sked_engine_schedule_create(e, &s, &err), 0);
+    s.allow_past = 0;
+    free(s.description);
+    s.description = strdup("kept");
+    assert_int_equal(sked_engine_schedule_update(e, &s, &err), 0);
+    s.at = now - 2 * SKED_USEC_PER_SEC;
+    assert_int_equal(sked_engine_schedule_update(e, &s, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "at");
+    sked_schedule_done(&s);
+}
+
 int main(void)
 {
     const char *url = getenv("SKED_TEST_DB_URL");
@@ -768,6 +929,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_notify_wakes_other_engine, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_sync_apps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_key_rule, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_at_in_the_past, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dot_names_refused, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_metrics_from_payloads, setup,
                                         teardown),
     };

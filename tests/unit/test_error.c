@@ -108,6 +108,42 @@ static void test_version(void **state)
     sked_free(NULL);
 }
 
+/* A message cut at its size never ends inside a character, and bytes
+ * that are no UTF-8 do not reach it: for every cut of a run of 2-, 3- and
+ * 4-byte characters, the message is valid UTF-8 and a prefix of what was
+ * asked for. */
+static void test_error_set_whole_utf8(void **state)
+{
+    static const char *const chars[] = {"\xc3\xa9", "\xe2\x82\xac",
+                                        "\xf0\x9f\x98\x80"};
+    char text[SKED_ERROR_MSG_MAX * 2];
+    sked_error err;
+
+    (void) state;
+    for (size_t c = 0; c < 3; c++)
+        for (size_t lead = 0; lead < 4; lead++) {
+            size_t n = 0, len = strlen(chars[c]);
+            memset(text, 'x', lead);
+            n = lead;
+            while (n + len < sizeof text - 1) {
+                memcpy(text + n, chars[c], len);
+                n += len;
+            }
+            text[n] = '\0';
+            sked__error_set(&err, SKED_EINVAL, "f", -1, "%s", text);
+            size_t got = strlen(err.msg);
+            assert_true(got < SKED_ERROR_MSG_MAX);
+            assert_true(got + len >= SKED_ERROR_MSG_MAX - 1);
+            assert_memory_equal(err.msg, text, got);
+            assert_true(got < lead || (got - lead) % len == 0);
+        }
+    sked__error_set(&err, SKED_EINVAL, "f\xff", -1,
+                    "a\xff"
+                    "b\xc3");
+    assert_string_equal(err.msg, "a?b");
+    assert_string_equal(err.field, "f?");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -115,6 +151,7 @@ int main(void)
         cmocka_unit_test(test_spec_statuses),
         cmocka_unit_test(test_unknown_codes),
         cmocka_unit_test(test_error_set),
+        cmocka_unit_test(test_error_set_whole_utf8),
         cmocka_unit_test(test_version),
     };
 

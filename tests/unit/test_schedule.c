@@ -5,9 +5,13 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -102,6 +106,17 @@ static const struct bad_case bad_cases[] = {
     {C_CRON, "", 0, "cron"},
     {C_TZ, "Europe/Pariss", 0, "timezone"},
     {C_TZ, "../etc/passwd", 0, "timezone"},
+    /* Issue 14: no zone by default ("" is not UTC), and none whose
+     * meaning depends on the host or that counts leap seconds. */
+    {C_TZ, "", 0, "timezone"},
+    {C_TZ, "localtime", 0, "timezone"},
+    {C_TZ, "posixrules", 0, "timezone"},
+    {C_TZ, "right/Europe/Paris", 0, "timezone"},
+    {C_TZ, "right/UTC", 0, "timezone"},
+    {C_NAME, ".", 0, "name"},
+    {C_NAME, "..", 0, "name"},
+    {C_WORKFLOW, "..", 0, "workflow"},
+    {C_QUEUE, ".", 0, "queue"},
     {C_CONTEXT, "[1,2]", 0, "context"},
     {C_CONTEXT, "{\"a\":", 0, "context"},
     {C_CONTEXT, "\"text\"", 0, "context"},
@@ -453,12 +468,81 @@ static void test_json_patch_replaces_spec(void **state)
     sked_schedule_done(&s);
 }
 
+/* Copy the file FROM to TO; false on any failure. */
+static bool copy_file(const char *from, const char *to)
+{
+    char buf[4096];
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    size_t n;
+    bool ok = in && out;
+
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        ok = fwrite(buf, 1, n, out) == n;
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        ok = false;
+    return ok;
+}
+
+/* Issue 14: "localtime", "posixrules" and the "right/" zones are refused
+ * with a message saying why, even where the directory has them as real
+ * TZif files (as Debian's tzdata and tzdata-legacy do). */
+static void test_host_zones_refused(void **state)
+{
+    static const char *const names[] = {"localtime", "posixrules",
+                                        "right/Europe/Paris", "right/UTC"};
+    static const char *const why[] = {"differs between machines", "not a zone",
+                                      "leap seconds", "leap seconds"};
+    char dir[] = "/tmp/sked-zones-XXXXXX", path[512];
+    sked_tzdb *db = NULL;
+    sked_schedule s;
+    sked_error err;
+
+    (void) state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/right", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/right/Europe", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        assert_true(copy_file(SKED_TEST_DATA "/zoneinfo/Europe/Paris", path));
+    }
+    assert_int_equal(sked_tzdb_open(dir, &db, NULL), 0);
+    for (size_t i = 0; i < 4; i++) {
+        valid(&s);
+        set_str(&s.timezone, names[i]);
+        sked_error_clear(&err);
+        assert_int_equal(sked_schedule_validate(&s, db, &err), SKED_EINVAL);
+        assert_string_equal(err.field, "timezone");
+        if (!strstr(err.msg, why[i]))
+            fail_msg("%s: %s", names[i], err.msg);
+        sked_schedule_done(&s);
+    }
+    valid(&s);
+    set_str(&s.timezone, "UTC");
+    assert_int_equal(sked_schedule_validate(&s, db, &err), 0);
+    sked_schedule_done(&s);
+    sked_tzdb_close(db);
+    for (size_t i = 4; i-- > 0;) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        (void) unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/right/Europe", dir);
+    (void) rmdir(path);
+    snprintf(path, sizeof path, "%s/right", dir);
+    (void) rmdir(path);
+    (void) rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_validate_table),
         cmocka_unit_test(test_validate_edges_accepted),
+        cmocka_unit_test(test_host_zones_refused),
         cmocka_unit_test(test_cron_error_position),
         cmocka_unit_test(test_enum_names),
         cmocka_unit_test(test_copy),

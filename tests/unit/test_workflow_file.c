@@ -7,7 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -51,6 +54,18 @@ static const struct bad_case {
     {"a: \xed\xa0\x80\n", SKED_ESYNTAX, 1, 4, "", "invalid UTF-8"},
     {"a: \xf4\x90\x80\x80\n", SKED_ESYNTAX, 1, 4, "", "invalid UTF-8"},
     {"a: &x 1\nb: *x\n", SKED_EINVAL, 2, 5, "", "aliases are not supported"},
+    /* Issue 14: tags are refused, not ignored; one document only. */
+    {"queues:\n  q: !!map {}\n", SKED_EINVAL, 2, 6, "", "tags"},
+    {"queues: !custom\n  q: {}\n", SKED_EINVAL, 1, 9, "", "tags"},
+    {"schedules:\n  - name: !!str a\n", SKED_EINVAL, 2, 11, "", "tags"},
+    {"schedules: !!seq []\n", SKED_EINVAL, 1, 12, "", "tags"},
+    {"schedules:\n  - every: !<tag:yaml.org,2002:str> 1h\n", SKED_EINVAL, 2, 12,
+     "", "tags"},
+    {"queues: {}\n---\nqueues: {}\n", SKED_EINVAL, 2, 1, "",
+     "a second YAML document"},
+    {"---\nqueues: {}\n...\n---\n", SKED_EINVAL, 4, 1, "",
+     "a second YAML document"},
+    {"---\n---\n", SKED_EINVAL, 2, 1, "", "a second YAML document"},
     /* unknown keys, with suggestions */
     {"queue: {}\n", SKED_EINVAL, 1, 1, "queue",
      "unknown key (did you mean \"queues\"?)"},
@@ -393,6 +408,91 @@ static void test_error_format(void **state)
     assert_string_equal(buf, "w.y");
 }
 
+/* A second document is named by its line wherever it starts. */
+static void test_second_document_line(void **state)
+{
+    char yaml[1024];
+    sked_wf_file f;
+    sked_wf_error e;
+
+    (void) state;
+    for (int lines = 0; lines < 30; lines++) {
+        size_t n = (size_t) snprintf(yaml, sizeof yaml, "queues:\n  q: {}\n");
+        for (int i = 0; i < lines; i++)
+            n += (size_t) snprintf(yaml + n, sizeof yaml - n, "# %d\n", i);
+        snprintf(yaml + n, sizeof yaml - n, "---\nworkflows: {}\n");
+        assert_int_equal(
+            sked__workflow_file_parse(yaml, strlen(yaml), tzdb, &f, &e),
+            SKED_EINVAL);
+        assert_int_equal(e.line, 3 + lines);
+        assert_non_null(strstr(e.msg, "second YAML document"));
+    }
+}
+
+/* Issue 14: the step limit is reported at the first step past it, with
+ * its line and column; a workflow at the limit is read. */
+static void test_steps_limit_line(void **state)
+{
+    static char yaml[64 * 1024];
+    sked_wf_file f;
+    sked_wf_error e;
+
+    (void) state;
+    for (int n = 256; n <= 258; n++) {
+        size_t len = (size_t) snprintf(yaml, sizeof yaml,
+                                       "workflows:\n  w:\n    steps:\n");
+        for (int i = 0; i < n; i++)
+            len += (size_t) snprintf(yaml + len, sizeof yaml - len,
+                                     "      - {name: s%d, sh: x}\n", i);
+        int rc = sked__workflow_file_parse(yaml, len, tzdb, &f, &e);
+        if (n == 256) {
+            assert_int_equal(rc, 0);
+            assert_int_equal(f.workflows[0].n_steps, 256);
+            sked__workflow_file_done(&f);
+            continue;
+        }
+        assert_int_equal(rc, SKED_ETOOBIG);
+        assert_int_equal(e.line, 3 + 257);
+        assert_int_equal(e.column, 10);
+        assert_string_equal(e.path, "workflows.w.steps");
+        assert_non_null(strstr(e.msg, "at most 256 steps"));
+    }
+}
+
+/* A FIFO, a device or a directory given as the file is refused at once,
+ * never read (a FIFO would block for ever, /dev/zero never end). */
+static void test_not_a_regular_file(void **state)
+{
+    char dir[] = "/tmp/sked-wf-XXXXXX", fifo[64], file[64];
+    const char *const paths[] = {fifo, "/dev/null", "/dev/zero", dir};
+    const char *const kinds[] = {"a FIFO", "a device", "a device",
+                                 "a directory"};
+    sked_wf_file f;
+    sked_wf_error e;
+    FILE *fp;
+
+    (void) state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/fifo.yaml", dir);
+    snprintf(file, sizeof file, "%s/ok.yaml", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(sked__workflow_file_load(paths[i], tzdb, &f, &e),
+                         SKED_EINVAL);
+        if (!strstr(e.msg, kinds[i]) || !strstr(e.msg, "not a regular file"))
+            fail_msg("%s: %s", paths[i], e.msg);
+    }
+    assert_non_null(fp = fopen(file, "w"));
+    fputs("queues:\n  q: {}\n", fp);
+    assert_int_equal(fclose(fp), 0);
+    assert_int_equal(sked__workflow_file_load(file, tzdb, &f, &e), 0);
+    assert_int_equal(f.n_queues, 1);
+    sked__workflow_file_done(&f);
+    (void) unlink(fifo);
+    (void) unlink(file);
+    (void) rmdir(dir);
+}
+
 static void test_limits(void **state)
 {
     static char big[SKED_WF_FILE_MAX + 2];
@@ -426,6 +526,9 @@ int main(void)
         cmocka_unit_test(test_runnable_example),
         cmocka_unit_test(test_error_format),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_second_document_line),
+        cmocka_unit_test(test_steps_limit_line),
+        cmocka_unit_test(test_not_a_regular_file),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
