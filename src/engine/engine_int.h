@@ -16,6 +16,7 @@
 #include "sched/loop.h"
 #include "sked/engine.h"
 #include "store/store.h"
+#include "store/store_health.h"
 #include "store/store_run.h"
 
 struct sked_subscription {
@@ -93,5 +94,10 @@ void sked__engine_missed_each(sked_engine *e, sked_missed_fn fn, void *ctx);
  * last measured; false when not measured (SQLite). SPEC 3.2: over 1 s,
  * the server logs a warning. */
 bool sked__engine_clock_skew(sked_engine *e, sked_dur *out);
+
+/* Tell whether the engine's background work fails on the store now, and
+ * which of it failed longest (*out may be NULL): what the server logs,
+ * and why GET /readyz answers 503. */
+bool sked__engine_fault(sked_engine *e, sked_store_fault *out);
 
 #endif

@@ -9,11 +9,15 @@
 #include "base/alloc.h"
 #include "exec/journal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/backoff.h"
+#include "base/clock.h"
 #include "base/error.h"
+#include "store/store_health.h"
 
 /* Most ops one transaction carries: the rest waits for the next. */
 #define JOURNAL_BATCH_MAX SKED_RUN_OPS_MAX
@@ -110,8 +114,8 @@ static sked_run_op *ops_copy(const sked_run_op *ops, size_t n)
 /* ---- the writer ---------------------------------------------------- */
 
 /* Write the entries of the list FIRST (taken off the queue) in one
- * transaction, and fill each entry's outcome. */
-static void write_batch(sked_journal *j, entry *first)
+ * transaction, and fill each entry's outcome. Returns its code. */
+static int write_batch(sked_journal *j, entry *first)
 {
     size_t n = 0, k = 0;
     for (entry *e = first; e; e = e->next)
@@ -129,6 +133,7 @@ static void write_batch(sked_journal *j, entry *first)
             k += e->n;
         }
         rc = sked__store_run_ops(j->st, ops, n, res, &ev, &nev, &err);
+        sked__store_report(j->st, SKED_OP_WRITE, rc, &err);
     }
     if (rc == 0 && j->deliver && nev > 0)
         j->deliver(j->ctx, ev, nev);
@@ -143,6 +148,41 @@ static void write_batch(sked_journal *j, entry *first)
     }
     free(ops);
     free(res);
+    return rc;
+}
+
+/* Tell whether a batch that failed with RC may succeed as it is, once
+ * the database is back: it was refused for the state of the database
+ * (unreachable, full, read-only), not for what it holds. */
+static bool worth_again(int rc)
+{
+    return rc == SKED_EBUSY || rc == SKED_ENOSPC || rc == SKED_EROFS;
+}
+
+/* Write BATCH until it commits, it fails for what it holds, or the
+ * journal stops; between tries, a growing wait (under mu, released while
+ * writing). What workers wrote is thus recorded when the database comes
+ * back, instead of being dropped and redone after their leases lapse. */
+static void write_until(sked_journal *j, entry *batch, sked_backoff *bo)
+{
+    for (;;) {
+        pthread_mutex_unlock(&j->mu);
+        int rc = write_batch(j, batch);
+        pthread_mutex_lock(&j->mu);
+        if (rc == 0) {
+            sked__backoff_ok(bo);
+            return;
+        }
+        if (!worth_again(rc) || j->stop)
+            return;
+        struct timespec ts;
+        sked__clock_deadline(sked__backoff_fail(bo), &ts);
+        while (!j->stop &&
+               pthread_cond_timedwait(&j->work, &j->mu, &ts) != ETIMEDOUT)
+            ;
+        if (j->stop)
+            return;
+    }
 }
 
 /* Take up to JOURNAL_BATCH_MAX ops' worth of entries off the queue. */
@@ -165,6 +205,9 @@ static entry *take(sked_journal *j)
 static void *writer(void *arg)
 {
     sked_journal *j = arg;
+    sked_backoff bo;
+
+    sked__backoff_init(&bo, 0, 0);
     pthread_mutex_lock(&j->mu);
     for (;;) {
         while (!j->head && !j->stop)
@@ -172,9 +215,7 @@ static void *writer(void *arg)
         if (!j->head)
             break;
         entry *batch = take(j);
-        pthread_mutex_unlock(&j->mu);
-        write_batch(j, batch);
-        pthread_mutex_lock(&j->mu);
+        write_until(j, batch, &bo);
         for (entry *e = batch, *next; e; e = next) {
             next = e->next;
             j->written++;
@@ -201,7 +242,7 @@ int sked__journal_open(sked_store *st, sked_journal_deliver_fn deliver,
     j->deliver = deliver;
     j->ctx = ctx;
     pthread_mutex_init(&j->mu, NULL);
-    pthread_cond_init(&j->work, NULL);
+    sked__cond_init_mono(&j->work);
     pthread_cond_init(&j->done, NULL);
     if (pthread_create(&j->thread, NULL, writer, j) != 0) {
         pthread_mutex_destroy(&j->mu);

@@ -1,0 +1,285 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A failing database is loud and cheap, and a server recovers by itself
+# when the cause goes (ARCHITECTURE 1, "faults are loud"). Real faults,
+# each on a real "sked server" firing an every-second schedule whose
+# runs execute a real command:
+#
+#   sqlite: disk_full  the file on a small tmpfs, filled to the last byte
+#           read_only  the file and its WAL made immutable (chattr +i)
+#           gone       the file deleted under the running server
+#   pg:     pg_down    a private PostgreSQL cluster stopped, then started
+#
+# For each: GET /readyz answers 503 with the cause and never the path,
+# socket, port or database name; the log says "database failing" once,
+# naming the kind; sked_store_errors_total{op,kind} counts the tries; the
+# server uses little CPU while failing (from /proc/PID/stat, over a few
+# seconds: a spinning loop took 76-89% of a core). Then the cause goes:
+# readyz answers 200, the log says "database recovered", and every
+# occurrence of the whole period has exactly one run or a traced drop.
+# A deleted file does not come back: the server stays unready and fires
+# nothing more.
+#
+# The tmpfs needs a mount namespace (unshare, as root or in a user
+# namespace); chattr needs root on a file system that supports it. A
+# fault whose means are missing is skipped with a note.
+#
+# Usage: test_server_faults.sh [sqlite|pg] (default sqlite). Env:
+# SKED_BIN; SKED_SOURCE_DIR (pg: scripts/pg.sh). Ends with "N passed, M
+# failed".
+set -u
+
+mode=${1:-sqlite}
+here=$(cd "$(dirname "$0")" && pwd)
+# The disk-full fault mounts a tmpfs: run in a private mount namespace.
+if [ "$mode" = sqlite ] && [ -z "${SKED_FAULTS_NS:-}" ]; then
+    export SKED_FAULTS_NS=1
+    if unshare -m --propagation private true 2>/dev/null; then
+        exec unshare -m --propagation private bash "$0" "$@"
+    elif unshare -rm --propagation private true 2>/dev/null; then
+        exec unshare -rm --propagation private bash "$0" "$@"
+    fi
+    SKED_FAULTS_NS=none
+fi
+. "$here/server_lib.sh"
+hz=$(getconf CLK_TCK)
+# The most CPU a failing server may use, in percent of one core.
+cpu_max=${SKED_TEST_FAULT_CPU_MAX:-10}
+skipped=0
+
+cat >"$tmp/wf.yaml" <<'EOF'
+workflows:
+  tick:
+    steps:
+      - name: one
+        run: ["true"]
+    schedules:
+      - {name: f-tick, cron: "* * * * * *", catchup: all, catchup_max: 1000}
+EOF
+
+# cpu_percent PID SECONDS: the CPU PID used over SECONDS, in percent of
+# one core (user + system time, fields 14 and 15 of /proc/PID/stat).
+cpu_percent() {
+    local a b
+    a=$(awk '{print $14 + $15}' "/proc/$1/stat")
+    sleep "$2"
+    b=$(awk '{print $14 + $15}' "/proc/$1/stat")
+    echo $(((b - a) * 100 / ($2 * hz)))
+}
+
+# readyz URL: print "STATUS BODY".
+readyz() {
+    local code
+    code=$(curl -s -o "$tmp/readyz.body" -w '%{http_code}' "$1/readyz")
+    echo "$code $(cat "$tmp/readyz.body")"
+}
+
+# wait_ready URL STATUS SECONDS: wait until /readyz answers STATUS.
+wait_ready() {
+    local deadline=$((SECONDS + $3))
+    while [ $SECONDS -lt $deadline ]; do
+        [ "$(readyz "$1" | cut -d' ' -f1)" = "$2" ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+# store_errors URL KIND: the sum of sked_store_errors_total{op,kind} over
+# every op.
+store_errors() {
+    curl -s "$1/metrics" |
+        awk -v k="kind=\"$2\"}" 'index($1, "sked_store_errors_total{op=") == 1 &&
+            index($1, k) > 0 {n += $2} END {print n + 0}'
+}
+
+# failing_phase NAME URL KIND SECRET...: the checks while the cause is
+# there. SECRET...: strings readyz must not show (paths, socket, port,
+# database name).
+failing_phase() {
+    local n=$1 url=$2 kind=$3 body pct s lines
+    shift 3
+    if ! wait_ready "$url" 503 15; then
+        fail "$n readyz 503" "$(readyz "$url")"
+        return
+    fi
+    pass
+    body=$(readyz "$url")
+    case $body in
+    *'"code":"unavailable"'*) pass ;;
+    *) fail "$n readyz body" "$body" ;;
+    esac
+    for s in "$@"; do
+        case $body in
+        *"$s"*) fail "$n readyz leaks" "'$s' in $body" ;;
+        *) pass ;;
+        esac
+    done
+    pct=$(cpu_percent "$pid_a" 5)
+    check_le "$n cpu% while failing" "$pct" "$cpu_max"
+    echo "$n: ${pct}% of a core over 5 s while failing"
+    wait_log a 'msg="database failing"' 5 ||
+        fail "$n log" "no 'database failing' line"
+    lines=$(grep -c 'msg="database failing"' "$tmp/a.log")
+    check "$n logged once" "$lines" 1
+    grep 'msg="database failing"' "$tmp/a.log" | grep -q "kind=$kind" ||
+        fail "$n log kind" "$(grep 'database failing' "$tmp/a.log")"
+    check_ge "$n metric kind=$kind" "$(store_errors "$url" "$kind")" 1
+}
+
+# recovered_phase NAME URL: the checks once the cause is gone.
+recovered_phase() {
+    local n=$1 url=$2
+    if wait_ready "$url" 200 30; then
+        pass
+    else
+        fail "$n readyz 200" "$(readyz "$url")"
+    fi
+    wait_log a 'msg="database recovered"' 5 ||
+        fail "$n log" "no 'database recovered' line"
+    check "$n logged once" "$(grep -c 'msg="database failing"' \
+        "$tmp/a.log")" 1
+}
+
+# account_all NAME DB FROM: every occurrence from FROM to two seconds ago
+# has exactly one run or one traced drop, and some ran after recovery.
+account_all() {
+    local n=$1 line to
+    to=$(($(now_us) - 2000000))
+    line=$(account "$2" f- "$3" "$to" 1000000)
+    check "$n absent" "$(field "$line" absent)" 0
+    check "$n doubled" "$(field "$line" doubled)" 0
+    check_ge "$n runs" "$(field "$line" runs)" 10
+    echo "$n: $line"
+}
+
+# ---- SQLite: a full disk -------------------------------------------------
+fault_disk_full() {
+    local dir=$tmp/small t0
+    mkdir -p "$dir"
+    if [ "${SKED_FAULTS_NS:-}" = none ] ||
+        ! mount -t tmpfs -o size=4m tmpfs "$dir" 2>/dev/null; then
+        echo "disk_full: skipped (no tmpfs: needs a mount namespace)"
+        skipped=$((skipped + 1))
+        return
+    fi
+    db=sqlite:$dir/full.db
+    start_http a --db "$db" --tick 1s --workflows "$tmp/wf.yaml" ||
+        { fail "disk_full start" "$(head -c 1500 "$tmp/a.log")"; return; }
+    t0=$(now_us)
+    sleep 3
+    # The last byte taken: every write of the server now fails.
+    dd if=/dev/zero of="$dir/filler" bs=64k 2>/dev/null
+    dd if=/dev/zero of="$dir/filler2" bs=1 2>/dev/null
+    failing_phase disk_full "$url_a" disk_full "$dir" full.db
+    sleep 3
+    rm -f "$dir/filler" "$dir/filler2"
+    recovered_phase disk_full "$url_a"
+    sleep 3
+    stop_server a TERM
+    check "disk_full exit status" "$stop_rc" 0
+    account_all disk_full "$db" "$t0"
+    mv "$tmp/a.log" "$tmp/disk_full.log"
+    umount "$dir"
+}
+
+# ---- SQLite: an immutable file -------------------------------------------
+fault_read_only() {
+    local dir=$tmp/ro t0
+    mkdir -p "$dir"
+    db=sqlite:$dir/ro.db
+    start_http a --db "$db" --tick 1s --workflows "$tmp/wf.yaml" ||
+        { fail "read_only start" "$(head -c 1500 "$tmp/a.log")"; return; }
+    t0=$(now_us)
+    sleep 3
+    if ! chattr +i "$dir/ro.db" "$dir/ro.db-wal" 2>/dev/null; then
+        chattr -i "$dir/ro.db" "$dir/ro.db-wal" 2>/dev/null
+        echo "read_only: skipped (chattr +i needs root and a file system" \
+            "that has it)"
+        skipped=$((skipped + 1))
+        stop_server a KILL
+        return
+    fi
+    failing_phase read_only "$url_a" read_only "$dir" ro.db
+    sleep 3
+    chattr -i "$dir/ro.db" "$dir/ro.db-wal"
+    recovered_phase read_only "$url_a"
+    sleep 3
+    stop_server a TERM
+    check "read_only exit status" "$stop_rc" 0
+    account_all read_only "$db" "$t0"
+    mv "$tmp/a.log" "$tmp/read_only.log"
+}
+
+# ---- SQLite: the file deleted --------------------------------------------
+fault_gone() {
+    local dir=$tmp/gone before after
+    mkdir -p "$dir"
+    db=sqlite:$dir/gone.db
+    start_http a --db "$db" --tick 1s --workflows "$tmp/wf.yaml" ||
+        { fail "gone start" "$(head -c 1500 "$tmp/a.log")"; return; }
+    sleep 3
+    # A copy of what was written, then the file goes: what the server
+    # wrote from now on would be lost at its next start.
+    rm -f "$dir/gone.db" "$dir/gone.db-wal" "$dir/gone.db-shm"
+    failing_phase gone "$url_a" database_gone "$dir" gone.db
+    case $(readyz "$url_a") in
+    *deleted*) pass ;;
+    *) fail "gone readyz reason" "$(readyz "$url_a")" ;;
+    esac
+    # It fires nothing: the firing fails on every try, and no run is
+    # created (the counter of fired runs stays still).
+    before=$(grep -c 'msg="run created"' "$tmp/a.log")
+    sleep 3
+    after=$(grep -c 'msg="run created"' "$tmp/a.log")
+    check "gone fires nothing" "$after" "$before"
+    check "gone still unready" "$(readyz "$url_a" | cut -d' ' -f1)" 503
+    stop_server a TERM
+    mv "$tmp/a.log" "$tmp/gone.log"
+}
+
+# ---- PostgreSQL: the server stopped and started --------------------------
+fault_pg_down() {
+    local pgdir=$tmp/pg url t0 c bindir owner=()
+    local pgsh=${SKED_SOURCE_DIR:?needs SKED_SOURCE_DIR}/scripts/pg.sh
+    url=$(SKED_PG_DIR=$pgdir bash "$pgsh" start 2>"$tmp/pg.err") ||
+        { fail "pg start" "$(cat "$tmp/pg.err")"; return; }
+    c=$pgdir/cluster.d
+    [ -f "$pgdir/cluster" ] && c=$(cat "$pgdir/cluster")
+    bindir=$(pg_config --bindir)
+    [ "$(id -u)" -eq 0 ] && owner=(runuser -u postgres --)
+    db=$url
+    start_http a --db "$db" --tick 1s --workflows "$tmp/wf.yaml" ||
+        { fail "pg_down start" "$(head -c 1500 "$tmp/a.log")"; return; }
+    t0=$(now_us)
+    sleep 3
+    "${owner[@]}" "$bindir/pg_ctl" -D "$c/data" -m fast -w stop >/dev/null
+    failing_phase pg_down "$url_a" unavailable "$c" sked_test \
+        "$(cat "$pgdir/port")"
+    "${owner[@]}" "$bindir/pg_ctl" -D "$c/data" -l "$c/server.log" -w \
+        start >/dev/null
+    recovered_phase pg_down "$url_a"
+    sleep 3
+    stop_server a TERM
+    check "pg_down exit status" "$stop_rc" 0
+    account_all pg_down "$db" "$t0"
+    SKED_PG_DIR=$pgdir bash "$pgsh" stop
+}
+
+case $mode in
+sqlite)
+    fault_disk_full
+    fault_read_only
+    fault_gone
+    ;;
+pg)
+    fault_pg_down
+    ;;
+*)
+    echo "usage: $(basename "$0") [sqlite|pg]" >&2
+    exit 2
+    ;;
+esac
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] || exit 1
+[ "$passed" -gt 0 ] || exit 77
