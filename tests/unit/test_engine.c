@@ -484,6 +484,133 @@ static void test_trigger_conflicts_with_overlap_skip(void **state)
     assert_int_equal(runs_of("free"), 3);
 }
 
+/* SPEC 3.4, for every overlap policy: the runs a schedule fires carry
+ * the concurrency key "schedule:NAME" under "skip" only, and the serial
+ * key under every policy but "allow". Issue 14: fired runs of "skip"
+ * without their key passed every test, the policy's own count hiding
+ * it on one server. */
+static sked_overlap key_policy;
+
+static void set_key_policy(sked_schedule *s)
+{
+    s->overlap = key_policy;
+}
+
+static void test_fired_runs_carry_keys(void **state)
+{
+    static const struct {
+        sked_overlap overlap;
+        const char *name;
+        bool concurrency, serial;
+    } cases[] = {
+        {SKED_OVERLAP_ALLOW, "k-allow", false, false},
+        {SKED_OVERLAP_SKIP, "k-skip", true, true},
+        {SKED_OVERLAP_BUFFER_ONE, "k-buffer-one", false, true},
+        {SKED_OVERLAP_BUFFER_ALL, "k-buffer-all", false, true},
+        {SKED_OVERLAP_CANCEL_OTHER, "k-cancel-other", false, true},
+    };
+    sked_engine *e = *state;
+    char sql[512];
+
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        key_policy = cases[i].overlap;
+        create(e, cases[i].name, "0 9 * * *", NULL, set_key_policy);
+    }
+    tick_at(e, "2026-01-10T09:00:00Z");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *n = cases[i].name;
+        snprintf(sql, sizeof sql,
+                 "SELECT count(*) FROM runs WHERE schedule = '%s' AND "
+                 "trigger_kind = 'cron' AND concurrency_key %s AND "
+                 "serial_key %s",
+                 n, cases[i].concurrency ? "= 'schedule:k-skip'" : "IS NULL",
+                 cases[i].serial ? "IS NOT NULL" : "IS NULL");
+        if (q(sql) != 1)
+            fail_msg("%s: the fired run's keys are not as SPEC 3.4 says", n);
+    }
+    assert_int_equal(q("SELECT count(*) FROM runs WHERE schedule = 'k-skip' "
+                       "AND serial_key = 'schedule:k-skip'"),
+                     1);
+}
+
+/* A trigger after a firing: the fired run of an "overlap: skip" schedule
+ * is active, so the trigger is refused with a conflict and creates
+ * nothing; once the run has finished, a trigger creates its run. */
+static void test_trigger_after_firing_conflicts(void **state)
+{
+    sked_engine *e = *state;
+    sked_error err;
+
+    create(e, "solo", "0 9 * * *", NULL, overlap_skip);
+    tick_at(e, "2026-01-10T09:00:00Z");
+    assert_int_equal(runs_of("solo"), 1);
+    set_now(vnow + 1000);
+    assert_int_equal(sked_engine_trigger(e, "solo", NULL, &err),
+                     SKED_ECONFLICT);
+    assert_int_equal(runs_of("solo"), 1);
+    assert_int_equal(
+        raw("UPDATE runs SET status = 'completed' WHERE schedule = 'solo'",
+            NULL),
+        0);
+    set_now(vnow + 1000);
+    assert_int_equal(sked_engine_trigger(e, "solo", NULL, &err), 0);
+    assert_int_equal(runs_of("solo"), 2);
+}
+
+struct trigger_racer {
+    sked_engine *e;
+    int rc;
+};
+
+static void *race_trigger(void *arg)
+{
+    struct trigger_racer *r = arg;
+    r->rc = sked_engine_trigger(r->e, "solo", NULL, NULL);
+    return NULL;
+}
+
+/* Two engines on one database, one firing an occurrence while the other
+ * triggers the same "overlap: skip" schedule, at the same instant, over
+ * and over: whichever wins, one run is active, never two; the firing
+ * that lost drops its occurrence as overlap, the trigger that lost is a
+ * conflict. */
+static void test_firing_races_trigger(void **state)
+{
+    enum { ROUNDS = 30 };
+    sked_engine *a = *state, *b = open_engine();
+    long long triggered = 0, fired;
+
+    create(a, "solo", "* * * * *", NULL, overlap_skip);
+    assert_int_equal(sked_engine_tick(b, NULL), 0);
+    for (int minute = 1; minute <= ROUNDS; minute++) {
+        struct racer ra = {a, -1};
+        struct trigger_racer rb = {b, -1};
+        pthread_t ta, tb;
+        set_now(T("2026-01-10T08:00:00Z") + minute * 60 * SKED_USEC_PER_SEC);
+        assert_int_equal(pthread_create(&ta, NULL, race_tick, &ra), 0);
+        assert_int_equal(pthread_create(&tb, NULL, race_trigger, &rb), 0);
+        pthread_join(ta, NULL);
+        pthread_join(tb, NULL);
+        assert_int_equal(ra.rc, 0);
+        if (rb.rc != 0 && rb.rc != SKED_ECONFLICT)
+            fail_msg("round %d: the trigger failed with %d", minute, rb.rc);
+        triggered += rb.rc == 0;
+        if (q("SELECT count(*) FROM runs WHERE schedule = 'solo' AND status "
+              "IN ('pending', 'running', 'waiting')") != 1)
+            fail_msg("round %d: not exactly one active run", minute);
+        assert_int_equal(raw("UPDATE runs SET status = 'completed' WHERE "
+                             "schedule = 'solo'",
+                             NULL),
+                         0);
+    }
+    fired = q("SELECT count(*) FROM runs WHERE schedule = 'solo' AND "
+              "trigger_kind = 'cron'");
+    assert_int_equal(fired + triggered, ROUNDS);
+    assert_int_equal(fired + sked__engine_missed(a, "solo", SKED_MISS_OVERLAP),
+                     ROUNDS);
+    sked_engine_close(b);
+}
+
 /* ---- backfill
  * ----------------------------------------------------------------*/
 
@@ -707,6 +834,12 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_trigger_conflicts_with_overlap_skip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fired_runs_carry_keys, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_trigger_after_firing_conflicts,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_firing_races_trigger, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_backfill_counts_and_cap, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_changes_by_another_engine, setup,
