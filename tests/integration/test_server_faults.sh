@@ -11,7 +11,8 @@
 #   pg:     pg_down    a private PostgreSQL cluster stopped, then started
 #
 # For each: GET /readyz answers 503 with the cause and never the path,
-# socket, port or database name; the log says "database failing" once,
+# socket, port or database name (nor does a client's write, refused with
+# the cause's code); the log says "database failing" once,
 # naming the kind; sked_store_errors_total{op,kind} counts the tries; the
 # server uses little CPU while failing (from /proc/PID/stat, over a few
 # seconds: a spinning loop took 76-89% of a core). Then the cause goes:
@@ -127,6 +128,26 @@ failing_phase() {
     check_ge "$n metric kind=$kind" "$(store_errors "$url" "$kind")" 1
 }
 
+# api_fault NAME URL STATUS CODE SECRET...: a client's write (a trigger)
+# while the cause is there answers STATUS with the error CODE, and its
+# body shows none of SECRET...
+api_fault() {
+    local n=$1 url=$2 status=$3 code=$4 got s
+    shift 4
+    got=$(curl -s -o "$tmp/api.body" -w '%{http_code}' -X POST \
+        "$url/api/v1/schedules/f-tick/trigger")
+    check "$n api status" "$got" "$status"
+    grep -q "\"code\":\"$code\"" "$tmp/api.body" ||
+        fail "$n api code" "$(cat "$tmp/api.body")"
+    for s in "$@"; do
+        if grep -qF -- "$s" "$tmp/api.body"; then
+            fail "$n api body leaks" "'$s' in $(cat "$tmp/api.body")"
+        else
+            pass
+        fi
+    done
+}
+
 # recovered_phase NAME URL: the checks once the cause is gone.
 recovered_phase() {
     local n=$1 url=$2
@@ -172,6 +193,8 @@ fault_disk_full() {
     dd if=/dev/zero of="$dir/filler" bs=64k 2>/dev/null
     dd if=/dev/zero of="$dir/filler2" bs=1 2>/dev/null
     failing_phase disk_full "$url_a" disk_full "$dir" full.db
+    # A client's write meets the full disk: 507 disk_full, no path.
+    api_fault disk_full "$url_a" 507 disk_full "$dir" full.db
     sleep 3
     rm -f "$dir/filler" "$dir/filler2"
     recovered_phase disk_full "$url_a"
@@ -201,6 +224,7 @@ fault_read_only() {
         return
     fi
     failing_phase read_only "$url_a" read_only "$dir" ro.db
+    api_fault read_only "$url_a" 503 read_only "$dir" ro.db
     sleep 3
     chattr -i "$dir/ro.db" "$dir/ro.db-wal"
     recovered_phase read_only "$url_a"
@@ -223,6 +247,7 @@ fault_gone() {
     # wrote from now on would be lost at its next start.
     rm -f "$dir/gone.db" "$dir/gone.db-wal" "$dir/gone.db-shm"
     failing_phase gone "$url_a" database_gone "$dir" gone.db
+    api_fault gone "$url_a" 503 database_gone "$dir" gone.db
     case $(readyz "$url_a") in
     *deleted*) pass ;;
     *) fail "gone readyz reason" "$(readyz "$url_a")" ;;
@@ -260,6 +285,8 @@ fault_pg_down() {
     check "pg clock skew exported, under 1s" "$skew" 1
     "${owner[@]}" "$bindir/pg_ctl" -D "$c/data" -m fast -w stop >/dev/null
     failing_phase pg_down "$url_a" unavailable "$c" sked_test \
+        "$(cat "$pgdir/port")"
+    api_fault pg_down "$url_a" 503 unavailable "$c" sked_test \
         "$(cat "$pgdir/port")"
     "${owner[@]}" "$bindir/pg_ctl" -D "$c/data" -l "$c/server.log" -w \
         start >/dev/null
