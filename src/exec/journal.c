@@ -5,7 +5,9 @@
  * allocation: the ops, then their strings), so an asynchronous writer
  * never reads a worker's memory. The writer takes every entry queued,
  * concatenates their ops, writes them in one sked__store_run_ops call,
- * then wakes the entries' waiters with their share of the results. */
+ * then wakes the entries' waiters with their share of the results; a
+ * batch refused for the database's state is tried again first
+ * (write_until). */
 #include "base/alloc.h"
 #include "exec/journal.h"
 
@@ -46,6 +48,7 @@ struct sked_journal {
     uint64_t queued, written; /* entries queued and committed ever */
     size_t pending_ops;       /* ops queued, not yet taken by the writer */
     bool stop;
+    bool hurry; /* a failed batch is not tried again */
 };
 
 /* ---- deep copy ------------------------------------------------------ */
@@ -173,14 +176,14 @@ static void write_until(sked_journal *j, entry *batch, sked_backoff *bo)
             sked__backoff_ok(bo);
             return;
         }
-        if (!worth_again(rc) || j->stop)
+        if (!worth_again(rc) || j->stop || j->hurry)
             return;
         struct timespec ts;
         sked__clock_deadline(sked__backoff_fail(bo), &ts);
-        while (!j->stop &&
+        while (!j->stop && !j->hurry &&
                pthread_cond_timedwait(&j->work, &j->mu, &ts) != ETIMEDOUT)
             ;
-        if (j->stop)
+        if (j->stop || j->hurry)
             return;
     }
 }
@@ -305,6 +308,16 @@ int sked__journal_write(sked_journal *j, const sked_run_op *ops, size_t n,
         *err = e->err;
     free(e);
     return rc;
+}
+
+void sked__journal_hurry(sked_journal *j)
+{
+    if (!j)
+        return;
+    pthread_mutex_lock(&j->mu);
+    j->hurry = true;
+    pthread_cond_broadcast(&j->work);
+    pthread_mutex_unlock(&j->mu);
 }
 
 void sked__journal_flush(sked_journal *j)

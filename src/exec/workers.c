@@ -525,6 +525,9 @@ void sked__workers_stop(sked_workers *w)
     pthread_cond_broadcast(&w->claim);
     pthread_cond_broadcast(&w->beat);
     pthread_mutex_unlock(&w->mu);
+    /* A worker waiting for a commit the database refuses must not hold
+     * the stop: its write is tried once more, then given up. */
+    sked__journal_hurry(w->cfg.env.journal);
     int n = w->started;
     for (int i = 0; i < w->cfg.nworkers && n > 0; i++, n--)
         pthread_join(w->slots[i].th, NULL);

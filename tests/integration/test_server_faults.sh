@@ -20,7 +20,8 @@
 # occurrence of the whole period has exactly one run or a traced drop.
 # On PostgreSQL, the clock skew is exported (sked_clock_skew_seconds).
 # A deleted file does not come back: the server stays unready and fires
-# nothing more.
+# nothing more. A server stopped while PostgreSQL is away, with runs in
+# flight whose results wait for it, still stops promptly.
 #
 # The tmpfs needs a mount namespace (unshare, as root or in a user
 # namespace); chattr needs root on a file system that supports it. A
@@ -57,6 +58,18 @@ workflows:
         run: ["true"]
     schedules:
       - {name: f-tick, cron: "* * * * * *", catchup: all, catchup_max: 1000}
+EOF
+
+# Runs that take two seconds, one fired every second: some are always in
+# flight.
+cat >"$tmp/slow.yaml" <<'EOF'
+workflows:
+  slow:
+    steps:
+      - name: nap
+        run: ["sleep", "2"]
+    schedules:
+      - {name: g-slow, cron: "* * * * * *"}
 EOF
 
 # cpu_percent PID SECONDS: the CPU PID used over SECONDS, in percent of
@@ -295,7 +308,40 @@ fault_pg_down() {
     stop_server a TERM
     check "pg_down exit status" "$stop_rc" 0
     account_all pg_down "$db" "$t0"
+    mv "$tmp/a.log" "$tmp/pg_down.log"
+
+    # Stopped while the database is away, with runs in flight whose
+    # results wait for it: the server still stops, promptly.
+    start_http a --db "$db" --tick 1s --workflows "$tmp/slow.yaml" ||
+        { fail "pg_stop start" "$(head -c 1500 "$tmp/a.log")"; return; }
+    sleep 4
+    "${owner[@]}" "$bindir/pg_ctl" -D "$c/data" -m fast -w stop >/dev/null
+    wait_ready "$url_a" 503 15 || fail "pg_stop readyz 503" "$(readyz "$url_a")"
+    sleep 3
+    stop_within a 20
+    check "pg_stop exit status" "$stop_rc" 0
+    echo "pg_stop: stopped in ${stop_ms} ms with the database away"
     SKED_PG_DIR=$pgdir bash "$pgsh" stop
+}
+
+# stop_within NAME SECONDS: SIGTERM, then wait at most SECONDS for the
+# exit (SIGKILL after, counted as a failure). Sets stop_rc and stop_ms.
+stop_within() {
+    local pv="pid_$1" t0 deadline
+    local pid=${!pv}
+    t0=$(now_us)
+    deadline=$((SECONDS + $2))
+    kill -TERM "$pid"
+    while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        fail "$1 stop" "still running $2 s after SIGTERM"
+        kill -KILL "$pid"
+    fi
+    wait "$pid"
+    stop_rc=$?
+    stop_ms=$((($(now_us) - t0) / 1000))
 }
 
 case $mode in
