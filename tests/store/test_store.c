@@ -22,6 +22,7 @@
 #include "test_db.h"
 
 #include "base/clock.h"
+#include "base/error.h"
 #include "sched/loop.h"
 #include "store/store.h"
 #include "store/store_health.h"
@@ -1034,6 +1035,73 @@ static void test_fire_insert_fails_then_recovers(void **state)
     sked_schedule_done(&before);
 }
 
+/* ---- the store's health ------------------------------------------------- */
+
+struct error_counts {
+    char rows[16][64];
+    size_t n;
+};
+
+static void count_row(void *ctx, const char *op, const char *kind, uint64_t n)
+{
+    struct error_counts *c = ctx;
+
+    if (c->n < 16)
+        snprintf(c->rows[c->n++], sizeof c->rows[0], "%s/%s=%llu", op, kind,
+                 (unsigned long long) n);
+}
+
+/* What a failing op leaves in the store's health, in order: failing from
+ * its first failure to its next success, the op failing longest named
+ * with its last error, episodes counted from healthy to healthy, every
+ * failed try counted by (op, kind), successes counted nowhere. */
+static void test_health(void **state)
+{
+    sked_store *st = *state;
+    sked_store_fault f;
+    struct error_counts c = {.n = 0};
+    sked_error e1, e2;
+
+    assert_false(sked__store_fault(st, &f));
+    sked__store_report(st, SKED_OP_FIRE, 0, NULL);
+    assert_false(sked__store_fault(st, NULL));
+    sked__error_set(&e1, SKED_ENOSPC, "db", -1, "x.db: the disk is full");
+    sked__error_set(&e2, SKED_EBUSY, "db", -1, "unreachable");
+    sked__store_report(st, SKED_OP_FIRE, SKED_ENOSPC, &e1);
+    vclock.t += SKED_USEC_PER_SEC;
+    sked__store_report(st, SKED_OP_WRITE, SKED_EBUSY, &e2);
+    sked__store_report(st, SKED_OP_FIRE, SKED_ENOSPC, &e1);
+    assert_true(sked__store_fault(st, &f));
+    assert_int_equal(f.op, SKED_OP_FIRE); /* failing longest */
+    assert_int_equal(f.code, SKED_ENOSPC);
+    assert_string_equal(f.msg, "x.db: the disk is full");
+    assert_true(f.since == vclock.t - SKED_USEC_PER_SEC);
+    assert_int_equal(f.failures, 3);
+    assert_int_equal(f.episode, 1);
+    /* One op recovers: the other still fails, the episode goes on. */
+    sked__store_report(st, SKED_OP_FIRE, 0, NULL);
+    assert_true(sked__store_fault(st, &f));
+    assert_int_equal(f.op, SKED_OP_WRITE);
+    assert_string_equal(f.msg, "unreachable");
+    assert_int_equal(f.episode, 1);
+    sked__store_report(st, SKED_OP_WRITE, 0, NULL);
+    assert_false(sked__store_fault(st, NULL));
+    /* A new failure is a new episode, its tries counted from 1. */
+    sked__store_report(st, SKED_OP_CLAIM, SKED_ESTALE, NULL);
+    assert_true(sked__store_fault(st, &f));
+    assert_int_equal(f.episode, 2);
+    assert_int_equal(f.failures, 1);
+    assert_string_equal(f.msg, sked_strerror(SKED_ESTALE));
+    sked__store_errors_each(st, count_row, &c);
+    assert_int_equal(c.n, 3);
+    assert_string_equal(c.rows[0], "fire/disk_full=2");
+    assert_string_equal(c.rows[1], "claim/database_gone=1");
+    assert_string_equal(c.rows[2], "write/unavailable=1");
+    /* The words a client reads name no file. */
+    for (int code = -1; code >= -18; code--)
+        assert_null(strstr(sked__store_fault_reason(code), ".db"));
+}
+
 static void test_runs_bad_input(void **state)
 {
     sked_store *st = *state;
@@ -1206,6 +1274,7 @@ int main(void)
         T_(test_fire_counts_active),
         T_(test_fire_insert_fails),
         T_(test_fire_insert_fails_then_recovers),
+        T_(test_health),
         T_(test_runs_bad_input),
         T_(test_threads),
         T_(test_run_ids),
