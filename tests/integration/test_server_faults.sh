@@ -187,9 +187,35 @@ account_all() {
     echo "$n: $line"
 }
 
+# begin NAME: start server a on $db with the every-second schedule, let it
+# fire for 3 s; t0 is when it started firing. Returns 1 when it did not
+# start.
+begin() {
+    start_http a --db "$db" --tick 1s --workflows "$tmp/wf.yaml" ||
+        { fail "$1 start" "$(head -c 1500 "$tmp/a.log")"; return 1; }
+    t0=$(now_us)
+    sleep 3
+}
+
+# recover NAME UNDO...: 3 s more with the cause there, then UNDO takes it
+# away; the checks of recovered_phase, the stop, and the account of every
+# occurrence since t0.
+recover() {
+    local n=$1
+    shift
+    sleep 3
+    "$@" >/dev/null
+    recovered_phase "$n" "$url_a"
+    sleep 3
+    stop_server a TERM
+    check "$n exit status" "$stop_rc" 0
+    account_all "$n" "$db" "$t0"
+    mv "$tmp/a.log" "$tmp/$n.log"
+}
+
 # ---- SQLite: a full disk -------------------------------------------------
 fault_disk_full() {
-    local dir=$tmp/small t0
+    local dir=$tmp/small
     mkdir -p "$dir"
     if [ "${SKED_FAULTS_NS:-}" = none ] ||
         ! mount -t tmpfs -o size=4m tmpfs "$dir" 2>/dev/null; then
@@ -198,36 +224,23 @@ fault_disk_full() {
         return
     fi
     db=sqlite:$dir/full.db
-    start_http a --db "$db" --tick 1s --workflows "$tmp/wf.yaml" ||
-        { fail "disk_full start" "$(head -c 1500 "$tmp/a.log")"; return; }
-    t0=$(now_us)
-    sleep 3
+    begin disk_full || return
     # The last byte taken: every write of the server now fails.
     dd if=/dev/zero of="$dir/filler" bs=64k 2>/dev/null
     dd if=/dev/zero of="$dir/filler2" bs=1 2>/dev/null
     failing_phase disk_full "$url_a" disk_full "$dir" full.db
     # A client's write meets the full disk: 507 disk_full, no path.
     api_fault disk_full "$url_a" 507 disk_full "$dir" full.db
-    sleep 3
-    rm -f "$dir/filler" "$dir/filler2"
-    recovered_phase disk_full "$url_a"
-    sleep 3
-    stop_server a TERM
-    check "disk_full exit status" "$stop_rc" 0
-    account_all disk_full "$db" "$t0"
-    mv "$tmp/a.log" "$tmp/disk_full.log"
+    recover disk_full rm -f "$dir/filler" "$dir/filler2"
     umount "$dir"
 }
 
 # ---- SQLite: an immutable file -------------------------------------------
 fault_read_only() {
-    local dir=$tmp/ro t0
+    local dir=$tmp/ro
     mkdir -p "$dir"
     db=sqlite:$dir/ro.db
-    start_http a --db "$db" --tick 1s --workflows "$tmp/wf.yaml" ||
-        { fail "read_only start" "$(head -c 1500 "$tmp/a.log")"; return; }
-    t0=$(now_us)
-    sleep 3
+    begin read_only || return
     if ! chattr +i "$dir/ro.db" "$dir/ro.db-wal" 2>/dev/null; then
         chattr -i "$dir/ro.db" "$dir/ro.db-wal" 2>/dev/null
         echo "read_only: skipped (chattr +i needs root and a file system" \
@@ -238,14 +251,7 @@ fault_read_only() {
     fi
     failing_phase read_only "$url_a" read_only "$dir" ro.db
     api_fault read_only "$url_a" 503 read_only "$dir" ro.db
-    sleep 3
-    chattr -i "$dir/ro.db" "$dir/ro.db-wal"
-    recovered_phase read_only "$url_a"
-    sleep 3
-    stop_server a TERM
-    check "read_only exit status" "$stop_rc" 0
-    account_all read_only "$db" "$t0"
-    mv "$tmp/a.log" "$tmp/read_only.log"
+    recover read_only chattr -i "$dir/ro.db" "$dir/ro.db-wal"
 }
 
 # ---- SQLite: the file deleted --------------------------------------------
@@ -253,11 +259,9 @@ fault_gone() {
     local dir=$tmp/gone before after
     mkdir -p "$dir"
     db=sqlite:$dir/gone.db
-    start_http a --db "$db" --tick 1s --workflows "$tmp/wf.yaml" ||
-        { fail "gone start" "$(head -c 1500 "$tmp/a.log")"; return; }
-    sleep 3
-    # A copy of what was written, then the file goes: what the server
-    # wrote from now on would be lost at its next start.
+    begin gone || return
+    # The file goes: what the server wrote from now on would be lost at
+    # its next start.
     rm -f "$dir/gone.db" "$dir/gone.db-wal" "$dir/gone.db-shm"
     failing_phase gone "$url_a" database_gone "$dir" gone.db
     api_fault gone "$url_a" 503 database_gone "$dir" gone.db
@@ -278,7 +282,7 @@ fault_gone() {
 
 # ---- PostgreSQL: the server stopped and started --------------------------
 fault_pg_down() {
-    local pgdir=$tmp/pg url t0 c bindir skew owner=()
+    local pgdir=$tmp/pg url c bindir skew owner=()
     local pgsh=${SKED_SOURCE_DIR:?needs SKED_SOURCE_DIR}/scripts/pg.sh
     url=$(SKED_PG_DIR=$pgdir bash "$pgsh" start 2>"$tmp/pg.err") ||
         { fail "pg start" "$(cat "$tmp/pg.err")"; return; }
@@ -287,10 +291,7 @@ fault_pg_down() {
     bindir=$(pg_config --bindir)
     [ "$(id -u)" -eq 0 ] && owner=(runuser -u postgres --)
     db=$url
-    start_http a --db "$db" --tick 1s --workflows "$tmp/wf.yaml" ||
-        { fail "pg_down start" "$(head -c 1500 "$tmp/a.log")"; return; }
-    t0=$(now_us)
-    sleep 3
+    begin pg_down || return
     # SPEC 3.2: the skew to the database's clock, measured at the first
     # pass; one machine, one clock: well under a second.
     skew=$(curl -s "$url_a/metrics" |
@@ -301,14 +302,8 @@ fault_pg_down() {
         "$(cat "$pgdir/port")"
     api_fault pg_down "$url_a" 503 unavailable "$c" sked_test \
         "$(cat "$pgdir/port")"
-    "${owner[@]}" "$bindir/pg_ctl" -D "$c/data" -l "$c/server.log" -w \
-        start >/dev/null
-    recovered_phase pg_down "$url_a"
-    sleep 3
-    stop_server a TERM
-    check "pg_down exit status" "$stop_rc" 0
-    account_all pg_down "$db" "$t0"
-    mv "$tmp/a.log" "$tmp/pg_down.log"
+    recover pg_down "${owner[@]}" "$bindir/pg_ctl" -D "$c/data" \
+        -l "$c/server.log" -w start
 
     # Stopped while the database is away, with runs in flight whose
     # results wait for it: the server still stops, promptly.

@@ -710,17 +710,13 @@ static void test_runs_create_random(void **state)
  * among 100 names, every third has no schedule, every third is disabled
  * by its decision (an expression that no longer loads), and the rest
  * each fire one run and move their cursor. */
-static int decide_one(void *ctx, const sked_schedule *s, int64_t active,
+/* Decide for S one run "fire-NAME" at OCC, the cursor moved there and
+ * the next occurrence NEXT later. */
+static int decide_run(const sked_schedule *s, sked_time occ, sked_dur next,
                       sked_firing *out)
 {
-    sked_time occ = *(const sked_time *) ctx;
     char id[SKED_RUN_ID_MAX];
 
-    (void) active;
-    if (atoi(s->name + 1) % 3 == 1) {
-        out->disable = strdup("the expression no longer loads");
-        return out->disable ? 0 : SKED_ENOMEM;
-    }
     snprintf(id, sizeof id, "fire-%s", s->name);
     out->runs = calloc(1, sizeof *out->runs);
     if (!out->runs || !(out->runs[0].id = strdup(id)))
@@ -731,9 +727,21 @@ static int decide_one(void *ctx, const sked_schedule *s, int64_t active,
     out->runs[0].not_before = SKED_TIME_NONE;
     out->nruns = 1;
     out->cursor = occ;
-    out->next_fire_at = occ + 3600 * SKED_USEC_PER_SEC;
+    out->next_fire_at = occ + next;
     out->status = SKED_SCHEDULE_ACTIVE;
     return 0;
+}
+
+static int decide_one(void *ctx, const sked_schedule *s, int64_t active,
+                      sked_firing *out)
+{
+    (void) active;
+    if (atoi(s->name + 1) % 3 == 1) {
+        out->disable = strdup("the expression no longer loads");
+        return out->disable ? 0 : SKED_ENOMEM;
+    }
+    return decide_run(s, *(const sked_time *) ctx, 3600 * SKED_USEC_PER_SEC,
+                      out);
 }
 
 static void test_fire_many(void **state)
@@ -903,26 +911,12 @@ static long long events_of(const char *type)
 static int decide_run_and_miss(void *ctx, const sked_schedule *s,
                                int64_t active, sked_firing *out)
 {
-    char id[SKED_RUN_ID_MAX];
-
     (void) ctx;
     (void) active;
-    snprintf(id, sizeof id, "fire-%s", s->name);
-    out->runs = calloc(1, sizeof *out->runs);
-    if (!out->runs || !(out->runs[0].id = strdup(id)))
-        return SKED_ENOMEM;
-    out->runs[0].workflow = s->workflow;
-    out->runs[0].schedule = s->name;
-    out->runs[0].scheduled_for = s->next_fire_at;
-    out->runs[0].not_before = SKED_TIME_NONE;
-    out->nruns = 1;
     out->missed[0] = (sked_fire_miss){"superseded", 2, s->next_fire_at - 120,
                                       s->next_fire_at - 60};
     out->nmissed = 1;
-    out->cursor = s->next_fire_at;
-    out->next_fire_at = s->next_fire_at + 60 * SKED_USEC_PER_SEC;
-    out->status = SKED_SCHEDULE_ACTIVE;
-    return 0;
+    return decide_run(s, s->next_fire_at, 60 * SKED_USEC_PER_SEC, out);
 }
 
 /* Assert that NAME's cursor and next occurrence are still WANT's. */
