@@ -439,8 +439,12 @@ static void measure_skew(sked_loop *l)
     before = sked__clock_now(l->o.clock);
     rc = sked__store_db_clock(l->o.store, &db, &err);
     sked__store_report(l->o.store, SKED_OP_CLOCK, rc, &err);
-    if (rc != 0)
+    if (rc != 0) {
+        /* Tried again at the next pass, not a minute later: a failing
+         * clock read keeps the server unready until one succeeds. */
+        l->skew_tried = false;
         return;
+    }
     after = sked__clock_now(l->o.clock);
     pthread_mutex_lock(&l->mu);
     l->skew = db - (before + (after - before) / 2);
