@@ -10,8 +10,10 @@
  * run.created of trigger "cron" observes its fire lag, the event's time
  * minus its scheduled_for. Payloads are parsed outside the lock, and only
  * those of these types. The missed occurrences are the scheduler loop's
- * own counters. Gauges are read at scrape time: queue depths and
- * schedules by status from the store, busy workers from the pool. */
+ * own counters, the store's errors the store's health (store_health.h).
+ * Gauges are read at scrape time: queue depths and schedules by status
+ * from the store (left out while it fails: the page is still served),
+ * busy workers from the pool, the clock skew from the loop. */
 #include "base/alloc.h"
 #include "engine/metrics.h"
 

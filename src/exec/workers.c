@@ -338,7 +338,6 @@ static int route(sked_workers *w)
     sked_claim_workflow *wf = NULL;
     size_t nwf = 0;
     sked_error err = {0};
-
     int rc = 0;
 
     if (sked__registry_claimables(w->cfg.env.registry, &wf, &nwf) != 0)

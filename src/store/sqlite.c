@@ -17,7 +17,16 @@
  * Migrations run under BEGIN EXCLUSIVE. What still comes back busy is
  * SKED_EBUSY and store.c retries the whole transaction.
  *
- * Errors name the file: "sked.db: file is not a database".
+ * Errors name the file: "sked.db: file is not a database". A full disk
+ * is SKED_ENOSPC, a file that cannot be written (read-only, immutable, a
+ * read-only file system) SKED_EROFS.
+ *
+ * Identity: the back-end remembers which file (device and inode) its
+ * path named at open, and every transaction first checks that the path
+ * still names it. A file deleted or replaced under a running process
+ * would otherwise keep taking writes on an inode nobody will open again,
+ * all lost at the next start: from then on every transaction is refused
+ * with SKED_ESTALE, until the process is restarted on the file to use.
  *
  * This file holds the connections, transactions and migrations, and the
  * method table; the SQL of rows is beside it: schedules and the
