@@ -177,12 +177,15 @@ static int start_fail(server *sv, const char *what, const sked_error *err,
 }
 
 /* Log one answered request: at debug level, or warn for the server's own
- * failures (5xx), which a person must see. */
+ * failures (5xx), which a person must see. A readiness probe answered 503
+ * is no failure of the request: the cause is logged once already (the
+ * health log, server_health.h), not again at every probe. */
 static void log_access(void *ctx, const char *method, const char *path,
                        unsigned status, int64_t elapsed_us)
 {
     logger *lg = ctx;
-    log_level level = status >= 500 ? LOG_WARN : LOG_DEBUG;
+    bool probe = strcmp(path, "/readyz") == 0 && status == 503;
+    log_level level = status >= 500 && !probe ? LOG_WARN : LOG_DEBUG;
 
     if (!log_enabled(lg, level))
         return;

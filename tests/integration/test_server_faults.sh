@@ -136,6 +136,9 @@ failing_phase() {
         fail "$n log" "no 'database failing' line"
     lines=$(grep -c 'msg="database failing"' "$tmp/a.log")
     check "$n logged once" "$lines" 1
+    # Nor again at every readiness probe it answered 503.
+    check "$n probes not warned" \
+        "$(grep -c 'level=warn msg="http request".*path=/readyz' "$tmp/a.log")" 0
     grep 'msg="database failing"' "$tmp/a.log" | grep -q "kind=$kind" ||
         fail "$n log kind" "$(grep 'database failing' "$tmp/a.log")"
     check_ge "$n metric kind=$kind" "$(store_errors "$url" "$kind")" 1
