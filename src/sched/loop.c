@@ -428,7 +428,7 @@ static void measure_skew(sked_loop *l)
 {
     sked_mono mono = sked__clock_mono(l->o.clock);
     sked_time before, db = 0, after;
-    sked_error err;
+    sked_error err = {0};
     int rc;
 
     if (strcmp(sked__store_kind(l->o.store), "postgres") != 0 ||
@@ -457,6 +457,8 @@ int sked__loop_pass(sked_loop *l, sked_error *err)
     bool partial, full;
     int rc = 0;
 
+    /* What fails is reported with ERR: it must hold no other message. */
+    sked_error_clear(err);
     pthread_mutex_lock(&l->pass_mu);
     l->now = sked__clock_now(l->o.clock);
     reread_due(l, &partial, &full);
