@@ -20,8 +20,9 @@
 # occurrence of the whole period has exactly one run or a traced drop.
 # On PostgreSQL, the clock skew is exported (sked_clock_skew_seconds).
 # A deleted file does not come back: the server stays unready and fires
-# nothing more. A server stopped while PostgreSQL is away, with runs in
-# flight whose results wait for it, still stops promptly.
+# nothing more. Runs in flight while PostgreSQL is away complete once it
+# is back, none recovered, no step twice; and a server stopped while it
+# is away, with runs in flight whose results wait for it, stops promptly.
 #
 # The tmpfs needs a mount namespace (unshare, as root or in a user
 # namespace); chattr needs root on a file system that supports it. A
@@ -285,7 +286,7 @@ fault_gone() {
 
 # ---- PostgreSQL: the server stopped and started --------------------------
 fault_pg_down() {
-    local pgdir=$tmp/pg url c bindir skew owner=()
+    local pgdir=$tmp/pg url c bindir skew t_stop unfinished owner=()
     local pgsh=${SKED_SOURCE_DIR:?needs SKED_SOURCE_DIR}/scripts/pg.sh
     url=$(SKED_PG_DIR=$pgdir bash "$pgsh" start 2>"$tmp/pg.err") ||
         { fail "pg start" "$(cat "$tmp/pg.err")"; return; }
@@ -308,11 +309,30 @@ fault_pg_down() {
     recover pg_down "${owner[@]}" "$bindir/pg_ctl" -D "$c/data" \
         -l "$c/server.log" -w start
 
+    # Runs in flight while the database is away: what they did waits in
+    # the journal and is written once it is back, well within their
+    # lease (30 s): each completes, none is recovered, no step runs twice.
+    start_http a --db "$db" --tick 1s --workflows "$tmp/slow.yaml" ||
+        { fail "pg_flight start" "$(head -c 1500 "$tmp/a.log")"; return; }
+    sleep 4
+    t_stop=$(now_us)
+    "${owner[@]}" "$bindir/pg_ctl" -D "$c/data" -m fast -w stop >/dev/null
+    sleep 5
+    "${owner[@]}" "$bindir/pg_ctl" -D "$c/data" -l "$c/server.log" -w \
+        start >/dev/null
+    wait_ready "$url_a" 200 30 || fail "pg_flight readyz 200" "$(readyz "$url_a")"
+    in_flight_done "$db" "$t_stop" 15
+    check "pg_flight runs before the stop left unfinished" "$unfinished" 0
+    check "pg_flight runs recovered" "$(q "$db" "SELECT count(*) FROM events
+        WHERE type = 'run.recovered'")" 0
+    check "pg_flight steps started twice" "$(q "$db" "SELECT count(*) FROM
+        (SELECT subject FROM events WHERE type = 'step.started'
+         GROUP BY subject HAVING count(*) > 1) AS twice")" 0
+    echo "pg_flight: $(q "$db" "SELECT count(*) FROM runs WHERE
+        created_at < $t_stop") runs created before the stop"
+
     # Stopped while the database is away, with runs in flight whose
     # results wait for it: the server still stops, promptly.
-    start_http a --db "$db" --tick 1s --workflows "$tmp/slow.yaml" ||
-        { fail "pg_stop start" "$(head -c 1500 "$tmp/a.log")"; return; }
-    sleep 4
     "${owner[@]}" "$bindir/pg_ctl" -D "$c/data" -m fast -w stop >/dev/null
     wait_ready "$url_a" 503 15 || fail "pg_stop readyz 503" "$(readyz "$url_a")"
     sleep 3
@@ -320,6 +340,18 @@ fault_pg_down() {
     check "pg_stop exit status" "$stop_rc" 0
     echo "pg_stop: stopped in ${stop_ms} ms with the database away"
     SKED_PG_DIR=$pgdir bash "$pgsh" stop
+}
+
+# in_flight_done DB T SECONDS: wait at most SECONDS until every run DB
+# created before T (µs) has completed; unfinished is how many have not.
+in_flight_done() {
+    local deadline=$((SECONDS + $3))
+    while :; do
+        unfinished=$(q "$1" "SELECT count(*) FROM runs WHERE created_at < $2
+                             AND status <> 'completed'")
+        [ "$unfinished" = 0 ] || [ $SECONDS -ge $deadline ] && return
+        sleep 0.2
+    done
 }
 
 # stop_within NAME SECONDS: SIGTERM, then wait at most SECONDS for the
