@@ -337,6 +337,18 @@ static void *race_tick(void *arg)
     return NULL;
 }
 
+/* Run FA(A) and FB(B) in two threads at once, and wait for both. */
+static void race(void *(*fa)(void *), struct racer *a, void *(*fb)(void *),
+                 struct racer *b)
+{
+    pthread_t ta, tb;
+
+    assert_int_equal(pthread_create(&ta, NULL, fa, a), 0);
+    assert_int_equal(pthread_create(&tb, NULL, fb, b), 0);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+}
+
 /* Both engines decide the same occurrences at the same instants, in
  * parallel: every run is created once and every cursor moves once. */
 static void test_two_engines_fire_once(void **state)
@@ -351,12 +363,8 @@ static void test_two_engines_fire_once(void **state)
     assert_int_equal(sked_engine_tick(b, NULL), 0); /* b reads them */
     for (int minute = 1; minute <= 5; minute++) {
         struct racer ra = {a, -1}, rb = {b, -1};
-        pthread_t ta, tb;
         set_now(T("2026-01-10T08:00:00Z") + minute * 60 * SKED_USEC_PER_SEC);
-        assert_int_equal(pthread_create(&ta, NULL, race_tick, &ra), 0);
-        assert_int_equal(pthread_create(&tb, NULL, race_tick, &rb), 0);
-        pthread_join(ta, NULL);
-        pthread_join(tb, NULL);
+        race(race_tick, &ra, race_tick, &rb);
         assert_int_equal(ra.rc, 0);
         assert_int_equal(rb.rc, 0);
     }
@@ -557,14 +565,9 @@ static void test_trigger_after_firing_conflicts(void **state)
     assert_int_equal(runs_of("solo"), 2);
 }
 
-struct trigger_racer {
-    sked_engine *e;
-    int rc;
-};
-
 static void *race_trigger(void *arg)
 {
-    struct trigger_racer *r = arg;
+    struct racer *r = arg;
     r->rc = sked_engine_trigger(r->e, "solo", NULL, NULL);
     return NULL;
 }
@@ -583,14 +586,9 @@ static void test_firing_races_trigger(void **state)
     create(a, "solo", "* * * * *", NULL, overlap_skip);
     assert_int_equal(sked_engine_tick(b, NULL), 0);
     for (int minute = 1; minute <= ROUNDS; minute++) {
-        struct racer ra = {a, -1};
-        struct trigger_racer rb = {b, -1};
-        pthread_t ta, tb;
+        struct racer ra = {a, -1}, rb = {b, -1};
         set_now(T("2026-01-10T08:00:00Z") + minute * 60 * SKED_USEC_PER_SEC);
-        assert_int_equal(pthread_create(&ta, NULL, race_tick, &ra), 0);
-        assert_int_equal(pthread_create(&tb, NULL, race_trigger, &rb), 0);
-        pthread_join(ta, NULL);
-        pthread_join(tb, NULL);
+        race(race_tick, &ra, race_trigger, &rb);
         assert_int_equal(ra.rc, 0);
         if (rb.rc != 0 && rb.rc != SKED_ECONFLICT)
             fail_msg("round %d: the trigger failed with %d", minute, rb.rc);
