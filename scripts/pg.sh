@@ -8,6 +8,8 @@
 #   scripts/pg.sh url          print the libpq URL of database sked_test
 #   scripts/pg.sh db NAME      (re)create database NAME, print its URL
 #   scripts/pg.sh status       exit 0 when running, 3 when not
+#   scripts/pg.sh restart      a fast restart (pg_ctl restart -m fast):
+#                              every session is cut, the data stays
 #
 # The state lives in $SKED_PG_DIR (default: $TMPDIR/sked-pg-$USER): the
 # cluster, a private unix socket directory (no TCP), the port, the log and
@@ -189,6 +191,16 @@ recreate_db() {
     print_url "$name"
 }
 
+# A fast restart, as an operator's `pg_ctl restart -m fast`: sessions are
+# terminated, the server shuts down cleanly and starts again at once.
+restart() {
+    local c
+    is_running || die "not running (scripts/pg.sh start)"
+    c=$(cluster_dir)
+    as_owner "$bindir/pg_ctl" -D "$c/data" -l "$c/server.log" -m fast -w \
+        -t 60 restart >/dev/null || die "the restart failed (see $c/server.log)"
+}
+
 bindir=$(find_bindir)
 case "${1:-}" in
 start) start ;;
@@ -201,6 +213,7 @@ db)
     [ $# -eq 2 ] || die "usage: pg.sh db NAME"
     recreate_db "$2"
     ;;
+restart) restart ;;
 status)
     if is_running; then
         echo "running: $(print_url)"
@@ -210,7 +223,7 @@ status)
     fi
     ;;
 *)
-    echo "usage: scripts/pg.sh start|stop|url|db NAME|status" >&2
+    echo "usage: scripts/pg.sh start|stop|url|db NAME|status|restart" >&2
     exit 2
     ;;
 esac

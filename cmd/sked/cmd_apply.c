@@ -5,10 +5,11 @@
  * The whole file is read and checked first (workflow_file.c): a mistake
  * anywhere is reported as "FILE:LINE:COLUMN: path: message" and nothing
  * is written. Then its schedules — those under workflows.<name> and the
- * top-level ones — are applied in one transaction with source "code":
- * created, replaced when changed, left alone when equal; with --prune the
- * code schedules no longer in the file are deleted. Schedules created
- * through the API or the CLI (source "api") are never touched. With
+ * top-level ones — are applied in one transaction with source "code", as
+ * the file's app (its "app" key, else its file name): created, replaced
+ * when changed, left alone when equal; with --prune the app's code
+ * schedules no longer in the file are deleted, never another app's. Schedules
+ * created through the API or the CLI (source "api") are never touched. With
  * --server the file is read here all the same, and its schedules are
  * sent to the server (PUT /api/v1/schedules), which applies them in the
  * same transaction and answers the same errors. This
@@ -20,6 +21,7 @@
 
 #include "cli.h"
 #include "direct.h"
+#include "engine/answer.h"
 #include "engine/workflow_file.h"
 #include "output.h"
 #include "target.h"
@@ -51,10 +53,7 @@ static int apply_fail(const char *file, const sked_wf_file *wf,
 static int print_result(const sked_apply_result *r, bool json)
 {
     if (json)
-        return out_json(json_pack(
-            "{s:I, s:I, s:I, s:I}", "created", (json_int_t) r->created,
-            "updated", (json_int_t) r->updated, "unchanged",
-            (json_int_t) r->unchanged, "deleted", (json_int_t) r->deleted));
+        return out_json(sked__answer_apply(r));
     printf("%zu created, %zu updated, %zu unchanged, %zu deleted\n", r->created,
            r->updated, r->unchanged, r->deleted);
     return cli_flush();
@@ -80,8 +79,8 @@ static int apply_file(const cli_cmd *self, const char *file, const char *db,
     if ((rc = target_open(self, db, server, tzdb, &t)) != 0)
         goto out;
     sked_error_clear(&err);
-    rc = target_schedule_apply(t, wf.schedules, wf.n_schedules, prune, &res,
-                               &err);
+    target_apply a = {wf.schedules, wf.n_schedules, wf.app, prune};
+    rc = target_schedule_apply(t, &a, &res, &err);
     rc = rc < 0 ? apply_fail(file, &wf, &err, rc) : print_result(&res, json);
 out:
     target_close(t);
@@ -116,18 +115,20 @@ const cli_cmd cli_cmd_apply = {
     .path = "sked apply",
     .summary = "Apply the schedules of a workflows file",
     .run = apply_run,
-    .help = "Usage: sked apply FILE [--prune] [--json]\n"
-            "\n"
-            "Read the workflows file FILE (docs/workflows-file.md), check all\n"
-            "of it, then create or update its schedules in one transaction,\n"
-            "with source \"code\". Nothing is written when any part of the\n"
-            "file is wrong; the error reads FILE:LINE:COLUMN: path: message.\n"
-            "Schedules created with \"sked schedule create\" or the API are\n"
-            "never touched. Prints how many schedules were created, updated,\n"
-            "left unchanged and deleted.\n"
-            "\n"
-            "Options:\n"
-            "  --prune        also delete the code schedules not in FILE\n"
-            "  --json         print the counts as JSON\n" TARGET_HELP
-            "  -h, --help     show this help\n",
+    .help =
+        "Usage: sked apply FILE [--prune] [--json]\n"
+        "\n"
+        "Read the workflows file FILE (docs/workflows-file.md), check all\n"
+        "of it, then create or update its schedules in one transaction,\n"
+        "with source \"code\". Nothing is written when any part of the\n"
+        "file is wrong; the error reads FILE:LINE:COLUMN: path: message.\n"
+        "Schedules created with \"sked schedule create\" or the API are\n"
+        "never touched. Prints how many schedules were created, updated,\n"
+        "left unchanged and deleted.\n"
+        "\n"
+        "Options:\n"
+        "  --prune        also delete the code schedules not in FILE\n"
+        "  --json         print the API's answer: {\"created\", \"updated\",\n"
+        "                 \"unchanged\", \"deleted\"}\n" TARGET_HELP
+        "  -h, --help     show this help\n",
 };

@@ -3,7 +3,10 @@
  * the stored events, oldest first, one line each:
  *
  *   AT  TYPE  SUBJECT  PAYLOAD          (people)
- *   {"id": ..., "type": ..., ...}       (--json: the API's event object)
+ *
+ * --json prints what the API answers: the page {"events": [...],
+ * "next_cursor"} of GET /api/v1/events, and with --follow each event
+ * object on a line as the event stream carries it.
  *
  * --follow keeps printing events as they happen: over the API the
  * server's event stream (text/event-stream), on the database a read of
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_text.h"
 #include "cli.h"
 #include "output.h"
 #include "target.h"
@@ -42,10 +46,9 @@ static void print_event(const json_t *ev, bool json)
     char *text;
 
     if (json) {
-        text = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        text = sked__json_text(ev, NULL);
     } else {
-        text = json_dumps(json_object_get(ev, "payload"),
-                          JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+        text = sked__json_text(json_object_get(ev, "payload"), NULL);
         printf("%s  %s  %s  ", at ? at : "-", type ? type : "-",
                subject && subject[0] ? subject : "-");
     }
@@ -86,6 +89,8 @@ static int list_events(target *t, int64_t after, size_t limit, bool json)
     free(text);
     if (!page)
         return cli_fail(SKED_EINTERNAL, "unreadable answer");
+    if (json) /* the API's page, as "run list --json" prints its own */
+        return out_json(page);
     json_array_foreach(json_object_get(page, "events"), i, ev)
     {
         print_event(ev, json);
@@ -156,20 +161,22 @@ const cli_cmd cli_cmd_events = {
     .path = "sked events",
     .summary = "Show the events, or follow them as they happen",
     .run = events_run,
-    .help = "Usage: sked events [--follow] [--after ID] [--limit N] [--json]\n"
-            "\n"
-            "Print the stored events, oldest first, one a line: when, type,\n"
-            "subject (a schedule or a run) and payload. When more follow,\n"
-            "the next page's --after is printed on stderr. With --follow,\n"
-            "keep printing events as they happen (from the next one, or\n"
-            "after --after ID) until Ctrl-C.\n"
-            "\n"
-            "Options:\n"
-            "  -f, --follow   print new events as they happen\n"
-            "  --after ID     only the events after the event ID\n"
-            "  --limit N      at most N, 1 to 1000 (default 100; not with\n"
-            "                 --follow)\n"
-            "  --json         one JSON object a line: id, type, subject,\n"
-            "                 payload, at\n" TARGET_HELP
-            "  -h, --help     show this help\n",
+    .help =
+        "Usage: sked events [--follow] [--after ID] [--limit N] [--json]\n"
+        "\n"
+        "Print the stored events, oldest first, one a line: when, type,\n"
+        "subject (a schedule or a run) and payload. When more follow,\n"
+        "the next page's --after is printed on stderr. With --follow,\n"
+        "keep printing events as they happen (from the next one, or\n"
+        "after --after ID) until Ctrl-C.\n"
+        "\n"
+        "Options:\n"
+        "  -f, --follow   print new events as they happen\n"
+        "  --after ID     only the events after the event ID\n"
+        "  --limit N      at most N, 1 to 1000 (default 100; not with\n"
+        "                 --follow)\n"
+        "  --json         the API's page, {\"events\": [...], "
+        "\"next_cursor\"};\n"
+        "                 with --follow, one event object a line\n" TARGET_HELP
+        "  -h, --help     show this help\n",
 };

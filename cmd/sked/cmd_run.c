@@ -14,7 +14,8 @@
  *   start WORKFLOW [--input JSON] [--idempotency-key K]
  *                                     prints the run id
  *
- * Every command prints the API's JSON with --json. */
+ * Every command prints with --json what the API answers for the same
+ * operation (for cancel and start, the run object). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +262,7 @@ static int run_cancel(const cli_cmd *self, int argc, char **argv)
 {
     bool json = false;
     target *t = NULL;
+    char *text = NULL;
     cli_args args;
     sked_error err;
     int rc;
@@ -268,16 +270,26 @@ static int run_cancel(const cli_cmd *self, int argc, char **argv)
     if ((rc = one_run(self, argc, argv, &json, &args, &t)) != CLI_CONTINUE)
         return rc;
     sked_error_clear(&err);
-    rc = target_run_cancel(t, args.pos[0], &err);
-    if (rc == 0 && json)
-        rc = out_json(
-            json_pack("{s:s, s:b}", "id", args.pos[0], "cancelled", 1));
-    else if (rc == 0)
-        rc =
-            printf("cancel requested: %s\n", args.pos[0]) < 0 ? 1 : cli_flush();
-    else
-        rc = run_fail("cancel run", args.pos[0], &err, rc);
+    rc = target_run_cancel(t, args.pos[0], &text, &err);
     target_close(t);
+    if (rc < 0)
+        return run_fail("cancel run", args.pos[0], &err, rc);
+    if (json)
+        return print_json_text(text);
+    free(text);
+    return printf("cancel requested: %s\n", args.pos[0]) < 0 ? 1 : cli_flush();
+}
+
+/* Print the id of the run TEXT (freed here), the API's run object. */
+static int print_run_id(char *text)
+{
+    json_t *r = json_loads(text, 0, NULL);
+    const char *id = str_of(r, "id");
+    int rc = id ? printf("%s\n", id) < 0 ? 1 : cli_flush()
+                : cli_fail(SKED_EINTERNAL, "bad answer");
+
+    free(text);
+    json_decref(r);
     return rc;
 }
 
@@ -304,7 +316,7 @@ static int run_start(const cli_cmd *self, int argc, char **argv)
         {0},
     };
     target *t = NULL;
-    char *id = NULL;
+    char *text = NULL;
     cli_args args;
     sked_error err;
     int rc;
@@ -321,17 +333,11 @@ static int run_start(const cli_cmd *self, int argc, char **argv)
         (!input ||
          (rc = sked__schedule_context_check(input, "input", &err)) == 0) &&
         (rc = key_check(key, &err)) == 0)
-        rc = target_run_start(t, args.pos[0], input, key, &id, &err);
-    if (rc < 0)
-        rc = run_fail("start a run of", args.pos[0], &err, rc);
-    else if (json)
-        rc = out_json(
-            json_pack("{s:s, s:s}", "workflow", args.pos[0], "run_id", id));
-    else
-        rc = printf("%s\n", id) < 0 ? 1 : cli_flush();
-    free(id);
+        rc = target_run_start(t, args.pos[0], input, key, &text, &err);
     target_close(t);
-    return rc;
+    if (rc < 0)
+        return run_fail("start a run of", args.pos[0], &err, rc);
+    return json ? print_json_text(text) : print_run_id(text);
 }
 
 /* ---- the group ---------------------------------------------------------- */
@@ -388,7 +394,7 @@ static const cli_cmd cancel_cmd = {
             "finished.\n"
             "\n"
             "Options:\n"
-            "  --json         print JSON\n" TARGET_HELP
+            "  --json         print the run as the API answers it\n" TARGET_HELP
             "  -h, --help     show this help\n",
 };
 
@@ -409,8 +415,8 @@ static const cli_cmd start_cmd = {
             "  --input JSON           the run's context, a JSON object\n"
             "  --idempotency-key K    the run's id is\n"
             "                         \"api-WORKFLOW-key-K\"\n"
-            "  --json                 print JSON\n" TARGET_HELP
-            "  -h, --help             show this help\n",
+            "  --json                 print the run as the API answers "
+            "it\n" TARGET_HELP "  -h, --help             show this help\n",
 };
 
 static const cli_cmd *const run_cmds[] = {

@@ -19,8 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_text.h"
 #include "cli.h"
 #include "direct.h"
+#include "engine/answer.h"
 #include "output.h"
 #include "schedule_ctx.h"
 #include "schedule_opts.h"
@@ -127,7 +129,7 @@ static void print_fields(json_t *j)
             printf("%-22s %s\n", key, json_string_value(v));
         else if (json_is_null(v))
             printf("%-22s -\n", key);
-        else if ((text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY)))
+        else if ((text = sked__json_text(v, NULL)))
             printf("%-22s %s\n", key, text);
         free(text);
     }
@@ -335,23 +337,15 @@ static int list_filter(const cli_cmd *self, const list_opts *o,
 
 static int list_json(const sked_schedule *v, size_t n, bool more)
 {
-    json_t *arr = json_array(), *j;
     sked_error err;
-    int rc;
+    json_t *j;
 
-    if (!arr)
-        return cli_fail(SKED_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        sked_error_clear(&err);
-        if ((rc = sked__schedule_to_json(&v[i], &j, &err)) < 0 ||
-            json_array_append_new(arr, j) < 0) {
-            json_decref(arr);
-            return cli_fail(rc < 0 ? rc : SKED_ENOMEM, "cannot write the "
-                                                       "list");
-        }
-    }
-    return out_json(json_pack("{s:o, s:s?}", "schedules", arr, "next_cursor",
-                              more && n ? v[n - 1].name : NULL));
+    sked_error_clear(&err);
+    if (!(j = sked__answer_schedules(v, n, more, &err)))
+        return cli_fail(err.code < 0 ? err.code : SKED_ENOMEM,
+                        "cannot write the list: %s",
+                        err.msg[0] ? err.msg : "out of memory");
+    return out_json(j);
 }
 
 static int list_table(sked_tzdb *db, const sked_schedule *v, size_t n,
@@ -453,9 +447,6 @@ static int run_simple(schedule_ctx *c, simple_op op, const char *name,
         rc = target_schedule_delete(c->t, name, &existed, &err);
     if (rc < 0)
         return direct_schedule_fail(verbs[op], name, &err, rc);
-    if (op == OP_DELETE && json)
-        return out_json(
-            json_pack("{s:s, s:b}", "name", name, "deleted", existed));
     if (op == OP_DELETE && !existed) {
         /* SPEC 3.5: delete is idempotent; say so, and succeed. */
         fprintf(stderr,
@@ -465,7 +456,8 @@ static int run_simple(schedule_ctx *c, simple_op op, const char *name,
         return 0;
     }
     if (op == OP_DELETE) {
-        printf("deleted schedule %s\n", name);
+        if (!json) /* the API answers 204, with no body */
+            printf("deleted schedule %s\n", name);
         return cli_flush();
     }
     c->s.name = strdup(name);
@@ -660,7 +652,9 @@ static const cli_cmd delete_cmd = {
     .run = schedule_delete,
     .help = SIMPLE_HELP("delete", "Delete the schedule NAME. Deleting a "
                                   "schedule that does not exist\nsucceeds, "
-                                  "with a note on stderr."),
+                                  "with a note on stderr. With --json it "
+                                  "prints\nnothing, as the API answers "
+                                  "204 with no body."),
 };
 
 static const cli_cmd *const schedule_cmds[] = {

@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "direct.h"
+#include "engine/answer.h"
 #include "output.h"
 #include "target.h"
 
@@ -31,11 +32,10 @@
 
 /* ---- trigger ------------------------------------------------------------ */
 
-static int print_run_id(const char *name, const char *id, bool json)
+static int print_run_id(const char *id, bool json)
 {
     if (json)
-        return out_json(
-            json_pack("{s:s, s:s}", "schedule", name, "run_id", id));
+        return out_json(sked__answer_run_id(id));
     printf("%s\n", id);
     return cli_flush();
 }
@@ -66,7 +66,7 @@ static int schedule_trigger(const cli_cmd *self, int argc, char **argv)
     if (rc < 0)
         rc = direct_schedule_fail("trigger", args.pos[0], &err, rc);
     else
-        rc = print_run_id(args.pos[0], id, json);
+        rc = print_run_id(id, json);
     free(id);
     target_close(t);
     return rc;
@@ -139,9 +139,7 @@ static int check_range(const cli_cmd *self, backfill_q *q)
 static int print_backfill(const backfill_q *q, const sked_backfill_result *r)
 {
     if (q->json)
-        return out_json(json_pack("{s:s, s:I, s:I}", "schedule", q->name,
-                                  "created", (json_int_t) r->created, "skipped",
-                                  (json_int_t) r->skipped));
+        return out_json(sked__answer_backfill(r));
     printf("backfill of %s: %zu created, %zu skipped (already existed)\n",
            q->name, r->created, r->skipped);
     return cli_flush();
@@ -208,16 +206,17 @@ const cli_cmd cli_cmd_schedule_trigger = {
     .path = "sked schedule trigger",
     .summary = "Run a schedule's workflow now",
     .run = schedule_trigger,
-    .help = "Usage: sked schedule trigger NAME [--json]\n"
-            "\n"
-            "Create one run of the schedule NAME now (trigger kind manual),\n"
-            "even while it is paused, and print the run's id. Exit code 3\n"
-            "when NAME does not exist; 4 when its overlap is skip and one of\n"
-            "its runs is still active.\n"
-            "\n"
-            "Options:\n"
-            "  --json         print {\"schedule\", \"run_id\"}\n" TARGET_HELP
-            "  -h, --help     show this help\n",
+    .help =
+        "Usage: sked schedule trigger NAME [--json]\n"
+        "\n"
+        "Create one run of the schedule NAME now (trigger kind manual),\n"
+        "even while it is paused, and print the run's id. Exit code 3\n"
+        "when NAME does not exist; 4 when its overlap is skip and one of\n"
+        "its runs is still active.\n"
+        "\n"
+        "Options:\n"
+        "  --json         print the API's answer, {\"run_id\"}\n" TARGET_HELP
+        "  -h, --help     show this help\n",
 };
 
 const cli_cmd cli_cmd_schedule_backfill = {
@@ -239,6 +238,6 @@ const cli_cmd cli_cmd_schedule_backfill = {
         "Options:\n"
         "  --start T      the start of the range (excluded), RFC 3339\n"
         "  --end T        the end of the range (excluded), RFC 3339\n"
-        "  --json         print {\"schedule\", \"created\", "
+        "  --json         print the API's answer, {\"created\", "
         "\"skipped\"}\n" TARGET_HELP "  -h, --help     show this help\n",
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "engine/answer.h"
 #include "output.h"
 #include "schedule_ctx.h"
 #include "target.h"
@@ -26,52 +27,37 @@ typedef struct preview_q {
 static int preview_print(const preview_q *q, bool json)
 {
     char utc[OUT_TIME_MAX], local[OUT_TIME_MAX];
-    json_t *arr = json ? json_array() : NULL;
     sked_occurrence *occ = calloc((size_t) q->count, sizeof *occ);
     sked_error err;
     size_t n = 0;
     int rc;
 
-    if ((json && !arr) || !occ) {
-        json_decref(arr);
-        free(occ);
+    if (!occ)
         return cli_fail(SKED_ENOMEM, "out of memory");
-    }
     sked_error_clear(&err);
     rc = sked__schedule_preview(q->s, q->tz, q->after, (size_t) q->count, occ,
                                 &n, &err);
     if (rc < 0) {
-        json_decref(arr);
         free(occ);
         return cli_invalid("stored cron expression", q->s->cron, &err);
+    }
+    if (json) {
+        json_t *j = sked__answer_occurrences(occ, n, q->tz);
+
+        free(occ);
+        return out_json(j);
     }
     for (size_t i = 0; i < n; i++) {
         const char *mark = sked__schedule_preview_mark(occ[i].mark);
 
         out_time_utc(occ[i].at, utc, sizeof utc);
         out_time_local(occ[i].at, q->tz, local, sizeof local);
-        if (!json) {
-            printf("%s  %s%s%s\n", utc, local, mark ? "  " : "",
-                   mark ? mark : "");
-            continue;
-        }
-        if (json_array_append_new(arr, json_pack("{s:s, s:s, s:s?}", "at", utc,
-                                                 "local", local, "mark",
-                                                 mark)) < 0) {
-            json_decref(arr);
-            free(occ);
-            return cli_fail(SKED_ENOMEM, "out of memory");
-        }
+        printf("%s  %s%s%s\n", utc, local, mark ? "  " : "", mark ? mark : "");
     }
     free(occ);
-    if (!json && n == 0)
+    if (n == 0)
         fprintf(stderr, "sked: schedule \"%s\" never fires again\n",
                 q->s->name);
-    if (json)
-        return out_json(json_pack(
-            "{s:s, s:s, s:s, s:o}", "name", q->s->name, "status",
-            sked_schedule_status_name(q->s->status), "timezone",
-            q->s->timezone ? q->s->timezone : "UTC", "occurrences", arr));
     return cli_flush();
 }
 
@@ -122,18 +108,21 @@ const cli_cmd cli_cmd_schedule_preview = {
     .path = "sked schedule preview",
     .summary = "Show a schedule's next occurrences",
     .run = schedule_preview,
-    .help = "Usage: sked schedule preview NAME [-n N] [--after T] [--json]\n"
-            "\n"
-            "Print the next N occurrences of the schedule NAME, in UTC and "
-            "on\nits zone's clock, within its bounds. An occurrence moved by "
-            "a\ndaylight saving change is marked: shifted (its local time was\n"
-            "skipped; it fires at the end of the gap) or first_pass (its "
-            "local\ntime happens twice; it fires on the first).\n"
-            "\n"
-            "Options:\n"
-            "  -n, --count N  how many, 1 to 1000 (default 5)\n"
-            "  --after T      start strictly after the instant T (default "
-            "now)\n"
-            "  --json         print JSON\n" TARGET_HELP
-            "  -h, --help     show this help\n",
+    .help =
+        "Usage: sked schedule preview NAME [-n N] [--after T] [--json]\n"
+        "\n"
+        "Print the next N occurrences of the schedule NAME, in UTC and "
+        "on\nits zone's clock, within its bounds. An occurrence moved by "
+        "a\ndaylight saving change is marked: shifted (its local time was\n"
+        "skipped; it fires at the end of the gap) or first_pass (its "
+        "local\ntime happens twice; it fires on the first).\n"
+        "\n"
+        "Options:\n"
+        "  -n, --count N  how many, 1 to 1000 (default 5)\n"
+        "  --after T      start strictly after the instant T (default "
+        "now)\n"
+        "  --json         print the API's answer, {\"occurrences\": [{\"at\",\n"
+        "                 \"local\", \"mark\"}]} (GET "
+        ".../occurrences?n=N&after=T)\n" TARGET_HELP
+        "  -h, --help     show this help\n",
 };

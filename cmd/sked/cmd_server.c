@@ -119,6 +119,54 @@ static int define_workflows(server *sv, const sked_wf_file *wf, sked_error *err)
     return rc;
 }
 
+/* Write into BUF the names of kind K of R, comma-separated, when all of
+ * them are known (at most SKED_APPLY_NAMES_MAX); else "". */
+static void sync_names(const sked_apply_result *r, sked_apply_kind k,
+                       size_t count, char *buf, size_t size)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    if (count > SKED_APPLY_NAMES_MAX)
+        return;
+    for (size_t i = 0; i < count && used < size; i++) {
+        int w = snprintf(buf + used, size - used, "%s%s", i ? "," : "",
+                         r->names[k][i]);
+        if (w < 0)
+            break;
+        used += (size_t) w;
+    }
+}
+
+/* Log what a sync of APP changed: one line with the counts, and the
+ * names of each kind when few; nothing when nothing changed. A sync that
+ * deletes is a warning: a file that lost its schedules by mistake must
+ * not go unseen. */
+static void log_sync(server *sv, const char *app, const sked_apply_result *r)
+{
+    char names[SKED_APPLY_KINDS][SKED_APPLY_NAMES_MAX * (SKED_NAME_MAX + 1)];
+    const size_t count[SKED_APPLY_KINDS] = {r->created, r->updated, r->deleted};
+    log_kv kv[8];
+    int n = 0;
+
+    if (r->created + r->updated + r->deleted == 0)
+        return;
+    kv[n++] = LOG_STR("app", app);
+    kv[n++] = LOG_INT("created", (int64_t) r->created);
+    kv[n++] = LOG_INT("updated", (int64_t) r->updated);
+    kv[n++] = LOG_INT("deleted", (int64_t) r->deleted);
+    kv[n++] = LOG_INT("unchanged", (int64_t) r->unchanged);
+    static const char *const keys[SKED_APPLY_KINDS] = {
+        "created_names", "updated_names", "deleted_names"};
+    for (int k = 0; k < SKED_APPLY_KINDS; k++) {
+        sync_names(r, (sked_apply_kind) k, count[k], names[k], sizeof names[k]);
+        if (names[k][0])
+            kv[n++] = LOG_STR(keys[k], names[k]);
+    }
+    log_write(&sv->log, r->deleted ? LOG_WARN : LOG_INFO, "schedules synced",
+              kv, n);
+}
+
 /* Read the workflows file and sync its schedules into the engine. On any
  * error nothing changes and the error, one line, goes to the log.
  * Returns 0 or the error code. */
@@ -147,7 +195,9 @@ static int load_workflows(server *sv, const char *why)
         sked__workflow_file_done(&wf);
         return rc;
     }
-    rc = sked_engine_sync(sv->engine, wf.schedules, wf.n_schedules, &err);
+    sked_apply_result res = {0};
+    rc = sked__engine_sync_app(sv->engine, wf.app, wf.schedules, wf.n_schedules,
+                               &res, &err);
     if (rc < 0) {
         sync_error_format(sv->workflows, &wf, &err, rc, line, sizeof line);
         log_write(&sv->log, LOG_ERROR, "workflows file refused",
@@ -155,10 +205,12 @@ static int load_workflows(server *sv, const char *why)
     } else {
         log_write(&sv->log, LOG_INFO, "workflows file loaded",
                   (log_kv[]){LOG_STR("file", sv->workflows),
+                             LOG_STR("app", wf.app),
                              LOG_INT("workflows", (int64_t) wf.n_workflows),
                              LOG_INT("schedules", (int64_t) wf.n_schedules),
                              LOG_STR("on", why)},
-                  4);
+                  5);
+        log_sync(sv, wf.app, &res);
     }
     sked__workflow_file_done(&wf);
     return rc;

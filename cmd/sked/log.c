@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/dtoa.h"
 #include "base/error.h"
 
 #define LINE_MAX_BYTES 8192
@@ -151,12 +152,16 @@ static void put_logfmt_value(line *l, const char *s)
         put(l, s);
 }
 
+/* A real as every JSON sked writes it: its shortest decimal, so that a
+ * log line shows the duration_secs its event holds. */
 static void put_number(line *l, const log_kv *kv)
 {
+    char num[SKED_DTOA_MAX];
+
     if (kv->kind == LOG_KV_INT)
         putf(l, "%lld", (long long) kv->num);
     else
-        putf(l, "%.6g", kv->real);
+        put_mem(l, num, sked__dtoa(kv->real, num));
 }
 
 static void format_logfmt(line *l, sked_time now, log_level level,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_text.h"
 #include "cli.h"
 
 void out_table_init(out_table *t, size_t ncols, const char *const *heads)
@@ -87,15 +88,17 @@ void out_table_done(out_table *t)
 
 int out_json(json_t *j)
 {
-    int rc;
+    size_t len = 0;
+    char *text = sked__json_write(j, SKED_JSON_PRETTY, &len);
+    bool ok;
 
-    if (!j)
-        return cli_fail(SKED_ENOMEM, "out of memory");
-    rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(j);
-    if (rc != 0)
+    if (!text)
+        return cli_fail(SKED_ENOMEM, "out of memory");
+    ok = fwrite(text, 1, len, stdout) == len && putchar('\n') != EOF;
+    free(text);
+    if (!ok)
         return cli_fail(SKED_EIO, "cannot write the output");
-    putchar('\n');
     return cli_flush();
 }
 

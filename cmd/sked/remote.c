@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 
 #include "base/buf.h"
+#include "base/json_text.h"
 #include "cli.h"
 
 #define CONNECT_TIMEOUT_SECS 5L
@@ -234,7 +235,7 @@ int remote_call(remote *r, const char *method, const char *path,
                 const json_t *body, const char *key, json_t **out,
                 sked_error *err)
 {
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    char *text = body ? sked__json_text(body, NULL) : NULL;
     sked_buf b = {.max = ANSWER_MAX};
     long status = 0;
     json_t *j = NULL;

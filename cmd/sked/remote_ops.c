@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_text.h"
 #include "cli.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
@@ -20,9 +21,9 @@
 /* The fields of a schedule object that are the scheduler's, not the
  * definition's. */
 static const char *const state_keys[] = {
-    "status",     "source",       "next_fire_at",         "last_fired_at",
-    "last_error", "runs_created", "consecutive_failures", "created_at",
-    "updated_at", NULL,
+    "status",        "source",     "app",          "next_fire_at",
+    "last_fired_at", "last_error", "runs_created", "consecutive_failures",
+    "created_at",    "updated_at", NULL,
 };
 
 /* Write "PREFIX/ESCAPED(NAME)SUFFIX" into a new string (free), or NULL. */
@@ -220,20 +221,21 @@ int remote_schedule_delete(remote *r, const char *name, bool *existed,
     return rc;
 }
 
-int remote_schedule_apply(remote *r, const sked_schedule *v, size_t n,
-                          bool prune, sked_apply_result *res, sked_error *err)
+int remote_schedule_apply(remote *r, const target_apply *a,
+                          sked_apply_result *res, sked_error *err)
 {
     json_t *arr = json_array(), *body, *j = NULL;
     int rc = 0;
 
-    for (size_t i = 0; arr && i < n && rc == 0; i++) {
-        json_t *d = definition(&v[i], true, err);
+    for (size_t i = 0; arr && i < a->n && rc == 0; i++) {
+        json_t *d = definition(&a->set[i], true, err);
 
         if (!d || json_array_append_new(arr, d) != 0)
             rc = err->code ? err->code : SKED_ENOMEM;
     }
-    body =
-        arr ? json_pack("{s:o, s:b}", "schedules", arr, "prune", prune) : NULL;
+    body = arr ? json_pack("{s:o, s:b, s:s}", "schedules", arr, "prune",
+                           a->prune, "app", a->app)
+               : NULL;
     if (!body)
         return rc ? rc : no_memory(err);
     if (rc == 0)
@@ -255,12 +257,25 @@ int remote_schedule_apply(remote *r, const sked_schedule *v, size_t n,
 
 /* ---- runs, workflows, events ------------------------------------------- */
 
+/* The text of the run J (taken) the server answered with, into *out. */
+static int run_text(json_t *j, char **out, sked_error *err)
+{
+    int rc = 0;
+
+    if (!json_is_string(json_object_get(j, "id")))
+        rc = bad_answer("a run", err);
+    else if (!(*out = sked__json_text(j, NULL)))
+        rc = no_memory(err);
+    json_decref(j);
+    return rc;
+}
+
 int remote_get_text(remote *r, const char *path, char **out, sked_error *err)
 {
     json_t *j = NULL;
     int rc = remote_call(r, "GET", path, NULL, NULL, &j, err);
 
-    if (rc == 0 && !(*out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+    if (rc == 0 && !(*out = sked__json_text(j, NULL)))
         rc = j ? no_memory(err) : bad_answer("JSON", err);
     json_decref(j);
     return rc;
@@ -285,25 +300,25 @@ int remote_run_list(remote *r, const sked_run_query *q, char **out,
     return rc;
 }
 
-int remote_run_cancel(remote *r, const char *id, sked_error *err)
+int remote_run_cancel(remote *r, const char *id, char **out, sked_error *err)
 {
     char *path = path_of("/api/v1/runs", id, "/cancel");
+    json_t *j = NULL;
     int rc;
 
     if (!path)
         return no_memory(err);
-    rc = remote_call(r, "POST", path, NULL, NULL, NULL, err);
+    rc = remote_call(r, "POST", path, NULL, NULL, &j, err);
     free(path);
-    return rc;
+    return rc == 0 ? run_text(j, out, err) : rc;
 }
 
 int remote_run_start(remote *r, const char *workflow, const char *input,
-                     const char *key, char **run_id, sked_error *err)
+                     const char *key, char **out, sked_error *err)
 {
     char *path = path_of("/api/v1/workflows", workflow, "/runs");
     json_t *body = input ? json_loads(input, 0, NULL) : json_object(),
            *j = NULL;
-    const char *id;
     int rc;
 
     /* The command checked INPUT as the engine does: it parses. */
@@ -311,17 +326,9 @@ int remote_run_start(remote *r, const char *workflow, const char *input,
         rc = no_memory(err);
     else
         rc = remote_call(r, "POST", path, body, key, &j, err);
-    if (rc == 0) {
-        id = json_string_value(json_object_get(j, "id"));
-        if (!id)
-            rc = bad_answer("a run", err);
-        else if (!(*run_id = strdup(id)))
-            rc = no_memory(err);
-    }
-    json_decref(j);
     json_decref(body);
     free(path);
-    return rc;
+    return rc == 0 ? run_text(j, out, err) : rc;
 }
 
 typedef struct follow_ctx {

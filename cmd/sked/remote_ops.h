@@ -28,16 +28,18 @@ int remote_schedule_backfill(remote *r, sked_tzdb *tzdb, const char *name,
                              sked_time start, sked_time end,
                              sked_progress_fn progress, void *ctx,
                              sked_backfill_result *res, sked_error *err);
-int remote_schedule_apply(remote *r, const sked_schedule *v, size_t n,
-                          bool prune, sked_apply_result *res, sked_error *err);
+int remote_schedule_apply(remote *r, const target_apply *a,
+                          sked_apply_result *res, sked_error *err);
 
 /* GET PATH; *out the answer as JSON text (free). */
 int remote_get_text(remote *r, const char *path, char **out, sked_error *err);
 int remote_run_list(remote *r, const sked_run_query *q, char **out,
                     sked_error *err);
-int remote_run_cancel(remote *r, const char *id, sked_error *err);
+/* Cancel run ID, or start a run of WORKFLOW; *out the run the server
+ * answered with, as JSON text (free). */
+int remote_run_cancel(remote *r, const char *id, char **out, sked_error *err);
 int remote_run_start(remote *r, const char *workflow, const char *input,
-                     const char *key, char **run_id, sked_error *err);
+                     const char *key, char **out, sked_error *err);
 int remote_event_follow(remote *r, int64_t after, target_event_fn fn, void *ctx,
                         volatile const int *stop, sked_error *err);
 

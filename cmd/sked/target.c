@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "base/json_text.h"
 #include "direct.h"
 #include "remote_ops.h"
 #include "store/schedule_json.h"
@@ -208,17 +209,17 @@ int target_schedule_backfill(target *t, const char *name, sked_time start,
                                 err);
 }
 
-int target_schedule_apply(target *t, const sked_schedule *v, size_t n,
-                          bool prune, sked_apply_result *res, sked_error *err)
+int target_schedule_apply(target *t, const target_apply *a,
+                          sked_apply_result *res, sked_error *err)
 {
     int rc;
 
     if (t->r)
-        return remote_schedule_apply(t->r, v, n, prune, res, err);
+        return remote_schedule_apply(t->r, a, res, err);
     if ((rc = need_store(t, err)) != 0)
         return rc;
-    return sked__store_schedule_apply(t->st, v, n, SKED_SOURCE_CODE, prune, res,
-                                      err);
+    return sked__store_schedule_apply(t->st, a->set, a->n, a->app, a->prune,
+                                      res, err);
 }
 
 /* ---- runs and workflows ------------------------------------------------ */
@@ -268,29 +269,42 @@ int target_run_get(target *t, const char *id, char **out, sked_error *err)
     return own_text(text, out, err);
 }
 
-int target_run_cancel(target *t, const char *id, sked_error *err)
+/* The run ID as the API answers an operation on it: the engine's text,
+ * which the API sends too. */
+static int run_answer(target *t, const char *id, char **out, sked_error *err)
+{
+    char *text = NULL;
+    int rc = sked_engine_run_get(t->e, id, &text, err);
+
+    return rc != 0 ? rc : own_text(text, out, err);
+}
+
+int target_run_cancel(target *t, const char *id, char **out, sked_error *err)
 {
     int rc;
 
     if (t->r)
-        return remote_run_cancel(t->r, id, err);
-    if ((rc = need_engine(t, err)) != 0)
+        return remote_run_cancel(t->r, id, out, err);
+    if ((rc = need_engine(t, err)) != 0 ||
+        (rc = sked_engine_run_cancel(t->e, id, err)) != 0)
         return rc;
-    return sked_engine_run_cancel(t->e, id, err);
+    return run_answer(t, id, out, err);
 }
 
 int target_run_start(target *t, const char *workflow, const char *input,
-                     const char *key, char **run_id, sked_error *err)
+                     const char *key, char **out, sked_error *err)
 {
     char *id = NULL;
     int rc;
 
     if (t->r)
-        return remote_run_start(t->r, workflow, input, key, run_id, err);
+        return remote_run_start(t->r, workflow, input, key, out, err);
     if ((rc = need_engine(t, err)) != 0 ||
         (rc = sked_engine_run_start(t->e, workflow, input, key, &id, err)) != 0)
         return rc;
-    return own_text(id, run_id, err);
+    rc = run_answer(t, id, out, err);
+    sked_free(id);
+    return rc;
 }
 
 int target_workflow_list(target *t, char **out, sked_error *err)
@@ -371,7 +385,7 @@ static int poll_events(target *t, int64_t after, target_event_fn fn, void *ctx,
         json_array_foreach(json_object_get(page, "events"), i, ev)
         {
             after = json_integer_value(json_object_get(ev, "id"));
-            if ((one = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+            if ((one = sked__json_text(ev, NULL)))
                 fn(ctx, one);
             free(one);
         }

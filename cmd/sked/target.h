@@ -75,19 +75,28 @@ int target_schedule_backfill(target *t, const char *name, sked_time start,
                              sked_time end, sked_progress_fn progress,
                              void *ctx, sked_backfill_result *res,
                              sked_error *err);
-/* Apply the N schedules of a workflows file (source code). */
-int target_schedule_apply(target *t, const sked_schedule *v, size_t n,
-                          bool prune, sked_apply_result *res, sked_error *err);
+/* What "sked apply" applies: the N schedules SET of a workflows file as
+ * code schedules of APP (SPEC 3.5); with PRUNE, APP's code schedules not
+ * in SET are deleted. Everything borrowed. */
+typedef struct target_apply {
+    const sked_schedule *set;
+    size_t n;
+    const char *app;
+    bool prune;
+} target_apply;
+int target_schedule_apply(target *t, const target_apply *a,
+                          sked_apply_result *res, sked_error *err);
 
 /* ---- runs, workflows, events: the API's JSON text into *out (free) -- */
 
 int target_run_list(target *t, const sked_run_query *q, char **out,
                     sked_error *err);
 int target_run_get(target *t, const char *id, char **out, sked_error *err);
-int target_run_cancel(target *t, const char *id, sked_error *err);
-/* OUT: *run_id (free). */
+/* Cancel run ID, or start a run of WORKFLOW (KEY: its idempotency key,
+ * may be NULL); OUT: *out, the run as the API answers it (free). */
+int target_run_cancel(target *t, const char *id, char **out, sked_error *err);
 int target_run_start(target *t, const char *workflow, const char *input,
-                     const char *key, char **run_id, sked_error *err);
+                     const char *key, char **out, sked_error *err);
 int target_workflow_list(target *t, char **out, sked_error *err);
 int target_event_list(target *t, int64_t after, size_t limit, char **out,
                       sked_error *err);

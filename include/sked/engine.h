@@ -36,11 +36,17 @@ typedef struct sked_engine_options {
     const char *node_id;            /* names this engine in runs and events;
                                        NULL: "hostname:pid" */
     const char *sqlite_synchronous; /* NULL: "full" */
-    int workers;    /* worker threads sked_engine_start runs: 0 means
-                       SKED_WORKERS_DEFAULT, a negative number none (an
-                       engine that only schedules) */
-    sked_dur lease; /* a claimed run's lease (SPEC 4.2); 0: 30 s */
+    int workers;     /* worker threads sked_engine_start runs: 0 means
+                        SKED_WORKERS_DEFAULT, a negative number none (an
+                        engine that only schedules) */
+    sked_dur lease;  /* a claimed run's lease (SPEC 4.2); 0: 30 s */
+    const char *app; /* the app this program's code schedules belong to
+                        (SPEC 3.5 code sync: only its own are synced and
+                        pruned), a name; NULL: SKED_APP_DEFAULT */
 } sked_engine_options;
+
+/* The app of code schedules when none is named. */
+#define SKED_APP_DEFAULT "default"
 
 #define SKED_WORKERS_DEFAULT 4
 
@@ -115,10 +121,12 @@ SKED_API int sked_engine_backfill(sked_engine *e, const char *name,
                                   sked_backfill_result *out, sked_error *err);
 
 /* Apply a set of schedules declared by code or a workflows file (SPEC
- * 3.5 code sync): create new ones, update changed ones, delete the
- * source-code schedules not in the set. Schedules of source api are left
- * alone. Once called, sked_engine_start no longer syncs the registered
- * workflows' schedules (the caller owns the set). */
+ * 3.5 code sync) as the engine's app (the option "app"): create new
+ * ones, update changed ones, delete the app's code schedules not in the
+ * set. Schedules of source api, and other apps' code schedules, are left
+ * alone; a name one of them has is SKED_ECONFLICT. Once called,
+ * sked_engine_start no longer syncs the registered workflows' schedules (the
+ * caller owns the set). */
 SKED_API int sked_engine_sync(sked_engine *e, const sked_schedule *set,
                               size_t n, sked_error *err);
 

@@ -95,6 +95,10 @@ typedef struct sked_schedule {
     /* The state the scheduler keeps. */
     sked_schedule_status status;
     sked_source source;
+    char *app; /* owned; the app a code schedule belongs to (the workflows
+                  file's app, a C program's engine option): a sync
+                  creates, updates and prunes only its own app's
+                  schedules. NULL for source api. */
     sked_time next_fire_at;  /* NONE when it will not fire */
     sked_time last_fired_at; /* the cursor; NONE before the first */
     char *last_error;        /* owned; NULL when none */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/dtoa.h"
 #include "base/utf8.h"
 
 /* Whether byte C must be escaped in a JSON string. */
@@ -167,7 +168,7 @@ void sked__jobj_int(sked_jobj *o, const char *key, int64_t v)
 
 void sked__jobj_secs(sked_jobj *o, const char *key, int64_t us)
 {
-    char num[SKED_I64_TEXT + 8], *p = num;
+    char num[SKED_DTOA_MAX], *p = num; /* more than a sign, 19 digits, 7 */
     /* The magnitude as unsigned, which holds INT64_MIN's too. */
     uint64_t m = us < 0 ? 0 - (uint64_t) us : (uint64_t) us;
     uint64_t frac = m % 1000000;
@@ -186,6 +187,14 @@ void sked__jobj_secs(sked_jobj *o, const char *key, int64_t us)
         frac /= 10;
     }
     p += places;
+    *p = '\0';
+    /* Below 10^15 microseconds the exact decimal has at most 15
+     * significant digits, so it is the shortest text of its double
+     * (dtoa.c); above, fewer digits may name the same double. */
+    if (m >= UINT64_C(1000000000000000)) {
+        member_raw(o, key, num, sked__dtoa(strtod(num, NULL), num));
+        return;
+    }
     member_raw(o, key, num, (size_t) (p - num));
 }
 

@@ -10,7 +10,7 @@
  * object: keys in the order written, no spaces, '"', '\\' and control
  * characters escaped. A string value that is not valid UTF-8 (jansson
  * would refuse it) has each bad byte replaced by U+FFFD. Durations are
- * written as the exact decimal of their seconds.
+ * written as base/json_text.h writes reals: their shortest decimal.
  *
  *     sked_jobj o = {0};
  *     sked__jobj_str(&o, "workflow", name);
@@ -34,10 +34,10 @@ typedef struct sked_jobj {
 void sked__jobj_str(sked_jobj *o, const char *key, const char *v);
 void sked__jobj_int(sked_jobj *o, const char *key, int64_t v);
 void sked__jobj_bool(sked_jobj *o, const char *key, bool v);
-/* A duration of US microseconds in seconds, as its exact decimal with
- * up to six places and at least one ("2.0", "0.000123", "-1.5"): the
- * same double as US / 1e6 once read (both are that decimal's nearest),
- * in fewer characters than 17 digits, and without printf. */
+/* A duration of US microseconds in seconds: the shortest text of the
+ * double nearest to US / 1e6 (base/dtoa.h: "2.0", "0.000123", "-1.5"),
+ * which below 10^15 microseconds is the exact decimal, written without
+ * printf. */
 void sked__jobj_secs(sked_jobj *o, const char *key, int64_t us);
 
 /* Close the object and return its text (caller frees), or NULL when

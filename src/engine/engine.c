@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "store/schedule.h"
 #include "store/schedule_json.h"
 
 sked_store *sked__engine_store(sked_engine *e)
@@ -191,6 +192,18 @@ static int name_node(sked_engine *e, const char *given)
     return e->node_id ? 0 : SKED_ENOMEM;
 }
 
+/* Set E->app from GIVEN (a name), else SKED_APP_DEFAULT. */
+static int name_app(sked_engine *e, const char *given, sked_error *err)
+{
+    int rc =
+        sked__schedule_name_check(given ? given : SKED_APP_DEFAULT, "app", err);
+
+    if (rc != 0)
+        return rc;
+    e->app = sked__strdup(given ? given : SKED_APP_DEFAULT);
+    return e->app ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+}
+
 /* Open what E owns, in order: the tzdb, the store, the loop. */
 static int open_parts(sked_engine *e, const sked_engine_options *o,
                       sked_error *err)
@@ -248,6 +261,8 @@ int sked_engine_open(const sked_engine_options *opts, sked_engine **out,
     if (rc != 0)
         rc = sked__error_set(err, rc, NULL, -1, NULL);
     else
+        rc = name_app(e, opts->app, err);
+    if (rc == 0)
         rc = open_parts(e, opts, err);
     if (rc != 0) {
         sked_engine_close(e);
@@ -282,6 +297,7 @@ void sked_engine_close(sked_engine *e)
     (void) pthread_mutex_destroy(&e->sub_mu);
     sked__metrics_free(e->metrics);
     free(e->node_id);
+    free(e->app);
     free(e);
 }
 
@@ -408,12 +424,17 @@ int sked_engine_schedule_resume(sked_engine *e, const char *name,
 int sked_engine_sync(sked_engine *e, const sked_schedule *set, size_t n,
                      sked_error *err)
 {
-    int rc;
-
     if (!e)
         return sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
-    rc = sked__store_schedule_apply(e->store, set, n, SKED_SOURCE_CODE, true,
-                                    NULL, err);
+    return sked__engine_sync_app(e, e->app, set, n, NULL, err);
+}
+
+int sked__engine_sync_app(sked_engine *e, const char *app,
+                          const sked_schedule *set, size_t n,
+                          sked_apply_result *out, sked_error *err)
+{
+    int rc = sked__store_schedule_apply(e->store, set, n, app, true, out, err);
+
     if (rc == 0) {
         e->synced = true;
         sked__loop_changed(e->loop, NULL);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
+#include "base/json_text.h"
 #include "engine/engine_int.h"
 
 json_t *sked__event_json(const sked_event *ev)
@@ -77,7 +78,7 @@ int sked_engine_event_list(sked_engine *e, int64_t after_id, size_t limit,
         return rc;
     json_t *o = page_json(ev, n, limit, n > limit || n == SKED_STORE_LIST_MAX);
     sked__events_free(ev, n);
-    *out_json = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    *out_json = o ? sked__json_text(o, NULL) : NULL;
     json_decref(o);
     if (!*out_json)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);

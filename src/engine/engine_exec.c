@@ -5,9 +5,9 @@
  *
  * Choices callers see:
  * - At start, unless sked_engine_sync was called, the schedules declared
- *   by registered workflows are synced (SPEC 3.5) — only when at least
- *   one workflow is registered, so an engine that registers nothing never
- *   deletes another program's schedules.
+ *   by registered workflows are synced (SPEC 3.5) as the engine's app —
+ *   only when at least one workflow is registered, and only within that
+ *   app, so an engine never deletes another program's schedules.
  * - A run goes to its schedule's queue, else to its workflow's (as the
  *   latest registered version defines it, whichever server registered
  *   it), else to "default": the store resolves it as it inserts.
@@ -20,6 +20,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/json_text.h"
 #include "engine/engine_int.h"
 #include "store/run_json.h"
 #include "store/schedule_json.h"
@@ -102,8 +103,8 @@ static int code_sync(sked_engine *e, sked_error *err)
         sked__registry_release(e->registry, w);
     }
     if (rc == 0 && nwf > 0)
-        rc = sked__store_schedule_apply(e->store, set, n, SKED_SOURCE_CODE,
-                                        true, NULL, err);
+        rc = sked__store_schedule_apply(e->store, set, n, e->app, true, NULL,
+                                        err);
     else if (rc != 0)
         rc = sked__error_set(err, rc, NULL, -1, NULL);
     free(set);
@@ -241,7 +242,7 @@ int sked_engine_run_cancel(sked_engine *e, const char *id, sked_error *err)
 /* Dump O (taken) into *out. */
 static int dump(json_t *o, char **out, sked_error *err)
 {
-    *out = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    *out = o ? sked__json_text(o, NULL) : NULL;
     json_decref(o);
     return *out ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
 }
@@ -378,8 +379,8 @@ int sked__engine_work(sked_engine *e, size_t max, size_t *done, sked_error *err)
                                           .registry = e->registry,
                                           .clock = e->clock,
                                           .executor = e->node_id},
-                         e->lease > 0 ? e->lease : SKED_LEASE_DEFAULT, NULL, 0,
-                         max, sked__engine_deliver, e, &runs, &n, err);
+                         e->lease > 0 ? e->lease : SKED_LEASE_DEFAULT, NULL,
+                         NULL, 0, max, sked__engine_deliver, e, &runs, &n, err);
     sked_exec_env env = exec_env(e);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (sked__cancel_init(&cancel) != 0) {

@@ -32,6 +32,7 @@ struct sked_engine {
     const sked_clock *clock; /* borrowed from the options */
     sked_dur tick;
     char *node_id; /* owned */
+    char *app;     /* owned: the app of its code schedules */
     pthread_mutex_t sub_mu;
     sked_subscription *subs; /* owned list, under sub_mu */
     /* Execution (engine_exec.c). */
@@ -43,6 +44,12 @@ struct sked_engine {
     bool synced; /* sked_engine_sync was called: no code sync at start */
     sked_metrics *metrics; /* owned; fed by sked__engine_deliver */
 };
+
+/* sked_engine_sync as APP, with what changed in *out (may be NULL): the
+ * server's sync of its workflows file, whose app the file names. */
+int sked__engine_sync_app(sked_engine *e, const char *app,
+                          const sked_schedule *set, size_t n,
+                          sked_apply_result *out, sked_error *err);
 
 /* Deliver the N committed events EV to every subscriber (engine.c); a
  * run.created wakes the workers. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
+#include "base/json_text.h"
 #include "engine/engine_int.h"
 #include "store/schedule_json.h"
 #include "store/store_run.h"
@@ -55,7 +56,7 @@ int sked_engine_queue_list(sked_engine *e, char **out_json, sked_error *err)
         }
     sked__queue_infos_free(list, n);
     o = arr ? json_pack("{s:o}", "queues", arr) : NULL;
-    *out_json = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    *out_json = o ? sked__json_text(o, NULL) : NULL;
     json_decref(o);
     return *out_json ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
 }

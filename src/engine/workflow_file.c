@@ -128,7 +128,24 @@ static int read_queues(parser *p, struct fy_node *v, void *obj)
                       &f->n_queues);
 }
 
+/* The "app" key: a name, as a schedule's. */
+static int read_app(parser *p, struct fy_node *v, void *obj)
+{
+    sked_wf_file *f = obj;
+    const char *why;
+    char *name = NULL;
+    int rc = sked__wf_scalar_text(p, v, "a name", &name);
+
+    if (rc < 0)
+        return rc;
+    if ((why = sked__wf_name_problem(name)))
+        return sked__wf_fail(p, v, "%s", why);
+    (void) snprintf(f->app, sizeof f->app, "%s", name);
+    return 0;
+}
+
 static const field top_fields[] = {
+    KEY_FN("app", read_app),
     KEY_FN("queues", read_queues),
     KEY_FN("workflows", read_workflows),
     KEY_FN("schedules", sked__wf_read_schedules),
@@ -273,6 +290,8 @@ int sked__workflow_file_parse(const char *text, size_t len, sked_tzdb *db,
     if (root && !sked__wf_is_null(root) && (rc = check_tree(&p, root)) == 0)
         rc = sked__wf_walk_map(&p, root, top_fields, &f);
     fy_document_destroy(doc);
+    if (rc < 0)
+        f.app[0] = '\0';
     f.schedules = p.schedules;
     f.where = p.where;
     f.n_schedules = p.n_schedules;
@@ -316,8 +335,35 @@ int sked__workflow_file_load(const char *path, sked_tzdb *db, sked_wf_file *out,
     fclose(fp);
     if (rc == 0)
         rc = sked__workflow_file_parse(buf, n, db, out, err);
+    if (rc == 0 && !out->app[0])
+        sked__workflow_file_default_app(path, out->app);
     free(buf);
     return rc;
+}
+
+void sked__workflow_file_default_app(const char *path, char *app)
+{
+    const char *base = strrchr(path, '/');
+    size_t n, k;
+
+    base = base ? base + 1 : path;
+    n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".yaml") == 0)
+        n -= 5;
+    else if (n > 4 && strcmp(base + n - 4, ".yml") == 0)
+        n -= 4;
+    if (n > SKED_NAME_MAX)
+        n = SKED_NAME_MAX;
+    for (k = 0; k < n; k++) {
+        char c = base[k];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+        app[k] = ok ? c : '-';
+    }
+    app[k] = '\0';
+    /* "." and ".." are no names (they would be path segments). */
+    if (k == 0 || strcmp(app, ".") == 0 || strcmp(app, "..") == 0)
+        (void) snprintf(app, SKED_NAME_MAX + 1, "%s", "default");
 }
 
 void sked__workflow_file_done(sked_wf_file *f)

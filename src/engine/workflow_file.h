@@ -142,6 +142,10 @@ typedef struct sked_wf_where {
 } sked_wf_where;
 
 typedef struct sked_wf_file {
+    /* The app the file's schedules belong to (SPEC 3.5 code sync): its
+     * "app" key; without one, sked__workflow_file_load names it after
+     * the file (sked__workflow_file_default_app); "" when neither. */
+    char app[SKED_NAME_MAX + 1];
     sked_wf_queue *queues; /* arena */
     size_t n_queues;
     sked_wf_workflow *workflows; /* arena */
@@ -162,8 +166,17 @@ typedef struct sked_wf_file {
 int sked__workflow_file_parse(const char *text, size_t len, sked_tzdb *db,
                               sked_wf_file *out, sked_wf_error *err);
 
+/* Write into APP (SKED_NAME_MAX + 1 bytes) the app of a workflows file
+ * PATH without an "app" key: its file name without the directory and
+ * without a ".yaml" or ".yml" ending, each character that a name cannot
+ * hold (SPEC: [A-Za-z0-9._-]) replaced by '-', at most SKED_NAME_MAX of
+ * them; "default" when nothing is left. The same file gives the same app
+ * on every host, wherever it lies. */
+void sked__workflow_file_default_app(const char *path, char *app);
+
 /* Read the file PATH (at most SKED_WF_FILE_MAX bytes) and parse it as
- * sked__workflow_file_parse does. A file that cannot be read is SKED_EIO,
+ * sked__workflow_file_parse does; without an "app" key, the app is
+ * sked__workflow_file_default_app's. A file that cannot be read is SKED_EIO,
  * with ERR->msg giving the system's reason. */
 int sked__workflow_file_load(const char *path, sked_tzdb *db, sked_wf_file *out,
                              sked_wf_error *err);

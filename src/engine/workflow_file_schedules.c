@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "base/alloc.h"
+#include "base/json_text.h"
 #include "engine/workflow_file_int.h"
 #include "store/schedule.h"
 
@@ -110,7 +111,7 @@ static int sch_context(parser *p, struct fy_node *v, void *obj)
                              sked__wf_node_kind(v));
     if ((rc = to_json(p, v, 0, &j)) < 0)
         return rc;
-    text = json_dumps(j, JSON_COMPACT);
+    text = sked__json_text(j, NULL);
     json_decref(j);
     if (!text)
         return sked__wf_fail_nomem(p);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/json_text.h"
 #include "exec/def.h"
 
 static const char *const kind_names[] = {"fn", "run", "sh", "http", "sleep"};
@@ -136,7 +137,7 @@ char *sked__workflow_json(const sked_workflow *w)
     if (o) {
         if (w->version)
             json_object_set_new(o, "version", json_string(w->version));
-        s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+        s = sked__json_write(o, SKED_JSON_SORTED, NULL);
     }
     json_decref(o);
     return s;
@@ -147,6 +148,8 @@ int sked__workflow_seal(sked_workflow *w)
     if (w->version)
         return 0;
     json_t *o = definition_json(w);
+    /* The version is a hash of this text, as it was first written: with
+     * jansson's digits, so that no stored version changes. */
     char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(o);
     if (!s)

@@ -20,6 +20,7 @@
 
 #include "base/clock.h"
 #include "base/json_obj.h"
+#include "base/json_text.h"
 #include "exec/attempt.h"
 #include "exec/plan.h"
 
@@ -223,7 +224,7 @@ static char *run_output(const xrun *x)
         json_t *v = json_loads(s, JSON_DECODE_ANY, NULL);
         json_object_set_new(o, x->w->steps[i].name, v ? v : json_string(s));
     }
-    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    char *s = o ? sked__json_text(o, NULL) : NULL;
     json_decref(o);
     return s;
 }
@@ -728,6 +729,21 @@ static int xrun_init(xrun *x, const sked_exec_env *env, const sked_run *run,
     return load(x);
 }
 
+/* Hand RUN back, due again in DELAY: any engine that has its workflow
+ * claims it then. The journal writes it when the database takes it. */
+static void give_back(const sked_exec_env *env, const sked_run *run,
+                      sked_dur delay)
+{
+    sked_time now = sked__clock_now(env->clock);
+    sked_run_op op = {.kind = SKED_RUN_OP_WAIT,
+                      .run_id = run->id,
+                      .executor = env->executor,
+                      .at = now,
+                      .not_before = now + delay};
+
+    (void) sked__journal_write(env->journal, &op, 1, NULL, NULL);
+}
+
 void sked__execute(const sked_exec_env *env, const sked_run *run,
                    const sked_cancel *cancel)
 {
@@ -738,34 +754,37 @@ void sked__execute(const sked_exec_env *env, const sked_run *run,
     if (!w) {
         /* Its definition went away with a reload since the claim: give
          * the run back, for an engine that has it. */
-        sked_run_op op = {.kind = SKED_RUN_OP_WAIT,
-                          .run_id = run->id,
-                          .executor = env->executor,
-                          .at = sked__clock_now(env->clock),
-                          .not_before = sked__clock_now(env->clock) +
-                                        SKED_DURABLE_WAIT_MIN};
-        sked__journal_write(env->journal, &op, 1, NULL, NULL);
+        give_back(env, run, SKED_DURABLE_WAIT_MIN);
         return;
     }
     int rc = xrun_init(&x, env, run, w, cancel);
-    if (rc == 0) {
-        size_t *ready = sked__calloc(w->nsteps + 1, sizeof *ready);
-        bool *blocked = sked__calloc(w->nsteps + 1, sizeof *blocked);
-        if (ready && blocked) {
-            if (run->failing)
-                fail_run(&x, run->outcome, run->error, run->error_code);
-            else if (run->cancel_requested_at != SKED_TIME_NONE)
-                /* Cancelled while nobody held it (waiting, or given back):
-                 * the claim hands it over for its failure path (SPEC 4.3),
-                 * before any step runs again. */
-                fail_run(&x, SKED_RUN_CANCELLED, "Cancelled.", "cancelled");
-            else
-                while (drive_once(&x, ready, blocked))
-                    ;
-        }
-        free(ready);
-        free(blocked);
+    if (rc != 0) {
+        /* Its recorded steps could not be read (the database went away
+         * right after the claim, or memory ran out): nothing ran, so it
+         * goes back at once rather than wait for its lease to lapse. */
+        xrun_free(&x);
+        sked__registry_release(env->registry, w);
+        give_back(env, run, 0);
+        return;
     }
+    size_t *ready = sked__calloc(w->nsteps + 1, sizeof *ready);
+    bool *blocked = sked__calloc(w->nsteps + 1, sizeof *blocked);
+    if (ready && blocked) {
+        if (run->failing)
+            fail_run(&x, run->outcome, run->error, run->error_code);
+        else if (run->cancel_requested_at != SKED_TIME_NONE)
+            /* Cancelled while nobody held it (waiting, or given back):
+             * the claim hands it over for its failure path (SPEC 4.3),
+             * before any step runs again. */
+            fail_run(&x, SKED_RUN_CANCELLED, "Cancelled.", "cancelled");
+        else
+            while (drive_once(&x, ready, blocked))
+                ;
+    } else {
+        give_back(env, run, 0); /* out of memory before anything ran */
+    }
+    free(ready);
+    free(blocked);
     /* Whatever is left (a stop, an error) goes out; on an error the
      * lease lapses and the run is recovered from what is committed. */
     flush(&x, false);

@@ -26,6 +26,9 @@
 /* Most ops waiting for the writer: past this, workers wait for a commit
  * (a slow database slows the workers instead of filling memory). */
 #define JOURNAL_QUEUE_MAX (4 * JOURNAL_BATCH_MAX)
+/* The waits between tries of a batch the database could not take. */
+#define RETRY_FIRST_WAIT (50 * 1000)
+#define RETRY_MAX_WAIT   (2 * SKED_USEC_PER_SEC)
 
 typedef struct entry {
     struct entry *next;
@@ -163,9 +166,11 @@ static bool worth_again(int rc)
 }
 
 /* Write BATCH until it commits, it fails for what it holds, or the
- * journal stops; between tries, a growing wait (under mu, released while
- * writing). What workers wrote is thus recorded when the database comes
- * back, instead of being dropped and redone after their leases lapse. */
+ * journal stops or is hurried; between tries a wait that doubles from
+ * RETRY_FIRST_WAIT up to RETRY_MAX_WAIT (mu is held, and released while
+ * writing). What the workers did is recorded when the database is back,
+ * so their runs stay theirs: dropped, the writes would let the leases
+ * lapse and the steps run again. */
 static void write_until(sked_journal *j, entry *batch, sked_backoff *bo)
 {
     for (;;) {
@@ -210,7 +215,7 @@ static void *writer(void *arg)
     sked_journal *j = arg;
     sked_backoff bo;
 
-    sked__backoff_init(&bo, 0, 0);
+    sked__backoff_init(&bo, RETRY_FIRST_WAIT, RETRY_MAX_WAIT);
     pthread_mutex_lock(&j->mu);
     for (;;) {
         while (!j->head && !j->stop)

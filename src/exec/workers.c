@@ -137,7 +137,7 @@ static size_t caps_now(sked_workers *w, sked_claim_cap *caps,
     return n;
 }
 
-int sked__claim(const sked_exec_env *env, sked_dur lease,
+int sked__claim(const sked_exec_env *env, sked_dur lease, const sked_held *held,
                 const sked_claim_cap *caps, size_t ncaps, size_t max,
                 void (*deliver)(void *ctx, const sked_event *ev, size_t n),
                 void *ctx, sked_run **out, size_t *n, sked_error *err)
@@ -161,6 +161,8 @@ int sked__claim(const sked_exec_env *env, sked_dur lease,
             .nworkflows = nwf,
             .caps = caps,
             .ncaps = ncaps,
+            .held = held ? held->ids : NULL,
+            .nheld = held ? held->n : 0,
         };
         rc = sked__store_runs_claim(env->store, &req, out, n, &ev, &nev, err);
     }
@@ -171,20 +173,33 @@ int sked__claim(const sked_exec_env *env, sked_dur lease,
     return rc;
 }
 
-/* Claim up to ROOM runs and queue them. Returns how many; *failed
- * tells whether the claim failed. */
+static int held_ids(sked_workers *w, char ***out, size_t *n);
+static void strs_free(char **v, size_t n);
+
+/* Claim up to ROOM runs and queue them. Returns how many; *failed tells
+ * whether the claim failed. The runs held here are never claimed back
+ * from ourselves: a lease that lapsed while the database was away is
+ * renewed, not recovered (their steps would run twice). */
 static size_t claim_some(sked_workers *w, size_t room, bool *failed)
 {
     sked_claim_cap caps[CAPS_MAX];
     char names[CAPS_MAX][SKED_NAME_MAX + 1];
     sked_run *runs = NULL;
     sked_error err = {0};
-    size_t n = 0;
+    size_t n = 0, nheld = 0;
     size_t ncaps = caps_now(w, caps, names);
-    int rc = sked__claim(&w->cfg.env, w->cfg.lease, caps, ncaps, room,
-                         w->cfg.deliver, w->cfg.ctx, &runs, &n, &err);
+    char **ids = NULL;
 
-    sked__store_report(w->cfg.env.store, SKED_OP_CLAIM, rc, &err);
+    pthread_mutex_lock(&w->mu);
+    int rc = held_ids(w, &ids, &nheld);
+    pthread_mutex_unlock(&w->mu);
+    sked_held held = {(const char *const *) ids, nheld};
+    if (rc == 0) {
+        rc = sked__claim(&w->cfg.env, w->cfg.lease, &held, caps, ncaps, room,
+                         w->cfg.deliver, w->cfg.ctx, &runs, &n, &err);
+        sked__store_report(w->cfg.env.store, SKED_OP_CLAIM, rc, &err);
+    }
+    strs_free(ids, nheld);
     *failed = rc != 0;
     if (rc != 0)
         return 0;

@@ -52,11 +52,18 @@ int sked__workers_busy(sked_workers *w);
  * heartbeat). */
 void sked__workers_cancel(sked_workers *w, const char *id);
 
+/* The runs an executor holds (sked_claim_req.held). */
+typedef struct sked_held {
+    const char *const *ids;
+    size_t n;
+} sked_held;
+
 /* Claim up to MAX runs for ENV->executor with LEASE, of the workflows
- * ENV->registry has, within the per-server CAPS (NCAPS), and hand the
- * claim's events to DELIVER (may be NULL). OUT: *out, *n runs
- * (sked__runs_free). The dispatcher's claim, and sked__engine_work's. */
-int sked__claim(const sked_exec_env *env, sked_dur lease,
+ * ENV->registry has, within the per-server CAPS (NCAPS), never one of
+ * HELD (may be NULL: none), and hand the claim's events to DELIVER (may
+ * be NULL). OUT: *out, *n runs (sked__runs_free). The dispatcher's
+ * claim, and sked__engine_work's. */
+int sked__claim(const sked_exec_env *env, sked_dur lease, const sked_held *held,
                 const sked_claim_cap *caps, size_t ncaps, size_t max,
                 void (*deliver)(void *ctx, const sked_event *ev, size_t n),
                 void *ctx, sked_run **out, size_t *n, sked_error *err);

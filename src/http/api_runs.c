@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_text.h"
 #include "engine/engine_int.h"
 #include "http/http_int.h"
 #include "sked/sked.h"
@@ -111,7 +112,7 @@ static int run_start(const http_req *req, http_resp *resp)
 
     if ((rc = sked__http_body_object(req, resp, true, &body)) != 0)
         return rc;
-    input = json_dumps(body, JSON_COMPACT);
+    input = sked__json_text(body, NULL);
     json_decref(body);
     if (!input)
         return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "engine/answer.h"
 #include "engine/engine_int.h"
 #include "http/http_int.h"
 #include "store/schedule_json.h"
@@ -116,26 +117,6 @@ static int list_filter(const http_req *req, http_resp *resp,
     return 0;
 }
 
-/* The page of N schedules LIST as {"schedules": [...], "next_cursor"}. */
-static json_t *list_json(const sked_schedule *list, size_t n, bool more,
-                         sked_error *err)
-{
-    json_t *arr = json_array(), *o;
-
-    for (size_t i = 0; arr && i < n; i++) {
-        if (sked__schedule_to_json(&list[i], &o, err) != 0 ||
-            json_array_append_new(arr, o) != 0) {
-            json_decref(arr);
-            arr = NULL;
-        }
-    }
-    if (!arr)
-        return NULL;
-    return json_pack("{s:o, s:o}", "schedules", arr, "next_cursor",
-                     more && n > 0 ? json_string(list[n - 1].name)
-                                   : json_null());
-}
-
 static int schedule_list(const http_req *req, http_resp *resp)
 {
     sked_schedule_filter f;
@@ -153,7 +134,7 @@ static int schedule_list(const http_req *req, http_resp *resp)
                                    &n, &more, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
-    o = list_json(list, n, more, &err);
+    o = sked__answer_schedules(list, n, more, &err);
     sked__schedules_free(list, n);
     if (!o)
         return sked__http_fail(resp, err.code < 0 ? err.code : SKED_ENOMEM,
@@ -204,19 +185,48 @@ static sked_error *at_index(size_t i, sked_error *err)
     return err;
 }
 
-/* Read {"schedules": [...], "prune": bool} into *set (n) and *prune. */
-static int read_set(const json_t *body, http_resp *resp, sked_schedule **set,
-                    size_t *n, bool *prune)
+/* A set to apply, as PUT /api/v1/schedules reads it. */
+typedef struct apply_body {
+    sked_schedule *set; /* owned, n */
+    size_t n;
+    bool prune;
+    char app[SKED_NAME_MAX + 1]; /* the set's owner (SPEC 3.5) */
+} apply_body;
+
+/* Read the "app" of BODY into A, SKED_APP_DEFAULT when absent or null;
+ * the store checks that it is a name. */
+static int read_app(const json_t *body, http_resp *resp, apply_body *a)
+{
+    const json_t *v = json_object_get(body, "app");
+    const char *app = SKED_APP_DEFAULT;
+
+    if (v && !json_is_null(v) && !json_is_string(v))
+        return sked__http_error(resp, SKED_EINVAL, "app", "expected a name");
+    if (json_is_string(v))
+        app = json_string_value(v);
+    if (strlen(app) >= sizeof a->app)
+        return sked__http_error(resp, SKED_EINVAL, "app",
+                                "longer than 128 characters");
+    (void) snprintf(a->app, sizeof a->app, "%s", app);
+    return 0;
+}
+
+/* Read {"schedules": [...], "prune": bool, "app": name} into *a. */
+static int read_set(const json_t *body, http_resp *resp, apply_body *a)
 {
     const json_t *arr = json_object_get(body, "schedules");
     const json_t *p = json_object_get(body, "prune");
+    sked_schedule **set = &a->set;
+    size_t *n = &a->n;
     const char *key;
     json_t *v, *item;
     size_t i;
+    int rc;
 
     json_object_foreach((json_t *) body, key, v)
     {
-        if (strcmp(key, "schedules") != 0 && strcmp(key, "prune") != 0)
+        if (strcmp(key, "schedules") != 0 && strcmp(key, "prune") != 0 &&
+            strcmp(key, "app") != 0)
             return sked__http_error(resp, SKED_ESYNTAX, key, "unknown field");
     }
     if (!json_is_array(arr))
@@ -225,7 +235,9 @@ static int read_set(const json_t *body, http_resp *resp, sked_schedule **set,
     if (p && !json_is_null(p) && !json_is_boolean(p))
         return sked__http_error(resp, SKED_EINVAL, "prune",
                                 "expected true or false");
-    *prune = json_is_true(p);
+    if ((rc = read_app(body, resp, a)) != 0)
+        return rc;
+    a->prune = json_is_true(p);
     *n = 0;
     *set = sked__calloc(json_array_size(arr) + 1, sizeof **set);
     if (!*set)
@@ -233,7 +245,6 @@ static int read_set(const json_t *body, http_resp *resp, sked_schedule **set,
     json_array_foreach(arr, i, item)
     {
         sked_error err;
-        int rc;
 
         sked_error_clear(&err);
         rc = sked__schedule_from_json(item, 0, &(*set)[i], &err);
@@ -248,34 +259,27 @@ static int read_set(const json_t *body, http_resp *resp, sked_schedule **set,
 static int schedule_apply(const http_req *req, http_resp *resp)
 {
     sked_apply_result res = {0};
-    sked_schedule *set = NULL;
+    apply_body a = {0};
     json_t *body = NULL;
-    bool prune = false;
     sked_error err;
-    size_t n = 0;
     int rc;
 
     if ((rc = sked__http_body_object(req, resp, false, &body)) != 0)
         return rc;
-    rc = read_set(body, resp, &set, &n, &prune);
+    rc = read_set(body, resp, &a);
     json_decref(body);
     sked_error_clear(&err);
     if (rc == 0)
-        rc = sked__store_schedule_apply(sked__engine_store(req->engine), set, n,
-                                        SKED_SOURCE_CODE, prune, &res, &err);
+        rc = sked__store_schedule_apply(sked__engine_store(req->engine), a.set,
+                                        a.n, a.app, a.prune, &res, &err);
     if (rc == 0) {
         /* Written behind the engine's back: the loop rereads now. */
         sked__loop_changed(sked__engine_loop(req->engine), NULL);
-        rc = sked__http_json(resp, 200,
-                             json_pack("{s:I, s:I, s:I, s:I}", "created",
-                                       (json_int_t) res.created, "updated",
-                                       (json_int_t) res.updated, "unchanged",
-                                       (json_int_t) res.unchanged, "deleted",
-                                       (json_int_t) res.deleted));
+        rc = sked__http_json(resp, 200, sked__answer_apply(&res));
     } else if (resp->status == 0) {
         rc = sked__http_fail(resp, rc, &err);
     }
-    sked__schedules_free(set, n);
+    sked__schedules_free(a.set, a.n);
     return rc;
 }
 
@@ -389,7 +393,7 @@ static int schedule_trigger(const http_req *req, http_resp *resp)
     rc = sked_engine_trigger(req->engine, req->param[0], &id, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
-    rc = sked__http_json(resp, 201, json_pack("{s:s}", "run_id", id));
+    rc = sked__http_json(resp, 201, sked__answer_run_id(id));
     sked_free(id);
     return rc;
 }
@@ -442,39 +446,25 @@ static int schedule_backfill(const http_req *req, http_resp *resp)
                               NULL, &res, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
-    return sked__http_json(resp, 200,
-                           json_pack("{s:I, s:I}", "created",
-                                     (json_int_t) res.created, "skipped",
-                                     (json_int_t) res.skipped));
+    return sked__http_json(resp, 200, sked__answer_backfill(&res));
 }
 
 /* ---- preview ------------------------------------------------------------ */
 
-/* The occurrences OCC (N) as {"occurrences": [{"at", "local", "mark"}]},
- * "local" in the zone TZ with its offset. */
-static json_t *occurrences_json(const sked_occurrence *occ, size_t n,
-                                const sked_tz *tz)
+/* The query parameter "after" (an RFC 3339 instant) into *out; absent
+ * or empty: now. Malformed, a 400 as every malformed query parameter. */
+static int query_after(const http_req *req, http_resp *resp, sked_time *out)
 {
-    json_t *arr = json_array();
+    const char *v = param(req, "after");
+    sked_error err;
 
-    for (size_t i = 0; arr && i < n; i++) {
-        char local[SKED_TIME_STRLEN];
-        sked_tz_info info;
-        json_t *o;
-
-        if (sked_tz_lookup(tz, occ[i].at, &info) < 0 ||
-            sked_time_format_offset(occ[i].at, info.utoff, local,
-                                    sizeof local) < 0)
-            local[0] = '\0';
-        o = json_pack("{s:o, s:s?, s:s?}", "at", sked__json_instant(occ[i].at),
-                      "local", local[0] ? local : NULL, "mark",
-                      sked__schedule_preview_mark(occ[i].mark));
-        if (json_array_append_new(arr, o) != 0) {
-            json_decref(arr);
-            arr = NULL;
-        }
-    }
-    return arr ? json_pack("{s:o}", "occurrences", arr) : NULL;
+    *out = sked__clock_now(req->engine->clock);
+    sked_error_clear(&err);
+    if (v && sked_time_parse(v, out, &err) != 0)
+        return sked__http_error(resp, SKED_ESYNTAX, "after",
+                                "\"%.60s\" is not an RFC 3339 instant: %s", v,
+                                err.msg);
+    return 0;
 }
 
 static int schedule_occurrences(const http_req *req, http_resp *resp)
@@ -482,6 +472,7 @@ static int schedule_occurrences(const http_req *req, http_resp *resp)
     sked_engine *e = req->engine;
     const sked_tz *tz = sked_tz_utc();
     sked_occurrence *occ = NULL;
+    sked_time after;
     sked_schedule s;
     sked_error err;
     size_t n = 0;
@@ -490,6 +481,8 @@ static int schedule_occurrences(const http_req *req, http_resp *resp)
 
     rc = sked__http_query_long(req, resp, "n", 1, PREVIEW_MAX, PREVIEW_DEFAULT,
                                &max);
+    if (rc == 0)
+        rc = query_after(req, resp, &after);
     if (rc != 0)
         return rc;
     sked_error_clear(&err);
@@ -503,11 +496,11 @@ static int schedule_occurrences(const http_req *req, http_resp *resp)
     occ = sked__calloc((size_t) max, sizeof *occ);
     if (!occ)
         rc = sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
-    else if ((rc = sked__schedule_preview(&s, tz, sked__clock_now(e->clock),
-                                          (size_t) max, occ, &n, &err)) != 0)
+    else if ((rc = sked__schedule_preview(&s, tz, after, (size_t) max, occ, &n,
+                                          &err)) != 0)
         rc = sked__http_fail(resp, SKED_EINTERNAL, &err);
     else
-        rc = sked__http_json(resp, 200, occurrences_json(occ, n, tz));
+        rc = sked__http_json(resp, 200, sked__answer_occurrences(occ, n, tz));
     free(occ);
     sked_schedule_done(&s);
     return rc;
@@ -535,6 +528,8 @@ const http_route sked__api_schedule_routes[] = {
     {"POST", "/api/v1/schedules/{name}/backfill", schedule_backfill,
      "Create the runs of every occurrence between start and end", 200},
     {"GET", "/api/v1/schedules/{name}/occurrences", schedule_occurrences,
-     "Preview the next occurrences, marked across DST changes", 200},
+     "Preview the next occurrences after now (or ?after=T), marked across "
+     "DST changes",
+     200},
     {0},
 };

@@ -11,7 +11,7 @@
 #include "base/alloc.h"
 #include "base/utf8.h"
 #include "http/http_int.h"
-#include "http/json_text.h"
+#include "base/json_text.h"
 
 /* The body of last resort, when even the error cannot be built. */
 static const char OOM_BODY[] =

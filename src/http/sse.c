@@ -40,7 +40,7 @@
 #include "base/error.h"
 #include "engine/engine_events.h"
 #include "engine/engine_int.h"
-#include "http/json_text.h"
+#include "base/json_text.h"
 
 #define KEEPALIVE    (15 * SKED_USEC_PER_SEC)
 #define POLL         (SKED_USEC_PER_SEC)

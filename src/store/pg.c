@@ -40,6 +40,8 @@
 #define MAX_POOL_SIZE     64
 /* pg_advisory_xact_lock key of migrations: "sked" in ASCII. */
 #define MIGRATION_LOCK_KEY "1936418148"
+/* pg_advisory_xact_lock key of SKED__TX_SERIAL: "sked" + 1. */
+#define SERIAL_LOCK_KEY "1936418149"
 /* Seconds to wait for a connection when the URL does not say. */
 #define CONNECT_TIMEOUT "10"
 
@@ -454,6 +456,11 @@ static const char *begin_sql(sked__tx_mode mode)
         /* One migrator at a time; the others wait, then see its work. */
         return "BEGIN ISOLATION LEVEL READ COMMITTED; "
                "SELECT pg_advisory_xact_lock(" MIGRATION_LOCK_KEY ")";
+    case SKED__TX_SERIAL:
+        /* Read committed: after the wait, each statement sees what the
+         * transaction that held the lock committed. */
+        return "BEGIN ISOLATION LEVEL READ COMMITTED; "
+               "SELECT pg_advisory_xact_lock(" SERIAL_LOCK_KEY ")";
     case SKED__TX_WRITE:
     default:
         return "BEGIN ISOLATION LEVEL READ COMMITTED";
@@ -462,7 +469,10 @@ static const char *begin_sql(sked__tx_mode mode)
 
 /* Start the transaction on slot T, reconnecting first when its
  * connection is missing or dropped. A connection found dropped by BEGIN
- * itself is replaced once at once: nothing was done on it yet. */
+ * itself is replaced once at once: nothing was done on it yet. A
+ * reconnection that fails is SKED_EBUSY: the server answered before
+ * (open connected), so it is restarting or out of reach for a while,
+ * and the caller may try again. */
 static int slot_begin(struct sked__tx *t, sked__tx_mode mode, sked_error *err)
 {
     int attempt, rc = 0;
@@ -470,6 +480,11 @@ static int slot_begin(struct sked__tx *t, sked__tx_mode mode, sked_error *err)
     for (attempt = 0; attempt < 2; attempt++) {
         if (t->conn == NULL || PQstatus(t->conn) != CONNECTION_OK) {
             rc = slot_connect(t, err);
+            if (rc == SKED_EIO) {
+                if (err)
+                    err->code = SKED_EBUSY;
+                rc = SKED_EBUSY;
+            }
             if (rc < 0)
                 return rc;
         }

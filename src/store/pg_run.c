@@ -79,10 +79,10 @@ static const sked__pg_stmt CAND_PLAIN = {
     "set_config('enable_bitmapscan', 'on', true)"};
 
 static const sked__pg_stmt CAND_EXPIRED = {
-    SKED__PG_CAND_EXPIRED, 4,
+    SKED__PG_CAND_EXPIRED, 5,
     "SELECT " CAND_COLS " FROM runs "
     "WHERE status = 'running' AND lease_until < $1::bigint AND " ROUTED
-    " " CLAIM_ORDER "LIMIT $4::bigint "
+    " AND NOT (id = ANY($5::text[])) " CLAIM_ORDER "LIMIT $4::bigint "
     "FOR UPDATE SKIP LOCKED"};
 
 /* Take the runs; a run started now in a queue with a rate limit is a
@@ -386,9 +386,13 @@ static bool claim_arrays(const sked__claim_query *q, sked__pg_alit a[A_N])
     }
     if (q->nworkflows == 0)
         sked__pg_alit_put(&a[A_KEYS], "{", 1);
-    for (size_t i = 0; i < q->nfull; i++)
-        sked__pg_alit_text(&a[A_FULL], q->full[i], i == 0);
-    if (q->nfull == 0)
+    /* [2]: the full queues of a ready claim, the runs held of an
+     * expired one. */
+    const char *const *third = q->expired ? q->held : q->full;
+    size_t nthird = q->expired ? q->nheld : q->nfull;
+    for (size_t i = 0; i < nthird; i++)
+        sked__pg_alit_text(&a[A_FULL], third[i], i == 0);
+    if (nthird == 0)
         sked__pg_alit_put(&a[A_FULL], "{", 1);
     for (int k = 0; k < A_N; k++) {
         sked__pg_alit_put(&a[k], "}", 1);
@@ -412,7 +416,8 @@ int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
     params[2] = a[A_KEYS].p;
     params[3] =
         q->expired ? sked__pg_num((int64_t) q->limit, limbuf) : a[A_FULL].p;
-    params[4] = sked__pg_num((int64_t) q->limit, limbuf);
+    params[4] =
+        q->expired ? a[A_FULL].p : sked__pg_num((int64_t) q->limit, limbuf);
     if (rc == 0 && !q->expired)
         rc = sked__pg_exec(tx, &CAND_ORDERED, NULL, NULL, err);
     if (rc == 0)

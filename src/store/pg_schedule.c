@@ -90,7 +90,8 @@ static const char *source_name(int v)
         COL_ENUM, OFF(f), NULL, fn, n                                          \
     }
 
-/* In the order of SCHEDULE_COLS; name first, created_at next to last. */
+/* In the order of SCHEDULE_COLS; name first, created_at at
+ * CREATED_AT_COL (an update leaves it out). */
 static const column COLUMNS[] = {
     TEXT(name),
     TEXT(workflow),
@@ -124,9 +125,10 @@ static const column COLUMNS[] = {
     NUM(COL_I32, consecutive_failures),
     NUM(COL_TIME, created_at),
     NUM(COL_TIME, updated_at),
+    TEXT(app),
 };
 #define NCOLS          ((int) (sizeof(COLUMNS) / sizeof(COLUMNS[0])))
-#define CREATED_AT_COL (NCOLS - 2)
+#define CREATED_AT_COL 30
 
 #define SCHEDULE_COLS SKED__SCHEDULE_COLUMNS
 
@@ -135,14 +137,14 @@ static const sked__pg_stmt SCHEDULE_GET = {SKED__PG_SCHEDULE_GET, 1,
                                            " FROM schedules WHERE name = $1"};
 
 static const sked__pg_stmt SCHEDULE_INSERT = {
-    SKED__PG_SCHEDULE_INSERT, 32,
+    SKED__PG_SCHEDULE_INSERT, 33,
     "INSERT INTO schedules (" SCHEDULE_COLS ") VALUES ($1, $2, $3, $4, $5, "
     "$6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, "
-    "$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)"};
+    "$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)"};
 
-/* Every column but created_at; $31 is updated_at. */
+/* Every column but created_at; $31 is updated_at, $32 app. */
 static const sked__pg_stmt SCHEDULE_UPDATE = {
-    SKED__PG_SCHEDULE_UPDATE, 31,
+    SKED__PG_SCHEDULE_UPDATE, 32,
     "UPDATE schedules SET workflow = $2, kind = $3, cron = $4, "
     "every_us = $5, anchor_at = $6, at = $7, timezone = $8, dst = $9, "
     "context = $10, catchup = $11, catchup_max = $12, "
@@ -151,20 +153,22 @@ static const sked__pg_stmt SCHEDULE_UPDATE = {
     "end_at = $20, max_runs = $21, pause_after_failures = $22, "
     "description = $23, status = $24, source = $25, next_fire_at = $26, "
     "last_fired_at = $27, last_error = $28, runs_created = $29, "
-    "consecutive_failures = $30, updated_at = $31 WHERE name = $1"};
+    "consecutive_failures = $30, updated_at = $31, app = $32 "
+    "WHERE name = $1"};
 
 static const sked__pg_stmt SCHEDULE_DELETE = {
     SKED__PG_SCHEDULE_DELETE, 1, "DELETE FROM schedules WHERE name = $1"};
 
 /* NULL filters match everything; the prefix is literal (no LIKE). */
 static const sked__pg_stmt SCHEDULE_LIST = {
-    SKED__PG_SCHEDULE_LIST, 6,
+    SKED__PG_SCHEDULE_LIST, 7,
     "SELECT " SCHEDULE_COLS " FROM schedules "
     "WHERE ($1::text IS NULL OR status = $1) "
     "AND ($2::text IS NULL OR source = $2) "
     "AND ($3::text IS NULL OR workflow = $3) "
     "AND ($4::text IS NULL OR starts_with(name, $4)) "
     "AND ($5::text IS NULL OR name > $5) "
+    "AND ($7::text IS NULL OR app = $7) "
     "ORDER BY name LIMIT $6::bigint"};
 
 /* Text of column C of S into BUF (NUMLEN bytes); NULL for SQL NULL. */
@@ -385,7 +389,7 @@ int sked__pg_schedule_list(sked__tx *tx, const sked__schedule_query *q,
                            sked_schedule **out, size_t *n, sked_error *err)
 {
     char limit[NUMLEN];
-    const char *params[6];
+    const char *params[7];
     PGresult *res;
     int rc;
 
@@ -396,6 +400,7 @@ int sked__pg_schedule_list(sked__tx *tx, const sked__schedule_query *q,
     params[4] = q->after_name;
     (void) snprintf(limit, sizeof(limit), "%zu", q->limit);
     params[5] = limit;
+    params[6] = q->app;
     rc = sked__pg_exec(tx, &SCHEDULE_LIST, params, &res, err);
     if (rc < 0)
         return rc;

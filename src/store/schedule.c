@@ -54,6 +54,7 @@ void sked_schedule_done(sked_schedule *s)
     free(s->queue);
     free(s->description);
     free(s->last_error);
+    free(s->app);
     sked_schedule_init(s);
 }
 
@@ -77,7 +78,7 @@ int sked_schedule_copy(const sked_schedule *src, sked_schedule *out)
         return SKED_EINVAL;
     c = *src;
     c.name = c.workflow = c.cron = c.timezone = NULL;
-    c.context = c.queue = c.description = c.last_error = NULL;
+    c.context = c.queue = c.description = c.last_error = c.app = NULL;
     if (!dup_field(src->name, &c.name) ||
         !dup_field(src->workflow, &c.workflow) ||
         !dup_field(src->cron, &c.cron) ||
@@ -85,7 +86,8 @@ int sked_schedule_copy(const sked_schedule *src, sked_schedule *out)
         !dup_field(src->context, &c.context) ||
         !dup_field(src->queue, &c.queue) ||
         !dup_field(src->description, &c.description) ||
-        !dup_field(src->last_error, &c.last_error)) {
+        !dup_field(src->last_error, &c.last_error) ||
+        !dup_field(src->app, &c.app)) {
         sked_schedule_done(&c);
         return SKED_ENOMEM;
     }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/json_text.h"
 
 typedef enum field_type {
     F_STR,     /* char *, null: NULL */
@@ -75,6 +76,7 @@ static const struct field fields[] = {
     FLD("description", F_STR, description, false),
     FLD("status", F_STATUS, status, true),
     FLD("source", F_SOURCE, source, true),
+    FLD("app", F_STR, app, true),
     FLD("next_fire_at", F_INSTANT, next_fire_at, true),
     FLD("last_fired_at", F_INSTANT, last_fired_at, true),
     FLD("last_error", F_STR, last_error, true),
@@ -194,7 +196,7 @@ int sked__schedule_to_json_text(const sked_schedule *s, char **out,
 
     if (rc != 0)
         return rc;
-    text = json_dumps(o, JSON_COMPACT);
+    text = sked__json_text(o, NULL);
     json_decref(o);
     if (!text)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -300,7 +302,7 @@ static int read_context(const char *key, const json_t *v, char **dst,
     if (!json_is_null(v)) {
         if (!json_is_object(v))
             return type_error(key, "a JSON object", err);
-        text = json_dumps(v, JSON_COMPACT);
+        text = sked__json_text(v, NULL);
         if (!text)
             return sked__error_set(err, SKED_ENOMEM, key, -1, NULL);
     }

@@ -617,7 +617,7 @@ static int sqlite_begin(sked__backend *b, sked__tx_mode mode, sked__tx **out,
                         sked_error *err)
 {
     static const enum stmt_id begin[] = {S_BEGIN_READ, S_BEGIN_WRITE,
-                                         S_BEGIN_EXCL};
+                                         S_BEGIN_EXCL, S_BEGIN_WRITE};
     struct sked__tx *c;
     int rc = check_file(b, err);
 

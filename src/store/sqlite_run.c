@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/json_text.h"
 #include "store/sqlite.h"
 
 /* Active runs, in the words of the partial indexes (sqlite.h). */
@@ -85,6 +86,7 @@ static const char *const run_sql[R_COUNT] = {
     [R_CAND_EXPIRED] = "SELECT " CAND_COLS " FROM runs "
                        "WHERE status = 'running' AND lease_until < ?1 "
                        "AND " ROUTED " "
+                       "AND id NOT IN (SELECT value FROM json_each(?4)) "
                        "ORDER BY priority, not_before, created_at, id "
                        "LIMIT ?5",
     /* ?1 is [[id, version or null], ...]: one statement for the batch,
@@ -275,7 +277,7 @@ static int runs_query(sked__tx *c, sqlite3_stmt *s, sked__sqlite_row_fn read,
 /* Dump the JSON value J (taken) into *out; false on ENOMEM. */
 static bool json_take(json_t *j, char **out)
 {
-    *out = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    *out = j ? sked__json_text(j, NULL) : NULL;
     json_decref(j);
     return *out != NULL;
 }
@@ -299,8 +301,12 @@ static int claim_arrays(const sked__claim_query *q, char *a[3], sked_error *err)
                     json_array_append_new(latest, json_string(w->name)) == 0);
         free(key);
     }
-    for (size_t i = 0; ok && i < q->nfull; i++)
+    /* The third array: the full queues of a ready claim, the runs held
+     * of an expired one. */
+    for (size_t i = 0; ok && i < q->nfull && !q->expired; i++)
         ok = json_array_append_new(full, json_string(q->full[i])) == 0;
+    for (size_t i = 0; ok && i < q->nheld && q->expired; i++)
+        ok = json_array_append_new(full, json_string(q->held[i])) == 0;
     if (!ok) {
         json_decref(latest);
         json_decref(keys);
@@ -327,8 +333,7 @@ int sked__sqlite_run_candidates(sked__tx *c, const sked__claim_query *q,
         rc = sqlite3_bind_int64(s, 1, q->now) | bind_text(s, 2, a[0]) |
              bind_text(s, 3, a[1]) |
              sqlite3_bind_int64(s, 5, (sqlite3_int64) q->limit);
-        if (!q->expired)
-            rc |= bind_text(s, 4, a[2]);
+        rc |= bind_text(s, 4, a[2]);
         rc = rc == SQLITE_OK
                  ? runs_query(c, s, cand_read, "reading runs to claim", out, n,
                               err)
@@ -427,7 +432,7 @@ static char *ids_json(const char *const *held, size_t n)
             json_decref(a);
             return NULL;
         }
-    char *s = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    char *s = a ? sked__json_text(a, NULL) : NULL;
     json_decref(a);
     return s;
 }

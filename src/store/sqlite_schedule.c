@@ -63,7 +63,8 @@ static const char *const sched_sql[S_COUNT] = {
     [S_SCHED_INSERT] =
         "INSERT INTO schedules (" SCHED_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, "
         "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-        "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
+        "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, "
+        "?33)",
     [S_SCHED_UPDATE] =
         "UPDATE schedules SET workflow = ?2, kind = ?3, cron = ?4, "
         "every_us = ?5, anchor_at = ?6, at = ?7, timezone = ?8, dst = ?9, "
@@ -74,14 +75,15 @@ static const char *const sched_sql[S_COUNT] = {
         "pause_after_failures = ?22, description = ?23, status = ?24, "
         "source = ?25, next_fire_at = ?26, last_fired_at = ?27, "
         "last_error = ?28, runs_created = ?29, consecutive_failures = ?30, "
-        "updated_at = ?32 WHERE name = ?1",
+        "updated_at = ?32, app = ?33 WHERE name = ?1",
     [S_SCHED_DELETE] = "DELETE FROM schedules WHERE name = ?1",
     [S_SCHED_LIST] =
         "SELECT " SCHED_COLS " FROM schedules "
         "WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR source = ?2) "
         "AND (?3 IS NULL OR workflow = ?3) "
         "AND (?4 IS NULL OR (name >= ?4 AND substr(name, 1, length(?4)) = ?4)) "
-        "AND (?5 IS NULL OR name > ?5) ORDER BY name LIMIT ?6",
+        "AND (?5 IS NULL OR name > ?5) AND (?7 IS NULL OR app = ?7) "
+        "ORDER BY name LIMIT ?6",
     /* The heads, three ways, so that each can seek. Written as one
      * statement with "?1 IS NULL OR ..." SQLite scanned the name index
      * from its start on every page (reading 1M schedules took 8 s) and
@@ -122,7 +124,7 @@ static int stmt(sked__tx *c, enum sched_stmt id, sqlite3_stmt **out,
 
 /* ---- schedules --------------------------------------------------------- */
 
-/* Bind the 32 columns of R in SCHED_COLS order; 0 or an SQLite code. */
+/* Bind the 33 columns of R in SCHED_COLS order; 0 or an SQLite code. */
 static int sched_bind(sqlite3_stmt *s, const sked_schedule *r)
 {
     int rc = 0;
@@ -160,6 +162,7 @@ static int sched_bind(sqlite3_stmt *s, const sked_schedule *r)
     rc |= sqlite3_bind_int(s, 30, r->consecutive_failures);
     rc |= bind_time(s, 31, r->created_at);
     rc |= bind_time(s, 32, r->updated_at);
+    rc |= bind_text(s, 33, r->app);
     return rc;
 }
 
@@ -183,7 +186,8 @@ static int sched_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
     ok = col_text(s, 0, &r.name) && col_text(s, 1, &r.workflow) &&
          col_text(s, 3, &r.cron) && col_text(s, 7, &r.timezone) &&
          col_text(s, 9, &r.context) && col_text(s, 15, &r.queue) &&
-         col_text(s, 22, &r.description) && col_text(s, 27, &r.last_error);
+         col_text(s, 22, &r.description) && col_text(s, 27, &r.last_error) &&
+         col_text(s, 32, &r.app);
     if (!ok) {
         sked_schedule_done(&r);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -310,6 +314,7 @@ static int list_bind(sqlite3_stmt *s, const sked__schedule_query *q)
     rc |= bind_text(s, 4, q->name_prefix);
     rc |= bind_text(s, 5, q->after_name);
     rc |= sqlite3_bind_int64(s, 6, (sqlite3_int64) q->limit);
+    rc |= bind_text(s, 7, q->app);
     return rc;
 }
 

@@ -141,18 +141,31 @@ int sked__store_schedule_resume(sked_store *st, const char *name, sked_time now,
                                 sked_error *err);
 
 /* Apply a set of N schedules atomically (SPEC 3.5): validate all, then in
- * one transaction create or replace each with SOURCE; with PRUNE delete
- * the schedules of SOURCE not in the set. All or nothing. On a validation
- * error err->field is "schedules[i].field"; a name given twice is
- * SKED_EINVAL; a name that exists with the other source is SKED_ECONFLICT
- * (apply never takes over an API schedule). A schedule whose definition is
- * the same (same_definition in store_schedule.c) counts as unchanged and
- * is not written. OUT: *out, may be NULL. */
+ * one transaction create or replace each as a code schedule of APP (a
+ * name, sked__schedule_name_check; field "app"); with PRUNE delete the
+ * code schedules of APP not in the set, never another app's. All or
+ * nothing, one apply at a time across servers. On a validation error
+ * err->field is "schedules[i].field"; a name given twice is SKED_EINVAL;
+ * a name that exists with source api, or as a code schedule of another
+ * app, is SKED_ECONFLICT (a code schedule of no app, from before apps,
+ * is taken over). A schedule whose definition and app are the same
+ * (same_definition in store_schedule.c) counts as unchanged and is not
+ * written. OUT: *out, may be NULL: the counts, and the names of the
+ * first SKED_APPLY_NAMES_MAX of each kind. */
+#define SKED_APPLY_NAMES_MAX 10
+typedef enum sked_apply_kind {
+    SKED_APPLY_CREATED,
+    SKED_APPLY_UPDATED,
+    SKED_APPLY_DELETED,
+    SKED_APPLY_KINDS
+} sked_apply_kind;
 typedef struct sked_apply_result {
     size_t created, updated, unchanged, deleted;
+    /* names[SKED_APPLY_CREATED][i], i < min(created, NAMES_MAX), ... */
+    char names[SKED_APPLY_KINDS][SKED_APPLY_NAMES_MAX][SKED_NAME_MAX + 1];
 } sked_apply_result;
 int sked__store_schedule_apply(sked_store *st, const sked_schedule *set,
-                               size_t n, sked_source source, bool prune,
+                               size_t n, const char *app, bool prune,
                                sked_apply_result *out, sked_error *err);
 
 /* Store in *out the first occurrence of S strictly after AFTER, within

@@ -218,6 +218,8 @@ static int cands_expired(sked_store *st, sked__tx *tx,
     sked__claim_query q = claim_query(req, NULL, 0, false);
 
     q.expired = true;
+    q.held = req->held;
+    q.nheld = req->nheld;
     return st->ops->runs_candidates(tx, &q, &c->expired, &c->nexpired, err);
 }
 

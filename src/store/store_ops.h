@@ -34,6 +34,11 @@ typedef enum sked__tx_mode {
     SKED__TX_READ = 0,    /* reads only (SQLite: BEGIN DEFERRED) */
     SKED__TX_WRITE = 1,   /* SQLite: BEGIN IMMEDIATE; pg: READ COMMITTED */
     SKED__TX_MIGRATE = 2, /* SQLite: BEGIN EXCLUSIVE; pg: + advisory lock */
+    /* A write that reads what it decides on, one at a time across every
+     * server (an apply: two syncs of one set at once must not both find
+     * a schedule missing). SQLite: BEGIN IMMEDIATE, which already is;
+     * pg: READ COMMITTED + an advisory lock of its own. */
+    SKED__TX_SERIAL = 3,
 } sked__tx_mode;
 
 /* One forward-only schema step: src/store/schema/<dialect>/NNNN_name.sql,
@@ -52,7 +57,7 @@ struct sked__migration {
     "queue, jitter_us, automatic_backfill, start_at, end_at, max_runs, "       \
     "pause_after_failures, description, status, source, next_fire_at, "        \
     "last_fired_at, last_error, runs_created, consecutive_failures, "          \
-    "created_at, updated_at"
+    "created_at, updated_at, app"
 
 /* What store.c asks the back-end to list; zero-initialised is "all". */
 typedef struct sked__schedule_query {
@@ -61,6 +66,7 @@ typedef struct sked__schedule_query {
     const char *workflow;    /* NULL: any */
     const char *name_prefix; /* NULL: any; matched literally (no LIKE) */
     const char *after_name;  /* NULL: from the start; else names > this */
+    const char *app;         /* NULL: any; else only this app's */
     size_t limit;            /* rows to return at most, >= 1 */
 } sked__schedule_query;
 
@@ -116,6 +122,10 @@ typedef struct sked__claim_query {
     size_t nworkflows;
     const char *const *full; /* borrowed */
     size_t nfull;
+    /* EXPIRED: runs never to recover, the claiming executor's own
+     * (sked_claim_req.held); borrowed. */
+    const char *const *held;
+    size_t nheld;
     size_t limit;
 } sked__claim_query;
 

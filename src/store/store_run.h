@@ -116,6 +116,12 @@ typedef struct sked_claim_req {
     size_t nworkflows;
     const sked_claim_cap *caps; /* queues not listed: no per-server cap */
     size_t ncaps;
+    /* The runs EXECUTOR holds now (executing, or claimed and queued): a
+     * claim never recovers one of them, whatever its lease says. Its
+     * lease lapsed while the database was out of reach, not because its
+     * executor died; the heartbeat renews it. */
+    const char *const *held;
+    size_t nheld;
 } sked_claim_req;
 
 /* Claim at most REQ->max runs for REQ->executor, in one transaction:

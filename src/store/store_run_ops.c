@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/json_text.h"
 #include "store/store_int.h"
 #include "store/store_ops.h"
 
@@ -308,7 +309,7 @@ static int pause_failing(sked_store *st, sked__tx *tx, struct ops_arg *a,
     if (rc != 0)
         return rc;
     o = json_pack("{s:s,s:s}", "name", name, "reason", reason);
-    p = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    p = o ? sked__json_text(o, NULL) : NULL;
     json_decref(o);
     if (!p)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);

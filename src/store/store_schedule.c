@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/json_text.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
 #include "store/store_int.h"
@@ -86,7 +87,7 @@ static int emit(sked_store *st, sked__tx *tx, const char *type,
             if (sked_time_format(s->next_fire_at, t, sizeof t) > 0)
                 (void) json_object_set_new(o, "next_fire_at", json_string(t));
         }
-        payload = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        payload = o ? sked__json_text(o, NULL) : NULL;
         json_decref(o);
         if (!payload)
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -119,6 +120,11 @@ static int start_row(sked_store *st, sked_schedule *r, sked_time now,
     r->last_error = NULL;
     r->runs_created = 0;
     r->consecutive_failures = 0;
+    /* Only an apply (a code sync) gives a schedule an app. */
+    if (r->source != SKED_SOURCE_CODE) {
+        free(r->app);
+        r->app = NULL;
+    }
     return sked__store_plan_next(st, r, now, true, err);
 }
 
@@ -253,6 +259,11 @@ static int merge(sked_store *st, const sked_schedule *old,
     r.status = old->status == SKED_SCHEDULE_DISABLED ? SKED_SCHEDULE_ACTIVE
                                                      : old->status;
     r.source = old->source;
+    /* An update through the API keeps the app; an apply sets its own. */
+    if (!r.app && old->app && !(r.app = sked__strdup(old->app))) {
+        sked_schedule_done(&r);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
     r.last_fired_at = old->last_fired_at;
     free(r.last_error);
     r.last_error = NULL;
@@ -479,6 +490,7 @@ static bool same_definition(const sked_schedule *old, const sked_schedule *def)
            old->max_runs == def->max_runs &&
            old->pause_after_failures == def->pause_after_failures &&
            str_eq(old->description, def->description) &&
+           str_eq(old->app, def->app) &&
            json_text_eq(old->context, def->context);
 }
 
@@ -486,10 +498,21 @@ struct apply_arg {
     sked_schedule *rows; /* prepared, n */
     const char **names;  /* sorted, for prune */
     size_t n;
-    sked_source source;
+    const char *app; /* borrowed: the set's owner */
     bool prune;
     sked_apply_result res;
 };
+
+/* Count NAME under KIND of R, keeping the names while they are few. */
+static void noted(sked_apply_result *r, sked_apply_kind kind, const char *name)
+{
+    size_t *count[SKED_APPLY_KINDS] = {&r->created, &r->updated, &r->deleted};
+    size_t k = (*count[kind])++;
+
+    if (k < SKED_APPLY_NAMES_MAX)
+        (void) snprintf(r->names[kind][k], sizeof r->names[kind][k], "%s",
+                        name);
+}
 
 static int cmp_name(const void *a, const void *b)
 {
@@ -530,30 +553,40 @@ static int apply_one(sked_store *st, sked__tx *tx, struct apply_arg *a,
             rc = st->ops->schedule_insert(tx, &r, err);
         if (rc == 0)
             rc = emit(st, tx, "schedule.created", &r, r.name, err);
+        if (rc == 0)
+            noted(&a->res, SKED_APPLY_CREATED, r.name);
         sked_schedule_done(&r);
-        a->res.created += rc == 0;
         return rc;
     }
     if (rc != 0)
         return rc;
-    if (old.source != a->source)
+    /* A code schedule of another app is not this set's to change; one
+     * from before apps (none) is taken over by the first set naming it. */
+    if (old.source != SKED_SOURCE_CODE)
         rc = sked__error_set(err, SKED_ECONFLICT, "name", -1,
                              "\"%.80s\" exists with source %s", def->name,
                              sked_source_name(old.source));
+    else if (old.app && strcmp(old.app, a->app) != 0)
+        rc = sked__error_set(err, SKED_ECONFLICT, "name", -1,
+                             "\"%.80s\" belongs to app \"%.60s\"", def->name,
+                             old.app);
     else if (same_definition(&old, def))
         a->res.unchanged++;
     else if ((rc = replace(st, tx, &old, def, err)) == 0)
-        a->res.updated++;
+        noted(&a->res, SKED_APPLY_UPDATED, def->name);
     sked_schedule_done(&old);
     return rc;
 }
 
-/* Delete the schedules of A->source that are not in the set. */
+/* Delete the code schedules of A->app that are not in the set: never
+ * another app's, nor those of no app. */
 static int apply_prune(sked_store *st, sked__tx *tx, struct apply_arg *a,
                        sked_error *err)
 {
-    sked__schedule_query q = {
-        .status = -1, .source = (int) a->source, .limit = PRUNE_PAGE};
+    sked__schedule_query q = {.status = -1,
+                              .source = (int) SKED_SOURCE_CODE,
+                              .app = a->app,
+                              .limit = PRUNE_PAGE};
     char *after = NULL;
     int rc;
 
@@ -567,10 +600,10 @@ static int apply_prune(sked_store *st, sked__tx *tx, struct apply_arg *a,
             if (bsearch(&name, a->names, a->n, sizeof *a->names, cmp_name))
                 continue;
             rc = st->ops->schedule_delete(tx, name, &existed, err);
-            if (rc == 0 && existed) {
+            if (rc == 0 && existed)
                 rc = emit(st, tx, "schedule.deleted", NULL, name, err);
-                a->res.deleted++;
-            }
+            if (rc == 0 && existed)
+                noted(&a->res, SKED_APPLY_DELETED, name);
         }
         free(after);
         after = n ? sked__strdup(page[n - 1].name) : NULL;
@@ -615,7 +648,12 @@ static int apply_prepare(sked_store *st, const sked_schedule *set, size_t n,
         rc = at_index(prepare(st, &set[i], &a->rows[i], err), i, err);
         if (rc != 0)
             break;
-        a->rows[i].source = a->source;
+        a->rows[i].source = SKED_SOURCE_CODE;
+        free(a->rows[i].app);
+        if (!(a->rows[i].app = sked__strdup(a->app))) {
+            a->n = i + 1;
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        }
         a->names[i] = a->rows[i].name;
         a->n = i + 1;
     }
@@ -631,19 +669,22 @@ static int apply_prepare(sked_store *st, const sked_schedule *set, size_t n,
 }
 
 int sked__store_schedule_apply(sked_store *st, const sked_schedule *set,
-                               size_t n, sked_source source, bool prune,
+                               size_t n, const char *app, bool prune,
                                sked_apply_result *out, sked_error *err)
 {
-    struct apply_arg a = {.source = source, .prune = prune};
+    struct apply_arg a = {.app = app, .prune = prune};
     int rc;
 
-    if ((!set && n > 0) ||
-        (source != SKED_SOURCE_API && source != SKED_SOURCE_CODE))
-        return sked__error_set(err, SKED_EINVAL, "schedules", -1,
-                               "no set or unknown source");
-    rc = apply_prepare(st, set, n, &a, err);
+    if (!set && n > 0)
+        return sked__error_set(err, SKED_EINVAL, "schedules", -1, "no set");
+    rc = sked__schedule_name_check(app, "app", err);
     if (rc == 0)
-        rc = sked__store_run_tx(st, SKED__TX_WRITE, apply_tx, &a, err);
+        rc = apply_prepare(st, set, n, &a, err);
+    if (rc == 0)
+        /* Serial: N servers syncing one set at once must end with one set
+         * of schedules, not N - 1 of them failing on a name the others
+         * inserted first. */
+        rc = sked__store_run_tx(st, SKED__TX_SERIAL, apply_tx, &a, err);
     if (rc == 0 && out)
         *out = a.res;
     sked__schedules_free(a.rows, a.n);

@@ -110,7 +110,9 @@ out "--json" '{
 sed -i 's/every: 6h/every: 12h/' wf.yaml
 out "a changed schedule is updated" \
     "0 created, 1 updated, 2 unchanged, 0 deleted" apply wf.yaml
+# small.yaml names the app of wf.yaml (by default, its file name).
 cat >small.yaml <<'EOF'
+app: wf
 schedules:
   - name: nightly-cleanup
     workflow: cleanup

@@ -54,7 +54,9 @@ workflows:
         needs: [a]
         sh: 'true'
 EOF
+# Both files are one app's: the second prunes what the first made.
 cat >"$tmp/apply1.yaml" <<'EOF'
+app: demo
 workflows:
   report:
     steps:
@@ -72,6 +74,7 @@ schedules:
     every: 12h
 EOF
 cat >"$tmp/apply2.yaml" <<'EOF'
+app: demo
 schedules:
   - name: code-a
     workflow: etl

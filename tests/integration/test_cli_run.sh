@@ -46,7 +46,7 @@ name="an idempotency key names one run"
 run run start report --idempotency-key k1
 a=$(cat "$tmp/out")
 run run start report --idempotency-key k1 --json
-b=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$tmp/out")
+b=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$tmp/out")
 [ "$a" = "api-report-key-k1" ] && [ "$b" = "$a" ] && [ "$(count_runs)" = 2 ] &&
     pass || fail "a=$a b=$b runs=$(count_runs)"
 

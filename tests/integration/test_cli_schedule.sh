@@ -209,9 +209,11 @@ name="delete again: exit 0 with a note"
 [ "$rc" -eq 0 ] && [ ! -s "$tmp/out" ] &&
     grep -q 'does not exist; nothing to delete' "$tmp/err" &&
     pass || fail "want exit 0 and a note on stderr"
-ok "delete --json of a missing one" schedule delete alpha-3 --json
-pycheck "delete --json says it was not there" '
-assert j == {"name": "alpha-3", "deleted": False}, j'
+run schedule delete alpha-3 --json
+name="delete --json: nothing on stdout, as the API's 204"
+[ "$rc" -eq 0 ] && [ ! -s "$tmp/out" ] &&
+    grep -q 'does not exist; nothing to delete' "$tmp/err" &&
+    pass || fail "want exit 0, no output and a note on stderr"
 
 # ---- update ------------------------------------------------------------------
 
@@ -256,7 +258,7 @@ out "preview: fall back fires on the first pass" \
 ok "preview --json" schedule preview dst --after 2025-03-29T12:00:00Z \
     -n 3 --json
 pycheck "preview JSON" '
-assert j["name"] == "dst" and j["timezone"] == "Europe/Paris"
+assert list(j) == ["occurrences"], j
 o = j["occurrences"]
 assert [x["at"] for x in o] == ["2025-03-30T01:00:00Z", "2025-03-31T00:30:00Z", "2025-04-01T00:30:00Z"], o
 assert [x["mark"] for x in o] == ["shifted", None, None], o

@@ -62,8 +62,8 @@ check "trigger: a manual run, scheduled_for null" \
                 FROM runs WHERE id = '$id'")" "manual|1|pending"
 run schedule trigger hourly --json
 check "trigger --json" "$(/usr/bin/python3 -c 'import json,sys
-o = json.load(open(sys.argv[1])); print(o["schedule"], o["run_id"][:20])' \
-    "$tmp/out")" "hourly sched-hourly-trigger"
+o = json.load(open(sys.argv[1])); print(list(o), o["run_id"][:20])' \
+    "$tmp/out")" "['run_id'] sched-hourly-trigger"
 run schedule pause hourly
 run schedule trigger hourly
 check "trigger works while paused" "$rc" 0
@@ -93,7 +93,7 @@ check "backfilled ids are live firing's" \
 run schedule backfill hourly $day --json
 check "backfill again skips every one" "$(/usr/bin/python3 -c '
 import json, sys; o = json.load(open(sys.argv[1]))
-print(o["schedule"], o["created"], o["skipped"])' "$tmp/out")" "hourly 0 23"
+print(list(o), o["created"], o["skipped"])' "$tmp/out")" "['created', 'skipped'] 0 23"
 run schedule backfill hourly --start 2026-01-01T12:00:00Z \
     --end 2026-01-02T06:00:00Z
 check "overlapping range" "$(cat "$tmp/out")" \

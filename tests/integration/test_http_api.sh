@@ -212,6 +212,15 @@ fails "occurrences: n=abc" 400 bad_request n \
     GET '/api/v1/schedules/paris/occurrences?n=abc'
 fails "occurrences: unknown" 404 not_found name \
     GET /api/v1/schedules/nope/occurrences
+call GET '/api/v1/schedules/paris/occurrences?n=2&after=2025-03-29T12:00:00Z'
+check "occurrences: strictly after ?after=" \
+    "$(j '[o["at"] for o in j["occurrences"]]')" \
+    "['2025-03-30T01:00:00Z', '2025-03-31T00:30:00Z']"
+call GET '/api/v1/schedules/paris/occurrences?n=1&after=2025-03-30T01:00:00Z'
+check "occurrences: after an occurrence, the next" \
+    "$(j '[o["at"] for o in j["occurrences"]]')" "['2025-03-31T00:30:00Z']"
+fails "occurrences: after=yesterday" 400 bad_request after \
+    GET '/api/v1/schedules/paris/occurrences?after=yesterday'
 
 # ---- trigger -------------------------------------------------------------
 # "ghost" is a workflow no server runs: its runs stay pending (active).

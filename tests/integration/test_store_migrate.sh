@@ -72,25 +72,27 @@ VALUES ('run.created', 'r-pending', '{}', 12),
     ('step.completed', 'r-running', '{\"step\":\"one\"}', 24);" ||
     { echo "cannot fill the old database"; exit 1; }
 
+# rows [old]: every row; "old" (before the migrations) adds the column
+# schema 6 brings, schedules.app, as NULL, as the migration adds it.
 rows() {
-    q "SELECT * FROM schedules ORDER BY name;
+    q "SELECT *${1:+, NULL AS app} FROM schedules ORDER BY name;
        SELECT * FROM runs ORDER BY id;
        SELECT * FROM steps ORDER BY run_id, step, compensation, attempt;
        SELECT * FROM events ORDER BY id;
        SELECT * FROM queues ORDER BY name;
        SELECT * FROM workflow_versions ORDER BY workflow, version;"
 }
-before=$(rows)
+before=$(rows old)
 
 run --db "sqlite:$db" schedule list
 check "sked opens and migrates the old file" "0" "$rc"
-check "the schema is the latest, 5" "5" \
+check "the schema is the latest, 6" "6" \
     "$(q "SELECT value FROM meta WHERE key = 'schema_version'")"
 check "every row comes through unchanged" "$before" "$(rows)"
 check "the file is intact" "ok" "$(q 'PRAGMA integrity_check')"
 check "no foreign key is broken" "" "$(q 'PRAGMA foreign_key_check')"
 check "the indexes are all back, schedules_due gone" \
-    "events_at runs_active_key runs_created runs_ready runs_running runs_running_queue runs_schedule runs_schedule_active runs_serial runs_serial_running runs_started schedules_source schedules_updated schedules_workflow" \
+    "events_at runs_active_key runs_created runs_ready runs_running runs_running_queue runs_schedule runs_schedule_active runs_serial runs_serial_running runs_started schedules_app schedules_source schedules_updated schedules_workflow" \
     "$(q "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master
           WHERE type = 'index' AND sql IS NOT NULL ORDER BY name)")"
 check "no table is left behind" "events meta queues runs schedules steps workflow_versions" \

@@ -12,7 +12,10 @@ static int sqlite_sql(const char *path, const char *sql, long long *out)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
+    /* The store's own threads may be writing: wait for them as they
+     * wait for each other, instead of failing on SQLITE_BUSY. */
     int ok = sqlite3_open(path, &db) == SQLITE_OK &&
+             sqlite3_busy_timeout(db, 10000) == SQLITE_OK &&
              sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
 
     if (ok) {

@@ -54,6 +54,16 @@ set(SKED_MULTI_SH ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_multi.sh)
 if(EXISTS ${SKED_MULTI_SH})
     sked_add_pg_test(server.pg_multi bash ${SKED_MULTI_SH} pg)
 endif()
+# Servers started together on a new database all come up, with one set
+# of schedules (tests/integration/test_server_together.sh; SQLite:
+# integration.server_together).
+sked_add_pg_test(server.pg_together bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_together.sh pg)
+# Code schedules of several apps on one database: each sync prunes only
+# its own (tests/integration/test_server_apps.sh; SQLite:
+# integration.server_apps).
+sked_add_pg_test(server.pg_apps bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_apps.sh pg)
 # Execution by real servers: crash recovery, queue limits, timeouts,
 # cancel (tests/integration/test_server_exec.sh; SQLite: integration).
 sked_add_pg_test(server.pg_exec bash
@@ -91,6 +101,10 @@ sked_add_pg_test(http.pg_api bash
 # SQLite: integration.http_events).
 sked_add_pg_test(http.pg_events bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_events.sh pg)
+# The CLI's --json against the API's answers on PostgreSQL
+# (tests/integration/test_cli_json.sh; SQLite: integration.cli_json).
+sked_add_pg_test(cli.pg_json bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_cli_json.sh pg)
 
 # A PostgreSQL server stopped under a running sked server, then started:
 # readyz, the log, the metric, the CPU while failing, nothing lost

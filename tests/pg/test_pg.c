@@ -21,8 +21,8 @@
 #include "store/store_ops.h"
 
 /* The schema version of this binary: the migrations in src/store/schema. */
-#define SCHEMA_LATEST   5
-#define SCHEMA_LATEST_S "5"
+#define SCHEMA_LATEST   6
+#define SCHEMA_LATEST_S "6"
 
 static const char *url;
 

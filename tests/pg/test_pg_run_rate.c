@@ -327,9 +327,9 @@ static void test_migrate_keeps_ids(void **state)
         "FROM generate_series(1, 130) g");
     sql("DELETE FROM events WHERE id = 100");
     *state = open_store();
-    assert_int_equal(sql("SELECT value::int FROM meta "
-                         "WHERE key = 'schema_version'"),
-                     5);
+    /* Migrated past schema 5, to the latest. */
+    assert_true(sql("SELECT value::int FROM meta "
+                    "WHERE key = 'schema_version'") >= 5);
     create_runs(*state, "after", 3);
     size_t n = read_all(*state, 0, 50, got, 200);
     assert_int_equal(n, 129 + 3);

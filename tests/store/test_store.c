@@ -28,8 +28,8 @@
 #include "store/store_health.h"
 
 /* The schema version of this binary: the migrations in src/store/schema. */
-#define SCHEMA_LATEST   5
-#define SCHEMA_LATEST_S "5"
+#define SCHEMA_LATEST   6
+#define SCHEMA_LATEST_S "6"
 
 static char db_url[1024];
 static char tmp_dir[256];
@@ -57,14 +57,22 @@ static int raw(const char *sql, long long *out)
     return sked_test_sql(db_url, sql, out);
 }
 
-static long long count(const char *table)
+/* The rows of TABLE, those matching the SQL condition WHERE when not
+ * NULL. */
+static long long count_rows(const char *table, const char *where)
 {
-    char sql[128];
+    char sql[256];
     long long n = -1;
 
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s%s%s", table,
+             where ? " WHERE " : "", where ? where : "");
     assert_int_equal(raw(sql, &n), 0);
     return n;
+}
+
+static long long count(const char *table)
+{
+    return count_rows(table, NULL);
 }
 
 /* ---- fixtures ---------------------------------------------------------- */
@@ -444,21 +452,18 @@ static void test_apply(void **state)
     make(&set[0], "a", "0 9 * * *");
     make(&set[1], "b", "0 10 * * *");
     make(&set[2], "c", "0 11 * * *");
-    assert_int_equal(sked__store_schedule_apply(st, set, 3, SKED_SOURCE_CODE,
-                                                true, &r, &err),
-                     0);
+    assert_int_equal(
+        sked__store_schedule_apply(st, set, 3, "app-a", true, &r, &err), 0);
     assert_true(r.created == 3 && r.updated == 0 && r.unchanged == 0 &&
                 r.deleted == 0);
-    assert_int_equal(sked__store_schedule_apply(st, set, 3, SKED_SOURCE_CODE,
-                                                true, &r, &err),
-                     0);
+    assert_int_equal(
+        sked__store_schedule_apply(st, set, 3, "app-a", true, &r, &err), 0);
     assert_true(r.created == 0 && r.updated == 0 && r.unchanged == 3);
     /* Change a, drop c, prune. */
     free(set[0].cron);
     set[0].cron = strdup("15 9 * * *");
-    assert_int_equal(sked__store_schedule_apply(st, set, 2, SKED_SOURCE_CODE,
-                                                true, &r, &err),
-                     0);
+    assert_int_equal(
+        sked__store_schedule_apply(st, set, 2, "app-a", true, &r, &err), 0);
     assert_true(r.created == 0 && r.updated == 1 && r.unchanged == 1 &&
                 r.deleted == 1);
     assert_int_equal(sked__store_schedule_get(st, "c", &got, NULL),
@@ -482,9 +487,8 @@ static void test_apply_all_or_nothing(void **state)
     long long events;
 
     make(&set[0], "a", "0 9 * * *");
-    assert_int_equal(sked__store_schedule_apply(st, set, 1, SKED_SOURCE_CODE,
-                                                false, &r, &err),
-                     0);
+    assert_int_equal(
+        sked__store_schedule_apply(st, set, 1, "app-a", false, &r, &err), 0);
     events = count("events");
     free(set[0].cron);
     set[0].cron = strdup("0 12 * * *");
@@ -492,22 +496,214 @@ static void test_apply_all_or_nothing(void **state)
     make(&set[2], "c", "0 11 * * *");
     free(set[2].timezone);
     set[2].timezone = strdup("Mars/Olympus");
-    assert_int_equal(sked__store_schedule_apply(st, set, 3, SKED_SOURCE_CODE,
-                                                true, &r, &err),
-                     SKED_EINVAL);
+    assert_int_equal(
+        sked__store_schedule_apply(st, set, 3, "app-a", true, &r, &err),
+        SKED_EINVAL);
     assert_string_equal(err.field, "schedules[2].timezone");
     /* A name given twice is refused too. */
     free(set[2].name);
     set[2].name = strdup("a");
     free(set[2].timezone);
     set[2].timezone = NULL;
-    assert_int_equal(sked__store_schedule_apply(st, set, 3, SKED_SOURCE_CODE,
-                                                true, &r, &err),
-                     SKED_EINVAL);
+    assert_int_equal(
+        sked__store_schedule_apply(st, set, 3, "app-a", true, &r, &err),
+        SKED_EINVAL);
     assert_int_equal(count("schedules"), 1);
     assert_int_equal(count("events"), events);
     for (int i = 0; i < 3; i++)
         sked_schedule_done(&set[i]);
+}
+
+/* Apply SET (N) as APP with prune; returns the code, *r the result. */
+static int apply_as(sked_store *st, const char *app, sked_schedule *set,
+                    size_t n, sked_apply_result *r, sked_error *err)
+{
+    memset(r, 0, sizeof *r);
+    return sked__store_schedule_apply(st, set, n, app, true, r, err);
+}
+
+/* SPEC 3.5: a sync creates, updates and prunes only its own app's code
+ * schedules. Apps with sets of every size, each synced again with a
+ * smaller set: the others' schedules never move, a name another app owns
+ * is a conflict that changes nothing, and the names of the changes are
+ * reported while they are few. */
+static void test_apply_apps(void **state)
+{
+    sked_store *st = *state;
+    enum { APPS = 4, MOST = 14 };
+    sked_schedule set[MOST];
+    sked_apply_result r;
+    sked_error err;
+    char name[32], app[16], where[64];
+
+    create(st, "by-hand", "0 8 * * *"); /* source api */
+    for (int a = 0; a < APPS; a++) {
+        size_t n = (size_t) (a * 4 + 2); /* 2, 6, 10, 14 */
+        snprintf(app, sizeof app, "app-%d", a);
+        for (size_t i = 0; i < n; i++) {
+            snprintf(name, sizeof name, "a%d-s%02zu", a, i);
+            make(&set[i], name, "0 9 * * *");
+        }
+        assert_int_equal(apply_as(st, app, set, n, &r, &err), 0);
+        assert_int_equal(r.created, n);
+        if (n <= SKED_APPLY_NAMES_MAX)
+            assert_string_equal(r.names[SKED_APPLY_CREATED][n - 1], name);
+        for (size_t i = 0; i < n; i++)
+            sked_schedule_done(&set[i]);
+    }
+    /* Each app again with only its first schedule: prunes its own. */
+    for (int a = 0; a < APPS; a++) {
+        size_t had = (size_t) (a * 4 + 2);
+        long long others = count("schedules") - (long long) had;
+        snprintf(app, sizeof app, "app-%d", a);
+        snprintf(name, sizeof name, "a%d-s00", a);
+        make(&set[0], name, "0 9 * * *");
+        assert_int_equal(apply_as(st, app, set, 1, &r, &err), 0);
+        assert_int_equal(r.deleted, had - 1);
+        assert_int_equal(r.unchanged, 1);
+        if (had - 1 <= SKED_APPLY_NAMES_MAX) {
+            snprintf(name, sizeof name, "a%d-s01", a);
+            assert_string_equal(r.names[SKED_APPLY_DELETED][0], name);
+        }
+        assert_int_equal(count("schedules"), others + 1);
+        snprintf(where, sizeof where, "app = '%s'", app);
+        assert_int_equal(count_rows("schedules", where), 1);
+        sked_schedule_done(&set[0]);
+    }
+    /* A name of another app, or of the API: a conflict, nothing moves. */
+    long long before = count("schedules");
+    make(&set[0], "a0-s00", "0 10 * * *");
+    make(&set[1], "new-one", "0 10 * * *");
+    assert_int_equal(apply_as(st, "app-1", set, 2, &r, &err), SKED_ECONFLICT);
+    assert_non_null(strstr(err.msg, "belongs to app \"app-0\""));
+    assert_int_equal(count("schedules"), before);
+    free(set[0].name);
+    set[0].name = strdup("by-hand");
+    assert_int_equal(apply_as(st, "app-1", set, 2, &r, &err), SKED_ECONFLICT);
+    assert_int_equal(count("schedules"), before);
+    for (int i = 0; i < 2; i++)
+        sked_schedule_done(&set[i]);
+    /* An empty set prunes its app only: the others and by-hand stay. */
+    assert_int_equal(apply_as(st, "app-3", NULL, 0, &r, &err), 0);
+    assert_int_equal(r.deleted, 1);
+    assert_int_equal(count("schedules"), before - 1);
+    assert_int_equal(count_rows("schedules", "source = 'api'"), 1);
+    /* An app must be a name. */
+    assert_int_equal(apply_as(st, "", NULL, 0, &r, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "app");
+    assert_int_equal(apply_as(st, "a b", NULL, 0, &r, &err), SKED_EINVAL);
+    assert_int_equal(count("schedules"), before - 1);
+}
+
+/* A code schedule from before apps (none) is taken over by the first set
+ * naming it, and pruned by no set that does not. */
+static void test_apply_adopts(void **state)
+{
+    sked_store *st = *state;
+    sked_schedule set[2];
+    sked_apply_result r;
+    sked_error err;
+    sked_schedule got;
+
+    make(&set[0], "old-a", "0 9 * * *");
+    make(&set[1], "old-b", "0 9 * * *");
+    assert_int_equal(apply_as(st, "x", set, 2, &r, &err), 0);
+    assert_int_equal(raw("UPDATE schedules SET app = NULL", NULL), 0);
+    assert_int_equal(apply_as(st, "y", set, 1, &r, &err), 0);
+    assert_int_equal(r.updated, 1); /* taken over */
+    assert_int_equal(r.deleted, 0); /* old-b has no app: kept */
+    assert_int_equal(sked__store_schedule_get(st, "old-a", &got, NULL), 0);
+    assert_string_equal(got.app, "y");
+    sked_schedule_done(&got);
+    assert_int_equal(sked__store_schedule_get(st, "old-b", &got, NULL), 0);
+    assert_null(got.app);
+    sked_schedule_done(&got);
+    /* Updated through the API, a code schedule keeps its app. */
+    make(&got, "old-a", "0 11 * * *");
+    assert_int_equal(sked__store_schedule_update(st, &got, NULL), 0);
+    sked_schedule_done(&got);
+    assert_int_equal(sked__store_schedule_get(st, "old-a", &got, NULL), 0);
+    assert_string_equal(got.app, "y");
+    assert_string_equal(got.cron, "0 11 * * *");
+    sked_schedule_done(&got);
+    /* An API schedule has none, whatever the caller put in. */
+    make(&got, "api-one", "0 9 * * *");
+    got.app = strdup("x");
+    assert_int_equal(sked__store_schedule_create(st, &got, NULL), 0);
+    sked_schedule_done(&got);
+    assert_int_equal(sked__store_schedule_get(st, "api-one", &got, NULL), 0);
+    assert_null(got.app);
+    sked_schedule_done(&got);
+    for (int i = 0; i < 2; i++)
+        sked_schedule_done(&set[i]);
+}
+
+/* Threads applying one set at once, as servers started together sync
+ * one workflows file (SPEC 3.5). */
+#define TOGETHER_THREADS 4
+#define TOGETHER_SET     12
+
+struct together_arg {
+    sked_store *st;
+    pthread_barrier_t *gate;
+    int round;
+    sked_apply_result res;
+    int rc;
+    char msg[SKED_ERROR_MSG_MAX];
+};
+
+static void *apply_thread(void *p)
+{
+    struct together_arg *a = p;
+    sked_schedule set[TOGETHER_SET];
+    char name[32], cron[32];
+    sked_error err;
+
+    /* Each round a set of its own size and names, so rounds differ. */
+    size_t n = TOGETHER_SET - (size_t) (a->round % 4);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "r%d-s%zu", a->round, i);
+        snprintf(cron, sizeof cron, "%zu %d * * *", i, a->round % 24);
+        make(&set[i], name, cron);
+    }
+    (void) pthread_barrier_wait(a->gate);
+    a->rc =
+        sked__store_schedule_apply(a->st, set, n, "app-a", true, &a->res, &err);
+    if (a->rc != 0)
+        snprintf(a->msg, sizeof a->msg, "%s", err.msg);
+    for (size_t i = 0; i < n; i++)
+        sked_schedule_done(&set[i]);
+    return NULL;
+}
+
+/* Every apply of the same set at once succeeds; together they create
+ * each schedule once, and the set replaces the last round's. */
+static void test_apply_together(void **state)
+{
+    struct together_arg a[TOGETHER_THREADS];
+    pthread_t th[TOGETHER_THREADS];
+    pthread_barrier_t gate;
+
+    for (int round = 0; round < 8; round++) {
+        size_t created = 0, n = TOGETHER_SET - (size_t) (round % 4);
+        assert_int_equal(pthread_barrier_init(&gate, NULL, TOGETHER_THREADS),
+                         0);
+        for (int i = 0; i < TOGETHER_THREADS; i++) {
+            a[i] = (struct together_arg){
+                .st = *state, .gate = &gate, .round = round};
+            assert_int_equal(pthread_create(&th[i], NULL, apply_thread, &a[i]),
+                             0);
+        }
+        for (int i = 0; i < TOGETHER_THREADS; i++) {
+            assert_int_equal(pthread_join(th[i], NULL), 0);
+            if (a[i].rc != 0)
+                fail_msg("round %d, apply %d: %s", round, i, a[i].msg);
+            created += a[i].res.created;
+        }
+        (void) pthread_barrier_destroy(&gate);
+        assert_int_equal(created, n);
+        assert_int_equal(count("schedules"), (long long) n);
+    }
 }
 
 /* ---- runs -------------------------------------------------------------- */
@@ -1260,6 +1456,9 @@ int main(void)
         T_(test_list_filters_and_pages),
         T_(test_apply),
         T_(test_apply_all_or_nothing),
+        T_(test_apply_together),
+        T_(test_apply_apps),
+        T_(test_apply_adopts),
         T_(test_runs_insert_if_absent),
         T_(test_concurrency_key),
         T_(test_runs_create_lenient_batches),

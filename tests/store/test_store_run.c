@@ -127,6 +127,8 @@ typedef struct claim_opts {
     size_t nwf;
     const sked_claim_cap *caps;
     size_t ncaps;
+    const char *const *held; /* the claimer's own runs */
+    size_t nheld;
 } claim_opts;
 
 /* Claim with O at the virtual now; OUT the runs (freed by the caller),
@@ -141,7 +143,9 @@ static size_t claim(sked_store *st, claim_opts o, sked_run **out,
                           .workflows = o.wf ? o.wf : report_v1,
                           .nworkflows = o.wf ? o.nwf : 1,
                           .caps = o.caps,
-                          .ncaps = o.ncaps};
+                          .ncaps = o.ncaps,
+                          .held = o.held,
+                          .nheld = o.nheld};
     sked_error err;
     size_t n = 0;
 
@@ -499,6 +503,61 @@ static void test_claim_caps(void **state)
 }
 
 /* ---- leases ------------------------------------------------------------- */
+
+/* A live executor never recovers the runs it holds: their leases lapsed
+ * while the database was out of reach (a restart, a cut), and it renews
+ * them once it answers. Runs of every kind of lapse: some held, some not
+ * (their writes were lost: recovered, as a dead executor's), some of
+ * another executor; only the ones not held are taken. */
+static void test_held_not_recovered(void **state)
+{
+    sked_store *st = *state;
+    enum { N = 24 };
+    char ids[N][16], buf[1024], want[1024] = "";
+    const char *held[N];
+    size_t nheld = 0, len = 0;
+
+    for (int i = 0; i < N; i++) {
+        snprintf(ids[i], sizeof ids[i], "h-%02d", i);
+        add(st, (sked_run_new){.id = ids[i]});
+    }
+    /* a takes the even ones, b the odd ones. */
+    for (int i = 0; i < N; i++)
+        assert_string_equal(
+            claim_ids(st, (claim_opts){.executor = i % 2 ? "b" : "a", .max = 1},
+                      buf, sizeof buf),
+            ids[i]);
+    vclock.t += LEASE + 1; /* every lease lapsed */
+    for (int i = 0; i < N; i += 2)
+        if (i % 3 != 0) /* a still holds these */
+            held[nheld++] = ids[i];
+    for (int i = 0; i < N; i++)
+        if (i % 2 || i % 3 == 0)
+            len += (size_t) snprintf(want + len, sizeof want - len, "%s%s",
+                                     len ? " " : "", ids[i]);
+    assert_string_equal(
+        claim_ids(st,
+                  (claim_opts){.executor = "a", .held = held, .nheld = nheld},
+                  buf, sizeof buf),
+        want);
+    /* What a holds is still a's, and still running; another executor,
+     * which holds none of them, recovers them. */
+    for (size_t k = 0; k < nheld; k++) {
+        sked_run r;
+        get(st, held[k], &r);
+        assert_string_equal(r.executor, "a");
+        assert_int_equal(r.attempts, 1);
+        sked__run_done(&r);
+    }
+    vclock.t += LEASE + 1;
+    assert_int_equal(strlen(claim_ids(st, (claim_opts){.executor = "c"}, buf,
+                                      sizeof buf)) > 0,
+                     1);
+    sked_run r;
+    get(st, held[0], &r);
+    assert_string_equal(r.executor, "c");
+    sked__run_done(&r);
+}
 
 /* SPEC 4.2: a run whose lease expired is recovered by another executor;
  * the step its dead executor left running is closed, and the dead one's
@@ -1473,6 +1532,7 @@ int main(void)
         T_(test_claim_rate_limit),
         T_(test_claim_caps),
         T_(test_lease_recovery),
+        T_(test_held_not_recovered),
         T_(test_renew),
         T_(test_release),
         T_(test_ops_batch),

@@ -748,6 +748,59 @@ static void test_notify_wakes_other_engine(void **state)
     sked_engine_close(a);
 }
 
+/* Open an engine of app APP on the test database; NULL when it fails
+ * (ERR says why). */
+static sked_engine *open_app(const char *app, sked_error *err)
+{
+    sked_engine_options o = {.db_url = db_url,
+                             .tzdir = SKED_TEST_DATA "/zoneinfo",
+                             .clock = &clock_,
+                             .app = app};
+    sked_engine *e = NULL;
+
+    return sked_engine_open(&o, &e, err) == 0 ? e : NULL;
+}
+
+/* SPEC 3.5: each program syncs and prunes its own app's code schedules
+ * only; an empty set empties its app, not the database. */
+static void test_sync_apps(void **state)
+{
+    sked_engine *p1 = open_app("p1", NULL), *p2 = open_app("p2", NULL);
+    sked_schedule set[3];
+    sked_error err;
+    char name[16];
+
+    (void) state;
+    assert_non_null(p1);
+    assert_non_null(p2);
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "s%d", i);
+        sked_schedule_init(&set[i]);
+        set[i].name = strdup(name);
+        set[i].workflow = strdup("w");
+        set[i].cron = strdup("0 9 * * *");
+    }
+    assert_int_equal(sked_engine_sync(p1, set, 2, &err), 0);
+    assert_int_equal(sked_engine_sync(p2, &set[2], 1, &err), 0);
+    assert_int_equal(sked_engine_sync(p1, NULL, 0, &err), 0);
+    sked_schedule got;
+    assert_int_equal(sked_engine_schedule_get(p2, "s0", &got, NULL),
+                     SKED_ENOTFOUND);
+    assert_int_equal(sked_engine_schedule_get(p2, "s2", &got, NULL), 0);
+    assert_string_equal(got.app, "p2");
+    sked_schedule_done(&got);
+    /* p2 may not take p1's names while p1 has them. */
+    assert_int_equal(sked_engine_sync(p1, set, 1, &err), 0);
+    assert_int_equal(sked_engine_sync(p2, set, 1, &err), SKED_ECONFLICT);
+    for (int i = 0; i < 3; i++)
+        sked_schedule_done(&set[i]);
+    sked_engine_close(p1);
+    sked_engine_close(p2);
+    /* An app is a name. */
+    assert_null(open_app("no such/app", &err));
+    assert_string_equal(err.field, "app");
+}
+
 /* The value of the metric line NAME (with its labels) in TEXT, or -1. */
 static double metric(const char *text, const char *name)
 {
@@ -870,6 +923,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_thread_fires, setup, teardown),
         cmocka_unit_test_setup_teardown(test_notify_wakes_other_engine, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_sync_apps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_metrics_from_payloads, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_metrics_clock_skew, setup,

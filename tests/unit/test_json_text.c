@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* sked's two JSON writers against jansson's own json_dumps: for every
- * value, the same text byte for byte.
- *   - The API's (src/http/json_text.c): random trees of every type, with
- *     strings full of what needs escaping (quotes, backslashes, every
- *     control character, multibyte UTF-8, NUL), keys likewise, integers
- *     at their extremes and reals of every magnitude.
+ * value, the same text byte for byte, but for reals, which are written
+ * as their shortest decimal (base/dtoa.h, tested in test_dtoa.c).
+ *   - The one writer of answers, stored JSON and the CLI's output
+ *     (src/base/json_text.c): random trees of every type, with strings
+ *     full of what needs escaping (quotes, backslashes, every control
+ *     character, multibyte UTF-8, NUL), keys likewise, integers at their
+ *     extremes and reals of every magnitude, in each layout (compact,
+ *     sorted keys, indented); reals read back as the same double.
  *   - The event payloads' (src/base/json_obj.c): random flat objects of
  *     the same values built both ways; a string that is not UTF-8 (which
  *     jansson refuses) comes out with U+FFFD for each bad byte; a
- *     duration is the exact decimal of its seconds, read back as the
- *     double jansson would have written.
+ *     duration is the shortest text of its seconds, read back as the
+ *     double US / 1e6.
  * And the member scan (src/base/json_scan.c) against json_loads: on
  * random objects written compact and indented, every member is found
  * with jansson's value, a missing one is absent, and it answers "cannot
@@ -27,9 +30,10 @@
 
 #include <cmocka.h>
 
+#include "base/dtoa.h"
 #include "base/json_obj.h"
 #include "base/json_scan.h"
-#include "http/json_text.h"
+#include "base/json_text.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 
@@ -133,18 +137,113 @@ static json_t *random_value(int depth)
     }
 }
 
+/* A marker no random string holds (U+FFFE): a real's place in jansson's
+ * text, while its digits are sked__dtoa's. */
+#define MARK "\xef\xbf\xbe"
+
+/* A copy of J with each real replaced by the string MARK digits MARK. */
+static json_t *marked(const json_t *j)
+{
+    char num[SKED_DTOA_MAX], text[SKED_DTOA_MAX + 8];
+    const char *key;
+    json_t *v, *c;
+    size_t i;
+
+    switch (json_typeof(j)) {
+    case JSON_REAL:
+        sked__dtoa(json_real_value(j), num);
+        snprintf(text, sizeof text, MARK "%s" MARK, num);
+        return json_string(text);
+    case JSON_ARRAY:
+        c = json_array();
+        json_array_foreach(j, i, v) json_array_append_new(c, marked(v));
+        return c;
+    case JSON_OBJECT:
+        c = json_object();
+        json_object_foreach((json_t *) j, key, v)
+            json_object_set_new_nocheck(c, key, marked(v));
+        return c;
+    default:
+        return json_deep_copy(j);
+    }
+}
+
+/* jansson's text of J with FLAGS, but reals written by sked__dtoa. */
+static char *want_text(const json_t *j, size_t flags)
+{
+    json_t *m = marked(j);
+    char *t = json_dumps(m, flags | JSON_ENCODE_ANY), *r = t, *w = t;
+
+    json_decref(m);
+    assert_non_null(t);
+    while (*r) {
+        if (strncmp(r, "\"" MARK, 4) == 0 || strncmp(r, MARK "\"", 4) == 0)
+            r += 4;
+        else
+            *w++ = *r++;
+    }
+    *w = '\0';
+    return t;
+}
+
+/* sked__json_write's text of J for each layout is jansson's for the
+ * same value, reals aside. */
 static void check_same(const json_t *j)
 {
-    char *want = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
-    size_t len = 0;
-    char *got = sked__json_text(j, &len);
+    static const struct {
+        unsigned ours;
+        size_t theirs;
+    } layouts[] = {
+        {0, JSON_COMPACT},
+        {SKED_JSON_SORTED, JSON_COMPACT | JSON_SORT_KEYS},
+        {SKED_JSON_PRETTY, JSON_INDENT(2)},
+        {SKED_JSON_PRETTY | SKED_JSON_SORTED, JSON_INDENT(2) | JSON_SORT_KEYS},
+    };
 
-    assert_non_null(want);
-    assert_non_null(got);
-    assert_string_equal(got, want);
-    assert_int_equal(len, strlen(want));
-    free(want);
-    free(got);
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        char *want = want_text(j, layouts[i].theirs);
+        size_t len = 0;
+        char *got = sked__json_write(j, layouts[i].ours, &len);
+
+        assert_non_null(got);
+        assert_string_equal(got, want);
+        assert_int_equal(len, strlen(want));
+        free(want);
+        free(got);
+    }
+}
+
+/* With no real in it, the compact text is json_dumps's byte for byte,
+ * and a real reads back as the same double. */
+static void test_reals_read_back(void **state)
+{
+    (void) state;
+    for (int i = 0; i < 20000; i++) {
+        double d = random_real();
+        json_t *j = json_pack("[f]", d);
+        char *t = sked__json_text(j, NULL);
+        json_t *back = json_loads(t, 0, NULL);
+        double r = json_real_value(json_array_get(back, 0));
+
+        assert_true(json_is_real(json_array_get(back, 0)));
+        assert_memory_equal(&r, &d, sizeof d);
+        json_decref(back);
+        json_decref(j);
+        free(t);
+    }
+}
+
+/* The example of the defect: 17 digits where 4 say it. */
+static void test_reals_shortest(void **state)
+{
+    json_t *j = json_pack("{s:f, s:f, s:f}", "duration_secs", 0.004439, "a",
+                          2.0, "b", 0.1);
+    char *t = sked__json_text(j, NULL);
+
+    (void) state;
+    assert_string_equal(t, "{\"duration_secs\":0.004439,\"a\":2.0,\"b\":0.1}");
+    free(t);
+    json_decref(j);
 }
 
 static void test_random_trees(void **state)
@@ -236,8 +335,8 @@ static void test_obj_random(void **state)
 
 /* Not UTF-8: each bad byte is U+FFFD; the rest is kept. The object is
  * valid JSON that jansson reads back. */
-/* Durations: the exact decimal of the seconds, with one to six places,
- * which reads back as the double US / 1e6. */
+/* Durations: the shortest text of their seconds, read back as the
+ * double US / 1e6. */
 static void test_obj_secs(void **state)
 {
     static const int64_t edges[] = {
@@ -260,18 +359,25 @@ static void test_obj_secs(void **state)
         assert_true(json_is_real(v)); /* read back as a real */
         if (us > -(INT64_C(1) << 53) && us < (INT64_C(1) << 53))
             assert_true(json_real_value(v) == (double) us / 1e6);
-        /* The digits are the value's own: seconds, then 1-6 places,
-         * no trailing zero but the one after the point. */
-        const char *t = strchr(got, ':') + 1, *dot = strchr(t, '.');
-        size_t places = strlen(dot + 1) - 1; /* the closing brace */
-        assert_true(places >= 1 && places <= 6);
-        assert_true(places == 1 || dot[places] != '0');
-        char back[48];
-        snprintf(back, sizeof back, "%s%" PRIu64 ".%06" PRIu64,
-                 us < 0 ? "-" : "",
-                 (us < 0 ? 0 - (uint64_t) us : (uint64_t) us) / 1000000,
-                 (us < 0 ? 0 - (uint64_t) us : (uint64_t) us) % 1000000);
-        assert_memory_equal(t, back, (size_t) (dot - t) + 1 + places);
+        /* The text is the shortest of the double nearest to the exact
+         * decimal, which below 10^15 us is that decimal, trailing zeros
+         * cut to one place. */
+        uint64_t m = us < 0 ? 0 - (uint64_t) us : (uint64_t) us;
+        char exact[48], want[SKED_DTOA_MAX];
+        size_t n =
+            (size_t) snprintf(exact, sizeof exact, "%s%" PRIu64 ".%06" PRIu64,
+                              us < 0 ? "-" : "", m / 1000000, m % 1000000);
+        size_t wn = sked__dtoa(strtod(exact, NULL), want);
+        const char *t = strchr(got, ':') + 1;
+        assert_int_equal(strlen(t) - 1, wn); /* the closing brace */
+        assert_memory_equal(t, want, wn);
+        while (m < UINT64_C(1000000000000000) && exact[n - 1] == '0' &&
+               exact[n - 2] != '.')
+            n--;
+        if (m < UINT64_C(1000000000000000)) {
+            assert_int_equal(wn, n);
+            assert_memory_equal(t, exact, n);
+        }
         json_decref(j);
         free(got);
     }
@@ -450,6 +556,8 @@ int main(void)
         cmocka_unit_test(test_random_trees),
         cmocka_unit_test(test_every_control_character),
         cmocka_unit_test(test_empty_and_nested),
+        cmocka_unit_test(test_reals_read_back),
+        cmocka_unit_test(test_reals_shortest),
         cmocka_unit_test(test_obj_random),
         cmocka_unit_test(test_obj_secs),
         cmocka_unit_test(test_obj_bad_utf8),
