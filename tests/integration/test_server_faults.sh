@@ -323,13 +323,17 @@ fault_pg_down() {
     wait_ready "$url_a" 200 30 || fail "pg_flight readyz 200" "$(readyz "$url_a")"
     in_flight_done "$db" "$t_stop" 15
     check "pg_flight runs before the stop left unfinished" "$unfinished" 0
+    [ "$unfinished" = 0 ] ||
+        q "$db" "SELECT id, status FROM runs WHERE schedule = 'g-slow'
+                 AND created_at < $t_stop AND status <> 'completed'" >&2
     check "pg_flight runs recovered" "$(q "$db" "SELECT count(*) FROM events
         WHERE type = 'run.recovered'")" 0
     check "pg_flight steps started twice" "$(q "$db" "SELECT count(*) FROM
         (SELECT subject FROM events WHERE type = 'step.started'
          GROUP BY subject HAVING count(*) > 1) AS twice")" 0
     echo "pg_flight: $(q "$db" "SELECT count(*) FROM runs WHERE
-        created_at < $t_stop") runs created before the stop"
+        schedule = 'g-slow' AND created_at < $t_stop") runs created before" \
+        "the stop"
 
     # Stopped while the database is away, with runs in flight whose
     # results wait for it: the server still stops, promptly.
@@ -342,13 +346,14 @@ fault_pg_down() {
     SKED_PG_DIR=$pgdir bash "$pgsh" stop
 }
 
-# in_flight_done DB T SECONDS: wait at most SECONDS until every run DB
-# created before T (µs) has completed; unfinished is how many have not.
+# in_flight_done DB T SECONDS: wait at most SECONDS until every run of
+# g-slow created before T (µs) has completed; unfinished is how many have
+# not.
 in_flight_done() {
     local deadline=$((SECONDS + $3))
     while :; do
         unfinished=$(q "$1" "SELECT count(*) FROM runs WHERE created_at < $2
-                             AND status <> 'completed'")
+                             AND schedule = 'g-slow' AND status <> 'completed'")
         [ "$unfinished" = 0 ] || [ $SECONDS -ge $deadline ] && return
         sleep 0.2
     done
