@@ -9,7 +9,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build run tour test bench fuzz san lint install clean
+.PHONY: all deps configure build run tour test bench chaos fuzz san lint install clean
 
 all: build
 
@@ -42,6 +42,11 @@ san: deps
 
 bench: build
 	@scripts/bench.sh $(BUILD)
+
+# Real servers under random faults for CHAOS_MINUTES (default 10); not
+# part of `make test` (tests/chaos/chaos.sh, docs/development.md).
+chaos: build
+	@tests/chaos/chaos.sh $(BUILD)
 
 fuzz: deps
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -27,15 +27,169 @@
 # bench_sse.sh: 1,000 idle event streams against a real server, target
 # <= 50 MB of extra server RSS.
 # Ratios matter more than raw times: these machines are shared and noisy.
+# The figures of a run are kept in BUILD_DIR/bench.out; --summary prints
+# the comparison again from such a file without running anything. The
+# summary's awk programs keep to POSIX awk (mawk, Debian's default, and
+# gawk): a comparison inside a print's arguments is parenthesised, or
+# mawk reads its ">" as a redirection.
 # Usage: scripts/bench.sh BUILD_DIR   (make bench runs scripts/bench.sh build)
+#        scripts/bench.sh --summary FILE
 set -euo pipefail
 
-build=${1:?usage: scripts/bench.sh BUILD_DIR}
+usage="usage: scripts/bench.sh BUILD_DIR | --summary FILE"
 here=$(cd "$(dirname "$0")/.." && pwd)
-out=$(mktemp)
+
+# summary FILE: print every comparison from the bench lines of FILE.
+summary() {
+    local out=$1
+    echo
+    echo "== sked against its peers (chained next; ratio = peer time / sked time)"
+    awk -F'\t' '
+    $1 != "bench" { next }
+    $2 == "sked"     { key = $3 "\t" $4; order[++n] = key; parse[key] = $5; sked[key] = $6 }
+    $2 == "croner"   { croner[$3 "\t" $4] = $6 }
+    $2 == "croniter" { croniter[$3 "\t" $4] = $6 }
+    function ratio(peer_us, sked_ns) {
+        return (peer_us == "" || sked_ns <= 0) ? "" : peer_us * 1000 / sked_ns
+    }
+    function show(v, f) { return v == "" ? "-" : sprintf(f, v) }
+    END {
+        printf "%-16s %-17s %8s %9s %10s %9s %10s %9s\n", "expression", "zone",
+            "sked ns", "croner us", "croner/sk", "citer us", "citer/sk", "parse ns"
+        ok_croner = ok_croniter = ok_parse = 1
+        for (i = 1; i <= n; i++) {
+            k = order[i]; split(k, f, "\t")
+            rc = ratio(croner[k], sked[k]); ri = ratio(croniter[k], sked[k])
+            if (rc == "" || rc < 100) ok_croner = 0
+            if (ri == "" || ri < 300) ok_croniter = 0
+            if (parse[k] >= 2000) ok_parse = 0
+            printf "%-16s %-17s %8.1f %9s %10s %9s %10s %9.1f\n", f[1], f[2],
+                sked[k], show(croner[k], "%.2f"), show(rc, "%.0fx"),
+                show(croniter[k], "%.2f"), show(ri, "%.0fx"), parse[k]
+        }
+        print ""
+        printf "target sked >= 100x faster than croner on every expression: %s\n",
+            ok_croner ? "met" : "NOT met"
+        printf "target sked >= 300x faster than croniter on every expression: %s\n",
+            ok_croniter ? "met" : "NOT met"
+        printf "target parse < 2 us on every expression: %s\n",
+            ok_parse ? "met" : "NOT met"
+    }' "$out"
+
+    echo
+    echo "== run inserts: sked against a plain prepared-INSERT loop (ratio = sked / plain)"
+    awk -F'\t' '
+    $1 != "bench" || $2 != "store" { next }
+    {
+        n++
+        printf "%-9s batch %5d  plain %9.0f/s  sked %9.0f/s  %5.2f\n", $3, $4, $5, $6, $7
+        if ($4 > 1 && $7 < 0.8) bad = 1
+    }
+    END {
+        if (n == 0) { print "bench_store: no figures"; exit }
+        printf "target batched inserts >= 80%% of the plain loop: %s\n",
+            bad ? "NOT met" : "met"
+    }' "$out"
+
+    echo
+    echo "== execution: no-op runs claimed and recorded (bench_run)"
+    awk -F'\t' '
+    $1 != "bench" || $2 != "run" { next }
+    {
+        n++
+        printf "%-9s batch %5d  executors %2d  %9.0f runs/s  claim %7.2f ms  ops %7.2f ms\n", $3, $4, $5, $6, $7, $8
+        if ($4 == 1000 && $6 > best[$3]) best[$3] = $6
+    }
+    END {
+        if (n == 0) { print "bench_run: no figures"; exit }
+        printf "target >= 10,000 runs/s on SQLite: %s\n",
+            (best["sqlite"] >= 10000 ? "met" : "NOT met")
+        if ("postgres" in best)
+            printf "target >= 15,000 runs/s on PostgreSQL: %s\n",
+                (best["postgres"] >= 15000 ? "met" : "NOT met")
+    }' "$out"
+
+    echo
+    echo "== the scheduler (bench_fire)"
+    awk -F'\t' '
+    $1 != "bench" { next }
+    $2 == "fire_load" { n++; printf "load  %-9s %8d schedules  %6.2f s  %6.1f MB\n", $3, $4, $5, $6
+        if ($4 >= 1000000 && ($5 > 5 || $6 > 300)) bad_load = 1
+        if ($4 >= 1000000) seen_load = 1 }
+    $2 == "fire_rate" { n++; printf "rate  %-9s %8d due at once  %9.0f occurrences/s\n", $3, $4, $5
+        if (($3 == "sqlite" && $5 < 50000) || ($3 == "postgres" && $5 < 10000)) bad_rate = 1 }
+    $2 == "fire_lag" { n++; printf "lag   %-9s %5d firings/s  p50 %.2f ms  p99 %.2f ms\n", $3, $4, $5, $6
+        if ($6 > 20) bad_lag = 1 }
+    $2 == "fire_idle" { n++; printf "idle  %-9s %8d schedules  %.2f%% of a core\n", $3, $4, $5
+        if ($5 >= 1) bad_idle = 1 }
+    END {
+        if (n == 0) { print "bench_fire: no figures"; exit }
+        printf "target 1M schedules loaded in <= 5 s and <= 300 MB: %s\n",
+            !seen_load ? "not measured" : bad_load ? "NOT met" : "met"
+        printf "target >= 50,000/s on SQLite, >= 10,000/s on PostgreSQL: %s\n",
+            bad_rate ? "NOT met" : "met"
+        printf "target fire lag p99 <= 20 ms at 1,000/s: %s\n", bad_lag ? "NOT met" : "met"
+        printf "target idle < 1%% of a core: %s\n", bad_idle ? "NOT met" : "met"
+    }' "$out"
+
+    echo
+    echo "== execution (bench_exec; the peer: graphile-worker on the same PostgreSQL)"
+    awk -F'\t' '
+    $1 != "bench" { next }
+    $2 == "exec_runs" { n++; rate[$3 "\t" $4] = $6
+        printf "runs  %-9s %2d workers  %9.0f runs/s\n", $3, $4, $6
+        if ($3 == "sqlite" && $6 > best_sqlite) best_sqlite = $6
+        if ($3 == "postgres" && $6 > best_pg) best_pg = $6 }
+    $2 == "graphile" { g++
+        printf "peer  graphile  %-11s %2d concurrency  %9.0f jobs/s\n", $3, $4, $6
+        if ($6 > best_peer) best_peer = $6 }
+    $2 == "exec_step" { n++; step = $5
+        printf "step  %-9s exec %.3f ms, C %.3f ms per step\n", $3, $5, $6
+        if ($5 - $6 > 2) bad_step = 1 }
+    END {
+        if (n == 0) { print "bench_exec: no figures"; exit }
+        printf "target SQLite >= 10,000 runs/s: %s\n",
+            (best_sqlite >= 10000 ? "met" : "NOT met")
+        if (best_pg > 0 && best_peer > 0)
+            printf "target PostgreSQL ahead of graphile-worker: sked %.0f/s, graphile %.0f/s (%.2fx): %s\n",
+                best_pg, best_peer, best_pg / best_peer, (best_pg > best_peer ? "met" : "NOT met")
+        else
+            print "target PostgreSQL ahead of graphile-worker: not measured"
+        printf "target exec step overhead <= 2 ms: %s\n", bad_step ? "NOT met" : "met"
+    }' "$out"
+
+    echo
+    echo "== the HTTP API (bench_http: wrk, 2 threads, 64 connections, loopback)"
+    awk -F'\t' '
+    $1 != "bench" || $2 != "http" { next }
+    { n++; printf "%-40s %9.0f requests/s  p99 %6.2f ms\n", $3, $4, $5
+      if ($3 ~ /^GET/) { get = 1; if ($4 < 20000 || $5 > 5) bad_get = 1 } }
+    END {
+        if (n == 0) { print "bench_http: no figures"; exit }
+        printf "target GET schedule >= 20,000 requests/s with p99 <= 5 ms: %s\n",
+            !get ? "not measured" : bad_get ? "NOT met" : "met"
+    }' "$out"
+
+    echo "== the event streams (bench_sse: idle SSE clients, loopback)"
+    awk -F'\t' '
+    $1 == "bench" && $2 == "sse" { n++; printf "%d clients: extra server RSS %.1f MB, one event delivered to %d\n", $3, $4, $5
+      if ($3 < 1000 || $4 > 50 || $5 < $3) bad = 1 }
+    END {
+        if (n == 0) { print "bench_sse: no figures"; exit }
+        printf "target 1,000 idle streams <= 50 MB of RSS, each gets the event: %s\n",
+            bad ? "NOT met" : "met"
+    }' "$out"
+}
+
+if [ "${1:-}" = --summary ]; then
+    summary "${2:?$usage}"
+    exit
+fi
+build=${1:?$usage}
+out=$build/bench.out
+: >"$out"
 pg_started=0
 cleanup() {
-    rm -f "$out"
     if [ "$pg_started" = 1 ]; then
         SKED_PG_DIR="$build/pg-bench" "$here/scripts/pg.sh" stop
     fi
@@ -94,140 +248,4 @@ else
     echo "== graphile-worker: not installed (scripts/deps.sh), skipped"
 fi
 
-echo
-echo "== sked against its peers (chained next; ratio = peer time / sked time)"
-awk -F'\t' '
-$1 != "bench" { next }
-$2 == "sked"     { key = $3 "\t" $4; order[++n] = key; parse[key] = $5; sked[key] = $6 }
-$2 == "croner"   { croner[$3 "\t" $4] = $6 }
-$2 == "croniter" { croniter[$3 "\t" $4] = $6 }
-function ratio(peer_us, sked_ns) {
-    return (peer_us == "" || sked_ns <= 0) ? "" : peer_us * 1000 / sked_ns
-}
-function show(v, f) { return v == "" ? "-" : sprintf(f, v) }
-END {
-    printf "%-16s %-17s %8s %9s %10s %9s %10s %9s\n", "expression", "zone",
-        "sked ns", "croner us", "croner/sk", "citer us", "citer/sk", "parse ns"
-    ok_croner = ok_croniter = ok_parse = 1
-    for (i = 1; i <= n; i++) {
-        k = order[i]; split(k, f, "\t")
-        rc = ratio(croner[k], sked[k]); ri = ratio(croniter[k], sked[k])
-        if (rc == "" || rc < 100) ok_croner = 0
-        if (ri == "" || ri < 300) ok_croniter = 0
-        if (parse[k] >= 2000) ok_parse = 0
-        printf "%-16s %-17s %8.1f %9s %10s %9s %10s %9.1f\n", f[1], f[2],
-            sked[k], show(croner[k], "%.2f"), show(rc, "%.0fx"),
-            show(croniter[k], "%.2f"), show(ri, "%.0fx"), parse[k]
-    }
-    print ""
-    printf "target sked >= 100x faster than croner on every expression: %s\n",
-        ok_croner ? "met" : "NOT met"
-    printf "target sked >= 300x faster than croniter on every expression: %s\n",
-        ok_croniter ? "met" : "NOT met"
-    printf "target parse < 2 us on every expression: %s\n",
-        ok_parse ? "met" : "NOT met"
-}' "$out"
-
-echo
-echo "== run inserts: sked against a plain prepared-INSERT loop (ratio = sked / plain)"
-awk -F'\t' '
-$1 != "bench" || $2 != "store" { next }
-{
-    n++
-    printf "%-9s batch %5d  plain %9.0f/s  sked %9.0f/s  %5.2f\n", $3, $4, $5, $6, $7
-    if ($4 > 1 && $7 < 0.8) bad = 1
-}
-END {
-    if (n == 0) { print "bench_store: no figures"; exit }
-    printf "target batched inserts >= 80%% of the plain loop: %s\n",
-        bad ? "NOT met" : "met"
-}' "$out"
-
-echo
-echo "== execution: no-op runs claimed and recorded (bench_run)"
-awk -F'\t' '
-$1 != "bench" || $2 != "run" { next }
-{
-    n++
-    printf "%-9s batch %5d  executors %2d  %9.0f runs/s  claim %7.2f ms  ops %7.2f ms\n", $3, $4, $5, $6, $7, $8
-    if ($4 == 1000 && $6 > best[$3]) best[$3] = $6
-}
-END {
-    if (n == 0) { print "bench_run: no figures"; exit }
-    printf "target >= 10,000 runs/s on SQLite: %s\n",
-        best["sqlite"] >= 10000 ? "met" : "NOT met"
-    if ("postgres" in best)
-        printf "target >= 15,000 runs/s on PostgreSQL: %s\n",
-            best["postgres"] >= 15000 ? "met" : "NOT met"
-}' "$out"
-
-echo
-echo "== the scheduler (bench_fire)"
-awk -F'\t' '
-$1 != "bench" { next }
-$2 == "fire_load" { n++; printf "load  %-9s %8d schedules  %6.2f s  %6.1f MB\n", $3, $4, $5, $6
-    if ($4 >= 1000000 && ($5 > 5 || $6 > 300)) bad_load = 1
-    if ($4 >= 1000000) seen_load = 1 }
-$2 == "fire_rate" { n++; printf "rate  %-9s %8d due at once  %9.0f occurrences/s\n", $3, $4, $5
-    if (($3 == "sqlite" && $5 < 50000) || ($3 == "postgres" && $5 < 10000)) bad_rate = 1 }
-$2 == "fire_lag" { n++; printf "lag   %-9s %5d firings/s  p50 %.2f ms  p99 %.2f ms\n", $3, $4, $5, $6
-    if ($6 > 20) bad_lag = 1 }
-$2 == "fire_idle" { n++; printf "idle  %-9s %8d schedules  %.2f%% of a core\n", $3, $4, $5
-    if ($5 >= 1) bad_idle = 1 }
-END {
-    if (n == 0) { print "bench_fire: no figures"; exit }
-    printf "target 1M schedules loaded in <= 5 s and <= 300 MB: %s\n",
-        !seen_load ? "not measured" : bad_load ? "NOT met" : "met"
-    printf "target >= 50,000/s on SQLite, >= 10,000/s on PostgreSQL: %s\n",
-        bad_rate ? "NOT met" : "met"
-    printf "target fire lag p99 <= 20 ms at 1,000/s: %s\n", bad_lag ? "NOT met" : "met"
-    printf "target idle < 1%% of a core: %s\n", bad_idle ? "NOT met" : "met"
-}' "$out"
-
-echo
-echo "== execution (bench_exec; the peer: graphile-worker on the same PostgreSQL)"
-awk -F'\t' '
-$1 != "bench" { next }
-$2 == "exec_runs" { n++; rate[$3 "\t" $4] = $6
-    printf "runs  %-9s %2d workers  %9.0f runs/s\n", $3, $4, $6
-    if ($3 == "sqlite" && $6 > best_sqlite) best_sqlite = $6
-    if ($3 == "postgres" && $6 > best_pg) best_pg = $6 }
-$2 == "graphile" { g++
-    printf "peer  graphile  %-11s %2d concurrency  %9.0f jobs/s\n", $3, $4, $6
-    if ($6 > best_peer) best_peer = $6 }
-$2 == "exec_step" { n++; step = $5
-    printf "step  %-9s exec %.3f ms, C %.3f ms per step\n", $3, $5, $6
-    if ($5 - $6 > 2) bad_step = 1 }
-END {
-    if (n == 0) { print "bench_exec: no figures"; exit }
-    printf "target SQLite >= 10,000 runs/s: %s\n",
-        best_sqlite >= 10000 ? "met" : "NOT met"
-    if (best_pg > 0 && best_peer > 0)
-        printf "target PostgreSQL ahead of graphile-worker: sked %.0f/s, graphile %.0f/s (%.2fx): %s\n",
-            best_pg, best_peer, best_pg / best_peer, best_pg > best_peer ? "met" : "NOT met"
-    else
-        print "target PostgreSQL ahead of graphile-worker: not measured"
-    printf "target exec step overhead <= 2 ms: %s\n", bad_step ? "NOT met" : "met"
-}' "$out"
-
-echo
-echo "== the HTTP API (bench_http: wrk, 2 threads, 64 connections, loopback)"
-awk -F'\t' '
-$1 != "bench" || $2 != "http" { next }
-{ n++; printf "%-40s %9.0f requests/s  p99 %6.2f ms\n", $3, $4, $5
-  if ($3 ~ /^GET/) { get = 1; if ($4 < 20000 || $5 > 5) bad_get = 1 } }
-END {
-    if (n == 0) { print "bench_http: no figures"; exit }
-    printf "target GET schedule >= 20,000 requests/s with p99 <= 5 ms: %s\n",
-        !get ? "not measured" : bad_get ? "NOT met" : "met"
-}' "$out"
-
-echo "== the event streams (bench_sse: idle SSE clients, loopback)"
-awk -F'\t' '
-$1 == "bench" && $2 == "sse" { n++; printf "%d clients: extra server RSS %.1f MB, one event delivered to %d\n", $3, $4, $5
-  if ($3 < 1000 || $4 > 50 || $5 < $3) bad = 1 }
-END {
-    if (n == 0) { print "bench_sse: no figures"; exit }
-    printf "target 1,000 idle streams <= 50 MB of RSS, each gets the event: %s\n",
-        bad ? "NOT met" : "met"
-}' "$out"
+summary "$out"

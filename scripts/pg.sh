@@ -9,7 +9,7 @@
 #   scripts/pg.sh db NAME      (re)create database NAME, print its URL
 #   scripts/pg.sh status       exit 0 when running, 3 when not
 #   scripts/pg.sh restart      a fast restart (pg_ctl restart -m fast):
-#                              every session is cut, the data stays
+#                              every connection is cut, the data stays
 #
 # The state lives in $SKED_PG_DIR (default: $TMPDIR/sked-pg-$USER): the
 # cluster, a private unix socket directory (no TCP), the port, the log and
@@ -191,7 +191,7 @@ recreate_db() {
     print_url "$name"
 }
 
-# A fast restart, as an operator's `pg_ctl restart -m fast`: sessions are
+# A fast restart, as an operator's `pg_ctl restart -m fast`: connections are
 # terminated, the server shuts down cleanly and starts again at once.
 restart() {
     local c

@@ -96,6 +96,19 @@ SKED_API int sked_workflow_set_timeout(sked_workflow *w, sked_dur seconds,
 SKED_API int sked_workflow_set_parallelism(sked_workflow *w, int n,
                                            sked_error *err);
 
+/* What the workflow's commands inherit of the environment of the process
+ * running them (a server's exec steps; docs/execution.md "The step
+ * environment"): with ALL, all of it, else the N variables NAMES (copied;
+ * N 0: none, the default). A command always gets a small base (PATH,
+ * HOME, USER, LOGNAME, SHELL, LANG, TZ), its step's env and the SKED_ run
+ * variables; variables named SKED_* (sked's configuration: SKED_DB,
+ * SKED_TOKEN, SKED_SERVER) are never inherited. Returns 0, SKED_EINVAL
+ * (field "env_inherit[I]": not a variable name, or one beginning with
+ * SKED_; W unchanged), SKED_ENOMEM. */
+SKED_API int sked_workflow_set_env_inherit(sked_workflow *w, bool all,
+                                           const char *const *names, size_t n,
+                                           sked_error *err);
+
 /* Append a step NAME running FN. OPTS may be NULL. Names are unique
  * within the workflow; NEEDS must name steps added before (so the steps
  * always form a DAG). Returns 0, SKED_EINVAL (field "name", "needs",

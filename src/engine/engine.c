@@ -88,8 +88,9 @@ void sked__engine_deliver(void *ctx, const sked_event *ev, size_t n)
             s->fn(s->ctx, &v);
         }
     pthread_mutex_unlock(&e->sub_mu);
-    /* The workers only after the subscribers: woken first, they claimed
-     * the run and delivered its run.started before its run.created. */
+    /* The workers after the subscribers: the run.created of the runs they
+     * are woken for is already out. (A worker awake anyway may claim a
+     * run before that; its run.started then waits: base/order.h.) */
     for (size_t i = 0; i < n; i++)
         if (strcmp(ev[i].type, "run.created") == 0) {
             sked__workers_wake(e->workers);
@@ -213,7 +214,8 @@ static int open_parts(sked_engine *e, const sked_engine_options *o,
     sked_loop_options lo = {.clock = e->clock,
                             .tick = e->tick,
                             .emit = sked__engine_deliver,
-                            .emit_ctx = e};
+                            .emit_ctx = e,
+                            .order = &e->order};
     int rc = sked_tzdb_open(o->tzdir, &e->tzdb, err);
 
     if (rc == 0 && sked__registry_new(&e->registry) != 0)
@@ -248,7 +250,13 @@ int sked_engine_open(const sked_engine_options *opts, sked_engine **out,
         free(e);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
+    if (sked__order_init(&e->order) != 0) {
+        (void) pthread_mutex_destroy(&e->sub_mu);
+        free(e);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
     if (sked__metrics_new(&e->metrics) != 0) {
+        sked__order_done(&e->order);
         (void) pthread_mutex_destroy(&e->sub_mu);
         free(e);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -295,6 +303,7 @@ void sked_engine_close(sked_engine *e)
         free(s);
     }
     (void) pthread_mutex_destroy(&e->sub_mu);
+    sked__order_done(&e->order);
     sked__metrics_free(e->metrics);
     free(e->node_id);
     free(e->app);
@@ -465,18 +474,23 @@ static void run_of(const sked_schedule *s, const char *id, const char *key,
         r->serial_key = key;
 }
 
-/* Create the runs RUNS (N) and deliver their events. */
-static int create_runs(sked_engine *e, const sked_run_new *runs, size_t n,
-                       bool strict, sked_run_insert_state *state,
-                       sked_error *err)
+int sked__engine_runs_create(sked_engine *e, const sked_run_new *runs, size_t n,
+                             bool strict, sked_run_insert_state *state,
+                             sked_error *err)
 {
+    sked_order_ticket t;
     sked_event *ev = NULL;
     size_t nev = 0;
-    int rc = sked__store_runs_create(e->store, runs, n, strict, state, &ev,
-                                     &nev, err);
+    int rc;
 
+    /* A worker may claim the runs as soon as they are committed: its
+     * run.started waits for these run.created (base/order.h). */
+    sked__order_take(&e->order, &t);
+    rc = sked__store_runs_create(e->store, runs, n, strict, state, &ev, &nev,
+                                 err);
     if (rc == 0 && nev > 0)
         sked__engine_deliver(e, ev, nev);
+    sked__order_give(&e->order, &t);
     sked__events_free(ev, nev);
     return rc;
 }
@@ -501,7 +515,7 @@ int sked_engine_trigger(sked_engine *e, const char *name, char **out_run_id,
     (void) snprintf(key, sizeof key, "schedule:%s", name);
     run_of(&s, id, key, true, &r);
     r.trigger = SKED_TRIGGER_MANUAL;
-    rc = create_runs(e, &r, 1, true, NULL, err);
+    rc = sked__engine_runs_create(e, &r, 1, true, NULL, err);
     if (rc == SKED_ECONFLICT)
         rc = sked__error_set(err, rc, "name", -1,
                              "schedule \"%.100s\" has an active run and "
@@ -595,7 +609,7 @@ static int backfill_batch(struct backfill *b, sked_time *t, size_t *done,
     if (rc != 0)
         rc = sked__error_set(err, rc, NULL, -1, NULL);
     else
-        rc = create_runs(b->e, runs, n, false, state, err);
+        rc = sked__engine_runs_create(b->e, runs, n, false, state, err);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         res->created += state[i] == SKED_RUN_INSERTED;
         res->skipped += state[i] != SKED_RUN_INSERTED;

@@ -119,7 +119,8 @@ static sked_exec_env exec_env(sked_engine *e)
                            .journal = e->journal,
                            .registry = e->registry,
                            .clock = e->clock,
-                           .executor = e->node_id};
+                           .executor = e->node_id,
+                           .order = &e->order};
 }
 
 /* What executing needs before the first claim, done once: the registered
@@ -205,16 +206,10 @@ int sked__engine_run_start(sked_engine *e, const char *workflow,
                       .scheduled_for = SKED_TIME_NONE,
                       .not_before = SKED_TIME_NONE,
                       .context = input_json};
-    sked_event *ev = NULL;
-    size_t nev = 0;
     sked_run_insert_state state = SKED_RUN_INSERTED;
-    rc =
-        sked__store_runs_create(e->store, &r, 1, false, &state, &ev, &nev, err);
+    rc = sked__engine_runs_create(e, &r, 1, false, &state, err);
     if (rc == 0 && created)
         *created = state == SKED_RUN_INSERTED;
-    if (rc == 0 && nev > 0)
-        sked__engine_deliver(e, ev, nev);
-    sked__events_free(ev, nev);
     if (rc == 0 && out_run_id && !(*out_run_id = sked__strdup(id)))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     return rc;
@@ -378,7 +373,8 @@ int sked__engine_work(sked_engine *e, size_t max, size_t *done, sked_error *err)
         rc = sked__claim(&(sked_exec_env){.store = e->store,
                                           .registry = e->registry,
                                           .clock = e->clock,
-                                          .executor = e->node_id},
+                                          .executor = e->node_id,
+                                          .order = &e->order},
                          e->lease > 0 ? e->lease : SKED_LEASE_DEFAULT, NULL,
                          NULL, 0, max, sked__engine_deliver, e, &runs, &n, err);
     sked_exec_env env = exec_env(e);

@@ -35,6 +35,7 @@ struct sked_engine {
     char *app;     /* owned: the app of its code schedules */
     pthread_mutex_t sub_mu;
     sked_subscription *subs; /* owned list, under sub_mu */
+    sked_order order;        /* run.created before run.started */
     /* Execution (engine_exec.c). */
     sked_registry *registry; /* owned */
     sked_journal *journal;   /* owned; from start */
@@ -54,6 +55,12 @@ int sked__engine_sync_app(sked_engine *e, const char *app,
 /* Deliver the N committed events EV to every subscriber (engine.c); a
  * run.created wakes the workers. */
 void sked__engine_deliver(void *ctx, const sked_event *ev, size_t n);
+
+/* Create the runs RUNS (N) as sked__store_runs_create does, and deliver
+ * their events, in order before any claim's (base/order.h). */
+int sked__engine_runs_create(sked_engine *e, const sked_run_new *runs, size_t n,
+                             bool strict, sked_run_insert_state *state,
+                             sked_error *err);
 
 /* Replace the workflows E runs with the N of LIST (taken, also on
  * failure; the others are dropped, runs in flight keep theirs) and put

@@ -15,6 +15,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "engine/workflow_int.h"
+#include "exec/step_env.h"
 #include "store/schedule.h"
 
 #define NAME_FIELD_MAX 128
@@ -87,6 +88,7 @@ void sked_workflow_free(sked_workflow *w)
     for (size_t i = 0; i < w->nschedules; i++)
         sked_schedule_done(&w->schedules[i]);
     free(w->schedules);
+    free_strv(w->env_inherit);
     free(w->name);
     free(w->queue);
     free(w->version);
@@ -133,6 +135,35 @@ int sked_workflow_set_timeout(sked_workflow *w, sked_dur seconds,
     w->timeout = seconds;
     w->fail_workflow = fail_workflow;
     w->hard = hard;
+    return 0;
+}
+
+int sked_workflow_set_env_inherit(sked_workflow *w, bool all,
+                                  const char *const *names, size_t n,
+                                  sked_error *err)
+{
+    char field[40], **v = NULL;
+    const char *why;
+
+    if (!w || (n > 0 && !names))
+        return sked__error_set(err, SKED_EINVAL, "env_inherit", -1,
+                               "env_inherit: a workflow and its names");
+    for (size_t i = 0; i < n; i++)
+        if ((why = sked__step_env_inherit_problem(names[i])) != NULL) {
+            (void) snprintf(field, sizeof field, "env_inherit[%zu]", i);
+            return sked__error_set(err, SKED_EINVAL, field, -1, "%s: %s", field,
+                                   why);
+        }
+    if (n > 0 && !(v = sked__calloc(n + 1, sizeof *v)))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t i = 0; i < n; i++)
+        if (!(v[i] = sked__strdup(names[i]))) {
+            free_strv(v);
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        }
+    free_strv(w->env_inherit);
+    w->env_inherit = v;
+    w->env_inherit_all = all;
     return 0;
 }
 

@@ -119,8 +119,10 @@ typedef struct sked_wf_workflow {
     char *queue;   /* arena; NULL: "default" */
     char *version; /* arena; NULL: a hash of the definition */
     sked_wf_timeout timeout;
-    int32_t parallelism; /* default 1 */
-    sked_wf_step *steps; /* arena */
+    int32_t parallelism;      /* default 1 */
+    bool env_inherit_all;     /* env_inherit: true */
+    sked_wf_strs env_inherit; /* env_inherit: [names] */
+    sked_wf_step *steps;      /* arena */
     size_t n_steps;
 } sked_wf_workflow;
 

@@ -14,6 +14,7 @@
 
 #include "engine/workflow_file_int.h"
 #include "exec/def.h"
+#include "exec/step_env.h"
 
 /* ---- actions and steps -------------------------------------------------- */
 
@@ -208,12 +209,41 @@ static const field timeout_fields[] = {
     KEY_END,
 };
 
+static int env_name_item(parser *p, struct fy_node *item, size_t i, void *ctx)
+{
+    sked_wf_strs *out = ctx;
+    const char *why;
+    int rc;
+
+    if ((rc = sked__wf_scalar_text(p, item, "a variable name", &out->v[i])) < 0)
+        return rc;
+    if ((why = sked__step_env_inherit_problem(out->v[i])) != NULL)
+        return sked__wf_fail(p, item, "%s", why);
+    return 0;
+}
+
+/* env_inherit: true, false, or a list of the variables' names. */
+static int read_env_inherit(parser *p, struct fy_node *v, void *obj)
+{
+    sked_wf_workflow *w = obj;
+    int rc;
+
+    if (!fy_node_is_sequence(v))
+        return sked__wf_bool_value(p, v, &w->env_inherit_all);
+    if ((rc = sked__wf_list_alloc(p, v, sizeof *w->env_inherit.v,
+                                  (void **) &w->env_inherit.v,
+                                  &w->env_inherit.n)) < 0)
+        return rc;
+    return sked__wf_list_walk(p, v, env_name_item, &w->env_inherit);
+}
+
 static const field workflow_fields[] = {
     KEY("queue", F_STR, offsetof(sked_wf_workflow, queue)),
     KEY("version", F_STR, offsetof(sked_wf_workflow, version)),
     KEY_MAP("timeout", offsetof(sked_wf_workflow, timeout), timeout_fields),
     KEY_RANGE("parallelism", F_INT32, offsetof(sked_wf_workflow, parallelism),
               1, SKED_WORKFLOW_PARALLELISM_MAX),
+    KEY_FN("env_inherit", read_env_inherit),
     KEY_FN("steps", read_steps),
     KEY_FN("schedules", sked__wf_read_schedules),
     KEY_END,

@@ -124,6 +124,13 @@ static json_t *definition_json(const sked_workflow *w)
                         json_pack("{s:f, s:b, s:b}", "seconds",
                                   secs(w->timeout), "fail_workflow",
                                   w->fail_workflow, "hard", w->hard));
+    /* Only when set: the hash of a workflow that inherits nothing stays
+     * what it was before env_inherit existed. */
+    if (w->env_inherit_all)
+        json_object_set_new(o, "env_inherit", json_true());
+    else if (w->env_inherit)
+        json_object_set_new(o, "env_inherit",
+                            strv_json(w->env_inherit, (size_t) -1));
     for (size_t i = 0; i < w->nsteps; i++)
         json_array_append_new(steps, step_json(w, &w->steps[i]));
     json_object_set_new(o, "steps", steps);

@@ -146,6 +146,10 @@ static int build(const sked_wf_workflow *fw, sked_workflow **out,
                                        fw->timeout.hard, err);
     if (rc == 0 && fw->parallelism > 0)
         rc = sked_workflow_set_parallelism(w, fw->parallelism, err);
+    if (rc == 0 && (fw->env_inherit_all || fw->env_inherit.n > 0))
+        rc = sked_workflow_set_env_inherit(
+            w, fw->env_inherit_all, (const char *const *) fw->env_inherit.v,
+            fw->env_inherit.n, err);
     for (size_t i = 0; rc == 0 && i < fw->n_steps; i++)
         rc = add_step(w, &fw->steps[i], err);
     /* Needs may name later steps in the file: set them once all exist. */

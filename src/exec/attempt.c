@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* One attempt of a step (attempt.h), and the sked_ctx a C step sees.
  *
- * A command's environment is the server's own, then the step's env, then
- * the SKED_ variables of SPEC 4.4 (which a step cannot override: they
- * are how a command knows which run it serves). */
+ * A command's environment is composed by step_env.h: a small base, what
+ * the workflow inherits from the server, the step's env, then the SKED_
+ * variables of SPEC 4.4 (which a step cannot override: they are how a
+ * command knows which run it serves). */
 #include "base/alloc.h"
 #include "exec/attempt.h"
 
@@ -16,6 +17,7 @@
 #include "base/error.h"
 #include "exec/http_step.h"
 #include "exec/proc.h"
+#include "exec/step_env.h"
 #include "store/store.h"
 
 extern char **environ;
@@ -195,24 +197,6 @@ static void run_fn(const sked_attempt *a, sked_attempt_result *r)
 
 #define SKED_ENV_VARS 10
 
-/* Remove from ENV (n entries) the ones whose key is KEY ("NAME=" with
- * its '='). */
-static void env_drop(char **env, size_t *n, const char *key, size_t klen)
-{
-    for (size_t i = 0; i < *n;)
-        if (strncmp(env[i], key, klen) == 0)
-            env[i] = env[--*n];
-        else
-            i++;
-}
-
-static void env_set(char **env, size_t *n, char *kv)
-{
-    const char *eq = strchr(kv, '=');
-    env_drop(env, n, kv, (size_t) (eq - kv) + 1);
-    env[(*n)++] = kv;
-}
-
 /* The SKED_ variables of SPEC 4.4 for A, each malloc'd into V. */
 static int sked_vars(const sked_attempt *a, char **v)
 {
@@ -246,29 +230,30 @@ static int sked_vars(const sked_attempt *a, char **v)
     return 0;
 }
 
-/* The environment of A's command: a NULL-terminated array of borrowed
- * strings (OWNED keeps the SKED_ ones to free). */
-static char **build_env(const sked_attempt *a, char **owned)
+/* The environment of A's command (step_env.h), or NULL when out of
+ * memory. */
+static char **build_env(const sked_attempt *a)
 {
-    size_t base = 0, extra = 0;
-    while (environ && environ[base])
-        base++;
-    while (a->act->env && a->act->env[extra])
-        extra++;
-    char **env = sked__calloc(base + extra + SKED_ENV_VARS + 1, sizeof *env);
-    if (!env || sked_vars(a, owned) != 0) {
-        free(env);
-        return NULL;
+    char *run[SKED_ENV_VARS + 1] = {0}, user[256], home[1024];
+    char **env = NULL;
+
+    (void) sked__step_env_who(a->act->user, user, sizeof user, home,
+                              sizeof home);
+    if (sked_vars(a, run) == 0) {
+        sked_step_env_in in = {
+            .server = (const char *const *) environ,
+            .inherit_all = a->w->env_inherit_all,
+            .inherit = (const char *const *) a->w->env_inherit,
+            .step = (const char *const *) a->act->env,
+            .run = (const char *const *) run,
+            .user = user,
+            .home = home,
+        };
+        if (sked__step_env_compose(&in, &env) != 0)
+            env = NULL;
     }
-    size_t n = 0;
-    for (size_t i = 0; i < base; i++)
-        env[n++] = environ[i];
-    for (size_t i = 0; i < extra; i++)
-        if (strchr(a->act->env[i], '='))
-            env_set(env, &n, a->act->env[i]);
     for (size_t i = 0; i < SKED_ENV_VARS; i++)
-        env_set(env, &n, owned[i]);
-    env[n] = NULL;
+        free(run[i]);
     return env;
 }
 
@@ -303,9 +288,8 @@ static void proc_outcome(const sked_attempt *a, sked_proc_result *p,
 static void run_proc(const sked_attempt *a, sked_attempt_result *r)
 {
     const sked_action *act = a->act;
-    char *owned[SKED_ENV_VARS] = {0};
     const char *sh_argv[] = {"/bin/sh", "-c", act->sh, NULL};
-    char **env = build_env(a, owned);
+    char **env = build_env(a);
     sked_proc_result p = {0};
     sked_error err = {0};
 
@@ -329,9 +313,7 @@ static void run_proc(const sked_attempt *a, sked_attempt_result *r)
             proc_outcome(a, &p, r);
         sked__proc_result_done(&p);
     }
-    for (size_t i = 0; i < SKED_ENV_VARS; i++)
-        free(owned[i]);
-    free(env);
+    sked__step_env_free(env);
 }
 
 /* ---- requests --------------------------------------------------------- */

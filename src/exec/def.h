@@ -76,6 +76,11 @@ struct sked_workflow {
     bool fail_workflow; /* default true */
     bool hard;          /* default true */
     int parallelism;    /* 1..SKED_WORKFLOW_PARALLELISM_MAX */
+    /* What its commands inherit of the server's environment (step_env.h):
+     * all of it, or the names of ENV_INHERIT (owned, NULL-terminated;
+     * NULL: none). */
+    bool env_inherit_all;
+    char **env_inherit;
     sked_step_def *steps;
     size_t nsteps, capsteps;
     sked_schedule *schedules; /* declared with sked_workflow_add_schedule */

@@ -3,11 +3,15 @@
  *
  * Writes go through a per-run buffer of ops: everything is handed to the
  * journal asynchronously, except that the buffer is committed and waited
- * for before an attempt starts executing (so a step's end is durable
- * before the next step's side effects begin). A one-step run therefore
- * costs no wait at all: its start, end and finish share group commits
- * with other runs. Every op is fenced on this executor; a refused op
- * means the run was taken over, and the executor lets go. */
+ * for before an attempt starts executing when something is to be made
+ * durable first: the end of an earlier step (so it is never lost once the
+ * next step's side effects begin), and the attempt itself when it acts
+ * outside this process (a command, a request), so that a server dying
+ * mid-attempt always leaves it on record. A one-step run of a C function
+ * therefore costs no wait at all: its start, end and finish share group
+ * commits with other runs; a command's first attempt waits for one commit,
+ * shared with other runs'. Every op is fenced on this executor; a refused
+ * op means the run was taken over, and the executor lets go. */
 #include "base/alloc.h"
 #include "exec/executor.h"
 
@@ -366,6 +370,14 @@ static void attempt_end(xrun *x, slot *s)
     sked__attempt_result_done(r);
 }
 
+/* Whether A acts outside this process: a command or a request, whose
+ * effects a crash of the server does not stop by itself. */
+static bool acts_outside(const sked_action *a)
+{
+    return a->kind == SKED_ACTION_EXEC || a->kind == SKED_ACTION_SH ||
+           a->kind == SKED_ACTION_HTTP;
+}
+
 /* Start attempt of step I: in this thread when the workflow runs one step
  * at a time (then it has ended on return), else in a thread. */
 static void attempt_start(xrun *x, size_t i)
@@ -375,8 +387,14 @@ static void attempt_start(xrun *x, size_t i)
 
     record_begin(x, i, false, attempt, now_of(x));
     /* Every earlier step's end is durable before this one starts: a crash
-     * from here on resumes after them. A first step waits for nothing. */
-    flush(x, x->unsynced_end);
+     * from here on resumes after them. A command or a request is on record
+     * before it starts, too: after a crash, recovery closes it as cut off
+     * ("lease_expired") and the next attempt has the next number, so no two
+     * executions of a command share one SKED_ATTEMPT (and a command outlives
+     * no crash: proc_guard.h). A C function that is a run's first step
+     * waits for nothing: it dies with the process, and its attempt number
+     * may come again after a crash (docs/execution.md). */
+    flush(x, x->unsynced_end || acts_outside(&x->w->steps[i].act));
     if (x->lost)
         return;
     attempt_setup(x, s, i, false, attempt);

@@ -5,9 +5,11 @@
  * It reads the run's recorded attempts, asks plan.c what may start,
  * runs attempts (attempt.c; in threads when the workflow's parallelism
  * allows), and records every transition through the journal, with its
- * event. The order of writes is the guarantee: a step's end is committed
- * before the next step starts, so a recovered run resumes at its first
- * step not completed; everything else shares commits freely.
+ * event. The order of writes is the guarantee: a command's or a
+ * request's attempt is committed before it acts, and a step's end before
+ * the next step starts, so a recovered run resumes at its first step not
+ * completed and numbers its next attempt past the one cut off;
+ * everything else shares commits freely.
  *
  * A run leaves the executor finished (completed, failed, cancelled),
  * waiting (a retry's backoff or a durable sleep of a second or more: the
@@ -18,6 +20,7 @@
 #define SKED_EXEC_EXECUTOR_H
 
 #include "base/cancel.h"
+#include "base/order.h"
 #include "exec/journal.h"
 #include "exec/registry.h"
 #include "store/store_run.h"
@@ -32,6 +35,8 @@ typedef struct sked_exec_env {
     sked_registry *registry;
     const sked_clock *clock;
     const char *executor; /* the node id that holds the runs */
+    sked_order *order;    /* a claim's events wait for the creations
+                             committed before it (may be NULL) */
 } sked_exec_env;
 
 /* Execute RUN, claimed by ENV->executor. CANCEL is the run's flag (set

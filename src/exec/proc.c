@@ -2,8 +2,9 @@
 /* Running one command (proc.h): start it, capture its output, stop it.
  *
  * The plan: find the program in the PATH of the command's own environment
- * (never the server's), make two pipes, and start the child with
- * posix_spawn in a process group of its own, its signal mask empty and
+ * (never the server's), make two pipes, start the group's guard
+ * (proc_guard.h: the group dies with the server), and start the child with
+ * posix_spawn in the guard's process group, its signal mask empty and
  * every signal back to its default action, stdin on /dev/null and nothing
  * but 0, 1 and 2 left open. One poll loop then watches the child's pidfd,
  * both pipes and the cancellation flag until the child is reaped and its
@@ -39,6 +40,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "exec/proc_guard.h"
 #include "exec/proc_who.h"
 #include "sked/schedule.h"
 
@@ -68,6 +70,7 @@ typedef struct launch {
     char *const *env;  /* idem */
     const char *cwd;   /* NULL: the server's */
     int out_w, err_w;  /* the pipes' write ends, to become 1 and 2 */
+    pid_t pgid;        /* the process group to join: its guard's */
     const user_ids *user;
 } launch;
 
@@ -132,10 +135,11 @@ static int set_file_actions(posix_spawn_file_actions_t *fa, const launch *l)
     return e;
 }
 
-/* A process group of its own (so the whole tree can be signalled), no
- * blocked signals and every signal at its default: a server that blocks or
- * ignores SIGTERM or SIGPIPE must not pass that on. */
-static int set_attrs(posix_spawnattr_t *at)
+/* The process group of its guard (so the whole tree can be signalled,
+ * and dies with the server), no blocked signals and every signal at its
+ * default: a server that blocks or ignores SIGTERM or SIGPIPE must not
+ * pass that on. */
+static int set_attrs(posix_spawnattr_t *at, pid_t pgid)
 {
     sigset_t none, all;
     int e;
@@ -146,7 +150,7 @@ static int set_attrs(posix_spawnattr_t *at)
                                               POSIX_SPAWN_SETSIGMASK |
                                               POSIX_SPAWN_SETSIGDEF));
     if (e == 0)
-        e = posix_spawnattr_setpgroup(at, 0);
+        e = posix_spawnattr_setpgroup(at, pgid);
     if (e == 0)
         e = posix_spawnattr_setsigmask(at, &none);
     if (e == 0)
@@ -172,7 +176,7 @@ static int spawn_posix(const launch *l, pid_t *pid)
     }
     e = set_file_actions(&fa, l);
     if (e == 0)
-        e = set_attrs(&at);
+        e = set_attrs(&at, l->pgid);
     if (e == 0)
         e = posix_spawn(pid, l->path, &fa, &at, l->argv, l->env);
     (void) posix_spawnattr_destroy(&at);
@@ -214,8 +218,8 @@ static _Noreturn void child_run(const launch *l, int report)
     for (int sig = 1; sig < NSIG; sig++)
         (void) sigaction(sig, &dfl, NULL);
     (void) sigemptyset(&none);
-    if (setpgid(0, 0) != 0 || sigprocmask(SIG_SETMASK, &none, NULL) != 0 ||
-        child_fds(l) != 0)
+    if (setpgid(0, l->pgid) != 0 ||
+        sigprocmask(SIG_SETMASK, &none, NULL) != 0 || child_fds(l) != 0)
         goto fail;
     f.stage = STAGE_USER;
     if (setgroups((size_t) l->user->ngroups, l->user->groups) != 0 ||
@@ -328,8 +332,9 @@ typedef struct stream {
 
 /* One running command, from start to reaping. */
 typedef struct waiter {
-    pid_t pid; /* also the process group's id */
-    int pidfd; /* -1: none, the child is polled for */
+    pid_t pid;             /* the command */
+    sked_proc_guard guard; /* its group's leader; its pid is the group's */
+    int pidfd;             /* -1: none, the child is polled for */
     stream out, err;
     const sked_cancel *cancel; /* borrowed; may be NULL */
     sked_time deadline;        /* real wall clock; SKED_TIME_NONE: none */
@@ -411,11 +416,12 @@ static void try_reap(waiter *w)
     }
 }
 
-/* Send SIG to the child's process group; to the child alone when the group
- * is gone (the child made a group of its own). */
+/* Send SIG to the child's process group (the guard ignores all but
+ * SIGKILL); to the child too when it left the group for one of its own. */
 static void signal_group(const waiter *w, int sig)
 {
-    if (kill(-w->pid, sig) != 0 && errno == ESRCH && !w->reaped)
+    (void) kill(-w->guard.pid, sig);
+    if (!w->reaped && getpgid(w->pid) != w->guard.pid)
         (void) kill(w->pid, sig);
 }
 
@@ -585,9 +591,14 @@ static int start(const sked_proc_spec *spec, const char *path,
     l.out_w = out_p[1];
     l.err_w = err_p[1];
     w->started = sked__clock_mono(NULL);
-    if (user->change)
-        e = spawn_fork(&l, &w->pid, &stage);
+    e = sked__proc_guard_start(&w->guard);
+    if (e != 0)
+        stage = STAGE_SETUP;
     else
+        l.pgid = w->guard.pid;
+    if (e == 0 && user->change)
+        e = spawn_fork(&l, &w->pid, &stage);
+    else if (e == 0)
         e = spawn_posix(&l, &w->pid);
     (void) close(out_p[1]);
     (void) close(err_p[1]);
@@ -634,6 +645,7 @@ static int make_result(waiter *w, sked_proc_result *out, sked_error *err)
 /* Release what W holds: fds and buffers. The child is reaped by then. */
 static void waiter_done(waiter *w)
 {
+    sked__proc_guard_dismiss(&w->guard);
     if (w->pidfd >= 0)
         (void) close(w->pidfd);
     if (w->out.fd >= 0)
@@ -659,7 +671,8 @@ int sked__proc_run(const sked_proc_spec *spec, sked_time deadline,
         return sked__error_set(err, SKED_EINVAL, "argv", -1,
                                "no program to run");
     memset(&w, 0, sizeof w);
-    w.pidfd = w.out.fd = w.err.fd = -1;
+    w.pidfd = w.out.fd = w.err.fd = w.guard.fd = -1;
+    w.guard.pid = -1;
     w.out.max = w.err.max = max;
     w.cancel = cancel;
     w.deadline = deadline;

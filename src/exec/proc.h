@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Running one command for an exec step (SPEC 4.3, 4.4).
  *
- * The command is started with posix_spawn in a process group of its own
- * and waited for with a pidfd and poll, together with its two output
+ * The command is started with posix_spawn in a process group led by its
+ * guard (proc_guard.h: the group is killed if the server dies) and waited
+ * for with a pidfd and poll, together with its two output
  * pipes and the cancellation flag, so a deadline or a cancel acts at once:
  * SIGTERM to the whole group, then SIGKILL once KILL_GRACE has passed.
  * stdout and stderr are read as they come (a child is never blocked on a

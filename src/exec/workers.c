@@ -166,8 +166,12 @@ int sked__claim(const sked_exec_env *env, sked_dur lease, const sked_held *held,
         };
         rc = sked__store_runs_claim(env->store, &req, out, n, &ev, &nev, err);
     }
-    if (nev > 0 && deliver)
+    /* The runs' creations committed before this claim deliver their
+     * run.created first, whoever made them (base/order.h). */
+    if (nev > 0 && deliver) {
+        sked__order_wait(env->order);
         deliver(ctx, ev, nev);
+    }
     sked__events_free(ev, nev);
     sked__registry_claimables_free(wf, nwf);
     return rc;

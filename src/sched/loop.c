@@ -344,6 +344,7 @@ static int fire_batch(sked_loop *l, entry **e, size_t n, sked_error *err)
 {
     const char **names = sked__malloc(n * sizeof *names);
     sked_firing *f = sked__malloc(n * sizeof *f);
+    sked_order_ticket ticket;
     sked_event *ev = NULL;
     size_t nev = 0;
     int rc;
@@ -356,13 +357,16 @@ static int fire_batch(sked_loop *l, entry **e, size_t n, sked_error *err)
     }
     for (size_t i = 0; i < n; i++)
         names[i] = e[i]->name;
+    sked__order_take(l->o.order, &ticket);
     rc = sked__store_fire(l->o.store, names, n, decide, l, f, &ev, &nev, err);
     if (rc != 0) {
+        sked__order_give(l->o.order, &ticket);
         put_back(l, e, n);
     } else {
         settle(l, e, f, n);
         if (l->o.emit && nev > 0)
             l->o.emit(l->o.emit_ctx, ev, nev);
+        sked__order_give(l->o.order, &ticket);
         sked__events_free(ev, nev);
         for (size_t i = 0; i < n; i++)
             sked__firing_done(&f[i]);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/order.h"
 #include "sched/policy.h"
 #include "store/store.h"
 
@@ -30,6 +31,9 @@ typedef struct sked_loop_options {
     sked_dur tick;           /* > 0 */
     sked_loop_emit_fn emit;  /* may be NULL */
     void *emit_ctx;
+    sked_order *order; /* held from a firing's commit to its emit, so a
+                          claim right after delivers after it; may be
+                          NULL */
 } sked_loop_options;
 
 /* Create a loop and load every schedule's head from the store. OUT:

@@ -2,6 +2,8 @@
 /* test_db.h: one statement through the database's own client. */
 #include "test_db.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,4 +55,50 @@ int sked_test_sql(const char *url, const char *sql, long long *out)
 const char *sked_test_events_table(const char *url)
 {
     return strncmp(url, "sqlite:", 7) == 0 ? "events" : "event_pages";
+}
+
+struct sked_test_lock {
+    sqlite3 *db;
+    PGconn *pg;
+};
+
+sked_test_lock *sked_test_lock_writes(const char *url, const char *table)
+{
+    sked_test_lock *l = calloc(1, sizeof *l);
+    char sql[256];
+    PGresult *r;
+    bool ok;
+
+    if (!l)
+        return NULL;
+    if (strncmp(url, "sqlite:", 7) == 0) {
+        ok = sqlite3_open(url + 7, &l->db) == SQLITE_OK &&
+             sqlite3_exec(l->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) ==
+                 SQLITE_OK;
+    } else {
+        snprintf(sql, sizeof sql, "BEGIN; LOCK TABLE %s IN EXCLUSIVE MODE",
+                 table);
+        l->pg = PQconnectdb(url);
+        r = PQexec(l->pg, sql);
+        ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        PQclear(r);
+    }
+    if (!ok) {
+        sked_test_unlock(l);
+        return NULL;
+    }
+    return l;
+}
+
+void sked_test_unlock(sked_test_lock *l)
+{
+    if (!l)
+        return;
+    if (l->db) {
+        (void) sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_close(l->db);
+    }
+    if (l->pg)
+        PQfinish(l->pg); /* its transaction rolls back */
+    free(l);
 }

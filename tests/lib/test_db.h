@@ -15,4 +15,12 @@ int sked_test_sql(const char *url, const char *sql, long long *out);
  * view events (schema/pg/0005_run_rate.sql). */
 const char *sked_test_events_table(const char *url);
 
+/* Hold writes to TABLE of URL's database back, from a connection of its
+ * own, until sked_test_unlock: on SQLite the whole database's write lock
+ * (BEGIN IMMEDIATE), on PostgreSQL the table locked in EXCLUSIVE mode.
+ * Reads go on. NULL when the lock could not be taken. */
+typedef struct sked_test_lock sked_test_lock;
+sked_test_lock *sked_test_lock_writes(const char *url, const char *table);
+void sked_test_unlock(sked_test_lock *l);
+
 #endif

@@ -108,9 +108,42 @@ static struct seen {
 static size_t nseen;
 static pthread_mutex_t seen_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* When set, the run.started of a run of this workflow holds writes to
+ * the steps back for LOCK_HOLD_MS, from the claiming thread on (see
+ * test_attempt_recorded_before_it_runs). */
+static const char *lock_steps_of;
+#define LOCK_HOLD_MS 300
+
+static void *unlock_later(void *arg)
+{
+    nap_ms(LOCK_HOLD_MS);
+    sked_test_unlock(arg);
+    return NULL;
+}
+
+static void maybe_lock_steps(const sked_event_view *ev)
+{
+    char want[160];
+    sked_test_lock *l;
+    pthread_t t;
+
+    if (!lock_steps_of || strcmp(ev->type, "run.started") != 0)
+        return;
+    snprintf(want, sizeof want, "\"workflow\":\"%s\"", lock_steps_of);
+    if (!strstr(ev->payload, want))
+        return;
+    if (!(l = sked_test_lock_writes(db_url, "steps")))
+        return;
+    if (pthread_create(&t, NULL, unlock_later, l) != 0)
+        sked_test_unlock(l);
+    else
+        pthread_detach(t);
+}
+
 static void on_event(void *ctx, const sked_event_view *ev)
 {
     (void) ctx;
+    maybe_lock_steps(ev);
     pthread_mutex_lock(&seen_mu);
     if (nseen < EVENTS_MAX) {
         snprintf(seen[nseen].type, sizeof seen[nseen].type, "%s", ev->type);
@@ -1782,6 +1815,85 @@ static void test_parallelism(void **state)
     sked_engine_close(e);
 }
 
+/* ---- 11b. a command's attempt is on record before it starts ------------ */
+
+/* Register the workflows of the workflows file YAML on E. */
+static void define_yaml(sked_engine *e, const char *yaml)
+{
+    sked_workflow **list = NULL;
+    sked_tzdb *tzdb = NULL;
+    sked_wf_file f;
+    sked_wf_error we;
+    sked_error err;
+    size_t n = 0;
+
+    assert_int_equal(sked_tzdb_open(SKED_TEST_DATA "/zoneinfo", &tzdb, NULL),
+                     0);
+    if (sked__workflow_file_parse(yaml, strlen(yaml), tzdb, &f, &we) != 0)
+        fail_msg("workflows file %d:%d: %s: %s\n%s", we.line, we.column,
+                 we.path, we.msg, yaml);
+    if (sked__workflows_from_file(&f, &list, &n, &err) != 0)
+        fail_msg("%s: %s", err.field, err.msg);
+    for (size_t i = 0; i < n; i++)
+        reg(e, list[i]);
+    free(list);
+    sked__workflow_file_done(&f);
+    sked_tzdb_close(tzdb);
+}
+
+/* Each command looks, with the database's own client, for its attempt in
+ * the database and prints how many it found: a crash from the moment it
+ * runs must find it there, to close it as cut off and run the next number
+ * (never this one again). Two first steps at once (the second starts
+ * without an earlier end to wait for), a third after them, and each fails
+ * its first attempt, so retries are looked at too; the commits of the
+ * first steps' attempts are held back as a slow disk or a busy database
+ * would. */
+static void test_attempt_recorded_before_it_runs(void **state)
+{
+    sked_engine *e = engine_open(true, -1, 0);
+    bool pg = strncmp(db_url, "sqlite:", 7) != 0;
+    char yaml[8192], step[3][2048], id[256];
+    const char *names[3] = {"a", "b", "c"};
+    json_t *r;
+
+    (void) state;
+    for (int i = 0; i < 3; i++)
+        snprintf(step[i], sizeof step[i],
+                 "      - name: %s\n"
+                 "        %s\n"
+                 "        retry: {attempts: 2}\n"
+                 "        env: {DB: \"%s\"}\n"
+                 "        sh: |\n"
+                 "          n=$(%s \"SELECT count(*) FROM steps WHERE run_id = "
+                 "'$SKED_RUN_ID' AND step = '$SKED_STEP' AND attempt = "
+                 "$SKED_ATTEMPT AND status = 'running'\")\n"
+                 "          echo \"$n\"\n"
+                 "          [ \"$SKED_ATTEMPT\" -gt 1 ]\n",
+                 names[i], i == 2 ? "needs: [a, b]" : "needs: []",
+                 pg ? db_url : db_url + 7,
+                 pg ? "psql \"$DB\" -X -Atq -c" : "sqlite3 \"$DB\"");
+    snprintf(yaml, sizeof yaml,
+             "workflows:\n  rec:\n    parallelism: 2\n    steps:\n%s%s%s",
+             step[0], step[1], step[2]);
+    define_yaml(e, yaml);
+    lock_steps_of = "rec";
+    for (int k = 0; k < 4; k++) {
+        run_start(e, "rec", NULL, id, sizeof id);
+        assert_int_equal(work(e), 1);
+        r = run_of(e, id);
+        if (strcmp(jstr(r, "status"), "completed") != 0)
+            fail_msg("%s", json_dumps(r, 0));
+        json_decref(r);
+    }
+    lock_steps_of = NULL;
+    assert_int_equal(q("SELECT count(*) FROM steps"), 4 * 3 * 2);
+    /* Every attempt found itself. */
+    assert_int_equal(q("SELECT count(*) FROM steps WHERE output = '1\n'"),
+                     4 * 3 * 2);
+    sked_engine_close(e);
+}
+
 /* ---- 12. pause_after_failures ------------------------------------------- */
 
 static void every_second_pause_2(sked_schedule *s)
@@ -1898,6 +2010,48 @@ static void test_overlap_cancel_other(void **state)
                         "step.started step.failed step.started "
                         "step.completed run.cancelled");
     assert_int_equal(count_events("run.cancelled"), 1);
+    sked_engine_close(e);
+}
+
+/* ---- 13b. the order of one run's events -------------------------------- */
+
+/* Whatever claims a run, however soon after its creation (a worker woken
+ * by another run, or polling), its subscribers see run.created first and
+ * the run's events in the order they happened: runs started through the
+ * API and fired by a schedule, many at once, with workers claiming as
+ * fast as they can. */
+static void test_event_order_per_run(void **state)
+{
+    enum { ROUNDS = 60 };
+    sked_engine *e = engine_open(false, 4, 0);
+    stepdef d[] = {{.name = "s", .b = &B[0]}};
+    static char ids[2 * ROUNDS][128];
+    int bad = 0;
+
+    (void) state;
+    define(e, "ord", d, 1, NULL);
+    schedule_create(e, "ord", "ord", "* * * * * *", NULL);
+    start(e);
+    for (int k = 0; k < ROUNDS; k++) {
+        tick_at(e, t0 + (k + 1) * SEC);
+        snprintf(ids[2 * k], sizeof ids[0], "sched-ord-%s",
+                 fmt_time(t0 + (k + 1) * SEC, ids[2 * k + 1], 64));
+        run_start(e, "ord", NULL, ids[2 * k + 1], sizeof ids[0]);
+    }
+    for (int i = 0; i < 2 * ROUNDS; i++) {
+        wait_finished(e, ids[i], 20);
+        /* run.completed is delivered after the run is committed: wait for
+         * it, not for the status alone. */
+        for (int t = 0; t < 1000 && !event("run.completed", ids[i], 0); t++)
+            nap_ms(1);
+        const char *got = events_about(ids[i]);
+        if (strcmp(got, "run.created run.started step.started "
+                        "step.completed run.completed") != 0) {
+            print_error("%s: %s\n", ids[i], got);
+            bad++;
+        }
+    }
+    assert_int_equal(bad, 0);
     sked_engine_close(e);
 }
 
@@ -2086,8 +2240,10 @@ int main(void)
         TEST(test_sleep_past_deadline),
         TEST(test_last_step_past_timeout),
         TEST(test_parallelism),
+        TEST(test_attempt_recorded_before_it_runs),
         TEST(test_pause_after_failures),
         TEST(test_overlap_cancel_other),
+        TEST(test_event_order_per_run),
         TEST(test_overlap_buffer_all),
         TEST(test_overlap_buffer_one),
         TEST(test_version_routing),
@@ -2095,6 +2251,10 @@ int main(void)
     };
     int rc;
 
+    /* SKED_TEST_ONLY=PATTERN runs the matching tests alone, to repeat a
+     * timing-sensitive one many times under load. */
+    if (getenv("SKED_TEST_ONLY") && getenv("SKED_TEST_ONLY")[0])
+        cmocka_set_test_filter(getenv("SKED_TEST_ONLY"));
     vclock = (sked_clock){read_now, read_now, NULL};
     if (url && url[0]) {
         snprintf(db_url, sizeof db_url, "%s", url);

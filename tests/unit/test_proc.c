@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -486,6 +487,69 @@ static void test_deadline_kill_group(void **state)
     sked__proc_result_done(&r);
 }
 
+/* Kill "a server" (a forked process running one command) with SIGKILL
+ * while its command runs; return how many of the command and its
+ * grandchild (which ignores TERM and HUP, and would outlive a signal to
+ * the command alone) are still alive a second later (each killed then). */
+static int survivors_of_server_death(const char *script_fmt)
+{
+    char dir[] = "/tmp/sked-guard-XXXXXX", file[128], script[512];
+    const char *argv[] = {"/bin/sh", "-c", script, NULL};
+    sked_proc_spec spec = {.argv = argv, .env = test_env};
+    long pids[2] = {0, 0};
+    int alive = 0, found = 0;
+    pid_t server;
+    FILE *f;
+
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/pids", dir);
+    snprintf(script, sizeof script, script_fmt, file, file, file);
+    server = fork();
+    assert_true(server >= 0);
+    if (server == 0) {
+        sked_proc_result r;
+        _exit(sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL) != 0);
+    }
+    for (int i = 0; i < 500 && found != 2; i++) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        if ((f = fopen(file, "r")) != NULL) {
+            found = fscanf(f, "%ld %ld", &pids[0], &pids[1]);
+            fclose(f);
+        }
+        if (found != 2)
+            nanosleep(&ts, NULL);
+    }
+    (void) kill(server, SIGKILL);
+    (void) waitpid(server, NULL, 0);
+    for (int i = 0; i < 2; i++)
+        if (pids[i] > 1 && !process_dies(pids[i])) {
+            alive++;
+            (void) kill((pid_t) pids[i], SIGKILL);
+        }
+    (void) unlink(file);
+    assert_int_equal(rmdir(dir), 0);
+    assert_int_equal(found, 2);
+    return alive;
+}
+
+static void test_dies_with_server(void **state)
+{
+    (void) state;
+    /* A command and a grandchild in the background. */
+    assert_int_equal(
+        survivors_of_server_death("trap '' TERM HUP; sleep 60 & "
+                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait"),
+        0);
+    /* A grandchild that is a shell with a child of its own, all ignoring
+     * TERM, and a command that sends its own group a TERM, which the group's
+     * guard must outlive. */
+    assert_int_equal(
+        survivors_of_server_death("trap '' TERM; (sleep 60; :) & "
+                                  "kill -TERM 0; "
+                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait"),
+        0);
+}
+
 static void *cancel_later(void *arg)
 {
     struct timespec ts = {0, 150 * 1000 * 1000};
@@ -832,6 +896,7 @@ int main(void)
         cmocka_unit_test(test_user_cwd_rights),
         cmocka_unit_test(test_no_fd_leak),
         cmocka_unit_test(test_parallel),
+        cmocka_unit_test(test_dies_with_server),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -407,6 +407,59 @@ static void test_workflow_settings(void **state)
     sked_workflow_free(w);
 }
 
+static void assert_strv(char *const *v, const char *const *want);
+
+/* env_inherit: names checked one by one, the field naming the refused
+ * one, and the workflow unchanged by a refusal. */
+static void test_env_inherit(void **state)
+{
+    sked_workflow *w = wf_new("wf");
+    sked_error err = {0};
+    const char *ok[] = {"HOME", "_x", "Path2", "LC_ALL"};
+    const char *bad[][3] = {
+        {"HOME", "SKED_TOKEN", NULL}, {"SKED_DB", NULL, NULL},
+        {"A", "B", "SKED_SERVER"},    {"1A", NULL, NULL},
+        {"A=B", NULL, NULL},          {"", NULL, NULL},
+        {"A B", NULL, NULL},          {"é", NULL, NULL},
+    };
+    char name129[130], field[32];
+
+    (void) state;
+    assert_int_equal(sked_workflow_set_env_inherit(w, false, ok, 4, &err), 0);
+    assert_strv(w->env_inherit,
+                (const char *[]){"HOME", "_x", "Path2", "LC_ALL", NULL});
+    assert_false(w->env_inherit_all);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t n = 0, refused;
+        while (n < 3 && bad[i][n])
+            n++;
+        refused = n == 0 ? 0 : n - 1;
+        assert_einval(
+            sked_workflow_set_env_inherit(w, true, bad[i], n, &err), &err,
+            (snprintf(field, sizeof field, "env_inherit[%zu]", refused),
+             field));
+        assert_strv(w->env_inherit,
+                    (const char *[]){"HOME", "_x", "Path2", "LC_ALL", NULL});
+        assert_false(w->env_inherit_all);
+    }
+    assert_non_null(strstr(err.msg, "env_inherit[0]"));
+    memset(name129, 'A', 129);
+    name129[129] = '\0';
+    assert_einval(sked_workflow_set_env_inherit(
+                      w, false, (const char *[]){name129}, 1, &err),
+                  &err, "env_inherit[0]");
+    name129[128] = '\0';
+    assert_int_equal(sked_workflow_set_env_inherit(
+                         w, false, (const char *[]){name129}, 1, &err),
+                     0);
+    assert_int_equal(sked_workflow_set_env_inherit(w, true, NULL, 0, &err), 0);
+    assert_true(w->env_inherit_all);
+    assert_null(w->env_inherit);
+    assert_einval(sked_workflow_set_env_inherit(w, false, NULL, 2, &err), &err,
+                  "env_inherit");
+    sked_workflow_free(w);
+}
+
 static void test_add_schedule(void **state)
 {
     sked_workflow *w = wf_new("report");
@@ -465,6 +518,8 @@ enum variant {
     V_PARALLELISM,
     V_QUEUE,
     V_NAME,
+    V_ENV_ALL,
+    V_ENV_NAMES,
     V_COUNT,
     V_OTHER_FN = V_COUNT, /* the same shape with other functions */
 };
@@ -510,6 +565,13 @@ static char *version_of(enum variant v)
         sked_workflow_set_parallelism(w, v == V_PARALLELISM ? 3 : 2, NULL), 0);
     if (v == V_QUEUE)
         assert_int_equal(sked_workflow_set_queue(w, "q2", NULL), 0);
+    if (v == V_ENV_ALL)
+        assert_int_equal(sked_workflow_set_env_inherit(w, true, NULL, 0, NULL),
+                         0);
+    if (v == V_ENV_NAMES)
+        assert_int_equal(sked_workflow_set_env_inherit(
+                             w, false, (const char *[]){"HOME"}, 1, NULL),
+                         0);
     assert_int_equal(sked__workflow_seal(w), 0);
     assert_false(w->version_given);
     char *s = strdup(w->version);
@@ -828,6 +890,53 @@ static void check_report_steps(const sked_workflow *w)
     assert_null(c->body);
 }
 
+/* env_inherit from a file reaches the definition, and its hash. */
+static void test_load_env_inherit(void **state)
+{
+    sked_workflow **list = NULL;
+    size_t n = 0;
+
+    (void) state;
+    load("workflows:\n"
+         "  none:\n    steps: [{name: a, sh: x}]\n"
+         "  all:\n    env_inherit: true\n    steps: [{name: a, sh: x}]\n"
+         "  off:\n    env_inherit: false\n    steps: [{name: a, sh: x}]\n"
+         "  some:\n    env_inherit: [HOME, DATABASE_URL]\n"
+         "    steps: [{name: a, sh: x}]\n",
+         &list, &n);
+    assert_int_equal(n, 4);
+    assert_false(list[0]->env_inherit_all);
+    assert_null(list[0]->env_inherit);
+    assert_true(list[1]->env_inherit_all);
+    assert_false(list[2]->env_inherit_all);
+    assert_null(list[2]->env_inherit);
+    assert_false(list[3]->env_inherit_all);
+    assert_strv(list[3]->env_inherit,
+                (const char *[]){"HOME", "DATABASE_URL", NULL});
+    sked__workflows_free(list, n);
+    /* Asking for nothing is the same definition as saying nothing: the
+     * version of a workflow that inherits nothing is what it was before
+     * env_inherit existed. */
+    char *v[4];
+    const char *ask[4] = {"", "    env_inherit: false\n",
+                          "    env_inherit: true\n",
+                          "    env_inherit: [HOME]\n"};
+    for (int i = 0; i < 4; i++) {
+        char yaml[256];
+        snprintf(yaml, sizeof yaml,
+                 "workflows:\n  w:\n%s    steps: [{name: a, sh: x}]\n", ask[i]);
+        load(yaml, &list, &n);
+        v[i] = strdup(list[0]->version);
+        sked__workflows_free(list, n);
+    }
+    assert_string_equal(v[0], v[1]);
+    assert_string_not_equal(v[0], v[2]);
+    assert_string_not_equal(v[0], v[3]);
+    assert_string_not_equal(v[2], v[3]);
+    for (int i = 0; i < 4; i++)
+        free(v[i]);
+}
+
 static void test_load(void **state)
 {
     sked_workflow **list = NULL;
@@ -1026,6 +1135,8 @@ int main(void)
         cmocka_unit_test(test_load_version),
         cmocka_unit_test(test_load_only_schedules),
         cmocka_unit_test(test_load_limits),
+        cmocka_unit_test(test_env_inherit),
+        cmocka_unit_test(test_load_env_inherit),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
