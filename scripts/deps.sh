@@ -17,7 +17,7 @@ packages=(
     libmicrohttpd-dev libcurl4-openssl-dev curl
     libjansson-dev libfyaml-dev
     tzdata
-    python3 python3-croniter
+    python3 python3-croniter python3-requests
     wrk hyperfine valgrind
 )
 

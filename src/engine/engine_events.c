@@ -6,10 +6,28 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/error.h"
 #include "base/json_text.h"
+#include "base/utf8.h"
 #include "engine/engine_int.h"
+
+/* S as a JSON string, its bytes that are not UTF-8 as U+FFFD: one event
+ * whose subject came from bytes no one checked (a run id made of a
+ * client's key) must not make every page that holds it fail. */
+static json_t *text_json(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    char *clean = NULL;
+    size_t n;
+
+    if (j || !s || sked__utf8_sanitize(s, strlen(s), &clean, &n) != 0)
+        return j;
+    j = json_stringn(clean, n);
+    free(clean);
+    return j;
+}
 
 json_t *sked__event_json(const sked_event *ev)
 {
@@ -17,13 +35,12 @@ json_t *sked__event_json(const sked_event *ev)
     json_t *payload = ev->payload ? json_loads(ev->payload, 0, NULL) : NULL;
 
     if (!payload)
-        payload = ev->payload ? json_string(ev->payload) : json_object();
+        payload = ev->payload ? text_json(ev->payload) : json_object();
     if (sked_time_format(ev->at, at, sizeof at) < 0)
         at[0] = '\0';
-    return json_pack("{s:I, s:s, s:s, s:o, s:s}", "id", (json_int_t) ev->id,
-                     "type", ev->type ? ev->type : "", "subject",
-                     ev->subject ? ev->subject : "", "payload", payload, "at",
-                     at);
+    return json_pack("{s:I, s:o, s:o, s:o, s:s}", "id", (json_int_t) ev->id,
+                     "type", text_json(ev->type), "subject",
+                     text_json(ev->subject), "payload", payload, "at", at);
 }
 
 /* {"events":[...],"next_cursor":...} of the first LIMIT of the N events

@@ -4,9 +4,11 @@
  * pool, calling the engine, which is thread-safe.
  *
  * Every connection is event-driven (epoll), so a slow or half-open client
- * costs a socket and a little memory, never a thread; idle connections
- * are closed after the timeout, except the event streams, which are kept
- * alive by a comment every 15 s. */
+ * costs a socket and at most 16 KiB, never a thread; a connection that
+ * does not finish a request's headers within the header timeout (from
+ * its start, or from its last answer when kept alive) is closed, and so
+ * is one idle for longer than the timeout, except the event streams,
+ * which are kept alive by a comment every 15 s. */
 #ifndef SKED_HTTP_HTTP_H
 #define SKED_HTTP_HTTP_H
 
@@ -28,14 +30,17 @@ typedef void (*sked_http_access_fn)(void *ctx, const char *method,
                                     int64_t elapsed_us);
 
 typedef struct sked_http_options {
-    const char *listen;         /* "HOST:PORT", "[V6]:PORT" or ":PORT" (every
-                                   address); NULL: SKED_HTTP_LISTEN_DEFAULT;
-                                   port 0: any free port (sked__http_port) */
-    const char *token;          /* bearer token; NULL or "": no auth */
-    unsigned threads;           /* 0: one per core (2 to 64) */
-    unsigned timeout_secs;      /* idle connection timeout; 0: 30 */
-    unsigned max_connections;   /* 0: 4096 */
-    sked_http_access_fn access; /* may be NULL */
+    const char *listen;           /* "HOST:PORT", "[V6]:PORT" or ":PORT" (every
+                                     address); NULL: SKED_HTTP_LISTEN_DEFAULT;
+                                     port 0: any free port (sked__http_port) */
+    const char *token;            /* bearer token; NULL or "": no auth */
+    unsigned threads;             /* 0: one per core (2 to 64) */
+    unsigned timeout_secs;        /* idle connection timeout; 0: 30 */
+    unsigned header_timeout_secs; /* to finish a request's headers, from
+                                     the connection's start or its last
+                                     answer; 0: 10 */
+    unsigned max_connections;     /* 0: 4096 */
+    sked_http_access_fn access;   /* may be NULL */
     void *access_ctx;
 } sked_http_options;
 

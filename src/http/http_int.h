@@ -14,7 +14,9 @@
 #ifndef SKED_HTTP_HTTP_INT_H
 #define SKED_HTTP_HTTP_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -37,8 +39,13 @@ typedef struct http_req {
     const char *body; /* NUL-terminated; "" when none */
     size_t body_len;
     sked_engine *engine;
-    sked_http *server;
-    struct MHD_Connection *conn; /* for sked__http_query/header, streams */
+    sked_http *server;           /* NULL outside a server (fuzz targets) */
+    struct MHD_Connection *conn; /* for streams; NULL outside a server */
+    /* The query parameter (HEADER false) or header KEY, or NULL: what
+     * sked__http_query and sked__http_header return. */
+    const char *(*value)(const struct http_req *req, bool header,
+                         const char *key);
+    void *value_ctx; /* for VALUE, when not libmicrohttpd's */
 } http_req;
 
 typedef struct http_resp {
@@ -91,6 +98,12 @@ int sked__http_route(const char *method, const char *path, http_match *m);
 /* Free what *m owns. */
 void sked__http_match_done(http_match *m);
 
+/* Route REQ (its method and path) into *m, call the route's handler with
+ * the {…} values, and fill RESP: 404 with no route, 405 with Allow (from
+ * *m) for another method, 500 for a handler that sent nothing. Free *m
+ * with sked__http_match_done once RESP is sent. Returns RESP's code. */
+int sked__http_serve(http_req *req, http_resp *resp, http_match *m);
+
 /* ---- responses (reply.c) ---------------------------------------------- */
 
 /* Send BODY (a new reference, taken also on failure) as JSON with
@@ -107,7 +120,32 @@ int sked__http_error(http_resp *resp, int code, const char *field,
  * field (its default message when ERR has none). Returns RC. */
 int sked__http_fail(http_resp *resp, int rc, const sked_error *err);
 
+/* ---- framing (framing.c) ---------------------------------------------- */
+
+/* What a request's headers declare of its body. */
+typedef struct http_framing {
+    uint64_t length;      /* Content-Length; 0 when none */
+    bool body;            /* a body follows: a length above 0, or chunked */
+    bool expect_continue; /* "Expect: 100-continue": the client waits */
+} http_framing;
+
+/* Check how the request on CONN frames its body (RFC 9112 section 6) and
+ * fill *f. Returns NULL, or why the request is malformed (to be answered
+ * 400, its connection closed: its body cannot be told from what follows). */
+const char *sked__http_framing(struct MHD_Connection *conn, http_framing *f);
+
 /* ---- requests (server.c) ---------------------------------------------- */
+
+/* True when PATH needs no token, or AUTH (the Authorization header, may
+ * be NULL) is "Bearer TOKEN" with TOKEN (of TOKEN_LEN bytes; NULL: no
+ * auth) byte for byte, compared in a time that depends on TOKEN_LEN
+ * only. */
+bool sked__http_authorized(const char *token, size_t token_len,
+                           const char *path, const char *auth);
+
+/* Decode the %XX escapes of S in place, except %00 (left as written: a
+ * NUL would cut the string short). Returns the new length. */
+size_t sked__http_unescape(char *s);
 
 /* The value of query parameter KEY (decoded), or NULL when absent. */
 const char *sked__http_query(const http_req *req, const char *key);

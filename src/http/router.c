@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Routing (http_int.h): a request's method and path against the route
- * tables of every API module. A pattern is a path whose segments are
- * literal or "{name}", which matches one non-empty segment; nothing else
- * (no prefixes, no trailing slash), so a path either names a route
- * exactly or is 404. */
+ * tables of every API module, and the call of the route's handler. A
+ * pattern is a path whose segments are literal or "{name}", which matches
+ * one non-empty segment; nothing else (no prefixes, no trailing slash), so
+ * a path either names a route exactly or is 404. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,4 +97,30 @@ void sked__http_match_done(http_match *m)
     for (size_t i = 0; i < HTTP_PARAMS_MAX; i++)
         free(m->param[i]);
     memset(m, 0, sizeof *m);
+}
+
+int sked__http_serve(http_req *req, http_resp *resp, http_match *m)
+{
+    int rc = sked__http_route(req->method, req->path, m);
+
+    if (rc == SKED_ENOTFOUND)
+        return sked__http_error(resp, rc, NULL, "no route %.16s %.200s",
+                                req->method, req->path);
+    if (rc == SKED_EMETHOD) {
+        resp->allow = m->allow;
+        return sked__http_error(resp, rc, NULL,
+                                "%.16s is not allowed on %.200s (allowed: %s)",
+                                req->method, req->path, m->allow);
+    }
+    if (rc < 0)
+        return sked__http_error(resp, rc, NULL, "%s", sked_strerror(rc));
+    for (size_t i = 0; i < m->nparam; i++)
+        req->param[i] = m->param[i];
+    req->nparam = m->nparam;
+    rc = m->route->handler(req, resp);
+    if (resp->status == 0 && !resp->stream)
+        return sked__http_error(resp, SKED_EINTERNAL, NULL,
+                                "the handler of %.200s sent nothing",
+                                req->path);
+    return rc;
 }

@@ -3,13 +3,17 @@
  * threads, each running an epoll loop, so connections cost sockets and a
  * little memory and only requests being answered hold a thread.
  *
- * A request goes through four gates, in order: the token (401, before
- * anything else is read), the declared body size (413 from
- * Content-Length, before the body is read; a chunked body is counted as
- * it arrives and dropped past the limit), the route (404, or 405 with
- * Allow), and the handler. libmicrohttpd parses HTTP itself; sked never
- * does. Connections idle longer than the timeout are closed, which is
- * also the request timeout for clients that stop sending. */
+ * A request goes through these gates, in order: its request line (a URI
+ * of at most 4096 bytes, at most 64 query parameters, no NUL), its
+ * framing (framing.c), the token (401), the declared body size (413 from
+ * Content-Length; a chunked body is counted as it arrives and dropped
+ * past the limit), the route (404, or 405 with Allow), and the handler.
+ * A refusal with a body on its way is sent once the body is read and
+ * dropped, so that the client reads it. libmicrohttpd parses HTTP
+ * itself; sked never does. A connection must finish each request's
+ * headers within the header timeout (watch.c) and is closed when idle
+ * longer than the timeout, which is also the request timeout for clients
+ * that stop sending. */
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -28,9 +32,11 @@
 #include "base/error.h"
 #include "http/http_int.h"
 #include "http/sse.h"
+#include "http/watch.h"
 
-#define TIMEOUT_DEFAULT     30
-#define CONNECTIONS_DEFAULT 4096
+#define TIMEOUT_DEFAULT        30
+#define HEADER_TIMEOUT_DEFAULT 10
+#define CONNECTIONS_DEFAULT    4096
 /* Per connection: the request line and headers must fit (a bigger header
  * block gets 431). Small, so idle event streams stay cheap. */
 #define CONN_MEMORY (16 * 1024)
@@ -41,6 +47,7 @@ struct sked_http {
     char *token;         /* owned; NULL: no auth */
     size_t token_len;
     sked_sse_hub *hub; /* owned */
+    http_watch *watch; /* owned */
     unsigned port;
     sked_http_access_fn access;
     void *access_ctx;
@@ -48,10 +55,14 @@ struct sked_http {
 
 /* One request's state, from its first call to its completion. */
 typedef struct req_state {
-    int64_t started_us; /* monotonic, at the first call */
-    sked_buf body;      /* the body so far */
-    bool too_big;       /* over HTTP_BODY_MAX: dropped, answered 413 */
-    bool answered;      /* a response is queued already */
+    int64_t started_us;  /* monotonic, at the first call */
+    sked_buf body;       /* the body so far */
+    uint64_t dropped;    /* bytes of the body read and dropped */
+    int refusal;         /* SKED_E...: answer it once the body is read */
+    const char *why;     /* static: the refusal's message */
+    const char *uri_end; /* where the URI's string ends, as read (on_uri) */
+    bool seen;           /* the access handler has had its first call */
+    bool answered;       /* a response is queued already */
 } req_state;
 
 /* ---- addresses ---------------------------------------------------------- */
@@ -138,17 +149,23 @@ bool sked__http_listen_is_loopback(const char *listen)
 
 const char *sked__http_query(const http_req *req, const char *key)
 {
-    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+    return req->value(req, false, key);
 }
 
 const char *sked__http_header(const http_req *req, const char *name)
 {
-    return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+    return req->value(req, true, name);
+}
+
+static const char *mhd_value(const http_req *req, bool header, const char *key)
+{
+    return MHD_lookup_connection_value(
+        req->conn, header ? MHD_HEADER_KIND : MHD_GET_ARGUMENT_KIND, key);
 }
 
 sked_sse_hub *sked__http_hub(const http_req *req)
 {
-    return req->server->hub;
+    return req->server ? req->server->hub : NULL;
 }
 
 /* Compare A (length AN) with B (length BN) in a time that depends on BN
@@ -169,19 +186,24 @@ static bool guarded(const char *path)
     return strncmp(path, "/api/", 5) == 0 || strcmp(path, "/metrics") == 0;
 }
 
-static bool authorized(const sked_http *h, struct MHD_Connection *conn,
-                       const char *path)
+bool sked__http_authorized(const char *token, size_t token_len,
+                           const char *path, const char *auth)
 {
-    const char *auth;
-
-    if (!h->token || !guarded(path))
+    if (!token || !guarded(path))
         return true;
-    auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                       MHD_HTTP_HEADER_AUTHORIZATION);
     if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
         return false;
     auth += 7;
-    return same_secret(auth, strlen(auth), h->token, h->token_len);
+    return same_secret(auth, strlen(auth), token, token_len);
+}
+
+static bool authorized(const sked_http *h, struct MHD_Connection *conn,
+                       const char *path)
+{
+    return sked__http_authorized(
+        h->token, h->token_len, path,
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                    MHD_HTTP_HEADER_AUTHORIZATION));
 }
 
 int sked__http_body_object(const http_req *req, http_resp *resp, bool empty_ok,
@@ -310,30 +332,12 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
                     .body_len = rs->body.len,
                     .engine = h->engine,
                     .server = h,
-                    .conn = conn};
+                    .conn = conn,
+                    .value = mhd_value};
     http_resp resp = {0};
     http_match m;
-    int rc = sked__http_route(method, path, &m);
 
-    if (rc == SKED_ENOTFOUND)
-        (void) sked__http_error(&resp, rc, NULL, "no route %.16s %.200s",
-                                method, path);
-    else if (rc == SKED_EMETHOD) {
-        (void) sked__http_error(&resp, rc, NULL,
-                                "%.16s is not allowed on %.200s (allowed: %s)",
-                                method, path, m.allow);
-        resp.allow = m.allow;
-    } else if (rc < 0)
-        (void) sked__http_error(&resp, rc, NULL, "%s", sked_strerror(rc));
-    else {
-        for (size_t i = 0; i < m.nparam; i++)
-            req.param[i] = m.param[i];
-        req.nparam = m.nparam;
-        (void) m.route->handler(&req, &resp);
-        if (resp.status == 0 && !resp.stream)
-            (void) sked__http_error(&resp, SKED_EINTERNAL, NULL,
-                                    "the handler of %.200s sent nothing", path);
-    }
+    (void) sked__http_serve(&req, &resp, &m);
     rs->answered = true;
     report(h, method, path, rs, resp.stream ? 200 : resp.status);
     enum MHD_Result ok = send_resp(conn, &resp);
@@ -341,34 +345,118 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
     return ok;
 }
 
-/* Keep the N bytes of DATA of the body, or drop them past the limit.
- * False when out of memory. */
-static bool body_append(req_state *rs, const char *data, size_t n)
+/* A refusal known from the headers (401, 413) is sent once the body is
+ * read, not at once: a client that does not ask "Expect: 100-continue"
+ * sends its body whatever the answer, and many (Python's urllib and
+ * requests) read no answer before they have sent it all, so a connection
+ * closed under them (reset, for the bytes left unread) is a broken pipe
+ * to them, never a 413. The body is read and dropped, up to DRAIN_MAX
+ * bytes: a body declared larger is answered at once, and a chunked one
+ * that grows past it has its connection closed. */
+#define DRAIN_MAX ((uint64_t) 64 * 1024 * 1024)
+
+#define TOO_BIG_MSG "the body is over 1 MiB (1048576 bytes)"
+
+/* Refuse the request with CODE and WHY (static) once its body is read. */
+static void refuse_later(req_state *rs, int code, const char *why)
 {
-    if (rs->too_big || rs->body.len + n > HTTP_BODY_MAX) {
-        rs->too_big = true;
+    rs->refusal = code;
+    rs->why = why;
+}
+
+/* Keep the N bytes of DATA of the body, or drop them once the request is
+ * refused (past the limit, or before). False when the connection must
+ * close: out of memory, or more dropped than DRAIN_MAX. */
+static bool body_take(req_state *rs, const char *data, size_t n)
+{
+    if (!rs->refusal && rs->body.len + n > HTTP_BODY_MAX) {
+        refuse_later(rs, SKED_ETOOBIG, TOO_BIG_MSG);
+        rs->dropped = rs->body.len;
         sked__buf_reset(&rs->body);
-        return true;
+    }
+    if (rs->refusal) {
+        rs->dropped += n;
+        return rs->dropped <= DRAIN_MAX;
     }
     return sked__buf_add(&rs->body, data, n);
 }
 
-/* The first call of a request: the token and the declared size. */
+/* False when the request line held a NUL byte. libmicrohttpd 0.9.75
+ * reads the request line in place and hands out its parts as C strings,
+ * so a NUL cuts the target short ("/healthz\0junk" naming /healthz)
+ * without a word. The target's string (on_uri) ends at the space it
+ * wrote a NUL over, and VERSION starts after it (and after any more
+ * spaces): anything else between the two is the rest of a target cut
+ * short. The bytes looked at are the line's own, up to its version. */
+static bool target_whole(const req_state *rs, const char *version)
+{
+    const char *p;
+
+    if (!rs->uri_end || !version || !version[0])
+        return true;
+    for (p = rs->uri_end + 1; p != version && (*p == ' ' || *p == '\t'); p++)
+        ;
+    return p == version;
+}
+
+/* The first call of a request: its framing, the token and the declared
+ * size. A refusal with no body to wait for goes out at once. */
 static enum MHD_Result on_first(sked_http *h, struct MHD_Connection *conn,
                                 const char *method, const char *path,
-                                req_state *rs)
+                                const char *version, req_state *rs)
 {
-    const char *cl = MHD_lookup_connection_value(
-        conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    http_framing f;
+    const char *why = sked__http_framing(conn, &f);
 
-    if (!authorized(h, conn, path))
-        return refuse(h, conn, method, path, rs, SKED_EUNAUTH,
-                      "a valid bearer token is required "
-                      "(Authorization: Bearer TOKEN)");
-    if (cl && strtoull(cl, NULL, 10) > HTTP_BODY_MAX)
-        return refuse(h, conn, method, path, rs, SKED_ETOOBIG,
-                      "the body is over 1 MiB (1048576 bytes)");
+    if (!why && !target_whole(rs, version))
+        why = "a NUL byte in the request line";
+    if (why)
+        return refuse(h, conn, method, path, rs, SKED_ESYNTAX, why);
+    if (rs->refusal)
+        ; /* the request line is refused already (on_uri) */
+    else if (!authorized(h, conn, path))
+        refuse_later(rs, SKED_EUNAUTH,
+                     "a valid bearer token is required "
+                     "(Authorization: Bearer TOKEN)");
+    else if (f.length > HTTP_BODY_MAX)
+        refuse_later(rs, SKED_ETOOBIG, TOO_BIG_MSG);
+    if (rs->refusal && (!f.body || f.expect_continue || f.length > DRAIN_MAX))
+        return refuse(h, conn, method, path, rs, rs->refusal, rs->why);
     return MHD_YES;
+}
+
+/* What libmicrohttpd 0.9.75 cannot answer: a query whose parameters do
+ * not fit in the connection's memory (CONN_MEMORY) leaves the connection
+ * hanging, unanswered, until the timeout. So a URI over URI_MAX bytes, or
+ * a query of more than QUERY_PARAMS_MAX parameters, is refused (400)
+ * before libmicrohttpd splits it: its query is emptied here, in the
+ * request line libmicrohttpd is reading, which is the one thing this
+ * callback can still change. Both limits are far above what any route
+ * takes, and small enough that what they let through always fits. */
+#define URI_MAX          4096
+#define QUERY_PARAMS_MAX 64
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    req_state *rs = sked__calloc(1, sizeof *rs);
+    char *query = strchr((char *) uri, '?'); /* see above */
+    size_t params = 1;
+
+    (void) cls;
+    (void) conn;
+    if (!rs)
+        return NULL; /* on_request tries again, then closes */
+    rs->started_us = mono_us();
+    rs->uri_end = uri + strlen(uri);
+    for (const char *p = query; p && *p; p++)
+        params += *p == '&';
+    if ((size_t) (rs->uri_end - uri) > URI_MAX)
+        refuse_later(rs, SKED_ESYNTAX, "the URI is over 4096 bytes");
+    else if (query && params > QUERY_PARAMS_MAX)
+        refuse_later(rs, SKED_ESYNTAX, "the query has more than 64 parameters");
+    if (rs->refusal && query)
+        query[1] = '\0';
+    return rs;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
@@ -379,26 +467,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
     sked_http *h = cls;
     req_state *rs = *state;
 
-    (void) version;
     if (!rs) {
         if (!(rs = sked__calloc(1, sizeof *rs)))
             return MHD_NO;
         *state = rs;
         rs->started_us = mono_us();
-        return on_first(h, conn, method, url, rs);
+    }
+    if (!rs->seen) {
+        rs->seen = true;
+        sked__http_watch_headers(h->watch, conn, true);
+        return on_first(h, conn, method, url, version, rs);
     }
     if (rs->answered) {
         *upload_size = 0;
         return MHD_YES;
     }
     if (*upload_size) {
-        bool ok = body_append(rs, upload, *upload_size);
+        bool ok = body_take(rs, upload, *upload_size);
         *upload_size = 0;
         return ok ? MHD_YES : MHD_NO;
     }
-    if (rs->too_big)
-        return refuse(h, conn, method, url, rs, SKED_ETOOBIG,
-                      "the body is over 1 MiB (1048576 bytes)");
+    if (rs->refusal)
+        return refuse(h, conn, method, url, rs, rs->refusal, rs->why);
     return dispatch(h, conn, method, url, rs);
 }
 
@@ -407,9 +497,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
 {
     req_state *rs = *state;
 
-    (void) cls;
-    (void) conn;
     (void) why;
+    sked__http_watch_headers(((sked_http *) cls)->watch, conn, false);
     if (rs) {
         sked__buf_reset(&rs->body);
         free(rs);
@@ -432,17 +521,11 @@ static int hex_digit(char c)
     return -1;
 }
 
-/* Decode the %XX escapes of URI in place, as libmicrohttpd would, except
- * %00: a NUL would cut the path short ("index.html%00.js" naming
- * index.html), so it stays as written and names nothing. Returns the new
- * length. */
-static size_t unescape(void *cls, struct MHD_Connection *conn, char *uri)
+size_t sked__http_unescape(char *s)
 {
-    char *out = uri;
+    char *out = s;
 
-    (void) cls;
-    (void) conn;
-    for (const char *in = uri; *in; out++) {
+    for (const char *in = s; *in; out++) {
         int hi, lo;
         if (in[0] == '%' && (hi = hex_digit(in[1])) >= 0 &&
             (lo = hex_digit(in[2])) >= 0 && (hi | lo) != 0) {
@@ -453,7 +536,17 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *uri)
         }
     }
     *out = '\0';
-    return (size_t) (out - uri);
+    return (size_t) (out - s);
+}
+
+/* libmicrohttpd's unescape callback, for the path and the query: as
+ * libmicrohttpd would decode, except %00, which would cut the path short
+ * ("index.html%00.js" naming index.html) and so names nothing. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *uri)
+{
+    (void) cls;
+    (void) conn;
+    return sked__http_unescape(uri);
 }
 
 /* One thread per core: a request to SQLite is mostly CPU, and more
@@ -505,7 +598,11 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
     h->access_ctx = o->access_ctx;
     if ((rc = resolve_listen(listen, &a, err)) < 0 ||
         (rc = configure(h, o, listen, err)) < 0 ||
-        (rc = sked__sse_hub_new(e, &h->hub, err)) < 0) {
+        (rc = sked__sse_hub_new(e, &h->hub, err)) < 0 ||
+        (rc = sked__http_watch_start(o->header_timeout_secs
+                                         ? o->header_timeout_secs
+                                         : HEADER_TIMEOUT_DEFAULT,
+                                     &h->watch, err)) < 0) {
         sked__http_stop(h);
         return rc;
     }
@@ -522,7 +619,9 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
                                        : CONNECTIONS_DEFAULT),
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) CONN_MEMORY,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-        MHD_OPTION_UNESCAPE_CALLBACK, unescape, h, MHD_OPTION_END);
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_NOTIFY_CONNECTION,
+        sked__http_watch_notify, h->watch, MHD_OPTION_UNESCAPE_CALLBACK,
+        unescape, h, MHD_OPTION_END);
     if (!h->daemon) {
         sked__http_stop(h);
         return sked__error_set(err, SKED_EIO, "listen", -1,
@@ -551,6 +650,7 @@ void sked__http_stop(sked_http *h)
         sked__sse_hub_shutdown(h->hub);
     if (h->daemon)
         MHD_stop_daemon(h->daemon);
+    sked__http_watch_stop(h->watch);
     sked__sse_hub_free(h->hub);
     free(h->token);
     free(h);

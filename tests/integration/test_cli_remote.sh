@@ -17,8 +17,9 @@
 # 2. Where the server is: --server before or after the command,
 #    $SKED_SERVER, a trailing slash; --db with --server is a usage error
 #    (2); an unreachable server is one line and exit 1.
-# 3. A token: $SKED_TOKEN is sent as a bearer token; a wrong one is one
-#    line naming the server, exit 1.
+# 3. A token: $SKED_TOKEN is sent as a bearer token; a wrong one (also
+#    one of the right length differing in its first, a middle or its last
+#    byte) is one line naming the server, exit 1.
 # 4. sked events --follow: over the API (the event stream) and on the
 #    database (polling), each event printed as it happens; SIGINT ends it
 #    with exit 0.
@@ -270,6 +271,17 @@ SKED_TOKEN=wrong "$bin" --server "$url_t" schedule get s1 >"$tmp/o" 2>"$tmp/e"
 check token.wrong.rc "$?" 1
 check token.wrong.msg "$(cat "$tmp/e")" \
     "sked: $url_t: a valid bearer token is required (Authorization: Bearer TOKEN)"
+# Tokens of the right length that differ in one byte only, first, middle
+# or last: each is refused like any wrong token.
+good=s3cret-token-of-the-test
+for at in 0 $((${#good} / 2)) $((${#good} - 1)); do
+    c=${good:at:1}
+    [ "$c" = x ] && r=y || r=x
+    bad=${good:0:at}$r${good:at+1}
+    SKED_TOKEN=$bad "$bin" --server "$url_t" schedule get s1 >"$tmp/o" 2>"$tmp/e"
+    check "token.same_length.$at" "$?:$(cat "$tmp/e")" \
+        "1:sked: $url_t: a valid bearer token is required (Authorization: Bearer TOKEN)"
+done
 "$bin" --server "$url_t" schedule trigger s1 >"$tmp/o" 2>"$tmp/e"
 check token.none "$?:$(wc -l <"$tmp/e")" "1:1"
 stop_server t TERM

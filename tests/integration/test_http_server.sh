@@ -14,7 +14,8 @@
 # 4. Path traversal on the dashboard's files never reaches the disk.
 # 5. Auth: with a token, the API and the metrics need it (401 with the
 #    error body and WWW-Authenticate); health checks and the dashboard's
-#    files do not; a short token is refused at start, and so is listening
+#    files do not; a token of the right length that differs in any one
+#    byte is refused; a short token is refused at start, and so is listening
 #    beyond loopback without a token.
 # 6. Slow and half-open clients: 300 connections sending half a request
 #    do not stop a normal request from being answered; SIGTERM still
@@ -174,6 +175,15 @@ check auth.wrong "$(error_code "$(req GET "$u/api/v1/openapi.json" \
     -H "Authorization: Bearer ${token}x")")" "401 unauthorized"
 check auth.prefix "$(error_code "$(req GET "$u/api/v1/openapi.json" \
     -H "Authorization: Bearer ${token%?}")")" "401 unauthorized"
+# Same length, one byte off: first, every middle position, last. A
+# comparison that stops early or skips a byte lets one of these in.
+for at in $(seq 0 $((${#token} - 1))); do
+    c=${token:at:1}
+    [ "$c" = x ] && r=y || r=x
+    check "auth.same_length.$at" "$(error_code "$(req GET "$u/api/v1/openapi.json" \
+        -H "Authorization: Bearer ${token:0:at}$r${token:at+1}")")" \
+        "401 unauthorized"
+done
 check auth.basic "$(error_code "$(req GET "$u/metrics" \
     -u "user:$token")")" "401 unauthorized"
 www=$(curl -s -D - -o /dev/null "$u/api/v1/openapi.json" | tr -d '\r' |
