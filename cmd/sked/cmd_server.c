@@ -34,6 +34,7 @@
 #include "http/http.h"
 #include "log.h"
 #include "server_events.h"
+#include "server_health.h"
 
 /* Bounds of --tick: a tick below a second only costs rereads; above an
  * hour, changes by other servers would wait too long. */
@@ -46,8 +47,10 @@
 #define ERROR_MAX (SKED_WF_PATH_MAX + SKED_WF_MSG_MAX + 600)
 /* SPEC 3.2: a database clock more than a second off is a warning. The
  * engine measures it every minute; looking every few seconds is enough. */
-#define SKEW_WARN         (SKED_USEC_PER_SEC)
-#define SKEW_POLL_SECONDS 5
+#define SKEW_WARN (SKED_USEC_PER_SEC)
+/* How often the main thread looks at the skew and the database's
+ * health: a failing store is logged within a second. */
+#define POLL_SECONDS 1
 
 typedef struct server {
     const char *db_url;    /* borrowed from argv or the environment */
@@ -63,6 +66,7 @@ typedef struct server {
     sked_engine *engine;
     sked_subscription *sub;
     bool skew_warned; /* the last skew seen was over SKEW_WARN */
+    health_log health;
 } server;
 
 /* Write URL into BUF with any password replaced by "***", so the log
@@ -225,12 +229,15 @@ static int start_fail(server *sv, const char *what, const sked_error *err,
 }
 
 /* Log one answered request: at debug level, or warn for the server's own
- * failures (5xx), which a person must see. */
+ * failures (5xx), which a person must see. A readiness probe answered 503
+ * is no failure of the request: the cause is logged once already (the
+ * health log, server_health.h), not again at every probe. */
 static void log_access(void *ctx, const char *method, const char *path,
                        unsigned status, int64_t elapsed_us)
 {
     logger *lg = ctx;
-    log_level level = status >= 500 ? LOG_WARN : LOG_DEBUG;
+    bool probe = strcmp(path, "/readyz") == 0 && status == 503;
+    log_level level = status >= 500 && !probe ? LOG_WARN : LOG_DEBUG;
 
     if (!log_enabled(lg, level))
         return;
@@ -332,18 +339,20 @@ static void check_skew(server *sv)
     sv->skew_warned = over;
 }
 
-/* Take signals until one says stop, looking at the clock skew between
- * them. Returns the signal that stopped. */
+/* Take signals until one says stop, looking at the clock skew and the
+ * database's health between them. Returns the signal that stopped. */
 static int serve(server *sv, const sigset_t *set)
 {
-    const struct timespec poll = {.tv_sec = SKEW_POLL_SECONDS};
+    const struct timespec poll = {.tv_sec = POLL_SECONDS};
 
     for (;;) {
         int sig = sigtimedwait(set, NULL, &poll);
 
         if (sig < 0) {
-            if (errno == EAGAIN)
+            if (errno == EAGAIN) {
                 check_skew(sv);
+                health_check(&sv->health, sv->engine, &sv->log);
+            }
             continue;
         }
         if (sig != SIGHUP)

@@ -191,8 +191,12 @@ SKED_API int sked_engine_queue_list(sked_engine *e, char **out_json,
 
 /* ---- health and metrics --------------------------------------------------*/
 
-/* Return 0 when the store answers a query now and its schema is current
- * (GET /readyz), else SKED_EIO or SKED_EBUSY with the reason in ERR. */
+/* Return 0 when the store answers a query now, its schema is current
+ * and the engine's own work on it (firing, claiming, renewing leases,
+ * recording results) does not fail (GET /readyz). Else SKED_EBUSY (that
+ * work fails: err->msg names the cause, what fails and since when) or the
+ * probe's error (SKED_EBUSY, SKED_ESTALE, ...). err->msg never names the
+ * database's file, host, port or name: a client may read it. */
 SKED_API int sked_engine_ready(sked_engine *e, sked_error *err);
 
 /* The engine's metrics (SPEC 5) in the Prometheus text exposition format

@@ -32,7 +32,11 @@
     XX(EBUSY, -12, "unavailable", 503, 1, "resource busy")                     \
     XX(ETIMEDOUT, -13, "timeout", 504, 1, "timed out")                         \
     XX(ECANCELED, -14, "cancelled", 409, 1, "cancelled")                       \
-    XX(EMETHOD, -15, "method_not_allowed", 405, 1, "method not allowed")
+    XX(EMETHOD, -15, "method_not_allowed", 405, 1, "method not allowed")       \
+    XX(ENOSPC, -16, "disk_full", 507, 1, "no space left for the database")     \
+    XX(EROFS, -17, "read_only", 503, 1, "the database is read-only")           \
+    XX(ESTALE, -18, "database_gone", 503, 1,                                   \
+       "the database file was deleted or replaced")
 
 enum sked_errno {
     SKED_OK = 0,

@@ -49,8 +49,27 @@ sked_loop *sked__engine_loop(sked_engine *e)
 
 int sked_engine_ready(sked_engine *e, sked_error *err)
 {
+    sked_store_fault f;
+    char since[SKED_TIME_STRLEN];
+
     sked_error_clear(err);
+    if (!e)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
+    /* The background work first: a full disk or a read-only file still
+     * answers the probe's read, while nothing can be fired or recorded. */
+    if (sked__store_fault(e->store, &f)) {
+        if (sked_time_format(f.since, since, sizeof since) < 0)
+            snprintf(since, sizeof since, "?");
+        return sked__error_set(
+            err, SKED_EBUSY, "db", -1, "%s (%s failing since %s)",
+            sked__store_fault_reason(f.code), sked__store_op_name(f.op), since);
+    }
     return sked__store_ready(e->store, err);
+}
+
+bool sked__engine_fault(sked_engine *e, sked_store_fault *out)
+{
+    return sked__store_fault(e->store, out);
 }
 
 /* ---- events

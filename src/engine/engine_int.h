@@ -16,6 +16,7 @@
 #include "sched/loop.h"
 #include "sked/engine.h"
 #include "store/store.h"
+#include "store/store_health.h"
 #include "store/store_run.h"
 
 struct sked_subscription {
@@ -112,5 +113,10 @@ bool sked__engine_clock_skew(sked_engine *e, sked_dur *out);
  * registered WORKFLOW yet, or "" when one has or the store cannot say. */
 void sked__engine_workflow_warning(sked_engine *e, const char *workflow,
                                    char *buf, size_t size);
+
+/* Tell whether the engine's background work fails on the store now, and
+ * which of it failed longest (*out may be NULL): what the server logs,
+ * and why GET /readyz answers 503. */
+bool sked__engine_fault(sked_engine *e, sked_store_fault *out);
 
 #endif

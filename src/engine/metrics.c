@@ -10,8 +10,10 @@
  * run.created of trigger "cron" observes its fire lag, the event's time
  * minus its scheduled_for. Payloads are parsed outside the lock, and only
  * those of these types. The missed occurrences are the scheduler loop's
- * own counters. Gauges are read at scrape time: queue depths and
- * schedules by status from the store, busy workers from the pool. */
+ * own counters, the store's errors the store's health (store_health.h).
+ * Gauges are read at scrape time: queue depths and schedules by status
+ * from the store (left out while it fails: the page is still served),
+ * busy workers from the pool, the clock skew from the loop. */
 #include "base/alloc.h"
 #include "engine/metrics.h"
 
@@ -325,6 +327,15 @@ static void histo_write(sked_buf *b, const char *name, const histo *h)
                             name, (unsigned long long) h->count);
 }
 
+static void store_error_row(void *ctx, const char *op, const char *kind,
+                            uint64_t n)
+{
+    (void) sked__buf_printf(ctx,
+                            "sked_store_errors_total{op=\"%s\",kind=\"%s\"} "
+                            "%llu\n",
+                            op, kind, (unsigned long long) n);
+}
+
 static void missed_row(void *ctx, const char *schedule, sked_miss_reason r,
                        int64_t count)
 {
@@ -370,6 +381,10 @@ static void write_counters(sked_engine *e, sked_buf *b)
                                 (unsigned long long) m->wf[i].timeouts);
     }
     pthread_mutex_unlock(&m->mu);
+    family(b, "sked_store_errors_total", "counter",
+           "Failed tries of the server's own work on the database, by "
+           "operation and kind of error.");
+    sked__store_errors_each(e->store, store_error_row, b);
 }
 
 static int count_status(void *ctx, const sked_schedule_head *h)
@@ -381,7 +396,29 @@ static int count_status(void *ctx, const sked_schedule_head *h)
     return 0;
 }
 
-/* The gauges, read now. */
+/* The gauges the engine holds, read now; none reads the store, so they
+ * are there while it fails. */
+static void write_own_gauges(sked_engine *e, sked_buf *b)
+{
+    sked_dur skew = 0;
+
+    family(b, "sked_workers_busy", "gauge",
+           "Worker threads executing a run now.");
+    (void) sked__buf_printf(b, "sked_workers_busy %d\n",
+                            sked__workers_busy(e->workers));
+    /* SPEC 3.2: measured on PostgreSQL only; absent until measured. */
+    family(b, "sked_clock_skew_seconds", "gauge",
+           "The database's clock minus this server's, as last measured.");
+    if (sked__engine_clock_skew(e, &skew))
+        (void) sked__buf_printf(b, "sked_clock_skew_seconds %.6f\n",
+                                (double) skew / 1e6);
+    family(b, "sked_store_failing", "gauge",
+           "1 while the server's own work on the database fails, else 0.");
+    (void) sked__buf_printf(b, "sked_store_failing %d\n",
+                            sked__engine_fault(e, NULL) ? 1 : 0);
+}
+
+/* The gauges read from the store now. */
 static int write_gauges(sked_engine *e, sked_buf *b, sked_error *err)
 {
     sked_queue_info *q = NULL;
@@ -399,10 +436,6 @@ static int write_gauges(sked_engine *e, sked_buf *b, sked_error *err)
         (void) sked__buf_printf(b, "\"} %lld\n", (long long) q[i].pending);
     }
     sked__queue_infos_free(q, nq);
-    family(b, "sked_workers_busy", "gauge",
-           "Worker threads executing a run now.");
-    (void) sked__buf_printf(b, "sked_workers_busy %d\n",
-                            sked__workers_busy(e->workers));
     rc = sked__store_schedule_scan(e->store, SKED_TIME_NONE, count_status, by,
                                    err);
     if (rc != 0)
@@ -418,22 +451,23 @@ static int write_gauges(sked_engine *e, sked_buf *b, sked_error *err)
 
 int sked_engine_metrics(sked_engine *e, char **out_text, sked_error *err)
 {
-    sked_buf b = {0};
+    sked_buf b = {0}, g = {0};
+    sked_error gerr;
     char *text;
-    int rc;
 
     if (!e || !out_text)
         return sked__error_set(err, SKED_EINVAL, NULL, -1,
                                "an engine and an output");
     write_counters(e, &b);
-    rc = write_gauges(e, &b, err);
+    write_own_gauges(e, &b);
+    /* A store that fails must not hide the counters that tell of it: the
+     * gauges it cannot give are left out, and the page is served. */
+    if (write_gauges(e, &g, &gerr) == 0 && g.p && !g.failed)
+        (void) sked__buf_add(&b, g.p, g.len);
+    sked__buf_reset(&g);
     text = sked__buf_take(&b, NULL);
-    if (rc == 0 && !text)
-        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    if (rc != 0) {
-        free(text);
-        return rc;
-    }
+    if (!text)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     *out_text = text;
     return 0;
 }

@@ -5,7 +5,9 @@
  * allocation: the ops, then their strings), so an asynchronous writer
  * never reads a worker's memory. The writer takes every entry queued,
  * concatenates their ops, writes them in one sked__store_run_ops call,
- * then wakes the entries' waiters with their share of the results. */
+ * then wakes the entries' waiters with their share of the results; a
+ * batch refused for the database's state is tried again first
+ * (write_until). */
 #include "base/alloc.h"
 #include "exec/journal.h"
 
@@ -14,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/backoff.h"
 #include "base/clock.h"
 #include "base/error.h"
+#include "store/store_health.h"
 
 /* Most ops one transaction carries: the rest waits for the next. */
 #define JOURNAL_BATCH_MAX SKED_RUN_OPS_MAX
@@ -47,6 +51,7 @@ struct sked_journal {
     uint64_t queued, written; /* entries queued and committed ever */
     size_t pending_ops;       /* ops queued, not yet taken by the writer */
     bool stop;
+    bool hurry; /* a failed batch is not tried again */
 };
 
 /* ---- deep copy ------------------------------------------------------ */
@@ -115,8 +120,7 @@ static sked_run_op *ops_copy(const sked_run_op *ops, size_t n)
 /* ---- the writer ---------------------------------------------------- */
 
 /* Write the entries of the list FIRST (taken off the queue) in one
- * transaction, and fill each entry's outcome. Returns the
- * transaction's code. */
+ * transaction, and fill each entry's outcome. Returns its code. */
 static int write_batch(sked_journal *j, entry *first)
 {
     size_t n = 0, k = 0;
@@ -135,6 +139,7 @@ static int write_batch(sked_journal *j, entry *first)
             k += e->n;
         }
         rc = sked__store_run_ops(j->st, ops, n, res, &ev, &nev, &err);
+        sked__store_report(j->st, SKED_OP_WRITE, rc, &err);
     }
     if (rc == 0 && j->deliver && nev > 0)
         j->deliver(j->ctx, ev, nev);
@@ -152,37 +157,39 @@ static int write_batch(sked_journal *j, entry *first)
     return rc;
 }
 
-/* Tell whether a batch that failed with RC may commit as it is once the
- * database answers again: it failed for the database's state (a lost
- * connection, a server restarting), not for what it holds. */
+/* Tell whether a batch that failed with RC may succeed as it is, once
+ * the database is back: it was refused for the state of the database
+ * (unreachable, full, read-only), not for what it holds. */
 static bool worth_again(int rc)
 {
-    return rc == SKED_EBUSY;
+    return rc == SKED_EBUSY || rc == SKED_ENOSPC || rc == SKED_EROFS;
 }
 
-/* Write BATCH until it commits, fails for what it holds, or the journal
- * stops; between tries a wait that doubles up to RETRY_MAX_WAIT (mu is
- * held, and released while writing). What the workers did is recorded
- * when the database is back, so their runs stay theirs: dropped, the
- * writes would let the leases lapse and the steps run again. */
-static void write_until(sked_journal *j, entry *batch)
+/* Write BATCH until it commits, it fails for what it holds, or the
+ * journal stops or is hurried; between tries a wait that doubles from
+ * RETRY_FIRST_WAIT up to RETRY_MAX_WAIT (mu is held, and released while
+ * writing). What the workers did is recorded when the database is back,
+ * so their runs stay theirs: dropped, the writes would let the leases
+ * lapse and the steps run again. */
+static void write_until(sked_journal *j, entry *batch, sked_backoff *bo)
 {
-    sked_dur wait = RETRY_FIRST_WAIT;
-
     for (;;) {
         pthread_mutex_unlock(&j->mu);
         int rc = write_batch(j, batch);
         pthread_mutex_lock(&j->mu);
-        if (rc == 0 || !worth_again(rc) || j->stop)
+        if (rc == 0) {
+            sked__backoff_ok(bo);
+            return;
+        }
+        if (!worth_again(rc) || j->stop || j->hurry)
             return;
         struct timespec ts;
-        sked__clock_deadline(wait, &ts);
-        while (!j->stop &&
+        sked__clock_deadline(sked__backoff_fail(bo), &ts);
+        while (!j->stop && !j->hurry &&
                pthread_cond_timedwait(&j->work, &j->mu, &ts) != ETIMEDOUT)
             ;
-        if (j->stop)
+        if (j->stop || j->hurry)
             return;
-        wait = wait * 2 < RETRY_MAX_WAIT ? wait * 2 : RETRY_MAX_WAIT;
     }
 }
 
@@ -206,6 +213,9 @@ static entry *take(sked_journal *j)
 static void *writer(void *arg)
 {
     sked_journal *j = arg;
+    sked_backoff bo;
+
+    sked__backoff_init(&bo, RETRY_FIRST_WAIT, RETRY_MAX_WAIT);
     pthread_mutex_lock(&j->mu);
     for (;;) {
         while (!j->head && !j->stop)
@@ -213,7 +223,7 @@ static void *writer(void *arg)
         if (!j->head)
             break;
         entry *batch = take(j);
-        write_until(j, batch);
+        write_until(j, batch, &bo);
         for (entry *e = batch, *next; e; e = next) {
             next = e->next;
             j->written++;
@@ -303,6 +313,16 @@ int sked__journal_write(sked_journal *j, const sked_run_op *ops, size_t n,
         *err = e->err;
     free(e);
     return rc;
+}
+
+void sked__journal_hurry(sked_journal *j)
+{
+    if (!j)
+        return;
+    pthread_mutex_lock(&j->mu);
+    j->hurry = true;
+    pthread_cond_broadcast(&j->work);
+    pthread_mutex_unlock(&j->mu);
 }
 
 void sked__journal_flush(sked_journal *j)

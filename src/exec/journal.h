@@ -6,7 +6,14 @@
  * committed events. A worker that needs its write durable before going on
  * (a step's end, before the next step starts) waits for that commit;
  * others (a step's start, a run's last writes) go on at once, their ops
- * copied. With many workers, hundreds of runs share one fsync. */
+ * copied. With many workers, hundreds of runs share one fsync.
+ *
+ * A batch the database refuses for its state (unreachable, full,
+ * read-only: SKED_EBUSY, SKED_ENOSPC, SKED_EROFS) is tried again, with a
+ * capped backoff (base/backoff.h), until it commits: the workers waiting
+ * on it wait with it, and what runs did is recorded once the database is
+ * back. Once the engine stops (sked__journal_hurry), each batch is tried
+ * once. */
 #ifndef SKED_EXEC_JOURNAL_H
 #define SKED_EXEC_JOURNAL_H
 
@@ -36,6 +43,11 @@ void sked__journal_close(sked_journal *j);
  * unless the queue is full, when the caller waits for the next commit. */
 int sked__journal_write(sked_journal *j, const sked_run_op *ops, size_t n,
                         int *result, sked_error *err);
+
+/* From now on, try each batch once: the engine stops, and a worker
+ * waiting on a database that stays away must not hold the stop. Wakes a
+ * writer waiting to try again. */
+void sked__journal_hurry(sked_journal *j);
 
 /* Wait until everything queued before this call is committed. */
 void sked__journal_flush(sked_journal *j);

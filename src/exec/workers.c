@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/backoff.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "exec/attempt.h"
+#include "store/store_health.h"
 
 /* The heartbeat's shortest period, when woken by changes. */
 #define BEAT_MIN (250 * 1000)
@@ -178,11 +180,11 @@ int sked__claim(const sked_exec_env *env, sked_dur lease, const sked_held *held,
 static int held_ids(sked_workers *w, char ***out, size_t *n);
 static void strs_free(char **v, size_t n);
 
-/* Claim up to ROOM runs and queue them. Returns how many. The runs held
- * here are never claimed back from ourselves: a lease that lapsed while
- * the database was away is renewed, not recovered (their steps would
- * run twice). */
-static size_t claim_some(sked_workers *w, size_t room)
+/* Claim up to ROOM runs and queue them. Returns how many; *failed tells
+ * whether the claim failed. The runs held here are never claimed back
+ * from ourselves: a lease that lapsed while the database was away is
+ * renewed, not recovered (their steps would run twice). */
+static size_t claim_some(sked_workers *w, size_t room, bool *failed)
 {
     sked_claim_cap caps[CAPS_MAX];
     char names[CAPS_MAX][SKED_NAME_MAX + 1];
@@ -196,10 +198,13 @@ static size_t claim_some(sked_workers *w, size_t room)
     int rc = held_ids(w, &ids, &nheld);
     pthread_mutex_unlock(&w->mu);
     sked_held held = {(const char *const *) ids, nheld};
-    if (rc == 0)
+    if (rc == 0) {
         rc = sked__claim(&w->cfg.env, w->cfg.lease, &held, caps, ncaps, room,
                          w->cfg.deliver, w->cfg.ctx, &runs, &n, &err);
+        sked__store_report(w->cfg.env.store, SKED_OP_CLAIM, rc, &err);
+    }
     strs_free(ids, nheld);
+    *failed = rc != 0;
     if (rc != 0)
         return 0;
     pthread_mutex_lock(&w->mu);
@@ -227,18 +232,39 @@ static size_t hold_target(const sked_workers *w)
     return base;
 }
 
+/* Wait D or until the pool stops (under mu): wakes do not cut a
+ * backoff short. */
+static void wait_stop(sked_workers *w, pthread_cond_t *cv, sked_dur d)
+{
+    struct timespec ts;
+
+    sked__clock_deadline(d, &ts);
+    while (!w->stopping && pthread_cond_timedwait(cv, &w->mu, &ts) != ETIMEDOUT)
+        ;
+}
+
 static void *dispatcher_main(void *arg)
 {
     sked_workers *w = arg;
+    sked_backoff bo;
 
+    sked__backoff_init(&bo, w->cfg.poll, 0);
     pthread_mutex_lock(&w->mu);
     while (!w->stopping) {
         size_t want = hold_target(w);
         size_t held = (size_t) w->nbusy + w->qlen;
+        bool failed = false;
         w->woken = false;
         pthread_mutex_unlock(&w->mu);
-        size_t got = held < want ? claim_some(w, want - held) : 0;
+        size_t got = held < want ? claim_some(w, want - held, &failed) : 0;
         pthread_mutex_lock(&w->mu);
+        if (failed) {
+            /* The store fails: claim again after a growing wait, not at
+             * every wake (each run.created would make a try). */
+            wait_stop(w, &w->claim, sked__backoff_fail(&bo));
+            continue;
+        }
+        sked__backoff_ok(&bo);
         if (got > 0 && !w->stopping)
             continue;
         if (w->woken)
@@ -293,8 +319,9 @@ static void strs_free(char **v, size_t n)
     free(v);
 }
 
-/* Renew the leases of the runs held here, act on cancel requests. */
-static void renew(sked_workers *w)
+/* Renew the leases of the runs held here, act on cancel requests.
+ * Returns 0 or the store's error. */
+static int renew(sked_workers *w)
 {
     char **held = NULL, **ids = NULL;
     size_t nheld = 0, nids = 0;
@@ -303,10 +330,16 @@ static void renew(sked_workers *w)
     pthread_mutex_lock(&w->mu);
     int rc = held_ids(w, &held, &nheld);
     pthread_mutex_unlock(&w->mu);
-    if (rc == 0 && nheld > 0 &&
-        sked__store_runs_renew(w->cfg.env.store, w->cfg.env.executor,
-                               (const char *const *) held, nheld, now_of(w),
-                               w->cfg.lease, NULL, &ids, &nids, &err) == 0) {
+    if (rc == 0 && nheld > 0) {
+        rc = sked__store_runs_renew(
+            w->cfg.env.store, w->cfg.env.executor, (const char *const *) held,
+            nheld, now_of(w), w->cfg.lease, NULL, &ids, &nids, &err);
+        sked__store_report(w->cfg.env.store, SKED_OP_RENEW, rc, &err);
+    } else if (rc == 0) {
+        /* Nothing held: no lease can lapse, the renewal is not failing. */
+        sked__store_report(w->cfg.env.store, SKED_OP_RENEW, 0, NULL);
+    }
+    if (rc == 0 && nids > 0) {
         pthread_mutex_lock(&w->mu);
         for (size_t i = 0; i < nids; i++)
             cancel_local(w, ids[i], SKED_STOP_CANCEL);
@@ -314,52 +347,62 @@ static void renew(sked_workers *w)
     }
     strs_free(held, nheld);
     strs_free(ids, nids);
+    return rc;
 }
 
-/* Refresh version routing: is each version here the latest registered? */
-static void route(sked_workers *w)
+/* Refresh version routing: is each version here the latest registered?
+ * Returns 0 or the store's error. */
+static int route(sked_workers *w)
 {
     sked_claim_workflow *wf = NULL;
     size_t nwf = 0;
     sked_error err = {0};
+    int rc = 0;
 
     if (sked__registry_claimables(w->cfg.env.registry, &wf, &nwf) != 0)
-        return;
-    for (size_t i = 0; i < nwf; i++) {
+        return SKED_ENOMEM;
+    for (size_t i = 0; rc == 0 && i < nwf; i++) {
         char *latest = NULL;
-        if (sked__store_workflow_latest(w->cfg.env.store, wf[i].name, &latest,
-                                        &err) == 0)
+        rc = sked__store_workflow_latest(w->cfg.env.store, wf[i].name, &latest,
+                                         &err);
+        if (rc == 0)
             sked__registry_set_latest(w->cfg.env.registry, wf[i].name,
                                       strcmp(latest, wf[i].version) == 0);
         free(latest);
     }
+    sked__store_report(w->cfg.env.store, SKED_OP_ROUTE, rc, &err);
     sked__registry_claimables_free(wf, nwf);
+    return rc;
 }
 
 /* SPEC 5: events are kept for a retention; every engine with workers
  * prunes, at most once an hour (several servers pruning is harmless). */
-static void prune(sked_workers *w)
+static int prune(sked_workers *w)
 {
     sked_time now = now_of(w);
     sked_error err = {0};
     if (w->last_prune != SKED_TIME_NONE &&
         now - w->last_prune < SKED_PRUNE_EVERY)
-        return;
-    w->last_prune = now;
-    sked__store_event_prune(w->cfg.env.store, now - SKED_EVENT_RETENTION, NULL,
-                            &err);
+        return 0;
+    int rc = sked__store_event_prune(w->cfg.env.store,
+                                     now - SKED_EVENT_RETENTION, NULL, &err);
+    sked__store_report(w->cfg.env.store, SKED_OP_PRUNE, rc, &err);
+    if (rc == 0) /* failed: tried again at the next routine beat */
+        w->last_prune = now;
+    return rc;
 }
 
 /* A beat: the leases and the cancels always; version routing and the
  * events' retention only on the lease/3 period (ROUTINE), not on every
- * early beat a wake asks for. */
-static void beat(sked_workers *w, bool routine)
+ * early beat a wake asks for. Returns 0 or the first store error. */
+static int beat(sked_workers *w, bool routine)
 {
-    renew(w);
+    int rc = renew(w);
     if (!routine)
-        return;
-    route(w);
-    prune(w);
+        return rc;
+    int rc2 = route(w);
+    int rc3 = prune(w);
+    return rc ? rc : rc2 ? rc2 : rc3;
 }
 
 static void *heartbeat_main(void *arg)
@@ -367,7 +410,9 @@ static void *heartbeat_main(void *arg)
     sked_workers *w = arg;
     sked_dur period = w->cfg.lease / 3;
     sked_mono last_routine = sked__clock_mono(NULL) - period;
+    sked_backoff bo;
 
+    sked__backoff_init(&bo, BEAT_MIN, period);
     pthread_mutex_lock(&w->mu);
     while (!w->stopping) {
         w->beat_soon = false;
@@ -376,8 +421,17 @@ static void *heartbeat_main(void *arg)
         bool routine = now - last_routine >= period;
         if (routine)
             last_routine = now;
-        beat(w, routine);
+        int rc = beat(w, routine);
         pthread_mutex_lock(&w->mu);
+        if (rc != 0) {
+            /* A failed beat is tried again, routine and all, after a
+             * growing wait that never passes the period: leases must
+             * not lapse for want of a try. */
+            wait_stop(w, &w->beat, sked__backoff_fail(&bo));
+            last_routine = sked__clock_mono(NULL) - period;
+            continue;
+        }
+        sked__backoff_ok(&bo);
         struct timespec ts;
         /* At most every BEAT_MIN when woken (a firing may have asked to
          * cancel a run here: overlap cancel_other), else every third of
@@ -489,6 +543,9 @@ void sked__workers_stop(sked_workers *w)
     pthread_cond_broadcast(&w->claim);
     pthread_cond_broadcast(&w->beat);
     pthread_mutex_unlock(&w->mu);
+    /* A worker waiting for a commit the database refuses must not hold
+     * the stop: its write is tried once more, then given up. */
+    sked__journal_hurry(w->cfg.env.journal);
     int n = w->started;
     for (int i = 0; i < w->cfg.nworkers && n > 0; i++, n--)
         pthread_join(w->slots[i].th, NULL);

@@ -3,6 +3,7 @@
  * of SPEC 6, {"error":{"code","message","field"}}, whose status and code
  * come from the error table of include/sked/error.h. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,9 +88,22 @@ int sked__http_error(http_resp *resp, int code, const char *field,
     return send_error(resp, code, field, msg);
 }
 
+/* Tell whether RC is a failure of the database itself, whose message
+ * names its file, host, port or name. */
+static bool database_fault(int rc)
+{
+    return rc == SKED_EIO || rc == SKED_EBUSY || rc == SKED_ENOSPC ||
+           rc == SKED_EROFS || rc == SKED_ESTALE;
+}
+
 int sked__http_fail(http_resp *resp, int rc, const sked_error *err)
 {
     const char *msg = err && err->msg[0] ? err->msg : sked_strerror(rc);
 
+    /* Anyone who can reach the API reads the body: a failing database is
+     * told by its code and the table's words, never with the path,
+     * socket, port or database name its message holds. */
+    if (database_fault(rc))
+        return send_error(resp, rc, NULL, sked_strerror(rc));
     return send_error(resp, rc, err ? err->field : NULL, msg);
 }

@@ -36,14 +36,17 @@
 #include "base/alloc.h"
 #include "sched/loop.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/backoff.h"
 #include "base/error.h"
 #include "base/heap.h"
 #include "sched/decide.h"
+#include "store/store_health.h"
 
 /* Schedules fired by one transaction (at most SKED_STORE_BATCH_MAX): a
  * larger batch spreads the commit and the round trips over more rows. */
@@ -413,17 +416,15 @@ static size_t pop_due(sked_loop *l, entry **e)
 static int fire_due(sked_loop *l, sked_error *err)
 {
     entry *e[BATCH];
-    int first = 0;
     size_t n;
+    int rc = 0;
 
-    while ((n = pop_due(l, e)) > 0) {
-        int rc = fire_batch(l, e, n, err);
-        if (rc != 0 && first == 0)
-            first = rc;
-        if (rc != 0)
-            break; /* the store is failing: the next pass tries again */
-    }
-    return first;
+    while (rc == 0 && (n = pop_due(l, e)) > 0)
+        rc = fire_batch(l, e, n, err); /* failing: the batch is put back */
+    /* Nothing due is no failure: a failed batch, put back, is due again
+     * at the next pass, which reports it again. */
+    sked__store_report(l->o.store, SKED_OP_FIRE, rc, err);
+    return rc;
 }
 
 /* ---- the pass
@@ -450,6 +451,8 @@ static void measure_skew(sked_loop *l)
 {
     sked_mono mono = sked__clock_mono(l->o.clock);
     sked_time before, db = 0, after;
+    sked_error err = {0};
+    int rc;
 
     if (strcmp(sked__store_kind(l->o.store), "postgres") != 0 ||
         (l->skew_tried && mono - l->last_skew < SKEW_EVERY))
@@ -457,8 +460,14 @@ static void measure_skew(sked_loop *l)
     l->skew_tried = true;
     l->last_skew = mono;
     before = sked__clock_now(l->o.clock);
-    if (sked__store_db_clock(l->o.store, &db, NULL) != 0)
+    rc = sked__store_db_clock(l->o.store, &db, &err);
+    sked__store_report(l->o.store, SKED_OP_CLOCK, rc, &err);
+    if (rc != 0) {
+        /* Tried again at the next pass, not a minute later: a failing
+         * clock read keeps the server unready until one succeeds. */
+        l->skew_tried = false;
         return;
+    }
     after = sked__clock_now(l->o.clock);
     pthread_mutex_lock(&l->mu);
     l->skew = db - (before + (after - before) / 2);
@@ -471,11 +480,20 @@ int sked__loop_pass(sked_loop *l, sked_error *err)
     bool partial, full;
     int rc = 0;
 
+    /* What fails is reported with ERR: it must hold no other message. */
+    sked_error_clear(err);
     pthread_mutex_lock(&l->pass_mu);
     l->now = sked__clock_now(l->o.clock);
     reread_due(l, &partial, &full);
-    if (partial)
+    if (partial) {
         rc = reread(l, full, err);
+        sked__store_report(l->o.store, SKED_OP_SCAN, rc, err);
+        if (rc != 0) { /* reread at the next pass, not a tick later */
+            pthread_mutex_lock(&l->mu);
+            l->wake = true;
+            pthread_mutex_unlock(&l->mu);
+        }
+    }
     if (rc == 0)
         rc = fire_due(l, err);
     measure_skew(l);
@@ -498,15 +516,39 @@ static sked_dur sleep_for(sked_loop *l)
     return d < 0 ? 0 : d;
 }
 
+/* Wait D, or until the loop stops; wakes are not waited for (under
+ * mu): a failing store is tried again after its backoff, whatever
+ * changes meanwhile. */
+static void wait_backoff(sked_loop *l, sked_dur d)
+{
+    struct timespec ts;
+
+    sked__clock_deadline(d, &ts);
+    while (!l->stopping &&
+           pthread_cond_timedwait(&l->cv, &l->mu, &ts) != ETIMEDOUT)
+        ;
+}
+
 static void *thread_main(void *arg)
 {
     sked_loop *l = arg;
+    sked_backoff bo;
 
+    sked__backoff_init(&bo, 0, 0);
     pthread_mutex_lock(&l->mu);
     while (!l->stopping) {
+        sked_error err;
         pthread_mutex_unlock(&l->mu);
-        (void) sked__loop_pass(l, NULL); /* a failed pass retries later */
+        int rc = sked__loop_pass(l, &err);
         pthread_mutex_lock(&l->mu);
+        if (rc != 0) {
+            /* The store fails (a full disk, a lost server): try again
+             * after a growing wait, not at once, and not a core's worth
+             * of tries (the store's health tells the server). */
+            wait_backoff(l, sked__backoff_fail(&bo));
+            continue;
+        }
+        sked__backoff_ok(&bo);
         if (!l->stopping && !l->wake) {
             struct timespec ts;
             sked__clock_deadline(sleep_for(l), &ts);
@@ -535,17 +577,19 @@ static void *listen_main(void *arg)
 {
     sked_loop *l = arg;
     bool stop = false;
+    sked_backoff bo;
 
+    /* Dropped: wait before reconnecting, a tick at first, longer while
+     * the server stays away; then reread. */
+    sked__backoff_init(&bo, l->o.tick, 0);
     while (!stop) {
         if (sked__listener_wait(l->listener, l->o.tick, on_notify, l, NULL)) {
-            /* Dropped: wait a tick before reconnecting, then reread. */
-            struct timespec ts;
             pthread_mutex_lock(&l->mu);
-            sked__clock_deadline(l->o.tick, &ts);
-            if (!l->stopping)
-                (void) pthread_cond_timedwait(&l->cv, &l->mu, &ts);
+            wait_backoff(l, sked__backoff_fail(&bo));
             l->wake = true;
             pthread_mutex_unlock(&l->mu);
+        } else {
+            sked__backoff_ok(&bo);
         }
         pthread_mutex_lock(&l->mu);
         stop = l->stopping;

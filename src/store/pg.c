@@ -136,7 +136,7 @@ static int describe_target(sked__backend *b, sked_error *err)
     return 0;
 }
 
-/* (Re)connect slot T. Returns 0 or SKED_EIO naming the server. */
+/* (Re)connect slot T. Returns 0 or SKED_EBUSY naming the server. */
 static int slot_connect(struct sked__tx *t, sked_error *err)
 {
     /* The URL is expanded from "dbname"; what it says wins over the
@@ -156,11 +156,12 @@ static int slot_connect(struct sked__tx *t, sked_error *err)
                                "out of memory",
                                t->b->where);
     if (PQstatus(t->conn) != CONNECTION_OK) {
-        /* The first line says it all; libpq's second is a hint. */
+        /* The first line says it all; libpq's second is a hint. A server
+         * that cannot be reached is unavailable: it may come back. */
         first_line(line, sizeof(line), PQerrorMessage(t->conn));
         PQfinish(t->conn);
         t->conn = NULL;
-        return sked__error_set(err, SKED_EIO, "db", -1,
+        return sked__error_set(err, SKED_EBUSY, "db", -1,
                                "cannot connect to PostgreSQL at %s: %s",
                                t->b->where, line);
     }
@@ -308,6 +309,10 @@ int sked__pg_error(sked__tx *tx, const PGresult *res, const char *what,
         code = SKED_EBUSY;
     else if (state != NULL && strcmp(state, "23505") == 0)
         code = SKED_ECONFLICT;
+    else if (state != NULL && strcmp(state, "53100") == 0) /* disk_full */
+        code = SKED_ENOSPC;
+    else if (state != NULL && strcmp(state, "25006") == 0)
+        code = SKED_EROFS; /* read_only_sql_transaction: a standby */
     return sked__error_set(err, code, NULL, -1, "PostgreSQL at %s: %s: %s",
                            tx->b->where, what, line);
 }

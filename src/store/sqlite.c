@@ -17,18 +17,30 @@
  * Migrations run under BEGIN EXCLUSIVE. What still comes back busy is
  * SKED_EBUSY and store.c retries the whole transaction.
  *
- * Errors name the file: "sked.db: file is not a database".
+ * Errors name the file: "sked.db: file is not a database". A full disk
+ * is SKED_ENOSPC, a file that cannot be written (read-only, immutable, a
+ * read-only file system) SKED_EROFS.
+ *
+ * Identity: the back-end remembers which file (device and inode) its
+ * path named at open, and every transaction first checks that the path
+ * still names it. A file deleted or replaced under a running process
+ * would otherwise keep taking writes on an inode nobody will open again,
+ * all lost at the next start: from then on every transaction is refused
+ * with SKED_ESTALE, until the process is restarted on the file to use.
  *
  * This file holds the connections, transactions and migrations, and the
  * method table; the SQL of rows is beside it: schedules and the
  * scheduler's reads and writes (sqlite_schedule.c), new runs and events
  * (sqlite_rows.c), execution (sqlite_run.c), queues (sqlite_queue.c). */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -91,7 +103,9 @@ struct sked__tx {
 };
 
 struct sked__backend {
-    char *path;       /* owned */
+    char *path; /* owned */
+    dev_t dev;  /* the file PATH named at open */
+    ino_t ino;
     bool sync_normal; /* synchronous=NORMAL instead of FULL */
     pthread_mutex_t mu;
     struct sked__tx *idle; /* owned: the free list, under mu */
@@ -105,13 +119,35 @@ struct sked__backend {
 
 /* ---- errors ------------------------------------------------------------ */
 
+/* Tell whether PATH and its WAL may be written (a missing WAL may). */
+static bool writable(const char *path)
+{
+    char wal[4200];
+
+    if (access(path, W_OK) != 0)
+        return false;
+    if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int) sizeof wal)
+        return true;
+    return access(wal, W_OK) == 0 || errno == ENOENT;
+}
+
 /* Turn the SQLite result RC on DB into a sked code with a message naming
  * the file and WHAT was being done. */
 static int fail(const struct sked__backend *b, sqlite3 *db, int rc,
                 const char *what, sked_error *err)
 {
     const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    int sys = db ? sqlite3_system_errno(db) : 0;
 
+    /* An I/O error says more by the system's errno, or, when a later
+     * call (a COMMIT after a failed write) lost it, by the file: made
+     * immutable or read-only under the server, or a full disk. */
+    if ((rc & 0xff) == SQLITE_IOERR && sys == ENOSPC)
+        rc = SQLITE_FULL;
+    else if ((rc & 0xff) == SQLITE_IOERR &&
+             (sys == EROFS || sys == EPERM || sys == EACCES ||
+              !writable(b->path)))
+        rc = SQLITE_READONLY;
     switch (rc & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
@@ -123,9 +159,12 @@ static int fail(const struct sked__backend *b, sqlite3 *db, int rc,
     case SQLITE_NOMEM:
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     case SQLITE_READONLY:
-        return sked__error_set(err, SKED_EIO, "db", -1,
-                               "%.100s: the database file is read-only",
-                               b->path);
+        return sked__error_set(err, SKED_EROFS, "db", -1,
+                               "%.100s: the database file is read-only (%s)",
+                               b->path, what);
+    case SQLITE_FULL:
+        return sked__error_set(err, SKED_ENOSPC, "db", -1,
+                               "%.100s: the disk is full (%s)", b->path, what);
     case SQLITE_NOTADB:
     case SQLITE_CORRUPT:
         return sked__error_set(err, SKED_EIO, "db", -1,
@@ -482,6 +521,38 @@ static int exec_stmt(struct sked__tx *c, enum stmt_id id, const char *what,
 
 /* ---- open, close, transactions ----------------------------------------- */
 
+/* Remember which file B's path names: the file its connections have
+ * open, created by the first if it did not exist. */
+static int identify(struct sked__backend *b, sked_error *err)
+{
+    struct stat sb;
+
+    if (stat(b->path, &sb) != 0)
+        return sked__error_set(err, SKED_EIO, "db", -1, "%.100s: %s", b->path,
+                               strerror(errno));
+    b->dev = sb.st_dev;
+    b->ino = sb.st_ino;
+    return 0;
+}
+
+/* Check that B's path still names the file its connections have open.
+ * Once it was deleted or replaced (another inode), every connection
+ * works on a file nobody will open again: what it wrote would be gone
+ * at the next start, so every transaction is refused from then on. A
+ * stat() a transaction: a microsecond beside its commit. */
+static int check_file(const struct sked__backend *b, sked_error *err)
+{
+    struct stat sb;
+
+    if (stat(b->path, &sb) == 0 && sb.st_dev == b->dev && sb.st_ino == b->ino)
+        return 0;
+    return sked__error_set(err, SKED_ESTALE, "db", -1,
+                           "%.100s: the database file was deleted or "
+                           "replaced since it was opened: restart sked on "
+                           "the file to use",
+                           b->path);
+}
+
 static int sqlite_open(const char *target, const sked_store_options *opts,
                        sked__backend **out, sked_error *err)
 {
@@ -505,6 +576,8 @@ static int sqlite_open(const char *target, const sked_store_options *opts,
     pthread_mutex_init(&b->mu, NULL);
     pthread_mutex_init(&b->write_mu, NULL);
     rc = conn_open(b, &c, err); /* fail now on an unusable file */
+    if (rc == 0 && (rc = identify(b, err)) != 0)
+        conn_close(c);
     if (rc != 0) {
         sked__sqlite_close(b);
         return rc;
@@ -546,8 +619,10 @@ static int sqlite_begin(sked__backend *b, sked__tx_mode mode, sked__tx **out,
     static const enum stmt_id begin[] = {S_BEGIN_READ, S_BEGIN_WRITE,
                                          S_BEGIN_EXCL, S_BEGIN_WRITE};
     struct sked__tx *c;
-    int rc = conn_get(b, &c, err);
+    int rc = check_file(b, err);
 
+    if (rc == 0)
+        rc = conn_get(b, &c, err);
     if (rc != 0)
         return rc;
     c->writer = mode != SKED__TX_READ;

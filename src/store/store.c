@@ -35,6 +35,7 @@
 #include "base/error.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
+#include "store/store_health.h"
 #include "store/store_int.h"
 #include "store/store_ops.h"
 
@@ -137,8 +138,11 @@ int sked__store_ready(sked_store *st, sked_error *err)
     int v = 0;
     int rc = sked__store_run_tx(st, SKED__TX_READ, version_tx, &v, err);
 
+    /* A client reads this (GET /readyz): the cause, never the file, the
+     * host, the port or the database's name. */
     if (rc != 0)
-        return rc;
+        return sked__error_set(err, rc, "db", -1, "%s",
+                               sked__store_fault_reason(rc));
     if (v != latest_version(st->ops->migrations))
         return sked__error_set(err, SKED_EBUSY, "db", -1,
                                "the database has schema version %d, this "
@@ -175,6 +179,8 @@ int sked__store_open(const char *url, const sked_store_options *opts,
         rc = sked_tzdb_open(NULL, &st->own_tzdb, err);
         st->tzdb = st->own_tzdb;
     }
+    if (rc == 0 && sked__health_new(&st->health) != 0)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = ops->open(target, opts, &st->b, err);
     if (rc == 0)
@@ -194,6 +200,7 @@ void sked__store_close(sked_store *st)
     if (st->b)
         st->ops->close(st->b);
     sked_tzdb_close(st->own_tzdb);
+    sked__health_free(st->health);
     free(st);
 }
 

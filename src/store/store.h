@@ -52,10 +52,13 @@ typedef struct sked_store_options {
 
 /* Open the store at URL (NULL: SKED_STORE_DEFAULT_URL) and migrate it.
  * OPTS may be NULL. OUT: *out, closed with sked__store_close.
- * Returns 0; SKED_EINVAL (malformed URL, err->field "db"); SKED_EIO
- * (unreachable server, unreadable or corrupt file, read-only file when a
- * migration must write); SKED_ECONFLICT (database newer than the binary);
- * SKED_ENOMEM. err->msg names the database and the cause. */
+ * Returns 0; SKED_EINVAL (malformed URL, err->field "db"); SKED_EBUSY
+ * (unreachable server); SKED_EIO (unreadable or corrupt file); SKED_EROFS
+ * (read-only file when a migration must write); SKED_ENOSPC (disk full);
+ * SKED_ECONFLICT (database newer than the binary); SKED_ENOMEM. err->msg
+ * names the database and the cause. Every later call may also return
+ * SKED_EBUSY (unreachable, busy), SKED_ENOSPC, SKED_EROFS, and, on SQLite,
+ * SKED_ESTALE: the file was deleted or replaced since the open. */
 int sked__store_open(const char *url, const sked_store_options *opts,
                      sked_store **out, sked_error *err);
 
@@ -64,7 +67,7 @@ void sked__store_close(sked_store *st);
 
 /* Return 0 when the database answers a read now and its schema is the
  * one this binary migrates to (GET /readyz); SKED_EBUSY when the schema
- * differs, or the back-end's error (SKED_EIO: unreachable). */
+ * differs, or the back-end's error (SKED_EBUSY: unreachable). */
 int sked__store_ready(sked_store *st, sked_error *err);
 
 /* Return "sqlite" or "postgres". */

@@ -12,12 +12,18 @@
 #include "store/store_ops.h"
 #include "store/store_run.h"
 
+/* The store's health (store_health.c). */
+typedef struct sked__health sked__health;
+int sked__health_new(sked__health **out);
+void sked__health_free(sked__health *h);
+
 struct sked_store {
     const struct sked__store_ops *ops; /* borrowed: static */
     sked__backend *b;                  /* owned */
     sked_tzdb *tzdb;                   /* borrowed, or own_tzdb */
     sked_tzdb *own_tzdb;               /* owned; NULL when given */
     const sked_clock *clock;           /* borrowed; NULL: the real one */
+    sked__health *health;              /* owned */
 };
 
 /* Pick the back-end for URL (NULL: SKED_STORE_DEFAULT_URL). OUT: *ops and

@@ -190,7 +190,8 @@ want = {"sked_schedule_missed_total": "counter", "sked_runs_total": "counter",
         "sked_run_duration_seconds": "histogram",
         "sked_fire_lag_seconds": "histogram", "sked_queue_depth": "gauge",
         "sked_workers_busy": "gauge", "sked_run_timeouts_total": "counter",
-        "sked_schedules": "gauge"}
+        "sked_schedules": "gauge", "sked_store_errors_total": "counter",
+        "sked_store_failing": "gauge", "sked_clock_skew_seconds": "gauge"}
 for k, t in want.items():
     if type_.get(k) != t:
         errs.append("%s: type %r, want %s" % (k, type_.get(k), t))

@@ -116,3 +116,14 @@ sked_add_pg_test(http.pg_events bash
 # (tests/integration/test_cli_json.sh; SQLite: integration.cli_json).
 sked_add_pg_test(cli.pg_json bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_cli_json.sh pg)
+
+# A PostgreSQL server stopped under a running sked server, then started:
+# readyz, the log, the metric, the CPU while failing, nothing lost
+# (tests/integration/test_server_faults.sh; it starts a cluster of its
+# own, since it stops it; the SQLite faults run as integration).
+set(SKED_FAULTS_SH ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_faults.sh)
+if(EXISTS ${SKED_FAULTS_SH})
+    add_test(NAME server.pg_faults COMMAND bash ${SKED_FAULTS_SH} pg)
+    set_tests_properties(server.pg_faults PROPERTIES LABELS pg TIMEOUT 600
+        ENVIRONMENT "${SCRIPT_ENV}" SKIP_RETURN_CODE 77)
+endif()

@@ -228,7 +228,7 @@ static void test_unreachable_server(void **state)
     assert_int_equal(sked__store_open("postgresql://postgres@/skeddb?"
                                       "host=/nonexistent&port=4",
                                       NULL, &st, &err),
-                     SKED_EIO);
+                     SKED_EBUSY);
     assert_null(st);
     assert_string_equal(err.field, "db");
     assert_non_null(strstr(err.msg, "cannot connect to PostgreSQL at "

@@ -22,7 +22,10 @@
 #include "test_db.h"
 
 #include "base/clock.h"
+#include "base/error.h"
+#include "sched/loop.h"
 #include "store/store.h"
+#include "store/store_health.h"
 
 /* The schema version of this binary: the migrations in src/store/schema. */
 #define SCHEMA_LATEST   6
@@ -92,6 +95,12 @@ static int setup(void **state)
     vclock.t = T("2026-01-10T12:00:00Z");
     if (open_store(&st, &err) != 0)
         fail_msg("open %s: %s", db_url, err.msg);
+    /* A fault a failed test left (fail_inserts). */
+    assert_int_equal(raw(is_sqlite() ? "DROP TRIGGER IF EXISTS sked_test_fail"
+                                     : "DROP TRIGGER IF EXISTS sked_test_fail "
+                                       "ON runs",
+                         NULL),
+                     0);
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         snprintf(sql, sizeof sql, "DELETE FROM %s", tables[i]);
         assert_int_equal(raw(sql, NULL), 0);
@@ -899,17 +908,13 @@ static void test_runs_create_random(void **state)
  * among 100 names, every third has no schedule, every third is disabled
  * by its decision (an expression that no longer loads), and the rest
  * each fire one run and move their cursor. */
-static int decide_one(void *ctx, const sked_schedule *s, int64_t active,
+/* Decide for S one run "fire-NAME" at OCC, the cursor moved there and
+ * the next occurrence NEXT later. */
+static int decide_run(const sked_schedule *s, sked_time occ, sked_dur next,
                       sked_firing *out)
 {
-    sked_time occ = *(const sked_time *) ctx;
     char id[SKED_RUN_ID_MAX];
 
-    (void) active;
-    if (atoi(s->name + 1) % 3 == 1) {
-        out->disable = strdup("the expression no longer loads");
-        return out->disable ? 0 : SKED_ENOMEM;
-    }
     snprintf(id, sizeof id, "fire-%s", s->name);
     out->runs = calloc(1, sizeof *out->runs);
     if (!out->runs || !(out->runs[0].id = strdup(id)))
@@ -920,9 +925,21 @@ static int decide_one(void *ctx, const sked_schedule *s, int64_t active,
     out->runs[0].not_before = SKED_TIME_NONE;
     out->nruns = 1;
     out->cursor = occ;
-    out->next_fire_at = occ + 3600 * SKED_USEC_PER_SEC;
+    out->next_fire_at = occ + next;
     out->status = SKED_SCHEDULE_ACTIVE;
     return 0;
+}
+
+static int decide_one(void *ctx, const sked_schedule *s, int64_t active,
+                      sked_firing *out)
+{
+    (void) active;
+    if (atoi(s->name + 1) % 3 == 1) {
+        out->disable = strdup("the expression no longer loads");
+        return out->disable ? 0 : SKED_ENOMEM;
+    }
+    return decide_run(s, *(const sked_time *) ctx, 3600 * SKED_USEC_PER_SEC,
+                      out);
 }
 
 static void test_fire_many(void **state)
@@ -1051,6 +1068,230 @@ static void test_fire_counts_active(void **state)
             fail_msg("schedule %s: %lld active, want %d", names[i],
                      (long long) seen.active[i], i % 2 ? i % 4 : 0);
     }
+}
+
+/* ---- a firing whose run insert fails ------------------------------------ */
+
+/* Make every insert of a run of the schedule "broken" fail (ON), with a
+ * trigger of the database itself, or stop it. */
+static void fail_inserts(bool on)
+{
+    static const char *const sqlite_sql[] = {
+        "CREATE TRIGGER sked_test_fail BEFORE INSERT ON runs "
+        "WHEN NEW.schedule = 'broken' "
+        "BEGIN SELECT RAISE(ABORT, 'injected insert failure'); END",
+        "DROP TRIGGER sked_test_fail"};
+    static const char *const pg_sql[] = {
+        "CREATE OR REPLACE FUNCTION sked_test_fail() RETURNS trigger "
+        "LANGUAGE plpgsql AS $$BEGIN "
+        "RAISE EXCEPTION 'injected insert failure'; END$$; "
+        "CREATE TRIGGER sked_test_fail BEFORE INSERT ON runs FOR EACH ROW "
+        "WHEN (NEW.schedule = 'broken') EXECUTE FUNCTION sked_test_fail()",
+        "DROP TRIGGER sked_test_fail ON runs; DROP FUNCTION sked_test_fail()"};
+
+    assert_int_equal(raw((is_sqlite() ? sqlite_sql : pg_sql)[on ? 0 : 1], NULL),
+                     0);
+}
+
+static long long events_of(const char *type)
+{
+    char sql[160];
+    long long n = -1;
+
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM events WHERE type = '%s'",
+             type);
+    assert_int_equal(raw(sql, &n), 0);
+    return n;
+}
+
+/* Decide one run at the row's next occurrence and two occurrences
+ * dropped before it, and move the cursor there. */
+static int decide_run_and_miss(void *ctx, const sked_schedule *s,
+                               int64_t active, sked_firing *out)
+{
+    (void) ctx;
+    (void) active;
+    out->missed[0] = (sked_fire_miss){"superseded", 2, s->next_fire_at - 120,
+                                      s->next_fire_at - 60};
+    out->nmissed = 1;
+    return decide_run(s, s->next_fire_at, 60 * SKED_USEC_PER_SEC, out);
+}
+
+/* Assert that NAME's cursor and next occurrence are still WANT's. */
+static void assert_unmoved(sked_store *st, const char *name,
+                           const sked_schedule *want)
+{
+    sked_schedule s;
+
+    assert_int_equal(sked__store_schedule_get(st, name, &s, NULL), 0);
+    if (s.last_fired_at != want->last_fired_at ||
+        s.next_fire_at != want->next_fire_at)
+        fail_msg("%s moved: last_fired_at %lld -> %lld, next_fire_at %lld -> "
+                 "%lld",
+                 name, (long long) want->last_fired_at,
+                 (long long) s.last_fired_at, (long long) want->next_fire_at,
+                 (long long) s.next_fire_at);
+    assert_int_equal(s.runs_created, want->runs_created);
+    sked_schedule_done(&s);
+}
+
+/* A firing whose run insert fails fails as a whole (issue 14: with the
+ * insert's result ignored, the cursor moved, the occurrence was lost and
+ * run.created named a run that did not exist): it returns the error,
+ * neither cursor of the batch moves, no run, run.created or
+ * occurrences_missed is written. */
+static void test_fire_insert_fails(void **state)
+{
+    sked_store *st = *state;
+    const char *list[] = {"broken", "fine"};
+    sked_schedule before[2];
+    sked_firing f[2];
+    sked_event *ev = NULL;
+    size_t nev = 0;
+    sked_error err;
+    int rc;
+
+    create(st, "broken", "* * * * *");
+    create(st, "fine", "* * * * *");
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(
+            sked__store_schedule_get(st, list[i], &before[i], NULL), 0);
+    fail_inserts(true);
+    vclock.t += 120 * SKED_USEC_PER_SEC;
+    memset(f, 0, sizeof f);
+    rc = sked__store_fire(st, list, 2, decide_run_and_miss, NULL, f, &ev, &nev,
+                          &err);
+    if (rc == 0)
+        fail_msg("the firing succeeded with its insert failing");
+    assert_non_null(strstr(err.msg, "injected insert failure"));
+    assert_int_equal(nev, 0);
+    assert_null(ev);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(f[i].created, 0);
+        assert_unmoved(st, list[i], &before[i]);
+        sked_schedule_done(&before[i]);
+    }
+    assert_int_equal(count("runs"), 0);
+    assert_int_equal(events_of("run.created"), 0);
+    assert_int_equal(events_of("schedule.occurrences_missed"), 0);
+    fail_inserts(false);
+}
+
+/* The same through the scheduler loop, the real decision: the failing
+ * pass is reported to the store's health (the server logs it, /readyz
+ * answers 503), with the database's message; once the fault is gone, the
+ * next pass fires the occurrence exactly once and the fault clears. */
+static void test_fire_insert_fails_then_recovers(void **state)
+{
+    sked_store *st = *state;
+    sked_loop_options o = {
+        .store = st, .tzdb = tzdb, .clock = &clock_, .tick = SKED_USEC_PER_SEC};
+    sked_schedule before;
+    sked_store_fault fault;
+    sked_loop *l = NULL;
+    sked_error err;
+    char sql[200];
+    long long n = -1;
+
+    create(st, "broken", "* * * * *");
+    assert_int_equal(sked__store_schedule_get(st, "broken", &before, NULL), 0);
+    assert_int_equal(sked__loop_new(&o, &l, &err), 0);
+    fail_inserts(true);
+    vclock.t = before.next_fire_at + 1;
+    assert_int_not_equal(sked__loop_pass(l, &err), 0);
+    assert_true(sked__store_fault(st, &fault));
+    assert_int_equal(fault.op, SKED_OP_FIRE);
+    assert_non_null(strstr(fault.msg, "injected insert failure"));
+    assert_unmoved(st, "broken", &before);
+    assert_int_equal(count("runs"), 0);
+    assert_int_equal(events_of("run.created"), 0);
+    assert_int_equal(events_of("schedule.occurrences_missed"), 0);
+    /* Still failing: tried again a second later, still nothing written. */
+    vclock.t += SKED_USEC_PER_SEC;
+    assert_int_not_equal(sked__loop_pass(l, &err), 0);
+    assert_unmoved(st, "broken", &before);
+    fail_inserts(false);
+    for (int i = 0; i < 3; i++, vclock.t += SKED_USEC_PER_SEC)
+        if (sked__loop_pass(l, &err) != 0)
+            fail_msg("pass %d after the fault: %s", i, err.msg);
+    assert_false(sked__store_fault(st, NULL));
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM runs WHERE schedule = 'broken' AND "
+             "scheduled_for = %lld",
+             (long long) before.next_fire_at);
+    assert_int_equal(raw(sql, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(count("runs"), 1);
+    assert_int_equal(events_of("run.created"), 1);
+    sked__loop_free(l);
+    sked_schedule_done(&before);
+}
+
+/* ---- the store's health ------------------------------------------------- */
+
+struct error_counts {
+    char rows[16][64];
+    size_t n;
+};
+
+static void count_row(void *ctx, const char *op, const char *kind, uint64_t n)
+{
+    struct error_counts *c = ctx;
+
+    if (c->n < 16)
+        snprintf(c->rows[c->n++], sizeof c->rows[0], "%s/%s=%llu", op, kind,
+                 (unsigned long long) n);
+}
+
+/* What a failing op leaves in the store's health, in order: failing from
+ * its first failure to its next success, the op failing longest named
+ * with its last error, episodes counted from healthy to healthy, every
+ * failed try counted by (op, kind), successes counted nowhere. */
+static void test_health(void **state)
+{
+    sked_store *st = *state;
+    sked_store_fault f;
+    struct error_counts c = {.n = 0};
+    sked_error e1, e2;
+
+    assert_false(sked__store_fault(st, &f));
+    sked__store_report(st, SKED_OP_FIRE, 0, NULL);
+    assert_false(sked__store_fault(st, NULL));
+    sked__error_set(&e1, SKED_ENOSPC, "db", -1, "x.db: the disk is full");
+    sked__error_set(&e2, SKED_EBUSY, "db", -1, "unreachable");
+    sked__store_report(st, SKED_OP_FIRE, SKED_ENOSPC, &e1);
+    vclock.t += SKED_USEC_PER_SEC;
+    sked__store_report(st, SKED_OP_WRITE, SKED_EBUSY, &e2);
+    sked__store_report(st, SKED_OP_FIRE, SKED_ENOSPC, &e1);
+    assert_true(sked__store_fault(st, &f));
+    assert_int_equal(f.op, SKED_OP_FIRE); /* failing longest */
+    assert_int_equal(f.code, SKED_ENOSPC);
+    assert_string_equal(f.msg, "x.db: the disk is full");
+    assert_true(f.since == vclock.t - SKED_USEC_PER_SEC);
+    assert_int_equal(f.failures, 3);
+    assert_int_equal(f.episode, 1);
+    /* One op recovers: the other still fails, the episode goes on. */
+    sked__store_report(st, SKED_OP_FIRE, 0, NULL);
+    assert_true(sked__store_fault(st, &f));
+    assert_int_equal(f.op, SKED_OP_WRITE);
+    assert_string_equal(f.msg, "unreachable");
+    assert_int_equal(f.episode, 1);
+    sked__store_report(st, SKED_OP_WRITE, 0, NULL);
+    assert_false(sked__store_fault(st, NULL));
+    /* A new failure is a new episode, its tries counted from 1. */
+    sked__store_report(st, SKED_OP_CLAIM, SKED_ESTALE, NULL);
+    assert_true(sked__store_fault(st, &f));
+    assert_int_equal(f.episode, 2);
+    assert_int_equal(f.failures, 1);
+    assert_string_equal(f.msg, sked_strerror(SKED_ESTALE));
+    sked__store_errors_each(st, count_row, &c);
+    assert_int_equal(c.n, 3);
+    assert_string_equal(c.rows[0], "fire/disk_full=2");
+    assert_string_equal(c.rows[1], "claim/database_gone=1");
+    assert_string_equal(c.rows[2], "write/unavailable=1");
+    /* The words a client reads name no file. */
+    for (int code = -1; code >= -18; code--)
+        assert_null(strstr(sked__store_fault_reason(code), ".db"));
 }
 
 static void test_runs_bad_input(void **state)
@@ -1226,6 +1467,9 @@ int main(void)
         T_(test_runs_create_random),
         T_(test_fire_many),
         T_(test_fire_counts_active),
+        T_(test_fire_insert_fails),
+        T_(test_fire_insert_fails_then_recovers),
+        T_(test_health),
         T_(test_runs_bad_input),
         T_(test_threads),
         T_(test_run_ids),

@@ -337,6 +337,18 @@ static void *race_tick(void *arg)
     return NULL;
 }
 
+/* Run FA(A) and FB(B) in two threads at once, and wait for both. */
+static void race(void *(*fa)(void *), struct racer *a, void *(*fb)(void *),
+                 struct racer *b)
+{
+    pthread_t ta, tb;
+
+    assert_int_equal(pthread_create(&ta, NULL, fa, a), 0);
+    assert_int_equal(pthread_create(&tb, NULL, fb, b), 0);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+}
+
 /* Both engines decide the same occurrences at the same instants, in
  * parallel: every run is created once and every cursor moves once. */
 static void test_two_engines_fire_once(void **state)
@@ -351,12 +363,8 @@ static void test_two_engines_fire_once(void **state)
     assert_int_equal(sked_engine_tick(b, NULL), 0); /* b reads them */
     for (int minute = 1; minute <= 5; minute++) {
         struct racer ra = {a, -1}, rb = {b, -1};
-        pthread_t ta, tb;
         set_now(T("2026-01-10T08:00:00Z") + minute * 60 * SKED_USEC_PER_SEC);
-        assert_int_equal(pthread_create(&ta, NULL, race_tick, &ra), 0);
-        assert_int_equal(pthread_create(&tb, NULL, race_tick, &rb), 0);
-        pthread_join(ta, NULL);
-        pthread_join(tb, NULL);
+        race(race_tick, &ra, race_tick, &rb);
         assert_int_equal(ra.rc, 0);
         assert_int_equal(rb.rc, 0);
     }
@@ -482,6 +490,123 @@ static void test_trigger_conflicts_with_overlap_skip(void **state)
                         "\"last\":\"2026-01-10T09:00:00Z\"}");
     assert_int_equal(sked__engine_missed(e, "solo", SKED_MISS_OVERLAP), 1);
     assert_int_equal(runs_of("free"), 3);
+}
+
+/* SPEC 3.4, for every overlap policy: the runs a schedule fires carry
+ * the concurrency key "schedule:NAME" under "skip" only, and the serial
+ * key under every policy but "allow". Issue 14: fired runs of "skip"
+ * without their key passed every test, the policy's own count hiding
+ * it on one server. */
+static sked_overlap key_policy;
+
+static void set_key_policy(sked_schedule *s)
+{
+    s->overlap = key_policy;
+}
+
+static void test_fired_runs_carry_keys(void **state)
+{
+    static const struct {
+        sked_overlap overlap;
+        const char *name;
+        bool concurrency, serial;
+    } cases[] = {
+        {SKED_OVERLAP_ALLOW, "k-allow", false, false},
+        {SKED_OVERLAP_SKIP, "k-skip", true, true},
+        {SKED_OVERLAP_BUFFER_ONE, "k-buffer-one", false, true},
+        {SKED_OVERLAP_BUFFER_ALL, "k-buffer-all", false, true},
+        {SKED_OVERLAP_CANCEL_OTHER, "k-cancel-other", false, true},
+    };
+    sked_engine *e = *state;
+    char sql[512];
+
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        key_policy = cases[i].overlap;
+        create(e, cases[i].name, "0 9 * * *", NULL, set_key_policy);
+    }
+    tick_at(e, "2026-01-10T09:00:00Z");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *n = cases[i].name;
+        snprintf(sql, sizeof sql,
+                 "SELECT count(*) FROM runs WHERE schedule = '%s' AND "
+                 "trigger_kind = 'cron' AND concurrency_key %s AND "
+                 "serial_key %s",
+                 n, cases[i].concurrency ? "= 'schedule:k-skip'" : "IS NULL",
+                 cases[i].serial ? "IS NOT NULL" : "IS NULL");
+        if (q(sql) != 1)
+            fail_msg("%s: the fired run's keys are not as SPEC 3.4 says", n);
+    }
+    assert_int_equal(q("SELECT count(*) FROM runs WHERE schedule = 'k-skip' "
+                       "AND serial_key = 'schedule:k-skip'"),
+                     1);
+}
+
+/* A trigger after a firing: the fired run of an "overlap: skip" schedule
+ * is active, so the trigger is refused with a conflict and creates
+ * nothing; once the run has finished, a trigger creates its run. */
+static void test_trigger_after_firing_conflicts(void **state)
+{
+    sked_engine *e = *state;
+    sked_error err;
+
+    create(e, "solo", "0 9 * * *", NULL, overlap_skip);
+    tick_at(e, "2026-01-10T09:00:00Z");
+    assert_int_equal(runs_of("solo"), 1);
+    set_now(vnow + 1000);
+    assert_int_equal(sked_engine_trigger(e, "solo", NULL, &err),
+                     SKED_ECONFLICT);
+    assert_int_equal(runs_of("solo"), 1);
+    assert_int_equal(
+        raw("UPDATE runs SET status = 'completed' WHERE schedule = 'solo'",
+            NULL),
+        0);
+    set_now(vnow + 1000);
+    assert_int_equal(sked_engine_trigger(e, "solo", NULL, &err), 0);
+    assert_int_equal(runs_of("solo"), 2);
+}
+
+static void *race_trigger(void *arg)
+{
+    struct racer *r = arg;
+    r->rc = sked_engine_trigger(r->e, "solo", NULL, NULL);
+    return NULL;
+}
+
+/* Two engines on one database, one firing an occurrence while the other
+ * triggers the same "overlap: skip" schedule, at the same instant, over
+ * and over: whichever wins, one run is active, never two; the firing
+ * that lost drops its occurrence as overlap, the trigger that lost is a
+ * conflict. */
+static void test_firing_races_trigger(void **state)
+{
+    enum { ROUNDS = 30 };
+    sked_engine *a = *state, *b = open_engine();
+    long long triggered = 0, fired;
+
+    create(a, "solo", "* * * * *", NULL, overlap_skip);
+    assert_int_equal(sked_engine_tick(b, NULL), 0);
+    for (int minute = 1; minute <= ROUNDS; minute++) {
+        struct racer ra = {a, -1}, rb = {b, -1};
+        set_now(T("2026-01-10T08:00:00Z") + minute * 60 * SKED_USEC_PER_SEC);
+        race(race_tick, &ra, race_trigger, &rb);
+        assert_int_equal(ra.rc, 0);
+        if (rb.rc != 0 && rb.rc != SKED_ECONFLICT)
+            fail_msg("round %d: the trigger failed with %d", minute, rb.rc);
+        triggered += rb.rc == 0;
+        if (q("SELECT count(*) FROM runs WHERE schedule = 'solo' AND status "
+              "IN ('pending', 'running', 'waiting')") != 1)
+            fail_msg("round %d: not exactly one active run", minute);
+        assert_int_equal(raw("UPDATE runs SET status = 'completed' WHERE "
+                             "schedule = 'solo'",
+                             NULL),
+                         0);
+    }
+    fired = q("SELECT count(*) FROM runs WHERE schedule = 'solo' AND "
+              "trigger_kind = 'cron'");
+    assert_int_equal(fired + triggered, ROUNDS);
+    assert_int_equal(fired + sked__engine_missed(a, "solo", SKED_MISS_OVERLAP),
+                     ROUNDS);
+    sked_engine_close(b);
 }
 
 /* ---- backfill
@@ -903,6 +1028,31 @@ static void test_at_in_the_past(void **state)
     sked_schedule_done(&s);
 }
 
+/* SPEC 3.2: the database clock skew the scheduler measures is exported
+ * as sked_clock_skew_seconds. The engine runs on a virtual clock here,
+ * so on PostgreSQL the skew is the real time (the server's clock) minus
+ * the virtual one; SQLite has no clock of its own: the family is there,
+ * with no sample. */
+static void test_metrics_clock_skew(void **state)
+{
+    sked_engine *e = *state;
+    char *text = NULL;
+    double skew, want;
+
+    tick_at(e, "2026-01-10T08:00:05Z");
+    assert_int_equal(sked_engine_metrics(e, &text, NULL), 0);
+    assert_non_null(strstr(text, "# TYPE sked_clock_skew_seconds gauge\n"));
+    skew = metric(text, "sked_clock_skew_seconds");
+    if (is_sqlite()) {
+        assert_true(skew == -1);
+    } else {
+        want = (double) (sked__clock_now(NULL) - vnow) / 1e6;
+        if (skew < want - 5 || skew > want + 5)
+            fail_msg("sked_clock_skew_seconds %f, want about %f", skew, want);
+    }
+    free(text);
+}
+
 int main(void)
 {
     const char *url = getenv("SKED_TEST_DB_URL");
@@ -921,6 +1071,12 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_trigger_conflicts_with_overlap_skip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fired_runs_carry_keys, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_trigger_after_firing_conflicts,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_firing_races_trigger, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_backfill_counts_and_cap, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_changes_by_another_engine, setup,
@@ -934,6 +1090,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dot_names_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_metrics_from_payloads, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_metrics_clock_skew, setup,
                                         teardown),
     };
     int rc;

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* The store's health (store_health.h): per op, whether it is failing,
+ * since when and with what; per (op, error code), a counter. One mutex;
+ * a report is a few stores under it, cheap beside the call it reports. */
+#include "base/alloc.h"
+#include "store/store_health.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_int.h"
+
+/* Error codes run from -1 down to -CODES_MAX + 1; slot 0 takes any other
+ * (a code of the table added later still counts, as "internal"). */
+#define CODE_ENUM(name, num, api, http, exitc, msg) +1
+#define CODES_MAX                                   (1 SKED_ERRNO_MAP(CODE_ENUM))
+
+typedef struct op_state {
+    bool failing;
+    int code;
+    sked_time since;
+    char msg[SKED_ERROR_MSG_MAX];
+} op_state;
+
+struct sked__health {
+    pthread_mutex_t mu;
+    op_state op[SKED_OP__COUNT];
+    uint64_t count[SKED_OP__COUNT][CODES_MAX];
+    int nfailing;      /* ops failing now */
+    uint64_t failures; /* failed tries in this episode */
+    uint64_t episode;
+};
+
+static const char *const op_names[SKED_OP__COUNT] = {
+    [SKED_OP_SCAN] = "scan",   [SKED_OP_FIRE] = "fire",
+    [SKED_OP_CLOCK] = "clock", [SKED_OP_CLAIM] = "claim",
+    [SKED_OP_RENEW] = "renew", [SKED_OP_ROUTE] = "route",
+    [SKED_OP_PRUNE] = "prune", [SKED_OP_WRITE] = "write",
+};
+
+const char *sked__store_op_name(sked_store_op op)
+{
+    return (unsigned) op < SKED_OP__COUNT ? op_names[op] : "unknown";
+}
+
+int sked__health_new(sked__health **out)
+{
+    sked__health *h = sked__calloc(1, sizeof *h);
+
+    if (!h || pthread_mutex_init(&h->mu, NULL) != 0) {
+        free(h);
+        return SKED_ENOMEM;
+    }
+    *out = h;
+    return 0;
+}
+
+void sked__health_free(sked__health *h)
+{
+    if (!h)
+        return;
+    (void) pthread_mutex_destroy(&h->mu);
+    free(h);
+}
+
+static int slot_of(int code)
+{
+    return code < 0 && code > -CODES_MAX ? -code : 0;
+}
+
+void sked__store_report(sked_store *st, sked_store_op op, int rc,
+                        const sked_error *err)
+{
+    sked__health *h = st ? st->health : NULL;
+    op_state *o;
+
+    if (!h || (unsigned) op >= SKED_OP__COUNT)
+        return;
+    o = &h->op[op];
+    pthread_mutex_lock(&h->mu);
+    if (rc == 0) {
+        if (o->failing && --h->nfailing == 0)
+            h->failures = 0;
+        o->failing = false;
+        pthread_mutex_unlock(&h->mu);
+        return;
+    }
+    h->count[op][slot_of(rc)]++;
+    h->failures++;
+    if (!o->failing) {
+        if (h->nfailing++ == 0)
+            h->episode++;
+        o->failing = true;
+        o->since = sked__store_now(st);
+    }
+    o->code = rc;
+    snprintf(o->msg, sizeof o->msg, "%s",
+             err && err->msg[0] ? err->msg : sked_strerror(rc));
+    pthread_mutex_unlock(&h->mu);
+}
+
+bool sked__store_fault(sked_store *st, sked_store_fault *out)
+{
+    sked__health *h = st ? st->health : NULL;
+    const op_state *first = NULL;
+    int which = 0;
+
+    if (!h)
+        return false;
+    pthread_mutex_lock(&h->mu);
+    for (int i = 0; i < SKED_OP__COUNT; i++)
+        if (h->op[i].failing && (!first || h->op[i].since < first->since)) {
+            first = &h->op[i];
+            which = i;
+        }
+    if (first && out) {
+        out->op = (sked_store_op) which;
+        out->code = first->code;
+        out->since = first->since;
+        out->failures = h->failures;
+        out->episode = h->episode;
+        memcpy(out->msg, first->msg, sizeof out->msg);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return first != NULL;
+}
+
+const char *sked__store_fault_reason(int code)
+{
+    switch (code) {
+    case SKED_ENOSPC:
+        return "the disk of the database is full";
+    case SKED_EROFS:
+        return "the database is read-only";
+    case SKED_ESTALE:
+        return "the database file was deleted or replaced";
+    case SKED_EBUSY:
+        return "the database is unreachable or busy";
+    case SKED_ENOMEM:
+        return "out of memory";
+    case SKED_EIO:
+        return "the database reports an error";
+    default:
+        return "the database call fails";
+    }
+}
+
+void sked__store_errors_each(sked_store *st, sked_store_errors_fn fn, void *ctx)
+{
+    sked__health *h = st ? st->health : NULL;
+    uint64_t count[SKED_OP__COUNT][CODES_MAX];
+
+    if (!h)
+        return;
+    pthread_mutex_lock(&h->mu);
+    memcpy(count, h->count, sizeof count);
+    pthread_mutex_unlock(&h->mu);
+    for (int i = 0; i < SKED_OP__COUNT; i++)
+        for (int c = 0; c < CODES_MAX; c++)
+            if (count[i][c] > 0)
+                fn(ctx, op_names[i], sked_error_name(c ? -c : SKED_EINTERNAL),
+                   count[i][c]);
+}
