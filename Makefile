@@ -9,7 +9,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build run tour test bench chaos fuzz san lint install clean
+.PHONY: all deps configure build run tour test alloc bench chaos fuzz san lint install clean
 
 all: build
 
@@ -29,8 +29,9 @@ run: build
 tour: build
 	@scripts/tour.sh $(BUILD)/sked
 
-# The exhaustive allocation failure loops (label alloc_full) run in
-# `make san` only.
+# The exhaustive allocation failure loops (label alloc_full) take tens of
+# minutes: `make alloc` runs them, under the sanitizers; `make test` and
+# `make san` run the same loops failing every few allocations.
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE alloc_full
 
@@ -40,7 +41,12 @@ san: deps
 	@cmake --build $(SAN_BUILD) -j $(JOBS)
 	@cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    ctest --output-on-failure -j $(JOBS) -L 'unit|replay|integration|store|pg|alloc_full'
+	    ctest --output-on-failure -j $(JOBS) -L 'unit|replay|integration|store|pg' -LE alloc_full
+
+alloc: san
+	@cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    ctest --output-on-failure -j $(JOBS) -L alloc_full
 
 bench: build
 	@scripts/bench.sh $(BUILD)
