@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/alloc.h"
 #include "base/buf.h"
+
+#include "base/alloc.h"
 
 #define CAP_MIN 256
 

@@ -6,11 +6,11 @@
  * a key change moves the node at its stored position up or down. Every
  * move writes the node's new position back into it. Keys compare first,
  * then the push sequence, so equal instants leave in push order. */
-#include "base/alloc.h"
 #include "base/heap.h"
 
 #include <stdlib.h>
 
+#include "base/alloc.h"
 #include "sked/error.h"
 
 #define MIN_CAP 16

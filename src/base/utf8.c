@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* UTF-8 sanitising for captured output (utf8.h). */
-#include "base/alloc.h"
 #include "base/utf8.h"
 
 #include <stdbool.h>
@@ -8,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "sked/error.h"
 
 /* ---- UTF-8 ------------------------------------------------------------ */

@@ -14,7 +14,6 @@
  * Gauges are read at scrape time: queue depths and schedules by status
  * from the store (left out while it fails: the page is still served),
  * busy workers from the pool, the clock skew from the loop. */
-#include "base/alloc.h"
 #include "engine/metrics.h"
 
 #include <math.h>
@@ -25,6 +24,7 @@
 
 #include <jansson.h>
 
+#include "base/alloc.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/json_scan.h"

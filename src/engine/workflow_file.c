@@ -15,7 +15,6 @@
  * and a configuration file has no need of them. This file also turns
  * errors into "FILE:LINE:COL: path: message" lines, those found here and
  * those the store finds later in the schedules. */
-#include "base/alloc.h"
 #include "engine/workflow_file.h"
 
 #include <errno.h>
@@ -26,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "engine/workflow_file_int.h"
 #include "base/utf8.h"
 #include "store/schedule.h"

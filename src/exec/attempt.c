@@ -5,7 +5,6 @@
  * the workflow inherits from the server, the step's env, then the SKED_
  * variables of SPEC 4.4 (which a step cannot override: they are how a
  * command knows which run it serves). */
-#include "base/alloc.h"
 #include "exec/attempt.h"
 
 #include <stdarg.h>
@@ -13,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "exec/http_step.h"

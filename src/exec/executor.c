@@ -20,7 +20,6 @@
  * included. It never records a result it could not keep whole (an
  * output or an error missing), nor ends a run it could not carry to its
  * end. */
-#include "base/alloc.h"
 #include "exec/executor.h"
 
 #include <jansson.h>
@@ -30,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/clock.h"
 #include "base/json_io.h"
 #include "base/json_obj.h"

@@ -10,7 +10,6 @@
  * connection is reused between calls; that costs a handshake per step
  * and keeps steps independent. Redirects are not followed, and no other
  * protocol is allowed even if a redirect were. */
-#include "base/alloc.h"
 #include "exec/http_step.h"
 
 #include <limits.h>
@@ -22,6 +21,7 @@
 
 #include <curl/curl.h>
 
+#include "base/alloc.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/utf8.h"

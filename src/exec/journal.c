@@ -8,7 +8,6 @@
  * then wakes the entries' waiters with their share of the results; a
  * batch refused for the database's state is tried again first
  * (write_until). */
-#include "base/alloc.h"
 #include "exec/journal.h"
 
 #include <errno.h>
@@ -16,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/backoff.h"
 #include "base/clock.h"
 #include "base/error.h"

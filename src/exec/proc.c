@@ -19,7 +19,6 @@
  * async-signal-safe calls in between (the server has threads). */
 /* For pipe2, the _np file actions, close_range, setgroups and NSIG. */
 #define _GNU_SOURCE
-#include "base/alloc.h"
 #include "exec/proc.h"
 
 #include <errno.h>
@@ -38,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "exec/proc_guard.h"

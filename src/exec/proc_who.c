@@ -5,7 +5,6 @@
  * getpwnam_r and getgrouplist, since the server has threads. */
 /* For getgrouplist. */
 #define _GNU_SOURCE
-#include "base/alloc.h"
 #include "exec/proc_who.h"
 
 #include <errno.h>
@@ -16,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "base/alloc.h"
 
 /* execvp's default, when the command's environment has no PATH. */
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"

@@ -2,13 +2,14 @@
 /* The registry (registry.h): a small array of reference-counted
  * definitions and one of queue caps, under one mutex. A handful of
  * workflows per engine: linear scans are the simplest correct choice. */
-#include "base/alloc.h"
 #include "exec/registry.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/alloc.h"
 
 typedef struct held {
     sked_workflow *w;

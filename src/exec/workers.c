@@ -5,7 +5,6 @@
  * the executor itself runs outside it. Each worker owns a slot holding
  * the run it executes and that run's cancellation flag, which the
  * heartbeat, a local cancel and the stop set. */
-#include "base/alloc.h"
 #include "exec/workers.h"
 
 #include <errno.h>
@@ -13,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/backoff.h"
 #include "base/clock.h"
 #include "base/error.h"

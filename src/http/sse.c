@@ -26,7 +26,6 @@
  *
  * While no stream is open the hub reads nothing; the first stream finds
  * the highest id in the store (a search over "the first id after X"). */
-#include "base/alloc.h"
 #include "http/sse.h"
 
 #include <microhttpd.h>
@@ -36,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "engine/engine_events.h"

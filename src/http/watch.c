@@ -22,8 +22,9 @@
 
 #include <microhttpd.h>
 
-#include "base/alloc.h"
 #include "http/watch.h"
+
+#include "base/alloc.h"
 
 /* How often the thread looks: the deadline is kept to within this. */
 #define SCAN_MS 500

@@ -2,13 +2,13 @@
 /* What a firing decides about one schedule (sched/decide.h): the row as
  * locked goes through the pure policy (sked__policy_plan), and its plan
  * becomes the runs, the cursor and the counts the store writes. */
-#include "base/alloc.h"
 #include "sched/decide.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 
 /* Disable the decision OUT for WHY about S (SPEC 2.2). */

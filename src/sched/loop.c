@@ -33,7 +33,6 @@
  * until woken by a change made through the engine, or by the PostgreSQL
  * listener (NOTIFY sked_schedules). Nothing scans all schedules on a
  * pass: finding the due ones is O(log n) each. */
-#include "base/alloc.h"
 #include "sched/loop.h"
 
 #include <errno.h>
@@ -42,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/backoff.h"
 #include "base/error.h"
 #include "base/heap.h"

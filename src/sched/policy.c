@@ -15,12 +15,12 @@
  * steps with sked_cron_next/prev, and counts whole local days at once
  * where the zone's offset is constant (see day_span). Each cron step and
  * each listed fire spends one visit of SKED_POLICY_VISITS_MAX. */
-#include "base/alloc.h"
 #include "sched/policy.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "tz/zone.h"
 
 #define SEC     SKED_USEC_PER_SEC

@@ -9,13 +9,13 @@
  * decision are the occurrences from the old cursor to the new one, each
  * a fire or the reason whose first..last holds it; the counts must add
  * up to the plan's, or the replay fails (SKED_EINTERNAL). */
-#include "base/alloc.h"
 #include "sched/simulate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 
 /* The runs of the replay: running ones by end time (they start in order

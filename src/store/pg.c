@@ -19,8 +19,8 @@
  * concurrent inserts safe; reads at REPEATABLE READ, READ ONLY, so a read
  * of several statements sees one snapshot. Server notices never reach
  * stderr: libsked does not print. */
-#include "base/alloc.h"
 #include "store/pg.h"
+#include "base/alloc.h"
 #include "store/pg_queue.h"
 #include "store/pg_run.h"
 #include "store/pg_schedule.h"

@@ -4,13 +4,13 @@
  * says how the locks go), the queues' definitions and depth, and the
  * versions executors registered. runs.queue compares to queues.name
  * (COLLATE "C") under the default collation, so its indexes apply. */
-#include "base/alloc.h"
 #include "store/pg_queue.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "store/pg.h"
 #include "store/pg_run.h"

@@ -20,7 +20,6 @@
  * "= ANY(...)": the planner then reaches the rows through the primary
  * key whatever it guesses of the array's length, never by a scan of the
  * whole (growing) table. Values travel as text both ways. */
-#include "base/alloc.h"
 #include "store/pg_run.h"
 
 #include <inttypes.h>
@@ -28,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "store/pg.h"
 

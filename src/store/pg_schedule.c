@@ -10,7 +10,6 @@
  * 64-bit integer, an instant (SKED_TIME_NONE is NULL) or an enumeration
  * stored as its API word. The moves of a firing go as arrays through
  * unnest(), in one statement. */
-#include "base/alloc.h"
 #include "store/pg_schedule.h"
 
 #include <errno.h>
@@ -20,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "store/pg.h"
 

@@ -5,7 +5,6 @@
  * in sked_schedule. Reading walks the object's keys and looks each up in
  * the table, so an unknown key is an error naming it; writing walks the
  * table, so every field is always present. */
-#include "base/alloc.h"
 #include "store/schedule_json.h"
 
 #include <math.h>
@@ -14,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "base/json_io.h"
 #include "base/json_text.h"

@@ -9,7 +9,6 @@
  * claim's workflow versions as "workflow/version" keys (a workflow name
  * holds no '/'). The statements are cached per connection by sqlite.c.
  * Queues and workflow versions are in sqlite_queue.c. */
-#include "base/alloc.h"
 #include "store/sqlite_run.h"
 
 #include <stdio.h>
@@ -18,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "base/json_text.h"
 #include "store/sqlite.h"

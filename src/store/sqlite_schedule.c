@@ -10,11 +10,11 @@
  * reads and cursor moves go SKED__SQLITE_BATCH schedules to a statement
  * (sqlite.h, "batches"). The statements are cached per connection by
  * sqlite.c. */
-#include "base/alloc.h"
 #include "store/sqlite_schedule.h"
 
 #include <stdlib.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "store/sqlite.h"
 

@@ -22,7 +22,6 @@
  * - An interval schedule without an anchor is anchored at its creation;
  *   an update without an anchor keeps the stored one, so re-applying a
  *   file keeps the cadence. */
-#include "base/alloc.h"
 #include "store/store.h"
 
 #include <stdio.h>
@@ -32,6 +31,7 @@
 
 #include <jansson.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"

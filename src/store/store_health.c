@@ -2,7 +2,6 @@
 /* The store's health (store_health.h): per op, whether it is failing,
  * since when and with what; per (op, error code), a counter. One mutex;
  * a report is a few stores under it, cheap beside the call it reports. */
-#include "base/alloc.h"
 #include "store/store_health.h"
 
 #include <pthread.h>
@@ -10,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "store/store_int.h"
 
 /* Error codes run from -1 down to -CODES_MAX + 1; slot 0 takes any other

@@ -13,7 +13,6 @@
  * refused (host_zone_check says why). Symbolic links inside the directory are
  * followed (US/Eastern). "UTC" falls back to sked_tz_utc() when the
  * directory has no UTC file. $TZDIR is read here and nowhere else. */
-#include "base/alloc.h"
 #include "tz/tzdb.h"
 
 #include <errno.h>
@@ -27,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 
 #define DEFAULT_DIR "/usr/share/zoneinfo"

@@ -20,13 +20,13 @@
  * binary search; later instants evaluate the rule each time.
  *
  * A zone is one allocation, immutable once built. */
-#include "base/alloc.h"
 #include "tz/zone.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "time/civil.h"
 #include "tz/posixtz.h"
