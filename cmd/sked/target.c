@@ -17,7 +17,6 @@
 #include "direct.h"
 #include "remote_ops.h"
 #include "store/schedule_json.h"
-#include "store/store_run.h"
 
 struct target {
     const char *db; /* direct: --db, NULL for $SKED_DB or the default */
@@ -119,10 +118,10 @@ static void warn_workflow(target *t, const char *workflow)
 {
     char warning[256];
 
-    if (workflow &&
-        sked__store_workflow_warning(t->st, workflow, warning, sizeof warning,
-                                     NULL) == 0 &&
-        warning[0])
+    if (!workflow || need_engine(t, NULL) != 0)
+        return;
+    sked_engine_workflow_warning(t->e, workflow, warning, sizeof warning);
+    if (warning[0])
         cli_warn(warning);
 }
 

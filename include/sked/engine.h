@@ -79,6 +79,12 @@ SKED_API sked_time sked_engine_next_wakeup(sked_engine *e);
 
 /* ---- schedules (validated first; nothing written on error) ---------- */
 
+/* SPEC 3.5: write into BUF (SIZE bytes) the warning that no server has
+ * registered WORKFLOW yet, or "" when one has or the store cannot say
+ * (a warning, never a failure of the write it follows). */
+SKED_API void sked_engine_workflow_warning(sked_engine *e, const char *workflow,
+                                           char *buf, size_t size);
+
 SKED_API int sked_engine_schedule_create(sked_engine *e, const sked_schedule *s,
                                          sked_error *err);
 SKED_API int sked_engine_schedule_update(sked_engine *e, const sked_schedule *s,

@@ -364,8 +364,8 @@ int sked_engine_schedule_create(sked_engine *e, const sked_schedule *s,
     return 0;
 }
 
-void sked__engine_workflow_warning(sked_engine *e, const char *workflow,
-                                   char *buf, size_t size)
+void sked_engine_workflow_warning(sked_engine *e, const char *workflow,
+                                  char *buf, size_t size)
 {
     if (sked__store_workflow_warning(e->store, workflow, buf, size, NULL) !=
             0 &&

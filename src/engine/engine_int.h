@@ -109,11 +109,6 @@ void sked__engine_missed_each(sked_engine *e, sked_missed_fn fn, void *ctx);
  * the server logs a warning. */
 bool sked__engine_clock_skew(sked_engine *e, sked_dur *out);
 
-/* SPEC 3.5: write into BUF (SIZE bytes) the warning that no server has
- * registered WORKFLOW yet, or "" when one has or the store cannot say. */
-void sked__engine_workflow_warning(sked_engine *e, const char *workflow,
-                                   char *buf, size_t size);
-
 /* Tell whether the engine's background work fails on the store now, and
  * which of it failed longest (*out may be NULL): what the server logs,
  * and why GET /readyz answers 503. */

@@ -81,8 +81,8 @@ static int send_written(const http_req *req, http_resp *resp, unsigned status,
         return sked__http_fail(resp, rc, &err);
     rc = sked__schedule_to_json(&s, &o, &err);
     if (rc == 0)
-        sked__engine_workflow_warning(req->engine, s.workflow, warning,
-                                      sizeof warning);
+        sked_engine_workflow_warning(req->engine, s.workflow, warning,
+                                     sizeof warning);
     sked_schedule_done(&s);
     if (rc == 0 && warning[0] &&
         json_object_set_new(o, "warnings", json_pack("[s]", warning)) != 0)
