@@ -165,9 +165,15 @@ ok = 0
 
 def get(target):
     s = socket.create_connection((host, int(port)), timeout=5)
-    s.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     out = b""
     try:
+        try:
+            s.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            # Past the connection's memory the server answers and closes
+            # before the line is all sent (on a loaded machine, before
+            # this client reads): what it answered may be lost.
+            return "closed", b""
         while True:
             b = s.recv(65536)
             if not b:
@@ -191,7 +197,9 @@ for n in [1, 2, 10, 63, 64, 65, 100, 249, 250, 251, 1000, 3000]:
         st, body = get(target)
         took = time.monotonic() - t
         want = 200 if n + 1 <= 64 and len(target) <= 4096 else 400
-        if st == want or (want == 400 and st in (414, 431)):
+        if st == "closed" and len(target) > 16384:
+            ok += 1
+        elif st == want or (want == 400 and st in (414, 431)):
             if st == 400 and b'"bad_request"' not in body:
                 print("%d params of %d: 400 without its error body: %r" % (n, vlen, body[:100]))
             elif took > 2:
