@@ -80,7 +80,7 @@ static int apply_file(const cli_cmd *self, const char *file, const char *db,
         goto out;
     sked_error_clear(&err);
     target_apply a = {wf.schedules, wf.n_schedules, wf.app, prune};
-    rc = target_schedule_apply(t, &a, &res, &err);
+    rc = t->ops->schedule_apply(t, &a, &res, &err);
     rc = rc < 0 ? apply_fail(file, &wf, &err, rc) : print_result(&res, json);
 out:
     target_close(t);

@@ -82,7 +82,7 @@ static int list_events(target *t, int64_t after, size_t limit, bool json)
     int rc;
 
     sked_error_clear(&err);
-    if ((rc = target_event_list(t, after, limit, &text, &err)) != 0)
+    if ((rc = t->ops->event_list(t, after, limit, &text, &err)) != 0)
         return cli_fail(rc, "cannot list events: %s",
                         err.msg[0] ? err.msg : sked_strerror(rc));
     page = json_loads(text, 0, NULL);
@@ -115,7 +115,7 @@ static int follow_events(target *t, int64_t after, bool json)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sked_error_clear(&err);
-    rc = target_event_follow(t, after, on_event, &o, &stop, &err);
+    rc = t->ops->event_follow(t, after, on_event, &o, &stop, &err);
     if (rc != 0 && !stop)
         return cli_fail(rc, "cannot follow events: %s",
                         err.msg[0] ? err.msg : sked_strerror(rc));

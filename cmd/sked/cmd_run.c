@@ -128,7 +128,7 @@ static int run_list(const cli_cmd *self, int argc, char **argv)
     if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     sked_error_clear(&err);
-    rc = target_run_list(t, &q, &text, &err);
+    rc = t->ops->run_list(t, &q, &text, &err);
     target_close(t);
     if (rc < 0)
         return cli_fail(rc, "cannot list runs: %s",
@@ -241,7 +241,7 @@ static int run_get(const cli_cmd *self, int argc, char **argv)
     if ((rc = one_run(self, argc, argv, &json, &args, &t)) != CLI_CONTINUE)
         return rc;
     sked_error_clear(&err);
-    rc = target_run_get(t, args.pos[0], &text, &err);
+    rc = t->ops->run_get(t, args.pos[0], &text, &err);
     target_close(t);
     if (rc < 0)
         return run_fail("get run", args.pos[0], &err, rc);
@@ -270,7 +270,7 @@ static int run_cancel(const cli_cmd *self, int argc, char **argv)
     if ((rc = one_run(self, argc, argv, &json, &args, &t)) != CLI_CONTINUE)
         return rc;
     sked_error_clear(&err);
-    rc = target_run_cancel(t, args.pos[0], &text, &err);
+    rc = t->ops->run_cancel(t, args.pos[0], &text, &err);
     target_close(t);
     if (rc < 0)
         return run_fail("cancel run", args.pos[0], &err, rc);
@@ -323,7 +323,7 @@ static int run_start(const cli_cmd *self, int argc, char **argv)
         (!input ||
          (rc = sked__schedule_context_check(input, "input", &err)) == 0) &&
         (!key || (rc = sked__run_key_check(key, &err)) == 0))
-        rc = target_run_start(t, args.pos[0], input, key, &text, &err);
+        rc = t->ops->run_start(t, args.pos[0], input, key, &text, &err);
     target_close(t);
     if (rc < 0)
         return run_fail("start a run of", args.pos[0], &err, rc);
@@ -451,7 +451,7 @@ static int workflow_list(const cli_cmd *self, int argc, char **argv)
     if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     sked_error_clear(&err);
-    rc = target_workflow_list(t, &text, &err);
+    rc = t->ops->workflow_list(t, &text, &err);
     target_close(t);
     if (rc < 0)
         return cli_fail(rc, "cannot list workflows: %s",

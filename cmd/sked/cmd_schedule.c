@@ -29,7 +29,6 @@
 #include "target.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
-#include "store/schedule_preview.h"
 
 #define LIST_DEFAULT 100
 
@@ -62,19 +61,9 @@ int schedule_ctx_get(schedule_ctx *c, const char *name)
 
     sked_error_clear(&err);
     sked_schedule_done(&c->s);
-    if ((rc = target_schedule_get(c->t, name, &c->s, &err)) < 0)
+    if ((rc = c->t->ops->schedule_get(c->t, name, &c->s, &err)) < 0)
         return direct_schedule_fail("read", name, &err, rc);
     return 0;
-}
-
-/* Return S's zone, or UTC when it has none or the zone no longer loads. */
-const sked_tz *schedule_zone_of(sked_tzdb *db, const sked_schedule *s)
-{
-    const sked_tz *tz = NULL;
-
-    if (!s->timezone || !db || sked_tzdb_get(db, s->timezone, &tz, NULL) < 0)
-        return sked_tz_utc();
-    return tz;
 }
 
 static int print_schedule_json(const sked_schedule *s)
@@ -258,7 +247,7 @@ static int schedule_create(const cli_cmd *self, int argc, char **argv)
         (rc = sched_opts_validate(&f, &c.s, c.tzdb)) == 0 &&
         (rc = schedule_ctx_open(&c, self, f.db, f.server)) == 0) {
         sked_error_clear(&err);
-        rc = target_schedule_create(c.t, &c.s, &err);
+        rc = c.t->ops->schedule_create(c.t, &c.s, &err);
         rc = rc < 0 ? sched_opts_fail(&f, &c.s, "create", &err, rc)
                     : print_written(&c, "created", f.json);
     }
@@ -294,7 +283,7 @@ static int schedule_update(const cli_cmd *self, int argc, char **argv)
         (rc = sched_opts_apply(&f, &c.s)) == 0 &&
         (rc = sched_opts_validate(&f, &c.s, c.tzdb)) == 0) {
         sked_error_clear(&err);
-        rc = target_schedule_update(c.t, &c.s, &err);
+        rc = c.t->ops->schedule_update(c.t, &c.s, &err);
         rc = rc < 0 ? sched_opts_fail(&f, &c.s, "update", &err, rc)
                     : print_written(&c, "updated", f.json);
     }
@@ -412,7 +401,7 @@ static int schedule_list(const cli_cmd *self, int argc, char **argv)
     sked_schedule_init(&c.s);
     if ((rc = schedule_ctx_open(&c, self, o.db, o.server)) == 0) {
         sked_error_clear(&err);
-        rc = target_schedule_list(c.t, &f, &v, &n, &more, &err);
+        rc = c.t->ops->schedule_list(c.t, &f, &v, &n, &more, &err);
         if (rc < 0)
             rc = cli_fail(rc, "cannot list schedules: %s",
                           err.msg[0] ? err.msg : sked_strerror(rc));
@@ -440,11 +429,11 @@ static int run_simple(schedule_ctx *c, simple_op op, const char *name,
 
     sked_error_clear(&err);
     if (op == OP_PAUSE)
-        rc = target_schedule_pause(c->t, name, &err);
+        rc = c->t->ops->schedule_pause(c->t, name, &err);
     else if (op == OP_RESUME)
-        rc = target_schedule_resume(c->t, name, &err);
+        rc = c->t->ops->schedule_resume(c->t, name, &err);
     else
-        rc = target_schedule_delete(c->t, name, &existed, &err);
+        rc = c->t->ops->schedule_delete(c->t, name, &existed, &err);
     if (rc < 0)
         return direct_schedule_fail(verbs[op], name, &err, rc);
     if (op == OP_DELETE && !existed) {

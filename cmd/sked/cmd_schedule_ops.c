@@ -62,7 +62,7 @@ static int schedule_trigger(const cli_cmd *self, int argc, char **argv)
     if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     sked_error_clear(&err);
-    rc = target_schedule_trigger(t, args.pos[0], &id, &err);
+    rc = t->ops->schedule_trigger(t, args.pos[0], &id, &err);
     if (rc < 0)
         rc = direct_schedule_fail("trigger", args.pos[0], &err, rc);
     else
@@ -155,8 +155,8 @@ static int run_backfill(target *t, const backfill_q *q)
     int rc;
 
     sked_error_clear(&err);
-    rc = target_schedule_backfill(t, q->name, q->start, q->end,
-                                  tty ? bar_progress : NULL, &b, &res, &err);
+    rc = t->ops->schedule_backfill(t, q->name, q->start, q->end,
+                                   tty ? bar_progress : NULL, &b, &res, &err);
     if (b.drawn)
         fputs("\n", stderr);
     if (rc == SKED_ERANGE)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* "sked schedule preview NAME": the next occurrences of a schedule, in
  * UTC and on its zone's clock, each moved by a daylight saving change
- * marked (store/schedule_preview.h), on the database directly or through
- * a server's API, like the other schedule commands (cmd_schedule.c). */
+ * marked, computed where the schedule is (the target's schedule_preview:
+ * the engine in direct mode, GET .../occurrences in remote mode) and
+ * printed here on the zone's clock. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,9 @@
 #include "engine/answer.h"
 #include "output.h"
 #include "schedule_ctx.h"
-#include "target.h"
+#include "direct.h"
 #include "store/schedule_preview.h"
+#include "target.h"
 
 #define PREVIEW_DEFAULT 5
 #define PREVIEW_MAX     1000
@@ -20,14 +22,13 @@
 typedef struct preview_q {
     const sked_schedule *s;
     const sked_tz *tz;
-    sked_time after;
-    long count;
+    target_preview at;
 } preview_q;
 
-static int preview_print(const preview_q *q, bool json)
+static int preview_print(target *t, const preview_q *q, bool json)
 {
     char utc[OUT_TIME_MAX], local[OUT_TIME_MAX];
-    sked_occurrence *occ = calloc((size_t) q->count, sizeof *occ);
+    sked_occurrence *occ = calloc(q->at.count, sizeof *occ);
     sked_error err;
     size_t n = 0;
     int rc;
@@ -35,10 +36,11 @@ static int preview_print(const preview_q *q, bool json)
     if (!occ)
         return cli_fail(SKED_ENOMEM, "out of memory");
     sked_error_clear(&err);
-    rc = sked__schedule_preview(q->s, q->tz, q->after, (size_t) q->count, occ,
-                                &n, &err);
+    rc = t->ops->schedule_preview(t, q->s->name, &q->at, occ, &n, &err);
     if (rc < 0) {
         free(occ);
+        if (rc == SKED_ENOTFOUND)
+            return direct_schedule_fail("preview", q->s->name, &err, rc);
         return cli_invalid("stored cron expression", q->s->cron, &err);
     }
     if (json) {
@@ -73,7 +75,8 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
         {"server", 0, CLI_OPT_VALUE, &server},
         {0},
     };
-    preview_q q = {.count = PREVIEW_DEFAULT};
+    preview_q q = {.at.count = PREVIEW_DEFAULT};
+    long count_v = PREVIEW_DEFAULT;
     cli_args args;
     schedule_ctx c = {0};
     int rc;
@@ -82,10 +85,11 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
         (rc = cli_one_arg(self, &args, "schedule name")) != 0)
         return rc;
     if (count &&
-        (rc = cli_parse_count(self, "-n", count, 1, PREVIEW_MAX, &q.count)))
+        (rc = cli_parse_count(self, "-n", count, 1, PREVIEW_MAX, &count_v)))
         return rc;
-    q.after = cli_now();
-    if (after && (rc = cli_parse_instant("--after", after, &q.after)) != 0)
+    q.at.count = (size_t) count_v;
+    q.at.after = cli_now();
+    if (after && (rc = cli_parse_instant("--after", after, &q.at.after)) != 0)
         return rc;
     sked_schedule_init(&c.s);
     if ((rc = schedule_ctx_open(&c, self, db, server)) == 0 &&
@@ -97,7 +101,7 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
                     "sked: schedule \"%s\" is paused; these are the "
                     "occurrences it would have\n",
                     c.s.name);
-        rc = preview_print(&q, json);
+        rc = preview_print(c.t, &q, json);
     }
     schedule_ctx_done(&c);
     return rc;

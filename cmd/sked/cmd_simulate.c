@@ -221,7 +221,7 @@ static int read_schedule(target *t, sked_tzdb *db, const char *name,
     int rc;
 
     sked_error_clear(&err);
-    if ((rc = target_schedule_get(t, name, s, &err)) < 0)
+    if ((rc = t->ops->schedule_get(t, name, s, &err)) < 0)
         return direct_schedule_fail("read", name, &err, rc);
     *tz = sked_tz_utc();
     if (s->timezone && strcmp(s->timezone, "UTC") != 0 &&

@@ -1,11 +1,31 @@
 /* SPDX-License-Identifier: MIT */
-/* Opening the database and the zone database for direct mode
- * (direct.h), and the one-line reports of store failures. */
+/* Direct mode (direct.h): the target_ops of target.h on the database
+ * itself. The schedule operations go to the store, those that create
+ * runs and read runs, workflows and events to an engine (no thread
+ * started), each opened when first needed, so that a command opens only
+ * what it uses. This is the one file of cmd/ that calls below the
+ * engine's door. */
 #include "direct.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
+#include <jansson.h>
+
+#include "base/json_text.h"
 #include "cli.h"
+#include "store/schedule_preview.h"
+#include "store/store.h"
+#include "target.h"
+
+typedef struct direct {
+    target base;
+    const char *db; /* --db, NULL for $SKED_DB or the default */
+    sked_store *st;
+    sked_engine *e;
+} direct;
 
 const char *direct_db_url(const char *flag)
 {
@@ -14,33 +34,6 @@ const char *direct_db_url(const char *flag)
     if (flag)
         return flag;
     return env && env[0] ? env : SKED_STORE_DEFAULT_URL;
-}
-
-int direct_store_open(const char *flag, sked_tzdb *tzdb, sked_store **out)
-{
-    sked_store_options opts = {.tzdb = tzdb};
-    const char *url = direct_db_url(flag);
-    sked_error err;
-    int rc;
-
-    sked_error_clear(&err);
-    if ((rc = sked__store_open(url, &opts, out, &err)) < 0)
-        return cli_fail(rc, "cannot open the database \"%.200s\": %s", url,
-                        err.msg[0] ? err.msg : sked_strerror(rc));
-    return 0;
-}
-
-int direct_engine_open(const char *flag, sked_engine **out)
-{
-    sked_engine_options opts = {.db_url = direct_db_url(flag)};
-    sked_error err;
-    int rc;
-
-    sked_error_clear(&err);
-    if ((rc = sked_engine_open(&opts, out, &err)) < 0)
-        return cli_fail(rc, "cannot open the database \"%.200s\": %s",
-                        opts.db_url, err.msg[0] ? err.msg : sked_strerror(rc));
-    return 0;
 }
 
 int direct_tzdb_open(sked_tzdb **out)
@@ -69,4 +62,350 @@ int direct_schedule_fail(const char *verb, const char *name,
         return cli_fail(rc, "cannot %s schedule \"%.128s\": %s: %s", verb, name,
                         err->field, msg);
     return cli_fail(rc, "cannot %s schedule \"%.128s\": %s", verb, name, msg);
+}
+
+/* ---- opening, when first needed ------------------------------------------ */
+
+/* The failure is printed; ERR gets only its code, so that no second line
+ * follows. */
+static int not_opened(const char *url, int rc, const sked_error *why,
+                      sked_error *err)
+{
+    cli_fail(rc, "cannot open the database \"%.200s\": %s", url,
+             why->msg[0] ? why->msg : sked_strerror(rc));
+    cli_mark_shown();
+    return err ? (err->code = SKED_EIO) : SKED_EIO;
+}
+
+static int need_store(direct *d, sked_error *err)
+{
+    sked_store_options opts = {.tzdb = d->base.tzdb};
+    const char *url = direct_db_url(d->db);
+    sked_error why;
+    int rc;
+
+    if (d->st)
+        return 0;
+    sked_error_clear(&why);
+    if ((rc = sked__store_open(url, &opts, &d->st, &why)) < 0)
+        return not_opened(url, rc, &why, err);
+    return 0;
+}
+
+static int need_engine(direct *d, sked_error *err)
+{
+    sked_engine_options opts = {.db_url = direct_db_url(d->db)};
+    sked_error why;
+    int rc;
+
+    if (d->e)
+        return 0;
+    sked_error_clear(&why);
+    if ((rc = sked_engine_open(&opts, &d->e, &why)) < 0)
+        return not_opened(opts.db_url, rc, &why, err);
+    return 0;
+}
+
+/* The store or the engine of T, opened; NULL with ERR's code set. */
+static sked_store *store_of(target *t, sked_error *err)
+{
+    direct *d = (direct *) t;
+
+    return need_store(d, err) == 0 ? d->st : NULL;
+}
+
+static sked_engine *engine_of(target *t, sked_error *err)
+{
+    direct *d = (direct *) t;
+
+    return need_engine(d, err) == 0 ? d->e : NULL;
+}
+
+/* ---- schedules ----------------------------------------------------------- */
+
+static int schedule_get(target *t, const char *name, sked_schedule *out,
+                        sked_error *err)
+{
+    sked_store *st = store_of(t, err);
+
+    return st ? sked__store_schedule_get(st, name, out, err) : err->code;
+}
+
+/* SPEC 3.5: warn when no server has registered WORKFLOW (the API puts the
+ * same words in "warnings", which remote mode prints the same way). */
+static void warn_workflow(target *t, const char *workflow)
+{
+    sked_engine *e = workflow ? engine_of(t, NULL) : NULL;
+    char warning[256];
+
+    if (!e)
+        return;
+    sked_engine_workflow_warning(e, workflow, warning, sizeof warning);
+    if (warning[0])
+        cli_warn(warning);
+}
+
+static int schedule_create(target *t, const sked_schedule *s, sked_error *err)
+{
+    sked_store *st = store_of(t, err);
+    int rc = st ? sked__store_schedule_create(st, s, err) : err->code;
+
+    if (rc == 0)
+        warn_workflow(t, s->workflow);
+    return rc;
+}
+
+static int schedule_update(target *t, const sked_schedule *s, sked_error *err)
+{
+    sked_store *st = store_of(t, err);
+    int rc = st ? sked__store_schedule_update(st, s, err) : err->code;
+
+    if (rc == 0)
+        warn_workflow(t, s->workflow);
+    return rc;
+}
+
+static int schedule_list(target *t, const sked_schedule_filter *f,
+                         sked_schedule **out, size_t *n, bool *more,
+                         sked_error *err)
+{
+    sked_store *st = store_of(t, err);
+
+    return st ? sked__store_schedule_list(st, f, out, n, more, err) : err->code;
+}
+
+static int schedule_pause(target *t, const char *name, sked_error *err)
+{
+    sked_store *st = store_of(t, err);
+
+    return st ? sked__store_schedule_pause(st, name, err) : err->code;
+}
+
+static int schedule_resume(target *t, const char *name, sked_error *err)
+{
+    sked_store *st = store_of(t, err);
+
+    return st ? sked__store_schedule_resume(st, name, cli_now(), err)
+              : err->code;
+}
+
+static int schedule_delete(target *t, const char *name, bool *existed,
+                           sked_error *err)
+{
+    sked_store *st = store_of(t, err);
+
+    return st ? sked__store_schedule_delete(st, name, existed, err) : err->code;
+}
+
+/* The engine's text is sked_free'd; the callers free(): copy. */
+static int own_text(char *text, char **out, sked_error *err)
+{
+    *out = strdup(text);
+    sked_free(text);
+    if (!*out)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    return 0;
+}
+
+static int schedule_trigger(target *t, const char *name, char **run_id,
+                            sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+    char *id = NULL;
+    int rc = e ? sked_engine_trigger(e, name, &id, err) : err->code;
+
+    return rc == 0 ? own_text(id, run_id, err) : rc;
+}
+
+static int schedule_backfill(target *t, const char *name, sked_time start,
+                             sked_time end, sked_progress_fn progress,
+                             void *ctx, sked_backfill_result *res,
+                             sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_backfill(e, name, start, end, progress, ctx, res,
+                                    err)
+             : err->code;
+}
+
+static int schedule_apply(target *t, const target_apply *a,
+                          sked_apply_result *res, sked_error *err)
+{
+    sked_store *st = store_of(t, err);
+
+    return st ? sked__store_schedule_apply(st, a->set, a->n, a->app, a->prune,
+                                           res, err)
+              : err->code;
+}
+
+static int schedule_preview(target *t, const char *name,
+                            const target_preview *q, sked_occurrence *out,
+                            size_t *n, sked_error *err)
+{
+    sked_schedule s;
+    int rc;
+
+    sked_schedule_init(&s);
+    if ((rc = schedule_get(t, name, &s, err)) == 0)
+        rc = sked__schedule_preview(&s, schedule_zone_of(t->tzdb, &s), q->after,
+                                    q->count, out, n, err);
+    sked_schedule_done(&s);
+    return rc;
+}
+
+/* ---- runs and workflows -------------------------------------------------- */
+
+static int run_list(target *t, const sked_run_query *q, char **out,
+                    sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+    char *text = NULL;
+    int rc = e ? sked_engine_run_list(e, q, &text, err) : err->code;
+
+    return rc == 0 ? own_text(text, out, err) : rc;
+}
+
+static int run_get(target *t, const char *id, char **out, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+    char *text = NULL;
+    int rc = e ? sked_engine_run_get(e, id, &text, err) : err->code;
+
+    return rc == 0 ? own_text(text, out, err) : rc;
+}
+
+/* After an operation on run ID: the run, as the API answers it. */
+static int run_cancel(target *t, const char *id, char **out, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+    int rc = e ? sked_engine_run_cancel(e, id, err) : err->code;
+
+    return rc == 0 ? run_get(t, id, out, err) : rc;
+}
+
+static int run_start(target *t, const char *workflow, const char *input,
+                     const char *key, char **out, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+    char *id = NULL;
+    int rc = e ? sked_engine_run_start(e, workflow, input, key, &id, err)
+               : err->code;
+
+    if (rc == 0)
+        rc = run_get(t, id, out, err);
+    sked_free(id);
+    return rc;
+}
+
+static int workflow_list(target *t, char **out, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+    char *text = NULL;
+    int rc = e ? sked_engine_workflow_list(e, &text, err) : err->code;
+
+    return rc == 0 ? own_text(text, out, err) : rc;
+}
+
+/* ---- events -------------------------------------------------------------- */
+
+static int event_list(target *t, int64_t after, size_t limit, char **out,
+                      sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_event_list(e, after, limit, out, err) : err->code;
+}
+
+/* Read the page of events after *after; call FN (when not NULL) with
+ * each, moving *after to the last. *n: how many. */
+static int event_page(target *t, int64_t *after, target_event_fn fn, void *ctx,
+                      size_t *n, sked_error *err)
+{
+    char *text = NULL, *one;
+    json_t *page, *ev;
+    size_t i;
+    int rc;
+
+    if ((rc = event_list(t, *after, 1000, &text, err)) != 0)
+        return rc;
+    page = json_loads(text, 0, NULL);
+    free(text);
+    *n = json_array_size(json_object_get(page, "events"));
+    json_array_foreach(json_object_get(page, "events"), i, ev)
+    {
+        *after = json_integer_value(json_object_get(ev, "id"));
+        if (fn && (one = sked__json_text(ev, NULL))) {
+            fn(ctx, one);
+            free(one);
+        }
+    }
+    json_decref(page);
+    return 0;
+}
+
+/* Direct mode follows the store: read what is new every second, from
+ * the newest event stored when AFTER is -1. */
+static int event_follow(target *t, int64_t after, target_event_fn fn, void *ctx,
+                        volatile const int *stop, sked_error *err)
+{
+    const struct timespec second = {1, 0};
+    size_t n = 1000;
+    int rc;
+
+    if (after < 0)
+        for (after = 0; n == 1000;)
+            if ((rc = event_page(t, &after, NULL, NULL, &n, err)) != 0)
+                return rc;
+    while (!*stop) {
+        if ((rc = event_page(t, &after, fn, ctx, &n, err)) != 0)
+            return rc;
+        if (n < 1000 && !*stop)
+            nanosleep(&second, NULL); /* a signal ends it early */
+    }
+    return 0;
+}
+
+static void close_direct(target *t)
+{
+    direct *d = (direct *) t;
+
+    sked__store_close(d->st);
+    if (d->e)
+        sked_engine_close(d->e);
+    free(d);
+}
+
+static const target_ops direct_ops = {
+    .schedule_get = schedule_get,
+    .schedule_create = schedule_create,
+    .schedule_update = schedule_update,
+    .schedule_list = schedule_list,
+    .schedule_pause = schedule_pause,
+    .schedule_resume = schedule_resume,
+    .schedule_delete = schedule_delete,
+    .schedule_trigger = schedule_trigger,
+    .schedule_backfill = schedule_backfill,
+    .schedule_apply = schedule_apply,
+    .schedule_preview = schedule_preview,
+    .run_list = run_list,
+    .run_get = run_get,
+    .run_cancel = run_cancel,
+    .run_start = run_start,
+    .workflow_list = workflow_list,
+    .event_list = event_list,
+    .event_follow = event_follow,
+    .close = close_direct,
+};
+
+int direct_target_open(const char *db, sked_tzdb *tzdb, target **out)
+{
+    direct *d = calloc(1, sizeof *d);
+
+    if (!d)
+        return cli_fail(SKED_ENOMEM, "out of memory");
+    d->base = (target){.ops = &direct_ops, .tzdb = tzdb};
+    d->db = db;
+    *out = &d->base;
+    return 0;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "engine/answer.h"
 #include "remote_ops.h"
 #include "store/schedule.h"
 
@@ -24,6 +25,7 @@ static int one_request(remote *r, const char *path, sked_time start,
                        sked_error *err)
 {
     char a[SKED_TIME_STRLEN], b[SKED_TIME_STRLEN];
+    sked_backfill_result one;
     json_t *body, *j = NULL;
     int rc;
 
@@ -35,24 +37,14 @@ static int one_request(remote *r, const char *path, sked_time start,
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     rc = remote_call(r, "POST", path, body, NULL, &j, err);
     json_decref(body);
+    if (rc == 0 && sked__answer_backfill_read(j, &one) != 0)
+        rc = remote_bad_answer("a backfill's counts", err);
     if (rc == 0) {
-        res->created +=
-            (size_t) json_integer_value(json_object_get(j, "created"));
-        res->skipped +=
-            (size_t) json_integer_value(json_object_get(j, "skipped"));
+        res->created += one.created;
+        res->skipped += one.skipped;
     }
     json_decref(j);
     return rc;
-}
-
-/* The zone of S, UTC when it has none or it does not load here. */
-static const sked_tz *zone(sked_tzdb *db, const sked_schedule *s)
-{
-    const sked_tz *tz = NULL;
-
-    if (!s->timezone || !db || sked_tzdb_get(db, s->timezone, &tz, NULL) < 0)
-        return sked_tz_utc();
-    return tz;
 }
 
 /* Count the occurrences of S in (START, END), stopping past the cap. */
@@ -108,25 +100,24 @@ int remote_schedule_backfill(remote *r, sked_tzdb *tzdb, const char *name,
                              sked_progress_fn progress, void *ctx,
                              sked_backfill_result *res, sked_error *err)
 {
-    char *esc = remote_escape(name), *path = NULL;
+    char *path = remote_path("/api/v1/schedules", name, "/backfill");
     sked_schedule s;
     size_t total;
     int rc;
 
-    if (!esc || !(path = cli_format("/api/v1/schedules/%s/backfill", esc))) {
-        free(esc);
+    if (!path)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    free(esc);
     memset(res, 0, sizeof *res);
     sked_schedule_init(&s);
     rc = progress ? remote_schedule_get(r, name, &s, err) : 0;
-    total = progress && rc == 0 ? count(&s, zone(tzdb, &s), start, end) : 0;
+    total = progress && rc == 0
+                ? count(&s, schedule_zone_of(tzdb, &s), start, end)
+                : 0;
     if (rc == 0 && (total == 0 || total > SKED_BACKFILL_MAX))
         rc = one_request(r, path, start, end, res, err);
     else if (rc == 0)
-        rc = chunked(r, path, &s, zone(tzdb, &s), start, end, total, progress,
-                     ctx, res, err);
+        rc = chunked(r, path, &s, schedule_zone_of(tzdb, &s), start, end, total,
+                     progress, ctx, res, err);
     sked_schedule_done(&s);
     free(path);
     return rc;

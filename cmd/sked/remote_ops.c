@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The operations of remote mode (remote_ops.h): requests of docs/api.md
- * and their answers turned back into direct mode's structures.
- *
- * A schedule is sent as its definition: the object of
- * sked__schedule_to_json without the state the scheduler keeps, which
- * the API refuses as read-only. It comes back whole, state included, and
- * is read with SKED__SCHEDULE_JSON_STATE, so that the commands print it
- * from the very structure direct mode reads from the store. */
+/* Remote mode (remote_ops.h): the target_ops of target.h as requests of
+ * docs/api.md, their answers turned back into what direct mode returns.
+ * Nothing here writes or reads a body by hand: a schedule is sent as
+ * its definition, the model's object of sked__schedule_to_json without
+ * the state the scheduler keeps (which the API refuses as read-only),
+ * and comes back whole, read with SKED__SCHEDULE_JSON_STATE, so that
+ * the commands print it from the very structure direct mode reads from
+ * the store; the other answers are read with the readers beside their
+ * writers (engine/answer.h); runs, workflows and events are the API's
+ * text, which is the engine's. */
 #include "remote_ops.h"
 
 #include <stdio.h>
@@ -15,8 +17,19 @@
 
 #include "base/json_text.h"
 #include "cli.h"
+#include "engine/answer.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
+
+typedef struct remote_target {
+    target base;
+    remote *r;
+} remote_target;
+
+static remote *remote_of(target *t)
+{
+    return ((remote_target *) t)->r;
+}
 
 /* The fields of a schedule object that are the scheduler's, not the
  * definition's. */
@@ -26,8 +39,7 @@ static const char *const state_keys[] = {
     "created_at",    "updated_at", NULL,
 };
 
-/* Write "PREFIX/ESCAPED(NAME)SUFFIX" into a new string (free), or NULL. */
-static char *path_of(const char *prefix, const char *name, const char *suffix)
+char *remote_path(const char *prefix, const char *name, const char *suffix)
 {
     char *esc = remote_escape(name), *p = NULL;
 
@@ -42,12 +54,26 @@ static int no_memory(sked_error *err)
     return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
 }
 
-/* An answer that is not what docs/api.md says: the server's fault. */
-static int bad_answer(const char *what, sked_error *err)
+int remote_bad_answer(const char *what, sked_error *err)
 {
     cli_fail_once(SKED_EIO, "the server's answer is not %s", what);
     return sked__error_set(err, SKED_EIO, NULL, -1, "bad answer");
 }
+
+/* GET PATH (taken: freed here) into *out. */
+static int get_json(remote *r, char *path, json_t **out, sked_error *err)
+{
+    int rc;
+
+    *out = NULL;
+    if (!path)
+        return no_memory(err);
+    rc = remote_call(r, "GET", path, NULL, NULL, out, err);
+    free(path);
+    return rc;
+}
+
+/* ---- schedules ----------------------------------------------------------- */
 
 /* The definition of S as the API takes it; KEEP_NAME for create and
  * apply (PATCH names the schedule in its path). */
@@ -74,69 +100,75 @@ static json_t *definition(const sked_schedule *s, bool keep_name,
     return j;
 }
 
-/* Read the schedule object J into *out. */
-static int schedule_of(const json_t *j, sked_schedule *out, sked_error *err)
-{
-    sked_error perr;
-
-    sked_error_clear(&perr);
-    if (sked__schedule_from_json(j, SKED__SCHEDULE_JSON_STATE, out, &perr) < 0)
-        return bad_answer("a schedule", err);
-    return 0;
-}
-
 int remote_schedule_get(remote *r, const char *name, sked_schedule *out,
                         sked_error *err)
 {
-    char *path = path_of("/api/v1/schedules", name, "");
     json_t *j = NULL;
-    int rc;
+    int rc = get_json(r, remote_path("/api/v1/schedules", name, ""), &j, err);
+    sked_error perr;
 
-    if (!path)
-        return no_memory(err);
-    rc = remote_call(r, "GET", path, NULL, NULL, &j, err);
-    free(path);
+    sked_error_clear(&perr);
     if (rc == 0) {
         sked_schedule_done(out);
-        rc = schedule_of(j, out, err);
+        if (sked__schedule_from_json(j, SKED__SCHEDULE_JSON_STATE, out, &perr) <
+            0)
+            rc = remote_bad_answer("a schedule", err);
     }
     json_decref(j);
     return rc;
 }
 
-int remote_schedule_write(remote *r, const sked_schedule *s, bool create,
+static int schedule_get(target *t, const char *name, sked_schedule *out,
+                        sked_error *err)
+{
+    return remote_schedule_get(remote_of(t), name, out, err);
+}
+
+/* POST (CREATE) or PATCH the definition of S. */
+static int schedule_write(target *t, const sked_schedule *s, bool create,
                           sked_error *err)
 {
-    json_t *body = definition(s, create, err);
+    json_t *body = definition(s, create, err), *answer = NULL, *w;
     char *path = create ? strdup("/api/v1/schedules")
-                        : path_of("/api/v1/schedules", s->name, "");
-    int rc;
-
-    json_t *answer = NULL, *w;
+                        : remote_path("/api/v1/schedules", s->name, "");
     size_t i;
+    int rc;
 
     if (!body || !path)
         rc = err->code ? err->code : no_memory(err);
     else
-        rc = remote_call(r, create ? "POST" : "PATCH", path, body, NULL,
-                         &answer, err);
+        rc = remote_call(remote_of(t), create ? "POST" : "PATCH", path, body,
+                         NULL, &answer, err);
     /* SPEC 3.5: the server's warnings, printed as direct mode prints its
      * own. */
-    json_array_foreach(json_object_get(answer, "warnings"), i,
-                       w) if (json_is_string(w)) cli_warn(json_string_value(w));
+    json_array_foreach(json_object_get(answer, "warnings"), i, w)
+    {
+        if (json_is_string(w))
+            cli_warn(json_string_value(w));
+    }
     json_decref(answer);
     json_decref(body);
     free(path);
     return rc;
 }
 
+static int schedule_create(target *t, const sked_schedule *s, sked_error *err)
+{
+    return schedule_write(t, s, true, err);
+}
+
+static int schedule_update(target *t, const sked_schedule *s, sked_error *err)
+{
+    return schedule_write(t, s, false, err);
+}
+
 /* Append "&KEY=VALUE" (escaped) to the query *q when VALUE is set. */
-static int add_param(char **q, const char *key, const char *value)
+static void add_param(char **q, const char *key, const char *value)
 {
     char *esc, *next = NULL;
 
     if (!value || !*q)
-        return 0;
+        return;
     if (!(esc = remote_escape(value)) ||
         !(next = cli_format("%s%c%s=%s", *q, strchr(*q, '?') ? '&' : '?', key,
                             esc)))
@@ -144,55 +176,44 @@ static int add_param(char **q, const char *key, const char *value)
     free(esc);
     free(*q);
     *q = next;
-    return next ? 0 : SKED_ENOMEM;
 }
 
-int remote_schedule_list(remote *r, const sked_schedule_filter *f,
+/* Append "&KEY=N" when N is not 0. */
+static void add_count(char **q, const char *key, size_t n)
+{
+    char v[24];
+
+    snprintf(v, sizeof v, "%zu", n);
+    add_param(q, key, n ? v : NULL);
+}
+
+static int schedule_list(target *t, const sked_schedule_filter *f,
                          sked_schedule **out, size_t *n, bool *more,
                          sked_error *err)
 {
-    char *path = strdup("/api/v1/schedules"), limit[24];
-    json_t *page = NULL, *arr, *o;
-    sked_schedule *v;
-    size_t i;
+    char *path = strdup("/api/v1/schedules");
+    json_t *page = NULL;
+    sked_error perr;
     int rc;
 
-    snprintf(limit, sizeof limit, "%zu", f->limit);
+    sked_error_clear(&perr);
     add_param(&path, "status",
               f->status >= 0 ? sked_schedule_status_name(f->status) : NULL);
     add_param(&path, "workflow", f->workflow);
     add_param(&path, "prefix", f->name_prefix);
-    add_param(&path, "limit", f->limit ? limit : NULL);
+    add_count(&path, "limit", f->limit);
     add_param(&path, "cursor", f->after_name);
-    if (!path)
-        return no_memory(err);
-    rc = remote_call(r, "GET", path, NULL, NULL, &page, err);
-    free(path);
-    if (rc != 0)
-        return rc;
-    arr = json_object_get(page, "schedules");
-    if (!json_is_array(arr)) {
-        json_decref(page);
-        return bad_answer("a list of schedules", err);
-    }
-    if (!(v = calloc(json_array_size(arr) + 1, sizeof *v))) {
-        json_decref(page);
-        return no_memory(err);
-    }
-    json_array_foreach(arr, i, o)
-    {
-        if ((rc = schedule_of(o, &v[i], err)) != 0)
-            break;
-    }
-    *n = rc == 0 ? json_array_size(arr) : i;
-    *more = json_is_string(json_object_get(page, "next_cursor"));
-    *out = v;
+    if ((rc = get_json(remote_of(t), path, &page, err)) == 0 &&
+        sked__answer_schedules_read(page, out, n, more, &perr) != 0)
+        rc = remote_bad_answer("a list of schedules", err);
     json_decref(page);
     return rc;
 }
 
-int remote_schedule_op(remote *r, const char *name, const char *verb,
-                       char **run_id, sked_error *err)
+/* POST .../VERB for pause, resume and trigger; RUN_ID (may be NULL)
+ * receives the run_id of the answer. */
+static int schedule_post(target *t, const char *name, const char *verb,
+                         char **run_id, sked_error *err)
 {
     char *path = NULL, suffix[24];
     json_t *j = NULL;
@@ -200,14 +221,14 @@ int remote_schedule_op(remote *r, const char *name, const char *verb,
     int rc;
 
     snprintf(suffix, sizeof suffix, "/%s", verb);
-    if (!(path = path_of("/api/v1/schedules", name, suffix)))
+    if (!(path = remote_path("/api/v1/schedules", name, suffix)))
         return no_memory(err);
-    rc = remote_call(r, "POST", path, NULL, NULL, &j, err);
+    rc = remote_call(remote_of(t), "POST", path, NULL, NULL, &j, err);
     free(path);
     if (rc == 0 && run_id) {
         id = json_string_value(json_object_get(j, "run_id"));
         if (!id)
-            rc = bad_answer("a run id", err);
+            rc = remote_bad_answer("a run id", err);
         else if (!(*run_id = strdup(id)))
             rc = no_memory(err);
     }
@@ -215,28 +236,53 @@ int remote_schedule_op(remote *r, const char *name, const char *verb,
     return rc;
 }
 
-int remote_schedule_delete(remote *r, const char *name, bool *existed,
+static int schedule_pause(target *t, const char *name, sked_error *err)
+{
+    return schedule_post(t, name, "pause", NULL, err);
+}
+
+static int schedule_resume(target *t, const char *name, sked_error *err)
+{
+    return schedule_post(t, name, "resume", NULL, err);
+}
+
+static int schedule_trigger(target *t, const char *name, char **run_id,
+                            sked_error *err)
+{
+    return schedule_post(t, name, "trigger", run_id, err);
+}
+
+static int schedule_delete(target *t, const char *name, bool *existed,
                            sked_error *err)
 {
-    char *path = path_of("/api/v1/schedules", name, "");
+    char *path = remote_path("/api/v1/schedules", name, "");
     int rc;
 
     if (!path)
         return no_memory(err);
     /* The API answers 204 either way: ask first, to say as direct mode
      * does whether there was anything to delete. */
-    rc = remote_call(r, "GET", path, NULL, NULL, NULL, err);
+    rc = remote_call(remote_of(t), "GET", path, NULL, NULL, NULL, err);
     if (rc == 0 || rc == SKED_ENOTFOUND) {
         if (existed)
             *existed = rc == 0;
         sked_error_clear(err);
-        rc = remote_call(r, "DELETE", path, NULL, NULL, NULL, err);
+        rc = remote_call(remote_of(t), "DELETE", path, NULL, NULL, NULL, err);
     }
     free(path);
     return rc;
 }
 
-int remote_schedule_apply(remote *r, const target_apply *a,
+static int schedule_backfill(target *t, const char *name, sked_time start,
+                             sked_time end, sked_progress_fn progress,
+                             void *ctx, sked_backfill_result *res,
+                             sked_error *err)
+{
+    return remote_schedule_backfill(remote_of(t), t->tzdb, name, start, end,
+                                    progress, ctx, res, err);
+}
+
+static int schedule_apply(target *t, const target_apply *a,
                           sked_apply_result *res, sked_error *err)
 {
     json_t *arr = json_array(), *body, *j = NULL;
@@ -254,84 +300,101 @@ int remote_schedule_apply(remote *r, const target_apply *a,
     if (!body)
         return rc ? rc : no_memory(err);
     if (rc == 0)
-        rc = remote_call(r, "PUT", "/api/v1/schedules", body, NULL, &j, err);
+        rc = remote_call(remote_of(t), "PUT", "/api/v1/schedules", body, NULL,
+                         &j, err);
     json_decref(body);
-    if (rc == 0) {
-        res->created =
-            (size_t) json_integer_value(json_object_get(j, "created"));
-        res->updated =
-            (size_t) json_integer_value(json_object_get(j, "updated"));
-        res->unchanged =
-            (size_t) json_integer_value(json_object_get(j, "unchanged"));
-        res->deleted =
-            (size_t) json_integer_value(json_object_get(j, "deleted"));
-    }
+    if (rc == 0 && sked__answer_apply_read(j, res) != 0)
+        rc = remote_bad_answer("an apply's counts", err);
     json_decref(j);
     return rc;
 }
 
-/* ---- runs, workflows, events ------------------------------------------- */
+static int schedule_preview(target *t, const char *name,
+                            const target_preview *q, sked_occurrence *out,
+                            size_t *n, sked_error *err)
+{
+    char *path = remote_path("/api/v1/schedules", name, "/occurrences");
+    char after[SKED_TIME_STRLEN];
+    json_t *j = NULL;
+    int rc;
 
-/* The text of the run J (taken) the server answered with, into *out. */
-static int run_text(json_t *j, char **out, sked_error *err)
+    if (sked_time_format(q->after, after, sizeof after) < 0) {
+        free(path);
+        return sked__error_set(err, SKED_ERANGE, "after", -1,
+                               "instant out of range");
+    }
+    add_count(&path, "n", q->count);
+    add_param(&path, "after", after);
+    if ((rc = get_json(remote_of(t), path, &j, err)) == 0 &&
+        sked__answer_occurrences_read(j, out, q->count, n) != 0)
+        rc = remote_bad_answer("a list of occurrences", err);
+    json_decref(j);
+    return rc;
+}
+
+/* ---- runs, workflows, events --------------------------------------------- */
+
+/* The text of the answer J (taken) into *out; RUN: it must be a run. */
+static int text_of(json_t *j, bool run, char **out, sked_error *err)
 {
     int rc = 0;
 
-    if (!json_is_string(json_object_get(j, "id")))
-        rc = bad_answer("a run", err);
+    if (!j || (run && !json_is_string(json_object_get(j, "id"))))
+        rc = remote_bad_answer(run ? "a run" : "JSON", err);
     else if (!(*out = sked__json_text(j, NULL)))
         rc = no_memory(err);
     json_decref(j);
     return rc;
 }
 
-int remote_get_text(remote *r, const char *path, char **out, sked_error *err)
+/* GET PATH (taken) into *out as text. */
+static int get_text(target *t, char *path, char **out, sked_error *err)
 {
     json_t *j = NULL;
-    int rc = remote_call(r, "GET", path, NULL, NULL, &j, err);
+    int rc = get_json(remote_of(t), path, &j, err);
 
-    if (rc == 0 && !(*out = sked__json_text(j, NULL)))
-        rc = j ? no_memory(err) : bad_answer("JSON", err);
-    json_decref(j);
-    return rc;
+    if (rc != 0) {
+        json_decref(j);
+        return rc;
+    }
+    return text_of(j, false, out, err);
 }
 
-int remote_run_list(remote *r, const sked_run_query *q, char **out,
+static int run_list(target *t, const sked_run_query *q, char **out,
                     sked_error *err)
 {
-    char *path = strdup("/api/v1/runs"), limit[24];
-    int rc;
+    char *path = strdup("/api/v1/runs");
 
-    snprintf(limit, sizeof limit, "%zu", q->limit);
     add_param(&path, "status", q->status);
     add_param(&path, "schedule", q->schedule);
     add_param(&path, "workflow", q->workflow);
-    add_param(&path, "limit", q->limit ? limit : NULL);
+    add_count(&path, "limit", q->limit);
     add_param(&path, "cursor", q->cursor);
-    if (!path)
-        return no_memory(err);
-    rc = remote_get_text(r, path, out, err);
-    free(path);
-    return rc;
+    return get_text(t, path, out, err);
 }
 
-int remote_run_cancel(remote *r, const char *id, char **out, sked_error *err)
+static int run_get(target *t, const char *id, char **out, sked_error *err)
 {
-    char *path = path_of("/api/v1/runs", id, "/cancel");
+    return get_text(t, remote_path("/api/v1/runs", id, ""), out, err);
+}
+
+static int run_cancel(target *t, const char *id, char **out, sked_error *err)
+{
+    char *path = remote_path("/api/v1/runs", id, "/cancel");
     json_t *j = NULL;
     int rc;
 
     if (!path)
         return no_memory(err);
-    rc = remote_call(r, "POST", path, NULL, NULL, &j, err);
+    rc = remote_call(remote_of(t), "POST", path, NULL, NULL, &j, err);
     free(path);
-    return rc == 0 ? run_text(j, out, err) : rc;
+    return rc == 0 ? text_of(j, true, out, err) : rc;
 }
 
-int remote_run_start(remote *r, const char *workflow, const char *input,
+static int run_start(target *t, const char *workflow, const char *input,
                      const char *key, char **out, sked_error *err)
 {
-    char *path = path_of("/api/v1/workflows", workflow, "/runs");
+    char *path = remote_path("/api/v1/workflows", workflow, "/runs");
     json_t *body = input ? json_loads(input, 0, NULL) : json_object(),
            *j = NULL;
     int rc;
@@ -340,10 +403,24 @@ int remote_run_start(remote *r, const char *workflow, const char *input,
     if (!path || !body)
         rc = no_memory(err);
     else
-        rc = remote_call(r, "POST", path, body, key, &j, err);
+        rc = remote_call(remote_of(t), "POST", path, body, key, &j, err);
     json_decref(body);
     free(path);
-    return rc == 0 ? run_text(j, out, err) : rc;
+    return rc == 0 ? text_of(j, true, out, err) : rc;
+}
+
+static int workflow_list(target *t, char **out, sked_error *err)
+{
+    return get_text(t, strdup("/api/v1/workflows"), out, err);
+}
+
+static int event_list(target *t, int64_t after, size_t limit, char **out,
+                      sked_error *err)
+{
+    return get_text(t,
+                    cli_format("/api/v1/events?after=%lld&limit=%zu",
+                               (long long) after, limit),
+                    out, err);
 }
 
 typedef struct follow_ctx {
@@ -360,7 +437,7 @@ static void on_event(void *ctx, const char *id, const char *type,
     f->fn(f->ctx, data);
 }
 
-int remote_event_follow(remote *r, int64_t after, target_event_fn fn, void *ctx,
+static int event_follow(target *t, int64_t after, target_event_fn fn, void *ctx,
                         volatile const int *stop, sked_error *err)
 {
     follow_ctx f = {fn, ctx};
@@ -371,5 +448,49 @@ int remote_event_follow(remote *r, int64_t after, target_event_fn fn, void *ctx,
                  (long long) after);
     else
         snprintf(path, sizeof path, "/api/v1/events?follow=1");
-    return remote_stream(r, path, on_event, &f, stop, err);
+    return remote_stream(remote_of(t), path, on_event, &f, stop, err);
+}
+
+static void close_remote(target *t)
+{
+    remote_close(remote_of(t));
+    free(t);
+}
+
+static const target_ops remote_ops = {
+    .schedule_get = schedule_get,
+    .schedule_create = schedule_create,
+    .schedule_update = schedule_update,
+    .schedule_list = schedule_list,
+    .schedule_pause = schedule_pause,
+    .schedule_resume = schedule_resume,
+    .schedule_delete = schedule_delete,
+    .schedule_trigger = schedule_trigger,
+    .schedule_backfill = schedule_backfill,
+    .schedule_apply = schedule_apply,
+    .schedule_preview = schedule_preview,
+    .run_list = run_list,
+    .run_get = run_get,
+    .run_cancel = run_cancel,
+    .run_start = run_start,
+    .workflow_list = workflow_list,
+    .event_list = event_list,
+    .event_follow = event_follow,
+    .close = close_remote,
+};
+
+int remote_target_open(const char *url, sked_tzdb *tzdb, target **out)
+{
+    remote_target *rt = calloc(1, sizeof *rt);
+    int rc;
+
+    if (!rt)
+        return cli_fail(SKED_ENOMEM, "out of memory");
+    if ((rc = remote_open(url, &rt->r)) != 0) {
+        free(rt);
+        return sked_error_exit_code(rc);
+    }
+    rt->base = (target){.ops = &remote_ops, .tzdb = tzdb};
+    *out = &rt->base;
+    return 0;
 }

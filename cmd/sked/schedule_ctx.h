@@ -25,7 +25,4 @@ int schedule_ctx_open(schedule_ctx *c, const cli_cmd *self, const char *db,
 /* Read the schedule NAME into c->s. Returns 0 or the exit code. */
 int schedule_ctx_get(schedule_ctx *c, const char *name);
 
-/* S's zone, or UTC when it has none or the zone no longer loads. */
-const sked_tz *schedule_zone_of(sked_tzdb *db, const sked_schedule *s);
-
 #endif

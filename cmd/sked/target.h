@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* Where a command's operations go (SPEC 7): the database itself (direct
- * mode: the store and the engine, opened when first needed) or a server
- * (remote mode: its HTTP API, docs/api.md). Each command is written once
- * against this layer — parse its options, build the request, call the
- * target, print — and prints the same thing in both modes: schedules
- * come back as sked_schedule, runs, workflows and events as the API's
- * JSON text, and failures as the sked_error the engine filled, so that
- * messages and exit codes are the same.
+/* Where a command's operations go (SPEC 7): one table of operations,
+ * target_ops, with two implementations: the database itself (direct
+ * mode, direct.c: the engine, opened when first needed) and a server
+ * (remote mode, remote_ops.c: its HTTP API, docs/api.md). Each command
+ * is written once against this table — parse its options, build the
+ * request, call t->ops->OP(t, ...), print — so that it cannot say one
+ * thing in one mode and another in the other: schedules come back as
+ * sked_schedule, occurrences as sked_occurrence, runs, workflows and
+ * events as the API's JSON text, and failures as the sked_error the
+ * engine filled, so that messages and exit codes are the same.
  *
  * The target is chosen by --db URL or --server URL (given before or
  * after the command; both together are a usage error), else
  * $SKED_SERVER when set, else $SKED_DB, else sqlite:sked.db.
  *
- * Every call returns 0 or a negative SKED_E... code with ERR filled. A
- * failure to open the database or to reach the server is printed when
- * it happens (the command's own report of it then prints nothing). */
+ * Every operation returns 0 or a negative SKED_E... code with ERR
+ * filled. A failure to open the database or to reach the server is
+ * printed when it happens (the command's own report of it then prints
+ * nothing). */
 #ifndef SKED_CMD_TARGET_H
 #define SKED_CMD_TARGET_H
 
@@ -35,46 +38,6 @@
 
 typedef struct target target;
 
-/* Remember the --db and --server given before the command (main.c). */
-void target_set_global(const char *db, const char *server);
-
-/* Choose and open the target for SELF from its own --db DB and --server
- * SERVER (NULL when not given) and the global ones; TZDB (borrowed; may
- * be NULL) validates what direct mode writes. OUT: *out. Returns 0, or
- * the exit code (2 for --db with --server; the failure printed). */
-int target_open(const cli_cmd *self, const char *db, const char *server,
-                sked_tzdb *tzdb, target **out);
-
-void target_close(target *t);
-
-/* True in remote mode. */
-bool target_is_remote(const target *t);
-
-/* ---- schedules ------------------------------------------------------- */
-
-int target_schedule_get(target *t, const char *name, sked_schedule *out,
-                        sked_error *err);
-int target_schedule_create(target *t, const sked_schedule *s, sked_error *err);
-/* Replace the definition of the schedule S->name by S's. */
-int target_schedule_update(target *t, const sked_schedule *s, sked_error *err);
-/* One page: OUT: *out (sked__schedules_free), *n, *more. */
-int target_schedule_list(target *t, const sked_schedule_filter *f,
-                         sked_schedule **out, size_t *n, bool *more,
-                         sked_error *err);
-int target_schedule_pause(target *t, const char *name, sked_error *err);
-int target_schedule_resume(target *t, const char *name, sked_error *err);
-/* *existed: whether it existed. */
-int target_schedule_delete(target *t, const char *name, bool *existed,
-                           sked_error *err);
-/* OUT: *run_id (free). */
-int target_schedule_trigger(target *t, const char *name, char **run_id,
-                            sked_error *err);
-/* The runs of the occurrences in (START, END); PROGRESS (may be NULL)
- * is called as they are created. */
-int target_schedule_backfill(target *t, const char *name, sked_time start,
-                             sked_time end, sked_progress_fn progress,
-                             void *ctx, sked_backfill_result *res,
-                             sked_error *err);
 /* What "sked apply" applies: the N schedules SET of a workflows file as
  * code schedules of APP (SPEC 3.5); with PRUNE, APP's code schedules not
  * in SET are deleted. Everything borrowed. */
@@ -84,27 +47,94 @@ typedef struct target_apply {
     const char *app;
     bool prune;
 } target_apply;
-int target_schedule_apply(target *t, const target_apply *a,
-                          sked_apply_result *res, sked_error *err);
 
-/* ---- runs, workflows, events: the API's JSON text into *out (free) -- */
+/* The next occurrences of a schedule: up to COUNT strictly after AFTER. */
+typedef struct target_preview {
+    sked_time after;
+    size_t count;
+} target_preview;
 
-int target_run_list(target *t, const sked_run_query *q, char **out,
-                    sked_error *err);
-int target_run_get(target *t, const char *id, char **out, sked_error *err);
-/* Cancel run ID, or start a run of WORKFLOW (KEY: its idempotency key,
- * may be NULL); OUT: *out, the run as the API answers it (free). */
-int target_run_cancel(target *t, const char *id, char **out, sked_error *err);
-int target_run_start(target *t, const char *workflow, const char *input,
-                     const char *key, char **out, sked_error *err);
-int target_workflow_list(target *t, char **out, sked_error *err);
-int target_event_list(target *t, int64_t after, size_t limit, char **out,
-                      sked_error *err);
-
-/* Call FN with each event (its JSON object text) stored after AFTER (-1:
- * from the next new one) as it happens, until *STOP. */
+/* Called with each event (its JSON object text) as it happens. */
 typedef void (*target_event_fn)(void *ctx, const char *event_json);
-int target_event_follow(target *t, int64_t after, target_event_fn fn, void *ctx,
+
+typedef struct target_ops {
+    /* ---- schedules ---------------------------------------------------- */
+    int (*schedule_get)(target *t, const char *name, sked_schedule *out,
+                        sked_error *err);
+    int (*schedule_create)(target *t, const sked_schedule *s, sked_error *err);
+    /* Replace the definition of the schedule S->name by S's. */
+    int (*schedule_update)(target *t, const sked_schedule *s, sked_error *err);
+    /* One page: OUT: *out (sked__schedules_free), *n, *more. */
+    int (*schedule_list)(target *t, const sked_schedule_filter *f,
+                         sked_schedule **out, size_t *n, bool *more,
+                         sked_error *err);
+    int (*schedule_pause)(target *t, const char *name, sked_error *err);
+    int (*schedule_resume)(target *t, const char *name, sked_error *err);
+    /* *existed: whether it existed. */
+    int (*schedule_delete)(target *t, const char *name, bool *existed,
+                           sked_error *err);
+    /* OUT: *run_id (free). */
+    int (*schedule_trigger)(target *t, const char *name, char **run_id,
+                            sked_error *err);
+    /* The runs of the occurrences in (START, END); PROGRESS (may be
+     * NULL) is called as they are created. */
+    int (*schedule_backfill)(target *t, const char *name, sked_time start,
+                             sked_time end, sked_progress_fn progress,
+                             void *ctx, sked_backfill_result *res,
+                             sked_error *err);
+    int (*schedule_apply)(target *t, const target_apply *a,
+                          sked_apply_result *res, sked_error *err);
+    /* Q->count occurrences at most into OUT; *n: how many. */
+    int (*schedule_preview)(target *t, const char *name,
+                            const target_preview *q, sked_occurrence *out,
+                            size_t *n, sked_error *err);
+
+    /* ---- runs, workflows, events: the API's JSON text into *out (free) */
+    int (*run_list)(target *t, const sked_run_query *q, char **out,
+                    sked_error *err);
+    int (*run_get)(target *t, const char *id, char **out, sked_error *err);
+    /* Cancel run ID, or start a run of WORKFLOW (KEY: its idempotency
+     * key, may be NULL); OUT: *out, the run as the API answers it. */
+    int (*run_cancel)(target *t, const char *id, char **out, sked_error *err);
+    int (*run_start)(target *t, const char *workflow, const char *input,
+                     const char *key, char **out, sked_error *err);
+    int (*workflow_list)(target *t, char **out, sked_error *err);
+    int (*event_list)(target *t, int64_t after, size_t limit, char **out,
+                      sked_error *err);
+    /* Call FN with each event stored after AFTER (-1: from the next new
+     * one) as it happens, until *STOP. */
+    int (*event_follow)(target *t, int64_t after, target_event_fn fn, void *ctx,
                         volatile const int *stop, sked_error *err);
+
+    void (*close)(target *t);
+} target_ops;
+
+/* The part every implementation starts with. */
+struct target {
+    const target_ops *ops;
+    sked_tzdb *tzdb; /* borrowed; may be NULL */
+};
+
+/* Remember the --db and --server given before the command (main.c). */
+void target_set_global(const char *db, const char *server);
+
+/* Choose and open the target for SELF from its own --db DB and --server
+ * SERVER (NULL when not given) and the global ones; TZDB (borrowed; may
+ * be NULL) validates what direct mode writes and finds the zones of the
+ * occurrences remote mode computes. OUT: *out. Returns 0, or the exit
+ * code (2 for --db with --server; the failure printed). */
+int target_open(const cli_cmd *self, const char *db, const char *server,
+                sked_tzdb *tzdb, target **out);
+
+/* T may be NULL. */
+void target_close(target *t);
+
+/* S's zone in DB, or UTC when it has none or it no longer loads. */
+const sked_tz *schedule_zone_of(sked_tzdb *db, const sked_schedule *s);
+
+/* The two implementations (direct.c, remote_ops.c); DB or URL borrowed
+ * for T's life. Return 0 or the exit code (printed). */
+int direct_target_open(const char *db, sked_tzdb *tzdb, target **out);
+int remote_target_open(const char *url, sked_tzdb *tzdb, target **out);
 
 #endif

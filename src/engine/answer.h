@@ -23,18 +23,31 @@
 json_t *sked__answer_schedules(const sked_schedule *v, size_t n, bool more,
                                sked_error *err);
 
+/* Each answer below comes with its reader, for remote mode: 0, or
+ * SKED_EINVAL when J is not that answer (a schedule's own error). */
+
+/* The reader of sked__answer_schedules: *out (sked__schedules_free,
+ * also on error), *n, *more. */
+int sked__answer_schedules_read(const json_t *j, sked_schedule **out, size_t *n,
+                                bool *more, sked_error *err);
+
 /* A trigger's: {"run_id": ID}. */
 json_t *sked__answer_run_id(const char *id);
 
 /* A backfill's: {"created": n, "skipped": n}. */
 json_t *sked__answer_backfill(const sked_backfill_result *r);
+int sked__answer_backfill_read(const json_t *j, sked_backfill_result *r);
 
 /* An apply's: {"created", "updated", "unchanged", "deleted"}. */
 json_t *sked__answer_apply(const sked_apply_result *r);
+int sked__answer_apply_read(const json_t *j, sked_apply_result *r);
 
 /* A preview's: {"occurrences": [{"at", "local", "mark"}]}, "local" in the
  * zone TZ with its offset. */
 json_t *sked__answer_occurrences(const sked_occurrence *occ, size_t n,
                                  const sked_tz *tz);
+/* Up to MAX into OUT ("local" is not read: it follows from "at"). */
+int sked__answer_occurrences_read(const json_t *j, sked_occurrence *out,
+                                  size_t max, size_t *n);
 
 #endif
