@@ -29,7 +29,6 @@
 #include "target.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
-#include "store/schedule_preview.h"
 
 #define LIST_DEFAULT 100
 

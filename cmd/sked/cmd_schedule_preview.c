@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* "sked schedule preview NAME": the next occurrences of a schedule, in
  * UTC and on its zone's clock, each moved by a daylight saving change
- * marked (store/schedule_preview.h), on the database directly or through
+ * marked (sked_schedule_preview), on the database directly or through
  * a server's API, like the other schedule commands (cmd_schedule.c). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,6 @@
 #include "output.h"
 #include "schedule_ctx.h"
 #include "target.h"
-#include "store/schedule_preview.h"
 
 #define PREVIEW_DEFAULT 5
 #define PREVIEW_MAX     1000
@@ -27,34 +26,32 @@ typedef struct preview_q {
 static int preview_print(const preview_q *q, bool json)
 {
     char utc[OUT_TIME_MAX], local[OUT_TIME_MAX];
-    sked_occurrence *occ = calloc((size_t) q->count, sizeof *occ);
+    sked_preview p = {NULL, 0};
     sked_error err;
-    size_t n = 0;
     int rc;
 
-    if (!occ)
-        return cli_fail(SKED_ENOMEM, "out of memory");
     sked_error_clear(&err);
-    rc = sked__schedule_preview(q->s, q->tz, q->after, (size_t) q->count, occ,
-                                &n, &err);
-    if (rc < 0) {
-        free(occ);
+    rc = sked_schedule_preview(q->s, q->tz, q->after, (size_t) q->count, &p,
+                               &err);
+    if (rc == SKED_ENOMEM)
+        return cli_fail(rc, "out of memory");
+    if (rc < 0)
         return cli_invalid("stored cron expression", q->s->cron, &err);
-    }
     if (json) {
-        json_t *j = sked__answer_occurrences(occ, n, q->tz);
+        json_t *j = sked__answer_occurrences(&p);
 
-        free(occ);
+        sked_preview_done(&p);
         return out_json(j);
     }
-    for (size_t i = 0; i < n; i++) {
-        const char *mark = sked__schedule_preview_mark(occ[i].mark);
+    for (size_t i = 0; i < p.n; i++) {
+        const char *mark = sked_occ_mark_name(p.items[i].mark);
 
-        out_time_utc(occ[i].at, utc, sizeof utc);
-        out_time_local(occ[i].at, q->tz, local, sizeof local);
+        out_time_utc(p.items[i].at, utc, sizeof utc);
+        out_time_local(p.items[i].at, q->tz, local, sizeof local);
         printf("%s  %s%s%s\n", utc, local, mark ? "  " : "", mark ? mark : "");
     }
-    free(occ);
+    size_t n = p.n;
+    sked_preview_done(&p);
     if (n == 0)
         fprintf(stderr, "sked: schedule \"%s\" never fires again\n",
                 q->s->name);

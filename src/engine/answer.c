@@ -3,7 +3,25 @@
 #include "engine/answer.h"
 
 #include "store/schedule_json.h"
-#include "store/schedule_preview.h"
+
+json_t *sked__answer_schedule(const sked_schedule *s, sked_error *err)
+{
+    json_t *o = NULL;
+
+    return sked__schedule_to_json(s, &o, err) == 0 ? o : NULL;
+}
+
+int sked__answer_schedule_read(const json_t *body, bool patch, sked_schedule *s,
+                               sked_error *err)
+{
+    return patch ? sked__schedule_patch_json(body, 0, s, err)
+                 : sked__schedule_from_json(body, 0, s, err);
+}
+
+json_t *sked__answer_schedule_page(const sked_schedule_page *p, sked_error *err)
+{
+    return sked__answer_schedules(p->items, p->n, p->next_cursor != NULL, err);
+}
 
 json_t *sked__answer_schedules(const sked_schedule *v, size_t n, bool more,
                                sked_error *err)
@@ -42,23 +60,21 @@ json_t *sked__answer_apply(const sked_apply_result *r)
                      (json_int_t) r->deleted);
 }
 
-json_t *sked__answer_occurrences(const sked_occurrence *occ, size_t n,
-                                 const sked_tz *tz)
+json_t *sked__answer_occurrences(const sked_preview *p)
 {
     json_t *arr = json_array();
 
-    for (size_t i = 0; arr && i < n; i++) {
+    for (size_t i = 0; arr && i < p->n; i++) {
+        const sked_preview_item *it = &p->items[i];
         char local[SKED_TIME_STRLEN];
-        sked_tz_info info;
         json_t *o;
 
-        if (sked_tz_lookup(tz, occ[i].at, &info) < 0 ||
-            sked_time_format_offset(occ[i].at, info.utoff, local,
-                                    sizeof local) < 0)
+        if (!it->has_local ||
+            sked_time_format_offset(it->at, it->utoff, local, sizeof local) < 0)
             local[0] = '\0';
-        o = json_pack("{s:o, s:s?, s:s?}", "at", sked__json_instant(occ[i].at),
+        o = json_pack("{s:o, s:s?, s:s?}", "at", sked__json_instant(it->at),
                       "local", local[0] ? local : NULL, "mark",
-                      sked__schedule_preview_mark(occ[i].mark));
+                      sked_occ_mark_name(it->mark));
         if (json_array_append_new(arr, o) != 0) {
             json_decref(arr);
             arr = NULL;

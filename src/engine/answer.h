@@ -16,12 +16,26 @@
 #include <jansson.h>
 
 #include "sked/sked.h"
-#include "store/store.h"
+
+/* The schedule object of the API (store/schedule_json.h's), every field
+ * present: a new value, NULL with ERR set when S cannot be written. */
+json_t *sked__answer_schedule(const sked_schedule *s, sked_error *err);
+
+/* Read the object BODY as a whole schedule (*s initialised here), or
+ * with PATCH as changes onto *s; the state the scheduler keeps is
+ * refused as read-only. Returns 0, SKED_ESYNTAX (an unknown field),
+ * SKED_EINVAL (a wrong type), both naming the field, SKED_ENOMEM. */
+int sked__answer_schedule_read(const json_t *body, bool patch, sked_schedule *s,
+                               sked_error *err);
 
 /* A page of schedules: {"schedules": [...], "next_cursor": name | null},
  * the cursor the last name when MORE. */
 json_t *sked__answer_schedules(const sked_schedule *v, size_t n, bool more,
                                sked_error *err);
+
+/* A page of the engine's list, as sked__answer_schedules. */
+json_t *sked__answer_schedule_page(const sked_schedule_page *p,
+                                   sked_error *err);
 
 /* A trigger's: {"run_id": ID}. */
 json_t *sked__answer_run_id(const char *id);
@@ -32,9 +46,8 @@ json_t *sked__answer_backfill(const sked_backfill_result *r);
 /* An apply's: {"created", "updated", "unchanged", "deleted"}. */
 json_t *sked__answer_apply(const sked_apply_result *r);
 
-/* A preview's: {"occurrences": [{"at", "local", "mark"}]}, "local" in the
- * zone TZ with its offset. */
-json_t *sked__answer_occurrences(const sked_occurrence *occ, size_t n,
-                                 const sked_tz *tz);
+/* A preview's: {"occurrences": [{"at", "local", "mark"}]}, "local" on
+ * the schedule zone's clock, with its offset. */
+json_t *sked__answer_occurrences(const sked_preview *p);
 
 #endif
