@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Style check: clang-format must leave every C file unchanged. Then, as a
-# report rather than a gate, the 20 longest functions of src/ and cmd/.
+# Style check: clang-format must leave every C file unchanged, and every
+# #include of src/ and cmd/ must keep to the layers (tests/lint/layers.py).
+# Then, as a report rather than a gate, the 20 longest functions of src/
+# and cmd/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +15,8 @@ for f in $files; do
         bad=1
     fi
 done
+
+python3 tests/lint/layers.py || bad=1
 
 echo "The 20 longest functions (lines):"
 # A function starts at a line that is "{" alone after its signature and

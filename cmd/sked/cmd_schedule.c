@@ -298,48 +298,47 @@ typedef struct list_opts {
     bool json;
 } list_opts;
 
-/* Check the options of list into *f. Returns 0 or the exit code. */
-static int list_filter(const cli_cmd *self, const list_opts *o,
-                       sked_schedule_filter *f)
+/* Check the options of list into *q. Returns 0 or the exit code. */
+static int list_query(const cli_cmd *self, const list_opts *o,
+                      sked_schedule_query *q)
 {
     sked_schedule_status st;
     sked_error err;
     long limit = LIST_DEFAULT;
     int rc;
 
-    f->status = -1;
     sked_error_clear(&err);
-    if (o->status) {
-        if (sked_schedule_status_parse(o->status, "status", &st, &err) < 0)
-            return cli_invalid("--status", o->status, &err);
-        f->status = (int) st;
-    }
+    if (o->status &&
+        sked_schedule_status_parse(o->status, "status", &st, &err) < 0)
+        return cli_invalid("--status", o->status, &err);
     if (o->limit && (rc = cli_parse_count(self, "--limit", o->limit, 1,
-                                          SKED_STORE_LIST_MAX, &limit)))
+                                          SKED_ENGINE_LIST_MAX, &limit)))
         return rc;
-    f->limit = (size_t) limit;
-    f->workflow = o->workflow;
-    f->name_prefix = o->prefix;
-    f->after_name = o->cursor && o->cursor[0] ? o->cursor : NULL;
+    q->status = o->status;
+    q->limit = (size_t) limit;
+    q->workflow = o->workflow;
+    q->prefix = o->prefix;
+    q->cursor = o->cursor && o->cursor[0] ? o->cursor : NULL;
     return 0;
 }
 
-static int list_json(const sked_schedule *v, size_t n, bool more)
+static int list_json(const sked_schedule_page *p)
 {
     sked_error err;
     json_t *j;
 
     sked_error_clear(&err);
-    if (!(j = sked__answer_schedules(v, n, more, &err)))
+    if (!(j = sked__answer_schedule_page(p, &err)))
         return cli_fail(err.code < 0 ? err.code : SKED_ENOMEM,
                         "cannot write the list: %s",
                         err.msg[0] ? err.msg : "out of memory");
     return out_json(j);
 }
 
-static int list_table(sked_tzdb *db, const sked_schedule *v, size_t n,
-                      bool more)
+static int list_table(sked_tzdb *db, const sked_schedule_page *p)
 {
+    const sked_schedule *v = p->items;
+    size_t n = p->n;
     static const char *const heads[] = {"name",     "status",    "schedule",
                                         "timezone", "next fire", "last fired"};
     char spec[SKED_CRON_MAX_LEN + 16], next[OUT_TIME_MAX], last[OUT_TIME_MAX];
@@ -363,9 +362,9 @@ static int list_table(sked_tzdb *db, const sked_schedule *v, size_t n,
     out_table_done(&t);
     if (rc < 0)
         return cli_fail(rc, "out of memory");
-    if (more && n)
+    if (p->next_cursor)
         fprintf(stderr, "sked: more schedules follow: --cursor %s\n",
-                v[n - 1].name);
+                p->next_cursor);
     return cli_flush();
 }
 
@@ -383,10 +382,8 @@ static int schedule_list(const cli_cmd *self, int argc, char **argv)
         {"server", 0, CLI_OPT_VALUE, &o.server},
         {0},
     };
-    sked_schedule_filter f = {0};
-    sked_schedule *v = NULL;
-    size_t n = 0;
-    bool more = false;
+    sked_schedule_query q = {0};
+    sked_schedule_page p = {0};
     sked_error err;
     cli_args args;
     schedule_ctx c = {0};
@@ -396,19 +393,18 @@ static int schedule_list(const cli_cmd *self, int argc, char **argv)
         return rc;
     if (args.npos > 0)
         return cli_usage_error(self, "too many arguments");
-    if ((rc = list_filter(self, &o, &f)) != 0)
+    if ((rc = list_query(self, &o, &q)) != 0)
         return rc;
     sked_schedule_init(&c.s);
     if ((rc = schedule_ctx_open(&c, self, o.db, o.server)) == 0) {
         sked_error_clear(&err);
-        rc = c.t->ops->schedule_list(c.t, &f, &v, &n, &more, &err);
+        rc = c.t->ops->schedule_list(c.t, &q, &p, &err);
         if (rc < 0)
             rc = cli_fail(rc, "cannot list schedules: %s",
                           err.msg[0] ? err.msg : sked_strerror(rc));
         else
-            rc =
-                o.json ? list_json(v, n, more) : list_table(c.tzdb, v, n, more);
-        sked__schedules_free(v, n);
+            rc = o.json ? list_json(&p) : list_table(c.tzdb, &p);
+        sked_schedule_page_done(&p);
     }
     schedule_ctx_done(&c);
     return rc;
@@ -432,8 +428,14 @@ static int run_simple(schedule_ctx *c, simple_op op, const char *name,
         rc = c->t->ops->schedule_pause(c->t, name, &err);
     else if (op == OP_RESUME)
         rc = c->t->ops->schedule_resume(c->t, name, &err);
-    else
-        rc = c->t->ops->schedule_delete(c->t, name, &existed, &err);
+    else if ((rc = c->t->ops->schedule_get(c->t, name, &c->s, &err)) == 0 ||
+             rc == SKED_ENOTFOUND) {
+        /* Delete is idempotent (SPEC 3.5): ask first, to say whether
+         * there was anything to delete. */
+        existed = rc == 0;
+        sked_error_clear(&err);
+        rc = c->t->ops->schedule_delete(c->t, name, &err);
+    }
     if (rc < 0)
         return direct_schedule_fail(verbs[op], name, &err, rc);
     if (op == OP_DELETE && !existed) {

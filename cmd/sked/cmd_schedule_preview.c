@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* "sked schedule preview NAME": the next occurrences of a schedule, in
  * UTC and on its zone's clock, each moved by a daylight saving change
- * marked, computed where the schedule is (the target's schedule_preview:
- * the engine in direct mode, GET .../occurrences in remote mode) and
- * printed here on the zone's clock. */
+ * marked (sked_schedule_preview), on the database directly or through
+ * a server's API, like the other schedule commands (cmd_schedule.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +11,6 @@
 #include "engine/answer.h"
 #include "output.h"
 #include "schedule_ctx.h"
-#include "direct.h"
-#include "store/schedule_preview.h"
 #include "target.h"
 
 #define PREVIEW_DEFAULT 5
@@ -22,41 +19,39 @@
 typedef struct preview_q {
     const sked_schedule *s;
     const sked_tz *tz;
-    target_preview at;
+    sked_time after;
+    long count;
 } preview_q;
 
-static int preview_print(target *t, const preview_q *q, bool json)
+static int preview_print(const preview_q *q, bool json)
 {
     char utc[OUT_TIME_MAX], local[OUT_TIME_MAX];
-    sked_occurrence *occ = calloc(q->at.count, sizeof *occ);
+    sked_preview p = {NULL, 0};
     sked_error err;
-    size_t n = 0;
     int rc;
 
-    if (!occ)
-        return cli_fail(SKED_ENOMEM, "out of memory");
     sked_error_clear(&err);
-    rc = t->ops->schedule_preview(t, q->s->name, &q->at, occ, &n, &err);
-    if (rc < 0) {
-        free(occ);
-        if (rc == SKED_ENOTFOUND)
-            return direct_schedule_fail("preview", q->s->name, &err, rc);
+    rc = sked_schedule_preview(q->s, q->tz, q->after, (size_t) q->count, &p,
+                               &err);
+    if (rc == SKED_ENOMEM)
+        return cli_fail(rc, "out of memory");
+    if (rc < 0)
         return cli_invalid("stored cron expression", q->s->cron, &err);
-    }
     if (json) {
-        json_t *j = sked__answer_occurrences(occ, n, q->tz);
+        json_t *j = sked__answer_occurrences(&p);
 
-        free(occ);
+        sked_preview_done(&p);
         return out_json(j);
     }
-    for (size_t i = 0; i < n; i++) {
-        const char *mark = sked__schedule_preview_mark(occ[i].mark);
+    for (size_t i = 0; i < p.n; i++) {
+        const char *mark = sked_occ_mark_name(p.items[i].mark);
 
-        out_time_utc(occ[i].at, utc, sizeof utc);
-        out_time_local(occ[i].at, q->tz, local, sizeof local);
+        out_time_utc(p.items[i].at, utc, sizeof utc);
+        out_time_local(p.items[i].at, q->tz, local, sizeof local);
         printf("%s  %s%s%s\n", utc, local, mark ? "  " : "", mark ? mark : "");
     }
-    free(occ);
+    size_t n = p.n;
+    sked_preview_done(&p);
     if (n == 0)
         fprintf(stderr, "sked: schedule \"%s\" never fires again\n",
                 q->s->name);
@@ -75,8 +70,7 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
         {"server", 0, CLI_OPT_VALUE, &server},
         {0},
     };
-    preview_q q = {.at.count = PREVIEW_DEFAULT};
-    long count_v = PREVIEW_DEFAULT;
+    preview_q q = {.count = PREVIEW_DEFAULT};
     cli_args args;
     schedule_ctx c = {0};
     int rc;
@@ -85,11 +79,10 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
         (rc = cli_one_arg(self, &args, "schedule name")) != 0)
         return rc;
     if (count &&
-        (rc = cli_parse_count(self, "-n", count, 1, PREVIEW_MAX, &count_v)))
+        (rc = cli_parse_count(self, "-n", count, 1, PREVIEW_MAX, &q.count)))
         return rc;
-    q.at.count = (size_t) count_v;
-    q.at.after = cli_now();
-    if (after && (rc = cli_parse_instant("--after", after, &q.at.after)) != 0)
+    q.after = cli_now();
+    if (after && (rc = cli_parse_instant("--after", after, &q.after)) != 0)
         return rc;
     sked_schedule_init(&c.s);
     if ((rc = schedule_ctx_open(&c, self, db, server)) == 0 &&
@@ -101,7 +94,7 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
                     "sked: schedule \"%s\" is paused; these are the "
                     "occurrences it would have\n",
                     c.s.name);
-        rc = preview_print(c.t, &q, json);
+        rc = preview_print(&q, json);
     }
     schedule_ctx_done(&c);
     return rc;

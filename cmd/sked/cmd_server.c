@@ -28,9 +28,6 @@
 
 #include "cli.h"
 #include "direct.h"
-#include "engine/engine_int.h"
-#include "engine/workflow_file.h"
-#include "engine/workflow_int.h"
 #include "http/http.h"
 #include "log.h"
 #include "server_events.h"
@@ -44,7 +41,6 @@
  * could let it lapse; over an hour, a crashed server's runs wait long. */
 #define LEASE_MIN (2 * SKED_USEC_PER_SEC)
 #define LEASE_MAX (INT64_C(3600) * SKED_USEC_PER_SEC)
-#define ERROR_MAX (SKED_WF_PATH_MAX + SKED_WF_MSG_MAX + 600)
 /* SPEC 3.2: a database clock more than a second off is a warning. The
  * engine measures it every minute; looking every few seconds is enough. */
 #define SKEW_WARN (SKED_USEC_PER_SEC)
@@ -62,7 +58,7 @@ typedef struct server {
     char *token;        /* owned; NULL: no auth */
     sked_http *http;    /* owned; from start */
     logger log;
-    sked_tzdb *tzdb;
+    sked_tzdb *tzdb; /* opened first: a missing zone database is told as such */
     sked_engine *engine;
     sked_subscription *sub;
     bool skew_warned; /* the last skew seen was over SKEW_WARN */
@@ -84,39 +80,6 @@ static void redact_url(const char *url, char *buf, size_t size)
     if (!at || !colon || colon > at)
         return;
     snprintf(buf, size, "%.*s:***%s", (int) (colon - url), url, at);
-}
-
-/* Write the failure of a sync of WF (read from FILE) into BUF. The
- * engine's errors name "schedules[i].field", i indexing the file's
- * schedules in order: say where schedule i stands in FILE instead. */
-static void sync_error_format(const char *file, const sked_wf_file *wf,
-                              const sked_error *err, int rc, char *buf,
-                              size_t size)
-{
-    if (!sked__workflow_file_locate(file, wf, err, buf, size))
-        snprintf(buf, size, "%s: %s", file,
-                 err->msg[0] ? err->msg : sked_strerror(rc));
-}
-
-/* Hand the workflows and queues of WF to the engine: from now on its
- * workers run these definitions (runs in flight keep theirs). */
-static int define_workflows(server *sv, const sked_wf_file *wf, sked_error *err)
-{
-    sked_workflow **list = NULL;
-    size_t n = 0;
-    sked_queue_def *q = calloc(wf->n_queues ? wf->n_queues : 1, sizeof *q);
-    int rc = q ? sked__workflows_from_file(wf, &list, &n, err) : SKED_ENOMEM;
-
-    for (size_t i = 0; rc == 0 && i < wf->n_queues; i++)
-        q[i] = (sked_queue_def){wf->queues[i].name, wf->queues[i].concurrency,
-                                wf->queues[i].worker_concurrency,
-                                wf->queues[i].rate_limit,
-                                wf->queues[i].rate_period};
-    if (rc == 0)
-        rc = sked__engine_define(sv->engine, list, n, q, wf->n_queues, err);
-    free(list); /* the engine took the workflows */
-    free(q);
-    return rc;
 }
 
 /* Write into BUF the names of kind K of R, comma-separated, when all of
@@ -172,48 +135,26 @@ static void log_sync(server *sv, const char *app, const sked_apply_result *r)
  * Returns 0 or the error code. */
 static int load_workflows(server *sv, const char *why)
 {
-    sked_wf_file wf = {0};
-    char line[ERROR_MAX];
-    sked_wf_error we;
+    static sked_workflows_loaded wl; /* the main thread's alone */
     sked_error err;
     int rc;
 
-    if ((rc = sked__workflow_file_load(sv->workflows, sv->tzdb, &wf, &we)) <
-        0) {
-        sked__workflow_file_error_format(&we, sv->workflows, line, sizeof line);
-        log_write(&sv->log, LOG_ERROR, "workflows file refused",
-                  (log_kv[]){LOG_STR("error", line), LOG_STR("on", why)}, 2);
-        return rc == SKED_ESYNTAX ? SKED_EINVAL : rc;
-    }
     sked_error_clear(&err);
-    rc = define_workflows(sv, &wf, &err);
+    rc = sked_engine_load_workflows(sv->engine, sv->workflows, &wl, &err);
     if (rc < 0) {
-        snprintf(line, sizeof line, "%s: %s", sv->workflows,
-                 err.msg[0] ? err.msg : sked_strerror(rc));
         log_write(&sv->log, LOG_ERROR, "workflows file refused",
-                  (log_kv[]){LOG_STR("error", line), LOG_STR("on", why)}, 2);
-        sked__workflow_file_done(&wf);
+                  (log_kv[]){LOG_STR("error", wl.error), LOG_STR("on", why)},
+                  2);
         return rc;
     }
-    sked_apply_result res = {0};
-    rc = sked__engine_sync_app(sv->engine, wf.app, wf.schedules, wf.n_schedules,
-                               &res, &err);
-    if (rc < 0) {
-        sync_error_format(sv->workflows, &wf, &err, rc, line, sizeof line);
-        log_write(&sv->log, LOG_ERROR, "workflows file refused",
-                  (log_kv[]){LOG_STR("error", line), LOG_STR("on", why)}, 2);
-    } else {
-        log_write(&sv->log, LOG_INFO, "workflows file loaded",
-                  (log_kv[]){LOG_STR("file", sv->workflows),
-                             LOG_STR("app", wf.app),
-                             LOG_INT("workflows", (int64_t) wf.n_workflows),
-                             LOG_INT("schedules", (int64_t) wf.n_schedules),
-                             LOG_STR("on", why)},
-                  5);
-        log_sync(sv, wf.app, &res);
-    }
-    sked__workflow_file_done(&wf);
-    return rc;
+    log_write(&sv->log, LOG_INFO, "workflows file loaded",
+              (log_kv[]){LOG_STR("file", sv->workflows), LOG_STR("app", wl.app),
+                         LOG_INT("workflows", (int64_t) wl.workflows),
+                         LOG_INT("schedules", (int64_t) wl.schedules),
+                         LOG_STR("on", why)},
+              5);
+    log_sync(sv, wl.app, &wl.applied);
+    return 0;
 }
 
 /* Log a failure of the engine at start and return its exit code. */
@@ -325,7 +266,7 @@ static void check_skew(server *sv)
     sked_dur skew = 0;
     bool over;
 
-    if (!sked__engine_clock_skew(sv->engine, &skew))
+    if (!sked_engine_clock_skew(sv->engine, &skew))
         return;
     over = skew > SKEW_WARN || skew < -SKEW_WARN;
     if (over && !sv->skew_warned)

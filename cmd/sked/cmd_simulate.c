@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* "sked schedule simulate NAME --from T --to T [--down T..T]...": replay
  * a period of the schedule NAME on virtual time through the policy code
- * the server runs (SPEC 3.5; src/sched/simulate.h), and print what fires
+ * the server runs (SPEC 3.5; sked_schedule_simulate), and print what fires
  * and what is dropped, with reasons.
  *
  * Human output: one line per occurrence (UTC, the zone's clock, the
@@ -18,7 +18,6 @@
 #include "cli.h"
 #include "direct.h"
 #include "output.h"
-#include "sched/simulate.h"
 #include "target.h"
 
 typedef struct sim_opts {
@@ -31,7 +30,7 @@ typedef struct sim_opts {
 typedef struct sim_args {
     sked_time from, to;
     sked_dur run_duration, tick;
-    sked_sim_down down[CLI_LIST_MAX];
+    sked_sim_span down[CLI_LIST_MAX];
     size_t ndown;
 } sim_args;
 
@@ -51,7 +50,7 @@ static int parse_duration(const char *flag, const char *s, sked_dur min,
 }
 
 /* Parse "T..T" into *out. */
-static int parse_down(const cli_cmd *self, const char *s, sked_sim_down *out)
+static int parse_down(const cli_cmd *self, const char *s, sked_sim_span *out)
 {
     const char *dots = strstr(s, "..");
     char a[SKED_TIME_INPUT_MAX + 1];
@@ -119,20 +118,20 @@ static int sim_fail(const sim_opts *o, const sked_error *err, int rc)
 }
 
 /* Write the run id of record R of schedule NAME into BUF ("" if none). */
-static void run_id(const char *name, const sked_sim_record *r, char *buf,
+static void run_id(const char *name, const sked_sim_decision *r, char *buf,
                    size_t size)
 {
     buf[0] = '\0';
-    if (r->fire && sked__run_id_scheduled(name, r->occurrence, buf, size) < 0)
+    if (r->fire && sked_run_id_of(name, r->occurrence, buf, size) < 0)
         buf[0] = '\0';
 }
 
-static void print_json(const char *name, const sked_sim_out *o)
+static void print_json(const char *name, const sked_simulation *o)
 {
     char occ[OUT_TIME_MAX], at[OUT_TIME_MAX], id[SKED_RUN_ID_MAX];
 
     for (size_t i = 0; i < o->n; i++) {
-        const sked_sim_record *r = &o->records[i];
+        const sked_sim_decision *r = &o->items[i];
 
         out_time_utc(r->occurrence, occ, sizeof occ);
         out_time_utc(r->at, at, sizeof at);
@@ -144,34 +143,33 @@ static void print_json(const char *name, const sked_sim_out *o)
             printf("\"reason\": null, \"run_id\": \"%s\", ", id);
         else
             printf("\"reason\": \"%s\", \"run_id\": null, ",
-                   sked__miss_reason_name(r->why));
+                   sked_miss_reason_name(r->why));
         printf("\"at\": \"%s\"}\n", at);
     }
 }
 
 /* Write why record R fired or was dropped, in a few words. */
-static void why_words(const sked_sim_record *r, char *buf, size_t size)
+static void why_words(const sked_sim_decision *r, char *buf, size_t size)
 {
     if (!r->fire) {
-        snprintf(buf, size, "%s", sked__miss_reason_name(r->why));
+        snprintf(buf, size, "%s", sked_miss_reason_name(r->why));
         return;
     }
-    snprintf(buf, size, "%s%s%s",
-             r->trigger == SKED_TRIGGER_CATCHUP ? "catch-up" : "on time",
+    snprintf(buf, size, "%s%s%s", r->catchup ? "catch-up" : "on time",
              r->buffered ? ", waits" : "",
              r->cancel_active ? ", cancels active" : "");
 }
 
-static void print_summary(const char *name, const sked_sim_out *o)
+static void print_summary(const char *name, const sked_simulation *o)
 {
     size_t fired = 0, late = 0, dropped[SKED_MISS__COUNT] = {0};
     const char *sep = " (";
 
     for (size_t i = 0; i < o->n; i++) {
-        const sked_sim_record *r = &o->records[i];
+        const sked_sim_decision *r = &o->items[i];
 
         fired += (size_t) r->fire;
-        late += r->fire && r->trigger == SKED_TRIGGER_CATCHUP;
+        late += r->fire && r->catchup;
         dropped[r->why] += !r->fire;
     }
     printf("\n%s: %zu occurrences, %zu fired (%zu on time, %zu caught up), "
@@ -181,14 +179,14 @@ static void print_summary(const char *name, const sked_sim_out *o)
         if (dropped[r] == 0)
             continue;
         printf("%s%zu %s", sep, dropped[r],
-               sked__miss_reason_name((sked_miss_reason) r));
+               sked_miss_reason_name((sked_miss_reason) r));
         sep = ", ";
     }
     printf("%s\n", o->n == fired ? "" : ")");
 }
 
 static void print_human(const sked_schedule *s, const sked_tz *tz,
-                        const sked_sim_out *o)
+                        const sked_simulation *o)
 {
     char occ[OUT_TIME_MAX], local[OUT_TIME_MAX], at[OUT_TIME_MAX];
     char id[SKED_RUN_ID_MAX], why[64];
@@ -200,7 +198,7 @@ static void print_human(const sked_schedule *s, const sked_tz *tz,
     printf("%-20s  %-25s  %-8s  %-24s  %-20s  %s\n", "OCCURRENCE", "LOCAL",
            "DECISION", "WHY", "DECIDED AT", "RUN ID");
     for (size_t i = 0; i < o->n; i++) {
-        const sked_sim_record *r = &o->records[i];
+        const sked_sim_decision *r = &o->items[i];
 
         out_time_utc(r->occurrence, occ, sizeof occ);
         out_time_local(r->occurrence, tz, local, sizeof local);
@@ -242,13 +240,14 @@ static int read_schedule(target *t, sked_tzdb *db, const char *name,
 static int simulate(const cli_cmd *self, const sim_opts *o, const sim_args *a,
                     const char *name)
 {
-    sked_sim_in in = {.from = a->from,
-                      .to = a->to,
-                      .down = a->down,
-                      .ndown = a->ndown,
-                      .tick = a->tick,
-                      .run_duration = a->run_duration};
-    sked_sim_out out = {0};
+    sked_simulate_options in = {.from = a->from,
+                                .to = a->to,
+                                .down = a->down,
+                                .ndown = a->ndown,
+                                .tick = a->tick,
+                                .run_duration = a->run_duration};
+    sked_simulation out = {0};
+    const sked_tz *tz = NULL;
     sked_tzdb *db = NULL;
     target *t = NULL;
     sked_schedule s;
@@ -258,20 +257,19 @@ static int simulate(const cli_cmd *self, const sim_opts *o, const sim_args *a,
     sked_schedule_init(&s);
     if ((rc = direct_tzdb_open(&db)) == 0 &&
         (rc = target_open(self, o->db, o->server, db, &t)) == 0 &&
-        (rc = read_schedule(t, db, name, &s, &in.tz)) == 0) {
-        in.s = &s;
+        (rc = read_schedule(t, db, name, &s, &tz)) == 0) {
         sked_error_clear(&err);
-        if ((rc = sked__simulate(&in, &out, &err)) < 0) {
+        if ((rc = sked_schedule_simulate(&s, tz, &in, &out, &err)) < 0) {
             rc = sim_fail(o, &err, rc);
         } else {
             if (o->json)
                 print_json(s.name, &out);
             else
-                print_human(&s, in.tz, &out);
+                print_human(&s, tz, &out);
             rc = cli_flush();
         }
     }
-    sked__simulate_done(&out);
+    sked_simulation_done(&out);
     sked_schedule_done(&s);
     target_close(t);
     sked_tzdb_close(db);

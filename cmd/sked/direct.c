@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Direct mode (direct.h): the target_ops of target.h on the database
- * itself. The schedule operations go to the store, those that create
- * runs and read runs, workflows and events to an engine (no thread
- * started), each opened when first needed, so that a command opens only
- * what it uses. This is the one file of cmd/ that calls below the
- * engine's door. */
+ * itself, each the engine's own operation (sked/engine.h) on an engine
+ * opened when first needed, with no thread started: the API's handlers
+ * call the same functions, so that both modes do the same thing. */
 #include "direct.h"
 
 #include <stdio.h>
@@ -16,14 +14,15 @@
 
 #include "base/json_text.h"
 #include "cli.h"
-#include "store/schedule_preview.h"
-#include "store/store.h"
 #include "target.h"
+
+/* The database when none is named: the engine's default (sked/engine.h),
+ * spelled out for the message that cannot open it. */
+#define DB_URL_DEFAULT "sqlite:sked.db"
 
 typedef struct direct {
     target base;
     const char *db; /* --db, NULL for $SKED_DB or the default */
-    sked_store *st;
     sked_engine *e;
 } direct;
 
@@ -33,7 +32,7 @@ const char *direct_db_url(const char *flag)
 
     if (flag)
         return flag;
-    return env && env[0] ? env : SKED_STORE_DEFAULT_URL;
+    return env && env[0] ? env : DB_URL_DEFAULT;
 }
 
 int direct_tzdb_open(sked_tzdb **out)
@@ -66,59 +65,26 @@ int direct_schedule_fail(const char *verb, const char *name,
 
 /* ---- opening, when first needed ------------------------------------------ */
 
-/* The failure is printed; ERR gets only its code, so that no second line
- * follows. */
-static int not_opened(const char *url, int rc, const sked_error *why,
-                      sked_error *err)
+/* The engine of T, opened; NULL when it cannot be: the failure is
+ * printed, and ERR gets only its code, so that no second line follows. */
+static sked_engine *engine_of(target *t, sked_error *err)
 {
-    cli_fail(rc, "cannot open the database \"%.200s\": %s", url,
-             why->msg[0] ? why->msg : sked_strerror(rc));
-    cli_mark_shown();
-    return err ? (err->code = SKED_EIO) : SKED_EIO;
-}
-
-static int need_store(direct *d, sked_error *err)
-{
-    sked_store_options opts = {.tzdb = d->base.tzdb};
-    const char *url = direct_db_url(d->db);
-    sked_error why;
-    int rc;
-
-    if (d->st)
-        return 0;
-    sked_error_clear(&why);
-    if ((rc = sked__store_open(url, &opts, &d->st, &why)) < 0)
-        return not_opened(url, rc, &why, err);
-    return 0;
-}
-
-static int need_engine(direct *d, sked_error *err)
-{
+    direct *d = (direct *) t;
     sked_engine_options opts = {.db_url = direct_db_url(d->db)};
     sked_error why;
     int rc;
 
     if (d->e)
-        return 0;
+        return d->e;
     sked_error_clear(&why);
-    if ((rc = sked_engine_open(&opts, &d->e, &why)) < 0)
-        return not_opened(opts.db_url, rc, &why, err);
-    return 0;
-}
-
-/* The store or the engine of T, opened; NULL with ERR's code set. */
-static sked_store *store_of(target *t, sked_error *err)
-{
-    direct *d = (direct *) t;
-
-    return need_store(d, err) == 0 ? d->st : NULL;
-}
-
-static sked_engine *engine_of(target *t, sked_error *err)
-{
-    direct *d = (direct *) t;
-
-    return need_engine(d, err) == 0 ? d->e : NULL;
+    if ((rc = sked_engine_open(&opts, &d->e, &why)) == 0)
+        return d->e;
+    cli_fail(rc, "cannot open the database \"%.200s\": %s", opts.db_url,
+             why.msg[0] ? why.msg : sked_strerror(rc));
+    cli_mark_shown();
+    if (err)
+        err->code = SKED_EIO;
+    return NULL;
 }
 
 /* ---- schedules ----------------------------------------------------------- */
@@ -126,20 +92,17 @@ static sked_engine *engine_of(target *t, sked_error *err)
 static int schedule_get(target *t, const char *name, sked_schedule *out,
                         sked_error *err)
 {
-    sked_store *st = store_of(t, err);
+    sked_engine *e = engine_of(t, err);
 
-    return st ? sked__store_schedule_get(st, name, out, err) : err->code;
+    return e ? sked_engine_schedule_get(e, name, out, err) : err->code;
 }
 
 /* SPEC 3.5: warn when no server has registered WORKFLOW (the API puts the
  * same words in "warnings", which remote mode prints the same way). */
-static void warn_workflow(target *t, const char *workflow)
+static void warn_workflow(sked_engine *e, const char *workflow)
 {
-    sked_engine *e = workflow ? engine_of(t, NULL) : NULL;
     char warning[256];
 
-    if (!e)
-        return;
     sked_engine_workflow_warning(e, workflow, warning, sizeof warning);
     if (warning[0])
         cli_warn(warning);
@@ -147,54 +110,51 @@ static void warn_workflow(target *t, const char *workflow)
 
 static int schedule_create(target *t, const sked_schedule *s, sked_error *err)
 {
-    sked_store *st = store_of(t, err);
-    int rc = st ? sked__store_schedule_create(st, s, err) : err->code;
+    sked_engine *e = engine_of(t, err);
+    int rc = e ? sked_engine_schedule_create(e, s, err) : err->code;
 
     if (rc == 0)
-        warn_workflow(t, s->workflow);
+        warn_workflow(e, s->workflow);
     return rc;
 }
 
 static int schedule_update(target *t, const sked_schedule *s, sked_error *err)
 {
-    sked_store *st = store_of(t, err);
-    int rc = st ? sked__store_schedule_update(st, s, err) : err->code;
+    sked_engine *e = engine_of(t, err);
+    int rc = e ? sked_engine_schedule_update(e, s, err) : err->code;
 
     if (rc == 0)
-        warn_workflow(t, s->workflow);
+        warn_workflow(e, s->workflow);
     return rc;
 }
 
-static int schedule_list(target *t, const sked_schedule_filter *f,
-                         sked_schedule **out, size_t *n, bool *more,
-                         sked_error *err)
+static int schedule_list(target *t, const sked_schedule_query *q,
+                         sked_schedule_page *out, sked_error *err)
 {
-    sked_store *st = store_of(t, err);
+    sked_engine *e = engine_of(t, err);
 
-    return st ? sked__store_schedule_list(st, f, out, n, more, err) : err->code;
+    return e ? sked_engine_schedule_list(e, q, out, err) : err->code;
 }
 
 static int schedule_pause(target *t, const char *name, sked_error *err)
 {
-    sked_store *st = store_of(t, err);
+    sked_engine *e = engine_of(t, err);
 
-    return st ? sked__store_schedule_pause(st, name, err) : err->code;
+    return e ? sked_engine_schedule_pause(e, name, err) : err->code;
 }
 
 static int schedule_resume(target *t, const char *name, sked_error *err)
 {
-    sked_store *st = store_of(t, err);
+    sked_engine *e = engine_of(t, err);
 
-    return st ? sked__store_schedule_resume(st, name, cli_now(), err)
-              : err->code;
+    return e ? sked_engine_schedule_resume(e, name, err) : err->code;
 }
 
-static int schedule_delete(target *t, const char *name, bool *existed,
-                           sked_error *err)
+static int schedule_delete(target *t, const char *name, sked_error *err)
 {
-    sked_store *st = store_of(t, err);
+    sked_engine *e = engine_of(t, err);
 
-    return st ? sked__store_schedule_delete(st, name, existed, err) : err->code;
+    return e ? sked_engine_schedule_delete(e, name, err) : err->code;
 }
 
 /* The engine's text is sked_free'd; the callers free(): copy. */
@@ -232,26 +192,11 @@ static int schedule_backfill(target *t, const char *name, sked_time start,
 static int schedule_apply(target *t, const target_apply *a,
                           sked_apply_result *res, sked_error *err)
 {
-    sked_store *st = store_of(t, err);
+    sked_engine *e = engine_of(t, err);
 
-    return st ? sked__store_schedule_apply(st, a->set, a->n, a->app, a->prune,
-                                           res, err)
-              : err->code;
-}
-
-static int schedule_preview(target *t, const char *name,
-                            const target_preview *q, sked_occurrence *out,
-                            size_t *n, sked_error *err)
-{
-    sked_schedule s;
-    int rc;
-
-    sked_schedule_init(&s);
-    if ((rc = schedule_get(t, name, &s, err)) == 0)
-        rc = sked__schedule_preview(&s, schedule_zone_of(t->tzdb, &s), q->after,
-                                    q->count, out, n, err);
-    sked_schedule_done(&s);
-    return rc;
+    return e ? sked_engine_schedule_apply(e, a->app, a->set, a->n, a->prune,
+                                          res, err)
+             : err->code;
 }
 
 /* ---- runs and workflows -------------------------------------------------- */
@@ -370,7 +315,6 @@ static void close_direct(target *t)
 {
     direct *d = (direct *) t;
 
-    sked__store_close(d->st);
     if (d->e)
         sked_engine_close(d->e);
     free(d);
@@ -387,7 +331,6 @@ static const target_ops direct_ops = {
     .schedule_trigger = schedule_trigger,
     .schedule_backfill = schedule_backfill,
     .schedule_apply = schedule_apply,
-    .schedule_preview = schedule_preview,
     .run_list = run_list,
     .run_get = run_get,
     .run_cancel = run_cancel,

@@ -14,7 +14,6 @@
 #include "cli.h"
 #include "engine/answer.h"
 #include "remote_ops.h"
-#include "store/schedule.h"
 
 /* About how many requests a backfill drawn with a bar makes. */
 #define CHUNKS 40
@@ -47,18 +46,48 @@ static int one_request(remote *r, const char *path, sked_time start,
     return rc;
 }
 
+/* The occurrences of a schedule one by one, a page of its preview
+ * (sked_schedule_preview, the rule the server fires by) at a time. */
+typedef struct occ_iter {
+    const sked_schedule *s;
+    const sked_tz *tz;
+    sked_time after; /* the last occurrence given */
+    sked_preview page;
+    size_t i;  /* the next of the page */
+    bool last; /* the page is the last one */
+} occ_iter;
+
+/* Give the next occurrence before END in *at; false when there is none. */
+static bool occ_next(occ_iter *it, sked_time end, sked_time *at)
+{
+    if (it->i == it->page.n) {
+        sked_preview_done(&it->page);
+        it->i = 0;
+        if (it->last ||
+            sked_schedule_preview(it->s, it->tz, it->after, SKED_PREVIEW_MAX,
+                                  &it->page, NULL) != 0)
+            return false;
+        it->last = it->page.n < SKED_PREVIEW_MAX;
+        if (it->page.n == 0)
+            return false;
+    }
+    if (it->page.items[it->i].at >= end)
+        return false;
+    *at = it->after = it->page.items[it->i++].at;
+    return true;
+}
+
 /* Count the occurrences of S in (START, END), stopping past the cap. */
 static size_t count(const sked_schedule *s, const sked_tz *tz, sked_time start,
                     sked_time end)
 {
-    sked_time t = start, at;
+    occ_iter it = {.s = s, .tz = tz, .after = start};
+    sked_time at;
     size_t n = 0;
 
-    while (n <= SKED_BACKFILL_MAX &&
-           sked__schedule_next_fire(s, tz, t, &at) == 0 && at < end) {
+    while (n <= SKED_BACKFILL_MAX && occ_next(&it, end, &at))
         n++;
-        t = at;
-    }
+    sked_preview_done(&it.page);
     return n;
 }
 
@@ -68,19 +97,17 @@ static int chunked(remote *r, const char *path, const sked_schedule *s,
                    size_t total, sked_progress_fn progress, void *ctx,
                    sked_backfill_result *res, sked_error *err)
 {
+    occ_iter it = {.s = s, .tz = tz, .after = start};
     size_t per = total / CHUNKS + 1, done = 0;
-    sked_time lo = start, t = start, at;
+    sked_time lo = start, t = start;
     int rc = 0;
 
     progress(ctx, 0, total);
     while (done < total && rc == 0) {
         size_t k = 0;
 
-        while (k < per && done + k < total &&
-               sked__schedule_next_fire(s, tz, t, &at) == 0 && at < end) {
-            t = at;
+        while (k < per && done + k < total && occ_next(&it, end, &t))
             k++;
-        }
         if (k == 0)
             break;
         done += k;
@@ -89,6 +116,7 @@ static int chunked(remote *r, const char *path, const sked_schedule *s,
         if (rc == 0)
             progress(ctx, done, total);
     }
+    sked_preview_done(&it.page);
     /* Occurrences computed here may miss some the server has: the rest. */
     if (rc == 0 && done < total)
         rc = one_request(r, path, lo, end, res, err);

@@ -187,9 +187,8 @@ static void add_count(char **q, const char *key, size_t n)
     add_param(q, key, n ? v : NULL);
 }
 
-static int schedule_list(target *t, const sked_schedule_filter *f,
-                         sked_schedule **out, size_t *n, bool *more,
-                         sked_error *err)
+static int schedule_list(target *t, const sked_schedule_query *q,
+                         sked_schedule_page *out, sked_error *err)
 {
     char *path = strdup("/api/v1/schedules");
     json_t *page = NULL;
@@ -197,14 +196,13 @@ static int schedule_list(target *t, const sked_schedule_filter *f,
     int rc;
 
     sked_error_clear(&perr);
-    add_param(&path, "status",
-              f->status >= 0 ? sked_schedule_status_name(f->status) : NULL);
-    add_param(&path, "workflow", f->workflow);
-    add_param(&path, "prefix", f->name_prefix);
-    add_count(&path, "limit", f->limit);
-    add_param(&path, "cursor", f->after_name);
+    add_param(&path, "status", q->status);
+    add_param(&path, "workflow", q->workflow);
+    add_param(&path, "prefix", q->prefix);
+    add_count(&path, "limit", q->limit);
+    add_param(&path, "cursor", q->cursor);
     if ((rc = get_json(remote_of(t), path, &page, err)) == 0 &&
-        sked__answer_schedules_read(page, out, n, more, &perr) != 0)
+        sked__answer_schedule_page_read(page, out, &perr) != 0)
         rc = remote_bad_answer("a list of schedules", err);
     json_decref(page);
     return rc;
@@ -252,23 +250,14 @@ static int schedule_trigger(target *t, const char *name, char **run_id,
     return schedule_post(t, name, "trigger", run_id, err);
 }
 
-static int schedule_delete(target *t, const char *name, bool *existed,
-                           sked_error *err)
+static int schedule_delete(target *t, const char *name, sked_error *err)
 {
     char *path = remote_path("/api/v1/schedules", name, "");
     int rc;
 
     if (!path)
         return no_memory(err);
-    /* The API answers 204 either way: ask first, to say as direct mode
-     * does whether there was anything to delete. */
-    rc = remote_call(remote_of(t), "GET", path, NULL, NULL, NULL, err);
-    if (rc == 0 || rc == SKED_ENOTFOUND) {
-        if (existed)
-            *existed = rc == 0;
-        sked_error_clear(err);
-        rc = remote_call(remote_of(t), "DELETE", path, NULL, NULL, NULL, err);
-    }
+    rc = remote_call(remote_of(t), "DELETE", path, NULL, NULL, NULL, err);
     free(path);
     return rc;
 }
@@ -305,29 +294,6 @@ static int schedule_apply(target *t, const target_apply *a,
     json_decref(body);
     if (rc == 0 && sked__answer_apply_read(j, res) != 0)
         rc = remote_bad_answer("an apply's counts", err);
-    json_decref(j);
-    return rc;
-}
-
-static int schedule_preview(target *t, const char *name,
-                            const target_preview *q, sked_occurrence *out,
-                            size_t *n, sked_error *err)
-{
-    char *path = remote_path("/api/v1/schedules", name, "/occurrences");
-    char after[SKED_TIME_STRLEN];
-    json_t *j = NULL;
-    int rc;
-
-    if (sked_time_format(q->after, after, sizeof after) < 0) {
-        free(path);
-        return sked__error_set(err, SKED_ERANGE, "after", -1,
-                               "instant out of range");
-    }
-    add_count(&path, "n", q->count);
-    add_param(&path, "after", after);
-    if ((rc = get_json(remote_of(t), path, &j, err)) == 0 &&
-        sked__answer_occurrences_read(j, out, q->count, n) != 0)
-        rc = remote_bad_answer("a list of occurrences", err);
     json_decref(j);
     return rc;
 }
@@ -468,7 +434,6 @@ static const target_ops remote_ops = {
     .schedule_trigger = schedule_trigger,
     .schedule_backfill = schedule_backfill,
     .schedule_apply = schedule_apply,
-    .schedule_preview = schedule_preview,
     .run_list = run_list,
     .run_get = run_get,
     .run_cancel = run_cancel,

@@ -4,8 +4,10 @@
 
 #include <stdio.h>
 
-health_line health_decide(health_log *s, bool failing,
-                          const sked_store_fault *f, sked_mono now)
+#include "base/clock.h"
+
+health_line health_decide(health_log *s, bool failing, const sked_fault *f,
+                          sked_mono now)
 {
     if (!failing) {
         if (!s->failing)
@@ -33,15 +35,15 @@ health_line health_decide(health_log *s, bool failing,
 
 void health_check(health_log *s, sked_engine *e, logger *lg)
 {
-    sked_store_fault f = {0};
-    bool failing = sked__engine_fault(e, &f);
+    sked_fault f = {0};
+    bool failing = sked_engine_failing(e, &f);
     sked_time since = s->since;
     char at[SKED_TIME_STRLEN];
 
     switch (health_decide(s, failing, &f, sked__clock_mono(NULL))) {
     case HEALTH_FAILING:
         log_write(lg, LOG_ERROR, "database failing",
-                  (log_kv[]){LOG_STR("op", sked__store_op_name(f.op)),
+                  (log_kv[]){LOG_STR("op", f.op),
                              LOG_STR("kind", sked_error_name(f.code)),
                              LOG_STR("error", f.msg),
                              LOG_STR("retry", "with backoff, up to 10s")},
@@ -51,7 +53,7 @@ void health_check(health_log *s, sked_engine *e, logger *lg)
         if (sked_time_format(f.since, at, sizeof at) < 0)
             snprintf(at, sizeof at, "?");
         log_write(lg, LOG_ERROR, "database still failing",
-                  (log_kv[]){LOG_STR("op", sked__store_op_name(f.op)),
+                  (log_kv[]){LOG_STR("op", f.op),
                              LOG_STR("kind", sked_error_name(f.code)),
                              LOG_STR("error", f.msg), LOG_STR("since", at),
                              LOG_INT("failures", (int64_t) f.failures)},

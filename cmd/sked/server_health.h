@@ -11,8 +11,8 @@
 
 #include <stdbool.h>
 
-#include "engine/engine_int.h"
 #include "log.h"
+#include "sked/sked.h"
 
 /* The shortest time between two reminders of one failing episode. */
 #define HEALTH_REMIND (INT64_C(60) * SKED_USEC_PER_SEC)
@@ -36,8 +36,8 @@ typedef struct health_log {
 /* Decide the line to write now (NOW, monotonic) when the store is
  * FAILING as F says (F unused when not failing), and update S as if it
  * were written. */
-health_line health_decide(health_log *s, bool failing,
-                          const sked_store_fault *f, sked_mono now);
+health_line health_decide(health_log *s, bool failing, const sked_fault *f,
+                          sked_mono now);
 
 /* Look at E's health and write the line health_decide asks for to LG. */
 void health_check(health_log *s, sked_engine *e, logger *lg);

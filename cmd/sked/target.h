@@ -5,10 +5,12 @@
  * (remote mode, remote_ops.c: its HTTP API, docs/api.md). Each command
  * is written once against this table — parse its options, build the
  * request, call t->ops->OP(t, ...), print — so that it cannot say one
- * thing in one mode and another in the other: schedules come back as
- * sked_schedule, occurrences as sked_occurrence, runs, workflows and
- * events as the API's JSON text, and failures as the sked_error the
- * engine filled, so that messages and exit codes are the same.
+ * thing in one mode and another in the other (a preview and a
+ * simulation are computed by the command itself, with the library's
+ * pure functions, from the schedule read through the target): schedules come
+ * back as sked_schedule, runs, workflows and events as the API's JSON text, and
+ * failures as the sked_error the engine filled, so that messages and exit codes
+ * are the same.
  *
  * The target is chosen by --db URL or --server URL (given before or
  * after the command; both together are a usage error), else
@@ -26,7 +28,6 @@
 
 #include "cli.h"
 #include "sked/sked.h"
-#include "store/store.h"
 
 /* The --db and --server lines of every command's help. */
 #define TARGET_HELP                                                            \
@@ -48,12 +49,6 @@ typedef struct target_apply {
     bool prune;
 } target_apply;
 
-/* The next occurrences of a schedule: up to COUNT strictly after AFTER. */
-typedef struct target_preview {
-    sked_time after;
-    size_t count;
-} target_preview;
-
 /* Called with each event (its JSON object text) as it happens. */
 typedef void (*target_event_fn)(void *ctx, const char *event_json);
 
@@ -64,15 +59,13 @@ typedef struct target_ops {
     int (*schedule_create)(target *t, const sked_schedule *s, sked_error *err);
     /* Replace the definition of the schedule S->name by S's. */
     int (*schedule_update)(target *t, const sked_schedule *s, sked_error *err);
-    /* One page: OUT: *out (sked__schedules_free), *n, *more. */
-    int (*schedule_list)(target *t, const sked_schedule_filter *f,
-                         sked_schedule **out, size_t *n, bool *more,
-                         sked_error *err);
+    /* One page: OUT: *out (sked_schedule_page_done). */
+    int (*schedule_list)(target *t, const sked_schedule_query *q,
+                         sked_schedule_page *out, sked_error *err);
     int (*schedule_pause)(target *t, const char *name, sked_error *err);
     int (*schedule_resume)(target *t, const char *name, sked_error *err);
-    /* *existed: whether it existed. */
-    int (*schedule_delete)(target *t, const char *name, bool *existed,
-                           sked_error *err);
+    /* Idempotent: deleting a missing schedule returns 0. */
+    int (*schedule_delete)(target *t, const char *name, sked_error *err);
     /* OUT: *run_id (free). */
     int (*schedule_trigger)(target *t, const char *name, char **run_id,
                             sked_error *err);
@@ -84,10 +77,6 @@ typedef struct target_ops {
                              sked_error *err);
     int (*schedule_apply)(target *t, const target_apply *a,
                           sked_apply_result *res, sked_error *err);
-    /* Q->count occurrences at most into OUT; *n: how many. */
-    int (*schedule_preview)(target *t, const char *name,
-                            const target_preview *q, sked_occurrence *out,
-                            size_t *n, sked_error *err);
 
     /* ---- runs, workflows, events: the API's JSON text into *out (free) */
     int (*run_list)(target *t, const sked_run_query *q, char **out,

@@ -14,6 +14,7 @@
 #ifndef SKED_ENGINE_H
 #define SKED_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,8 @@ typedef struct sked_engine sked_engine;
 
 #define SKED_TICK_DEFAULT (SKED_USEC_PER_SEC)
 #define SKED_BACKFILL_MAX 100000
+/* The largest page of a list (schedules, runs, events). */
+#define SKED_ENGINE_LIST_MAX 1000
 
 typedef struct sked_engine_options {
     const char *db_url;             /* NULL: "sqlite:sked.db" */
@@ -49,6 +52,9 @@ typedef struct sked_engine_options {
 #define SKED_APP_DEFAULT "default"
 
 #define SKED_WORKERS_DEFAULT 4
+/* The most worker threads (exec/workers.h defines it alike: a compiler
+ * refuses two different definitions where both are seen). */
+#define SKED_WORKERS_MAX 1024
 
 /* Open an engine on OPTS->db_url (OPTS may be NULL) and load its
  * schedules; no thread runs yet. OUT: *out, closed with
@@ -136,6 +142,168 @@ SKED_API int sked_engine_backfill(sked_engine *e, const char *name,
 SKED_API int sked_engine_sync(sked_engine *e, const sked_schedule *set,
                               size_t n, sked_error *err);
 
+/* Return the engine's time now, by the clock of its options: what "now"
+ * means to its schedules (a preview from now, a resume). */
+SKED_API sked_time sked_engine_now(sked_engine *e);
+
+/* Which schedules sked_engine_schedule_list returns (GET
+ * /api/v1/schedules). Every pointer is borrowed; NULL or "" matches
+ * any. */
+typedef struct sked_schedule_query {
+    const char *status;   /* "active", "paused", "done", "disabled" */
+    const char *workflow; /* schedules of this workflow */
+    const char *prefix;   /* names starting with this */
+    const char *cursor;   /* names strictly after this: the previous
+                             page's next_cursor */
+    size_t limit;         /* 1..SKED_ENGINE_LIST_MAX; 0: 100 */
+} sked_schedule_query;
+
+/* A page of schedules, by name; free it with sked_schedule_page_done. */
+typedef struct sked_schedule_page {
+    sked_schedule *items; /* owned: n schedules */
+    size_t n;
+    const char *next_cursor; /* the last name when more follow, else
+                                NULL; borrowed from items[n - 1] */
+} sked_schedule_page;
+
+/* List the schedules matching Q (NULL: the first 100) into *out.
+ * Returns 0, SKED_EINVAL (field "status" or "limit"), SKED_ENOMEM,
+ * SKED_EIO; *out is written on success only. */
+SKED_API int sked_engine_schedule_list(sked_engine *e,
+                                       const sked_schedule_query *q,
+                                       sked_schedule_page *out,
+                                       sked_error *err);
+/* Free what a page holds and empty it. NULL does nothing. */
+SKED_API void sked_schedule_page_done(sked_schedule_page *p);
+
+/* Apply the N schedules of SET as the code schedules of APP (NULL: the
+ * engine's app), all or nothing (SPEC 3.5, PUT /api/v1/schedules, sked
+ * apply): create the new ones, update the changed ones and, with PRUNE,
+ * delete APP's code schedules not in SET; the scheduler rereads at once.
+ * Unlike sked_engine_sync, the engine's start still syncs its registered
+ * workflows. OUT (may be NULL): what changed. Errors name the field as
+ * "schedules[i].field"; a name given twice is SKED_EINVAL; a name that
+ * another app or the API owns is SKED_ECONFLICT. */
+SKED_API int sked_engine_schedule_apply(sked_engine *e, const char *app,
+                                        const sked_schedule *set, size_t n,
+                                        bool prune, sked_apply_result *out,
+                                        sked_error *err);
+
+/* Most occurrences one preview holds. */
+#define SKED_PREVIEW_MAX 1000
+
+/* One occurrence of a preview. */
+typedef struct sked_preview_item {
+    sked_time at;       /* the instant it fires */
+    sked_occ_mark mark; /* how a DST change moved it */
+    bool has_local;     /* false when the zone could not say (utoff 0) */
+    int32_t utoff;      /* the zone's offset at AT, seconds east of UTC */
+} sked_preview_item;
+
+/* The next occurrences of a schedule (SPEC 3.5 preview); free with
+ * sked_preview_done. */
+typedef struct sked_preview {
+    sked_preview_item *items; /* owned: n, in order */
+    size_t n;
+} sked_preview;
+
+/* Compute into *out up to MAX (1..SKED_PREVIEW_MAX) occurrences of S
+ * strictly after AFTER, in its zone TZ (NULL: UTC), by the rule the
+ * scheduler fires by and within its bounds: a done schedule has none,
+ * max_runs caps them at the runs it may still create, a paused one
+ * lists those it would have. Pure: for a schedule read from anywhere.
+ * Returns 0, SKED_EINVAL (field "n": MAX out of range), SKED_ENOMEM, or
+ * the cron parser's error when the stored expression does not parse. */
+SKED_API int sked_schedule_preview(const sked_schedule *s, const sked_tz *tz,
+                                   sked_time after, size_t max,
+                                   sked_preview *out, sked_error *err);
+
+/* sked_schedule_preview of the schedule NAME, in its zone by the
+ * engine's zone database (a zone that no longer loads: UTC, as the
+ * schedule is disabled anyway), after AFTER (SKED_TIME_NONE: now).
+ * Also SKED_ENOTFOUND, and SKED_EINTERNAL when its stored cron expression
+ * no longer parses. */
+SKED_API int sked_engine_schedule_preview(sked_engine *e, const char *name,
+                                          sked_time after, size_t max,
+                                          sked_preview *out, sked_error *err);
+
+/* Free what a preview holds and empty it. NULL does nothing. */
+SKED_API void sked_preview_done(sked_preview *p);
+
+/* Return "shifted", "first_pass", "second_pass", or NULL for a normal
+ * occurrence. */
+SKED_API const char *sked_occ_mark_name(sked_occ_mark m);
+
+/* ---- simulate (SPEC 3.5): a period replayed through the real policy --- */
+
+/* Most decisions one replay produces, and most down intervals. */
+#define SKED_SIMULATE_RECORDS_MAX 1000000
+#define SKED_SIMULATE_DOWN_MAX    1000
+
+/* An interval [from, to) during which the replayed server is down. */
+typedef struct sked_sim_span {
+    sked_time from, to;
+} sked_sim_span;
+
+typedef struct sked_simulate_options {
+    sked_time from, to;        /* the period (from, to]; from < to */
+    const sked_sim_span *down; /* borrowed: ndown intervals, any order */
+    size_t ndown;
+    sked_dur tick;         /* the server's tick (its grace is derived) */
+    sked_dur run_duration; /* how long each run lasts, >= 0 */
+} sked_simulate_options;
+
+/* One decided occurrence. */
+typedef struct sked_sim_decision {
+    sked_time occurrence;
+    sked_time at;         /* when the decision was made */
+    bool fire;            /* fired (a run), else dropped */
+    sked_miss_reason why; /* when dropped */
+    bool catchup;         /* fired late, as catch-up */
+    bool buffered;        /* fired, waiting for the active run */
+    bool cancel_active;   /* fired, cancelling the active run */
+} sked_sim_decision;
+
+/* A replay's decisions; free with sked_simulation_done. */
+typedef struct sked_simulation {
+    sked_sim_decision *items; /* owned: n, oldest first */
+    size_t n;
+} sked_simulation;
+
+/* Replay the period of O for the schedule S in its zone TZ (NULL: UTC),
+ * as if it had decided everything up to o->from with no run active
+ * (active, runs_created 0, whatever its stored state), into *out.
+ * Decisions are made the way the server makes them: at each occurrence
+ * while up, once at the end of each down interval with the backlog.
+ * Jitter is not applied. Pure. Returns 0, SKED_EINVAL with err->field
+ * "to" (not after from), "down[i]" (empty, reversed, outside the period
+ * or overlapping another), "run_duration" or "tick" (negative), or
+ * "cron" (the spec does not load); SKED_ETOOBIG (more than
+ * SKED_SIMULATE_RECORDS_MAX decisions, field "to"), SKED_ENOMEM. */
+SKED_API int sked_schedule_simulate(const sked_schedule *s, const sked_tz *tz,
+                                    const sked_simulate_options *o,
+                                    sked_simulation *out, sked_error *err);
+
+/* sked_schedule_simulate of the schedule NAME in its zone. Also
+ * SKED_ENOTFOUND, and the zone database's error (field "timezone") when
+ * its zone no longer loads. */
+SKED_API int sked_engine_schedule_simulate(sked_engine *e, const char *name,
+                                           const sked_simulate_options *o,
+                                           sked_simulation *out,
+                                           sked_error *err);
+
+/* Free what a replay holds and empty it. NULL does nothing. */
+SKED_API void sked_simulation_done(sked_simulation *sim);
+
+/* Return the SPEC name of R ("catchup_skip"); never NULL. */
+SKED_API const char *sked_miss_reason_name(sked_miss_reason r);
+
+/* Write into BUF (SIZE bytes; SKED_RUN_ID_MAX fits any) the id of the run
+ * the occurrence AT of schedule NAME fires, "sched-{name}-{at}" (SPEC
+ * 3.1). Returns its length, or SKED_ETOOBIG / SKED_ERANGE. */
+SKED_API int sked_run_id_of(const char *name, sked_time at, char *buf,
+                            size_t size);
+
 /* ---- workflows and runs (SPEC 4) ---------------------------------------*/
 
 /* Register W with E, which takes it (also on failure). Its version is
@@ -156,6 +324,15 @@ SKED_API int sked_engine_run_start(sked_engine *e, const char *workflow,
                                    const char *input_json,
                                    const char *idempotency_key,
                                    char **out_run_id, sked_error *err);
+
+/* sked_engine_run_start, also telling in *created (may be NULL) whether
+ * this call created the run: false when IDEMPOTENCY_KEY named one that
+ * existed (the API answers 200 rather than 201). */
+SKED_API int sked_engine_run_start_ex(sked_engine *e, const char *workflow,
+                                      const char *input_json,
+                                      const char *idempotency_key,
+                                      char **out_run_id, bool *created,
+                                      sked_error *err);
 
 /* Cancel run ID (SPEC 4.3): a pending run at once; a running or waiting
  * one has its step stopped and its compensations run, then ends
@@ -195,6 +372,31 @@ SKED_API int sked_engine_workflow_list(sked_engine *e, char **out_json,
 SKED_API int sked_engine_queue_list(sked_engine *e, char **out_json,
                                     sked_error *err);
 
+/* Most bytes of the line that says why a workflows file was refused. */
+#define SKED_WORKFLOWS_ERROR_MAX 1300
+
+/* What sked_engine_load_workflows did. */
+typedef struct sked_workflows_loaded {
+    char app[SKED_NAME_MAX + 1]; /* the app the file names */
+    size_t workflows, schedules; /* how many it declares */
+    sked_apply_result applied;   /* what the sync of its schedules did */
+    char error[SKED_WORKFLOWS_ERROR_MAX]; /* on failure, one line:
+                                             "FILE:LINE:COLUMN: path:
+                                             message", or "FILE: message" */
+} sked_workflows_loaded;
+
+/* Load the workflows file PATH (docs/workflows-file.md) into E, as the
+ * server does at start and on SIGHUP: its workflows and queues replace
+ * those E runs (runs in flight keep theirs), then its schedules are
+ * synced as the code schedules of its app (sked_engine_sync). On any
+ * error the file's definitions are not taken and out->error says where
+ * and why. Returns 0, SKED_EINVAL (the file is refused), SKED_EIO (it
+ * cannot be read), SKED_ECONFLICT (a schedule name another owns),
+ * SKED_ENOMEM, or the store's errors. */
+SKED_API int sked_engine_load_workflows(sked_engine *e, const char *path,
+                                        sked_workflows_loaded *out,
+                                        sked_error *err);
+
 /* ---- health and metrics --------------------------------------------------*/
 
 /* Return 0 when the store answers a query now, its schema is current
@@ -204,6 +406,28 @@ SKED_API int sked_engine_queue_list(sked_engine *e, char **out_json,
  * probe's error (SKED_EBUSY, SKED_ESTALE, ...). err->msg never names the
  * database's file, host, port or name: a client may read it. */
 SKED_API int sked_engine_ready(sked_engine *e, sked_error *err);
+
+/* The engine's work on the store that fails longest now. */
+typedef struct sked_fault {
+    const char *op;    /* what fails: "scan", "fire", "clock", "claim",
+                          "renew", "route", "prune", "write"; static */
+    int code;          /* its last error */
+    sked_time since;   /* its first failure of this episode */
+    uint64_t failures; /* failed tries of all work in this episode */
+    uint64_t episode;  /* 1 for the first episode, then 2, ... */
+    char msg[SKED_ERROR_MSG_MAX]; /* its last message: it may name the
+                                     database's file or host, so it is for
+                                     the server's log, never a client */
+} sked_fault;
+
+/* Tell whether the engine's work on the store fails now (what the server
+ * logs, and why sked_engine_ready answers SKED_EBUSY); when it does and
+ * OUT is not NULL, describe it into *out. */
+SKED_API bool sked_engine_failing(sked_engine *e, sked_fault *out);
+
+/* The database clock minus the engine's, as last measured (every minute,
+ * PostgreSQL), into *out; false when never measured (SQLite). */
+SKED_API bool sked_engine_clock_skew(sked_engine *e, sked_dur *out);
 
 /* The engine's metrics (SPEC 5) in the Prometheus text exposition format
  * (version 0.0.4) into *out_text (sked_free): counters since the engine
@@ -231,6 +455,30 @@ typedef struct sked_event_view {
 SKED_API int sked_engine_event_list(sked_engine *e, int64_t after_id,
                                     size_t limit, char **out_json,
                                     sked_error *err);
+
+/* A page of stored events, oldest first; free with sked_event_page_done.
+ * The strings of its views are owned by the page. */
+typedef struct sked_event_page {
+    sked_event_view *items; /* owned: n */
+    size_t n;
+    void *own_; /* the page's storage; not for the caller */
+} sked_event_page;
+
+/* Read up to LIMIT (1..SKED_ENGINE_LIST_MAX) stored events with an id
+ * above AFTER_ID, oldest first, into *out: what the event stream reads.
+ * Returns 0, SKED_EINVAL (field "limit" or "after"), SKED_ENOMEM,
+ * SKED_EIO; *out is written on success only. */
+SKED_API int sked_engine_event_read(sked_engine *e, int64_t after_id,
+                                    size_t limit, sked_event_page *out,
+                                    sked_error *err);
+/* Free what a page holds and empty it. NULL does nothing. */
+SKED_API void sked_event_page_done(sked_event_page *p);
+
+/* Tell whether the event ID may follow the event LAST_ID with no event
+ * between them still to commit: ids are given in order, but in pages, so
+ * the first id of the next page follows the last of one. Past any other
+ * gap an event may still be committing (PostgreSQL), or was rolled back. */
+SKED_API bool sked_event_follows(int64_t last_id, int64_t id);
 
 typedef void (*sked_event_fn)(void *ctx, const sked_event_view *ev);
 typedef struct sked_subscription sked_subscription;

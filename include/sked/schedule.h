@@ -161,4 +161,34 @@ SKED_API int sked_source_parse(const char *s, const char *field,
 SKED_API int sked_spec_kind_parse(const char *s, const char *field,
                                   sked_spec_kind *out, sked_error *err);
 
+/* Longest run id: room for "api-{workflow}-key-{key}" with the longest
+ * workflow name and idempotency key, and for any "sched-{name}-..." */
+#define SKED_RUN_ID_MAX 384
+
+/* Why an occurrence was not fired: the reason strings of SPEC 3.3/3.4
+ * (sked_miss_reason_name, in sked/engine.h, writes them). */
+typedef enum sked_miss_reason {
+    SKED_MISS_CATCHUP_SKIP = 0,   /* "catchup_skip" */
+    SKED_MISS_SUPERSEDED = 1,     /* "superseded" */
+    SKED_MISS_CATCHUP_MAX = 2,    /* "catchup_max" */
+    SKED_MISS_OUTSIDE_WINDOW = 3, /* "outside_window" */
+    SKED_MISS_OVERLAP = 4,        /* "overlap" */
+    SKED_MISS__COUNT = 5,
+} sked_miss_reason;
+
+/* What applying a set of schedules changed (SPEC 3.5): the counts, and
+ * the names of the first SKED_APPLY_NAMES_MAX of each kind. */
+#define SKED_APPLY_NAMES_MAX 10
+typedef enum sked_apply_kind {
+    SKED_APPLY_CREATED,
+    SKED_APPLY_UPDATED,
+    SKED_APPLY_DELETED,
+    SKED_APPLY_KINDS
+} sked_apply_kind;
+typedef struct sked_apply_result {
+    size_t created, updated, unchanged, deleted;
+    /* names[SKED_APPLY_CREATED][i], i < min(created, NAMES_MAX), ... */
+    char names[SKED_APPLY_KINDS][SKED_APPLY_NAMES_MAX][SKED_NAME_MAX + 1];
+} sked_apply_result;
+
 #endif

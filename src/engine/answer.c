@@ -3,13 +3,57 @@
 #include "engine/answer.h"
 
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/error.h"
+
 #include "store/schedule_json.h"
-#include "store/schedule_preview.h"
+
+json_t *sked__answer_schedule(const sked_schedule *s, sked_error *err)
+{
+    json_t *o = NULL;
+
+    return sked__schedule_to_json(s, &o, err) == 0 ? o : NULL;
+}
+
+int sked__answer_schedule_read(const json_t *body, bool patch, sked_schedule *s,
+                               sked_error *err)
+{
+    return patch ? sked__schedule_patch_json(body, 0, s, err)
+                 : sked__schedule_from_json(body, 0, s, err);
+}
+
+json_t *sked__answer_schedule_page(const sked_schedule_page *p, sked_error *err)
+{
+    return sked__answer_schedules(p->items, p->n, p->next_cursor != NULL, err);
+}
+
+int sked__answer_schedule_page_read(const json_t *j, sked_schedule_page *out,
+                                    sked_error *err)
+{
+    const json_t *arr = json_object_get(j, "schedules"), *o;
+    size_t i;
+    int rc = 0;
+
+    memset(out, 0, sizeof *out);
+    if (!json_is_array(arr))
+        return sked__error_set(err, SKED_EINVAL, "schedules", -1,
+                               "expected an array");
+    if (!(out->items =
+              sked__calloc(json_array_size(arr) + 1, sizeof(sked_schedule))))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    json_array_foreach(arr, i, o)
+    {
+        out->n = i + 1; /* freed by sked_schedule_page_done, also on error */
+        if ((rc = sked__schedule_from_json(o, SKED__SCHEDULE_JSON_STATE,
+                                           &out->items[i], err)) != 0)
+            return rc;
+    }
+    if (out->n > 0 && json_is_string(json_object_get(j, "next_cursor")))
+        out->next_cursor = out->items[out->n - 1].name;
+    return 0;
+}
 
 json_t *sked__answer_schedules(const sked_schedule *v, size_t n, bool more,
                                sked_error *err)
@@ -102,91 +146,25 @@ int sked__answer_apply_read(const json_t *j, sked_apply_result *r)
     return counts_read(apply_keys, j, r);
 }
 
-json_t *sked__answer_occurrences(const sked_occurrence *occ, size_t n,
-                                 const sked_tz *tz)
+json_t *sked__answer_occurrences(const sked_preview *p)
 {
     json_t *arr = json_array();
 
-    for (size_t i = 0; arr && i < n; i++) {
+    for (size_t i = 0; arr && i < p->n; i++) {
+        const sked_preview_item *it = &p->items[i];
         char local[SKED_TIME_STRLEN];
-        sked_tz_info info;
         json_t *o;
 
-        if (sked_tz_lookup(tz, occ[i].at, &info) < 0 ||
-            sked_time_format_offset(occ[i].at, info.utoff, local,
-                                    sizeof local) < 0)
+        if (!it->has_local ||
+            sked_time_format_offset(it->at, it->utoff, local, sizeof local) < 0)
             local[0] = '\0';
-        o = json_pack("{s:o, s:s?, s:s?}", "at", sked__json_instant(occ[i].at),
+        o = json_pack("{s:o, s:s?, s:s?}", "at", sked__json_instant(it->at),
                       "local", local[0] ? local : NULL, "mark",
-                      sked__schedule_preview_mark(occ[i].mark));
+                      sked_occ_mark_name(it->mark));
         if (json_array_append_new(arr, o) != 0) {
             json_decref(arr);
             arr = NULL;
         }
     }
     return arr ? json_pack("{s:o}", "occurrences", arr) : NULL;
-}
-
-/* The mark named NAME (NULL: normal); false when there is none. */
-static bool mark_of(const char *name, sked_occ_mark *out)
-{
-    for (int m = SKED_OCC_NORMAL; m <= SKED_OCC_SECOND_PASS; m++) {
-        const char *n = sked__schedule_preview_mark((sked_occ_mark) m);
-
-        if ((!n && !name) || (n && name && strcmp(n, name) == 0)) {
-            *out = (sked_occ_mark) m;
-            return true;
-        }
-    }
-    return false;
-}
-
-int sked__answer_occurrences_read(const json_t *j, sked_occurrence *out,
-                                  size_t max, size_t *n)
-{
-    const json_t *arr = json_object_get(j, "occurrences"), *o;
-    size_t i;
-
-    *n = 0;
-    if (!json_is_array(arr) || json_array_size(arr) > max)
-        return SKED_EINVAL;
-    json_array_foreach(arr, i, o)
-    {
-        const json_t *mark = json_object_get(o, "mark");
-        const char *at = json_string_value(json_object_get(o, "at"));
-
-        if (!at || sked_time_parse(at, &out[i].at, NULL) < 0 ||
-            (!json_is_null(mark) && !json_is_string(mark)) ||
-            !mark_of(json_string_value(mark), &out[i].mark))
-            return SKED_EINVAL;
-    }
-    *n = json_array_size(arr);
-    return 0;
-}
-
-int sked__answer_schedules_read(const json_t *j, sked_schedule **out, size_t *n,
-                                bool *more, sked_error *err)
-{
-    const json_t *arr = json_object_get(j, "schedules"), *o;
-    sked_schedule *v;
-    size_t i;
-    int rc = 0;
-
-    *out = NULL;
-    *n = 0;
-    if (!json_is_array(arr))
-        return sked__error_set(err, SKED_EINVAL, "schedules", -1,
-                               "expected an array");
-    if (!(v = sked__calloc(json_array_size(arr) + 1, sizeof *v)))
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    json_array_foreach(arr, i, o)
-    {
-        if ((rc = sked__schedule_from_json(o, SKED__SCHEDULE_JSON_STATE, &v[i],
-                                           err)) != 0)
-            break;
-    }
-    *n = rc == 0 ? json_array_size(arr) : i + 1;
-    *more = json_is_string(json_object_get(j, "next_cursor"));
-    *out = v;
-    return rc;
 }

@@ -16,20 +16,34 @@
 #include <jansson.h>
 
 #include "sked/sked.h"
-#include "store/store.h"
+
+/* The schedule object of the API (store/schedule_json.h's), every field
+ * present: a new value, NULL with ERR set when S cannot be written. */
+json_t *sked__answer_schedule(const sked_schedule *s, sked_error *err);
+
+/* Read the object BODY as a whole schedule (*s initialised here), or
+ * with PATCH as changes onto *s; the state the scheduler keeps is
+ * refused as read-only. Returns 0, SKED_ESYNTAX (an unknown field),
+ * SKED_EINVAL (a wrong type), both naming the field, SKED_ENOMEM. */
+int sked__answer_schedule_read(const json_t *body, bool patch, sked_schedule *s,
+                               sked_error *err);
 
 /* A page of schedules: {"schedules": [...], "next_cursor": name | null},
  * the cursor the last name when MORE. */
 json_t *sked__answer_schedules(const sked_schedule *v, size_t n, bool more,
                                sked_error *err);
 
-/* Each answer below comes with its reader, for remote mode: 0, or
- * SKED_EINVAL when J is not that answer (a schedule's own error). */
+/* A page of the engine's list, as sked__answer_schedules. */
+json_t *sked__answer_schedule_page(const sked_schedule_page *p,
+                                   sked_error *err);
 
-/* The reader of sked__answer_schedules: *out (sked__schedules_free,
- * also on error), *n, *more. */
-int sked__answer_schedules_read(const json_t *j, sked_schedule **out, size_t *n,
-                                bool *more, sked_error *err);
+/* Each reader below reads back its writer's answer, for remote mode:
+ * 0, or SKED_EINVAL when J is not that answer. */
+
+/* The reader of sked__answer_schedule_page: *out (sked_schedule_page_done,
+ * also on error), its cursor the last name when "next_cursor" is set. */
+int sked__answer_schedule_page_read(const json_t *j, sked_schedule_page *out,
+                                    sked_error *err);
 
 /* A trigger's: {"run_id": ID}. */
 json_t *sked__answer_run_id(const char *id);
@@ -42,12 +56,8 @@ int sked__answer_backfill_read(const json_t *j, sked_backfill_result *r);
 json_t *sked__answer_apply(const sked_apply_result *r);
 int sked__answer_apply_read(const json_t *j, sked_apply_result *r);
 
-/* A preview's: {"occurrences": [{"at", "local", "mark"}]}, "local" in the
- * zone TZ with its offset. */
-json_t *sked__answer_occurrences(const sked_occurrence *occ, size_t n,
-                                 const sked_tz *tz);
-/* Up to MAX into OUT ("local" is not read: it follows from "at"). */
-int sked__answer_occurrences_read(const json_t *j, sked_occurrence *out,
-                                  size_t max, size_t *n);
+/* A preview's: {"occurrences": [{"at", "local", "mark"}]}, "local" on
+ * the schedule zone's clock, with its offset. */
+json_t *sked__answer_occurrences(const sked_preview *p);
 
 #endif

@@ -72,6 +72,28 @@ bool sked__engine_fault(sked_engine *e, sked_store_fault *out)
     return sked__store_fault(e->store, out);
 }
 
+bool sked_engine_failing(sked_engine *e, sked_fault *out)
+{
+    sked_store_fault f;
+
+    if (!e || !sked__store_fault(e->store, &f))
+        return false;
+    if (out) {
+        *out = (sked_fault){.op = sked__store_op_name(f.op),
+                            .code = f.code,
+                            .since = f.since,
+                            .failures = f.failures,
+                            .episode = f.episode};
+        memcpy(out->msg, f.msg, sizeof out->msg);
+    }
+    return true;
+}
+
+sked_time sked_engine_now(sked_engine *e)
+{
+    return sked__clock_now(e ? e->clock : NULL);
+}
+
 /* ---- events
  * ----------------------------------------------------------------*/
 
@@ -338,6 +360,11 @@ bool sked__engine_clock_skew(sked_engine *e, sked_dur *out)
     return sked__loop_clock_skew(e->loop, out);
 }
 
+bool sked_engine_clock_skew(sked_engine *e, sked_dur *out)
+{
+    return e && sked__loop_clock_skew(e->loop, out);
+}
+
 /* ---- schedules
  * -------------------------------------------------------------*/
 
@@ -457,6 +484,21 @@ int sked__engine_sync_app(sked_engine *e, const char *app,
         e->synced = true;
         sked__loop_changed(e->loop, NULL);
     }
+    return rc;
+}
+
+int sked_engine_schedule_apply(sked_engine *e, const char *app,
+                               const sked_schedule *set, size_t n, bool prune,
+                               sked_apply_result *out, sked_error *err)
+{
+    int rc;
+
+    if (!e)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
+    rc = sked__store_schedule_apply(e->store, set, n, app ? app : e->app, prune,
+                                    out, err);
+    if (rc == 0)
+        sked__loop_changed(e->loop, NULL);
     return rc;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "base/json_text.h"
 #include "base/utf8.h"
@@ -29,7 +30,7 @@ static json_t *text_json(const char *s)
     return j;
 }
 
-json_t *sked__event_json(const sked_event *ev)
+json_t *sked__event_json(const sked_event_view *ev)
 {
     char at[SKED_TIME_STRLEN];
     json_t *payload = ev->payload ? json_loads(ev->payload, 0, NULL) : NULL;
@@ -45,7 +46,7 @@ json_t *sked__event_json(const sked_event *ev)
 
 /* {"events":[...],"next_cursor":...} of the first LIMIT of the N events
  * EV; MORE: events follow the LIMIT-th. */
-static json_t *page_json(const sked_event *ev, size_t n, size_t limit,
+static json_t *page_json(const sked_event_view *ev, size_t n, size_t limit,
                          bool more)
 {
     json_t *list = json_array(), *cursor = json_null();
@@ -68,11 +69,62 @@ static json_t *page_json(const sked_event *ev, size_t n, size_t limit,
     return json_pack("{s:o, s:o?}", "events", list, "next_cursor", cursor);
 }
 
+/* EV (N, taken: freed here) as a page of views into *out. */
+static int page_of(sked_event *ev, size_t n, sked_event_page *out,
+                   sked_error *err)
+{
+    sked_event_view *v = sked__calloc(n ? n : 1, sizeof *v);
+
+    if (!v) {
+        sked__events_free(ev, n);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = (sked_event_view){ev[i].id, ev[i].type, ev[i].subject,
+                                 ev[i].payload, ev[i].at};
+    *out = (sked_event_page){v, n, ev};
+    return 0;
+}
+
+int sked_engine_event_read(sked_engine *e, int64_t after_id, size_t limit,
+                           sked_event_page *out, sked_error *err)
+{
+    sked_event *ev = NULL;
+    size_t n = 0;
+    int rc;
+
+    if (!e || !out)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1,
+                               "an engine and an output");
+    if (limit < 1 || limit > SKED_STORE_LIST_MAX)
+        return sked__error_set(err, SKED_EINVAL, "limit", -1,
+                               "1 to %d events per page", SKED_STORE_LIST_MAX);
+    if (after_id < 0)
+        return sked__error_set(err, SKED_EINVAL, "after", -1,
+                               "must be 0 or more");
+    rc = sked__store_event_list(e->store, after_id, limit, &ev, &n, err);
+    return rc != 0 ? rc : page_of(ev, n, out, err);
+}
+
+void sked_event_page_done(sked_event_page *p)
+{
+    if (!p)
+        return;
+    sked__events_free(p->own_, p->n);
+    free(p->items);
+    *p = (sked_event_page){NULL, 0, NULL};
+}
+
+bool sked_event_follows(int64_t last_id, int64_t id)
+{
+    return id == last_id + 1 || id == sked__event_next_page(last_id);
+}
+
 int sked_engine_event_list(sked_engine *e, int64_t after_id, size_t limit,
                            char **out_json, sked_error *err)
 {
-    sked_event *ev = NULL;
-    size_t n = 0, ask;
+    sked_event_page p;
+    size_t ask;
     int rc;
 
     if (!e || !out_json)
@@ -84,17 +136,14 @@ int sked_engine_event_list(sked_engine *e, int64_t after_id, size_t limit,
         return sked__error_set(err, SKED_EINVAL, "limit", -1,
                                "at most %d events per page",
                                SKED_STORE_LIST_MAX);
-    if (after_id < 0)
-        return sked__error_set(err, SKED_EINVAL, "after", -1,
-                               "must be 0 or more");
     /* One more than asked tells whether a page follows; at the cap, a
      * full page gets a cursor (the next may be empty). */
     ask = limit < SKED_STORE_LIST_MAX ? limit + 1 : limit;
-    rc = sked__store_event_list(e->store, after_id, ask, &ev, &n, err);
-    if (rc != 0)
+    if ((rc = sked_engine_event_read(e, after_id, ask, &p, err)) != 0)
         return rc;
-    json_t *o = page_json(ev, n, limit, n > limit || n == SKED_STORE_LIST_MAX);
-    sked__events_free(ev, n);
+    json_t *o = page_json(p.items, p.n, limit,
+                          p.n > limit || p.n == SKED_STORE_LIST_MAX);
+    sked_event_page_done(&p);
     *out_json = o ? sked__json_text(o, NULL) : NULL;
     json_decref(o);
     if (!*out_json)

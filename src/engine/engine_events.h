@@ -6,11 +6,11 @@
 
 #include <jansson.h>
 
-#include "store/store.h"
+#include "sked/engine.h"
 
 /* EV as {"id","type","subject","payload" (the JSON object),"at" (RFC
  * 3339)}: a new reference, NULL when out of memory. A payload that is
  * not JSON (never written by sked) is shown as a string. */
-json_t *sked__event_json(const sked_event *ev);
+json_t *sked__event_json(const sked_event_view *ev);
 
 #endif

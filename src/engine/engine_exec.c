@@ -177,6 +177,15 @@ int sked_engine_run_start(sked_engine *e, const char *workflow,
                                   out_run_id, NULL, err);
 }
 
+int sked_engine_run_start_ex(sked_engine *e, const char *workflow,
+                             const char *input_json,
+                             const char *idempotency_key, char **out_run_id,
+                             bool *created, sked_error *err)
+{
+    return sked__engine_run_start(e, workflow, input_json, idempotency_key,
+                                  out_run_id, created, err);
+}
+
 _Static_assert(sizeof "api--key-" - 1 + SKED_NAME_MAX + SKED_RUN_KEY_MAX <=
                    SKED_RUN_ID_MAX,
                "an API run id must fit SKED_RUN_ID_MAX");

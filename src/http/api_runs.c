@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "base/json_text.h"
-#include "engine/engine_int.h"
 #include "http/http_int.h"
 #include "sked/sked.h"
 
@@ -67,7 +66,7 @@ static int run_list(const http_req *req, http_resp *resp)
     long limit;
     int rc;
 
-    rc = sked__http_query_long(req, resp, "limit", 1, SKED_STORE_LIST_MAX,
+    rc = sked__http_query_long(req, resp, "limit", 1, SKED_ENGINE_LIST_MAX,
                                LIST_DEFAULT, &limit);
     if (rc != 0)
         return rc;
@@ -118,8 +117,8 @@ static int run_start(const http_req *req, http_resp *resp)
     if (!input)
         return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
     sked_error_clear(&err);
-    rc = sked__engine_run_start(req->engine, req->param[0], input, key, &id,
-                                &created, &err);
+    rc = sked_engine_run_start_ex(req->engine, req->param[0], input, key, &id,
+                                  &created, &err);
     free(input);
     if (rc != 0 && strcmp(err.field, "idempotency_key") == 0)
         (void) snprintf(err.field, sizeof err.field, "Idempotency-Key");

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The schedule routes of the API (docs/api.md "Schedules", SPEC 6).
  *
- * Every change goes through the engine (sked_engine_schedule_create, ...),
- * which tells the scheduler at once; reading a list and applying a set
- * go to the store, and after an apply the loop is told to reread, as
- * sked_engine_sync does. The schedule object is schedule_json.h's, the
- * same JSON "sked schedule get --json" prints.
+ * Every operation goes through the engine (sked/engine.h), which tells
+ * the scheduler at once of what it changed. The schedule object is the
+ * engine's answer (engine/answer.h), the same JSON "sked schedule get
+ * --json" prints.
  *
  * Status codes: 400 for a body that is not JSON or names an unknown field
  * (SKED_ESYNTAX), 422 for a value of the wrong type or out of range
@@ -19,16 +18,11 @@
 
 #include "base/alloc.h"
 #include "engine/answer.h"
-#include "engine/engine_int.h"
 #include "http/http_int.h"
-#include "store/schedule_json.h"
-#include "store/schedule_preview.h"
 #include "sked/sked.h"
-#include "store/store.h"
 
 #define LIST_DEFAULT    100
 #define PREVIEW_DEFAULT 10
-#define PREVIEW_MAX     1000
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -37,13 +31,12 @@ static int send_schedule(http_resp *resp, unsigned status,
                          const sked_schedule *s)
 {
     sked_error err;
-    json_t *o = NULL;
-    int rc;
+    json_t *o;
 
     sked_error_clear(&err);
-    rc = sked__schedule_to_json(s, &o, &err);
-    if (rc != 0)
-        return sked__http_fail(resp, rc, &err);
+    if (!(o = sked__answer_schedule(s, &err)))
+        return sked__http_fail(resp, err.code < 0 ? err.code : SKED_ENOMEM,
+                               &err);
     return sked__http_json(resp, status, o);
 }
 
@@ -79,7 +72,8 @@ static int send_written(const http_req *req, http_resp *resp, unsigned status,
     rc = sked_engine_schedule_get(req->engine, name, &s, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
-    rc = sked__schedule_to_json(&s, &o, &err);
+    if (!(o = sked__answer_schedule(&s, &err)))
+        rc = err.code < 0 ? err.code : SKED_ENOMEM;
     if (rc == 0)
         sked_engine_workflow_warning(req->engine, s.workflow, warning,
                                      sizeof warning);
@@ -103,8 +97,7 @@ static int read_schedule(const json_t *body, bool patch, sked_schedule *s,
     int rc;
 
     sked_error_clear(&err);
-    rc = patch ? sked__schedule_patch_json(body, 0, s, &err)
-               : sked__schedule_from_json(body, 0, s, &err);
+    rc = sked__answer_schedule_read(body, patch, s, &err);
     return rc != 0 ? sked__http_fail(resp, rc, &err) : 0;
 }
 
@@ -119,53 +112,42 @@ static const char *param(const http_req *req, const char *key)
     return v && *v ? v : NULL;
 }
 
-/* Read the filter of GET /api/v1/schedules from the query. */
-static int list_filter(const http_req *req, http_resp *resp,
-                       sked_schedule_filter *f)
+/* Read the query of GET /api/v1/schedules; the engine checks the
+ * status. */
+static int list_query(const http_req *req, http_resp *resp,
+                      sked_schedule_query *q)
 {
-    const char *status = param(req, "status");
-    sked_schedule_status st;
-    sked_error err;
     long limit;
     int rc;
 
-    *f = (sked_schedule_filter){.status = -1};
-    rc = sked__http_query_long(req, resp, "limit", 1, SKED_STORE_LIST_MAX,
+    rc = sked__http_query_long(req, resp, "limit", 1, SKED_ENGINE_LIST_MAX,
                                LIST_DEFAULT, &limit);
     if (rc != 0)
         return rc;
-    sked_error_clear(&err);
-    if (status &&
-        (rc = sked_schedule_status_parse(status, "status", &st, &err)) != 0)
-        return sked__http_fail(resp, rc, &err);
-    if (status)
-        f->status = (int) st;
-    f->workflow = param(req, "workflow");
-    f->name_prefix = param(req, "prefix");
-    f->after_name = param(req, "cursor");
-    f->limit = (size_t) limit;
+    *q = (sked_schedule_query){.status = param(req, "status"),
+                               .workflow = param(req, "workflow"),
+                               .prefix = param(req, "prefix"),
+                               .cursor = param(req, "cursor"),
+                               .limit = (size_t) limit};
     return 0;
 }
 
 static int schedule_list(const http_req *req, http_resp *resp)
 {
-    sked_schedule_filter f;
-    sked_schedule *list = NULL;
-    size_t n = 0;
-    bool more = false;
+    sked_schedule_query q;
+    sked_schedule_page page;
     sked_error err;
     json_t *o;
     int rc;
 
-    if ((rc = list_filter(req, resp, &f)) != 0)
+    if ((rc = list_query(req, resp, &q)) != 0)
         return rc;
     sked_error_clear(&err);
-    rc = sked__store_schedule_list(sked__engine_store(req->engine), &f, &list,
-                                   &n, &more, &err);
+    rc = sked_engine_schedule_list(req->engine, &q, &page, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
-    o = sked__answer_schedules(list, n, more, &err);
-    sked__schedules_free(list, n);
+    o = sked__answer_schedule_page(&page, &err);
+    sked_schedule_page_done(&page);
     if (!o)
         return sked__http_fail(resp, err.code < 0 ? err.code : SKED_ENOMEM,
                                &err);
@@ -277,7 +259,7 @@ static int read_set(const json_t *body, http_resp *resp, apply_body *a)
         sked_error err;
 
         sked_error_clear(&err);
-        rc = sked__schedule_from_json(item, 0, &(*set)[i], &err);
+        rc = sked__answer_schedule_read(item, false, &(*set)[i], &err);
         if (rc != 0)
             return sked__http_fail(resp, rc, at_index(i, &err));
         (*set)[i].source = SKED_SOURCE_CODE;
@@ -300,16 +282,14 @@ static int schedule_apply(const http_req *req, http_resp *resp)
     json_decref(body);
     sked_error_clear(&err);
     if (rc == 0)
-        rc = sked__store_schedule_apply(sked__engine_store(req->engine), a.set,
-                                        a.n, a.app, a.prune, &res, &err);
+        rc = sked_engine_schedule_apply(req->engine, a.app, a.set, a.n, a.prune,
+                                        &res, &err);
     if (rc == 0) {
-        /* Written behind the engine's back: the loop rereads now. */
-        sked__loop_changed(sked__engine_loop(req->engine), NULL);
         rc = sked__http_json(resp, 200, sked__answer_apply(&res));
     } else if (resp->status == 0) {
         rc = sked__http_fail(resp, rc, &err);
     }
-    sked__schedules_free(a.set, a.n);
+    sked_schedule_page_done(&(sked_schedule_page){a.set, a.n, NULL});
     return rc;
 }
 
@@ -482,13 +462,14 @@ static int schedule_backfill(const http_req *req, http_resp *resp)
 /* ---- preview ------------------------------------------------------------ */
 
 /* The query parameter "after" (an RFC 3339 instant) into *out; absent
- * or empty: now. Malformed, a 400 as every malformed query parameter. */
+ * or empty: SKED_TIME_NONE, now. Malformed, a 400 as every malformed
+ * query parameter. */
 static int query_after(const http_req *req, http_resp *resp, sked_time *out)
 {
     const char *v = param(req, "after");
     sked_error err;
 
-    *out = sked__clock_now(req->engine->clock);
+    *out = SKED_TIME_NONE;
     sked_error_clear(&err);
     if (v && sked_time_parse(v, out, &err) != 0)
         return sked__http_error(resp, SKED_ESYNTAX, "after",
@@ -499,40 +480,25 @@ static int query_after(const http_req *req, http_resp *resp, sked_time *out)
 
 static int schedule_occurrences(const http_req *req, http_resp *resp)
 {
-    sked_engine *e = req->engine;
-    const sked_tz *tz = sked_tz_utc();
-    sked_occurrence *occ = NULL;
+    sked_preview p = {NULL, 0};
     sked_time after;
-    sked_schedule s;
     sked_error err;
-    size_t n = 0;
     long max;
     int rc;
 
-    rc = sked__http_query_long(req, resp, "n", 1, PREVIEW_MAX, PREVIEW_DEFAULT,
-                               &max);
+    rc = sked__http_query_long(req, resp, "n", 1, SKED_PREVIEW_MAX,
+                               PREVIEW_DEFAULT, &max);
     if (rc == 0)
         rc = query_after(req, resp, &after);
     if (rc != 0)
         return rc;
     sked_error_clear(&err);
-    rc = sked_engine_schedule_get(e, req->param[0], &s, &err);
+    rc = sked_engine_schedule_preview(req->engine, req->param[0], after,
+                                      (size_t) max, &p, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
-    /* A zone that no longer loads leaves the schedule disabled; its
-     * preview falls back to UTC, as the CLI's does. */
-    if (s.timezone && sked_tzdb_get(e->tzdb, s.timezone, &tz, NULL) < 0)
-        tz = sked_tz_utc();
-    occ = sked__calloc((size_t) max, sizeof *occ);
-    if (!occ)
-        rc = sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
-    else if ((rc = sked__schedule_preview(&s, tz, after, (size_t) max, occ, &n,
-                                          &err)) != 0)
-        rc = sked__http_fail(resp, SKED_EINTERNAL, &err);
-    else
-        rc = sked__http_json(resp, 200, sked__answer_occurrences(occ, n, tz));
-    free(occ);
-    sked_schedule_done(&s);
+    rc = sked__http_json(resp, 200, sked__answer_occurrences(&p));
+    sked_preview_done(&p);
     return rc;
 }
 

@@ -39,7 +39,6 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "engine/engine_events.h"
-#include "engine/engine_int.h"
 #include "base/json_text.h"
 
 #define KEEPALIVE    (15 * SKED_USEC_PER_SEC)
@@ -70,7 +69,6 @@ typedef struct sse_stream {
 
 struct sked_sse_hub {
     sked_engine *e;
-    sked_store *st;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     pthread_t th;
@@ -142,7 +140,7 @@ static void stream_wake(sked_sse_hub *hub, sse_stream *s, sked_mono now)
 /* ---- events as text ---------------------------------------------------- */
 
 /* EV as its lines of the stream into *out (malloc), *len bytes. */
-static int event_text(const sked_event *ev, char **out, size_t *len)
+static int event_text(const sked_event_view *ev, char **out, size_t *len)
 {
     json_t *o = sked__event_json(ev);
     char *data = o ? sked__json_text(o, NULL) : NULL;
@@ -189,7 +187,7 @@ static void reap(sked_sse_hub *hub)
  * Under mu. */
 static bool settled(sked_sse_hub *hub, int64_t id, sked_mono now)
 {
-    if (id == hub->last_id + 1 || id == sked__event_next_page(hub->last_id))
+    if (sked_event_follows(hub->last_id, id))
         return true;
     if (hub->hole_since == 0)
         hub->hole_since = now;
@@ -198,7 +196,7 @@ static bool settled(sked_sse_hub *hub, int64_t id, sked_mono now)
 
 /* Hand the N events EV (after hub->last_id) to every live stream, in
  * order, up to a hole. Returns false when stopped at one. Under mu. */
-static bool distribute(sked_sse_hub *hub, const sked_event *ev, size_t n,
+static bool distribute(sked_sse_hub *hub, const sked_event_view *ev, size_t n,
                        sked_mono now)
 {
     for (size_t i = 0; i < n; i++) {
@@ -225,8 +223,7 @@ typedef enum pass_end { PASS_DONE, PASS_MORE, PASS_HOLE } pass_end;
  * something to do. */
 static pass_end pass(sked_sse_hub *hub)
 {
-    sked_event *ev = NULL;
-    size_t n = 0;
+    sked_event_page p = {NULL, 0, NULL};
     int64_t after;
     bool any, whole;
 
@@ -236,15 +233,16 @@ static pass_end pass(sked_sse_hub *hub)
     hub->idle = !any;
     after = hub->last_id;
     pthread_mutex_unlock(&hub->mu);
-    if (any && sked__store_event_list(hub->st, after, PAGE, &ev, &n, NULL) != 0)
-        n = 0; /* the next pass tries again */
+    if (any && sked_engine_event_read(hub->e, after, PAGE, &p, NULL) != 0)
+        p.n = 0; /* the next pass tries again */
     pthread_mutex_lock(&hub->mu);
     sked_mono now = sked__clock_mono(NULL);
-    whole = distribute(hub, ev, n, now);
+    whole = distribute(hub, p.items, p.n, now);
     for (sse_stream *s = hub->streams; s; s = s->next)
         stream_wake(hub, s, now);
     pthread_mutex_unlock(&hub->mu);
-    sked__events_free(ev, n);
+    size_t n = p.n;
+    sked_event_page_done(&p);
     return !whole ? PASS_HOLE : n == PAGE ? PASS_MORE : PASS_DONE;
 }
 
@@ -303,7 +301,6 @@ int sked__sse_hub_new(sked_engine *e, sked_sse_hub **out, sked_error *err)
     if (!hub)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     hub->e = e;
-    hub->st = sked__engine_store(e);
     hub->idle = true;
     atomic_init(&hub->dirty, false);
     if (pthread_mutex_init(&hub->mu, NULL) != 0) {
@@ -374,7 +371,8 @@ void sked__sse_hub_free(sked_sse_hub *hub)
 static int catch_up(sse_stream *s)
 {
     sked_sse_hub *hub = s->hub;
-    sked_event *ev = NULL;
+    sked_event_page page = {NULL, 0, NULL};
+    const sked_event_view *ev = NULL;
     size_t n = 0;
     int64_t after, top;
     int rc;
@@ -383,7 +381,9 @@ static int catch_up(sse_stream *s)
     after = s->sent_id; /* the hub leaves it alone until live */
     top = hub->last_id;
     pthread_mutex_unlock(&hub->mu);
-    rc = sked__store_event_list(hub->st, after, CATCHUP_PAGE, &ev, &n, NULL);
+    rc = sked_engine_event_read(hub->e, after, CATCHUP_PAGE, &page, NULL);
+    ev = page.items;
+    n = page.n;
     /* Every event up to TOP was committed before TOP was set: all read? */
     bool all = rc == 0 && (n < CATCHUP_PAGE || ev[n - 1].id >= top);
     pthread_mutex_lock(&hub->mu);
@@ -403,7 +403,7 @@ static int catch_up(sse_stream *s)
             s->sent_id = top;
     }
     pthread_mutex_unlock(&hub->mu);
-    sked__events_free(ev, n);
+    sked_event_page_done(&page);
     return rc;
 }
 
@@ -478,26 +478,25 @@ static void reader_free(void *cls)
 /* ---- opening a stream --------------------------------------------------- */
 
 /* The first event id after AFTER into *id (0: none). */
-static int first_after(sked_store *st, int64_t after, int64_t *id)
+static int first_after(sked_engine *e, int64_t after, int64_t *id)
 {
-    sked_event *ev = NULL;
-    size_t n = 0;
-    int rc = sked__store_event_list(st, after, 1, &ev, &n, NULL);
+    sked_event_page p = {NULL, 0, NULL};
+    int rc = sked_engine_event_read(e, after, 1, &p, NULL);
 
-    *id = rc == 0 && n > 0 ? ev[0].id : 0;
-    sked__events_free(ev, n);
+    *id = rc == 0 && p.n > 0 ? p.items[0].id : 0;
+    sked_event_page_done(&p);
     return rc;
 }
 
 /* The highest event id in the store into *out (0: none), by galloping,
  * then bisecting, over "the first id after X". */
-static int max_id(sked_store *st, int64_t *out)
+static int max_id(sked_engine *e, int64_t *out)
 {
     int64_t lo = 0, hi, step = 1, id = 0; /* max >= lo; no id above hi */
     int rc;
 
     for (;;) {
-        if ((rc = first_after(st, lo, &id)) != 0)
+        if ((rc = first_after(e, lo, &id)) != 0)
             return rc;
         if (id == 0) {
             *out = lo;
@@ -506,7 +505,7 @@ static int max_id(sked_store *st, int64_t *out)
         lo = id;
         hi = step > INT64_MAX - lo ? INT64_MAX : lo + step;
         step = step < INT64_MAX / 2 ? step * 2 : step;
-        if ((rc = first_after(st, hi, &id)) != 0)
+        if ((rc = first_after(e, hi, &id)) != 0)
             return rc;
         if (id == 0)
             break;
@@ -514,7 +513,7 @@ static int max_id(sked_store *st, int64_t *out)
     }
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if ((rc = first_after(st, mid, &id)) != 0)
+        if ((rc = first_after(e, mid, &id)) != 0)
             return rc;
         if (id == 0)
             hi = mid;
@@ -534,7 +533,7 @@ static int hub_add(sked_sse_hub *hub, sse_stream *s, bool resume, int64_t after)
     pthread_mutex_lock(&hub->mu);
     idle = hub->idle && !hub->stopping;
     pthread_mutex_unlock(&hub->mu);
-    if (idle && max_id(hub->st, &top) != 0)
+    if (idle && max_id(hub->e, &top) != 0)
         return SKED_EIO;
     pthread_mutex_lock(&hub->mu);
     if (hub->stopping) {

@@ -32,16 +32,6 @@
 #include "sked/schedule.h"
 #include "store/store.h"
 
-/* Why an occurrence was not fired: the reason strings of SPEC 3.3/3.4. */
-typedef enum sked_miss_reason {
-    SKED_MISS_CATCHUP_SKIP = 0,   /* "catchup_skip" */
-    SKED_MISS_SUPERSEDED = 1,     /* "superseded" */
-    SKED_MISS_CATCHUP_MAX = 2,    /* "catchup_max" */
-    SKED_MISS_OUTSIDE_WINDOW = 3, /* "outside_window" */
-    SKED_MISS_OVERLAP = 4,        /* "overlap" */
-    SKED_MISS__COUNT = 5,
-} sked_miss_reason;
-
 /* Return the SPEC name of R; never NULL. */
 const char *sked__miss_reason_name(sked_miss_reason r);
 

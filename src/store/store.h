@@ -34,9 +34,6 @@ typedef struct sked_store sked_store;
 /* Most rows one insert batch or one list call handles. */
 #define SKED_STORE_BATCH_MAX 1000
 #define SKED_STORE_LIST_MAX  1000
-/* Room for "api-{workflow}-key-{key}" with the longest workflow name and
- * idempotency key (schedule.h). */
-#define SKED_RUN_ID_MAX 384
 
 typedef struct sked_store_options {
     /* SQLite: "full" (the default, SPEC 11) or "normal". */
@@ -153,19 +150,7 @@ int sked__store_schedule_resume(sked_store *st, const char *name, sked_time now,
  * is taken over). A schedule whose definition and app are the same
  * (same_definition in store_schedule.c) counts as unchanged and is not
  * written. OUT: *out, may be NULL: the counts, and the names of the
- * first SKED_APPLY_NAMES_MAX of each kind. */
-#define SKED_APPLY_NAMES_MAX 10
-typedef enum sked_apply_kind {
-    SKED_APPLY_CREATED,
-    SKED_APPLY_UPDATED,
-    SKED_APPLY_DELETED,
-    SKED_APPLY_KINDS
-} sked_apply_kind;
-typedef struct sked_apply_result {
-    size_t created, updated, unchanged, deleted;
-    /* names[SKED_APPLY_CREATED][i], i < min(created, NAMES_MAX), ... */
-    char names[SKED_APPLY_KINDS][SKED_APPLY_NAMES_MAX][SKED_NAME_MAX + 1];
-} sked_apply_result;
+ * first SKED_APPLY_NAMES_MAX of each kind (sked/schedule.h). */
 int sked__store_schedule_apply(sked_store *st, const sked_schedule *set,
                                size_t n, const char *app, bool prune,
                                sked_apply_result *out, sked_error *err);

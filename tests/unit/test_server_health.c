@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "base/error.h"
+#include "engine/engine_int.h"
 #include "server_health.h"
 
 #define S (INT64_C(1000000))
@@ -49,9 +50,8 @@ static void test_decide_timeline(void **state)
 
     (void) state;
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
-        sked_store_fault f = {.op = SKED_OP_FIRE,
-                              .code = steps[i].code,
-                              .episode = steps[i].episode};
+        sked_fault f = {
+            .op = "fire", .code = steps[i].code, .episode = steps[i].episode};
         health_line got = health_decide(&s, steps[i].failing, &f, steps[i].at);
         if (got != steps[i].want)
             fail_msg("step %zu (t=%llds): line %d, want %d", i,

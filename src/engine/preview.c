@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* A schedule's next occurrences, marked across DST changes (SPEC 3.5
+ * preview: sked_schedule_preview and sked_engine_schedule_preview in
+ * sked/engine.h), what "sked schedule preview" prints and what
+ * GET /api/v1/schedules/{name}/occurrences answers, computed once.
+ *
+ * The instants come from sked__schedule_next_fire, the rule the store
+ * and the scheduler fire by, so a preview never promises what the
+ * scheduler would not do; the marks come from the cron engine, asked for
+ * the same instant. */
+#include "base/alloc.h"
+#include "engine/engine_int.h"
+
+#include <stdlib.h>
+
+#include "base/error.h"
+
+const char *sked_occ_mark_name(sked_occ_mark m)
+{
+    switch (m) {
+    case SKED_OCC_SHIFTED:
+        return "shifted";
+    case SKED_OCC_FIRST_PASS:
+        return "first_pass";
+    case SKED_OCC_SECOND_PASS:
+        return "second_pass";
+    case SKED_OCC_NORMAL:
+        break;
+    }
+    return NULL;
+}
+
+/* Return how many more runs S may create, at most MAX (max_runs). */
+static size_t runs_left(const sked_schedule *s, size_t max)
+{
+    int64_t left;
+
+    if (s->status == SKED_SCHEDULE_DONE)
+        return 0;
+    if (s->max_runs <= 0)
+        return max;
+    left = s->max_runs - s->runs_created;
+    return left <= 0 ? 0 : (uint64_t) left < max ? (size_t) left : max;
+}
+
+/* The occurrence after AFTER into *out, its mark the cron engine's (CRON
+ * parsed from S when S is a cron schedule). Returns false when none. */
+static bool next_item(const sked_schedule *s, const sked_cron *cron,
+                      const sked_tz *tz, sked_time after,
+                      sked_preview_item *out)
+{
+    sked_occurrence c;
+    sked_tz_info info;
+
+    *out = (sked_preview_item){.mark = SKED_OCC_NORMAL};
+    if (sked__schedule_next_fire(s, tz, after, &out->at) < 0)
+        return false;
+    /* The mark is the cron engine's: ask it for the same instant. */
+    if (s->kind == SKED_SPEC_CRON &&
+        sked_cron_next_occurrence(cron, tz, s->dst, out->at - 1, &c) == 0 &&
+        c.at == out->at)
+        out->mark = c.mark;
+    if (sked_tz_lookup(tz, out->at, &info) == 0) {
+        out->has_local = true;
+        out->utoff = info.utoff;
+    }
+    return true;
+}
+
+int sked_schedule_preview(const sked_schedule *s, const sked_tz *tz,
+                          sked_time after, size_t max, sked_preview *out,
+                          sked_error *err)
+{
+    sked_preview p = {NULL, 0};
+    sked_cron cron;
+    size_t left;
+    int rc;
+
+    if (!s || !out)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1,
+                               "a schedule and an output");
+    if (max < 1 || max > SKED_PREVIEW_MAX)
+        return sked__error_set(err, SKED_EINVAL, "n", -1, "must be 1 to %d",
+                               SKED_PREVIEW_MAX);
+    if (!tz)
+        tz = sked_tz_utc();
+    if (s->kind == SKED_SPEC_CRON &&
+        (rc = sked_cron_parse(s->cron, &cron, err)) < 0)
+        return rc;
+    left = runs_left(s, max);
+    if (!(p.items = sked__calloc(left ? left : 1, sizeof *p.items)))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    while (p.n < left && next_item(s, &cron, tz, after, &p.items[p.n]))
+        after = p.items[p.n++].at;
+    *out = p;
+    return 0;
+}
+
+int sked_engine_schedule_preview(sked_engine *e, const char *name,
+                                 sked_time after, size_t max, sked_preview *out,
+                                 sked_error *err)
+{
+    const sked_tz *tz = sked_tz_utc();
+    sked_schedule s;
+    int rc;
+
+    if (!e)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
+    if (max < 1 || max > SKED_PREVIEW_MAX)
+        return sked__error_set(err, SKED_EINVAL, "n", -1, "must be 1 to %d",
+                               SKED_PREVIEW_MAX);
+    if ((rc = sked_engine_schedule_get(e, name, &s, err)) != 0)
+        return rc;
+    /* A zone that no longer loads leaves the schedule disabled; its
+     * preview falls back to UTC. */
+    if (s.timezone && sked_tzdb_get(e->tzdb, s.timezone, &tz, NULL) < 0)
+        tz = sked_tz_utc();
+    if (after == SKED_TIME_NONE)
+        after = sked__clock_now(e->clock);
+    rc = sked_schedule_preview(&s, tz, after, max, out, err);
+    sked_schedule_done(&s);
+    /* Every stored expression was checked when written: one that does
+     * not parse now is the engine's fault, not the caller's. */
+    if (rc != 0 && rc != SKED_ENOMEM) {
+        rc = SKED_EINTERNAL;
+        if (err)
+            err->code = rc;
+    }
+    return rc;
+}
+
+void sked_preview_done(sked_preview *p)
+{
+    if (!p)
+        return;
+    free(p->items);
+    *p = (sked_preview){NULL, 0};
+}
