@@ -23,13 +23,13 @@
 #include "cli.h"
 #include "direct.h"
 #include "engine/answer.h"
+#include "model/schedule.h"
+#include "model/schedule_json.h"
 #include "output.h"
 #include "schedule_ctx.h"
 #include "schedule_opts.h"
-#include "target.h"
-#include "store/schedule.h"
-#include "store/schedule_json.h"
 #include "store/schedule_preview.h"
+#include "target.h"
 
 #define LIST_DEFAULT 100
 

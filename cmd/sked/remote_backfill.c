@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "model/schedule.h"
 #include "remote_ops.h"
-#include "store/schedule.h"
 
 /* About how many requests a backfill drawn with a bar makes. */
 #define CHUNKS 40

@@ -15,8 +15,8 @@
 
 #include "base/json_text.h"
 #include "cli.h"
-#include "store/schedule.h"
-#include "store/schedule_json.h"
+#include "model/schedule.h"
+#include "model/schedule_json.h"
 
 /* The fields of a schedule object that are the scheduler's, not the
  * definition's. */

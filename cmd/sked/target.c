@@ -15,8 +15,8 @@
 
 #include "base/json_text.h"
 #include "direct.h"
+#include "model/schedule_json.h"
 #include "remote_ops.h"
-#include "store/schedule_json.h"
 
 struct target {
     const char *db; /* direct: --db, NULL for $SKED_DB or the default */

@@ -2,7 +2,7 @@
 /* The JSON answers of the API's operations (answer.h). */
 #include "engine/answer.h"
 
-#include "store/schedule_json.h"
+#include "model/schedule_json.h"
 #include "store/schedule_preview.h"
 
 json_t *sked__answer_schedules(const sked_schedule *v, size_t n, bool more,

@@ -21,9 +21,9 @@
 #include "engine/answer.h"
 #include "engine/engine_int.h"
 #include "http/http_int.h"
-#include "store/schedule_json.h"
-#include "store/schedule_preview.h"
+#include "model/schedule_json.h"
 #include "sked/sked.h"
+#include "store/schedule_preview.h"
 #include "store/store.h"
 
 #define LIST_DEFAULT    100
