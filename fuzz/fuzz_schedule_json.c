@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz target for schedules read from the API's JSON
- * (src/store/schedule_json.c), the body of POST and PATCH.
+ * (src/model/schedule_json.c), the body of POST and PATCH.
  *
  * Any input either fails with a code a client can act on (400 or 422,
  * with a message), or reads into a schedule whose JSON reads back, with
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/schedule_json.h"
+#include "model/schedule_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -22,8 +22,8 @@
 
 #include "cli.h"
 #include "direct.h"
+#include "model/schedule.h"
 #include "output.h"
-#include "store/schedule.h"
 #include "target.h"
 
 /* Outputs shown by "run get" are cut to this many bytes (--json has

@@ -23,12 +23,12 @@
 #include "cli.h"
 #include "direct.h"
 #include "engine/answer.h"
+#include "model/schedule.h"
+#include "model/schedule_json.h"
 #include "output.h"
 #include "schedule_ctx.h"
 #include "schedule_opts.h"
 #include "target.h"
-#include "store/schedule.h"
-#include "store/schedule_json.h"
 
 #define LIST_DEFAULT 100
 

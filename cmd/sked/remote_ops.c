@@ -18,8 +18,8 @@
 #include "base/json_text.h"
 #include "cli.h"
 #include "engine/answer.h"
-#include "store/schedule.h"
-#include "store/schedule_json.h"
+#include "model/schedule.h"
+#include "model/schedule_json.h"
 
 typedef struct remote_target {
     target base;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "direct.h"
-#include "store/schedule.h"
+#include "model/schedule.h"
 
 typedef enum okind {
     K_STR,     /* a string, required */

@@ -8,7 +8,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 
-#include "store/schedule_json.h"
+#include "model/schedule_json.h"
 
 json_t *sked__answer_schedule(const sked_schedule *s, sked_error *err)
 {

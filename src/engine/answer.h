@@ -3,7 +3,7 @@
  * once: the API sends them, and the CLI's --json prints them, built from
  * what the engine returned in direct mode and from what the API answered
  * in remote mode, so that one operation prints one JSON however it is
- * reached. A schedule is store/schedule_json.h's object; runs,
+ * reached. A schedule is model/schedule_json.h's object; runs,
  * workflows, queues and events are the engine's text; these are the
  * others. Each returns a new value, NULL when out of memory (or, for a
  * list, when a schedule cannot be written: ERR says why). */

@@ -34,8 +34,8 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "store/schedule.h"
-#include "store/schedule_json.h"
+#include "model/schedule.h"
+#include "model/schedule_json.h"
 
 sked_store *sked__engine_store(sked_engine *e)
 {

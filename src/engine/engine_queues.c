@@ -12,7 +12,7 @@
 #include "base/error.h"
 #include "base/json_text.h"
 #include "engine/engine_int.h"
-#include "store/schedule_json.h"
+#include "model/schedule_json.h"
 #include "store/store_run.h"
 
 /* A limit as JSON: null when 0 (not set). */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Workflow definitions (include/sked/workflow.h, src/exec/def.h): the
- * public builder for C programs, the checks every definition passes, the
- * version hash and the JSON form stored in workflow_versions.
+/* Workflow definitions (include/sked/workflow.h, src/model/workflow.h): the
+ * public builder for C programs and the checks every definition passes.
+ * Reading, hashing and freeing a definition are the model's
+ * (src/model/workflow.c, workflow_json.c), which the executor uses too.
  *
  * The builder checks as it goes, so a definition is valid at every
  * moment: names unique, needs naming earlier steps (a DAG by
@@ -16,17 +17,9 @@
 #include "base/error.h"
 #include "engine/workflow_int.h"
 #include "exec/step_env.h"
-#include "store/schedule.h"
+#include "model/schedule.h"
 
 #define NAME_FIELD_MAX 128
-
-int sked__workflow_step_index(const sked_workflow *w, const char *name)
-{
-    for (size_t i = 0; i < w->nsteps; i++)
-        if (strcmp(w->steps[i].name, name) == 0)
-            return (int) i;
-    return -1;
-}
 
 int sked_workflow_new(const char *name, sked_workflow **out, sked_error *err)
 {
@@ -44,55 +37,6 @@ int sked_workflow_new(const char *name, sked_workflow **out, sked_error *err)
     w->parallelism = 1;
     *out = w;
     return 0;
-}
-
-static void free_strv(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
-void sked__action_done(sked_action *a)
-{
-    free_strv(a->argv);
-    free(a->sh);
-    free_strv(a->env);
-    free(a->cwd);
-    free(a->user);
-    free(a->method);
-    free(a->url);
-    free(a->body);
-    for (size_t i = 0; i < a->nheaders; i++)
-        free(a->headers[i]);
-    free(a->headers);
-    free(a->expect);
-    free(a->retry.retry_on);
-    memset(a, 0, sizeof *a);
-}
-
-void sked_workflow_free(sked_workflow *w)
-{
-    if (!w)
-        return;
-    for (size_t i = 0; i < w->nsteps; i++) {
-        sked_step_def *s = &w->steps[i];
-        free(s->name);
-        free(s->needs);
-        sked__action_done(&s->act);
-        if (s->compensate)
-            sked__action_done(s->compensate);
-        free(s->compensate);
-    }
-    free(w->steps);
-    for (size_t i = 0; i < w->nschedules; i++)
-        sked_schedule_done(&w->schedules[i]);
-    free(w->schedules);
-    free_strv(w->env_inherit);
-    free(w->name);
-    free(w->queue);
-    free(w->version);
-    free(w);
 }
 
 static int set_str(char **dst, const char *v, sked_error *err)
@@ -158,10 +102,10 @@ int sked_workflow_set_env_inherit(sked_workflow *w, bool all,
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     for (size_t i = 0; i < n; i++)
         if (!(v[i] = sked__strdup(names[i]))) {
-            free_strv(v);
+            sked__strv_free(v);
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
         }
-    free_strv(w->env_inherit);
+    sked__strv_free(w->env_inherit);
     w->env_inherit = v;
     w->env_inherit_all = all;
     return 0;

@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
-#include "engine/workflow_file_int.h"
 #include "base/utf8.h"
-#include "store/schedule.h"
+#include "engine/workflow_file_int.h"
+#include "model/schedule.h"
 
 /* ---- queues and the top level ------------------------------------------- */
 

@@ -23,7 +23,7 @@
 #include "base/json_text.h"
 #include "base/utf8.h"
 #include "engine/workflow_file_int.h"
-#include "store/schedule.h"
+#include "model/schedule.h"
 
 /* Convert the YAML node N into JSON: plain scalars become null, booleans
  * and numbers when they read as such, anything else a string. */

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "engine/workflow_file_int.h"
-#include "exec/def.h"
 #include "exec/step_env.h"
+#include "model/workflow.h"
 
 /* ---- actions and steps -------------------------------------------------- */
 
@@ -192,7 +192,7 @@ static int read_steps(parser *p, struct fy_node *v, void *obj)
     sked_wf_workflow *w = obj;
     int rc;
 
-    /* The engine's limit (exec/def.h), reported here at the first step
+    /* The engine's limit (model/workflow.h), reported here at the first step
      * past it, where the file can say where. */
     if (fy_node_is_sequence(v) &&
         fy_node_sequence_item_count(v) > SKED_WORKFLOW_STEPS_MAX)

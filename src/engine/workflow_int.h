@@ -5,10 +5,7 @@
 #define SKED_ENGINE_WORKFLOW_INT_H
 
 #include "engine/workflow_file.h"
-#include "exec/def.h"
-
-/* Release what A owns and zero it. */
-void sked__action_done(sked_action *a);
+#include "model/workflow.h"
 
 /* Append a step NAME doing ACT (moved into W on success, left to the
  * caller on failure) with COMPENSATE (moved too; may be NULL). Its needs

@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 #include "base/cancel.h"
-#include "exec/def.h"
 #include "exec/plan.h"
+#include "model/workflow.h"
 #include "store/store_run.h"
 
 /* Reasons a cancellation flag is set with. */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "exec/def.h"
+#include "model/workflow.h"
 #include "store/store_run.h"
 
 /* What the recorded attempts say of one step (and its compensation). */

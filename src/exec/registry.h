@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "exec/def.h"
+#include "model/workflow.h"
 #include "store/store_run.h"
 
 typedef struct sked_registry sked_registry;

@@ -2,7 +2,7 @@
 /* Runs as JSON (run_json.h). */
 #include "store/run_json.h"
 
-#include "store/schedule_json.h"
+#include "model/schedule_json.h"
 
 /* TEXT as embedded JSON when it is JSON, else as a string. */
 static json_t *maybe_json(const char *text)

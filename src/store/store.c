@@ -33,8 +33,8 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
-#include "store/schedule.h"
-#include "store/schedule_json.h"
+#include "model/schedule.h"
+#include "model/schedule_json.h"
 #include "store/store_health.h"
 #include "store/store_int.h"
 #include "store/store_ops.h"

@@ -19,7 +19,7 @@
 #include "base/error.h"
 #include "base/json_obj.h"
 #include "base/utf8.h"
-#include "store/schedule.h"
+#include "model/schedule.h"
 #include "store/store_int.h"
 #include "store/store_ops.h"
 

@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
-#include "store/schedule.h"
+#include "model/schedule.h"
 #include "store/store_int.h"
 #include "store/store_ops.h"
 

@@ -18,8 +18,8 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/json_text.h"
-#include "store/schedule.h"
-#include "store/schedule_json.h"
+#include "model/schedule.h"
+#include "model/schedule_json.h"
 #include "store/store_int.h"
 
 #define LIST_DEFAULT 100

@@ -25,7 +25,7 @@
 #include "test_db.h"
 
 #include "base/clock.h"
-#include "store/schedule_json.h"
+#include "model/schedule_json.h"
 #include "store/store.h"
 #include "store/store_run.h"
 

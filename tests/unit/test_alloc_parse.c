@@ -23,9 +23,9 @@
 
 #include "base/json_io.h"
 #include "engine/workflow_file.h"
+#include "model/schedule.h"
+#include "model/schedule_json.h"
 #include "sked/sked.h"
-#include "store/schedule.h"
-#include "store/schedule_json.h"
 
 #define PRINT_MAX 16384
 

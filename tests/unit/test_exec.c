@@ -33,7 +33,7 @@
 
 #include "engine/engine_int.h"
 #include "engine/workflow_int.h"
-#include "exec/def.h"
+#include "model/workflow.h"
 #include "sked/engine.h"
 #include "sked/sked.h"
 #include "store/store_run.h"

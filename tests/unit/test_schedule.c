@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "store/schedule_json.h"
+#include "model/schedule_json.h"
 #include "sked/schedule.h"
 
 static sked_tzdb *tzdb;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Workflow definitions: the public builder (src/engine/workflow.c) and
  * the checks it makes as it goes, each refusal naming its field; the
- * version hash (src/engine/workflow_json.c), stable for one definition
+ * version hash (src/model/workflow_json.c), stable for one definition
  * and different for any change of shape; the JSON form; and the
  * translation of a workflows file (SPEC 10) into the definitions the
  * executor runs (src/engine/workflow_load.c), field by field.
@@ -1076,7 +1076,7 @@ static void test_load_only_schedules(void **state)
 }
 
 /* The file refuses, with its line and key, what the builder would: the
- * limits of the definitions (src/exec/def.h) are the file's too. */
+ * limits of the definitions (src/model/workflow.h) are the file's too. */
 static void test_load_limits(void **state)
 {
     static const struct {

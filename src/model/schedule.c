@@ -18,7 +18,7 @@
 #include "base/error.h"
 #include "base/json_io.h"
 #include "base/utf8.h"
-#include "store/schedule.h"
+#include "model/schedule.h"
 #include "tz/tzdb.h"
 
 void sked_schedule_init(sked_schedule *s)

@@ -16,8 +16,8 @@
  * The state the scheduler keeps (status, next_fire_at, created_at, ...) is
  * read only with SKED__SCHEDULE_JSON_STATE; without it those fields are
  * refused as read-only, which is what the API wants. */
-#ifndef SKED_STORE_SCHEDULE_JSON_H
-#define SKED_STORE_SCHEDULE_JSON_H
+#ifndef SKED_MODEL_SCHEDULE_JSON_H
+#define SKED_MODEL_SCHEDULE_JSON_H
 
 #include <stddef.h>
 

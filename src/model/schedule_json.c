@@ -5,7 +5,7 @@
  * in sked_schedule. Reading walks the object's keys and looks each up in
  * the table, so an unknown key is an error naming it; writing walks the
  * table, so every field is always present. */
-#include "store/schedule_json.h"
+#include "model/schedule_json.h"
 
 #include <math.h>
 #include <stdbool.h>

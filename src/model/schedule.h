@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal helpers of schedule.c, shared with the store, the JSON
  * conversion and the CLI: the checks sked_schedule_validate is made of. */
-#ifndef SKED_STORE_SCHEDULE_H
-#define SKED_STORE_SCHEDULE_H
+#ifndef SKED_MODEL_SCHEDULE_H
+#define SKED_MODEL_SCHEDULE_H
 
 #include "sked/schedule.h"
 

@@ -14,7 +14,7 @@
 #include "base/alloc.h"
 #include "base/json_io.h"
 #include "base/json_text.h"
-#include "exec/def.h"
+#include "model/workflow.h"
 
 static const char *const kind_names[] = {"fn", "run", "sh", "http", "sleep"};
 

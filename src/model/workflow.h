@@ -5,10 +5,12 @@
  * One type serves both faces of sked: a C program's workflows, whose
  * steps are functions, and the server's, read from the workflows file,
  * whose steps run commands, send HTTP requests or sleep. Built and
- * checked by src/engine/workflow.c; immutable once registered, so worker
- * threads read it without locks. */
-#ifndef SKED_EXEC_DEF_H
-#define SKED_EXEC_DEF_H
+ * checked by src/engine/workflow.c; read, hashed and released here
+ * (workflow.c, workflow_json.c), so the executor needs nothing of the
+ * engine. Immutable once registered, so worker threads read it without
+ * locks. */
+#ifndef SKED_MODEL_WORKFLOW_H
+#define SKED_MODEL_WORKFLOW_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,6 +88,12 @@ struct sked_workflow {
     sked_schedule *schedules; /* declared with sked_workflow_add_schedule */
     size_t nschedules;
 };
+
+/* Release what A owns and zero it. */
+void sked__action_done(sked_action *a);
+
+/* Free the NULL-terminated string vector V and its strings (NULL: none). */
+void sked__strv_free(char **v);
 
 /* Index of the step NAME in W, or -1. */
 int sked__workflow_step_index(const sked_workflow *w, const char *name);
