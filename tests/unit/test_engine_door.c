@@ -106,90 +106,79 @@ static void create(sked_engine *e, const char *name, const char *workflow,
 
 /* ---- list ----------------------------------------------------------- */
 
-/* Names s00..s(N-1), every third of workflow "b", every fifth paused:
- * each page size and filter walks to the end by next_cursor and sees
- * exactly the matching names, in order, once. */
+/* A filter of the list, and whether schedule sI matches it: names
+ * s00..s40, every third of workflow "b" (else "a"), every fifth paused. */
+typedef struct filter {
+    const char *status, *workflow, *prefix;
+} filter;
+
+#define LIST_N 41
+
+static bool matches(const filter *f, int i)
+{
+    char name[16];
+
+    snprintf(name, sizeof name, "s%02d", i);
+    return (!f->status ||
+            strcmp(f->status, i % 5 == 0 ? "paused" : "active") == 0) &&
+           (!f->workflow || strcmp(f->workflow, i % 3 == 0 ? "b" : "a") == 0) &&
+           (!f->prefix || strncmp(name, f->prefix, strlen(f->prefix)) == 0);
+}
+
+/* Walk the list filtered by F in pages of LIMIT to its end by
+ * next_cursor: it must give exactly the matching names, in order, once. */
+static void walk(sked_engine *e, const filter *f, size_t limit)
+{
+    sked_schedule_query q = {.status = f->status,
+                             .workflow = f->workflow,
+                             .prefix = f->prefix,
+                             .limit = limit};
+    char cursor[SKED_NAME_MAX + 1], name[16];
+    int next = 0; /* the first index not yet seen */
+    bool more;
+
+    do {
+        sked_schedule_page p;
+        assert_int_equal(sked_engine_schedule_list(e, &q, &p, NULL), 0);
+        assert_true(p.n <= limit);
+        for (size_t k = 0; k < p.n; k++, next++) {
+            while (next < LIST_N && !matches(f, next))
+                next++;
+            snprintf(name, sizeof name, "s%02d", next);
+            assert_string_equal(p.items[k].name, name);
+        }
+        more = p.next_cursor != NULL;
+        if (more) {
+            assert_string_equal(p.next_cursor, p.items[p.n - 1].name);
+            snprintf(cursor, sizeof cursor, "%s", p.next_cursor);
+            q.cursor = cursor;
+        }
+        sked_schedule_page_done(&p);
+        assert_null(p.items);
+    } while (more);
+    for (; next < LIST_N; next++)
+        if (matches(f, next))
+            fail_msg("limit %zu: s%02d missing", limit, next);
+}
+
 static void test_list_pages(void **state)
 {
     sked_engine *e = *state;
-    enum { N = 41 };
+    static const filter filters[] = {
+        {NULL, NULL, NULL}, {"paused", NULL, NULL}, {"active", "b", NULL},
+        {NULL, NULL, "s1"}, {NULL, "a", "s2"},      {"done", NULL, NULL},
+    };
     char name[16];
 
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < LIST_N; i++) {
         snprintf(name, sizeof name, "s%02d", i);
         create(e, name, i % 3 == 0 ? "b" : "a", "*/5 * * * *", NULL);
         if (i % 5 == 0)
             assert_int_equal(sked_engine_schedule_pause(e, name, NULL), 0);
     }
-    const struct {
-        const char *status, *workflow, *prefix;
-    } filters[] = {
-        {NULL, NULL, NULL}, {"paused", NULL, NULL}, {"active", "b", NULL},
-        {NULL, NULL, "s1"}, {NULL, "a", "s2"},      {"done", NULL, NULL},
-    };
-    for (size_t f = 0; f < sizeof filters / sizeof *filters; f++) {
-        for (size_t limit = 1; limit <= 13; limit += 4) {
-            sked_schedule_query q = {.status = filters[f].status,
-                                     .workflow = filters[f].workflow,
-                                     .prefix = filters[f].prefix,
-                                     .limit = limit};
-            char cursor[SKED_NAME_MAX + 1] = "";
-            int next = 0; /* the next matching index expected */
-
-            for (;;) {
-                sked_schedule_page p;
-                assert_int_equal(sked_engine_schedule_list(e, &q, &p, NULL), 0);
-                assert_true(p.n <= limit);
-                for (size_t k = 0; k < p.n; k++) {
-                    /* The next index that matches the filter. */
-                    for (;; next++) {
-                        snprintf(name, sizeof name, "s%02d", next);
-                        bool paused = next % 5 == 0;
-                        const char *wf = next % 3 == 0 ? "b" : "a";
-                        const char *st = filters[f].status;
-                        if (next >= N ||
-                            ((!st ||
-                              strcmp(st, paused ? "paused" : "active") == 0) &&
-                             (!filters[f].workflow ||
-                              strcmp(filters[f].workflow, wf) == 0) &&
-                             (!filters[f].prefix ||
-                              strncmp(name, filters[f].prefix,
-                                      strlen(filters[f].prefix)) == 0)))
-                            break;
-                    }
-                    assert_true(next < N);
-                    assert_string_equal(p.items[k].name, name);
-                    next++;
-                }
-                bool more = p.next_cursor != NULL;
-                if (more) {
-                    assert_string_equal(p.next_cursor, p.items[p.n - 1].name);
-                    snprintf(cursor, sizeof cursor, "%s", p.next_cursor);
-                    q.cursor = cursor;
-                }
-                sked_schedule_page_done(&p);
-                assert_null(p.items);
-                if (!more)
-                    break;
-            }
-            /* Nothing that matches was left out. */
-            for (; next < N; next++) {
-                snprintf(name, sizeof name, "s%02d", next);
-                bool match =
-                    (!filters[f].status ||
-                     strcmp(filters[f].status,
-                            next % 5 == 0 ? "paused" : "active") == 0) &&
-                    (!filters[f].workflow ||
-                     strcmp(filters[f].workflow, next % 3 ? "a" : "b") == 0) &&
-                    (!filters[f].prefix ||
-                     strncmp(name, filters[f].prefix,
-                             strlen(filters[f].prefix)) == 0);
-                if (match)
-                    fail_msg("filter %zu, limit %zu: %s missing", f, limit,
-                             name);
-            }
-        }
-    }
+    for (size_t f = 0; f < sizeof filters / sizeof *filters; f++)
+        for (size_t limit = 1; limit <= 13; limit += 4)
+            walk(e, &filters[f], limit);
 }
 
 static void test_list_refuses(void **state)
