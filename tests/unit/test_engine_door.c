@@ -672,6 +672,42 @@ static void test_failing(void **state)
     assert_int_equal(sked_engine_now(e), vnow);
 }
 
+/* A client engine reads and writes schedules, fires nothing and refuses
+ * to schedule; a scheduling engine on the same file fires what it made. */
+static void test_client(void **state)
+{
+    sked_engine *e = *state, *c;
+    char url[400];
+    sked_engine_options o = {.db_url = url,
+                             .tzdir = SKED_TEST_DATA "/zoneinfo",
+                             .clock = &clock_,
+                             .client = true};
+    sked_schedule_page p;
+    sked_schedule s;
+    sked_error err;
+
+    snprintf(url, sizeof url, "sqlite:%s/door.db", tmp_dir);
+    assert_int_equal(sked_engine_open(&o, &c, &err), 0);
+    create(c, "from-client", "w", "10 8 * * *", "Europe/Paris");
+    assert_int_equal(sked_engine_schedule_pause(c, "from-client", NULL), 0);
+    assert_int_equal(sked_engine_schedule_resume(c, "from-client", NULL), 0);
+    assert_int_equal(sked_engine_schedule_list(c, NULL, &p, NULL), 0);
+    assert_int_equal(p.n, 1);
+    sked_schedule_page_done(&p);
+    assert_int_equal(sked_engine_next_wakeup(c), SKED_TIME_NONE);
+    assert_int_equal(sked_engine_tick(c, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "client");
+    assert_int_equal(sked_engine_start(c, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "client");
+    sked_engine_close(c);
+    /* 08:10 in Paris is 07:10Z the next day (the clock is 08:00Z). */
+    vnow = T("2026-03-21T07:10:00Z");
+    assert_int_equal(sked_engine_tick(e, &err), 0);
+    assert_int_equal(sked_engine_schedule_get(e, "from-client", &s, NULL), 0);
+    assert_int_equal(s.last_fired_at, T("2026-03-21T07:10:00Z"));
+    sked_schedule_done(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -691,6 +727,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_load_workflows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_client, setup, teardown),
     };
     int rc;
 
