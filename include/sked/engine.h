@@ -46,6 +46,12 @@ typedef struct sked_engine_options {
     const char *app; /* the app this program's code schedules belong to
                         (SPEC 3.5 code sync: only its own are synced and
                         pruned), a name; NULL: SKED_APP_DEFAULT */
+    bool client;     /* an engine that neither schedules nor runs anything (a
+                        command on the database, as the CLI's): its schedules
+                        are not loaded at open, so it opens at once on any
+                        number of them; its changes are seen by the servers'
+                        next reread; sked_engine_start and sked_engine_tick
+                        refuse (SKED_EINVAL, field "client") */
 } sked_engine_options;
 
 /* The app of code schedules when none is named. */

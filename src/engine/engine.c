@@ -132,6 +132,14 @@ static void deliver_one(sked_engine *e, const char *type, const char *subject,
     free(payload);
 }
 
+/* Tell the scheduler, when E has one, that NAME (NULL: any schedule)
+ * changed. */
+static void changed(sked_engine *e, const char *name)
+{
+    if (e->loop)
+        sked__loop_changed(e->loop, name);
+}
+
 /* Take in the schedule NAME as it is now: its place in the loop's heap
  * (at once), and the event TYPE with its JSON when TYPE is not NULL. */
 static void refresh(sked_engine *e, const char *type, const char *name)
@@ -140,10 +148,11 @@ static void refresh(sked_engine *e, const char *type, const char *name)
     char *p = NULL;
 
     if (sked__store_schedule_get(e->store, name, &s, NULL) != 0) {
-        sked__loop_changed(e->loop, NULL); /* the next pass rereads */
+        changed(e, NULL); /* the next pass rereads */
         return;
     }
-    sked__loop_put(e->loop, &s);
+    if (e->loop)
+        sked__loop_put(e->loop, &s);
     if (type)
         (void) sked__schedule_to_json_text(&s, &p, NULL);
     sked_schedule_done(&s);
@@ -250,7 +259,7 @@ static int open_parts(sked_engine *e, const sked_engine_options *o,
         return rc;
     lo.store = e->store;
     lo.tzdb = e->tzdb;
-    return sked__loop_new(&lo, &e->loop, err);
+    return o->client ? 0 : sked__loop_new(&lo, &e->loop, err);
 }
 
 int sked_engine_open(const sked_engine_options *opts, sked_engine **out,
@@ -285,7 +294,9 @@ int sked_engine_open(const sked_engine_options *opts, sked_engine **out,
     }
     e->clock = opts->clock;
     e->tick = opts->tick ? opts->tick : SKED_TICK_DEFAULT;
-    e->nworkers = opts->workers == 0 ? SKED_WORKERS_DEFAULT : opts->workers;
+    e->nworkers = opts->client         ? -1
+                  : opts->workers == 0 ? SKED_WORKERS_DEFAULT
+                                       : opts->workers;
     e->lease = opts->lease;
     rc = name_node(e, opts->node_id);
     if (rc != 0)
@@ -302,10 +313,20 @@ int sked_engine_open(const sked_engine_options *opts, sked_engine **out,
     return 0;
 }
 
+/* What an engine opened as a client answers when asked to schedule. */
+static int client_refused(sked_error *err)
+{
+    return sked__error_set(err, SKED_EINVAL, "client", -1,
+                           "this engine was opened as a client: it does "
+                           "not schedule");
+}
+
 int sked_engine_start(sked_engine *e, sked_error *err)
 {
     if (!e)
         return sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
+    if (!e->loop)
+        return client_refused(err);
     int rc = sked__engine_exec_start(e, err);
     return rc != 0 ? rc : sked__loop_start(e->loop, err);
 }
@@ -336,33 +357,34 @@ int sked_engine_tick(sked_engine *e, sked_error *err)
 {
     if (!e)
         return sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
-    return sked__loop_pass(e->loop, err);
+    return e->loop ? sked__loop_pass(e->loop, err) : client_refused(err);
 }
 
 sked_time sked_engine_next_wakeup(sked_engine *e)
 {
-    return e ? sked__loop_next_wakeup(e->loop) : SKED_TIME_NONE;
+    return e && e->loop ? sked__loop_next_wakeup(e->loop) : SKED_TIME_NONE;
 }
 
 int64_t sked__engine_missed(sked_engine *e, const char *schedule,
                             sked_miss_reason r)
 {
-    return sked__loop_missed(e->loop, schedule, r);
+    return e->loop ? sked__loop_missed(e->loop, schedule, r) : 0;
 }
 
 void sked__engine_missed_each(sked_engine *e, sked_missed_fn fn, void *ctx)
 {
-    sked__loop_missed_each(e->loop, fn, ctx);
+    if (e->loop)
+        sked__loop_missed_each(e->loop, fn, ctx);
 }
 
 bool sked__engine_clock_skew(sked_engine *e, sked_dur *out)
 {
-    return sked__loop_clock_skew(e->loop, out);
+    return e->loop && sked__loop_clock_skew(e->loop, out);
 }
 
 bool sked_engine_clock_skew(sked_engine *e, sked_dur *out)
 {
-    return e && sked__loop_clock_skew(e->loop, out);
+    return e && sked__engine_clock_skew(e, out);
 }
 
 /* ---- schedules
@@ -423,7 +445,7 @@ int sked_engine_schedule_delete(sked_engine *e, const char *name,
         rc = sked__store_schedule_delete(e->store, name, &existed, err);
     if (rc != 0)
         return rc;
-    sked__loop_changed(e->loop, name);
+    changed(e, name);
     if (existed)
         deliver_name(e, "schedule.deleted", name);
     return 0;
@@ -482,7 +504,7 @@ int sked__engine_sync_app(sked_engine *e, const char *app,
 
     if (rc == 0) {
         e->synced = true;
-        sked__loop_changed(e->loop, NULL);
+        changed(e, NULL);
     }
     return rc;
 }
@@ -498,7 +520,7 @@ int sked_engine_schedule_apply(sked_engine *e, const char *app,
     rc = sked__store_schedule_apply(e->store, set, n, app ? app : e->app, prune,
                                     out, err);
     if (rc == 0)
-        sked__loop_changed(e->loop, NULL);
+        changed(e, NULL);
     return rc;
 }
 
