@@ -70,7 +70,9 @@ int direct_schedule_fail(const char *verb, const char *name,
 static sked_engine *engine_of(target *t, sked_error *err)
 {
     direct *d = (direct *) t;
-    sked_engine_options opts = {.db_url = direct_db_url(d->db)};
+    /* A client engine: it loads no schedules, so that a command opens
+     * at once however many there are. */
+    sked_engine_options opts = {.db_url = direct_db_url(d->db), .client = true};
     sked_error why;
     int rc;
 
