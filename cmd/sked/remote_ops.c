@@ -2,9 +2,9 @@
 /* Remote mode (remote_ops.h): the target_ops of target.h as requests of
  * docs/api.md, their answers turned back into what direct mode returns.
  * Nothing here writes or reads a body by hand: a schedule is sent as
- * its definition, the model's object of sked__schedule_to_json without
- * the state the scheduler keeps (which the API refuses as read-only),
- * and comes back whole, read with SKED__SCHEDULE_JSON_STATE, so that
+ * the model's definition (sked__schedule_definition_json: without the
+ * state the scheduler keeps, which the API refuses as read-only), and
+ * comes back whole, read with SKED__SCHEDULE_JSON_STATE, so that
  * the commands print it from the very structure direct mode reads from
  * the store; the other answers are read with the readers beside their
  * writers (engine/answer.h); runs, workflows and events are the API's
@@ -30,14 +30,6 @@ static remote *remote_of(target *t)
 {
     return ((remote_target *) t)->r;
 }
-
-/* The fields of a schedule object that are the scheduler's, not the
- * definition's. */
-static const char *const state_keys[] = {
-    "status",        "source",     "app",          "next_fire_at",
-    "last_fired_at", "last_error", "runs_created", "consecutive_failures",
-    "created_at",    "updated_at", NULL,
-};
 
 char *remote_path(const char *prefix, const char *name, const char *suffix)
 {
@@ -75,24 +67,15 @@ static int get_json(remote *r, char *path, json_t **out, sked_error *err)
 
 /* ---- schedules ----------------------------------------------------------- */
 
-/* The definition of S as the API takes it; KEEP_NAME for create and
- * apply (PATCH names the schedule in its path). */
+/* The definition of S as the API takes it, the model's; KEEP_NAME for
+ * create and apply (PATCH names the schedule in its path). */
 static json_t *definition(const sked_schedule *s, bool keep_name,
                           sked_error *err)
 {
     json_t *j = NULL;
 
-    if (sked__schedule_to_json(s, &j, err) < 0)
+    if (sked__schedule_definition_json(s, &j, err) < 0)
         return NULL;
-    for (const char *const *k = state_keys; *k; k++)
-        json_object_del(j, *k);
-    /* A request flag: not part of what the server writes back. */
-    if (s->allow_past &&
-        json_object_set_new(j, "allow_past", json_true()) != 0) {
-        json_decref(j);
-        sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-        return NULL;
-    }
     if (!keep_name) {
         json_object_del(j, "name");
         json_object_del(j, "paused");

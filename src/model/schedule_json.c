@@ -207,6 +207,27 @@ int sked__schedule_to_json_text(const sked_schedule *s, char **out,
     return 0;
 }
 
+int sked__schedule_definition_json(const sked_schedule *s, json_t **out,
+                                   sked_error *err)
+{
+    json_t *o = NULL;
+    int rc = sked__schedule_to_json(s, &o, err);
+
+    for (size_t i = 0; rc == 0 && i < NFIELDS; i++)
+        if (fields[i].state)
+            json_object_del(o, fields[i].key);
+    /* A request flag: never written back, so not in the object above. */
+    if (rc == 0 && s->allow_past &&
+        json_object_set_new(o, "allow_past", json_true()) != 0)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (rc != 0) {
+        json_decref(o);
+        return rc;
+    }
+    *out = o;
+    return 0;
+}
+
 /* ---- reading ---------------------------------------------------------- */
 
 static int type_error(const char *key, const char *what, sked_error *err)

@@ -47,6 +47,12 @@ int sked__schedule_to_json(const sked_schedule *s, json_t **out,
 int sked__schedule_to_json_text(const sked_schedule *s, char **out,
                                 sked_error *err);
 
+/* Build the definition of S as a request gives it (POST, PUT): the
+ * object of sked__schedule_to_json without the read-only state fields,
+ * with "allow_past" when S has it. OUT: *out, a new reference. */
+int sked__schedule_definition_json(const sked_schedule *s, json_t **out,
+                                   sked_error *err);
+
 /* Apply the fields present in the object OBJ to *s (a PATCH): a time spec
  * given replaces the old one. *s is changed only on success. Returns 0,
  * SKED_ESYNTAX (unknown field), SKED_EINVAL (wrong type, read-only field,

@@ -395,6 +395,54 @@ static void test_json_round_trip(void **state)
     sked_schedule_done(&back);
 }
 
+/* The definition of a schedule read whole, state included (what remote
+ * mode reads from the API), is a body the API's reader takes (no
+ * read-only field in it), and reads back to the same definition. */
+static void test_json_definition(void **state)
+{
+    static const char *const text =
+        "{\"name\":\"n\",\"workflow\":\"w\",\"cron\":\"0 9 * * *\","
+        "\"timezone\":\"Europe/Paris\",\"context\":{\"k\":1},"
+        "\"catchup\":\"all\",\"overlap\":\"buffer_one\",\"paused\":true,"
+        "\"description\":\"d\",\"status\":\"paused\",\"source\":\"code\","
+        "\"app\":\"demo\",\"next_fire_at\":\"2026-01-01T08:00:00Z\","
+        "\"last_fired_at\":\"2025-12-31T08:00:00Z\",\"last_error\":\"e\","
+        "\"runs_created\":7,\"consecutive_failures\":2,"
+        "\"created_at\":\"2025-01-01T00:00:00Z\","
+        "\"updated_at\":\"2025-06-01T00:00:00Z\"}";
+    sked_schedule s, back;
+    json_t *def = NULL, *def2 = NULL;
+    char *body;
+
+    (void) state;
+    assert_int_equal(sked__schedule_from_json_text(text, strlen(text),
+                                                   SKED__SCHEDULE_JSON_STATE,
+                                                   &s, NULL),
+                     0);
+    for (int allow_past = 0; allow_past <= 1; allow_past++) {
+        s.allow_past = allow_past;
+        assert_int_equal(sked__schedule_definition_json(&s, &def, NULL), 0);
+        assert_null(json_object_get(def, "next_fire_at"));
+        assert_null(json_object_get(def, "status"));
+        assert_true(json_is_true(json_object_get(def, "paused")));
+        assert_int_equal(json_object_get(def, "allow_past") != NULL,
+                         allow_past);
+        body = json_dumps(def, JSON_COMPACT);
+        assert_non_null(body);
+        assert_int_equal(
+            sked__schedule_from_json_text(body, strlen(body), 0, &back, NULL),
+            0);
+        assert_int_equal(back.allow_past, allow_past);
+        assert_int_equal(sked__schedule_definition_json(&back, &def2, NULL), 0);
+        assert_true(json_equal(def, def2));
+        free(body);
+        json_decref(def);
+        json_decref(def2);
+        sked_schedule_done(&back);
+    }
+    sked_schedule_done(&s);
+}
+
 struct json_bad {
     const char *text;
     int code;
@@ -547,6 +595,7 @@ int main(void)
         cmocka_unit_test(test_enum_names),
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_json_definition),
         cmocka_unit_test(test_json_bad),
         cmocka_unit_test(test_json_patch_replaces_spec),
     };
