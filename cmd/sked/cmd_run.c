@@ -98,6 +98,13 @@ static int list_print(const json_t *page)
     return cli_flush();
 }
 
+/* An empty filter is no filter, as the API takes it: the same query in
+ * both modes. */
+static const char *given(const char *v)
+{
+    return v && *v ? v : NULL;
+}
+
 static int run_list(const cli_cmd *self, int argc, char **argv)
 {
     const char *db = NULL, *server = NULL, *limit = NULL;
@@ -125,6 +132,10 @@ static int run_list(const cli_cmd *self, int argc, char **argv)
     if (limit && (rc = cli_parse_count(self, "--limit", limit, 1, 1000, &n)))
         return rc;
     q.limit = (size_t) n;
+    q.status = given(q.status);
+    q.schedule = given(q.schedule);
+    q.workflow = given(q.workflow);
+    q.cursor = given(q.cursor);
     if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     sked_error_clear(&err);

@@ -12,8 +12,12 @@
 #    overlap skip, 4), backfill (and a range over the cap), preview,
 #    simulate, delete, not found (3); apply and --prune; runs: list, get,
 #    start with an idempotency key, cancel (and again: 4); workflow list;
-#    events. Human and --json outputs. The two transcripts are compared
-#    line by line, instants of "now" and the ids made of them replaced.
+#    events. Human and --json outputs; a schedule with every field of a
+#    definition set, then changed. The two transcripts are compared line
+#    by line, instants of "now" and the ids made of them replaced. Every
+#    command that takes --server, and every option of it, must appear in
+#    the scenario (read from the commands' own --help): a command or an
+#    option added without being compared here fails.
 # 2. Where the server is: --server before or after the command,
 #    $SKED_SERVER, a trailing slash; --db with --server is a usage error
 #    (2); an unreachable server is one line and exit 1.
@@ -116,6 +120,19 @@ scenario() {
     sk schedule create report "0 9 * * *" --name s4 --catchup-max 0
     sk schedule create report "0 9 * * *" --name s4 --overlap sometimes
     sk schedule create "bad name" "0 9 * * *"
+    # Every field of a definition, through each mode's body; nothing of
+    # it fires while the scenario runs (it starts in 2030, or is paused).
+    sk schedule create etl "*/30 * * * *" --name s5 --timezone America/New_York \
+        --dst cadence --catchup all --catchup-max 3 --catchup-window 2h \
+        --overlap buffer_all --context '{"k": [1, "x"]}' --priority -3 \
+        --queue q5 --jitter 90s --start-at 2030-01-01T00:00:00Z \
+        --end-at 2031-01-01T00:00:00Z --max-runs 50 --pause-after-failures 4 \
+        --description "every field" --json
+    sk schedule create report --at 2020-01-01T00:00:00Z --allow-past \
+        --name s6 --paused --json
+    sk schedule create report --at 2020-01-01T00:00:00Z --name s7
+    sk schedule create etl --every 1d --anchor 2030-01-01T00:00:00Z \
+        --automatic-backfill --name s8
     # -- read
     sk schedule get s1
     sk schedule get s2 --json
@@ -131,6 +148,17 @@ scenario() {
     sk schedule update s2 --every 8h --json
     sk schedule update s1 --jitter 2h
     sk schedule update nope --priority 1
+    sk schedule update s5 --workflow report --cron "15 3 * * *" \
+        --automatic-backfill --json
+    sk schedule update s5 --no-automatic-backfill --every 2h \
+        --anchor 2030-01-01T00:00:00Z --queue "" --description "" --json
+    sk schedule update s5 --timezone Asia/Kolkata --dst once --catchup skip \
+        --catchup-window 1d --overlap skip --context '{}' \
+        --start-at 2030-02-01T00:00:00Z --end-at 2030-12-01T00:00:00Z \
+        --max-runs 0 --pause-after-failures 0 --json
+    sk schedule update s5 --catchup-max 0
+    sk schedule update s6 --at 2021-01-01T00:00:00Z --allow-past --json
+    sk schedule pause s5 --json
     sk schedule pause s1
     sk schedule pause nope
     sk schedule resume s1 --json
@@ -140,6 +168,7 @@ scenario() {
     t1=$out
     sk schedule trigger s1
     sk schedule trigger nope
+    sk schedule trigger s5 --json
     sk schedule backfill s2 --start 2026-01-01T00:00:00Z \
         --end 2026-01-03T00:00:00Z
     sk schedule backfill s2 --start 2026-01-01T00:00:00Z \
@@ -162,6 +191,8 @@ scenario() {
         --to 2028-01-03T00:00:00Z --json
     sk schedule simulate nope --from 2026-01-01T00:00:00Z \
         --to 2026-01-03T00:00:00Z
+    sk schedule simulate s5 --from 2030-03-01T00:00:00Z \
+        --to 2030-03-02T00:00:00Z --run-duration 3h --tick 5s
     # -- apply
     sk apply "$tmp/apply1.yaml"
     sk apply "$tmp/apply1.yaml" --json
@@ -173,6 +204,12 @@ scenario() {
     sk run list --limit 2
     sk run list --schedule s2 --json
     sk run list --status sleeping
+    sk run list --workflow report --limit 1
+    sk run list --workflow report --limit 1 --json
+    c=$(printf '%s' "$out" | sed -n 's/.*"next_cursor": "\([^"]*\)".*/\1/p')
+    sk run list --workflow report --limit 2 --cursor "$c"
+    sk run list --status pending --schedule s1 --json
+    sk run list --status "" --schedule "" --workflow "" --cursor "" --limit 1
     sk run get "$t1"
     sk run get sched-s2-2026-01-01T08:00:00Z --json
     sk run get nope
@@ -191,6 +228,7 @@ scenario() {
     sk schedule delete s3
     sk schedule delete s3
     sk schedule delete s2 --json
+    sk schedule delete s6
     sk schedule get s3
     sk events --limit 5
     sk events --after 5 --limit 3 --json
@@ -227,9 +265,9 @@ $(head -c 6000 "$tmp/diff")"
 fi
 # The scenario did what it says (not two identical failures).
 n=$(grep -c '^\$ sked' "$tmp/direct.norm")
-check scenario.commands "$n" 71
+check scenario.commands "$n" 89
 check scenario.exits "$(grep '^exit ' "$tmp/remote.norm" | sort | uniq -c |
-    awk '{printf "%s:%s ", $3, $1}')" "0:45 1:12 2:1 3:10 4:3 "
+    awk '{printf "%s:%s ", $3, $1}')" "0:61 1:14 2:1 3:10 4:3 "
 grep -q '^created schedule s1 (active); next: 2027-01-01T09:00:00+01:00$' \
     "$tmp/remote.norm" && pass || fail scenario.create "no created line"
 grep -q '^stderr: sked: cannot trigger schedule "s1": ' "$tmp/remote.norm" &&
@@ -238,6 +276,43 @@ grep -q '^backfill of s2: 5 created, 0 skipped (already existed)$' \
     "$tmp/remote.norm" && pass || fail scenario.backfill "no backfill line"
 grep -q '^stderr: sked: invalid --timezone "Europe/Pariss": timezone: ' \
     "$tmp/remote.norm" && pass || fail scenario.invalid "no timezone error"
+
+# The scenario compares every command that takes --server, with each of
+# its options: a command or an option added without a line here fails.
+# Only --follow, which never ends, is compared apart (4).
+commands() { # the commands of "sked [GROUP] --help"
+    "$bin" "$@" --help | awk '/^Commands:/ { f = 1; next }
+        f && /^  [a-z]/ { print $1; next } f { exit }'
+}
+leaves=
+for c in $(commands); do
+    [ "$c" = help ] && continue
+    subs=$(commands "$c")
+    if [ -n "$subs" ]; then
+        for s in $subs; do leaves="$leaves $c:$s"; done
+    else
+        leaves="$leaves $c"
+    fi
+done
+for leaf in $leaves; do
+    cmd=${leaf/:/ }
+    help=$("$bin" $cmd --help)
+    case $help in *--server*) ;; *) continue ;; esac
+    lines=$(grep -E "^\\\$ sked $cmd( |\$)" "$tmp/direct.txt")
+    if [ -z "$lines" ]; then
+        fail "scenario.every.$leaf" "no line of the scenario runs sked $cmd"
+        continue
+    fi
+    for opt in $(printf '%s\n' "$help" |
+        sed -nE 's/^  (-[a-z], )?(--[a-z-]+).*/\2/p' | sort -u); do
+        case $opt in --db | --server | --help | --follow) continue ;; esac
+        short=$(printf '%s\n' "$help" | sed -nE "s/^  (-[a-z]), $opt .*/\\1/p")
+        if ! printf '%s\n' "$lines" | grep -qE -- " ($opt${short:+|$short})( |\$)"; then
+            fail "scenario.every.$leaf$opt" "no line runs sked $cmd $opt"
+        fi
+    done
+    pass
+done
 
 # ---- 2. where the server is -----------------------------------------------
 "$bin" --server "$url" schedule get s1 --json >"$tmp/a" 2>&1
