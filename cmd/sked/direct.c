@@ -313,7 +313,7 @@ static int event_follow(target *t, int64_t after, target_event_fn fn, void *ctx,
     return 0;
 }
 
-static void close_direct(target *t)
+static void done(target *t)
 {
     direct *d = (direct *) t;
 
@@ -322,26 +322,7 @@ static void close_direct(target *t)
     free(d);
 }
 
-static const target_ops direct_ops = {
-    .schedule_get = schedule_get,
-    .schedule_create = schedule_create,
-    .schedule_update = schedule_update,
-    .schedule_list = schedule_list,
-    .schedule_pause = schedule_pause,
-    .schedule_resume = schedule_resume,
-    .schedule_delete = schedule_delete,
-    .schedule_trigger = schedule_trigger,
-    .schedule_backfill = schedule_backfill,
-    .schedule_apply = schedule_apply,
-    .run_list = run_list,
-    .run_get = run_get,
-    .run_cancel = run_cancel,
-    .run_start = run_start,
-    .workflow_list = workflow_list,
-    .event_list = event_list,
-    .event_follow = event_follow,
-    .close = close_direct,
-};
+static const target_ops direct_ops = {TARGET_OPS(TARGET_OP)};
 
 int direct_target_open(const char *db, sked_tzdb *tzdb, target **out)
 {

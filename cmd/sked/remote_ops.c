@@ -400,32 +400,13 @@ static int event_follow(target *t, int64_t after, target_event_fn fn, void *ctx,
     return remote_stream(remote_of(t), path, on_event, &f, stop, err);
 }
 
-static void close_remote(target *t)
+static void done(target *t)
 {
     remote_close(remote_of(t));
     free(t);
 }
 
-static const target_ops remote_ops = {
-    .schedule_get = schedule_get,
-    .schedule_create = schedule_create,
-    .schedule_update = schedule_update,
-    .schedule_list = schedule_list,
-    .schedule_pause = schedule_pause,
-    .schedule_resume = schedule_resume,
-    .schedule_delete = schedule_delete,
-    .schedule_trigger = schedule_trigger,
-    .schedule_backfill = schedule_backfill,
-    .schedule_apply = schedule_apply,
-    .run_list = run_list,
-    .run_get = run_get,
-    .run_cancel = run_cancel,
-    .run_start = run_start,
-    .workflow_list = workflow_list,
-    .event_list = event_list,
-    .event_follow = event_follow,
-    .close = close_remote,
-};
+static const target_ops remote_ops = {TARGET_OPS(TARGET_OP)};
 
 int remote_target_open(const char *url, sked_tzdb *tzdb, target **out)
 {

@@ -38,7 +38,7 @@ int target_open(const cli_cmd *self, const char *db, const char *server,
 void target_close(target *t)
 {
     if (t)
-        t->ops->close(t);
+        t->ops->done(t);
 }
 
 const sked_tz *schedule_zone_of(sked_tzdb *db, const sked_schedule *s)

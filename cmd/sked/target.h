@@ -95,8 +95,33 @@ typedef struct target_ops {
     int (*event_follow)(target *t, int64_t after, target_event_fn fn, void *ctx,
                         volatile const int *stop, sked_error *err);
 
-    void (*close)(target *t);
+    /* Close T and free it. */
+    void (*done)(target *t);
 } target_ops;
+
+/* Every operation of target_ops, for the implementations' tables: each
+ * names its functions as the members, and fills the table with
+ * TARGET_OPS(TARGET_OP), so that one it lacks does not compile. */
+#define TARGET_OPS(X)                                                          \
+    X(schedule_get)                                                            \
+    X(schedule_create)                                                         \
+    X(schedule_update)                                                         \
+    X(schedule_list)                                                           \
+    X(schedule_pause)                                                          \
+    X(schedule_resume)                                                         \
+    X(schedule_delete)                                                         \
+    X(schedule_trigger)                                                        \
+    X(schedule_backfill)                                                       \
+    X(schedule_apply)                                                          \
+    X(run_list)                                                                \
+    X(run_get)                                                                 \
+    X(run_cancel)                                                              \
+    X(run_start)                                                               \
+    X(workflow_list)                                                           \
+    X(event_list)                                                              \
+    X(event_follow)                                                            \
+    X(done)
+#define TARGET_OP(name) .name = name,
 
 /* The part every implementation starts with. */
 struct target {
