@@ -9,6 +9,11 @@
  * Changes made through this engine apply at once; changes made by others
  * are reread every tick (and at once on PostgreSQL, by LISTEN/NOTIFY).
  *
+ * This header is the one way into the engine for the rest of sked as for
+ * embedders: the HTTP API, the CLI on a database and the server use
+ * these functions and nothing of the engine's inside. Lists come back as
+ * pages of structs the caller frees with one function.
+ *
  * Every function here is thread-safe. libsked never logs: what happened
  * is reported as events, to subscribers and in the store. */
 #ifndef SKED_ENGINE_H

@@ -42,11 +42,6 @@ sked_store *sked__engine_store(sked_engine *e)
     return e->store;
 }
 
-sked_loop *sked__engine_loop(sked_engine *e)
-{
-    return e->loop;
-}
-
 int sked_engine_ready(sked_engine *e, sked_error *err)
 {
     sked_store_fault f;

@@ -173,26 +173,18 @@ int sked_engine_run_start(sked_engine *e, const char *workflow,
                           const char *input_json, const char *idempotency_key,
                           char **out_run_id, sked_error *err)
 {
-    return sked__engine_run_start(e, workflow, input_json, idempotency_key,
-                                  out_run_id, NULL, err);
-}
-
-int sked_engine_run_start_ex(sked_engine *e, const char *workflow,
-                             const char *input_json,
-                             const char *idempotency_key, char **out_run_id,
-                             bool *created, sked_error *err)
-{
-    return sked__engine_run_start(e, workflow, input_json, idempotency_key,
-                                  out_run_id, created, err);
+    return sked_engine_run_start_ex(e, workflow, input_json, idempotency_key,
+                                    out_run_id, NULL, err);
 }
 
 _Static_assert(sizeof "api--key-" - 1 + SKED_NAME_MAX + SKED_RUN_KEY_MAX <=
                    SKED_RUN_ID_MAX,
                "an API run id must fit SKED_RUN_ID_MAX");
 
-int sked__engine_run_start(sked_engine *e, const char *workflow,
-                           const char *input_json, const char *idempotency_key,
-                           char **out_run_id, bool *created, sked_error *err)
+int sked_engine_run_start_ex(sked_engine *e, const char *workflow,
+                             const char *input_json,
+                             const char *idempotency_key, char **out_run_id,
+                             bool *created, sked_error *err)
 {
     char id[SKED_RUN_ID_MAX + 1];
     char ts[SKED_TIME_STRLEN];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The engine's inside (engine.c), for the layers that sit beside it in
- * sked itself: the server's metrics and logs. Not installed. */
+/* The engine's inside (engine.c), for src/engine/ alone (and tests):
+ * every other part of sked reaches the engine through sked/engine.h
+ * (tests/lint/layers.py checks it). Not installed. */
 #ifndef SKED_ENGINE_ENGINE_INT_H
 #define SKED_ENGINE_ENGINE_INT_H
 
@@ -79,21 +80,12 @@ int sked__engine_define(sked_engine *e, sked_workflow **list, size_t n,
 int sked__engine_work(sked_engine *e, size_t max, size_t *done,
                       sked_error *err);
 
-/* sked_engine_run_start, telling in *created (may be NULL) whether this
- * call created the run: false when IDEMPOTENCY_KEY named one that
- * existed (the API answers 200 rather than 201). */
-int sked__engine_run_start(sked_engine *e, const char *workflow,
-                           const char *input_json, const char *idempotency_key,
-                           char **out_run_id, bool *created, sked_error *err);
-
 /* Start and stop the execution side (engine_exec.c). */
 int sked__engine_exec_start(sked_engine *e, sked_error *err);
 void sked__engine_exec_stop(sked_engine *e);
 
-/* The engine's store and scheduler loop, borrowed until
- * sked_engine_close. */
+/* The engine's store, borrowed until sked_engine_close. */
 sked_store *sked__engine_store(sked_engine *e);
-sked_loop *sked__engine_loop(sked_engine *e);
 
 /* The occurrences of SCHEDULE dropped for reason R since the engine
  * opened (sked_schedule_missed_total{schedule,reason}). */

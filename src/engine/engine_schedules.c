@@ -83,6 +83,38 @@ int sked_run_id_of(const char *name, sked_time at, char *buf, size_t size)
     return sked__run_id_scheduled(name, at, buf, size);
 }
 
+/* The down intervals of O in the simulator's shape into *out (NULL when
+ * none; free it). Over SKED_SIM_DOWN_MAX the simulator refuses before it
+ * reads any interval: no more than that are copied. */
+static int down_copy(const sked_simulate_options *o, sked_sim_down **out,
+                     sked_error *err)
+{
+    size_t n = o->ndown < SKED_SIM_DOWN_MAX ? o->ndown : SKED_SIM_DOWN_MAX;
+
+    *out = NULL;
+    if (o->ndown > 0 && !o->down)
+        return sked__error_set(err, SKED_EINVAL, "down", -1,
+                               "%zu intervals and no array", o->ndown);
+    if (n > 0 && !(*out = sked__calloc(n, sizeof **out)))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t i = 0; i < n; i++)
+        (*out)[i] = (sked_sim_down){o->down[i].from, o->down[i].to};
+    return 0;
+}
+
+/* The simulator's record X as a decision of the public shape. */
+static sked_sim_decision decision_of(const sked_sim_record *x)
+{
+    return (sked_sim_decision){.occurrence = x->occurrence,
+                               .at = x->at,
+                               .fire = x->fire != 0,
+                               .why = x->why,
+                               .catchup = x->fire &&
+                                          x->trigger == SKED_TRIGGER_CATCHUP,
+                               .buffered = x->buffered != 0,
+                               .cancel_active = x->cancel_active != 0};
+}
+
 int sked_schedule_simulate(const sked_schedule *s, const sked_tz *tz,
                            const sked_simulate_options *o, sked_simulation *out,
                            sked_error *err)
@@ -94,10 +126,8 @@ int sked_schedule_simulate(const sked_schedule *s, const sked_tz *tz,
     if (!s || !o || !out)
         return sked__error_set(err, SKED_EINVAL, NULL, -1,
                                "a schedule, options and an output");
-    if (o->ndown > 0 && !(down = sked__calloc(o->ndown, sizeof *down)))
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    for (size_t i = 0; i < o->ndown; i++)
-        down[i] = (sked_sim_down){o->down[i].from, o->down[i].to};
+    if ((rc = down_copy(o, &down, err)) != 0)
+        return rc;
     sked_sim_in in = {.s = s,
                       .tz = tz,
                       .from = o->from,
@@ -111,19 +141,10 @@ int sked_schedule_simulate(const sked_schedule *s, const sked_tz *tz,
     if (rc != 0)
         return rc;
     sked_sim_decision *d = sked__calloc(r.n ? r.n : 1, sizeof *d);
-    for (size_t i = 0; d && i < r.n; i++) {
-        const sked_sim_record *x = &r.records[i];
-
-        d[i] = (sked_sim_decision){
-            .occurrence = x->occurrence,
-            .at = x->at,
-            .fire = x->fire != 0,
-            .why = x->why,
-            .catchup = x->fire && x->trigger == SKED_TRIGGER_CATCHUP,
-            .buffered = x->buffered != 0,
-            .cancel_active = x->cancel_active != 0};
-    }
-    *out = (sked_simulation){d, d ? r.n : 0};
+    for (size_t i = 0; d && i < r.n; i++)
+        d[i] = decision_of(&r.records[i]);
+    if (d)
+        *out = (sked_simulation){d, r.n};
     sked__simulate_done(&r);
     return d ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
 }
