@@ -107,6 +107,7 @@ _Static_assert(sizeof(sked_source) == sizeof(int), "enum size");
      NUM_##kind(def),                                                          \
      TXT_##kind(def),                                                          \
      EN_##kind(en),                                                            \
+     help,                                                                     \
      desc},
 
 const sked__sfield sked__sfields[SKED__SF_COUNT] = {

@@ -63,6 +63,7 @@ typedef struct sked__sfield {
     int64_t def;          /* numbers: the default */
     const char *sdef;     /* strings: what NULL stands for when stored */
     const sked__enum *en; /* ENUM */
+    const char *help;     /* the CLI's --help lines ("": the command's own) */
     const char *desc;
 } sked__sfield;
 
