@@ -474,3 +474,138 @@ int sked__schedule_from_json_text(const char *text, size_t len, unsigned flags,
     json_decref(obj);
     return rc;
 }
+
+/* ---- the OpenAPI schema ----------------------------------------------- */
+
+/* The JSON Schema type of F's values. */
+static json_t *schema_type(const field *f)
+{
+    switch (f->kind) {
+    case SKED__SK_NAME:
+        return f->lo > 0 ? json_string("string")
+                         : json_pack("[s, s]", "string", "null");
+    case SKED__SK_STR:
+    case SKED__SK_CRON:
+    case SKED__SK_AT:
+    case SKED__SK_INSTANT:
+        return json_pack("[s, s]", "string", "null");
+    case SKED__SK_EVERY:
+        return json_pack("[s, s]", "number", "null");
+    case SKED__SK_DUR:
+        return json_string("number");
+    case SKED__SK_I32:
+    case SKED__SK_I64:
+        return json_string("integer");
+    case SKED__SK_BOOL:
+    case SKED__SK_PAUSED:
+        return json_string("boolean");
+    case SKED__SK_CONTEXT:
+        return json_string("object");
+    case SKED__SK_ENUM:
+        return json_string("string");
+    }
+    return json_null();
+}
+
+/* Tell whether F is a number with bounds narrower than its type's. */
+static bool ranged(const field *f)
+{
+    switch (f->kind) {
+    case SKED__SK_EVERY:
+    case SKED__SK_DUR:
+        return true;
+    case SKED__SK_I32:
+        return f->lo != INT32_MIN || f->hi != INT32_MAX;
+    case SKED__SK_I64:
+        return f->lo != INT64_MIN || f->hi != INT64_MAX;
+    default:
+        return false;
+    }
+}
+
+/* F's default as the API writes it; NULL when it has none to show. */
+static json_t *schema_default(const field *f, int64_t unit)
+{
+    if (f->role == SKED__SR_STATE || f->role == SKED__SR_CREATED)
+        return NULL;
+    if (f->sdef)
+        return json_string(f->sdef);
+    switch (f->kind) {
+    case SKED__SK_ENUM:
+        return json_string(f->en->names[f->def]);
+    case SKED__SK_BOOL:
+    case SKED__SK_PAUSED:
+        return json_boolean(f->def);
+    case SKED__SK_DUR:
+    case SKED__SK_I32:
+    case SKED__SK_I64:
+        return json_integer(f->def / unit);
+    default:
+        return NULL;
+    }
+}
+
+/* Add to the property P of F its bounds and default, in the API's units
+ * (seconds for durations). */
+static int schema_bounds(const field *f, json_t *p)
+{
+    int64_t unit = f->kind == SKED__SK_DUR || f->kind == SKED__SK_EVERY
+                       ? SKED_USEC_PER_SEC
+                       : 1;
+    json_t *def = schema_default(f, unit);
+    int rc = 0;
+
+    if (f->kind == SKED__SK_ENUM) {
+        json_t *names = json_array();
+        for (int i = 0; names && i < f->en->count; i++)
+            rc |= json_array_append_new(names, json_string(f->en->names[i]));
+        rc |= json_object_set_new(p, "enum", names);
+    }
+    if ((f->kind == SKED__SK_STR || f->kind == SKED__SK_NAME) && f->hi > 0)
+        rc |= json_object_set_new(p, "maxLength", json_integer(f->hi));
+    if (ranged(f)) {
+        rc |= json_object_set_new(p, "minimum", json_integer(f->lo / unit));
+        rc |= json_object_set_new(p, "maximum", json_integer(f->hi / unit));
+    }
+    if (def)
+        rc |= json_object_set_new(p, "default", def);
+    return rc ? SKED_ENOMEM : 0;
+}
+
+/* The property of F: its type, description, bounds and whether the API
+ * only shows it (state) or only takes it (a request flag). */
+static json_t *schema_property(const field *f)
+{
+    json_t *p =
+        json_pack("{s:o, s:s}", "type", schema_type(f), "description", f->desc);
+    int rc = p ? schema_bounds(f, p) : SKED_ENOMEM;
+
+    if (rc == 0 && is_state(f))
+        rc = json_object_set_new(p, "readOnly", json_true());
+    if (rc == 0 && f->role == SKED__SR_REQUEST)
+        rc = json_object_set_new(p, "writeOnly", json_true());
+    if (rc != 0) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
+}
+
+json_t *sked__schedule_json_schema(void)
+{
+    json_t *props = json_object();
+
+    for (size_t i = 0; props && i < SKED__SF_COUNT; i++) {
+        const field *f = &sked__sfields[i];
+
+        if (f->json &&
+            json_object_set_new(props, f->json, schema_property(f)) != 0) {
+            json_decref(props);
+            props = NULL;
+        }
+    }
+    if (!props)
+        return NULL;
+    return json_pack("{s:s, s:o, s:b}", "type", "object", "properties", props,
+                     "additionalProperties", 0);
+}
