@@ -115,85 +115,29 @@ static const char *name_of(const sked__enum *e, int v)
     return e->names[v];
 }
 
-const char *sked_catchup_name(sked_catchup c)
-{
-    return name_of(&sked__enum_catchup, (int) c);
-}
+/* The public name and parse functions of the enumeration TYPE, whose
+ * names are sked__enum_E. */
+#define ENUM_API(type, name_fn, parse_fn, e)                                   \
+    const char *name_fn(type v)                                                \
+    {                                                                          \
+        return name_of(&sked__enum_##e, (int) v);                              \
+    }                                                                          \
+    int parse_fn(const char *s, const char *field, type *out, sked_error *err) \
+    {                                                                          \
+        int v = 0;                                                             \
+        int rc = sked__enum_parse(&sked__enum_##e, s, field, &v, err);         \
+                                                                               \
+        if (rc == 0 && out)                                                    \
+            *out = (type) v;                                                   \
+        return rc;                                                             \
+    }
 
-const char *sked_overlap_name(sked_overlap o)
-{
-    return name_of(&sked__enum_overlap, (int) o);
-}
-
-const char *sked_schedule_status_name(sked_schedule_status s)
-{
-    return name_of(&sked__enum_status, (int) s);
-}
-
-const char *sked_source_name(sked_source s)
-{
-    return name_of(&sked__enum_source, (int) s);
-}
-
-const char *sked_spec_kind_name(sked_spec_kind k)
-{
-    return name_of(&sked__enum_kind, (int) k);
-}
-
-int sked_catchup_parse(const char *s, const char *field, sked_catchup *out,
-                       sked_error *err)
-{
-    int v = 0;
-    int rc = sked__enum_parse(&sked__enum_catchup, s, field, &v, err);
-
-    if (rc == 0 && out)
-        *out = (sked_catchup) v;
-    return rc;
-}
-
-int sked_overlap_parse(const char *s, const char *field, sked_overlap *out,
-                       sked_error *err)
-{
-    int v = 0;
-    int rc = sked__enum_parse(&sked__enum_overlap, s, field, &v, err);
-
-    if (rc == 0 && out)
-        *out = (sked_overlap) v;
-    return rc;
-}
-
-int sked_schedule_status_parse(const char *s, const char *field,
-                               sked_schedule_status *out, sked_error *err)
-{
-    int v = 0;
-    int rc = sked__enum_parse(&sked__enum_status, s, field, &v, err);
-
-    if (rc == 0 && out)
-        *out = (sked_schedule_status) v;
-    return rc;
-}
-
-int sked_source_parse(const char *s, const char *field, sked_source *out,
-                      sked_error *err)
-{
-    int v = 0;
-    int rc = sked__enum_parse(&sked__enum_source, s, field, &v, err);
-
-    if (rc == 0 && out)
-        *out = (sked_source) v;
-    return rc;
-}
-
-int sked_spec_kind_parse(const char *s, const char *field, sked_spec_kind *out,
-                         sked_error *err)
-{
-    int v = 0;
-    int rc = sked__enum_parse(&sked__enum_kind, s, field, &v, err);
-
-    if (rc == 0 && out)
-        *out = (sked_spec_kind) v;
-    return rc;
-}
+ENUM_API(sked_catchup, sked_catchup_name, sked_catchup_parse, catchup)
+ENUM_API(sked_overlap, sked_overlap_name, sked_overlap_parse, overlap)
+ENUM_API(sked_schedule_status, sked_schedule_status_name,
+         sked_schedule_status_parse, status)
+ENUM_API(sked_source, sked_source_name, sked_source_parse, source)
+ENUM_API(sked_spec_kind, sked_spec_kind_name, sked_spec_kind_parse, kind)
 
 /* ---- validation ------------------------------------------------------- */
 

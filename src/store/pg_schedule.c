@@ -63,48 +63,44 @@ static const sked__pg_stmt SCHEDULE_LIST = {
 
 #define NUMLEN SKED__PG_NUMLEN
 
+/* A row of a result, read column by column (sked__schedule_col_fn). */
+struct pg_row {
+    const PGresult *res;
+    int row;
+};
+
+static int col_value(void *ctx, int col, bool as_int, sked__sval *v)
+{
+    const struct pg_row *r = ctx;
+    char *end;
+
+    *v = (sked__sval){.type = SKED__SV_NULL};
+    if (PQgetisnull(r->res, r->row, col))
+        return 0;
+    v->s = PQgetvalue(r->res, r->row, col);
+    v->type = SKED__SV_TEXT;
+    if (!as_int)
+        return 0;
+    errno = 0;
+    v->type = SKED__SV_INT;
+    v->i = strtoll(v->s, &end, 10);
+    return errno != 0 || *end != '\0' ? SKED_EIO : 0;
+}
+
 /* Read row ROW of RES into *out (a schedule it initialises). */
 static int row_to_schedule(const PGresult *res, int row, sked_schedule *out,
                            sked_error *err)
 {
-    sked_schedule s;
-    int col = 0, rc = 0;
+    struct pg_row r = {res, row};
+    int col, rc = sked__schedule_read(col_value, &r, out, &col);
 
-    sked_schedule_init(&s);
-    for (size_t i = 0; i < SKED__SF_COUNT && rc == 0; i++) {
-        const sked__sfield *f = &sked__sfields[i];
-        sked__sval v = {.type = SKED__SV_NULL};
-        char *end;
-
-        if (!sked__sf_stored(f))
-            continue;
-        if (!PQgetisnull(res, row, col)) {
-            v.type = SKED__SV_TEXT;
-            v.s = PQgetvalue(res, row, col);
-        }
-        if (v.type == SKED__SV_TEXT && sked__sf_stored_int(f)) {
-            errno = 0;
-            v.type = SKED__SV_INT;
-            v.i = strtoll(v.s, &end, 10);
-            if (errno != 0 || *end != '\0')
-                rc = SKED_EIO;
-        }
-        if (rc == 0)
-            rc = sked__sf_store_set(&s, f, &v);
-        col++;
-    }
-    if (rc == SKED_ENOMEM) {
-        sked_schedule_done(&s);
+    if (rc == SKED_ENOMEM)
         return sked__error_set(err, rc, NULL, -1, NULL);
-    }
-    if (rc < 0) {
-        sked_schedule_done(&s);
+    if (rc < 0)
         return sked__error_set(err, SKED_EIO, NULL, -1,
                                "PostgreSQL: schedule %s: bad value in "
                                "column %d",
-                               PQgetvalue(res, row, 0), col - 1);
-    }
-    *out = s;
+                               PQgetvalue(res, row, 0), col);
     return 0;
 }
 
@@ -133,22 +129,16 @@ static int schedule_write(sked__tx *tx, const sked_schedule *s, bool update,
                           int64_t *affected, sked_error *err)
 {
     sked__pg_stmt stmt = write_stmt(update);
+    sked__sval v[SKED__SF_COUNT];
     char nums[SKED__SF_COUNT][NUMLEN];
     const char *params[SKED__SF_COUNT];
+    int n = sked__schedule_params(s, update, v), rc;
     PGresult *res;
-    int k = 0, rc;
 
-    for (size_t i = 0; i < SKED__SF_COUNT; i++) {
-        const sked__sfield *f = &sked__sfields[i];
-        sked__sval v;
-
-        if (!sked__schedule_param(f, update))
-            continue;
-        v = sked__sf_store_get(s, f);
-        if (v.type == SKED__SV_INT)
-            (void) snprintf(nums[k], NUMLEN, "%" PRId64, v.i);
-        params[k] = v.type == SKED__SV_INT ? nums[k] : v.s;
-        k++;
+    for (int k = 0; k < n; k++) {
+        if (v[k].type == SKED__SV_INT)
+            (void) snprintf(nums[k], NUMLEN, "%" PRId64, v[k].i);
+        params[k] = v[k].type == SKED__SV_INT ? nums[k] : v[k].s;
     }
     rc = sked__pg_exec(tx, &stmt, params, &res, err);
     if (rc < 0)

@@ -16,6 +16,12 @@
 /* The update's WHERE is parameter 1: the key is the table's first row. */
 _Static_assert(SKED__SF_name == 0, "the key is the first field");
 
+/* Tell whether the field F is a parameter of the insert or update. */
+static bool is_param(const sked__sfield *f, bool update)
+{
+    return f->sql && !(update && f->role == SKED__SR_CREATED);
+}
+
 static char sql[2][2][SQL_MAX]; /* [mark is '$'][update] */
 static int nparams[2];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -52,7 +58,7 @@ static int build_one(char *buf, char mark, bool update)
     for (size_t i = 0; i < SKED__SF_COUNT; i++) {
         const sked__sfield *f = &sked__sfields[i];
 
-        if (!sked__schedule_param(f, update))
+        if (!is_param(f, update))
             continue;
         k++;
         if (!update)
@@ -86,4 +92,39 @@ int sked__schedule_sql_params(bool update)
 {
     pthread_once(&once, build);
     return nparams[update];
+}
+
+int sked__schedule_params(const sked_schedule *s, bool update, sked__sval *v)
+{
+    int k = 0;
+
+    for (size_t i = 0; i < SKED__SF_COUNT; i++)
+        if (is_param(&sked__sfields[i], update))
+            v[k++] = sked__sf_store_get(s, &sked__sfields[i]);
+    return k;
+}
+
+int sked__schedule_read(sked__schedule_col_fn get, void *ctx,
+                        sked_schedule *out, int *bad_col)
+{
+    sked_schedule r;
+    int col = 0, rc = 0;
+
+    sked_schedule_init(&r);
+    for (size_t i = 0; rc == 0 && i < SKED__SF_COUNT; i++) {
+        const sked__sfield *f = &sked__sfields[i];
+        sked__sval v;
+
+        if (!sked__sf_stored(f))
+            continue;
+        *bad_col = col;
+        if ((rc = get(ctx, col++, sked__sf_stored_int(f), &v)) == 0)
+            rc = sked__sf_store_set(&r, f, &v);
+    }
+    if (rc != 0) {
+        sked_schedule_done(&r);
+        return rc;
+    }
+    *out = r;
+    return 0;
 }

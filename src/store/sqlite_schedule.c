@@ -119,33 +119,25 @@ static int stmt(sked__tx *c, enum sched_stmt id, sqlite3_stmt **out,
  * SCHED_COLS order; 0 or an SQLite code. */
 static int sched_bind(sqlite3_stmt *s, const sked_schedule *r, bool update)
 {
-    int rc = 0, k = 0;
+    sked__sval v[SKED__SF_COUNT];
+    int n = sked__schedule_params(r, update, v), rc = 0;
 
-    for (size_t i = 0; i < SKED__SF_COUNT; i++) {
-        const sked__sfield *f = &sked__sfields[i];
-        sked__sval v;
-
-        if (!sked__schedule_param(f, update))
-            continue;
-        v = sked__sf_store_get(r, f);
-        k++;
-        if (v.type == SKED__SV_INT)
-            rc |= sqlite3_bind_int64(s, k, v.i);
-        else
-            rc |= bind_text(s, k, v.s);
-    }
+    for (int k = 0; k < n; k++)
+        rc |= v[k].type == SKED__SV_INT ? sqlite3_bind_int64(s, k + 1, v[k].i)
+                                        : bind_text(s, k + 1, v[k].s);
     return rc;
 }
 
-/* Read column COL of the current row of S, stored for F, into *v. Returns
- * 0 or SKED_ENOMEM. */
-static int col_value(sqlite3_stmt *s, int col, const sked__sfield *f,
-                     sked__sval *v)
+/* Read column COL of the current row of the statement CTX into *v
+ * (sked__schedule_col_fn). */
+static int col_value(void *ctx, int col, bool as_int, sked__sval *v)
 {
+    sqlite3_stmt *s = ctx;
+
     *v = (sked__sval){.type = SKED__SV_NULL};
     if (sqlite3_column_type(s, col) == SQLITE_NULL)
         return 0;
-    if (sked__sf_stored_int(f)) {
+    if (as_int) {
         *v = (sked__sval){.type = SKED__SV_INT,
                           .i = sqlite3_column_int64(s, col)};
         return 0;
@@ -159,28 +151,14 @@ static int col_value(sqlite3_stmt *s, int col, const sked__sfield *f,
 /* Read the current row of S (SCHED_COLS) into ROW, a sked_schedule. */
 static int sched_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
 {
-    sked_schedule r;
-    int col = 0, rc = 0;
+    int col, rc = sked__schedule_read(col_value, s, row, &col);
 
-    sked_schedule_init(&r);
-    for (size_t i = 0; rc == 0 && i < SKED__SF_COUNT; i++) {
-        const sked__sfield *f = &sked__sfields[i];
-        sked__sval v;
-
-        if (!sked__sf_stored(f))
-            continue;
-        if ((rc = col_value(s, col++, f, &v)) == 0)
-            rc = sked__sf_store_set(&r, f, &v);
-    }
-    if (rc != 0)
-        sked_schedule_done(&r);
     if (rc == SKED_ENOMEM)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc != 0)
         return sked__error_set(err, SKED_EIO, "db", -1,
                                "%.100s: schedule with an unknown enum value",
                                sked__sqlite_path(c));
-    *(sked_schedule *) row = r;
     return 0;
 }
 
