@@ -499,31 +499,7 @@ static int schedule_delete(const cli_cmd *self, int argc, char **argv)
 /* ---- the group ---------------------------------------------------------- */
 
 #define DEF_HELP                                                               \
-    "  --every D            an interval schedule: every D (1s to 366d)\n"      \
-    "  --at T               a one-time schedule at the RFC 3339 instant T\n"   \
-    "  --allow-past         with --at: accept a T already past (it fires\n"    \
-    "                       at once)\n"                                        \
-    "  --anchor T           with --every: occurrences are T + k*D\n"           \
-    "                       (default: the creation time)\n"                    \
-    "  --timezone TZ        IANA zone of the expression (default UTC)\n"       \
-    "  --dst once|cadence   DST policy (default once; see sked cron next)\n"   \
-    "  --catchup P          skip, latest (default) or all\n"                   \
-    "  --catchup-max N      late occurrences fired with catchup all,\n"        \
-    "                       1 to 1000 (default 10)\n"                          \
-    "  --catchup-window D   oldest late occurrence that still fires,\n"        \
-    "                       60s to 30d, seconds or a duration (default 1d)\n"  \
-    "  --overlap P          allow (default), skip, buffer_one, buffer_all\n"   \
-    "                       or cancel_other\n"                                 \
-    "  --context JSON       a JSON object handed to each run\n"                \
-    "  --priority N         lower runs first (default 0)\n"                    \
-    "  --queue Q            the queue of its runs (default: the workflow's)\n" \
-    "  --jitter D           delay each run by up to D, 0 to 1h\n"              \
-    "  --automatic-backfill catchup all, max 1000, window 30d\n"               \
-    "  --start-at T         no occurrence before T\n"                          \
-    "  --end-at T           no occurrence after T\n"                           \
-    "  --max-runs N         done after N runs (0: no limit)\n"                 \
-    "  --pause-after-failures N  pause after N failed runs in a row\n"         \
-    "  --description S      free text\n"                                       \
+    SCHED_OPTS_HELP                                                            \
     "  --json               print the schedule as JSON\n" TARGET_HELP          \
     "  -h, --help           show this help\n"                                  \
     "\n"                                                                       \

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The options that define a schedule (schedule_opts.h).
  *
- * One table lists them: the option, the field it sets (as
- * sked_schedule_validate names it), how its text is read, and where it
- * lives in sched_flags and in sked_schedule. Converting, validating and
- * reporting all walk the same table, so an error always names the option
- * the user typed. */
+ * They are the field table's (model/schedule_fields.h): each row with an
+ * option gives its name, the field it sets (as sked_schedule_validate
+ * names it), how its text is read (its kind), and its member in
+ * sched_flags and in sked_schedule. Converting, validating and reporting
+ * all walk the same table, so an error always names the option the user
+ * typed. */
 #include "schedule_opts.h"
 
 #include <errno.h>
@@ -16,82 +17,66 @@
 
 #include "direct.h"
 #include "model/schedule.h"
+#include "model/schedule_fields.h"
 
-typedef enum okind {
-    K_STR,     /* a string, required */
-    K_OPTSTR,  /* a string; "" clears it */
-    K_CRON,    /* the cron time spec */
-    K_EVERY,   /* the interval time spec */
-    K_AT,      /* the one-time spec */
-    K_DUR,     /* a duration, SPEC 2.3 */
-    K_TIME,    /* an RFC 3339 instant; "" clears it */
-    K_I32,     /* a whole number */
-    K_I64,     /* a whole number */
-    K_CATCHUP, /* an enum name */
-    K_OVERLAP,
-    K_DST,
-    K_CONTEXT, /* a JSON object */
-} okind;
+typedef sked__sfield orow;
 
-typedef struct orow {
-    const char *opt;   /* "catchup-max" */
-    const char *field; /* "catchup_max" */
-    okind kind;
-    size_t foff; /* the const char * in sched_flags */
-    size_t soff; /* the member of sked_schedule */
-} orow;
+/* Where each row's option lands in sched_flags (rows with an option). */
+#define FLAG_OFF_ENTRY(member)                                                 \
+    [SKED__SF_##member] = offsetof(sched_flags, member),
+#define FLAG_OFF(member, kind, ctype, en, role, ...)                           \
+    SCHED_FLAG_##role(FLAG_OFF_ENTRY(member))
+static const size_t flag_off[SKED__SF_COUNT] = {SKED_SCHEDULE_FIELDS(FLAG_OFF)};
 
-#define ROW(opt, field, kind, member)                                          \
-    {                                                                          \
-        opt, field, kind, offsetof(sched_flags, member),                       \
-            offsetof(sked_schedule, member)                                    \
-    }
+/* Tell whether R has an option, and whether it takes a value (else it is
+ * a flag). */
+static bool has_opt(const orow *r)
+{
+    return r->cli && r->role != SKED__SR_INTERNAL &&
+           r->role != SKED__SR_STATE && r->role != SKED__SR_CREATED;
+}
 
-static const orow rows[] = {
-    ROW("name", "name", K_STR, name),
-    ROW("workflow", "workflow", K_STR, workflow),
-    ROW("cron", "cron", K_CRON, cron),
-    ROW("every", "every", K_EVERY, every),
-    ROW("at", "at", K_AT, at),
-    ROW("anchor", "anchor", K_TIME, anchor),
-    ROW("timezone", "timezone", K_STR, timezone),
-    ROW("dst", "dst", K_DST, dst),
-    ROW("context", "context", K_CONTEXT, context),
-    ROW("catchup", "catchup", K_CATCHUP, catchup),
-    ROW("catchup-max", "catchup_max", K_I32, catchup_max),
-    ROW("catchup-window", "catchup_window", K_DUR, catchup_window),
-    ROW("overlap", "overlap", K_OVERLAP, overlap),
-    ROW("priority", "priority", K_I32, priority),
-    ROW("queue", "queue", K_OPTSTR, queue),
-    ROW("jitter", "jitter", K_DUR, jitter),
-    ROW("start-at", "start_at", K_TIME, start_at),
-    ROW("end-at", "end_at", K_TIME, end_at),
-    ROW("max-runs", "max_runs", K_I64, max_runs),
-    ROW("pause-after-failures", "pause_after_failures", K_I32,
-        pause_after_failures),
-    ROW("description", "description", K_OPTSTR, description),
-};
+static bool takes_value(const orow *r)
+{
+    return r->kind != SKED__SK_BOOL && r->kind != SKED__SK_PAUSED;
+}
 
-#define NROWS (sizeof rows / sizeof rows[0])
+static void *flag_at(sched_flags *f, const orow *r)
+{
+    return (char *) f + flag_off[r - sked__sfields];
+}
 
 static const char *flag_value(const sched_flags *f, const orow *r)
 {
-    return *(const char *const *) (const void *) ((const char *) f + r->foff);
+    return *(const char *const *) (const void *) ((const char *) f +
+                                                  flag_off[r - sked__sfields]);
 }
 
-/* The first three rows (name, workflow, cron) are each command's own. */
-#define FIRST_COMMON 3
+static bool flag_set(const sched_flags *f, const orow *r)
+{
+    return *(const bool *) (const void *) ((const char *) f +
+                                           flag_off[r - sked__sfields]);
+}
+
+/* Options without --help lines (name, workflow, cron, paused) are each
+ * command's own: it lists and takes them itself. */
+static bool common(const orow *r)
+{
+    return has_opt(r) && r->help[0] != '\0';
+}
 
 int sched_opts_common(sched_flags *f, cli_opt *opts)
 {
     int n = 0;
 
-    for (size_t i = FIRST_COMMON; i < NROWS; i++)
-        opts[n++] =
-            (cli_opt){rows[i].opt, 0, CLI_OPT_VALUE, (char *) f + rows[i].foff};
-    opts[n++] = (cli_opt){"automatic-backfill", 0, CLI_OPT_FLAG,
-                          &f->automatic_backfill};
-    opts[n++] = (cli_opt){"allow-past", 0, CLI_OPT_FLAG, &f->allow_past};
+    for (size_t i = 0; i < SKED__SF_COUNT; i++) {
+        const orow *r = &sked__sfields[i];
+
+        if (common(r))
+            opts[n++] = (cli_opt){r->cli, 0,
+                                  takes_value(r) ? CLI_OPT_VALUE : CLI_OPT_FLAG,
+                                  flag_at(f, r)};
+    }
     opts[n++] = (cli_opt){"json", 0, CLI_OPT_FLAG, &f->json};
     opts[n++] = (cli_opt){"db", 0, CLI_OPT_VALUE, &f->db};
     opts[n++] = (cli_opt){"server", 0, CLI_OPT_VALUE, &f->server};
@@ -105,10 +90,10 @@ static int invalid(const orow *r, const char *v, sked_error *err)
 
     if (!err->field[0])
         snprintf(err->field, sizeof err->field, "%s", r->field);
-    if (r->kind == K_CRON)
+    if (r->kind == SKED__SK_CRON)
         snprintf(what, sizeof what, "cron expression");
     else
-        snprintf(what, sizeof what, "--%s", r->opt);
+        snprintf(what, sizeof what, "--%s", r->cli);
     return cli_invalid(what, v, err);
 }
 
@@ -157,56 +142,69 @@ static void change_spec(sked_schedule *s, sked_spec_kind kind)
     s->at = SKED_TIME_NONE;
 }
 
+/* Tell whether an empty value clears the string of R: an optional one
+ * with no stored default (a --timezone "" is no zone, not UTC). */
+static bool clears(const orow *r)
+{
+    return r->lo == 0 && !r->sdef;
+}
+
 /* Convert V, the text of row R, into its field of S. */
 static int set_field(const orow *r, const char *v, sked_schedule *s,
                      sked_error *err)
 {
-    void *at = (char *) s + r->soff;
+    void *at = sked__sf_at(s, r);
     int64_t x = 0;
     int rc = 0;
 
     switch (r->kind) {
-    case K_STR:
-    case K_OPTSTR:
-        return set_str(at, v, r->kind == K_OPTSTR);
-    case K_CRON:
+    case SKED__SK_NAME:
+    case SKED__SK_STR:
+        return set_str(at, v, clears(r));
+    case SKED__SK_CRON:
         change_spec(s, SKED_SPEC_CRON);
         return set_str(at, v, false);
-    case K_EVERY:
+    case SKED__SK_EVERY:
         change_spec(s, SKED_SPEC_EVERY);
         return sked_dur_parse(v, at, err);
-    case K_AT:
+    case SKED__SK_AT:
         change_spec(s, SKED_SPEC_AT);
         return sked_time_parse(v, at, err);
-    case K_DUR:
+    case SKED__SK_DUR:
         return sked_dur_parse(v, at, err);
-    case K_TIME:
+    case SKED__SK_INSTANT:
         if (v[0] == '\0')
             return *(sked_time *) at = SKED_TIME_NONE, 0;
         return sked_time_parse(v, at, err);
-    case K_I32:
+    case SKED__SK_I32:
         if ((rc = read_int(v, INT32_MIN, INT32_MAX, &x, err)) == 0)
             *(int32_t *) at = (int32_t) x;
         return rc;
-    case K_I64:
+    case SKED__SK_I64:
         return read_int(v, INT64_MIN, INT64_MAX, at, err);
-    case K_CATCHUP:
-        return sked_catchup_parse(v, r->field, at, err);
-    case K_OVERLAP:
-        return sked_overlap_parse(v, r->field, at, err);
-    case K_DST:
-        return sked_dst_parse(v, at, err);
-    case K_CONTEXT:
+    case SKED__SK_ENUM:
+        return sked__enum_parse(r->en, v, r->field, at, err);
+    case SKED__SK_CONTEXT:
         if ((rc = sked__schedule_context_check(v, r->field, err)) < 0)
             return rc;
         return set_str(at, v, false);
+    case SKED__SK_BOOL:
+    case SKED__SK_PAUSED:
+        break;
     }
     return SKED_EINTERNAL;
 }
 
-static bool is_spec(okind k)
+static bool is_spec(const orow *r)
 {
-    return k == K_CRON || k == K_EVERY || k == K_AT;
+    return r->kind == SKED__SK_CRON || r->kind == SKED__SK_EVERY ||
+           r->kind == SKED__SK_AT;
+}
+
+/* The value option R gave, or NULL. */
+static const char *given(const sched_flags *f, const orow *r)
+{
+    return has_opt(r) && takes_value(r) ? flag_value(f, r) : NULL;
 }
 
 /* Refuse two time specs. */
@@ -215,8 +213,8 @@ static int check_specs(const sched_flags *f)
     int specs = 0;
 
     /* Checked before anything is converted: a spec resets the others. */
-    for (size_t i = 0; i < NROWS; i++)
-        specs += is_spec(rows[i].kind) && flag_value(f, &rows[i]) != NULL;
+    for (size_t i = 0; i < SKED__SF_COUNT; i++)
+        specs += is_spec(&sked__sfields[i]) && given(f, &sked__sfields[i]);
     if (specs > 1)
         return cli_fail(SKED_EUSAGE, "give only one of a cron expression, "
                                      "--every and --at");
@@ -232,23 +230,29 @@ int sched_opts_apply(const sched_flags *f, sked_schedule *s)
         return rc;
     /* Time specs first: setting one resets the anchor given with it. */
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < NROWS; i++) {
-            const char *v = flag_value(f, &rows[i]);
+        for (size_t i = 0; i < SKED__SF_COUNT; i++) {
+            const orow *r = &sked__sfields[i];
+            const char *v = given(f, r);
 
-            if (!v || is_spec(rows[i].kind) != (pass == 0))
+            if (!v || is_spec(r) != (pass == 0))
                 continue;
             sked_error_clear(&err);
-            if ((rc = set_field(&rows[i], v, s, &err)) == SKED_ENOMEM)
+            if ((rc = set_field(r, v, s, &err)) == SKED_ENOMEM)
                 return cli_fail(rc, "out of memory");
             if (rc < 0)
-                return invalid(&rows[i], v, &err);
+                return invalid(r, v, &err);
         }
     }
-    if (f->automatic_backfill)
-        s->automatic_backfill = 1;
+    /* Boolean options turn their field on; the commands' own (--paused,
+     * --no-automatic-backfill) are theirs to apply. */
+    for (size_t i = 0; i < SKED__SF_COUNT; i++) {
+        const orow *r = &sked__sfields[i];
+
+        if (common(r) && r->kind == SKED__SK_BOOL)
+            *(int32_t *) sked__sf_at(s, r) = flag_set(f, r);
+    }
     if (f->no_automatic_backfill)
         s->automatic_backfill = 0;
-    s->allow_past = f->allow_past;
     return 0;
 }
 
@@ -256,17 +260,19 @@ int sched_opts_apply(const sched_flags *f, sked_schedule *s)
  * schedule when no option did. */
 static int report(const sched_flags *f, const sked_schedule *s, sked_error *err)
 {
-    for (size_t i = 0; i < NROWS; i++) {
-        const char *v = flag_value(f, &rows[i]);
+    for (size_t i = 0; i < SKED__SF_COUNT; i++) {
+        const orow *r = &sked__sfields[i];
+        const char *v = given(f, r);
 
-        if (strcmp(rows[i].field, err->field) != 0)
+        if (!has_opt(r) || strcmp(r->field, err->field) != 0)
             continue;
         if (v)
-            return invalid(&rows[i], v, err);
-        if (i == 0) /* the name defaults to the workflow's */
+            return invalid(r, v, err);
+        if (i == SKED__SF_name) /* the name defaults to the workflow's */
             return cli_invalid("name", s->name ? s->name : "", err);
-        if (i == 1 || i == 2) /* given as arguments */
-            return invalid(&rows[i], i == 1 ? s->workflow : s->cron, err);
+        if (i == SKED__SF_workflow || i == SKED__SF_cron) /* arguments */
+            return invalid(r, i == SKED__SF_workflow ? s->workflow : s->cron,
+                           err);
     }
     return cli_invalid("schedule", s->name ? s->name : "", err);
 }

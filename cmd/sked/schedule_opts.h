@@ -10,27 +10,55 @@
 #include <stdbool.h>
 
 #include "cli.h"
+#include "sked/schedule_fields.h"
 #include "sked/sked.h"
 
 /* Most options a schedule command takes, with its own and --db. */
 #define SCHED_OPTS_MAX 40
 
-/* The options as written; NULL when not given. Borrowed from argv. */
+/* The options as written (NULL or false when not given; borrowed from
+ * argv): one member for each row of the field table that has an option
+ * (sked/schedule_fields.h), a flag for a boolean, then the commands' own. */
+#define SCHED_FLAG_KEY(x)      x
+#define SCHED_FLAG_DEF(x)      x
+#define SCHED_FLAG_REQUEST(x)  x
+#define SCHED_FLAG_VIEW(x)     x
+#define SCHED_FLAG_INTERNAL(x) /* no option */
+#define SCHED_FLAG_STATE(x)    /* no option */
+#define SCHED_FLAG_CREATED(x)  /* no option */
+#define SCHED_FLAG_T_BOOL      bool
+#define SCHED_FLAG_T_PAUSED    bool
+#define SCHED_FLAG_T_NAME      const char *
+#define SCHED_FLAG_T_STR       const char *
+#define SCHED_FLAG_T_CRON      const char *
+#define SCHED_FLAG_T_EVERY     const char *
+#define SCHED_FLAG_T_AT        const char *
+#define SCHED_FLAG_T_INSTANT   const char *
+#define SCHED_FLAG_T_DUR       const char *
+#define SCHED_FLAG_T_I32       const char *
+#define SCHED_FLAG_T_I64       const char *
+#define SCHED_FLAG_T_ENUM      const char *
+#define SCHED_FLAG_T_CONTEXT   const char *
+#define SCHED_FLAG(member, kind, ctype, en, role, ...)                         \
+    SCHED_FLAG_##role(SCHED_FLAG_T_##kind member;)
+
 typedef struct sched_flags {
-    const char *name, *workflow, *cron, *every, *at, *anchor;
-    const char *timezone, *dst, *context;
-    const char *catchup, *catchup_max, *catchup_window, *overlap;
-    const char *priority, *queue, *jitter;
-    const char *start_at, *end_at, *max_runs, *pause_after_failures;
-    const char *description;
-    bool paused, automatic_backfill, no_automatic_backfill;
-    bool allow_past; /* --allow-past: an "at" already past */
+    SKED_SCHEDULE_FIELDS(SCHED_FLAG)
+    bool no_automatic_backfill;
     const char *db, *server;
     bool json;
 } sched_flags;
 
+/* The --help lines of the options sched_opts_common adds, in the table's
+ * order. */
+#define SCHED_OPTS_HELP_LINE(member, kind, ctype, en, role, sql, json, yaml,   \
+                             cli, bounds, def, help, ...)                      \
+    help
+#define SCHED_OPTS_HELP SKED_SCHEDULE_FIELDS(SCHED_OPTS_HELP_LINE)
+
 /* Write into OPTS (room for SCHED_OPTS_MAX) the options every schedule
- * definition takes, pointing into F, and return how many. */
+ * definition takes (the table's rows with --help lines), --json, --db and
+ * --server, pointing into F, and return how many. */
 int sched_opts_common(sched_flags *f, cli_opt *opts);
 
 /* Apply the options F gives to *s: a time spec given replaces the old

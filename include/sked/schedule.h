@@ -18,6 +18,7 @@
 
 #include "sked/cron.h"
 #include "sked/error.h"
+#include "sked/schedule_fields.h"
 #include "sked/time.h"
 #include "sked/tz.h"
 
@@ -72,46 +73,24 @@ typedef enum sked_source {
     SKED_SOURCE_CODE = 1, /* declared by code or the workflows file */
 } sked_source;
 
+/* The members come from SKED_SCHEDULE_FIELDS (sked/schedule_fields.h),
+ * which says what each one means: the definition (SPEC 6, POST
+ * /api/v1/schedules), then the state the scheduler keeps. Strings are
+ * owned (NULL: unset), instants are SKED_TIME_NONE when unset. allow_past
+ * is a request, not stored: 1 lets a write give a one-time schedule an
+ * "at" already past (it fires at once, as catch-up); 0 refuses it. */
+#define SKED__SCHEDULE_MEMBER(member, kind, ctype, en, role, ...)              \
+    SKED__SCHEDULE_MEMBER_##role(ctype, member)
+#define SKED__SCHEDULE_MEMBER_KEY(ctype, member)      ctype member;
+#define SKED__SCHEDULE_MEMBER_DEF(ctype, member)      ctype member;
+#define SKED__SCHEDULE_MEMBER_INTERNAL(ctype, member) ctype member;
+#define SKED__SCHEDULE_MEMBER_REQUEST(ctype, member)  ctype member;
+#define SKED__SCHEDULE_MEMBER_VIEW(ctype, member)
+#define SKED__SCHEDULE_MEMBER_STATE(ctype, member)   ctype member;
+#define SKED__SCHEDULE_MEMBER_CREATED(ctype, member) ctype member;
+
 typedef struct sked_schedule {
-    /* The definition (SPEC 6, POST /api/v1/schedules). */
-    char *name;     /* owned */
-    char *workflow; /* owned */
-    sked_spec_kind kind;
-    char *cron;       /* owned; SKED_SPEC_CRON */
-    sked_dur every;   /* SKED_SPEC_EVERY */
-    sked_time anchor; /* SKED_SPEC_EVERY; NONE: the creation time */
-    sked_time at;     /* SKED_SPEC_AT */
-    char *timezone;   /* owned; NULL means "UTC" */
-    sked_dst dst;
-    char *context; /* owned JSON object text; NULL means {} */
-    sked_catchup catchup;
-    int32_t catchup_max;
-    sked_dur catchup_window;
-    sked_overlap overlap;
-    int32_t priority; /* lower runs first */
-    char *queue;      /* owned; NULL: the workflow's queue */
-    sked_dur jitter;
-    int32_t automatic_backfill;   /* 1: catchup all, max 1000, window 30d */
-    sked_time start_at, end_at;   /* NONE: unbounded */
-    int64_t max_runs;             /* 0: no limit */
-    int32_t pause_after_failures; /* 0: never */
-    char *description;            /* owned; may be NULL */
-    /* The state the scheduler keeps. */
-    sked_schedule_status status;
-    sked_source source;
-    char *app; /* owned; the app a code schedule belongs to (the workflows
-                  file's app, a C program's engine option): a sync
-                  creates, updates and prunes only its own app's
-                  schedules. NULL for source api. */
-    sked_time next_fire_at;  /* NONE when it will not fire */
-    sked_time last_fired_at; /* the cursor; NONE before the first */
-    char *last_error;        /* owned; NULL when none */
-    int64_t runs_created;    /* runs created by firing, for max_runs */
-    int32_t consecutive_failures;
-    sked_time created_at, updated_at;
-    /* A request, not stored: 1 lets a write give a one-time schedule an
-     * "at" already past (it fires at once, as catch-up); 0 refuses it. */
-    int32_t allow_past;
+    SKED_SCHEDULE_FIELDS(SKED__SCHEDULE_MEMBER)
 } sked_schedule;
 
 /* Fill *s with the defaults of SPEC 3.3 and 6: catchup latest, max 10,

@@ -4,7 +4,8 @@
  * a sked_schedule with source "code", then finished: exactly one of
  * cron, every or at; the workflow taken from the enclosing one, and the
  * name from the workflow, when not given; names unique across the file.
- * Then sked_schedule_validate checks it, so that the file, the CLI and
+ * Its keys are the field table's (model/schedule_fields.h). Then
+ * sked_schedule_validate checks it, so that the file, the CLI and
  * the API say the same thing about the same value; its error is reported
  * at the key it names.
  *
@@ -24,6 +25,7 @@
 #include "base/utf8.h"
 #include "engine/workflow_file_int.h"
 #include "model/schedule.h"
+#include "model/schedule_fields.h"
 
 /* Convert the YAML node N into JSON: plain scalars become null, booleans
  * and numbers when they read as such, anything else a string. */
@@ -131,30 +133,23 @@ static int sch_context(parser *p, struct fy_node *v, void *obj)
     return 0;
 }
 
-/* Read an enum name with PARSE, reporting its message. */
-#define ENUM_FN(fname, type, member, parse)                                    \
-    static int fname(parser *p, struct fy_node *v, void *obj)                  \
-    {                                                                          \
-        sked_error e;                                                          \
-        type x;                                                                \
-        char *s;                                                               \
-        int rc;                                                                \
-                                                                               \
-        if ((rc = sked__wf_scalar_text(p, v, "a name", &s)) < 0)               \
-            return rc;                                                         \
-        sked_error_clear(&e);                                                  \
-        if (parse < 0)                                                         \
-            return sked__wf_fail(p, v, "%s",                                   \
-                                 e.msg[0] ? e.msg : "invalid value");          \
-        ((sked_schedule *) obj)->member = x;                                   \
-        return 0;                                                              \
-    }
+/* Read the name V of the enumeration E into *out, reporting the message
+ * about the field NAME (the names allowed). */
+static int enum_value(parser *p, struct fy_node *v, const char *name,
+                      const sked__enum *e, int *out)
+{
+    sked_error err;
+    char *s;
+    int x = 0, rc;
 
-ENUM_FN(sch_catchup, sked_catchup, catchup,
-        sked_catchup_parse(s, "catchup", &x, &e))
-ENUM_FN(sch_overlap, sked_overlap, overlap,
-        sked_overlap_parse(s, "overlap", &x, &e))
-ENUM_FN(sch_dst, sked_dst, dst, sked_dst_parse(s, &x, &e))
+    if ((rc = sked__wf_scalar_text(p, v, "a name", &s)) < 0)
+        return rc;
+    sked_error_clear(&err);
+    if (sked__enum_parse(e, s, name, &x, &err) < 0)
+        return sked__wf_fail(p, v, "%s", err.msg);
+    *out = x;
+    return 0;
+}
 
 static int sch_paused(parser *p, struct fy_node *v, void *obj)
 {
@@ -178,47 +173,66 @@ static int flag_value(parser *p, struct fy_node *v, int32_t *out)
     return rc;
 }
 
-static int sch_backfill(parser *p, struct fy_node *v, void *obj)
-{
-    return flag_value(p, v, &((sked_schedule *) obj)->automatic_backfill);
-}
+/* The keys of a schedule: the field table's rows that have one (not the
+ * scheduler's state), each read by its kind. Ranges are left to
+ * sked_schedule_validate, so that the file, the CLI and the API say the
+ * same thing about the same value. */
+#define YROLE_KEY(x)      x
+#define YROLE_DEF(x)      x
+#define YROLE_REQUEST(x)  x
+#define YROLE_VIEW(x)     x
+#define YROLE_INTERNAL(x) /* no key */
+#define YROLE_STATE(x)    /* no key */
+#define YROLE_CREATED(x)  /* no key */
 
-static int sch_allow_past(parser *p, struct fy_node *v, void *obj)
-{
-    return flag_value(p, v, &((sked_schedule *) obj)->allow_past);
-}
+/* A function of its own for each flag and enumeration. */
+#define OBJ(m) (((sked_schedule *) obj)->m)
+#define YFN_BOOL(m, e)                                                         \
+    static int key_##m(parser *p, struct fy_node *v, void *obj)                \
+    {                                                                          \
+        return flag_value(p, v, &OBJ(m));                                      \
+    }
+#define YFN_ENUM(m, e)                                                         \
+    static int key_##m(parser *p, struct fy_node *v, void *obj)                \
+    {                                                                          \
+        return enum_value(p, v, #m, &sked__enum_##e,                           \
+                          (int *) (void *) &OBJ(m));                           \
+    }
+#define YFN_NAME(m, e)
+#define YFN_STR(m, e)
+#define YFN_CRON(m, e)
+#define YFN_EVERY(m, e)
+#define YFN_AT(m, e)
+#define YFN_INSTANT(m, e)
+#define YFN_DUR(m, e)
+#define YFN_I32(m, e)
+#define YFN_I64(m, e)
+#define YFN_CONTEXT(m, e)
+#define YFN_PAUSED(m, e)
+#define YFN(member, kind, ctype, en, role, ...)                                \
+    YROLE_##role(YFN_##kind(member, en))
+SKED_SCHEDULE_FIELDS(YFN)
 
-#define SOFF(m) offsetof(sked_schedule, m)
-/* Ranges of schedules are left to sked_schedule_validate, so that the
- * file, the CLI and the API say the same thing about the same value. */
-#define DUR_ANY_MAX (INT64_C(36525) * 86400)
+#define SOFF(m)            offsetof(sked_schedule, m)
+#define DUR_ANY_MAX        (INT64_C(36525) * 86400)
+#define YKEY_NAME(m, k)    KEY(k, F_HSTR, SOFF(m)),
+#define YKEY_STR(m, k)     KEY(k, F_HSTR, SOFF(m)),
+#define YKEY_CRON(m, k)    KEY(k, F_HSTR, SOFF(m)),
+#define YKEY_EVERY(m, k)   KEY_RANGE(k, F_DUR, SOFF(m), 0, DUR_ANY_MAX),
+#define YKEY_DUR(m, k)     KEY_RANGE(k, F_DUR, SOFF(m), 0, DUR_ANY_MAX),
+#define YKEY_AT(m, k)      KEY(k, F_TIME, SOFF(m)),
+#define YKEY_INSTANT(m, k) KEY(k, F_TIME, SOFF(m)),
+#define YKEY_I32(m, k)     KEY_RANGE(k, F_INT32, SOFF(m), INT32_MIN, INT32_MAX),
+#define YKEY_I64(m, k)     KEY_RANGE(k, F_INT64, SOFF(m), INT64_MIN, INT64_MAX),
+#define YKEY_BOOL(m, k)    KEY_FN(k, key_##m),
+#define YKEY_ENUM(m, k)    KEY_FN(k, key_##m),
+#define YKEY_CONTEXT(m, k) KEY_FN(k, sch_context),
+#define YKEY_PAUSED(m, k)  KEY_FN(k, sch_paused),
+#define YKEY(member, kind, ctype, en, role, sql, json, yaml, ...)              \
+    YROLE_##role(YKEY_##kind(member, yaml))
+
 static const field schedule_fields[] = {
-    KEY("name", F_HSTR, SOFF(name)),
-    KEY("workflow", F_HSTR, SOFF(workflow)),
-    KEY("cron", F_HSTR, SOFF(cron)),
-    KEY_RANGE("every", F_DUR, SOFF(every), 0, DUR_ANY_MAX),
-    KEY("anchor", F_TIME, SOFF(anchor)),
-    KEY("at", F_TIME, SOFF(at)),
-    KEY("timezone", F_HSTR, SOFF(timezone)),
-    KEY_FN("dst", sch_dst),
-    KEY_FN("context", sch_context),
-    KEY_FN("catchup", sch_catchup),
-    KEY_RANGE("catchup_max", F_INT32, SOFF(catchup_max), INT32_MIN, INT32_MAX),
-    KEY_RANGE("catchup_window", F_DUR, SOFF(catchup_window), 0, DUR_ANY_MAX),
-    KEY_FN("overlap", sch_overlap),
-    KEY_RANGE("priority", F_INT32, SOFF(priority), INT32_MIN, INT32_MAX),
-    KEY("queue", F_HSTR, SOFF(queue)),
-    KEY_RANGE("jitter", F_DUR, SOFF(jitter), 0, DUR_ANY_MAX),
-    KEY_FN("paused", sch_paused),
-    KEY_FN("automatic_backfill", sch_backfill),
-    KEY_FN("allow_past", sch_allow_past),
-    KEY("start_at", F_TIME, SOFF(start_at)),
-    KEY("end_at", F_TIME, SOFF(end_at)),
-    KEY_RANGE("max_runs", F_INT64, SOFF(max_runs), INT64_MIN, INT64_MAX),
-    KEY_RANGE("pause_after_failures", F_INT32, SOFF(pause_after_failures),
-              INT32_MIN, INT32_MAX),
-    KEY("description", F_HSTR, SOFF(description)),
-    KEY_END,
+    SKED_SCHEDULE_FIELDS(YKEY) KEY_END,
 };
 
 /* Turn a field named by sked_schedule_validate ("catchup_window_secs",

@@ -12,6 +12,7 @@
 #include "base/alloc.h"
 #include "http/asset.h"
 #include "http/http_int.h"
+#include "model/schedule_json.h"
 #include "sked/version.h"
 
 static int healthz(const http_req *req, http_resp *resp)
@@ -117,11 +118,12 @@ static int openapi(const http_req *req, http_resp *resp)
                 paths = NULL;
                 break;
             }
-    doc = json_pack("{s:s, s:{s:s, s:s}, s:o, s:{s:{s:o}, s:{s:{s:s, s:s}}}, "
-                    "s:[{s:[]}]}",
+    doc = json_pack("{s:s, s:{s:s, s:s}, s:o, s:{s:{s:o, s:o}, "
+                    "s:{s:{s:s, s:s}}}, s:[{s:[]}]}",
                     "openapi", "3.1.0", "info", "title", "sked", "version",
                     SKED_VERSION, "paths", paths, "components", "schemas",
-                    "Error", error_schema(), "securitySchemes", "bearer",
+                    "Error", error_schema(), "Schedule",
+                    sked__schedule_json_schema(), "securitySchemes", "bearer",
                     "type", "http", "scheme", "bearer", "security", "bearer");
     return sked__http_json(resp, 200, doc);
 }

@@ -19,45 +19,61 @@
 #include "base/json_io.h"
 #include "base/utf8.h"
 #include "model/schedule.h"
+#include "model/schedule_fields.h"
 #include "tz/tzdb.h"
+
+/* Each row's part of init, done and copy: none for a VIEW (no member),
+ * then by whether its KIND is a string (owned) or a number. */
+#define MEMBER_KEY(x)      x
+#define MEMBER_DEF(x)      x
+#define MEMBER_INTERNAL(x) x
+#define MEMBER_REQUEST(x)  x
+#define MEMBER_VIEW(x)
+#define MEMBER_STATE(x)         x
+#define MEMBER_CREATED(x)       x
+#define CLASS_NAME(str, num)    str
+#define CLASS_STR(str, num)     str
+#define CLASS_CRON(str, num)    str
+#define CLASS_CONTEXT(str, num) str
+#define CLASS_EVERY(str, num)   num
+#define CLASS_AT(str, num)      num
+#define CLASS_INSTANT(str, num) num
+#define CLASS_DUR(str, num)     num
+#define CLASS_I32(str, num)     num
+#define CLASS_I64(str, num)     num
+#define CLASS_BOOL(str, num)    num
+#define CLASS_ENUM(str, num)    num
+#define CLASS_PAUSED(str, num)  num
+#define ROW_OF(use, member, kind, ctype, en, role, sql, json, yaml, cli,       \
+               bounds, def, ...)                                               \
+    MEMBER_##role(CLASS_##kind(use##_STR, use##_NUM)(member, def))
+
+#define INIT(...)          ROW_OF(INIT, __VA_ARGS__)
+#define INIT_STR(m, d)     /* NULL */
+#define INIT_NUM(m, d)     .m = (d),
+#define DONE(...)          ROW_OF(DONE, __VA_ARGS__)
+#define DONE_STR(m, d)     free(s->m);
+#define DONE_NUM(m, d)     /* nothing owned */
+#define COPY(...)          ROW_OF(COPY, __VA_ARGS__)
+#define COPY_STR(m, d)     c.m = NULL;
+#define COPY_NUM(m, d)     /* copied with the struct */
+#define COPY_DUP(...)      ROW_OF(COPY_DUP, __VA_ARGS__)
+#define COPY_DUP_STR(m, d) &&dup_field(src->m, &c.m)
+#define COPY_DUP_NUM(m, d) /* copied with the struct */
+
+static const sked_schedule defaults = {SKED_SCHEDULE_FIELDS(INIT)};
 
 void sked_schedule_init(sked_schedule *s)
 {
-    if (!s)
-        return;
-    *s = (sked_schedule){
-        .kind = SKED_SPEC_CRON,
-        .anchor = SKED_TIME_NONE,
-        .at = SKED_TIME_NONE,
-        .dst = SKED_DST_ONCE,
-        .catchup = SKED_CATCHUP_LATEST,
-        .catchup_max = SKED_CATCHUP_MAX_DEFAULT,
-        .catchup_window = SKED_CATCHUP_WINDOW_DEFAULT,
-        .overlap = SKED_OVERLAP_ALLOW,
-        .start_at = SKED_TIME_NONE,
-        .end_at = SKED_TIME_NONE,
-        .status = SKED_SCHEDULE_ACTIVE,
-        .source = SKED_SOURCE_API,
-        .next_fire_at = SKED_TIME_NONE,
-        .last_fired_at = SKED_TIME_NONE,
-        .created_at = SKED_TIME_NONE,
-        .updated_at = SKED_TIME_NONE,
-    };
+    if (s)
+        *s = defaults;
 }
 
 void sked_schedule_done(sked_schedule *s)
 {
     if (!s)
         return;
-    free(s->name);
-    free(s->workflow);
-    free(s->cron);
-    free(s->timezone);
-    free(s->context);
-    free(s->queue);
-    free(s->description);
-    free(s->last_error);
-    free(s->app);
+    SKED_SCHEDULE_FIELDS(DONE)
     sked_schedule_init(s);
 }
 
@@ -80,17 +96,8 @@ int sked_schedule_copy(const sked_schedule *src, sked_schedule *out)
     if (!src || !out)
         return SKED_EINVAL;
     c = *src;
-    c.name = c.workflow = c.cron = c.timezone = NULL;
-    c.context = c.queue = c.description = c.last_error = c.app = NULL;
-    if (!dup_field(src->name, &c.name) ||
-        !dup_field(src->workflow, &c.workflow) ||
-        !dup_field(src->cron, &c.cron) ||
-        !dup_field(src->timezone, &c.timezone) ||
-        !dup_field(src->context, &c.context) ||
-        !dup_field(src->queue, &c.queue) ||
-        !dup_field(src->description, &c.description) ||
-        !dup_field(src->last_error, &c.last_error) ||
-        !dup_field(src->app, &c.app)) {
+    SKED_SCHEDULE_FIELDS(COPY)
+    if (!(true SKED_SCHEDULE_FIELDS(COPY_DUP))) {
         sked_schedule_done(&c);
         return SKED_ENOMEM;
     }
@@ -100,128 +107,37 @@ int sked_schedule_copy(const sked_schedule *src, sked_schedule *out)
 
 /* ---- enum names ------------------------------------------------------- */
 
-static const char *const catchup_names[] = {"latest", "skip", "all"};
-static const char *const overlap_names[] = {"allow", "skip", "buffer_one",
-                                            "buffer_all", "cancel_other"};
-static const char *const status_names[] = {"active", "paused", "disabled",
-                                           "done"};
-static const char *const source_names[] = {"api", "code"};
-static const char *const kind_names[] = {"cron", "every", "at"};
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Return NAMES[V], or "unknown" when V is out of range. */
-static const char *name_of(const char *const *names, size_t n, int v)
+/* Return the name of V in E, or "unknown" when V is out of range. */
+static const char *name_of(const sked__enum *e, int v)
 {
-    if (v < 0 || (size_t) v >= n)
+    if (v < 0 || v >= e->count)
         return "unknown";
-    return names[v];
+    return e->names[v];
 }
 
-const char *sked_catchup_name(sked_catchup c)
-{
-    return name_of(catchup_names, COUNT(catchup_names), (int) c);
-}
-
-const char *sked_overlap_name(sked_overlap o)
-{
-    return name_of(overlap_names, COUNT(overlap_names), (int) o);
-}
-
-const char *sked_schedule_status_name(sked_schedule_status s)
-{
-    return name_of(status_names, COUNT(status_names), (int) s);
-}
-
-const char *sked_source_name(sked_source s)
-{
-    return name_of(source_names, COUNT(source_names), (int) s);
-}
-
-const char *sked_spec_kind_name(sked_spec_kind k)
-{
-    return name_of(kind_names, COUNT(kind_names), (int) k);
-}
-
-/* Find S in NAMES; store its index in *out or fail naming FIELD and
- * listing the allowed values. */
-static int parse_name(const char *const *names, size_t n, const char *s,
-                      const char *field, int *out, sked_error *err)
-{
-    char allowed[160] = "";
-    size_t len = 0;
-
-    for (size_t i = 0; s && i < n; i++) {
-        if (strcmp(s, names[i]) == 0) {
-            *out = (int) i;
-            return 0;
-        }
+/* The public name and parse functions of the enumeration TYPE, whose
+ * names are sked__enum_E. */
+#define ENUM_API(type, name_fn, parse_fn, e)                                   \
+    const char *name_fn(type v)                                                \
+    {                                                                          \
+        return name_of(&sked__enum_##e, (int) v);                              \
+    }                                                                          \
+    int parse_fn(const char *s, const char *field, type *out, sked_error *err) \
+    {                                                                          \
+        int v = 0;                                                             \
+        int rc = sked__enum_parse(&sked__enum_##e, s, field, &v, err);         \
+                                                                               \
+        if (rc == 0 && out)                                                    \
+            *out = (type) v;                                                   \
+        return rc;                                                             \
     }
-    for (size_t i = 0; i < n && len < sizeof allowed; i++) {
-        int w = snprintf(allowed + len, sizeof allowed - len, "%s%s",
-                         i ? ", " : "", names[i]);
-        if (w < 0)
-            break;
-        len += (size_t) w;
-    }
-    return sked__error_set(err, SKED_EINVAL, field, -1,
-                           "\"%.40s\" is not one of %s", s ? s : "", allowed);
-}
 
-int sked_catchup_parse(const char *s, const char *field, sked_catchup *out,
-                       sked_error *err)
-{
-    int v = 0;
-    int rc = parse_name(catchup_names, COUNT(catchup_names), s, field, &v, err);
-
-    if (rc == 0 && out)
-        *out = (sked_catchup) v;
-    return rc;
-}
-
-int sked_overlap_parse(const char *s, const char *field, sked_overlap *out,
-                       sked_error *err)
-{
-    int v = 0;
-    int rc = parse_name(overlap_names, COUNT(overlap_names), s, field, &v, err);
-
-    if (rc == 0 && out)
-        *out = (sked_overlap) v;
-    return rc;
-}
-
-int sked_schedule_status_parse(const char *s, const char *field,
-                               sked_schedule_status *out, sked_error *err)
-{
-    int v = 0;
-    int rc = parse_name(status_names, COUNT(status_names), s, field, &v, err);
-
-    if (rc == 0 && out)
-        *out = (sked_schedule_status) v;
-    return rc;
-}
-
-int sked_source_parse(const char *s, const char *field, sked_source *out,
-                      sked_error *err)
-{
-    int v = 0;
-    int rc = parse_name(source_names, COUNT(source_names), s, field, &v, err);
-
-    if (rc == 0 && out)
-        *out = (sked_source) v;
-    return rc;
-}
-
-int sked_spec_kind_parse(const char *s, const char *field, sked_spec_kind *out,
-                         sked_error *err)
-{
-    int v = 0;
-    int rc = parse_name(kind_names, COUNT(kind_names), s, field, &v, err);
-
-    if (rc == 0 && out)
-        *out = (sked_spec_kind) v;
-    return rc;
-}
+ENUM_API(sked_catchup, sked_catchup_name, sked_catchup_parse, catchup)
+ENUM_API(sked_overlap, sked_overlap_name, sked_overlap_parse, overlap)
+ENUM_API(sked_schedule_status, sked_schedule_status_name,
+         sked_schedule_status_parse, status)
+ENUM_API(sked_source, sked_source_name, sked_source_parse, source)
+ENUM_API(sked_spec_kind, sked_spec_kind_name, sked_spec_kind_parse, kind)
 
 /* ---- validation ------------------------------------------------------- */
 
@@ -459,66 +375,107 @@ int sked__schedule_context_check(const char *ctx, const char *field,
     return 0;
 }
 
-/* Check the enum fields and the state fields. */
-static int check_enums(const sked_schedule *s, sked_error *err)
+/* Write "must be A, B or C" for the names of E into ERR, naming FIELD. */
+static int enum_range(const sked__enum *e, const char *field, sked_error *err)
 {
-    if ((int) s->dst < 0 || (int) s->dst > SKED_DST_CADENCE)
-        return sked__error_set(err, SKED_EINVAL, "dst", -1,
-                               "must be once or cadence");
-    if ((int) s->catchup < 0 || (int) s->catchup >= (int) COUNT(catchup_names))
-        return sked__error_set(err, SKED_EINVAL, "catchup", -1,
-                               "must be latest, skip or all");
-    if ((int) s->overlap < 0 || (int) s->overlap >= (int) COUNT(overlap_names))
-        return sked__error_set(err, SKED_EINVAL, "overlap", -1,
-                               "must be allow, skip, buffer_one, buffer_all "
-                               "or cancel_other");
-    if ((int) s->status < 0 || (int) s->status >= (int) COUNT(status_names))
-        return sked__error_set(err, SKED_EINVAL, "status", -1,
-                               "must be active, paused, disabled or done");
-    if ((int) s->source < 0 || (int) s->source >= (int) COUNT(source_names))
-        return sked__error_set(err, SKED_EINVAL, "source", -1,
-                               "must be api or code");
-    if (s->automatic_backfill != 0 && s->automatic_backfill != 1)
-        return sked__error_set(err, SKED_EINVAL, "automatic_backfill", -1,
-                               "must be true or false");
-    if (s->allow_past != 0 && s->allow_past != 1)
-        return sked__error_set(err, SKED_EINVAL, "allow_past", -1,
-                               "must be true or false");
-    return 0;
+    char list[160] = "";
+    size_t len = 0;
+
+    for (int i = 0; i < e->count && len < sizeof list; i++) {
+        int w = snprintf(list + len, sizeof list - len, "%s%s",
+                         i == 0              ? ""
+                         : i == e->count - 1 ? " or "
+                                             : ", ",
+                         e->names[i]);
+        if (w < 0)
+            break;
+        len += (size_t) w;
+    }
+    return sked__error_set(err, SKED_EINVAL, field, -1, "must be %s", list);
 }
 
-/* Check the catch-up policy, jitter, bounds and limits. */
-static int check_limits(const sked_schedule *s, sked_error *err)
+/* Check the whole number V of F against its bounds. */
+static int check_int(const sked__sfield *f, int64_t v, sked_error *err)
 {
-    int rc;
+    if (v >= f->lo && v <= f->hi)
+        return 0;
+    if (f->zero)
+        return sked__error_set(err, SKED_EINVAL, f->field, -1,
+                               "must be %lld (%s) or more", (long long) f->lo,
+                               f->zero);
+    return sked__error_set(err, SKED_EINVAL, f->field, -1,
+                           "must be between %lld and %lld", (long long) f->lo,
+                           (long long) f->hi);
+}
 
-    if (s->catchup_max < 1 || s->catchup_max > SKED_CATCHUP_MAX_LIMIT)
-        return sked__error_set(err, SKED_EINVAL, "catchup_max", -1,
-                               "must be between 1 and %d",
-                               SKED_CATCHUP_MAX_LIMIT);
-    rc = check_dur(s->catchup_window, SKED_CATCHUP_WINDOW_MIN,
-                   SKED_CATCHUP_WINDOW_MAX, "catchup_window", err);
-    if (rc == 0)
-        rc = check_dur(s->jitter, 0, SKED_JITTER_MAX, "jitter", err);
-    if (rc != 0)
-        return rc;
-    if (s->start_at != SKED_TIME_NONE && !instant_ok(s->start_at))
-        return sked__error_set(err, SKED_EINVAL, "start_at", -1,
-                               "instant out of range");
-    if (s->end_at != SKED_TIME_NONE && !instant_ok(s->end_at))
-        return sked__error_set(err, SKED_EINVAL, "end_at", -1,
-                               "instant out of range");
-    if (s->start_at != SKED_TIME_NONE && s->end_at != SKED_TIME_NONE &&
-        s->start_at >= s->end_at)
-        return sked__error_set(err, SKED_EINVAL, "end_at", -1,
-                               "must be after start_at");
-    if (s->max_runs < 0)
-        return sked__error_set(err, SKED_EINVAL, "max_runs", -1,
-                               "must be 0 (no limit) or more");
-    if (s->pause_after_failures < 0)
-        return sked__error_set(err, SKED_EINVAL, "pause_after_failures", -1,
-                               "must be 0 (never) or more");
-    return 0;
+/* Check the field F of S by its kind and bounds. */
+static int check_field(const sked_schedule *s, const sked__sfield *f,
+                       sked_error *err)
+{
+    const void *p = sked__sf_cat(s, f);
+    const char *str = NULL;
+    int v;
+
+    switch (f->kind) {
+    case SKED__SK_NAME:
+        str = *(char *const *) p;
+        return f->lo == 0 && !str
+                   ? 0
+                   : sked__schedule_name_check(str, f->field, err);
+    case SKED__SK_STR:
+        str = *(char *const *) p;
+        if (str && f->hi > 0 && strlen(str) > (size_t) f->hi)
+            return sked__error_set(err, SKED_EINVAL, f->field, -1,
+                                   "longer than %lld bytes", (long long) f->hi);
+        return 0;
+    case SKED__SK_CONTEXT:
+        return sked__schedule_context_check(*(char *const *) p, f->field, err);
+    case SKED__SK_INSTANT:
+        if (*(const sked_time *) p != SKED_TIME_NONE &&
+            !instant_ok(*(const sked_time *) p))
+            return sked__error_set(err, SKED_EINVAL, f->field, -1,
+                                   "instant out of range");
+        return 0;
+    case SKED__SK_DUR:
+        return check_dur(*(const sked_dur *) p, f->lo, f->hi, f->field, err);
+    case SKED__SK_I32:
+        return check_int(f, *(const int32_t *) p, err);
+    case SKED__SK_I64:
+        return check_int(f, *(const int64_t *) p, err);
+    case SKED__SK_BOOL:
+        if (*(const int32_t *) p != 0 && *(const int32_t *) p != 1)
+            return sked__error_set(err, SKED_EINVAL, f->field, -1,
+                                   "must be true or false");
+        return 0;
+    case SKED__SK_ENUM:
+        v = *(const int *) p;
+        return v >= 0 && v < f->en->count ? 0
+                                          : enum_range(f->en, f->field, err);
+    default: /* the time spec (checked whole) and views */
+        return 0;
+    }
+}
+
+/* Check the fields of S whose rules are their bounds (names, lengths,
+ * ranges, enums, flags, instants, the context) in the table's order, and
+ * at the spec's kind (the INTERNAL row) the time spec, whole. */
+static int check_fields(const sked_schedule *s, sked_error *err)
+{
+    int rc = 0;
+
+    for (size_t i = 0; rc == 0 && i < SKED__SF_COUNT; i++) {
+        const sked__sfield *f = &sked__sfields[i];
+
+        if (f->role == SKED__SR_INTERNAL)
+            rc = check_spec(s, err);
+        else if (f->role == SKED__SR_VIEW ||
+                 ((f->role == SKED__SR_STATE || f->role == SKED__SR_CREATED) &&
+                  f->kind != SKED__SK_ENUM))
+            continue; /* the scheduler's own numbers are not checked */
+        else
+            rc = check_field(s, f, err);
+    }
+    return rc;
 }
 
 int sked_schedule_validate(const sked_schedule *s, sked_tzdb *db,
@@ -528,23 +485,11 @@ int sked_schedule_validate(const sked_schedule *s, sked_tzdb *db,
 
     if (!s)
         return sked__error_set(err, SKED_EINVAL, NULL, -1, "no schedule");
-    rc = sked__schedule_name_check(s->name, "name", err);
-    if (rc == 0)
-        rc = sked__schedule_name_check(s->workflow, "workflow", err);
-    if (rc == 0)
-        rc = check_spec(s, err);
-    if (rc == 0)
-        rc = check_enums(s, err);
-    if (rc == 0)
-        rc = check_limits(s, err);
-    if (rc == 0 && s->queue)
-        rc = sked__schedule_name_check(s->queue, "queue", err);
-    if (rc == 0 && s->description &&
-        strlen(s->description) > SKED_DESCRIPTION_MAX)
-        rc = sked__error_set(err, SKED_EINVAL, "description", -1,
-                             "longer than %d bytes", SKED_DESCRIPTION_MAX);
-    if (rc == 0)
-        rc = sked__schedule_context_check(s->context, "context", err);
+    rc = check_fields(s, err);
+    if (rc == 0 && s->start_at != SKED_TIME_NONE &&
+        s->end_at != SKED_TIME_NONE && s->start_at >= s->end_at)
+        rc = sked__error_set(err, SKED_EINVAL, "end_at", -1,
+                             "must be after start_at");
     if (rc == 0)
         rc = check_timezone(s->timezone, db, err);
     return rc;

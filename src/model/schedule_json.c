@@ -17,83 +17,18 @@
 #include "base/error.h"
 #include "base/json_io.h"
 #include "base/json_text.h"
+#include "model/schedule_fields.h"
 
-typedef enum field_type {
-    F_STR,     /* char *, null: NULL */
-    F_CRON,    /* char *, sets the kind */
-    F_EVERY,   /* "6h" or seconds, sets the kind */
-    F_AT,      /* instant, sets the kind */
-    F_INSTANT, /* sked_time, null: NONE */
-    F_SECS,    /* sked_dur as seconds */
-    F_I32,     /* int32_t */
-    F_I64,     /* int64_t */
-    F_BOOL,    /* int32_t 0 or 1 */
-    F_PAUSED,  /* status as a boolean */
-    F_CONTEXT, /* char * holding a JSON object */
-    F_CATCHUP, /* sked_catchup */
-    F_OVERLAP, /* sked_overlap */
-    F_DST,     /* sked_dst */
-    F_STATUS,  /* sked_schedule_status */
-    F_SOURCE,  /* sked_source */
-} field_type;
+typedef sked__sfield field;
 
-struct field {
-    const char *key;
-    field_type type;
-    size_t off;
-    bool state;  /* read-only: accepted with SKED__SCHEDULE_JSON_STATE */
-    bool output; /* written by sked__schedule_to_json */
-};
+#define AT(s, f, T)  ((T *) sked__sf_at(s, f))
+#define CAT(s, f, T) ((const T *) sked__sf_cat(s, f))
 
-#define FLD(k, t, m, st)                                                       \
-    {                                                                          \
-        k, t, offsetof(sked_schedule, m), st, true                             \
-    }
-
-static const struct field fields[] = {
-    FLD("name", F_STR, name, false),
-    FLD("workflow", F_STR, workflow, false),
-    FLD("cron", F_CRON, cron, false),
-    FLD("every_secs", F_EVERY, every, false),
-    {"every", F_EVERY, offsetof(sked_schedule, every), false, false},
-    FLD("anchor", F_INSTANT, anchor, false),
-    FLD("at", F_AT, at, false),
-    FLD("timezone", F_STR, timezone, false),
-    FLD("dst", F_DST, dst, false),
-    FLD("context", F_CONTEXT, context, false),
-    FLD("catchup", F_CATCHUP, catchup, false),
-    FLD("catchup_max", F_I32, catchup_max, false),
-    FLD("catchup_window_secs", F_SECS, catchup_window, false),
-    FLD("overlap", F_OVERLAP, overlap, false),
-    FLD("priority", F_I32, priority, false),
-    FLD("queue", F_STR, queue, false),
-    FLD("jitter_secs", F_SECS, jitter, false),
-    FLD("paused", F_PAUSED, status, false),
-    FLD("automatic_backfill", F_BOOL, automatic_backfill, false),
-    FLD("start_at", F_INSTANT, start_at, false),
-    FLD("end_at", F_INSTANT, end_at, false),
-    FLD("max_runs", F_I64, max_runs, false),
-    FLD("pause_after_failures", F_I32, pause_after_failures, false),
-    FLD("description", F_STR, description, false),
-    /* A request flag, never stored nor written back. */
-    {"allow_past", F_BOOL, offsetof(sked_schedule, allow_past), false, false},
-    FLD("status", F_STATUS, status, true),
-    FLD("source", F_SOURCE, source, true),
-    FLD("app", F_STR, app, true),
-    FLD("next_fire_at", F_INSTANT, next_fire_at, true),
-    FLD("last_fired_at", F_INSTANT, last_fired_at, true),
-    FLD("last_error", F_STR, last_error, true),
-    FLD("runs_created", F_I64, runs_created, true),
-    FLD("consecutive_failures", F_I32, consecutive_failures, true),
-    FLD("created_at", F_INSTANT, created_at, true),
-    FLD("updated_at", F_INSTANT, updated_at, true),
-};
-
-#define NFIELDS (sizeof fields / sizeof fields[0])
-
-#define AT(s, f, T) ((T *) (void *) ((char *) (s) + (f)->off))
-#define CAT(s, f, T)                                                           \
-    ((const T *) (const void *) ((const char *) (s) + (f)->off))
+/* Tell whether F is read-only in the API: the scheduler's state. */
+static bool is_state(const field *f)
+{
+    return f->role == SKED__SR_STATE || f->role == SKED__SR_CREATED;
+}
 
 /* ---- writing ---------------------------------------------------------- */
 
@@ -120,46 +55,42 @@ json_t *sked__json_str(const char *s)
 
 /* Return the JSON value of field F of S; NULL when out of memory or when
  * the context is not JSON (*bad_context set). */
-static json_t *field_json(const sked_schedule *s, const struct field *f,
+static json_t *field_json(const sked_schedule *s, const field *f,
                           bool *bad_context)
 {
-    switch (f->type) {
-    case F_STR:
-    case F_CRON:
+    switch (f->kind) {
+    case SKED__SK_NAME:
+    case SKED__SK_STR:
+    case SKED__SK_CRON:
         return sked__json_str(*CAT(s, f, char *));
-    case F_EVERY:
+    case SKED__SK_EVERY:
         return s->kind == SKED_SPEC_EVERY ? sked__json_secs(s->every)
                                           : json_null();
-    case F_AT:
-    case F_INSTANT:
+    case SKED__SK_AT:
+    case SKED__SK_INSTANT:
         return sked__json_instant(*CAT(s, f, sked_time));
-    case F_SECS:
+    case SKED__SK_DUR:
         return sked__json_secs(*CAT(s, f, sked_dur));
-    case F_I32:
+    case SKED__SK_I32:
         return json_integer(*CAT(s, f, int32_t));
-    case F_I64:
+    case SKED__SK_I64:
         return json_integer(*CAT(s, f, int64_t));
-    case F_BOOL:
+    case SKED__SK_BOOL:
         return json_boolean(*CAT(s, f, int32_t));
-    case F_PAUSED:
+    case SKED__SK_PAUSED:
         return json_boolean(s->status == SKED_SCHEDULE_PAUSED);
-    case F_CONTEXT: {
+    case SKED__SK_CONTEXT: {
         json_t *v =
             s->context ? json_loads(s->context, 0, NULL) : json_object();
         if (!v && s->context)
             *bad_context = true;
         return v;
     }
-    case F_CATCHUP:
-        return json_string(sked_catchup_name(s->catchup));
-    case F_OVERLAP:
-        return json_string(sked_overlap_name(s->overlap));
-    case F_DST:
-        return json_string(sked_dst_name(s->dst));
-    case F_STATUS:
-        return json_string(sked_schedule_status_name(s->status));
-    case F_SOURCE:
-        return json_string(sked_source_name(s->source));
+    case SKED__SK_ENUM: {
+        int v = *CAT(s, f, int);
+        return json_string(v >= 0 && v < f->en->count ? f->en->names[v]
+                                                      : "unknown");
+    }
     }
     return json_null();
 }
@@ -172,13 +103,14 @@ int sked__schedule_to_json(const sked_schedule *s, json_t **out,
 
     if (!o)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    for (size_t i = 0; i < NFIELDS; i++) {
+    for (size_t i = 0; i < SKED__SF_COUNT; i++) {
+        const field *f = &sked__sfields[i];
         json_t *v;
 
-        if (!fields[i].output)
+        if (!f->json || f->role == SKED__SR_REQUEST)
             continue;
-        v = field_json(s, &fields[i], &bad_context);
-        if (!v || json_object_set_new(o, fields[i].key, v) != 0) {
+        v = field_json(s, f, &bad_context);
+        if (!v || json_object_set_new(o, f->json, v) != 0) {
             json_decref(o);
             if (bad_context)
                 return sked__error_set(err, SKED_EINVAL, "context", -1,
@@ -356,35 +288,18 @@ static int read_every(const char *key, const json_t *v, sked_schedule *s,
     return 0;
 }
 
-/* Read an enum name with PARSE-like semantics into *dst (an int). */
-static int read_enum(const struct field *f, const json_t *v, sked_schedule *s,
+/* Read the enum name V into the field F of S. */
+static int read_enum(const field *f, const json_t *v, sked_schedule *s,
                      sked_error *err)
 {
-    const char *name;
-    int rc = 0;
+    int x = 0;
+    int rc;
 
     if (!json_is_string(v))
-        return type_error(f->key, "a string", err);
-    name = json_string_value(v);
-    switch (f->type) {
-    case F_CATCHUP:
-        rc = sked_catchup_parse(name, f->key, &s->catchup, err);
-        break;
-    case F_OVERLAP:
-        rc = sked_overlap_parse(name, f->key, &s->overlap, err);
-        break;
-    case F_STATUS:
-        rc = sked_schedule_status_parse(name, f->key, &s->status, err);
-        break;
-    case F_SOURCE:
-        rc = sked_source_parse(name, f->key, &s->source, err);
-        break;
-    default:
-        if (sked_dst_parse(name, &s->dst, NULL) != 0)
-            rc = sked__error_set(err, SKED_EINVAL, f->key, -1,
-                                 "\"%.40s\" is not one of once, cadence", name);
-        break;
-    }
+        return type_error(f->json, "a string", err);
+    rc = sked__enum_parse(f->en, json_string_value(v), f->json, &x, err);
+    if (rc == 0)
+        *AT(s, f, int) = x;
     return rc;
 }
 
@@ -404,68 +319,78 @@ static void set_kind(sked_schedule *s, sked_spec_kind kind)
     s->kind = kind;
 }
 
-/* Read the value V of field F into S. */
-static int read_field(const struct field *f, const json_t *v, sked_schedule *s,
-                      sked_error *err)
+/* Read the whole number V into the field F of S; null is its default. */
+static int read_num(const field *f, const json_t *v, sked_schedule *s,
+                    sked_error *err)
 {
-    int64_t i = 0;
+    bool i32 = f->kind == SKED__SK_I32;
+    int64_t i = f->def;
     int rc;
 
-    switch (f->type) {
-    case F_STR:
-        return read_str(f->key, v, AT(s, f, char *), err);
-    case F_CRON:
-        return read_str(f->key, v, &s->cron, err);
-    case F_EVERY:
-        return read_every(f->key, v, s, err);
-    case F_AT:
-    case F_INSTANT:
-        return read_instant(f->key, v, AT(s, f, sked_time), err);
-    case F_SECS:
-        if (json_is_null(v))
-            return type_error(f->key, "a number of seconds", err);
-        return read_secs(f->key, v, AT(s, f, sked_dur), err);
-    case F_I32:
-    case F_I64:
-        if (json_is_null(v)) {
-            i = f->off == offsetof(sked_schedule, catchup_max)
-                    ? SKED_CATCHUP_MAX_DEFAULT
-                    : 0;
-        } else {
-            rc = read_int(f->key, v, f->type == F_I32 ? INT32_MIN : INT64_MIN,
-                          f->type == F_I32 ? INT32_MAX : INT64_MAX, &i, err);
-            if (rc != 0)
-                return rc;
-        }
-        if (f->type == F_I32)
-            *AT(s, f, int32_t) = (int32_t) i;
-        else
-            *AT(s, f, int64_t) = i;
-        return 0;
-    case F_BOOL:
-    case F_PAUSED:
-        if (!json_is_boolean(v))
-            return type_error(f->key, "true or false", err);
-        if (f->type == F_BOOL)
-            *AT(s, f, int32_t) = json_is_true(v);
-        else if (json_is_true(v))
-            s->status = SKED_SCHEDULE_PAUSED;
-        else if (s->status == SKED_SCHEDULE_PAUSED)
-            s->status = SKED_SCHEDULE_ACTIVE;
-        return 0;
-    case F_CONTEXT:
-        return read_context(f->key, v, &s->context, err);
-    default:
-        return read_enum(f, v, s, err);
-    }
+    if (!json_is_null(v) &&
+        (rc = read_int(f->json, v, i32 ? INT32_MIN : INT64_MIN,
+                       i32 ? INT32_MAX : INT64_MAX, &i, err)) != 0)
+        return rc;
+    if (i32)
+        *AT(s, f, int32_t) = (int32_t) i;
+    else
+        *AT(s, f, int64_t) = i;
+    return 0;
 }
 
-static const struct field *find_field(const char *key)
+/* Read the boolean V into the field F of S. */
+static int read_bool(const field *f, const json_t *v, sked_schedule *s,
+                     sked_error *err)
 {
-    for (size_t i = 0; i < NFIELDS; i++)
-        if (strcmp(fields[i].key, key) == 0)
-            return &fields[i];
-    return NULL;
+    if (!json_is_boolean(v))
+        return type_error(f->json, "true or false", err);
+    if (f->kind == SKED__SK_BOOL)
+        *AT(s, f, int32_t) = json_is_true(v);
+    else if (json_is_true(v))
+        s->status = SKED_SCHEDULE_PAUSED;
+    else if (s->status == SKED_SCHEDULE_PAUSED)
+        s->status = SKED_SCHEDULE_ACTIVE;
+    return 0;
+}
+
+/* Read the value V of field F, under the key KEY, into S. */
+static int read_field(const field *f, const char *key, const json_t *v,
+                      sked_schedule *s, sked_error *err)
+{
+    switch (f->kind) {
+    case SKED__SK_NAME:
+    case SKED__SK_STR:
+    case SKED__SK_CRON:
+        return read_str(key, v, AT(s, f, char *), err);
+    case SKED__SK_EVERY:
+        return read_every(key, v, s, err);
+    case SKED__SK_AT:
+    case SKED__SK_INSTANT:
+        return read_instant(key, v, AT(s, f, sked_time), err);
+    case SKED__SK_DUR:
+        if (json_is_null(v))
+            return type_error(key, "a number of seconds", err);
+        return read_secs(key, v, AT(s, f, sked_dur), err);
+    case SKED__SK_I32:
+    case SKED__SK_I64:
+        return read_num(f, v, s, err);
+    case SKED__SK_BOOL:
+    case SKED__SK_PAUSED:
+        return read_bool(f, v, s, err);
+    case SKED__SK_CONTEXT:
+        return read_context(key, v, AT(s, f, char *), err);
+    case SKED__SK_ENUM:
+        return read_enum(f, v, s, err);
+    }
+    return sked__error_set(err, SKED_EINTERNAL, key, -1, NULL);
+}
+
+/* The row of KEY; "every" (SPEC 6's name) is every_secs. */
+static const field *find_field(const char *key)
+{
+    if (strcmp(key, "every") == 0)
+        return &sked__sfields[SKED__SF_every];
+    return sked__sf_by_json(key);
 }
 
 /* Return the kind the keys of OBJ set, -1 for none; fail on two. */
@@ -517,16 +442,16 @@ int sked__schedule_patch_json(const json_t *obj, unsigned flags,
         set_kind(&c, (sked_spec_kind) kind);
     json_object_foreach((json_t *) obj, key, v)
     {
-        const struct field *f = find_field(key);
+        const field *f = find_field(key);
         if (!f) {
             rc = sked__error_set(err, SKED_ESYNTAX, key, -1, "unknown field");
             break;
         }
-        if (f->state && !(flags & SKED__SCHEDULE_JSON_STATE)) {
+        if (is_state(f) && !(flags & SKED__SCHEDULE_JSON_STATE)) {
             rc = sked__error_set(err, SKED_EINVAL, key, -1, "is read-only");
             break;
         }
-        rc = read_field(f, v, &c, err);
+        rc = read_field(f, key, v, &c, err);
         if (rc != 0)
             break;
     }
@@ -569,4 +494,139 @@ int sked__schedule_from_json_text(const char *text, size_t len, unsigned flags,
     rc = sked__schedule_from_json(obj, flags, out, err);
     json_decref(obj);
     return rc;
+}
+
+/* ---- the OpenAPI schema ----------------------------------------------- */
+
+/* The JSON Schema type of F's values. */
+static json_t *schema_type(const field *f)
+{
+    switch (f->kind) {
+    case SKED__SK_NAME:
+        return f->lo > 0 ? json_string("string")
+                         : json_pack("[s, s]", "string", "null");
+    case SKED__SK_STR:
+    case SKED__SK_CRON:
+    case SKED__SK_AT:
+    case SKED__SK_INSTANT:
+        return json_pack("[s, s]", "string", "null");
+    case SKED__SK_EVERY:
+        return json_pack("[s, s]", "number", "null");
+    case SKED__SK_DUR:
+        return json_string("number");
+    case SKED__SK_I32:
+    case SKED__SK_I64:
+        return json_string("integer");
+    case SKED__SK_BOOL:
+    case SKED__SK_PAUSED:
+        return json_string("boolean");
+    case SKED__SK_CONTEXT:
+        return json_string("object");
+    case SKED__SK_ENUM:
+        return json_string("string");
+    }
+    return json_null();
+}
+
+/* Tell whether F is a number with bounds narrower than its type's. */
+static bool ranged(const field *f)
+{
+    switch (f->kind) {
+    case SKED__SK_EVERY:
+    case SKED__SK_DUR:
+        return true;
+    case SKED__SK_I32:
+        return f->lo != INT32_MIN || f->hi != INT32_MAX;
+    case SKED__SK_I64:
+        return f->lo != INT64_MIN || f->hi != INT64_MAX;
+    default:
+        return false;
+    }
+}
+
+/* F's default as the API writes it; NULL when it has none to show. */
+static json_t *schema_default(const field *f, int64_t unit)
+{
+    if (f->role == SKED__SR_STATE || f->role == SKED__SR_CREATED)
+        return NULL;
+    if (f->sdef)
+        return json_string(f->sdef);
+    switch (f->kind) {
+    case SKED__SK_ENUM:
+        return json_string(f->en->names[f->def]);
+    case SKED__SK_BOOL:
+    case SKED__SK_PAUSED:
+        return json_boolean(f->def);
+    case SKED__SK_DUR:
+    case SKED__SK_I32:
+    case SKED__SK_I64:
+        return json_integer(f->def / unit);
+    default:
+        return NULL;
+    }
+}
+
+/* Add to the property P of F its bounds and default, in the API's units
+ * (seconds for durations). */
+static int schema_bounds(const field *f, json_t *p)
+{
+    int64_t unit = f->kind == SKED__SK_DUR || f->kind == SKED__SK_EVERY
+                       ? SKED_USEC_PER_SEC
+                       : 1;
+    json_t *def = schema_default(f, unit);
+    int rc = 0;
+
+    if (f->kind == SKED__SK_ENUM) {
+        json_t *names = json_array();
+        for (int i = 0; names && i < f->en->count; i++)
+            rc |= json_array_append_new(names, json_string(f->en->names[i]));
+        rc |= json_object_set_new(p, "enum", names);
+    }
+    if ((f->kind == SKED__SK_STR || f->kind == SKED__SK_NAME) && f->hi > 0)
+        rc |= json_object_set_new(p, "maxLength", json_integer(f->hi));
+    if (ranged(f)) {
+        rc |= json_object_set_new(p, "minimum", json_integer(f->lo / unit));
+        rc |= json_object_set_new(p, "maximum", json_integer(f->hi / unit));
+    }
+    if (def)
+        rc |= json_object_set_new(p, "default", def);
+    return rc ? SKED_ENOMEM : 0;
+}
+
+/* The property of F: its type, description, bounds and whether the API
+ * only shows it (state) or only takes it (a request flag). */
+static json_t *schema_property(const field *f)
+{
+    json_t *p =
+        json_pack("{s:o, s:s}", "type", schema_type(f), "description", f->desc);
+    int rc = p ? schema_bounds(f, p) : SKED_ENOMEM;
+
+    if (rc == 0 && is_state(f))
+        rc = json_object_set_new(p, "readOnly", json_true());
+    if (rc == 0 && f->role == SKED__SR_REQUEST)
+        rc = json_object_set_new(p, "writeOnly", json_true());
+    if (rc != 0) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
+}
+
+json_t *sked__schedule_json_schema(void)
+{
+    json_t *props = json_object();
+
+    for (size_t i = 0; props && i < SKED__SF_COUNT; i++) {
+        const field *f = &sked__sfields[i];
+
+        if (f->json &&
+            json_object_set_new(props, f->json, schema_property(f)) != 0) {
+            json_decref(props);
+            props = NULL;
+        }
+    }
+    if (!props)
+        return NULL;
+    return json_pack("{s:s, s:o, s:b}", "type", "object", "properties", props,
+                     "additionalProperties", 0);
 }

@@ -70,4 +70,9 @@ int sked__schedule_from_json(const json_t *obj, unsigned flags,
 int sked__schedule_from_json_text(const char *text, size_t len, unsigned flags,
                                   sked_schedule *out, sked_error *err);
 
+/* The JSON Schema of the API's schedule object (OpenAPI's
+ * components.schemas.Schedule), from the field table: every key, its
+ * type, description, bounds and default. NULL when out of memory. */
+json_t *sked__schedule_json_schema(void);
+
 #endif

@@ -5,11 +5,11 @@
  * UPDATE, and the compare-and-set that advances them past what fired.
  *
  * Every value travels as text, both ways. A schedule row maps to a
- * sked_schedule through one table of columns (COLUMNS), read and written
- * in the same order as SCHEDULE_COLS: a column is a string, a 32- or
- * 64-bit integer, an instant (SKED_TIME_NONE is NULL) or an enumeration
- * stored as its API word. The moves of a firing go as arrays through
- * unnest(), in one statement. */
+ * sked_schedule through the field table (model/schedule_fields.h), read
+ * and written in SCHEDULE_COLS order: each field's stored value, an
+ * integer or a text or NULL, is the model's; here it only becomes text.
+ * The moves of a firing go as arrays through unnest(), in one
+ * statement. */
 #include "store/pg_schedule.h"
 
 #include <errno.h>
@@ -22,139 +22,29 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "store/pg.h"
+#include "store/schedule_sql.h"
 
-/* ---- schedules: the column table --------------------------------------*/
+/* ---- schedules ---------------------------------------------------------*/
 
-typedef enum col_type {
-    COL_TEXT,  /* char *, NULL allowed */
-    COL_TEXTD, /* char *, NULL written as the column's default */
-    COL_I32,   /* int32_t */
-    COL_I64,   /* int64_t (and sked_dur) */
-    COL_DUR0,  /* sked_dur, 0 stored as NULL */
-    COL_TIME,  /* sked_time, SKED_TIME_NONE stored as NULL */
-    COL_ENUM,  /* an enum, stored as its name */
-} col_type;
+#define SCHEDULE_COLS SKED__SCHEDULE_COLUMNS
 
-typedef struct column {
-    col_type type;
-    size_t off;
-    const char *def;            /* COL_TEXTD: the default */
-    const char *(*name)(int v); /* COL_ENUM: value to word */
-    int count;                  /* COL_ENUM: values 0..count-1 */
-} column;
-
-/* The enums are read and written through an int. */
-_Static_assert(sizeof(sked_spec_kind) == sizeof(int), "enum size");
-_Static_assert(sizeof(sked_dst) == sizeof(int), "enum size");
-
-static const char *kind_name(int v)
-{
-    return sked_spec_kind_name((sked_spec_kind) v);
-}
-static const char *dst_name(int v)
-{
-    return sked_dst_name((sked_dst) v);
-}
-static const char *catchup_name(int v)
-{
-    return sked_catchup_name((sked_catchup) v);
-}
-static const char *overlap_name(int v)
-{
-    return sked_overlap_name((sked_overlap) v);
-}
 static const char *status_name(int v)
 {
     return sked_schedule_status_name((sked_schedule_status) v);
 }
-static const char *source_name(int v)
-{
-    return sked_source_name((sked_source) v);
-}
-
-#define OFF(f) offsetof(sked_schedule, f)
-#define TEXT(f)                                                                \
-    {                                                                          \
-        COL_TEXT, OFF(f), NULL, NULL, 0                                        \
-    }
-#define TEXTD(f, d)                                                            \
-    {                                                                          \
-        COL_TEXTD, OFF(f), d, NULL, 0                                          \
-    }
-#define NUM(t, f)                                                              \
-    {                                                                          \
-        t, OFF(f), NULL, NULL, 0                                               \
-    }
-#define ENUM(f, fn, n)                                                         \
-    {                                                                          \
-        COL_ENUM, OFF(f), NULL, fn, n                                          \
-    }
-
-/* In the order of SCHEDULE_COLS; name first, created_at at
- * CREATED_AT_COL (an update leaves it out). */
-static const column COLUMNS[] = {
-    TEXT(name),
-    TEXT(workflow),
-    ENUM(kind, kind_name, 3),
-    TEXT(cron),
-    NUM(COL_DUR0, every),
-    NUM(COL_TIME, anchor),
-    NUM(COL_TIME, at),
-    TEXTD(timezone, "UTC"),
-    ENUM(dst, dst_name, 2),
-    TEXTD(context, "{}"),
-    ENUM(catchup, catchup_name, 3),
-    NUM(COL_I32, catchup_max),
-    NUM(COL_I64, catchup_window),
-    ENUM(overlap, overlap_name, 5),
-    NUM(COL_I32, priority),
-    TEXT(queue),
-    NUM(COL_I64, jitter),
-    NUM(COL_I32, automatic_backfill),
-    NUM(COL_TIME, start_at),
-    NUM(COL_TIME, end_at),
-    NUM(COL_I64, max_runs),
-    NUM(COL_I32, pause_after_failures),
-    TEXT(description),
-    ENUM(status, status_name, 4),
-    ENUM(source, source_name, 2),
-    NUM(COL_TIME, next_fire_at),
-    NUM(COL_TIME, last_fired_at),
-    TEXT(last_error),
-    NUM(COL_I64, runs_created),
-    NUM(COL_I32, consecutive_failures),
-    NUM(COL_TIME, created_at),
-    NUM(COL_TIME, updated_at),
-    TEXT(app),
-};
-#define NCOLS          ((int) (sizeof(COLUMNS) / sizeof(COLUMNS[0])))
-#define CREATED_AT_COL 30
-
-#define SCHEDULE_COLS SKED__SCHEDULE_COLUMNS
 
 static const sked__pg_stmt SCHEDULE_GET = {SKED__PG_SCHEDULE_GET, 1,
                                            "SELECT " SCHEDULE_COLS
                                            " FROM schedules WHERE name = $1"};
 
-static const sked__pg_stmt SCHEDULE_INSERT = {
-    SKED__PG_SCHEDULE_INSERT, 33,
-    "INSERT INTO schedules (" SCHEDULE_COLS ") VALUES ($1, $2, $3, $4, $5, "
-    "$6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, "
-    "$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)"};
-
-/* Every column but created_at; $31 is updated_at, $32 app. */
-static const sked__pg_stmt SCHEDULE_UPDATE = {
-    SKED__PG_SCHEDULE_UPDATE, 32,
-    "UPDATE schedules SET workflow = $2, kind = $3, cron = $4, "
-    "every_us = $5, anchor_at = $6, at = $7, timezone = $8, dst = $9, "
-    "context = $10, catchup = $11, catchup_max = $12, "
-    "catchup_window_us = $13, overlap = $14, priority = $15, queue = $16, "
-    "jitter_us = $17, automatic_backfill = $18, start_at = $19, "
-    "end_at = $20, max_runs = $21, pause_after_failures = $22, "
-    "description = $23, status = $24, source = $25, next_fire_at = $26, "
-    "last_fired_at = $27, last_error = $28, runs_created = $29, "
-    "consecutive_failures = $30, updated_at = $31, app = $32 "
-    "WHERE name = $1"};
+/* The insert, or the update of every column but created_at
+ * (schedule_sql.h). */
+static sked__pg_stmt write_stmt(bool update)
+{
+    return (sked__pg_stmt){
+        update ? SKED__PG_SCHEDULE_UPDATE : SKED__PG_SCHEDULE_INSERT,
+        sked__schedule_sql_params(update), sked__schedule_sql('$', update)};
+}
 
 static const sked__pg_stmt SCHEDULE_DELETE = {
     SKED__PG_SCHEDULE_DELETE, 1, "DELETE FROM schedules WHERE name = $1"};
@@ -171,99 +61,46 @@ static const sked__pg_stmt SCHEDULE_LIST = {
     "AND ($7::text IS NULL OR app = $7) "
     "ORDER BY name LIMIT $6::bigint"};
 
-/* Text of column C of S into BUF (NUMLEN bytes); NULL for SQL NULL. */
 #define NUMLEN SKED__PG_NUMLEN
-static const char *col_get(const column *c, const sked_schedule *s, char *buf)
+
+/* A row of a result, read column by column (sked__schedule_col_fn). */
+struct pg_row {
+    const PGresult *res;
+    int row;
+};
+
+static int col_value(void *ctx, int col, bool as_int, sked__sval *v)
 {
-    const char *p = (const char *) s + c->off;
-    int64_t v;
+    const struct pg_row *r = ctx;
+    char *end;
 
-    switch (c->type) {
-    case COL_TEXT:
-        return *(char *const *) p;
-    case COL_TEXTD:
-        return *(char *const *) p ? *(char *const *) p : c->def;
-    case COL_ENUM:
-        return c->name(*(const int *) p);
-    case COL_I32:
-        v = *(const int32_t *) p;
-        break;
-    default:
-        v = *(const int64_t *) p;
-        if ((c->type == COL_DUR0 && v == 0) ||
-            (c->type == COL_TIME && v == SKED_TIME_NONE))
-            return NULL;
-        break;
-    }
-    (void) snprintf(buf, NUMLEN, "%" PRId64, v);
-    return buf;
-}
-
-/* Parse the text V of column C into S. Returns 0 or SKED_EIO/ENOMEM. */
-static int col_set(const column *c, sked_schedule *s, const char *v)
-{
-    char *p = (char *) s + c->off, *end;
-    long long n;
-    int i;
-
-    if (c->type == COL_TEXT || c->type == COL_TEXTD) {
-        *(char **) p = v ? sked__strdup(v) : NULL;
-        return v && *(char **) p == NULL ? SKED_ENOMEM : 0;
-    }
-    if (c->type == COL_ENUM) {
-        for (i = 0; v != NULL && i < c->count; i++)
-            if (strcmp(c->name(i), v) == 0) {
-                *(int *) p = i;
-                return 0;
-            }
-        return SKED_EIO;
-    }
-    if (v == NULL) {
-        if (c->type == COL_TIME)
-            *(int64_t *) p = SKED_TIME_NONE;
-        else if (c->type == COL_DUR0)
-            *(int64_t *) p = 0;
-        else
-            return SKED_EIO;
+    *v = (sked__sval){.type = SKED__SV_NULL};
+    if (PQgetisnull(r->res, r->row, col))
         return 0;
-    }
+    v->s = PQgetvalue(r->res, r->row, col);
+    v->type = SKED__SV_TEXT;
+    if (!as_int)
+        return 0;
     errno = 0;
-    n = strtoll(v, &end, 10);
-    if (errno != 0 || *end != '\0' ||
-        (c->type == COL_I32 && (n < INT32_MIN || n > INT32_MAX)))
-        return SKED_EIO;
-    if (c->type == COL_I32)
-        *(int32_t *) p = (int32_t) n;
-    else
-        *(int64_t *) p = (int64_t) n;
-    return 0;
+    v->type = SKED__SV_INT;
+    v->i = strtoll(v->s, &end, 10);
+    return errno != 0 || *end != '\0' ? SKED_EIO : 0;
 }
 
 /* Read row ROW of RES into *out (a schedule it initialises). */
 static int row_to_schedule(const PGresult *res, int row, sked_schedule *out,
                            sked_error *err)
 {
-    sked_schedule s;
-    int i, rc = 0;
+    struct pg_row r = {res, row};
+    int col, rc = sked__schedule_read(col_value, &r, out, &col);
 
-    sked_schedule_init(&s);
-    for (i = 0; i < NCOLS && rc == 0; i++) {
-        const char *v =
-            PQgetisnull(res, row, i) ? NULL : PQgetvalue(res, row, i);
-        rc = col_set(&COLUMNS[i], &s, v);
-    }
-    if (rc == SKED_ENOMEM) {
-        sked_schedule_done(&s);
+    if (rc == SKED_ENOMEM)
         return sked__error_set(err, rc, NULL, -1, NULL);
-    }
-    if (rc < 0) {
-        sked_schedule_done(&s);
+    if (rc < 0)
         return sked__error_set(err, SKED_EIO, NULL, -1,
                                "PostgreSQL: schedule %s: bad value in "
                                "column %d",
-                               PQgetvalue(res, row, 0), i);
-    }
-    *out = s;
+                               PQgetvalue(res, row, 0), col);
     return 0;
 }
 
@@ -286,23 +123,24 @@ int sked__pg_schedule_get(sked__tx *tx, const char *name, sked_schedule *out,
     return rc;
 }
 
-/* Run STMT with the columns of S as parameters, created_at left out when
- * SKIP_CREATED. OUT: *affected, the rows the command touched. */
-static int schedule_write(sked__tx *tx, const sked__pg_stmt *stmt,
-                          const sked_schedule *s, bool skip_created,
+/* Run the insert or (UPDATE) the update of S. OUT: *affected, the rows
+ * the command touched. */
+static int schedule_write(sked__tx *tx, const sked_schedule *s, bool update,
                           int64_t *affected, sked_error *err)
 {
-    char nums[NCOLS][NUMLEN];
-    const char *params[NCOLS];
+    sked__pg_stmt stmt = write_stmt(update);
+    sked__sval v[SKED__SF_COUNT];
+    char nums[SKED__SF_COUNT][NUMLEN];
+    const char *params[SKED__SF_COUNT];
+    int n = sked__schedule_params(s, update, v), rc;
     PGresult *res;
-    int i, k = 0, rc;
 
-    for (i = 0; i < NCOLS; i++) {
-        if (skip_created && i == CREATED_AT_COL)
-            continue;
-        params[k++] = col_get(&COLUMNS[i], s, nums[i]);
+    for (int k = 0; k < n; k++) {
+        if (v[k].type == SKED__SV_INT)
+            (void) snprintf(nums[k], NUMLEN, "%" PRId64, v[k].i);
+        params[k] = v[k].type == SKED__SV_INT ? nums[k] : v[k].s;
     }
-    rc = sked__pg_exec(tx, stmt, params, &res, err);
+    rc = sked__pg_exec(tx, &stmt, params, &res, err);
     if (rc < 0)
         return rc;
     *affected = strtoll(PQcmdTuples(res), NULL, 10);
@@ -314,7 +152,7 @@ int sked__pg_schedule_insert(sked__tx *tx, const sked_schedule *s,
                              sked_error *err)
 {
     int64_t n;
-    int rc = schedule_write(tx, &SCHEDULE_INSERT, s, false, &n, err);
+    int rc = schedule_write(tx, s, false, &n, err);
 
     if (rc == SKED_ECONFLICT)
         return sked__error_set(err, rc, "name", -1,
@@ -327,7 +165,7 @@ int sked__pg_schedule_update(sked__tx *tx, const sked_schedule *s,
                              sked_error *err)
 {
     int64_t n;
-    int rc = schedule_write(tx, &SCHEDULE_UPDATE, s, true, &n, err);
+    int rc = schedule_write(tx, s, true, &n, err);
 
     if (rc == 0 && n == 0)
         return sked__error_set(err, SKED_ENOTFOUND, "name", -1,
@@ -394,7 +232,8 @@ int sked__pg_schedule_list(sked__tx *tx, const sked__schedule_query *q,
     int rc;
 
     params[0] = q->status >= 0 ? status_name(q->status) : NULL;
-    params[1] = q->source >= 0 ? source_name(q->source) : NULL;
+    params[1] =
+        q->source >= 0 ? sked_source_name((sked_source) q->source) : NULL;
     params[2] = q->workflow;
     params[3] = q->name_prefix;
     params[4] = q->after_name;

@@ -4,8 +4,9 @@
  * it indexes, the rows of a firing locked, and the compare-and-set that
  * advances a schedule past the occurrences it fired.
  *
- * A schedule row is bound and read in SKED__SCHEDULE_COLUMNS order; its
- * enumerations are stored as their API words. BEGIN IMMEDIATE already
+ * A schedule row is bound and read through the field table, in
+ * SKED__SCHEDULE_COLUMNS order (schedule_sql.h); its enumerations are
+ * stored as their API words. BEGIN IMMEDIATE already
  * serialises every writer, so "locking" rows is reading them. A firing's
  * reads and cursor moves go SKED__SQLITE_BATCH schedules to a statement
  * (sqlite.h, "batches"). The statements are cached per connection by
@@ -16,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "store/schedule_sql.h"
 #include "store/sqlite.h"
 
 enum sched_stmt {
@@ -60,22 +62,7 @@ enum sched_stmt {
 
 static const char *const sched_sql[S_COUNT] = {
     [S_SCHED_GET] = "SELECT " SCHED_COLS " FROM schedules WHERE name = ?1",
-    [S_SCHED_INSERT] =
-        "INSERT INTO schedules (" SCHED_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, "
-        "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-        "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, "
-        "?33)",
-    [S_SCHED_UPDATE] =
-        "UPDATE schedules SET workflow = ?2, kind = ?3, cron = ?4, "
-        "every_us = ?5, anchor_at = ?6, at = ?7, timezone = ?8, dst = ?9, "
-        "context = ?10, catchup = ?11, catchup_max = ?12, "
-        "catchup_window_us = ?13, overlap = ?14, priority = ?15, "
-        "queue = ?16, jitter_us = ?17, automatic_backfill = ?18, "
-        "start_at = ?19, end_at = ?20, max_runs = ?21, "
-        "pause_after_failures = ?22, description = ?23, status = ?24, "
-        "source = ?25, next_fire_at = ?26, last_fired_at = ?27, "
-        "last_error = ?28, runs_created = ?29, consecutive_failures = ?30, "
-        "updated_at = ?32, app = ?33 WHERE name = ?1",
+    /* S_SCHED_INSERT, S_SCHED_UPDATE: schedule_sql.h. */
     [S_SCHED_DELETE] = "DELETE FROM schedules WHERE name = ?1",
     [S_SCHED_LIST] =
         "SELECT " SCHED_COLS " FROM schedules "
@@ -119,111 +106,59 @@ static const char *const sched_sql[S_COUNT] = {
 static int stmt(sked__tx *c, enum sched_stmt id, sqlite3_stmt **out,
                 sked_error *err)
 {
-    return sked__sqlite_stmt(c, sched_sql[id], out, err);
+    const char *sql = id == S_SCHED_INSERT   ? sked__schedule_sql('?', false)
+                      : id == S_SCHED_UPDATE ? sked__schedule_sql('?', true)
+                                             : sched_sql[id];
+
+    return sked__sqlite_stmt(c, sql, out, err);
 }
 
 /* ---- schedules --------------------------------------------------------- */
 
-/* Bind the 33 columns of R in SCHED_COLS order; 0 or an SQLite code. */
-static int sched_bind(sqlite3_stmt *s, const sked_schedule *r)
+/* Bind the parameters of R an insert or (UPDATE) an update takes, in
+ * SCHED_COLS order; 0 or an SQLite code. */
+static int sched_bind(sqlite3_stmt *s, const sked_schedule *r, bool update)
 {
-    int rc = 0;
+    sked__sval v[SKED__SF_COUNT];
+    int n = sked__schedule_params(r, update, v), rc = 0;
 
-    rc |= bind_text(s, 1, r->name);
-    rc |= bind_text(s, 2, r->workflow);
-    rc |= bind_text(s, 3, sked_spec_kind_name(r->kind));
-    rc |= bind_text(s, 4, r->kind == SKED_SPEC_CRON ? r->cron : NULL);
-    rc |= r->kind == SKED_SPEC_EVERY ? sqlite3_bind_int64(s, 5, r->every)
-                                     : sqlite3_bind_null(s, 5);
-    rc |= bind_time(s, 6, r->anchor);
-    rc |= bind_time(s, 7, r->at);
-    rc |= bind_text(s, 8, r->timezone ? r->timezone : "UTC");
-    rc |= bind_text(s, 9, sked_dst_name(r->dst));
-    rc |= bind_text(s, 10, r->context ? r->context : "{}");
-    rc |= bind_text(s, 11, sked_catchup_name(r->catchup));
-    rc |= sqlite3_bind_int(s, 12, r->catchup_max);
-    rc |= sqlite3_bind_int64(s, 13, r->catchup_window);
-    rc |= bind_text(s, 14, sked_overlap_name(r->overlap));
-    rc |= sqlite3_bind_int(s, 15, r->priority);
-    rc |= bind_text(s, 16, r->queue);
-    rc |= sqlite3_bind_int64(s, 17, r->jitter);
-    rc |= sqlite3_bind_int(s, 18, r->automatic_backfill);
-    rc |= bind_time(s, 19, r->start_at);
-    rc |= bind_time(s, 20, r->end_at);
-    rc |= sqlite3_bind_int64(s, 21, r->max_runs);
-    rc |= sqlite3_bind_int(s, 22, r->pause_after_failures);
-    rc |= bind_text(s, 23, r->description);
-    rc |= bind_text(s, 24, sked_schedule_status_name(r->status));
-    rc |= bind_text(s, 25, sked_source_name(r->source));
-    rc |= bind_time(s, 26, r->next_fire_at);
-    rc |= bind_time(s, 27, r->last_fired_at);
-    rc |= bind_text(s, 28, r->last_error);
-    rc |= sqlite3_bind_int64(s, 29, r->runs_created);
-    rc |= sqlite3_bind_int(s, 30, r->consecutive_failures);
-    rc |= bind_time(s, 31, r->created_at);
-    rc |= bind_time(s, 32, r->updated_at);
-    rc |= bind_text(s, 33, r->app);
+    for (int k = 0; k < n; k++)
+        rc |= v[k].type == SKED__SV_INT ? sqlite3_bind_int64(s, k + 1, v[k].i)
+                                        : bind_text(s, k + 1, v[k].s);
     return rc;
 }
 
-static int32_t col_i32(sqlite3_stmt *s, int i)
+/* Read column COL of the current row of the statement CTX into *v
+ * (sked__schedule_col_fn). */
+static int col_value(void *ctx, int col, bool as_int, sked__sval *v)
 {
-    return (int32_t) sqlite3_column_int(s, i);
-}
+    sqlite3_stmt *s = ctx;
 
-/* Parse the enum word of column I with PARSE into *v; -1 when unknown. */
-#define COL_ENUM(parse, s, i, v)                                               \
-    (parse((const char *) sqlite3_column_text(s, i), "", v, NULL) == 0)
+    *v = (sked__sval){.type = SKED__SV_NULL};
+    if (sqlite3_column_type(s, col) == SQLITE_NULL)
+        return 0;
+    if (as_int) {
+        *v = (sked__sval){.type = SKED__SV_INT,
+                          .i = sqlite3_column_int64(s, col)};
+        return 0;
+    }
+    if (!(v->s = (const char *) sqlite3_column_text(s, col)))
+        return SKED_ENOMEM;
+    v->type = SKED__SV_TEXT;
+    return 0;
+}
 
 /* Read the current row of S (SCHED_COLS) into ROW, a sked_schedule. */
 static int sched_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
 {
-    sked_schedule *out = row;
-    sked_schedule r;
-    bool ok;
+    int col, rc = sked__schedule_read(col_value, s, row, &col);
 
-    sked_schedule_init(&r);
-    ok = col_text(s, 0, &r.name) && col_text(s, 1, &r.workflow) &&
-         col_text(s, 3, &r.cron) && col_text(s, 7, &r.timezone) &&
-         col_text(s, 9, &r.context) && col_text(s, 15, &r.queue) &&
-         col_text(s, 22, &r.description) && col_text(s, 27, &r.last_error) &&
-         col_text(s, 32, &r.app);
-    if (!ok) {
-        sked_schedule_done(&r);
+    if (rc == SKED_ENOMEM)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    ok = COL_ENUM(sked_spec_kind_parse, s, 2, &r.kind) &&
-         sked_dst_parse((const char *) sqlite3_column_text(s, 8), &r.dst,
-                        NULL) == 0 &&
-         COL_ENUM(sked_catchup_parse, s, 10, &r.catchup) &&
-         COL_ENUM(sked_overlap_parse, s, 13, &r.overlap) &&
-         COL_ENUM(sked_schedule_status_parse, s, 23, &r.status) &&
-         COL_ENUM(sked_source_parse, s, 24, &r.source);
-    if (!ok) {
-        sked_schedule_done(&r);
+    if (rc != 0)
         return sked__error_set(err, SKED_EIO, "db", -1,
                                "%.100s: schedule with an unknown enum value",
                                sked__sqlite_path(c));
-    }
-    r.every = sqlite3_column_int64(s, 4);
-    r.anchor = col_time(s, 5);
-    r.at = col_time(s, 6);
-    r.catchup_max = col_i32(s, 11);
-    r.catchup_window = sqlite3_column_int64(s, 12);
-    r.priority = col_i32(s, 14);
-    r.jitter = sqlite3_column_int64(s, 16);
-    r.automatic_backfill = col_i32(s, 17);
-    r.start_at = col_time(s, 18);
-    r.end_at = col_time(s, 19);
-    r.max_runs = sqlite3_column_int64(s, 20);
-    r.pause_after_failures = col_i32(s, 21);
-    r.next_fire_at = col_time(s, 25);
-    r.last_fired_at = col_time(s, 26);
-    r.runs_created = sqlite3_column_int64(s, 28);
-    r.consecutive_failures = col_i32(s, 29);
-    r.created_at = col_time(s, 30);
-    r.updated_at = col_time(s, 31);
-    *out = r;
     return 0;
 }
 
@@ -256,8 +191,8 @@ static int sched_write(sked__tx *c, enum sched_stmt id, const sked_schedule *r,
     int rc = stmt(c, id, &s, err);
 
     if (rc == 0)
-        rc = sked__sqlite_exec(c, s, sched_bind(s, r), "writing a schedule",
-                               err);
+        rc = sked__sqlite_exec(c, s, sched_bind(s, r, id == S_SCHED_UPDATE),
+                               "writing a schedule", err);
     if (rc != 0)
         return rc;
     if (id == S_SCHED_UPDATE && sqlite3_changes(sked__sqlite_db(c)) == 0)
@@ -340,6 +275,10 @@ int sked__sqlite_schedule_list(sked__tx *c, const sked__schedule_query *q,
 }
 
 /* ---- the scheduler's reads and writes ---------------------------------- */
+
+/* Parse the enum word of column I with PARSE into *v; -1 when unknown. */
+#define COL_ENUM(parse, s, i, v)                                               \
+    (parse((const char *) sqlite3_column_text(s, i), "", v, NULL) == 0)
 
 /* Read the current row of the heads statement S into ROW, a zeroed
  * sked_schedule_head. */

@@ -49,16 +49,6 @@ struct sked__migration {
     const char *sql;  /* the whole script; may hold many statements */
 };
 
-/* The columns of the schedules table, in the order every back-end binds
- * and reads a schedule row (the schema of both dialects has them all). */
-#define SKED__SCHEDULE_COLUMNS                                                 \
-    "name, workflow, kind, cron, every_us, anchor_at, at, timezone, dst, "     \
-    "context, catchup, catchup_max, catchup_window_us, overlap, priority, "    \
-    "queue, jitter_us, automatic_backfill, start_at, end_at, max_runs, "       \
-    "pause_after_failures, description, status, source, next_fire_at, "        \
-    "last_fired_at, last_error, runs_created, consecutive_failures, "          \
-    "created_at, updated_at, app"
-
 /* What store.c asks the back-end to list; zero-initialised is "all". */
 typedef struct sked__schedule_query {
     int status;              /* a sked_schedule_status, or -1: any */

@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/json_text.h"
 #include "model/schedule.h"
+#include "model/schedule_fields.h"
 #include "model/schedule_json.h"
 #include "store/store_int.h"
 
@@ -487,35 +488,51 @@ static int json_text_eq(const char *a, const char *b)
     return eq;
 }
 
+/* 1 when the field F of A and B holds the same value, else 0 (or
+ * SKED_ENOMEM, comparing contexts). */
+static int field_eq(const sked_schedule *a, const sked_schedule *b,
+                    const sked__sfield *f)
+{
+    const void *x = sked__sf_cat(a, f), *y = sked__sf_cat(b, f);
+
+    switch (f->kind) {
+    case SKED__SK_NAME:
+    case SKED__SK_STR:
+    case SKED__SK_CRON:
+        return str_eq(*(char *const *) x, *(char *const *) y);
+    case SKED__SK_CONTEXT:
+        return json_text_eq(*(char *const *) x, *(char *const *) y);
+    case SKED__SK_I32:
+    case SKED__SK_BOOL:
+        return *(const int32_t *) x == *(const int32_t *) y;
+    case SKED__SK_ENUM:
+        return *(const int *) x == *(const int *) y;
+    case SKED__SK_PAUSED:
+        return 1; /* the status: state, not definition */
+    default:
+        return *(const int64_t *) x == *(const int64_t *) y;
+    }
+}
+
 /* Tell whether the prepared definition DEF leaves the stored row OLD as it
- * is (1, else 0, or SKED_ENOMEM). An interval without an anchor keeps the
- * stored anchor. */
+ * is (1, else 0, or SKED_ENOMEM): every field of the definition (the
+ * table's DEF and INTERNAL rows) and the app. An interval without an
+ * anchor keeps the stored anchor. */
 static int same_definition(const sked_schedule *old, const sked_schedule *def)
 {
-    bool anchor =
-        def->anchor == old->anchor ||
-        (def->anchor == SKED_TIME_NONE && old->kind == SKED_SPEC_EVERY);
+    int eq = str_eq(old->app, def->app);
 
-    return str_eq(old->workflow, def->workflow) && old->kind == def->kind &&
-                   str_eq(old->cron, def->cron) && old->every == def->every &&
-                   anchor && old->at == def->at &&
-                   str_eq(old->timezone, def->timezone) &&
-                   old->dst == def->dst && old->catchup == def->catchup &&
-                   old->catchup_max == def->catchup_max &&
-                   old->catchup_window == def->catchup_window &&
-                   old->overlap == def->overlap &&
-                   old->priority == def->priority &&
-                   str_eq(old->queue, def->queue) &&
-                   old->jitter == def->jitter &&
-                   old->automatic_backfill == def->automatic_backfill &&
-                   old->start_at == def->start_at &&
-                   old->end_at == def->end_at &&
-                   old->max_runs == def->max_runs &&
-                   old->pause_after_failures == def->pause_after_failures &&
-                   str_eq(old->description, def->description) &&
-                   str_eq(old->app, def->app)
-               ? json_text_eq(old->context, def->context)
-               : 0;
+    for (size_t i = 0; eq == 1 && i < SKED__SF_COUNT; i++) {
+        const sked__sfield *f = &sked__sfields[i];
+
+        if (f->role != SKED__SR_DEF && f->role != SKED__SR_INTERNAL)
+            continue;
+        if (i == SKED__SF_anchor && def->anchor == SKED_TIME_NONE &&
+            old->kind == SKED_SPEC_EVERY)
+            continue;
+        eq = field_eq(old, def, f);
+    }
+    return eq;
 }
 
 struct apply_arg {

@@ -72,23 +72,32 @@ VALUES ('run.created', 'r-pending', '{}', 12),
     ('step.completed', 'r-running', '{\"step\":\"one\"}', 24);" ||
     { echo "cannot fill the old database"; exit 1; }
 
-# rows [old]: every row; "old" (before the migrations) adds the column
-# schema 6 brings, schedules.app, as NULL, as the migration adds it.
+# rows: every row, of the columns the old file has (the later migrations
+# add schedule columns: they are checked to be NULL below).
+old_cols=$(q "SELECT group_concat(name, ', ') FROM pragma_table_info('schedules')")
 rows() {
-    q "SELECT *${1:+, NULL AS app} FROM schedules ORDER BY name;
+    q "SELECT $old_cols FROM schedules ORDER BY name;
        SELECT * FROM runs ORDER BY id;
        SELECT * FROM steps ORDER BY run_id, step, compensation, attempt;
        SELECT * FROM events ORDER BY id;
        SELECT * FROM queues ORDER BY name;
        SELECT * FROM workflow_versions ORDER BY workflow, version;"
 }
-before=$(rows old)
+before=$(rows)
 
 run --db "sqlite:$db" schedule list
 check "sked opens and migrates the old file" "0" "$rc"
-check "the schema is the latest, 6" "6" \
+# The latest is the highest migration of the folder: 0006_x.sql is 6.
+latest=$(ls "$schema" | sed -n 's/^0*\([0-9][0-9]*\)_.*\.sql$/\1/p' |
+    sort -n | tail -1)
+check "the schema is the latest, $latest" "$latest" \
     "$(q "SELECT value FROM meta WHERE key = 'schema_version'")"
 check "every row comes through unchanged" "$before" "$(rows)"
+for c in $(q "SELECT name FROM pragma_table_info('schedules')
+              WHERE name NOT IN ('$(echo "$old_cols" | sed "s/, /', '/g")')"); do
+    check "the new column $c is NULL in old rows" "0" \
+        "$(q "SELECT count(*) FROM schedules WHERE $c IS NOT NULL")"
+done
 check "the file is intact" "ok" "$(q 'PRAGMA integrity_check')"
 check "no foreign key is broken" "" "$(q 'PRAGMA foreign_key_check')"
 check "the indexes are all back, schedules_due gone" \

@@ -584,6 +584,54 @@ static void test_host_zones_refused(void **state)
     (void) rmdir(dir);
 }
 
+/* The OpenAPI schema names every key the API writes, in its order, and
+ * the one it only takes (allow_past); each with a type and a description,
+ * the state read-only, bounds in the API's units. */
+static void test_json_schema(void **state)
+{
+    sked_schedule s;
+    json_t *schema = sked__schedule_json_schema(), *out = NULL, *props, *p;
+    const char *key;
+    void *it;
+    json_t *v;
+
+    (void) state;
+    assert_non_null(schema);
+    props = json_object_get(schema, "properties");
+    valid(&s);
+    assert_int_equal(sked__schedule_to_json(&s, &out, NULL), 0);
+    it = json_object_iter(props);
+    json_object_foreach(out, key, v)
+    {
+        if (it && strcmp(json_object_iter_key(it), "allow_past") == 0)
+            it = json_object_iter_next(props, it);
+        assert_non_null(it);
+        assert_string_equal(json_object_iter_key(it), key);
+        p = json_object_iter_value(it);
+        assert_non_null(json_object_get(p, "type"));
+        assert_true(
+            strlen(json_string_value(json_object_get(p, "description"))) > 0);
+        it = json_object_iter_next(props, it);
+    }
+    assert_null(it);
+    p = json_object_get(props, "catchup_window_secs");
+    assert_int_equal(json_integer_value(json_object_get(p, "minimum")), 60);
+    assert_int_equal(json_integer_value(json_object_get(p, "maximum")),
+                     30 * 86400);
+    assert_int_equal(json_integer_value(json_object_get(p, "default")), 86400);
+    p = json_object_get(props, "status");
+    assert_true(json_is_true(json_object_get(p, "readOnly")));
+    assert_int_equal(json_array_size(json_object_get(p, "enum")), 4);
+    p = json_object_get(props, "allow_past");
+    assert_true(json_is_true(json_object_get(p, "writeOnly")));
+    p = json_object_get(props, "name");
+    assert_int_equal(json_integer_value(json_object_get(p, "maxLength")),
+                     SKED_NAME_MAX);
+    json_decref(out);
+    json_decref(schema);
+    sked_schedule_done(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -598,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_json_definition),
         cmocka_unit_test(test_json_bad),
         cmocka_unit_test(test_json_patch_replaces_spec),
+        cmocka_unit_test(test_json_schema),
     };
     int failed;
 
