@@ -145,13 +145,18 @@ int sked__schedule_definition_json(const sked_schedule *s, json_t **out,
     json_t *o = NULL;
     int rc = sked__schedule_to_json(s, &o, err);
 
-    for (size_t i = 0; rc == 0 && i < NFIELDS; i++)
-        if (fields[i].state)
-            json_object_del(o, fields[i].key);
-    /* A request flag: never written back, so not in the object above. */
-    if (rc == 0 && s->allow_past &&
-        json_object_set_new(o, "allow_past", json_true()) != 0)
-        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t i = 0; rc == 0 && i < SKED__SF_COUNT; i++) {
+        const field *f = &sked__sfields[i];
+
+        if (f->json && is_state(f))
+            json_object_del(o, f->json);
+        /* A request flag (allow_past): never written back, so sent only
+         * when set. */
+        else if (f->json && f->role == SKED__SR_REQUEST &&
+                 f->kind == SKED__SK_BOOL && *CAT(s, f, int32_t) &&
+                 json_object_set_new(o, f->json, json_true()) != 0)
+            rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
     if (rc != 0) {
         json_decref(o);
         return rc;
