@@ -107,15 +107,17 @@ sk() {
     } >>"$log"
 }
 
-# Every option of "sked schedule create" that takes a value, with a valid
+# Every option of "sked schedule VERB" that takes a value, with a valid
 # one chosen by its placeholder in --help, but for those of the other
 # time specs: a new field's option is compared without a word here.
 every_value_option() {
     local opt ph v
-    "$bin" schedule create --help |
+    "$bin" schedule "$1" --help |
         sed -nE 's/^  (--[a-z-]+) ([A-Z]+|[a-z]+(\|[a-z]+)+) .*/\1 \2/p' |
         while read -r opt ph; do
-            case $opt in --name | --every | --anchor | --at | --db | --server) continue ;; esac
+            case $opt in
+            --name | --every | --anchor | --at | --cron | --db | --server) continue ;;
+            esac
             case $opt:$ph in
             --end-at:*) v=2031-06-01T00:00:00Z ;;
             *:D) v=1h ;;
@@ -157,8 +159,10 @@ scenario() {
     sk schedule create report --at 2020-01-01T00:00:00Z --name s7
     sk schedule create etl --every 1d --anchor 2030-01-01T00:00:00Z \
         --automatic-backfill --name s8
-    mapfile -t gen < <(every_value_option)
+    mapfile -t gen < <(every_value_option create)
     sk schedule create report "0 4 * * *" --name s9 "${gen[@]}" --json
+    mapfile -t gen < <(every_value_option update)
+    sk schedule update s9 "${gen[@]}" --timezone America/Sao_Paulo --json
     # -- read
     sk schedule get s1
     sk schedule get s2 --json
@@ -291,9 +295,9 @@ $(head -c 6000 "$tmp/diff")"
 fi
 # The scenario did what it says (not two identical failures).
 n=$(grep -c '^\$ sked' "$tmp/direct.norm")
-check scenario.commands "$n" 90
+check scenario.commands "$n" 91
 check scenario.exits "$(grep '^exit ' "$tmp/remote.norm" | sort | uniq -c |
-    awk '{printf "%s:%s ", $3, $1}')" "0:62 1:14 2:1 3:10 4:3 "
+    awk '{printf "%s:%s ", $3, $1}')" "0:63 1:14 2:1 3:10 4:3 "
 grep -q '^created schedule s1 (active); next: 2027-01-01T09:00:00+01:00$' \
     "$tmp/remote.norm" && pass || fail scenario.create "no created line"
 grep -q '^stderr: sked: cannot trigger schedule "s1": ' "$tmp/remote.norm" &&
