@@ -105,6 +105,8 @@ static void warn_workflow(sked_engine *e, const char *workflow)
 {
     char warning[256];
 
+    if (!workflow)
+        return;
     sked_engine_workflow_warning(e, workflow, warning, sizeof warning);
     if (warning[0])
         cli_warn(warning);
