@@ -143,6 +143,11 @@
     X(description, STR, char *, _, DEF, "description", "description",         \
       "description", "description", (0, SKED_DESCRIPTION_MAX, NULL), NULL,     \
       "  --description S      free text\n", "free text")                       \
+    X(notes, STR, char *, _, DEF, "notes", "notes", "notes", "notes",         \
+      (0, 4096, NULL), NULL,                                                   \
+      "  --notes S            free text for the people who run it, at most\n" \
+      "                       4 KiB\n",                                        \
+      "free text for the people who run it, at most 4 KiB")                    \
     X(allow_past, BOOL, int32_t, _, REQUEST, NULL, "allow_past",               \
       "allow_past", "allow-past", (0, 1, NULL), 0,                             \
       "  --allow-past         with --at: accept a T already past (it fires\n"  \

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Schedules to and from the API's JSON (schedule_json.h, SPEC 6).
  *
- * One table lists every field: its JSON key, its type and where it lives
- * in sked_schedule. Reading walks the object's keys and looks each up in
- * the table, so an unknown key is an error naming it; writing walks the
- * table, so every field is always present. */
+ * The field table (schedule_fields.h) gives each field its JSON key and
+ * kind. Reading walks the object's keys and looks each up in the table,
+ * so an unknown key is an error naming it; writing walks the table, so
+ * every field is always present, in the table's order. The OpenAPI
+ * schema of the object is written from the same table. */
 #include "model/schedule_json.h"
 
 #include <math.h>
