@@ -28,7 +28,7 @@
 #define EVENT_ID_MAX 999999999999999L
 
 /* Set by SIGINT and SIGTERM while following (sig_atomic_t is an int,
- * which target_event_follow reads). */
+ * which the target's event_follow reads). */
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)

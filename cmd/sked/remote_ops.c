@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Remote mode (remote_ops.h): the target_ops of target.h as requests of
  * docs/api.md, their answers turned back into what direct mode returns.
- * Nothing here writes or reads a body by hand: a schedule is sent as
- * the model's definition (sked__schedule_definition_json: without the
- * state the scheduler keeps, which the API refuses as read-only), and
- * comes back whole, read with SKED__SCHEDULE_JSON_STATE, so that
- * the commands print it from the very structure direct mode reads from
- * the store; the other answers are read with the readers beside their
- * writers (engine/answer.h); runs, workflows and events are the API's
- * text, which is the engine's. */
+ * A schedule is sent as the model's definition
+ * (sked__schedule_definition_json: without the state the scheduler
+ * keeps, which the API refuses as read-only) and comes back whole, read
+ * with SKED__SCHEDULE_JSON_STATE, so that the commands print it from the
+ * very structure direct mode has from the engine; a list, an apply's and
+ * a backfill's counts are read with the readers beside the API's writers
+ * (engine/answer.h); runs, workflows and events are the API's text,
+ * which is the engine's. Only the envelopes of two requests are packed
+ * here: apply's {"schedules", "prune", "app"} and backfill's {"start",
+ * "end"} (remote_backfill.c). */
 #include "remote_ops.h"
 
 #include <stdio.h>
