@@ -13,8 +13,10 @@
 #include "sked/schedule_fields.h"
 #include "sked/sked.h"
 
-/* Most options a schedule command takes, with its own and --db. */
-#define SCHED_OPTS_MAX 40
+/* Most options a schedule command takes: at most one a field of the
+ * table, its own, --json, --db, --server and the end. */
+#define SCHED_OPTS_ROW(...) +1
+#define SCHED_OPTS_MAX      (SKED_SCHEDULE_FIELDS(SCHED_OPTS_ROW) + 8)
 
 /* The options as written (NULL or false when not given; borrowed from
  * argv): one member for each row of the field table that has an option
