@@ -15,6 +15,7 @@
 
 #include "base/json_text.h"
 #include "cli.h"
+#include "output.h"
 #include "store/schedule.h"
 #include "store/schedule_json.h"
 
@@ -112,8 +113,7 @@ int remote_schedule_write(remote *r, const sked_schedule *s, bool create,
                         : path_of("/api/v1/schedules", s->name, "");
     int rc;
 
-    json_t *answer = NULL, *w;
-    size_t i;
+    json_t *answer = NULL;
 
     if (!body || !path)
         rc = err->code ? err->code : no_memory(err);
@@ -122,8 +122,7 @@ int remote_schedule_write(remote *r, const sked_schedule *s, bool create,
                          &answer, err);
     /* SPEC 3.5: the server's warnings, printed as direct mode prints its
      * own. */
-    json_array_foreach(json_object_get(answer, "warnings"), i,
-                       w) if (json_is_string(w)) cli_warn(json_string_value(w));
+    out_warnings(json_object_get(answer, "warnings"));
     json_decref(answer);
     json_decref(body);
     free(path);
@@ -256,6 +255,7 @@ int remote_schedule_apply(remote *r, const target_apply *a,
     if (rc == 0)
         rc = remote_call(r, "PUT", "/api/v1/schedules", body, NULL, &j, err);
     json_decref(body);
+    out_warnings(json_object_get(j, "warnings")); /* SPEC 3.5 */
     if (rc == 0) {
         res->created =
             (size_t) json_integer_value(json_object_get(j, "created"));

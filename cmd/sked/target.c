@@ -15,6 +15,8 @@
 
 #include "base/json_text.h"
 #include "direct.h"
+#include "engine/answer.h"
+#include "output.h"
 #include "remote_ops.h"
 #include "store/schedule_json.h"
 
@@ -123,6 +125,19 @@ static void warn_workflow(target *t, const char *workflow)
     sked_engine_workflow_warning(t->e, workflow, warning, sizeof warning);
     if (warning[0])
         cli_warn(warning);
+}
+
+/* The same after an apply: one warning per schedule of SET (N) whose
+ * workflow is not registered, the API's "warnings" of PUT. */
+static void warn_set(target *t, const sked_schedule *set, size_t n)
+{
+    json_t *w;
+
+    if (n == 0 || need_engine(t, NULL) != 0)
+        return;
+    w = sked__answer_set_warnings(t->e, set, n);
+    out_warnings(w);
+    json_decref(w);
 }
 
 int target_schedule_create(target *t, const sked_schedule *s, sked_error *err)
@@ -237,8 +252,11 @@ int target_schedule_apply(target *t, const target_apply *a,
         return remote_schedule_apply(t->r, a, res, err);
     if ((rc = need_store(t, err)) != 0)
         return rc;
-    return sked__store_schedule_apply(t->st, a->set, a->n, a->app, a->prune,
-                                      res, err);
+    rc = sked__store_schedule_apply(t->st, a->set, a->n, a->app, a->prune, res,
+                                    err);
+    if (rc == 0)
+        warn_set(t, a->set, a->n);
+    return rc;
 }
 
 /* ---- runs and workflows ------------------------------------------------ */

@@ -32,6 +32,14 @@ json_t *sked__answer_backfill(const sked_backfill_result *r);
 /* An apply's: {"created", "updated", "unchanged", "deleted"}. */
 json_t *sked__answer_apply(const sked_apply_result *r);
 
+/* SPEC 3.5's warnings after applying SET (N schedules): an array of one
+ * string per schedule whose workflow no server of E's store has
+ * registered, "schedule \"S\": workflow \"W\" is not registered ...",
+ * in the set's order; empty when there is none. Each workflow is looked
+ * up once however many schedules name it. */
+json_t *sked__answer_set_warnings(sked_engine *e, const sked_schedule *set,
+                                  size_t n);
+
 /* A preview's: {"occurrences": [{"at", "local", "mark"}]}, "local" in the
  * zone TZ with its offset. */
 json_t *sked__answer_occurrences(const sked_occurrence *occ, size_t n,
