@@ -44,6 +44,7 @@
 #include "base/alloc.h"
 #include "base/backoff.h"
 #include "base/error.h"
+#include "base/hash.h"
 #include "base/heap.h"
 #include "sched/decide.h"
 #include "store/store_health.h"
@@ -97,18 +98,9 @@ struct sked_loop {
 
 /* ---- the index of entries by name --------------------------------------- */
 
-static size_t hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char) *s) * 1099511628211ULL;
-    return (size_t) h;
-}
-
 static entry *find(const sked_loop *l, const char *name)
 {
-    entry *e = l->index[hash(name) & (l->nbuckets - 1)];
+    entry *e = l->index[sked__hash_fnv1a(name) & (l->nbuckets - 1)];
 
     while (e && strcmp(e->name, name) != 0)
         e = e->chain;
@@ -128,7 +120,7 @@ static void grow(sked_loop *l)
         entry *e = l->index[i];
         while (e) {
             entry *next = e->chain;
-            size_t k = hash(e->name) & (n - 1);
+            size_t k = sked__hash_fnv1a(e->name) & (n - 1);
             e->chain = b[k];
             b[k] = e;
             e = next;
@@ -156,7 +148,7 @@ static entry *intern(sked_loop *l, const char *name)
     e->updated_at = e->next_fire_at = SKED_TIME_NONE;
     e->gone = true;
     grow(l);
-    k = hash(name) & (l->nbuckets - 1);
+    k = sked__hash_fnv1a(name) & (l->nbuckets - 1);
     e->chain = l->index[k];
     l->index[k] = e;
     l->nentries++;
