@@ -107,8 +107,8 @@ static entry *find(const sked_loop *l, const char *name)
     return e;
 }
 
-/* Double the buckets when the index is full; false on ENOMEM (the index
- * still works, only slower). */
+/* Double the buckets when the index is full. Out of memory, it keeps the
+ * buckets it has: the index still works, only slower. */
 static void grow(sked_loop *l)
 {
     size_t n = l->nbuckets * 2;
@@ -804,14 +804,4 @@ bool sked__loop_clock_skew(sked_loop *l, sked_dur *out)
         *out = l->skew;
     pthread_mutex_unlock(&l->mu);
     return known;
-}
-
-size_t sked__loop_size(sked_loop *l)
-{
-    size_t n;
-
-    pthread_mutex_lock(&l->mu);
-    n = sked__heap_size(&l->heap);
-    pthread_mutex_unlock(&l->mu);
-    return n;
 }

@@ -22,6 +22,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "time/civil.h"
 #include "tz/zone.h"
 
 #define SEC     SKED_USEC_PER_SEC
@@ -225,11 +226,6 @@ static void missed_add(sked_missed *m, int64_t n, sked_time first,
     m->count += n;
 }
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    return a / b - (a % b != 0 && (a < 0) != (b < 0));
-}
-
 /* When T (a cron occurrence) is the first of a local day whose offset
  * holds DAY_MARGIN_SEC around it, and the day's last occurrence is at or
  * before HI, store the day's last occurrence in *last and return its
@@ -238,14 +234,14 @@ static int64_t floor_div(int64_t a, int64_t b)
 static int64_t day_span(const occ_src *q, sked_time t, sked_time hi,
                         sked_time *last)
 {
-    int64_t tsec = floor_div(t, SEC), local, day_start, ds;
+    int64_t tsec = sked__floor_div(t, SEC), local, day_start, ds;
     sked__tz_seg seg;
 
     if (t % SEC != 0)
         return 0;
     sked__tz_segment(q->tz, tsec, &seg);
     local = tsec + seg.utoff;
-    day_start = floor_div(local, DAY_SEC) * DAY_SEC;
+    day_start = sked__floor_div(local, DAY_SEC) * DAY_SEC;
     if (local - day_start != q->first_tod)
         return 0;
     ds = day_start - seg.utoff;
