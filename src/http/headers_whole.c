@@ -17,8 +17,9 @@
  * value's string and the next name there is then only its line's end,
  * one or two NUL bytes; after the last value, its line's end and the
  * empty line, two to four. Anything more is what a NUL cut off. One case
- * cannot be told: a single NUL as a value's last byte, before a bare LF,
- * looks like a CR; nothing after it is lost.
+ * cannot be told: NUL bytes that end a value on a line ended by a bare
+ * LF, one (two on the last line) at the most, look like the CRs of CRLF
+ * line ends; nothing after them is lost.
  *
  * A name outside the block is one libmicrohttpd moved to join a folded
  * line (obs-fold): 0.9.x misreads those (the continuation is appended to
