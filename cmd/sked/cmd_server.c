@@ -14,6 +14,9 @@
  * the workflows file: when it is broken, the last good definitions stay
  * and the error is logged as FILE:LINE:COLUMN: path: message.
  *
+ * At start the soft limit on open files is raised to the hard one
+ * (raise_open_files).
+ *
  * Logs go to stderr (log.h), one line per event worth attention
  * (server_events.c), and a warning when the database's clock is more
  * than a second away from ours (PostgreSQL). */
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -63,6 +67,7 @@ typedef struct server {
     sked_subscription *sub;
     bool skew_warned; /* the last skew seen was over SKEW_WARN */
     health_log health;
+    int64_t open_files; /* the soft RLIMIT_NOFILE served with */
 } server;
 
 /* Write URL into BUF with any password replaced by "***", so the log
@@ -306,6 +311,41 @@ static int serve(server *sv, const sigset_t *set)
     }
 }
 
+/* Raise the soft limit on open files to the hard one: every connection,
+ * step pipe, pidfd and database handle is a file, and the soft limit a
+ * shell or a unit gives (often 1024) is what a busy server runs out of
+ * first (EMFILE: connections refused, steps that cannot start). Only
+ * the hard limit is a decision of whoever started the server. Steps
+ * inherit the raised limit (docs/execution.md). */
+static void raise_open_files(server *sv)
+{
+    struct rlimit rl;
+
+    sv->open_files = -1;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rlim_t was = rl.rlim_cur;
+
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+            log_write(&sv->log, LOG_WARN, "cannot raise the open files limit",
+                      (log_kv[]){LOG_INT("soft", (int64_t) was),
+                                 LOG_INT("hard", (int64_t) rl.rlim_max),
+                                 LOG_STR("error", strerror(errno))},
+                      3);
+            rl.rlim_cur = was;
+        } else {
+            log_write(&sv->log, LOG_DEBUG, "open files limit raised",
+                      (log_kv[]){LOG_INT("from", (int64_t) was),
+                                 LOG_INT("to", (int64_t) rl.rlim_cur)},
+                      2);
+        }
+    }
+    sv->open_files =
+        rl.rlim_cur == RLIM_INFINITY ? INT64_MAX : (int64_t) rl.rlim_cur;
+}
+
 /* Run the server SV configured from the command line; return the exit
  * code. */
 static int server_run(server *sv)
@@ -321,6 +361,7 @@ static int server_run(server *sv)
     /* Before any thread exists, so every thread inherits the mask. */
     if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0)
         return cli_fail(SKED_EINTERNAL, "cannot block signals");
+    raise_open_files(sv);
     redact_url(sv->db_url, url, sizeof url);
     if (sked_dur_format(sv->tick, tick, sizeof tick) < 0)
         snprintf(tick, sizeof tick, "?");
@@ -331,8 +372,9 @@ static int server_run(server *sv)
     log_write(&sv->log, LOG_INFO, "server started",
               (log_kv[]){LOG_STR("db", url), LOG_STR("tick", tick),
                          LOG_INT("pid", (int64_t) getpid()),
+                         LOG_INT("open_files", sv->open_files),
                          LOG_STR("version", SKED_VERSION)},
-              4);
+              5);
     sig = serve(sv, &set);
     log_write(
         &sv->log, LOG_INFO, "stopping",

@@ -14,6 +14,8 @@
 
 #include "base/json_text.h"
 #include "cli.h"
+#include "engine/answer.h"
+#include "output.h"
 #include "target.h"
 
 /* The database when none is named: the engine's default (sked/engine.h),
@@ -193,14 +195,30 @@ static int schedule_backfill(target *t, const char *name, sked_time start,
              : err->code;
 }
 
+/* The same after an apply: one warning per schedule of SET (N) whose
+ * workflow is not registered, the API's "warnings" of PUT. */
+static void warn_set(sked_engine *e, const sked_schedule *set, size_t n)
+{
+    json_t *w;
+
+    if (n == 0)
+        return;
+    w = sked__answer_set_warnings(e, set, n);
+    out_warnings(w);
+    json_decref(w);
+}
+
 static int schedule_apply(target *t, const target_apply *a,
                           sked_apply_result *res, sked_error *err)
 {
     sked_engine *e = engine_of(t, err);
+    int rc = e ? sked_engine_schedule_apply(e, a->app, a->set, a->n, a->prune,
+                                            res, err)
+               : err->code;
 
-    return e ? sked_engine_schedule_apply(e, a->app, a->set, a->n, a->prune,
-                                          res, err)
-             : err->code;
+    if (rc == 0)
+        warn_set(e, a->set, a->n);
+    return rc;
 }
 
 /* ---- runs and workflows -------------------------------------------------- */

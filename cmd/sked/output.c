@@ -102,6 +102,18 @@ int out_json(json_t *j)
     return cli_flush();
 }
 
+void out_warnings(const json_t *warnings)
+{
+    const json_t *w;
+    size_t i;
+
+    json_array_foreach(warnings, i, w)
+    {
+        if (json_is_string(w))
+            cli_warn(json_string_value(w));
+    }
+}
+
 void out_time_utc(sked_time t, char *buf, size_t size)
 {
     if (t == SKED_TIME_NONE || sked_time_format(t, buf, size) < 0)

@@ -41,6 +41,10 @@ void out_table_done(out_table *t);
  * flush. Returns the exit code (0, or 1 when writing failed). */
 int out_json(json_t *j);
 
+/* Print each string of the array WARNINGS (SPEC 3.5's "warnings" of an
+ * answer; NULL or not an array: none) on stderr, as cli_warn does. */
+void out_warnings(const json_t *warnings);
+
 /* Write T in UTC ("2026-11-30T08:00:00Z") into BUF, or "-" when T is
  * SKED_TIME_NONE. */
 void out_time_utc(sked_time t, char *buf, size_t size);

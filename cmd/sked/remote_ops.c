@@ -22,6 +22,7 @@
 #include "engine/answer.h"
 #include "model/schedule.h"
 #include "model/schedule_json.h"
+#include "output.h"
 
 typedef struct remote_target {
     target base;
@@ -113,10 +114,9 @@ static int schedule_get(target *t, const char *name, sked_schedule *out,
 static int schedule_write(target *t, const sked_schedule *s, bool create,
                           sked_error *err)
 {
-    json_t *body = definition(s, create, err), *answer = NULL, *w;
+    json_t *body = definition(s, create, err), *answer = NULL;
     char *path = create ? strdup("/api/v1/schedules")
                         : remote_path("/api/v1/schedules", s->name, "");
-    size_t i;
     int rc;
 
     if (!body || !path)
@@ -126,11 +126,7 @@ static int schedule_write(target *t, const sked_schedule *s, bool create,
                          NULL, &answer, err);
     /* SPEC 3.5: the server's warnings, printed as direct mode prints its
      * own. */
-    json_array_foreach(json_object_get(answer, "warnings"), i, w)
-    {
-        if (json_is_string(w))
-            cli_warn(json_string_value(w));
-    }
+    out_warnings(json_object_get(answer, "warnings"));
     json_decref(answer);
     json_decref(body);
     free(path);
@@ -277,6 +273,7 @@ static int schedule_apply(target *t, const target_apply *a,
         rc = remote_call(remote_of(t), "PUT", "/api/v1/schedules", body, NULL,
                          &j, err);
     json_decref(body);
+    out_warnings(json_object_get(j, "warnings")); /* SPEC 3.5 */
     if (rc == 0 && sked__answer_apply_read(j, res) != 0)
         rc = remote_bad_answer("an apply's counts", err);
     json_decref(j);

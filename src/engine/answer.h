@@ -17,7 +17,7 @@
 
 #include "sked/sked.h"
 
-/* The schedule object of the API (store/schedule_json.h's), every field
+/* The schedule object of the API (model/schedule_json.h's), every field
  * present: a new value, NULL with ERR set when S cannot be written. */
 json_t *sked__answer_schedule(const sked_schedule *s, sked_error *err);
 
@@ -55,6 +55,14 @@ int sked__answer_backfill_read(const json_t *j, sked_backfill_result *r);
 /* An apply's: {"created", "updated", "unchanged", "deleted"}. */
 json_t *sked__answer_apply(const sked_apply_result *r);
 int sked__answer_apply_read(const json_t *j, sked_apply_result *r);
+
+/* SPEC 3.5's warnings after applying SET (N schedules): an array of one
+ * string per schedule whose workflow no server of E's store has
+ * registered, "schedule \"S\": workflow \"W\" is not registered ...",
+ * in the set's order; empty when there is none. Each workflow is looked
+ * up once however many schedules name it. */
+json_t *sked__answer_set_warnings(sked_engine *e, const sked_schedule *set,
+                                  size_t n);
 
 /* A preview's: {"occurrences": [{"at", "local", "mark"}]}, "local" on
  * the schedule zone's clock, with its offset. */

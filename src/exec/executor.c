@@ -132,7 +132,7 @@ static void flush(xrun *x, bool wait)
 
 static sked_run_op *op_new(xrun *x, sked_run_op_kind kind)
 {
-    /* An op keeps at most 6 strings (its own 3, 3 events' payloads). */
+    /* Room for an op's share of pending_strs, 8 (it keeps 6 at most). */
     if (x->npending == PENDING_MAX ||
         x->nstrs + 8 > sizeof x->pending_strs / sizeof *x->pending_strs)
         flush(x, false);
@@ -532,8 +532,6 @@ static void compensate(xrun *x, size_t i)
     }
 }
 
-/* SPEC 4.3: record why the run fails, compensate the completed steps in
- * reverse order, finish with STATUS. */
 /* Close the durable sleeps still open: the run ends during them. */
 static void close_sleeps(xrun *x, sked_run_status status, const char *error,
                          const char *code)
@@ -556,6 +554,8 @@ static void close_sleeps(xrun *x, sked_run_status status, const char *error,
     }
 }
 
+/* SPEC 4.3: record why the run fails, compensate the completed steps in
+ * reverse order, finish with STATUS. */
 static void fail_run(xrun *x, sked_run_status status, const char *error,
                      const char *code)
 {

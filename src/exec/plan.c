@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/hash.h"
+
 static bool attempt_counts(const sked_step_record *r)
 {
     return !(r->error_code && (strcmp(r->error_code, "lease_expired") == 0 ||
@@ -159,15 +161,12 @@ sked_plan_state sked__plan_next(const sked_workflow *w,
 /* A number in [0, 1) from KEY and ATTEMPT, the same on every server. */
 static double unit_hash(const char *key, int32_t attempt)
 {
-    uint64_t h = UINT64_C(14695981039346656037);
-    for (const unsigned char *p = (const unsigned char *) key; *p; p++)
-        h = (h ^ *p) * UINT64_C(1099511628211);
-    /* The splitmix64 finaliser: every input bit reaches every output
-     * bit, so attempts of one step draw unrelated delays. */
-    h ^= (uint64_t) attempt * UINT64_C(0x9E3779B97F4A7C15);
-    h = (h ^ (h >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    h = (h ^ (h >> 27)) * UINT64_C(0x94D049BB133111EB);
-    h ^= h >> 31;
+    /* The attempt goes in before the finaliser, so that attempts of one
+     * step draw unrelated delays. */
+    uint64_t h =
+        sked__hash_mix(sked__hash_fnv1a(key) ^
+                       (uint64_t) attempt * UINT64_C(0x9E3779B97F4A7C15));
+
     return (double) (h >> 11) / 9007199254740992.0;
 }
 

@@ -268,6 +268,24 @@ static int read_set(const json_t *body, http_resp *resp, apply_body *a)
     return 0;
 }
 
+/* Send the counts of an apply, and SPEC 3.5's warnings in "warnings"
+ * (as for one schedule written) when workflows of the set are not
+ * registered. */
+static int send_applied(const http_req *req, http_resp *resp,
+                        const apply_body *a, const sked_apply_result *res)
+{
+    json_t *o = sked__answer_apply(res);
+    json_t *w = o ? sked__answer_set_warnings(req->engine, a->set, a->n) : NULL;
+
+    if (w && json_array_size(w) == 0)
+        json_decref(w);
+    else if (!w || json_object_set_new(o, "warnings", w) != 0) {
+        json_decref(o);
+        return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
+    }
+    return sked__http_json(resp, 200, o);
+}
+
 static int schedule_apply(const http_req *req, http_resp *resp)
 {
     sked_apply_result res = {0};
@@ -285,7 +303,7 @@ static int schedule_apply(const http_req *req, http_resp *resp)
         rc = sked_engine_schedule_apply(req->engine, a.app, a.set, a.n, a.prune,
                                         &res, &err);
     if (rc == 0) {
-        rc = sked__http_json(resp, 200, sked__answer_apply(&res));
+        rc = send_applied(req, resp, &a, &res);
     } else if (resp->status == 0) {
         rc = sked__http_fail(resp, rc, &err);
     }

@@ -134,6 +134,18 @@ typedef struct http_framing {
  * 400, its connection closed: its body cannot be told from what follows). */
 const char *sked__http_framing(struct MHD_Connection *conn, http_framing *f);
 
+/* ---- header lines (headers_whole.c) ------------------------------------ */
+
+/* Check that no header of the request on CONN (METHOD the access
+ * handler's, where libmicrohttpd read the request line) holds a NUL
+ * byte, or was folded onto a second line. Returns NULL, or why the
+ * request is malformed (to be answered 400), written into BUF (SIZE
+ * bytes), and the header's name into FIELD (FIELD_SIZE bytes; "" when
+ * NULL is returned). */
+const char *sked__http_headers_whole(struct MHD_Connection *conn,
+                                     const char *method, char *field,
+                                     size_t field_size, char *buf, size_t size);
+
 /* ---- requests (server.c) ---------------------------------------------- */
 
 /* True when PATH needs no token, or AUTH (the Authorization header, may

@@ -5,7 +5,8 @@
  *
  * A request goes through these gates, in order: its request line (a URI
  * of at most 4096 bytes, at most 64 query parameters, no NUL), its
- * framing (framing.c), the token (401), the declared body size (413 from
+ * header lines (no NUL, none folded: headers_whole.c), its framing
+ * (framing.c), the token (401), the declared body size (413 from
  * Content-Length; a chunked body is counted as it arrives and dropped
  * past the limit), the route (404, or 405 with Allow), and the handler.
  * A refusal with a body on its way is sent once the body is read and
@@ -315,11 +316,12 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, http_resp *resp)
 /* Answer with the error CODE at once (before the body is read). */
 static enum MHD_Result refuse(const sked_http *h, struct MHD_Connection *conn,
                               const char *method, const char *path,
-                              req_state *rs, int code, const char *msg)
+                              req_state *rs, int code, const char *field,
+                              const char *msg)
 {
     http_resp resp = {0};
 
-    (void) sked__http_error(&resp, code, NULL, "%s", msg);
+    (void) sked__http_error(&resp, code, field, "%s", msg);
     rs->answered = true;
     report(h, method, path, rs, resp.status);
     return send_resp(conn, &resp);
@@ -409,13 +411,18 @@ static enum MHD_Result on_first(sked_http *h, struct MHD_Connection *conn,
                                 const char *method, const char *path,
                                 const char *version, req_state *rs)
 {
+    char field[SKED_ERROR_FIELD_MAX], msg[SKED_ERROR_MSG_MAX];
+    const char *why = sked__http_headers_whole(conn, method, field,
+                                               sizeof field, msg, sizeof msg);
     http_framing f;
-    const char *why = sked__http_framing(conn, &f);
 
+    if (!why)
+        why = sked__http_framing(conn, &f);
     if (!why && !target_whole(rs, version))
         why = "a NUL byte in the request line";
     if (why)
-        return refuse(h, conn, method, path, rs, SKED_ESYNTAX, why);
+        return refuse(h, conn, method, path, rs, SKED_ESYNTAX,
+                      field[0] ? field : NULL, why);
     if (rs->refusal)
         ; /* the request line is refused already (on_uri) */
     else if (!authorized(h, conn, path))
@@ -425,7 +432,7 @@ static enum MHD_Result on_first(sked_http *h, struct MHD_Connection *conn,
     else if (f.length > HTTP_BODY_MAX)
         refuse_later(rs, SKED_ETOOBIG, TOO_BIG_MSG);
     if (rs->refusal && (!f.body || f.expect_continue || f.length > DRAIN_MAX))
-        return refuse(h, conn, method, path, rs, rs->refusal, rs->why);
+        return refuse(h, conn, method, path, rs, rs->refusal, NULL, rs->why);
     return MHD_YES;
 }
 
@@ -492,7 +499,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         return ok ? MHD_YES : MHD_NO;
     }
     if (rs->refusal)
-        return refuse(h, conn, method, url, rs, rs->refusal, rs->why);
+        return refuse(h, conn, method, url, rs, rs->refusal, NULL, rs->why);
     return dispatch(h, conn, method, url, rs);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/hash.h"
 #include "base/json_io.h"
 #include "base/json_text.h"
 #include "model/workflow.h"
@@ -162,9 +163,7 @@ int sked__workflow_seal(sked_workflow *w)
     json_decref(o);
     if (!s)
         return SKED_ENOMEM;
-    uint64_t h = UINT64_C(14695981039346656037);
-    for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-        h = (h ^ *p) * UINT64_C(1099511628211);
+    uint64_t h = sked__hash_fnv1a(s);
     free(s);
     char buf[24];
     snprintf(buf, sizeof buf, "%012" PRIx64, h >> 16);

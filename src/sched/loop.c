@@ -45,6 +45,7 @@
 #include "base/backoff.h"
 #include "base/error.h"
 #include "base/heap.h"
+#include "base/name_index.h"
 #include "sched/decide.h"
 #include "store/store_health.h"
 
@@ -64,13 +65,14 @@ typedef struct entry {
     sked_time updated_at;
     sked_time next_fire_at; /* as last read or written */
     sked_schedule_status status;
-    bool gone;           /* deleted, or not seen by the last full scan */
-    uint64_t seen;       /* the full scan that last saw it */
-    int64_t *missed;     /* owned, SKED_MISS__COUNT; NULL until needed */
-    struct entry *chain; /* the index's bucket list */
+    bool gone;              /* deleted, or not seen by the last full scan */
+    uint64_t seen;          /* the full scan that last saw it */
+    int64_t *missed;        /* owned, SKED_MISS__COUNT; NULL until needed */
+    sked_name_node by_name; /* in l->index */
 } entry;
 
 #define ENTRY(n) ((entry *) (void *) ((char *) (n) -offsetof(entry, node)))
+#define NAMED(n) ((entry *) (void *) ((char *) (n) -offsetof(entry, by_name)))
 
 struct sked_loop {
     sked_loop_options o;
@@ -79,10 +81,9 @@ struct sked_loop {
     pthread_mutex_t mu;
     pthread_cond_t cv; /* signalled on wake and stop; CLOCK_MONOTONIC */
     sked_heap heap;
-    entry **index; /* owned buckets of owned entries */
-    size_t nbuckets, nentries;
-    sked_time watermark; /* NONE: read everything */
-    sked_time reread_at; /* wall time the last reread started; NONE */
+    sked_name_index index; /* of owned entries */
+    sked_time watermark;   /* NONE: read everything */
+    sked_time reread_at;   /* wall time the last reread started; NONE */
     sked_mono last_reread, last_full, last_skew;
     bool wake, stopping, started, skew_known;
     sked_dur skew;
@@ -97,53 +98,26 @@ struct sked_loop {
 
 /* ---- the index of entries by name --------------------------------------- */
 
-static size_t hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char) *s) * 1099511628211ULL;
-    return (size_t) h;
-}
-
 static entry *find(const sked_loop *l, const char *name)
 {
-    entry *e = l->index[hash(name) & (l->nbuckets - 1)];
+    sked_name_node *n = sked__name_index_find(&l->index, name);
 
-    while (e && strcmp(e->name, name) != 0)
-        e = e->chain;
-    return e;
+    return n ? NAMED(n) : NULL;
 }
 
-/* Double the buckets when the index is full; false on ENOMEM (the index
- * still works, only slower). */
-static void grow(sked_loop *l)
+/* The entry after E (NULL: the first), NULL after the last. */
+static entry *next_entry(const sked_loop *l, const entry *e)
 {
-    size_t n = l->nbuckets * 2;
-    entry **b;
+    sked_name_node *n =
+        sked__name_index_next(&l->index, e ? &e->by_name : NULL);
 
-    if (l->nentries < l->nbuckets || !(b = sked__calloc(n, sizeof *b)))
-        return;
-    for (size_t i = 0; i < l->nbuckets; i++) {
-        entry *e = l->index[i];
-        while (e) {
-            entry *next = e->chain;
-            size_t k = hash(e->name) & (n - 1);
-            e->chain = b[k];
-            b[k] = e;
-            e = next;
-        }
-    }
-    free(l->index);
-    l->index = b;
-    l->nbuckets = n;
+    return n ? NAMED(n) : NULL;
 }
 
 /* Return NAME's entry, creating it; NULL on ENOMEM. */
 static entry *intern(sked_loop *l, const char *name)
 {
     entry *e = find(l, name);
-    size_t k;
 
     if (e)
         return e;
@@ -155,11 +129,8 @@ static entry *intern(sked_loop *l, const char *name)
     sked__heap_node_init(&e->node);
     e->updated_at = e->next_fire_at = SKED_TIME_NONE;
     e->gone = true;
-    grow(l);
-    k = hash(name) & (l->nbuckets - 1);
-    e->chain = l->index[k];
-    l->index[k] = e;
-    l->nentries++;
+    e->by_name.name = e->name;
+    sked__name_index_add(&l->index, &e->by_name);
     return e;
 }
 
@@ -255,12 +226,11 @@ static int scan_head(void *arg, const sked_schedule_head *h)
 static void drop_unseen(sked_loop *l)
 {
     pthread_mutex_lock(&l->mu);
-    for (size_t i = 0; i < l->nbuckets; i++)
-        for (entry *e = l->index[i]; e; e = e->chain)
-            if (!e->gone && e->seen != l->scan_gen) {
-                e->gone = true;
-                sked__heap_remove(&l->heap, &e->node);
-            }
+    for (entry *e = next_entry(l, NULL); e; e = next_entry(l, e))
+        if (!e->gone && e->seen != l->scan_gen) {
+            e->gone = true;
+            sked__heap_remove(&l->heap, &e->node);
+        }
     pthread_mutex_unlock(&l->mu);
 }
 
@@ -677,17 +647,16 @@ int sked__loop_new(const sked_loop_options *opts, sked_loop **out,
     sked_loop *l = sked__calloc(1, sizeof *l);
     int rc;
 
-    if (!l || !(l->index = sked__calloc(INDEX_MIN, sizeof *l->index))) {
+    if (!l || sked__name_index_init(&l->index, INDEX_MIN) != 0) {
         free(l);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
     l->o = *opts;
-    l->nbuckets = INDEX_MIN;
     l->watermark = SKED_TIME_NONE;
     l->reread_at = SKED_TIME_NONE;
     sked__heap_init(&l->heap);
     if (init_sync(l) != 0) {
-        free(l->index);
+        sked__name_index_done(&l->index);
         free(l);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
@@ -717,17 +686,13 @@ void sked__loop_free(sked_loop *l)
     if (started)
         (void) pthread_join(l->thread, NULL);
     sked__heap_done(&l->heap);
-    for (size_t i = 0; i < l->nbuckets; i++) {
-        entry *e = l->index[i];
-        while (e) {
-            entry *next = e->chain;
-            free(e->name);
-            free(e->missed);
-            free(e);
-            e = next;
-        }
+    for (entry *e = next_entry(l, NULL), *next; e; e = next) {
+        next = next_entry(l, e);
+        free(e->name);
+        free(e->missed);
+        free(e);
     }
-    free(l->index);
+    sked__name_index_done(&l->index);
     (void) pthread_cond_destroy(&l->cv);
     (void) pthread_mutex_destroy(&l->mu);
     (void) pthread_mutex_destroy(&l->pass_mu);
@@ -794,11 +759,10 @@ int64_t sked__loop_missed(sked_loop *l, const char *schedule,
 void sked__loop_missed_each(sked_loop *l, sked_missed_fn fn, void *ctx)
 {
     pthread_mutex_lock(&l->mu);
-    for (size_t i = 0; i < l->nbuckets; i++)
-        for (entry *e = l->index[i]; e; e = e->chain)
-            for (int r = 0; e->missed && r < SKED_MISS__COUNT; r++)
-                if (e->missed[r] > 0)
-                    fn(ctx, e->name, (sked_miss_reason) r, e->missed[r]);
+    for (entry *e = next_entry(l, NULL); e; e = next_entry(l, e))
+        for (int r = 0; e->missed && r < SKED_MISS__COUNT; r++)
+            if (e->missed[r] > 0)
+                fn(ctx, e->name, (sked_miss_reason) r, e->missed[r]);
     pthread_mutex_unlock(&l->mu);
 }
 
@@ -812,14 +776,4 @@ bool sked__loop_clock_skew(sked_loop *l, sked_dur *out)
         *out = l->skew;
     pthread_mutex_unlock(&l->mu);
     return known;
-}
-
-size_t sked__loop_size(sked_loop *l)
-{
-    size_t n;
-
-    pthread_mutex_lock(&l->mu);
-    n = sked__heap_size(&l->heap);
-    pthread_mutex_unlock(&l->mu);
-    return n;
 }

@@ -80,7 +80,4 @@ void sked__loop_missed_each(sked_loop *l, sked_missed_fn fn, void *ctx);
  * Returns false when never measured (SQLite: the same host's clock). */
 bool sked__loop_clock_skew(sked_loop *l, sked_dur *out);
 
-/* The number of schedules in the heap. */
-size_t sked__loop_size(sked_loop *l);
-
 #endif

@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/hash.h"
+#include "time/civil.h"
 #include "tz/zone.h"
 
 #define SEC     SKED_USEC_PER_SEC
@@ -51,25 +53,15 @@ sked_dur sked__policy_grace(sked_dur tick)
     return 2 * tick < GRACE_MIN ? GRACE_MIN : 2 * tick;
 }
 
-/* FNV-1a over the run id, then the splitmix64 finalizer so that ids that
- * differ in their last bytes spread over the whole range. The same bytes
- * give the same delay on every server, build and platform. */
+/* FNV-1a over the run id, then the finaliser so that ids that differ in
+ * their last bytes spread over the whole range (base/hash.h). The same
+ * bytes give the same delay on every server, build and platform. */
 sked_dur sked__policy_jitter(const char *run_id, sked_dur jitter)
 {
-    uint64_t h = UINT64_C(14695981039346656037);
-
     if (!run_id || jitter <= 0)
         return 0;
-    for (const unsigned char *p = (const unsigned char *) run_id; *p; p++) {
-        h ^= *p;
-        h *= UINT64_C(1099511628211);
-    }
-    h ^= h >> 30;
-    h *= UINT64_C(0xbf58476d1ce4e5b9);
-    h ^= h >> 27;
-    h *= UINT64_C(0x94d049bb133111eb);
-    h ^= h >> 31;
-    return (sked_dur) (h % ((uint64_t) jitter + 1));
+    return (sked_dur) (sked__hash_mix(sked__hash_fnv1a(run_id)) %
+                       ((uint64_t) jitter + 1));
 }
 
 void sked__policy_done(sked_policy_out *out)
@@ -234,11 +226,6 @@ static void missed_add(sked_missed *m, int64_t n, sked_time first,
     m->count += n;
 }
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    return a / b - (a % b != 0 && (a < 0) != (b < 0));
-}
-
 /* When T (a cron occurrence) is the first of a local day whose offset
  * holds DAY_MARGIN_SEC around it, and the day's last occurrence is at or
  * before HI, store the day's last occurrence in *last and return its
@@ -247,14 +234,14 @@ static int64_t floor_div(int64_t a, int64_t b)
 static int64_t day_span(const occ_src *q, sked_time t, sked_time hi,
                         sked_time *last)
 {
-    int64_t tsec = floor_div(t, SEC), local, day_start, ds;
+    int64_t tsec = sked__floor_div(t, SEC), local, day_start, ds;
     sked__tz_seg seg;
 
     if (t % SEC != 0)
         return 0;
     sked__tz_segment(q->tz, tsec, &seg);
     local = tsec + seg.utoff;
-    day_start = floor_div(local, DAY_SEC) * DAY_SEC;
+    day_start = sked__floor_div(local, DAY_SEC) * DAY_SEC;
     if (local - day_start != q->first_tod)
         return 0;
     ds = day_start - seg.utoff;

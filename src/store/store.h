@@ -370,10 +370,6 @@ int sked__listener_wait(sked_listener *l, sked_dur timeout,
 void sked__listener_wake(sked_listener *l);
 void sked__listener_close(sked_listener *l);
 
-/* Count the active runs (pending, running, waiting) of SCHEDULE. */
-int sked__store_runs_active(sked_store *st, const char *schedule, int64_t *out,
-                            sked_error *err);
-
 /* ---- events -----------------------------------------------------------*/
 
 /* Event ids increase, and the events one transaction writes take

@@ -628,29 +628,6 @@ int sked__store_runs_create(sked_store *st, const sked_run_new *runs, size_t n,
     return rc;
 }
 
-struct active_arg {
-    const char *schedule;
-    int64_t n;
-};
-
-static int active_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
-{
-    struct active_arg *a = arg;
-
-    return st->ops->runs_active(tx, &a->schedule, 1, &a->n, err);
-}
-
-int sked__store_runs_active(sked_store *st, const char *schedule, int64_t *out,
-                            sked_error *err)
-{
-    struct active_arg a = {schedule, 0};
-    int rc = sked__store_run_tx(st, SKED__TX_READ, active_tx, &a, err);
-
-    if (rc == 0)
-        *out = a.n;
-    return rc;
-}
-
 struct clock_arg {
     sked_time t;
 };

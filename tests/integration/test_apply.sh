@@ -14,7 +14,15 @@ db=$tmp/s.db
 export SKED_DB=sqlite:$db
 cd "$tmp" || exit 1
 
-# out NAME EXPECTED ARGS...: exit 0, exactly that stdout, no stderr.
+# No server registers this file's workflows: SPEC 3.5's warning about
+# them, one per schedule (tested in test_input_rules.sh), is not stderr
+# to fail on here.
+unwarned() {
+    grep -v '^sked: warning: \(schedule ".*": \)\?workflow ".*" is not registered by any server yet' "$tmp/err"
+}
+
+# out NAME EXPECTED ARGS...: exit 0, exactly that stdout, no other
+# stderr.
 out() {
     name=$1 want=$2
     shift 2
@@ -23,7 +31,7 @@ out() {
         fail "exit $rc, want 0"
     elif [ "$(cat "$tmp/out")" != "$want" ]; then
         fail "stdout differs; want: $want"
-    elif [ -s "$tmp/err" ]; then
+    elif unwarned >/dev/null; then
         fail "unexpected stderr"
     else
         pass

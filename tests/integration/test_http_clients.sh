@@ -18,7 +18,9 @@
 #    a Transfer-Encoding that is not chunked (or chunked not last, or
 #    twice), Transfer-Encoding with Content-Length, a NUL byte anywhere in
 #    the request line: 400, the connection closed, nothing created; two
-#    equal Content-Length headers and plain chunked are served.
+#    equal Content-Length headers and plain chunked are served. A NUL
+#    byte in any header's value, or a folded header line: 400 naming the
+#    header, nothing created; headers without one are served.
 # 4. Slow clients: thousands of connections that never finish their
 #    headers, past the connection limit, lock nobody out for longer than
 #    the header timeout (10 s): a normal client is served within it, and
@@ -220,7 +222,7 @@ PY
 
 # ---- 3. framing -------------------------------------------------------------
 pycheck framing "${url_s#http://}" <<'PY'
-import json, socket, sys
+import itertools, json, socket, sys
 host, port = sys.argv[1].rsplit(":", 1)
 ok = 0
 body = b'{"name":"f%d","workflow":"w","cron":"0 9 * * *"}'
@@ -295,6 +297,49 @@ out, _ = send(b"POST /api/v1/schedules\0 HTTP/1.1\r\nHost: x\r\nContent-Length: 
               % (len(body % 30), body % 30))
 ok += status(out) == 400 or print("NUL before the version: %r" % out[:60]) or 0
 
+# A NUL byte in a header's value (libmicrohttpd would read the value cut
+# at it): 400 naming the header, whichever header, wherever the NUL and
+# the line, CRLF or bare LF lines. NUL bytes that end a value on a line
+# ended by a bare LF, one (two on the last line) at the most, are the one
+# case that cannot be told from CRs (docs/api.md), and are not tried.
+def unseen(v, eol, last):
+    trailing = len(v) - len(v.rstrip(b"\0"))
+    return eol == b"\n" and trailing <= (2 if last else 1)
+n = 0
+values = [b"\0", b"\0abc", b"a\0bc", b"ab\0", b"a\0\0", b"a\0\0\0", b"a \0 b",
+          b"a\0 ", b"\0\0\0\0\0"]
+header_names = [b"X-Custom", b"Idempotency-Key", b"Content-Type", b"Accept"]
+for v, eol, name in itertools.product(values, [b"\r\n", b"\n"], header_names):
+    # Content-Type is the second line; the others go first, second or last.
+    for where in [1] if name == b"Content-Type" else [0, 1, 2]:
+        if unseen(v, eol, where == 2):
+            continue
+        p = body % (100 + n)
+        n += 1
+        lines = [b"Host: x", b"Content-Type: application/json",
+                 b"Content-Length: %d" % len(p)]
+        if name == b"Content-Type":
+            lines[1] = b"Content-Type: application/json" + v
+        else:
+            lines.insert([0, 1, 3][where], name + b": " + v)
+        raw = (b"POST /api/v1/schedules HTTP/1.1" + eol +
+               b"".join(l + eol for l in lines) + eol + p)
+        out, closed = send(raw)
+        err = {}
+        try:
+            err = json.loads(out.partition(b"\r\n\r\n")[2])["error"]
+        except Exception:
+            pass
+        if (status(out) == 400 and err.get("field") == name.decode() and
+                "NUL" in err.get("message", "")):
+            ok += 1
+        else:
+            print("NUL in %s %r (%r, at %d): got %r" % (name.decode(), v, eol, where, out[:120]))
+# A header folded onto a second line (obs-fold, which libmicrohttpd
+# 0.9 misreads): 400 as RFC 9112 allows.
+out, _ = send(post(b"X-Custom: a\r\n b\r\n", body % 90))
+ok += (status(out) == 400 and b"obs-fold" in out) or print("obs-fold: %r" % out[:120]) or 0
+
 # Nothing of the refused requests was created.
 out, _ = send(b"GET /api/v1/schedules HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 names = [s["name"] for s in json.loads(out.partition(b"\r\n\r\n")[2])["schedules"]]
@@ -309,6 +354,14 @@ out, _ = send(post(b"Content-Length: %d\r\nContent-Length: %d\r\n" % (len(p), le
 ok += status(out) in (201, 422) or print("equal CL twice: %r" % out[:60]) or 0
 out, _ = send(post(b"Transfer-Encoding: chunked\r\n", chunked(body % 41)))
 ok += status(out) in (201, 422) or print("chunked: %r" % out[:60]) or 0
+# Headers without a NUL are served, however their lines end: spaces at a
+# value's end, bare LF lines, many headers, an empty value.
+for eol in [b"\r\n", b"\n"]:
+    for extra in [b"", b"X-A: x  ", b"X-A:", b"X-Empty: \tv\t"] + [b"X-Many: %d" % i for i in range(3)]:
+        raw = (b"GET /api/v1/schedules HTTP/1.1" + eol + b"Host: x" + eol +
+               (extra + eol if extra else b"") + b"Accept: */*" + eol + eol)
+        out, _ = send(raw)
+        ok += status(out) == 200 or print("served %r %r: %r" % (extra, eol, out[:80])) or 0
 print("ok", ok)
 PY
 

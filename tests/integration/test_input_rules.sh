@@ -24,7 +24,9 @@
 #    refused unless allow_past (--allow-past), by the CLI on the
 #    database and through the server, the API and the workflows file; a
 #    schedule of a workflow no server registered is created with SPEC
-#    3.5's warning: on the CLI's stderr, in the API's "warnings".
+#    3.5's warning: on the CLI's stderr, in the API's "warnings"; an
+#    apply ("sked apply", PUT /api/v1/schedules) warns once per schedule
+#    of such a workflow, naming the schedule.
 #
 # Env: SKED_BIN. Ends with "N passed, M failed".
 set -u
@@ -319,6 +321,46 @@ case $got in *'workflow "ghost" is not registered by any server'*) pass ;;
 *) fail "api warnings" "$code $(cat "$tmp/body")" ;; esac
 api POST /api/v1/schedules '{"name":"g-ok","workflow":"quick","cron":"0 9 * * *"}'
 grep -q warnings "$tmp/body" && fail "api no warnings" "$(cat "$tmp/body")" || pass
+
+# Apply: generated sets of schedules, some of unregistered workflows
+# (several schedules of one of them), the rest of "quick"; the warnings
+# are exactly the unregistered ones', one each, naming the schedule.
+for round in 1 2 3 4; do
+    names=() want=()
+    printf 'app: warn%s\nschedules:\n' "$round" >"$tmp/set.yaml"
+    set_json=
+    for i in $(seq $((RANDOM % 6 + 1))); do
+        n=s$round-$i-$RANDOM
+        case $((RANDOM % 3)) in
+        0) w=quick ;; 1) w=ghost ;; *) w=ghost$round ;; esac
+        [ "$w" = quick ] || want+=("schedule \"$n\": workflow \"$w\" is not registered by any server yet")
+        printf '  - {name: %s, workflow: %s, cron: "0 9 * * *"}\n' "$n" "$w" >>"$tmp/set.yaml"
+        set_json="$set_json${set_json:+,}{\"name\":\"$n-api\",\"workflow\":\"$w\",\"cron\":\"0 9 * * *\"}"
+    done
+    printf '%s\n' "${want[@]}" | sed '/^$/d' >"$tmp/want"
+    for where in "--db $db" "--server $url_s"; do
+        "$bin" apply "$tmp/set.yaml" $where >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        sed -n 's/^sked: warning: \(.*\): its runs wait.*/\1/p' "$tmp/err" >"$tmp/got"
+        if [ $rc -ne 0 ] || ! cmp -s "$tmp/want" "$tmp/got" ||
+            [ "$(wc -l <"$tmp/err")" -ne "$(wc -l <"$tmp/want")" ]; then
+            fail "apply warnings $round $where" "exit $rc: want $(cat "$tmp/want") got $(cat "$tmp/err")"
+        else pass; fi
+    done
+    api PUT /api/v1/schedules "{\"app\":\"warn-api$round\",\"schedules\":[$set_json]}"
+    "$py" -c 'import json,sys
+for w in json.load(open(sys.argv[1])).get("warnings", []):
+    print(w.split(": its runs wait")[0].replace("-api\"", "\"", 1))' "$tmp/body" >"$tmp/got"
+    if [ "$code" != 200 ] || ! cmp -s "$tmp/want" "$tmp/got"; then
+        fail "api PUT warnings $round" "$code want $(cat "$tmp/want") got $(cat "$tmp/body")"
+    else pass; fi
+    # Without any unregistered workflow, no "warnings" at all.
+    [ -s "$tmp/want" ] || { grep -q warnings "$tmp/body" &&
+        fail "api PUT no warnings $round" "$(cat "$tmp/body")" || pass; }
+done
+api PUT /api/v1/schedules '{"app":"warn-ok","schedules":[{"name":"w-ok","workflow":"quick","cron":"0 9 * * *"}]}'
+[ "$code" = 200 ] && ! grep -q warnings "$tmp/body" && pass ||
+    fail "api PUT of registered workflows: no warnings" "$code $(cat "$tmp/body")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -332,6 +332,14 @@ static void test_retry_jitter_deterministic(void **state)
                 retry_delay(&r, 1, &exit1, "run-1/a"));
     assert_true(retry_delay(&r, 2, &exit1, "run-1/a") ==
                 retry_delay(&r, 2, &exit1, "run-1/a"));
+    /* Pinned, so that a change of the hash (which would move the retries
+     * of every server) fails here. */
+    assert_int_equal(retry_delay(&r, 1, &exit1, "run-1/a"),
+                     7616692); /* 7.616692 s */
+    assert_int_equal(retry_delay(&r, 2, &exit1, "run-1/a"),
+                     16630364); /* of [10 s, 20 s] */
+    assert_int_equal(
+        retry_delay(&r, 1, &exit1, "sched-x-2026-01-01T00:00:00Z/b"), 9542973);
     /* Two keys, or two attempts of one key, draw apart. */
     assert_true(retry_delay(&r, 1, &exit1, "run-1/a") !=
                 retry_delay(&r, 1, &exit1, "run-2/a"));
