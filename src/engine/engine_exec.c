@@ -22,7 +22,7 @@
 #include "base/error.h"
 #include "base/json_text.h"
 #include "engine/engine_int.h"
-#include "store/run_json.h"
+#include "model/run_json.h"
 #include "store/schedule_json.h"
 #include "store/schedule.h"
 #include "store/store_run.h"

@@ -26,9 +26,6 @@
 #define ACTIVE   SKED__SQLITE_ACTIVE("status")
 #define O_ACTIVE SKED__SQLITE_ACTIVE("o.status")
 
-#define CAND_COLS                                                              \
-    "id, workflow, workflow_version, queue, status, executor, priority, "      \
-    "not_before, created_at, started_at"
 /* The version routing of a claim: ?2 the workflows whose latest version
  * the executor has, ?3 its "workflow/version" keys. */
 #define ROUTED                                                                 \
@@ -73,7 +70,7 @@ static const char *const run_sql[R_COUNT] = {
      * none of the key running (two seeks: runs_serial, and
      * runs_serial_running). */
     [R_CAND_READY] =
-        "SELECT " CAND_COLS " FROM runs r "
+        "SELECT " SKED__CAND_COLUMNS " FROM runs r "
         "WHERE status IN ('pending', 'waiting') AND not_before <= ?1 "
         "AND " ROUTED " AND queue NOT IN (SELECT value FROM json_each(?4)) "
         "AND (serial_key IS NULL OR (NOT EXISTS (SELECT 1 FROM runs o "
@@ -83,7 +80,7 @@ static const char *const run_sql[R_COUNT] = {
         "ORDER BY coalesce(o.scheduled_for, o.created_at), o.id LIMIT 1) "
         "= r.id)) "
         "ORDER BY priority, not_before, created_at, id LIMIT ?5",
-    [R_CAND_EXPIRED] = "SELECT " CAND_COLS " FROM runs "
+    [R_CAND_EXPIRED] = "SELECT " SKED__CAND_COLUMNS " FROM runs "
                        "WHERE status = 'running' AND lease_until < ?1 "
                        "AND " ROUTED " "
                        "AND id NOT IN (SELECT value FROM json_each(?4)) "
@@ -174,102 +171,12 @@ static int stmt(sked__tx *c, enum run_stmt id, sqlite3_stmt **out,
     return sked__sqlite_stmt(c, run_sql[id], out, err);
 }
 
-static int nomem(sked_error *err)
-{
-    return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-}
-
-/* ---- reading rows ------------------------------------------------------- */
-
-/* A sked_run with every instant NONE. */
-static void run_init(sked_run *r)
-{
-    memset(r, 0, sizeof *r);
-    r->scheduled_for = r->not_before = r->lease_until = SKED_TIME_NONE;
-    r->created_at = r->started_at = r->finished_at = SKED_TIME_NONE;
-    r->updated_at = r->cancel_requested_at = SKED_TIME_NONE;
-    r->timeout_exceeded_at = SKED_TIME_NONE;
-}
-
-/* Read the current row of S (SKED__RUN_COLUMNS) into ROW, a sked_run. */
-static int run_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
-{
-    sked_run *r = row;
-    char **text[] = {&r->id,         &r->workflow, &r->workflow_version,
-                     &r->schedule,   &r->queue,    &r->concurrency_key,
-                     &r->serial_key, &r->executor, &r->context,
-                     &r->output,     &r->error,    &r->error_code};
-    const char *outcome = (const char *) sqlite3_column_text(s, 25);
-    sked_time *times[] = {
-        &r->scheduled_for, &r->not_before,          &r->lease_until,
-        &r->created_at,    &r->started_at,          &r->finished_at,
-        &r->updated_at,    &r->cancel_requested_at, &r->timeout_exceeded_at};
-
-    (void) c;
-    run_init(r);
-    for (int i = 0; i < 12; i++)
-        if (!col_text(s, i, text[i])) {
-            sked__run_done(r);
-            return nomem(err);
-        }
-    for (int i = 0; i < 9; i++)
-        *times[i] = col_time(s, 16 + i);
-    r->priority = (int32_t) sqlite3_column_int(s, 14);
-    r->attempts = (int32_t) sqlite3_column_int(s, 15);
-    r->failing = outcome != NULL;
-    if (sked__run_status_parse((const char *) sqlite3_column_text(s, 12),
-                               &r->status) != 0 ||
-        sked__trigger_parse((const char *) sqlite3_column_text(s, 13),
-                            &r->trigger) != 0 ||
-        (outcome && sked__run_status_parse(outcome, &r->outcome) != 0)) {
-        sked__run_done(r);
-        return sked__error_set(err, SKED_EIO, "db", -1,
-                               "run with an unknown enum value");
-    }
-    return 0;
-}
-
-/* Read the current row of S (CAND_COLS) into ROW, a sked_run: a
- * candidate. */
-static int cand_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
-{
-    sked_run *r = row;
-
-    (void) c;
-    run_init(r);
-    if (!col_text(s, 0, &r->id) || !col_text(s, 1, &r->workflow) ||
-        !col_text(s, 2, &r->workflow_version) || !col_text(s, 3, &r->queue) ||
-        !col_text(s, 5, &r->executor)) {
-        sked__run_done(r);
-        return nomem(err);
-    }
-    if (sked__run_status_parse((const char *) sqlite3_column_text(s, 4),
-                               &r->status) != 0) {
-        sked__run_done(r);
-        return sked__error_set(err, SKED_EIO, "db", -1,
-                               "run with an unknown status");
-    }
-    r->priority = (int32_t) sqlite3_column_int(s, 6);
-    r->not_before = col_time(s, 7);
-    r->created_at = col_time(s, 8);
-    r->started_at = col_time(s, 9);
-    return 0;
-}
-
-/* Run the bound S and hand back its rows (read with READ). */
-static int runs_query(sked__tx *c, sqlite3_stmt *s, sked__sqlite_row_fn read,
+/* Run the bound S and hand back its runs (read as KIND). */
+static int runs_query(sked__tx *c, sqlite3_stmt *s, const sked__row_kind *kind,
                       const char *what, sked_run **out, size_t *n,
                       sked_error *err)
 {
-    sked__sqlite_list l = {
-        .size = sizeof(sked_run), .read = read, .what = what};
-    int rc = sked__sqlite_collect(c, s, &l, err);
-
-    if (rc != 0)
-        sked__runs_free(l.v, l.n);
-    else
-        *out = l.v, *n = l.n;
-    return rc;
+    return sked__sqlite_rows(c, s, kind, what, (void **) out, n, err);
 }
 
 /* ---- claiming ------------------------------------------------------------ */
@@ -311,13 +218,13 @@ static int claim_arrays(const sked__claim_query *q, char *a[3], sked_error *err)
         json_decref(latest);
         json_decref(keys);
         json_decref(full);
-        return nomem(err);
+        return sked__nomem(err);
     }
     /* Each one taken, whatever became of the others: the caller frees. */
     ok = json_take(latest, &a[0]);
     ok = json_take(keys, &a[1]) && ok;
     ok = json_take(full, &a[2]) && ok;
-    return ok ? 0 : nomem(err);
+    return ok ? 0 : sked__nomem(err);
 }
 
 int sked__sqlite_run_candidates(sked__tx *c, const sked__claim_query *q,
@@ -335,8 +242,8 @@ int sked__sqlite_run_candidates(sked__tx *c, const sked__claim_query *q,
              sqlite3_bind_int64(s, 5, (sqlite3_int64) q->limit);
         rc |= bind_text(s, 4, a[2]);
         rc = rc == SQLITE_OK
-                 ? runs_query(c, s, cand_read, "reading runs to claim", out, n,
-                              err)
+                 ? runs_query(c, s, &sked__row_cand, "reading runs to claim",
+                              out, n, err)
                  : sked__sqlite_exec(c, s, rc, "reading runs to claim", err);
     }
     for (int i = 0; i < 3; i++)
@@ -356,9 +263,9 @@ static int take_json(const sked__claim_set *set, char **out, sked_error *err)
     }
     if (!ok) {
         json_decref(a);
-        return nomem(err);
+        return sked__nomem(err);
     }
-    return json_take(a, out) ? 0 : nomem(err);
+    return json_take(a, out) ? 0 : sked__nomem(err);
 }
 
 int sked__sqlite_run_take(sked__tx *c, const sked__claim_set *set,
@@ -381,7 +288,7 @@ int sked__sqlite_run_take(sked__tx *c, const sked__claim_set *set,
         rc = stmt(c, R_TAKEN, &s, err);
     if (rc == 0) {
         bind_text(s, 1, ids);
-        rc = runs_query(c, s, run_read, "claiming runs", out, n, err);
+        rc = runs_query(c, s, &sked__row_run, "claiming runs", out, n, err);
     }
     free(ids);
     return rc;
@@ -446,7 +353,7 @@ int sked__sqlite_run_renew(sked__tx *c, const char *executor,
     size_t k = 0, cap = 0, total = 0;
     sqlite3_stmt *s = NULL;
     char *held_json = ids_json(held, nheld);
-    int rc = held_json ? stmt(c, R_RENEW, &s, err) : nomem(err);
+    int rc = held_json ? stmt(c, R_RENEW, &s, err) : sked__nomem(err);
     int step = SQLITE_DONE;
 
     if (rc != 0) {
@@ -461,7 +368,7 @@ int sked__sqlite_run_renew(sked__tx *c, const char *executor,
         if (sqlite3_column_int(s, 1) &&
             !ids_push(&ids, &k, &cap,
                       (const char *) sqlite3_column_text(s, 0))) {
-            rc = nomem(err);
+            rc = sked__nomem(err);
             break;
         }
     }
@@ -520,7 +427,7 @@ static int fence_one(sked__tx *c, sqlite3_stmt *s, const char *id,
             sked__run_status_parse((const char *) sqlite3_column_text(s, 0),
                                    &f->status) == 0;
         if (!col_text(s, 1, &f->executor) || !col_text(s, 2, &f->schedule))
-            rc = nomem(err);
+            rc = sked__nomem(err);
     } else if (step != SQLITE_DONE) {
         rc = sked__sqlite_fail(c, step, "reading runs", err);
     }
@@ -654,7 +561,7 @@ int sked__sqlite_run_get(sked__tx *c, const char *id, bool lock, sked_run *out,
     if (rc != 0)
         return rc;
     bind_text(s, 1, id);
-    rc = runs_query(c, s, run_read, "reading a run", &v, &n, err);
+    rc = runs_query(c, s, &sked__row_run, "reading a run", &v, &n, err);
     if (rc == 0 && n == 0)
         rc = sked__error_set(err, SKED_ENOTFOUND, "id", -1, "no run \"%.200s\"",
                              id);
@@ -673,7 +580,7 @@ int sked__sqlite_run_of_schedule(sked__tx *c, const char *schedule,
     if (rc != 0)
         return rc;
     bind_text(s, 1, schedule);
-    return runs_query(c, s, run_read, "reading runs", out, n, err);
+    return runs_query(c, s, &sked__row_run, "reading runs", out, n, err);
 }
 
 int sked__sqlite_run_cancel(sked__tx *c, const char *id, bool at_once,
@@ -689,55 +596,18 @@ int sked__sqlite_run_cancel(sked__tx *c, const char *id, bool at_once,
         "cancelling a run", err);
 }
 
-/* Read the current row of S (SKED__STEP_COLUMNS) into ROW, a zeroed
- * sked_step_record. */
-static int step_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
-{
-    sked_step_record *r = row;
-
-    (void) c;
-    if (!col_text(s, 0, &r->step) || !col_text(s, 4, &r->output) ||
-        !col_text(s, 5, &r->stderr_text) || !col_text(s, 7, &r->error) ||
-        !col_text(s, 8, &r->error_code)) {
-        free(r->step);
-        free(r->output);
-        free(r->stderr_text);
-        free(r->error);
-        return nomem(err);
-    }
-    r->compensation = sqlite3_column_int(s, 1) != 0;
-    r->attempt = (int32_t) sqlite3_column_int(s, 2);
-    if (sked__step_status_parse((const char *) sqlite3_column_text(s, 3),
-                                &r->status) != 0)
-        r->status = SKED_STEP_FAILED; /* cannot happen: the column is checked */
-    r->truncated = sqlite3_column_int(s, 6);
-    r->exit_code = sqlite3_column_type(s, 9) == SQLITE_NULL
-                       ? -1
-                       : (int32_t) sqlite3_column_int(s, 9);
-    r->started_at = col_time(s, 10);
-    r->finished_at = col_time(s, 11);
-    return 0;
-}
-
 int sked__sqlite_run_steps_list(sked__tx *c, const char *run_id,
                                 sked_step_record **out, size_t *n,
                                 sked_error *err)
 {
-    sked__sqlite_list l = {.size = sizeof(sked_step_record),
-                           .read = step_read,
-                           .what = "reading steps"};
     sqlite3_stmt *s = NULL;
     int rc = stmt(c, R_STEPS_LIST, &s, err);
 
     if (rc != 0)
         return rc;
     bind_text(s, 1, run_id);
-    rc = sked__sqlite_collect(c, s, &l, err);
-    if (rc != 0)
-        sked__step_records_free(l.v, l.n);
-    else
-        *out = l.v, *n = l.n;
-    return rc;
+    return sked__sqlite_rows(c, s, &sked__row_step, "reading steps",
+                             (void **) out, n, err);
 }
 
 int sked__sqlite_run_list(sked__tx *c, const sked_run_filter *f, size_t limit,
@@ -758,5 +628,5 @@ int sked__sqlite_run_list(sked__tx *c, const sked_run_filter *f, size_t limit,
          sqlite3_bind_int64(s, 6, (sqlite3_int64) limit);
     if (rc != SQLITE_OK)
         return sked__sqlite_exec(c, s, rc, "listing runs", err);
-    return runs_query(c, s, run_read, "listing runs", out, n, err);
+    return runs_query(c, s, &sked__row_run, "listing runs", out, n, err);
 }

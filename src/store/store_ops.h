@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/run_fields.h"
 #include "store/store.h"
 #include "store/store_run.h"
 
@@ -81,20 +82,6 @@ typedef struct sked__advance {
     const char *last_error; /* NULL: keep the stored one */
     sked_time updated_at;   /* NONE: keep the stored one */
 } sked__advance;
-
-/* The columns of the runs table, in the order every back-end reads a run
- * (sked_run) and in the order of its fields' meaning below. */
-#define SKED__RUN_COLUMNS                                                      \
-    "id, workflow, workflow_version, schedule, queue, concurrency_key, "       \
-    "serial_key, executor, context, output, error, error_code, status, "       \
-    "trigger_kind, priority, attempts, scheduled_for, not_before, "            \
-    "lease_until, created_at, started_at, finished_at, updated_at, "           \
-    "cancel_requested_at, timeout_exceeded_at, outcome"
-
-/* The columns of the steps table as a sked_step_record reads them. */
-#define SKED__STEP_COLUMNS                                                     \
-    "step, compensation, attempt, status, output, stderr_text, truncated, "    \
-    "error, error_code, exit_code, started_at, finished_at"
 
 /* A queue with a concurrency or rate limit, and its load now. */
 typedef struct sked__queue_load {

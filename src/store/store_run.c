@@ -90,22 +90,36 @@ int sked__step_status_parse(const char *word, sked_step_status *out)
     return 0;
 }
 
+/* Per field of the run's table (run_fields.h): set the instants to NONE,
+ * free the strings. */
+#define INIT_TEXT(m)
+#define INIT_DOC(m)
+#define INIT_STATUS(m)
+#define INIT_TRIGGER(m)
+#define INIT_I32(m)
+#define INIT_TIME(m) r->m = SKED_TIME_NONE;
+#define INIT_OUTCOME(m)
+#define INIT_FIELD(m, kind, col, json) INIT_##kind(m)
+#define FREE_TEXT(m)                   free(r->m);
+#define FREE_DOC(m)                    free(r->m);
+#define FREE_STATUS(m)
+#define FREE_TRIGGER(m)
+#define FREE_I32(m)
+#define FREE_TIME(m)
+#define FREE_OUTCOME(m)
+#define FREE_FIELD(m, kind, col, json) FREE_##kind(m)
+
+void sked__run_init(sked_run *r)
+{
+    memset(r, 0, sizeof *r);
+    SKED__RUN_FIELDS(INIT_FIELD, INIT_FIELD)
+}
+
 void sked__run_done(sked_run *r)
 {
     if (!r)
         return;
-    free(r->id);
-    free(r->workflow);
-    free(r->workflow_version);
-    free(r->schedule);
-    free(r->queue);
-    free(r->concurrency_key);
-    free(r->serial_key);
-    free(r->executor);
-    free(r->context);
-    free(r->output);
-    free(r->error);
-    free(r->error_code);
+    SKED__RUN_FIELDS(FREE_FIELD, FREE_FIELD)
     memset(r, 0, sizeof *r);
 }
 

@@ -51,6 +51,8 @@ typedef struct sked_run {
     bool recovered;
 } sked_run;
 
+/* R with every instant NONE, the rest zero. */
+void sked__run_init(sked_run *r);
 void sked__run_done(sked_run *r);
 void sked__runs_free(sked_run *list, size_t n);
 

@@ -5,8 +5,8 @@
  * null for what is not set. A run's context and JSON outputs are
  * embedded as JSON; an output that is not JSON (a command's stdout) is a
  * string. */
-#ifndef SKED_STORE_RUN_JSON_H
-#define SKED_STORE_RUN_JSON_H
+#ifndef SKED_MODEL_RUN_JSON_H
+#define SKED_MODEL_RUN_JSON_H
 
 #include <jansson.h>
 
