@@ -236,70 +236,50 @@ static int query_runs(sked__tx *tx, const sked__pg_stmt *stmt,
 
 /* ---- claiming ------------------------------------------------------------ */
 
-/* Build the arrays of a claim: [0] the workflows whose latest version
- * the executor has, [1] its "workflow/version" keys, [2] the full
- * queues, [3] the latest versions of [0]. */
-enum { A_LATEST, A_KEYS, A_FULL, A_VERSIONS, A_N };
+/* The array literals of a claim (sked__claim_lists), A_N of them in the
+ * order of sked__claim_list, and how many elements each has so far. */
+#define A_N SKED__CLAIM_NLISTS
 
-static bool claim_arrays(const sked__claim_query *q, sked__pg_alit a[A_N])
+typedef struct claim_alits {
+    sked__pg_alit a[A_N];
+    size_t n[A_N];
+    const char *p[A_N]; /* the closed literals */
+} claim_alits;
+
+static bool list_add(void *ctx, sked__claim_list list, const char *s)
 {
-    size_t nlatest = 0;
-    bool ok = true;
+    claim_alits *c = ctx;
 
-    for (size_t i = 0; i < q->nworkflows; i++) {
-        const sked_claim_workflow *w = &q->workflows[i];
-        size_t len = strlen(w->name) + strlen(w->version) + 2;
-        char *key = sked__malloc(len);
-        if (!key) {
-            ok = false;
-            break;
-        }
-        (void) snprintf(key, len, "%s/%s", w->name, w->version);
-        sked__pg_alit_text(&a[A_KEYS], key, i == 0);
-        free(key);
-        if (w->latest) {
-            sked__pg_alit_text(&a[A_LATEST], w->name, nlatest == 0);
-            sked__pg_alit_text(&a[A_VERSIONS], w->version, nlatest++ == 0);
-        }
-    }
-    if (nlatest == 0) {
-        sked__pg_alit_put(&a[A_LATEST], "{", 1);
-        sked__pg_alit_put(&a[A_VERSIONS], "{", 1);
-    }
-    if (q->nworkflows == 0)
-        sked__pg_alit_put(&a[A_KEYS], "{", 1);
-    /* [2]: the full queues of a ready claim, the runs held of an
-     * expired one. */
-    const char *const *third = q->expired ? q->held : q->full;
-    size_t nthird = q->expired ? q->nheld : q->nfull;
-    for (size_t i = 0; i < nthird; i++)
-        sked__pg_alit_text(&a[A_FULL], third[i], i == 0);
-    if (nthird == 0)
-        sked__pg_alit_put(&a[A_FULL], "{", 1);
-    for (int k = 0; k < A_N; k++) {
-        sked__pg_alit_put(&a[k], "}", 1);
-        ok = ok && !a[k].failed;
-    }
-    return ok;
+    sked__pg_alit_text(&c->a[list], s, c->n[list]++ == 0);
+    return !c->a[list].failed;
+}
+
+/* Build C's literals from Q's lists. Returns 0 or SKED_ENOMEM. */
+static int claim_arrays(const sked__claim_query *q, claim_alits *c,
+                        sked_error *err)
+{
+    bool oom = sked__claim_lists(q, list_add, c, err) != 0;
+
+    for (int k = 0; k < A_N; k++)
+        oom = sked__pg_alits_close(&c->a[k], 1, c->n[k], &c->p[k]) || oom;
+    return oom ? sked__nomem(err) : 0;
 }
 
 int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
                             sked_run **out, size_t *n, sked_error *err)
 {
-    sked__pg_alit a[A_N] = {{0}};
+    claim_alits a = {0};
     char nowbuf[SKED__PG_NUMLEN], limbuf[SKED__PG_NUMLEN];
     const char *params[5];
-    int rc = 0;
+    int rc = claim_arrays(q, &a, err);
 
-    if (!claim_arrays(q, a))
-        rc = sked__nomem(err);
     params[0] = sked__pg_num(q->now, nowbuf);
-    params[1] = a[A_LATEST].p;
-    params[2] = a[A_KEYS].p;
-    params[3] =
-        q->expired ? sked__pg_num((int64_t) q->limit, limbuf) : a[A_FULL].p;
-    params[4] =
-        q->expired ? a[A_FULL].p : sked__pg_num((int64_t) q->limit, limbuf);
+    params[1] = a.p[SKED__CLAIM_LATEST];
+    params[2] = a.p[SKED__CLAIM_KEYS];
+    params[3] = q->expired ? sked__pg_num((int64_t) q->limit, limbuf)
+                           : a.p[SKED__CLAIM_THIRD];
+    params[4] = q->expired ? a.p[SKED__CLAIM_THIRD]
+                           : sked__pg_num((int64_t) q->limit, limbuf);
     if (rc == 0 && !q->expired)
         rc = sked__pg_exec(tx, &CAND_ORDERED, NULL, NULL, err);
     if (rc == 0)
@@ -307,7 +287,7 @@ int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
                         &sked__row_cand, out, n, err);
     if (rc == 0 && !q->expired)
         rc = sked__pg_exec(tx, &CAND_PLAIN, NULL, NULL, err);
-    sked__pg_alits_free(a, A_N);
+    sked__pg_alits_free(a.a, A_N);
     return rc;
 }
 
@@ -336,7 +316,7 @@ int sked__pg_run_take_ready(sked__tx *tx, const sked__claim_query *q,
                             const sked__claim_set *set, sked_run **out,
                             bool **first, size_t *n, sked_error *err)
 {
-    sked__pg_alit a[A_N] = {{0}};
+    claim_alits a = {0};
     char nowbuf[SKED__PG_NUMLEN], limbuf[SKED__PG_NUMLEN],
         lease[SKED__PG_NUMLEN];
     const char *params[7] = {sked__pg_num(q->now, nowbuf),
@@ -347,11 +327,11 @@ int sked__pg_run_take_ready(sked__tx *tx, const sked__claim_query *q,
                              sked__pg_num(set->lease_until, lease),
                              NULL};
     PGresult *res = NULL;
-    int rc = claim_arrays(q, a) ? 0 : sked__nomem(err);
+    int rc = claim_arrays(q, &a, err);
 
-    params[1] = a[A_LATEST].p;
-    params[2] = a[A_KEYS].p;
-    params[6] = a[A_VERSIONS].p;
+    params[1] = a.p[SKED__CLAIM_LATEST];
+    params[2] = a.p[SKED__CLAIM_KEYS];
+    params[6] = a.p[SKED__CLAIM_VERSIONS];
     if (rc == 0)
         rc = sked__pg_exec(tx, &CAND_ORDERED, NULL, NULL, err);
     if (rc == 0)
@@ -361,7 +341,7 @@ int sked__pg_run_take_ready(sked__tx *tx, const sked__claim_query *q,
     PQclear(res);
     if (rc == 0)
         rc = sked__pg_exec(tx, &CAND_PLAIN, NULL, NULL, err);
-    sked__pg_alits_free(a, A_N);
+    sked__pg_alits_free(a.a, A_N);
     return rc;
 }
 

@@ -189,41 +189,34 @@ static bool json_take(json_t *j, char **out)
     return *out != NULL;
 }
 
-/* The JSON arrays of a claim: [0] the workflows whose latest version the
- * executor has, [1] its "workflow/version" keys, [2] the full queues. */
+/* Append S to the JSON array of LIST among CTX's (the versions are not
+ * sent: SQLite has no claim in one statement). */
+static bool list_add(void *ctx, sked__claim_list list, const char *s)
+{
+    json_t **a = ctx;
+
+    return list == SKED__CLAIM_VERSIONS ||
+           json_array_append_new(a[list], json_string(s)) == 0;
+}
+
+/* The JSON arrays of a claim (sked__claim_lists): [0] the workflows
+ * whose latest version the executor has, [1] its "workflow/version"
+ * keys, [2] the full queues or the runs held. */
 static int claim_arrays(const sked__claim_query *q, char *a[3], sked_error *err)
 {
-    json_t *latest = json_array(), *keys = json_array(), *full = json_array();
-    bool ok = latest && keys && full;
+    json_t *j[3] = {json_array(), json_array(), json_array()};
+    int rc = j[0] && j[1] && j[2] ? sked__claim_lists(q, list_add, j, err)
+                                  : sked__nomem(err);
+    bool ok = true;
 
-    for (size_t i = 0; ok && i < q->nworkflows; i++) {
-        const sked_claim_workflow *w = &q->workflows[i];
-        size_t len = strlen(w->name) + strlen(w->version) + 2;
-        char *key = sked__malloc(len);
-        ok = key != NULL;
-        if (ok)
-            (void) snprintf(key, len, "%s/%s", w->name, w->version);
-        ok = ok && json_array_append_new(keys, json_string(key)) == 0;
-        ok = ok && (!w->latest ||
-                    json_array_append_new(latest, json_string(w->name)) == 0);
-        free(key);
-    }
-    /* The third array: the full queues of a ready claim, the runs held
-     * of an expired one. */
-    for (size_t i = 0; ok && i < q->nfull && !q->expired; i++)
-        ok = json_array_append_new(full, json_string(q->full[i])) == 0;
-    for (size_t i = 0; ok && i < q->nheld && q->expired; i++)
-        ok = json_array_append_new(full, json_string(q->held[i])) == 0;
-    if (!ok) {
-        json_decref(latest);
-        json_decref(keys);
-        json_decref(full);
-        return sked__nomem(err);
+    if (rc != 0) {
+        for (int k = 0; k < 3; k++)
+            json_decref(j[k]);
+        return rc;
     }
     /* Each one taken, whatever became of the others: the caller frees. */
-    ok = json_take(latest, &a[0]);
-    ok = json_take(keys, &a[1]) && ok;
-    ok = json_take(full, &a[2]) && ok;
+    for (int k = 0; k < 3; k++)
+        ok = json_take(j[k], &a[k]) && ok;
     return ok ? 0 : sked__nomem(err);
 }
 

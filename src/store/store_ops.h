@@ -116,6 +116,24 @@ typedef struct sked__claim_query {
     size_t limit;
 } sked__claim_query;
 
+/* The lists a claim's SQL takes, built once for every back-end by
+ * sked__claim_lists (store_claim_lists.c). */
+typedef enum sked__claim_list {
+    SKED__CLAIM_LATEST,   /* the workflows whose latest version it has */
+    SKED__CLAIM_KEYS,     /* its "workflow/version" keys */
+    SKED__CLAIM_THIRD,    /* the full queues; EXPIRED: the runs held */
+    SKED__CLAIM_VERSIONS, /* the versions of LATEST, in step with it */
+    SKED__CLAIM_NLISTS
+} sked__claim_list;
+
+/* Hand each element S of each of Q's lists to ADD(CTX, LIST, S), the
+ * elements of one list in order (S is valid during the call). ADD
+ * returns false when out of memory. Returns 0 or SKED_ENOMEM. */
+int sked__claim_lists(const sked__claim_query *q,
+                      bool (*add)(void *ctx, sked__claim_list list,
+                                  const char *s),
+                      void *ctx, sked_error *err);
+
 /* The runs a claim takes: the N runs IDS (distinct) become running for
  * EXECUTOR until LEASE_UNTIL, started_at NOW when it had none, attempts
  * + 1, workflow_version VERSIONS[i] when it had none (NULL: kept). */
