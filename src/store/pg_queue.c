@@ -171,10 +171,7 @@ int sked__pg_queue_workflow_latest(sked__tx *tx, const char *workflow,
     if (rc != 0)
         return rc;
     if (PQntuples(res) == 0)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "workflow", -1,
-                             "no version of workflow \"%.100s\" is "
-                             "registered",
-                             workflow);
+        rc = sked__error_set(err, SKED_ENOTFOUND, "workflow", -1, NULL);
     else if (!(v = sked__strdup(PQgetvalue(res, 0, 0))))
         rc = sked__nomem(err);
     PQclear(res);

@@ -311,32 +311,26 @@ static int mark_created(const PGresult *res, const sked_run_new *runs, size_t n,
 
 /* Report the unique violation of the active-key index: the key comes from
  * the server's DETAIL, "Key (concurrency_key)=(KEY) already exists.", and
- * err->pos is the first run of the batch that holds it. */
+ * err->pos is the first run of the batch that holds it (store_ops.h). */
 static int key_conflict(sked__tx *tx, const sked_run_new *runs, size_t n,
                         sked_error *err)
 {
     const char *d = sked__pg_error_detail(tx), *open, *close;
-    char key[128] = "";
+    size_t len = 0;
     long pos = -1;
-    size_t i, len;
 
     open = strstr(d, ")=(");
     close = strstr(d, ") already exists");
     if (open != NULL && close != NULL && close > open + 3) {
-        len = (size_t) (close - (open + 3));
-        if (len >= sizeof(key))
-            len = sizeof(key) - 1;
-        memcpy(key, open + 3, len);
-        key[len] = '\0';
+        open += 3;
+        len = (size_t) (close - open);
     }
-    for (i = 0; i < n && pos < 0; i++)
+    for (size_t i = 0; open && i < n && pos < 0; i++)
         if (runs[i].concurrency_key != NULL &&
-            strcmp(runs[i].concurrency_key, key) == 0)
+            strlen(runs[i].concurrency_key) == len &&
+            memcmp(runs[i].concurrency_key, open, len) == 0)
             pos = (long) i;
-    return sked__error_set(err, SKED_ECONFLICT, "concurrency_key", pos,
-                           "an active run holds the concurrency key "
-                           "\"%.100s\"",
-                           key);
+    return sked__error_set(err, SKED_ECONFLICT, "concurrency_key", pos, NULL);
 }
 
 /* Run the batch insert STMT of the N runs at NOW. OUT: *res. */

@@ -162,9 +162,9 @@ static const sked__pg_stmt RUNS_OF_SCHEDULE = {
     "AND status IN " ACTIVE " ORDER BY id FOR UPDATE"};
 
 static const sked__pg_stmt CANCEL_NOW = {
-    SKED__PG_CANCEL_NOW, 2,
+    SKED__PG_CANCEL_NOW, 3,
     "UPDATE runs SET status = 'cancelled', finished_at = $2::bigint, "
-    "error = 'Cancelled.', error_code = 'cancelled', executor = NULL, "
+    "error = $3, error_code = 'cancelled', executor = NULL, "
     "lease_until = NULL, "
     "cancel_requested_at = coalesce(cancel_requested_at, $2::bigint), "
     "updated_at = $2::bigint WHERE id = $1"};
@@ -439,17 +439,13 @@ int sked__pg_run_renew(sked__tx *tx, const char *executor,
     return 0;
 }
 
-int sked__pg_run_release(sked__tx *tx, const char *executor, sked_time now,
-                         sked_error *err)
+int sked__pg_run_release(sked__tx *tx, const char *executor, const char *why,
+                         sked_time now, sked_error *err)
 {
-    char why[200], nowbuf[SKED__PG_NUMLEN];
+    char nowbuf[SKED__PG_NUMLEN];
     const char *params[3] = {executor, why, sked__pg_num(now, nowbuf)};
     const char *params2[2] = {executor, nowbuf};
-    int rc;
-
-    (void) snprintf(why, sizeof why, "interrupted: executor %.150s stopped",
-                    executor);
-    rc = sked__pg_exec(tx, &RELEASE_STEPS, params, NULL, err);
+    int rc = sked__pg_exec(tx, &RELEASE_STEPS, params, NULL, err);
     if (rc == 0)
         rc = sked__pg_exec(tx, &RELEASE_RUNS, params2, NULL, err);
     return rc;
@@ -467,8 +463,7 @@ int sked__pg_run_get(sked__tx *tx, const char *id, bool lock, sked_run *out,
                         &v, &n, err);
 
     if (rc == 0 && n == 0)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "id", -1, "no run \"%.200s\"",
-                             id);
+        rc = sked__error_set(err, SKED_ENOTFOUND, "id", -1, NULL);
     if (rc == 0)
         *out = v[0];
     free(v);
@@ -484,13 +479,13 @@ int sked__pg_run_of_schedule(sked__tx *tx, const char *schedule, sked_run **out,
                       err);
 }
 
-int sked__pg_run_cancel(sked__tx *tx, const char *id, bool at_once,
+int sked__pg_run_cancel(sked__tx *tx, const char *id, const char *why,
                         sked_time now, sked_error *err)
 {
     char nowbuf[SKED__PG_NUMLEN];
-    const char *params[2] = {id, sked__pg_num(now, nowbuf)};
+    const char *params[3] = {id, sked__pg_num(now, nowbuf), why};
 
-    return sked__pg_exec(tx, at_once ? &CANCEL_NOW : &CANCEL_ASK, params, NULL,
+    return sked__pg_exec(tx, why ? &CANCEL_NOW : &CANCEL_ASK, params, NULL,
                          err);
 }
 

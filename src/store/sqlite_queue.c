@@ -159,10 +159,7 @@ int sked__sqlite_queue_workflow_latest(sked__tx *c, const char *workflow,
     if (step == SQLITE_ROW && !col_text(s, 0, &v))
         rc = sked__nomem(err);
     else if (step == SQLITE_DONE)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "workflow", -1,
-                             "no version of workflow \"%.100s\" is "
-                             "registered",
-                             workflow);
+        rc = sked__error_set(err, SKED_ENOTFOUND, "workflow", -1, NULL);
     else if (step != SQLITE_ROW)
         rc = sked__sqlite_fail(c, step, "reading workflow versions", err);
     sked__sqlite_done(s);

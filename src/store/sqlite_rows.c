@@ -176,11 +176,8 @@ int sked__sqlite_rows_runs_insert(sked__tx *c, const sked_run_new *runs,
         if (rc != SQLITE_DONE) {
             rc = sked__sqlite_fail(c, rc, "inserting runs", err);
             if (rc == SKED_ECONFLICT)
-                rc = sked__error_set(
-                    err, rc, "concurrency_key", (long) i,
-                    "an active run holds the concurrency "
-                    "key \"%.100s\"",
-                    runs[i].concurrency_key ? runs[i].concurrency_key : "");
+                rc =
+                    sked__error_set(err, rc, "concurrency_key", (long) i, NULL);
             break;
         }
         created[i] = sqlite3_changes(sked__sqlite_db(c)) > 0;

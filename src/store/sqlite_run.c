@@ -145,7 +145,7 @@ static const char *const run_sql[R_COUNT] = {
     [R_RUNS_OF_SCHEDULE] = "SELECT " SKED__RUN_COLUMNS " FROM runs "
                            "WHERE schedule = ?1 AND " ACTIVE " ORDER BY id",
     [R_CANCEL_NOW] = "UPDATE runs SET status = 'cancelled', "
-                     "finished_at = ?2, error = 'Cancelled.', "
+                     "finished_at = ?2, error = ?3, "
                      "error_code = 'cancelled', executor = NULL, "
                      "lease_until = NULL, "
                      "cancel_requested_at = coalesce(cancel_requested_at, "
@@ -381,15 +381,12 @@ int sked__sqlite_run_renew(sked__tx *c, const char *executor,
     return 0;
 }
 
-int sked__sqlite_run_release(sked__tx *c, const char *executor, sked_time now,
-                             sked_error *err)
+int sked__sqlite_run_release(sked__tx *c, const char *executor, const char *why,
+                             sked_time now, sked_error *err)
 {
-    char why[200];
     sqlite3_stmt *s = NULL;
     int rc = stmt(c, R_RELEASE_STEPS, &s, err);
 
-    (void) snprintf(why, sizeof why, "interrupted: executor %.150s stopped",
-                    executor);
     if (rc == 0)
         rc =
             sked__sqlite_exec(c, s,
@@ -556,8 +553,7 @@ int sked__sqlite_run_get(sked__tx *c, const char *id, bool lock, sked_run *out,
     bind_text(s, 1, id);
     rc = runs_query(c, s, &sked__row_run, "reading a run", &v, &n, err);
     if (rc == 0 && n == 0)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "id", -1, "no run \"%.200s\"",
-                             id);
+        rc = sked__error_set(err, SKED_ENOTFOUND, "id", -1, NULL);
     if (rc == 0)
         *out = v[0];
     free(v);
@@ -576,17 +572,19 @@ int sked__sqlite_run_of_schedule(sked__tx *c, const char *schedule,
     return runs_query(c, s, &sked__row_run, "reading runs", out, n, err);
 }
 
-int sked__sqlite_run_cancel(sked__tx *c, const char *id, bool at_once,
+int sked__sqlite_run_cancel(sked__tx *c, const char *id, const char *why,
                             sked_time now, sked_error *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = stmt(c, at_once ? R_CANCEL_NOW : R_CANCEL_ASK, &s, err);
+    int rc = stmt(c, why ? R_CANCEL_NOW : R_CANCEL_ASK, &s, err);
 
     if (rc != 0)
         return rc;
-    return sked__sqlite_exec(
-        c, s, bind_text(s, 1, id) | sqlite3_bind_int64(s, 2, now),
-        "cancelling a run", err);
+    return sked__sqlite_exec(c, s,
+                             bind_text(s, 1, id) |
+                                 sqlite3_bind_int64(s, 2, now) |
+                                 (why ? bind_text(s, 3, why) : SQLITE_OK),
+                             "cancelling a run", err);
 }
 
 int sked__sqlite_run_steps_list(sked__tx *c, const char *run_id,

@@ -422,8 +422,22 @@ static int runs_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct runs_arg *a = arg;
 
+    long pos;
+    int rc;
+
     memset(a->created, 0, a->n * sizeof a->created[0]);
-    return st->ops->runs_insert(tx, a->runs, a->n, a->now, a->created, err);
+    rc = st->ops->runs_insert(tx, a->runs, a->n, a->now, a->created, err);
+    if (rc != SKED_ECONFLICT || !err)
+        return rc;
+    pos = err->pos >= 0 && (size_t) err->pos < a->n ? err->pos : -1;
+    if (pos < 0 || !a->runs[pos].concurrency_key)
+        return sked__error_set(err, rc, "concurrency_key", -1,
+                               "an active run holds a concurrency key of "
+                               "this batch");
+    return sked__error_set(err, rc, "concurrency_key", pos,
+                           "an active run holds the concurrency key "
+                           "\"%.100s\"",
+                           a->runs[pos].concurrency_key);
 }
 
 int sked__store_runs_insert(sked_store *st, const sked_run_new *runs, size_t n,

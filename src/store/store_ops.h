@@ -252,7 +252,8 @@ struct sked__store_ops {
      * status 'pending', created_at NOW and not_before NOW when NONE;
      * created[i] (never NULL here) says whether row i was inserted.
      * SKED_ECONFLICT when the unique index on active concurrency keys
-     * refuses a row (store.c then rolls the batch back). */
+     * refuses a row, err->pos the first run of the batch that holds the
+     * key (store.c words the message, then rolls the batch back). */
     int (*runs_insert)(sked__tx *tx, const sked_run_new *runs, size_t n,
                        sked_time now, bool *created, sked_error *err);
 
@@ -327,9 +328,10 @@ struct sked__store_ops {
                       const char *const *held, size_t nheld,
                       sked_time lease_until, size_t *renewed,
                       char ***cancel_ids, size_t *ncancel, sked_error *err);
-    /* Give back EXECUTOR's runs (sked__store_runs_release). */
-    int (*runs_release)(sked__tx *tx, const char *executor, sked_time now,
-                        sked_error *err);
+    /* Give back EXECUTOR's runs (sked__store_runs_release), their
+     * running step attempts closed with the error WHY. */
+    int (*runs_release)(sked__tx *tx, const char *executor, const char *why,
+                        sked_time now, sked_error *err);
     /* Read the runs IDS (N, sorted, distinct) into OUT[i] (PostgreSQL:
      * locked FOR UPDATE, in id order). */
     int (*runs_fence)(sked__tx *tx, const char *const *ids, size_t n,
@@ -357,13 +359,13 @@ struct sked__store_ops {
     /* The active runs of SCHEDULE, by id, locked as run_get does. */
     int (*runs_of_schedule)(sked__tx *tx, const char *schedule, sked_run **out,
                             size_t *n, sked_error *err);
-    /* Cancel run ID: AT_ONCE, status cancelled at NOW (finished_at,
-     * error "Cancelled.", error_code "cancelled", executor and lease
-     * NULL); else cancel_requested_at NOW, and not_before NOW when the run
-     * is not running and its not_before is later. Both set
+    /* Cancel run ID: with an error WHY, at once: status cancelled at NOW
+     * (finished_at, error WHY, error_code "cancelled", executor and lease
+     * NULL); WHY NULL: cancel_requested_at NOW, and not_before NOW when
+     * the run is not running and its not_before is later. Both set
      * cancel_requested_at when it was NULL, and updated_at. */
-    int (*run_cancel)(sked__tx *tx, const char *id, bool at_once, sked_time now,
-                      sked_error *err);
+    int (*run_cancel)(sked__tx *tx, const char *id, const char *why,
+                      sked_time now, sked_error *err);
     /* Every step attempt of RUN_ID, ordered by started_at, step,
      * compensation, attempt. */
     int (*steps_list)(sked__tx *tx, const char *run_id, sked_step_record **out,

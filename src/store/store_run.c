@@ -175,7 +175,7 @@ static int cancel_one(sked_store *st, sked__tx *tx, const sked_run *r,
     *status = r->status;
     if (r->status != SKED_RUN_RUNNING && r->started_at == SKED_TIME_NONE) {
         /* Never started, so nothing to compensate: cancelled now. */
-        rc = st->ops->run_cancel(tx, r->id, true, now, err);
+        rc = st->ops->run_cancel(tx, r->id, "Cancelled.", now, err);
         if (rc == 0)
             rc = ev_cancelled(ev, r, reason, now, err);
         if (rc == 0)
@@ -184,7 +184,7 @@ static int cancel_one(sked_store *st, sked__tx *tx, const sked_run *r,
     }
     if (r->cancel_requested_at != SKED_TIME_NONE)
         return 0; /* asked already */
-    return st->ops->run_cancel(tx, r->id, false, now, err);
+    return st->ops->run_cancel(tx, r->id, NULL, now, err);
 }
 
 int sked__store_cancel_others(sked_store *st, sked__tx *tx,
@@ -210,6 +210,17 @@ struct cancel_arg {
     sked__ev_list ev;
 };
 
+/* Read run ID in TX (LOCK: locked, as store_ops.h says) into *out. */
+static int run_get(sked_store *st, sked__tx *tx, const char *id, bool lock,
+                   sked_run *out, sked_error *err)
+{
+    int rc = st->ops->run_get(tx, id, lock, out, err);
+
+    if (rc == SKED_ENOTFOUND)
+        rc = sked__error_set(err, rc, "id", -1, "no run \"%.200s\"", id);
+    return rc;
+}
+
 static int cancel_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct cancel_arg *a = arg;
@@ -217,7 +228,7 @@ static int cancel_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     int rc;
 
     sked__ev_reset(&a->ev);
-    rc = st->ops->run_get(tx, a->id, true, &r, err);
+    rc = run_get(st, tx, a->id, true, &r, err);
     if (rc != 0)
         return rc;
     if (r.status >= SKED_RUN_COMPLETED)
@@ -274,7 +285,7 @@ static int get_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     sked__step_records_free(a->steps, a->nsteps);
     a->steps = NULL;
     a->nsteps = 0;
-    rc = st->ops->run_get(tx, a->id, false, &a->run, err);
+    rc = run_get(st, tx, a->id, false, &a->run, err);
     a->have = rc == 0;
     if (rc == 0 && a->want_steps)
         rc = st->ops->steps_list(tx, a->id, &a->steps, &a->nsteps, err);
