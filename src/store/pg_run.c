@@ -133,7 +133,7 @@ static const sked__pg_stmt RENEW = {
     "UPDATE runs SET lease_until = $2::bigint WHERE id IN (SELECT id FROM "
     "runs WHERE id = ANY($3::text[]) AND executor = $1 "
     "AND status = 'running' ORDER BY id FOR UPDATE) "
-    "RETURNING id, cancel_requested_at IS NOT NULL"};
+    "RETURNING id, (cancel_requested_at IS NOT NULL)::integer"};
 
 static const sked__pg_stmt RELEASE_STEPS = {
     SKED__PG_RELEASE_STEPS, 3,
@@ -210,20 +210,6 @@ const char *sked__pg_run_status(int s)
 static const char *time_param(sked_time t, char *buf)
 {
     return t == SKED_TIME_NONE ? NULL : sked__pg_num(t, buf);
-}
-
-bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst)
-{
-    *dst = NULL;
-    if (PQgetisnull(res, row, col))
-        return true;
-    *dst = sked__strdup(PQgetvalue(res, row, col));
-    return *dst != NULL;
-}
-
-int64_t sked__pg_run_i64(const PGresult *res, int row, int col)
-{
-    return strtoll(PQgetvalue(res, row, col), NULL, 10);
 }
 
 /* Run STMT with PARAMS and read its rows, runs of KIND. */
@@ -399,44 +385,22 @@ int sked__pg_run_renew(sked__tx *tx, const char *executor,
 {
     char lease[SKED__PG_NUMLEN];
     sked__pg_alit a = {0};
+    const char *params[3] = {executor, sked__pg_num(lease_until, lease), NULL};
+    char **rows = NULL;
+    size_t n = 0;
+    int rc = 0;
+
     for (size_t i = 0; i < nheld; i++)
         sked__pg_alit_text(&a, held[i], i == 0);
-    sked__pg_alit_put(&a, nheld ? "}" : "{}", nheld ? 1 : 2);
-    const char *params[3] = {executor, sked__pg_num(lease_until, lease), a.p};
-    PGresult *res = NULL;
-    char **ids = NULL;
-    size_t rows, k = 0;
-    int rc = a.failed ? sked__nomem(err)
-                      : sked__pg_exec(tx, &RENEW, params, &res, err);
-
-    free(a.p);
-    if (rc != 0)
-        return rc;
-    rows = (size_t) PQntuples(res);
-    for (size_t i = 0; i < rows; i++)
-        k += strcmp(PQgetvalue(res, (int) i, 1), "t") == 0;
-    if (k > 0 && !(ids = sked__calloc(k, sizeof *ids)))
+    if (sked__pg_alits_close(&a, 1, nheld, &params[2]))
         rc = sked__nomem(err);
-    k = 0;
-    for (size_t i = 0; rc == 0 && ids && i < rows; i++) {
-        if (strcmp(PQgetvalue(res, (int) i, 1), "t") != 0)
-            continue;
-        if (!(ids[k] = sked__strdup(PQgetvalue(res, (int) i, 0))))
-            rc = sked__nomem(err);
-        else
-            k++;
-    }
-    PQclear(res);
-    if (rc != 0) {
-        for (size_t i = 0; i < k; i++)
-            free(ids[i]);
-        free(ids);
-        return rc;
-    }
-    *renewed = rows;
-    *cancel_ids = ids;
-    *ncancel = k;
-    return 0;
+    if (rc == 0)
+        rc = sked__pg_query_rows(tx, &RENEW, params, &sked__row_renewed,
+                                 (void **) &rows, &n, err);
+    free(a.p);
+    if (rc == 0)
+        sked__renewed_pick(rows, n, renewed, cancel_ids, ncancel);
+    return rc;
 }
 
 int sked__pg_run_release(sked__tx *tx, const char *executor, const char *why,

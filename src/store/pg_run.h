@@ -10,12 +10,6 @@
 #include "store/pg.h"
 #include "store/store_ops.h"
 
-/* The value helpers pg_run.c shares with pg_run_ops.c and pg_queue.c. */
-/* Copy the value of (ROW, COL) of RES into *dst (SQL NULL: NULL); false
- * on ENOMEM. */
-bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst);
-/* The value of (ROW, COL) of RES as an integer. */
-int64_t sked__pg_run_i64(const PGresult *res, int row, int col);
 /* The word of run status S (a sked_run_status), or NULL when S < 0. */
 const char *sked__pg_run_status(int s);
 

@@ -114,19 +114,10 @@ static const char *const run_sql[R_COUNT] = {
                        "THEN 'waiting' ELSE 'pending' END, executor = NULL, "
                        "lease_until = NULL, updated_at = ?2 "
                        "WHERE executor = ?1 AND status = 'running'",
-    [R_FENCE] = "SELECT status, executor, schedule FROM runs WHERE id = ?1",
+    [R_FENCE] = "SELECT " SKED__FENCE_COLUMNS ", NULL FROM runs WHERE id = ?1",
     [R_STEP_WRITE] =
-        "INSERT INTO steps (run_id, step, compensation, attempt, status, "
-        "output, stderr_text, truncated, error, error_code, exit_code, "
-        "started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-        "?9, ?10, ?11, ?12, ?13) "
-        "ON CONFLICT (run_id, step, compensation, attempt) DO UPDATE SET "
-        "status = excluded.status, output = excluded.output, "
-        "stderr_text = excluded.stderr_text, truncated = excluded.truncated, "
-        "error = excluded.error, error_code = excluded.error_code, "
-        "exit_code = excluded.exit_code, finished_at = excluded.finished_at, "
-        "started_at = CASE WHEN excluded.status = 'running' "
-        "THEN excluded.started_at ELSE steps.started_at END",
+        "INSERT INTO steps (" SKED__STEP_WRITE_COLUMNS ") VALUES (?1, ?2, "
+        "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) " SKED__STEP_UPSERT,
     [R_RUN_WRITE] =
         "UPDATE runs SET status = coalesce(?2, status), "
         "outcome = coalesce(?3, outcome), output = coalesce(?4, output), "
@@ -137,8 +128,8 @@ static const char *const run_sql[R_COUNT] = {
         "executor = CASE WHEN ?2 IS NULL THEN executor END, "
         "lease_until = CASE WHEN ?2 IS NULL THEN lease_until END, "
         "updated_at = ?10 WHERE id = ?1",
-    [R_FAILURES] = "SELECT status, consecutive_failures, "
-                   "pause_after_failures FROM schedules WHERE name = ?1",
+    [R_FAILURES] = "SELECT " SKED__FAILURES_COLUMNS " FROM schedules "
+                   "WHERE name = ?1",
     [R_FAILURES_SET] = "UPDATE schedules SET consecutive_failures = ?2 "
                        "WHERE name = ?1",
     [R_RUN_GET] = "SELECT " SKED__RUN_COLUMNS " FROM runs WHERE id = ?1",
@@ -306,23 +297,6 @@ int sked__sqlite_run_steps_close(sked__tx *c, const sked__steps_close *sc,
 
 /* ---- leases ------------------------------------------------------------- */
 
-/* Append a copy of ID to the growing list *ids (*n, capacity *cap). */
-static bool ids_push(char ***ids, size_t *n, size_t *cap, const char *id)
-{
-    if (*n == *cap) {
-        size_t ncap = *cap ? 2 * *cap : 8;
-        char **v = sked__realloc(*ids, ncap * sizeof *v);
-        if (!v)
-            return false;
-        *ids = v;
-        *cap = ncap;
-    }
-    if (!((*ids)[*n] = sked__strdup(id)))
-        return false;
-    (*n)++;
-    return true;
-}
-
 /* HELD (N ids) as a JSON array; NULL when out of memory. */
 static char *ids_json(const char *const *held, size_t n)
 {
@@ -342,43 +316,23 @@ int sked__sqlite_run_renew(sked__tx *c, const char *executor,
                            sked_time lease_until, size_t *renewed,
                            char ***cancel_ids, size_t *ncancel, sked_error *err)
 {
-    char **ids = NULL;
-    size_t k = 0, cap = 0, total = 0;
+    char **rows = NULL;
+    size_t n = 0;
     sqlite3_stmt *s = NULL;
     char *held_json = ids_json(held, nheld);
     int rc = held_json ? stmt(c, R_RENEW, &s, err) : sked__nomem(err);
-    int step = SQLITE_DONE;
 
-    if (rc != 0) {
-        free(held_json);
-        return rc;
+    if (rc == 0) {
+        bind_text(s, 1, executor);
+        sqlite3_bind_int64(s, 2, lease_until);
+        bind_text(s, 3, held_json);
+        rc = sked__sqlite_rows(c, s, &sked__row_renewed, "renewing leases",
+                               (void **) &rows, &n, err);
     }
-    bind_text(s, 1, executor);
-    sqlite3_bind_int64(s, 2, lease_until);
-    bind_text(s, 3, held_json);
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        total++;
-        if (sqlite3_column_int(s, 1) &&
-            !ids_push(&ids, &k, &cap,
-                      (const char *) sqlite3_column_text(s, 0))) {
-            rc = sked__nomem(err);
-            break;
-        }
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = sked__sqlite_fail(c, step, "renewing leases", err);
-    sked__sqlite_done(s);
     free(held_json);
-    if (rc != 0) {
-        for (size_t i = 0; i < k; i++)
-            free(ids[i]);
-        free(ids);
-        return rc;
-    }
-    *renewed = total;
-    *cancel_ids = ids;
-    *ncancel = k;
-    return 0;
+    if (rc == 0)
+        sked__renewed_pick(rows, n, renewed, cancel_ids, ncancel);
+    return rc;
 }
 
 int sked__sqlite_run_release(sked__tx *c, const char *executor, const char *why,
@@ -408,16 +362,13 @@ int sked__sqlite_run_release(sked__tx *c, const char *executor, const char *why,
 static int fence_one(sked__tx *c, sqlite3_stmt *s, const char *id,
                      sked__fence *f, sked_error *err)
 {
+    sked__row r = {&sked__sqlite_row_driver, s, 0};
     int rc = bind_text(s, 1, id), step;
 
     step = rc == SQLITE_OK ? sqlite3_step(s) : rc;
     memset(f, 0, sizeof *f);
     if (step == SQLITE_ROW) {
-        f->found =
-            sked__run_status_parse((const char *) sqlite3_column_text(s, 0),
-                                   &f->status) == 0;
-        if (!col_text(s, 1, &f->executor) || !col_text(s, 2, &f->schedule))
-            rc = sked__nomem(err);
+        rc = sked__row_fence(&r, f, err);
     } else if (step != SQLITE_DONE) {
         rc = sked__sqlite_fail(c, step, "reading runs", err);
     }
@@ -502,20 +453,16 @@ int sked__sqlite_run_failures(sked__tx *c, sked__failures *f, size_t n,
 {
     sqlite3_stmt *s = NULL;
     int rc = stmt(c, R_FAILURES, &s, err);
+    sked__row r = {&sked__sqlite_row_driver, s, 0};
 
     for (size_t i = 0; rc == 0 && i < n; i++) {
         int step = (rc = bind_text(s, 1, f[i].name)) == SQLITE_OK
                        ? sqlite3_step(s)
                        : rc;
         rc = 0;
-        f[i].found =
-            step == SQLITE_ROW &&
-            sked_schedule_status_parse((const char *) sqlite3_column_text(s, 0),
-                                       "", &f[i].status, NULL) == 0;
-        if (f[i].found) {
-            f[i].count = (int32_t) sqlite3_column_int(s, 1);
-            f[i].pause_after = (int32_t) sqlite3_column_int(s, 2);
-        }
+        f[i].found = false;
+        if (step == SQLITE_ROW)
+            sked__row_failures(&r, &f[i]);
         sked__sqlite_done(s);
         if (step != SQLITE_ROW && step != SQLITE_DONE)
             rc = sked__sqlite_fail(c, step, "reading schedules", err);

@@ -5,6 +5,7 @@
 #include "store/store_row.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/alloc.h"
 #include "model/run_fields.h"
@@ -209,6 +210,74 @@ static void events_free(void *v, size_t n)
 
 const sked__row_kind sked__row_event = {sizeof(sked_event), event_read,
                                         events_free};
+
+/* ---- leases ----------------------------------------------------------- */
+
+static int renewed_read(const sked__row *r, void *dst, sked_error *err)
+{
+    char **id = dst;
+
+    return r->d->i64(r, 1) == 0 || sked__row_dup(r, 0, id) ? 0
+                                                           : sked__nomem(err);
+}
+
+static void renewed_free(void *v, size_t n)
+{
+    char **ids = v;
+
+    for (size_t i = 0; ids && i < n; i++)
+        free(ids[i]);
+    free(ids);
+}
+
+const sked__row_kind sked__row_renewed = {sizeof(char *), renewed_read,
+                                          renewed_free};
+
+void sked__renewed_pick(char **rows, size_t n, size_t *renewed,
+                        char ***cancel_ids, size_t *ncancel)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (rows[i])
+            rows[k++] = rows[i];
+    if (k == 0) {
+        free(rows);
+        rows = NULL;
+    }
+    *renewed = n;
+    *cancel_ids = rows;
+    *ncancel = k;
+}
+
+/* ---- the executor's writes ------------------------------------------- */
+
+int sked__row_fence(const sked__row *r, sked__fence *f, sked_error *err)
+{
+    const char *word = NULL;
+
+    memset(f, 0, sizeof *f);
+    f->found = ROW_WORD(r, 1, sked__run_status_parse, &f->status);
+    if (sked__row_dup(r, 2, &f->executor) &&
+        sked__row_dup(r, 3, &f->schedule) && sked__row_dup(r, 4, &f->tid))
+        return 0;
+    free(f->executor);
+    free(f->schedule);
+    memset(f, 0, sizeof *f);
+    return sked__nomem(err);
+}
+
+void sked__row_failures(const sked__row *r, sked__failures *f)
+{
+    const char *word = NULL;
+
+    f->found = r->d->text(r, 1, &word) &&
+               sked_schedule_status_parse(word, "", &f->status, NULL) == 0;
+    if (f->found) {
+        f->count = (int32_t) r->d->i64(r, 2);
+        f->pause_after = (int32_t) r->d->i64(r, 3);
+    }
+}
 
 /* ---- queues ----------------------------------------------------------- */
 

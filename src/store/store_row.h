@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "store/store_ops.h"
 
 typedef struct sked__row sked__row;
 
@@ -69,6 +70,22 @@ extern const sked__row_kind sked__row_cand;
     "error, error_code, exit_code, started_at, finished_at"
 extern const sked__row_kind sked__row_step;
 
+/* The columns a step attempt is written with, and the clause that makes
+ * the insert an update of the row of its key, keeping the stored
+ * started_at unless the attempt runs again (store_ops.h, steps_write):
+ * the same words in both dialects. */
+#define SKED__STEP_WRITE_COLUMNS                                               \
+    "run_id, step, compensation, attempt, status, output, stderr_text, "       \
+    "truncated, error, error_code, exit_code, started_at, finished_at"
+#define SKED__STEP_UPSERT                                                      \
+    "ON CONFLICT (run_id, step, compensation, attempt) DO UPDATE SET "         \
+    "status = excluded.status, output = excluded.output, "                     \
+    "stderr_text = excluded.stderr_text, truncated = excluded.truncated, "     \
+    "error = excluded.error, error_code = excluded.error_code, "               \
+    "exit_code = excluded.exit_code, finished_at = excluded.finished_at, "     \
+    "started_at = CASE WHEN excluded.status = 'running' "                      \
+    "THEN excluded.started_at ELSE steps.started_at END"
+
 /* A sked_event: id, type, subject, payload, at. */
 extern const sked__row_kind sked__row_event;
 
@@ -79,6 +96,29 @@ extern const sked__row_kind sked__row_queue_load;
 /* A sked_queue_info: name, concurrency, worker concurrency, rate limit,
  * rate period, pending, running (0 for none). */
 extern const sked__row_kind sked__row_queue_info;
+
+/* A run whose lease was renewed: id, and 1 when a cancel is requested
+ * (else 0). An element is a char *, the id when a cancel is requested,
+ * else NULL. */
+extern const sked__row_kind sked__row_renewed;
+
+/* Turn the N rows ROWS of sked__row_renewed (taken) into the answer of
+ * runs_renew (store_ops.h): *renewed N, *cancel_ids the ids with a cancel
+ * requested (NULL when none), *ncancel their count. */
+void sked__renewed_pick(char **rows, size_t n, size_t *renewed,
+                        char ***cancel_ids, size_t *ncancel);
+
+/* The fence of a run (store_ops.h) from its row: id, status, executor,
+ * schedule, and where the row lies (NULL when the back-end has no such
+ * thing). *f zeroed first; returns 0 or SKED_ENOMEM, F then empty. */
+#define SKED__FENCE_COLUMNS "id, status, executor, schedule"
+int sked__row_fence(const sked__row *r, sked__fence *f, sked_error *err);
+
+/* A schedule's count of consecutive failures (store_ops.h) from its row:
+ * name, status, consecutive_failures, pause_after_failures. */
+#define SKED__FAILURES_COLUMNS                                                 \
+    "name, status, consecutive_failures, pause_after_failures"
+void sked__row_failures(const sked__row *r, sked__failures *f);
 
 /* Copy column I of R into *dst (NULL for SQL NULL); false on ENOMEM. */
 bool sked__row_dup(const sked__row *r, int i, char **dst);
