@@ -36,7 +36,8 @@ static sked_time row_time(const sked__row *r, int i)
 }
 
 /* Column I of R, a word, as the enum value PARSE gives it into *out;
- * false when it is none of its words (or NULL, or out of memory). */
+ * false when it is none of its words (or NULL, or out of memory). The
+ * caller has a const char *word in scope, which gets the text. */
 #define ROW_WORD(r, i, parse, out)                                             \
     (r->d->text(r, i, &word) && parse(word, out) == 0)
 
