@@ -22,9 +22,9 @@
 #include "base/error.h"
 #include "base/json_text.h"
 #include "engine/engine_int.h"
+#include "model/run_json.h"
 #include "model/schedule.h"
 #include "model/schedule_json.h"
-#include "store/run_json.h"
 #include "store/store_run.h"
 
 /* ---- workflows -------------------------------------------------------- */

@@ -50,7 +50,10 @@ struct sked__tx {
     PGconn *conn;      /* owned; NULL until first used */
     uint64_t prepared; /* bit i: statement i is prepared on conn */
     bool busy;         /* lent to a thread, guarded by b->mu */
-    char detail[160];  /* the DETAIL of the last error, "" when none */
+    /* The DETAIL of the last error, "" when none: room for that of a
+     * unique violation of the longest key, "Key (concurrency_key)=(KEY)
+     * already exists.", which names the run refused (pg_rows.c). */
+    char detail[SKED_RUN_KEY_MAX + 64];
 };
 
 struct sked__backend {

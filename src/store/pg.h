@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "store/store_ops.h"
+#include "store/store_row.h"
 
 /* The prepared statements, one bit each in a connection's mask. */
 typedef enum sked__pg_stmt_id {
@@ -119,6 +120,20 @@ int sked__pg_error(sked__tx *tx, const PGresult *res, const char *what,
  * (id)=(x) already exists."), "" when it had none; valid until the next
  * error on TX. */
 const char *sked__pg_error_detail(const sked__tx *tx);
+
+/* How the shared store reads a column of a result's row (store_row.h;
+ * sked__row.res is the PGresult, sked__row.row the row). */
+extern const sked__row_driver sked__pg_row_driver;
+
+/* Read every row of RES as KIND into *out, an array of *n (nothing left
+ * on failure). Returns 0 or a sked code. */
+int sked__pg_rows(const PGresult *res, const sked__row_kind *kind, void **out,
+                  size_t *n, sked_error *err);
+
+/* Run STMT with PARAMS and read its rows as sked__pg_rows does. */
+int sked__pg_query_rows(sked__tx *tx, const sked__pg_stmt *stmt,
+                        const char *const *params, const sked__row_kind *kind,
+                        void **out, size_t *n, sked_error *err);
 
 /* Bytes of the text of a 64-bit integer parameter, sign and NUL included. */
 #define SKED__PG_NUMLEN 24

@@ -87,11 +87,6 @@ static const sked__pg_stmt WF_LIST = {
     "FROM (SELECT DISTINCT ON (workflow) * FROM workflow_versions "
     "ORDER BY workflow, registered_at DESC, version COLLATE \"C\" DESC) w"};
 
-static int nomem(sked_error *err)
-{
-    return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-}
-
 /* ---- the load of limited queues ------------------------------------------ */
 
 /* Read the loads of the queues locked by QUEUES_LOCK. */
@@ -100,36 +95,9 @@ static int loads_read(sked__tx *tx, sked_time now, sked__queue_load **out,
 {
     char nowbuf[SKED__PG_NUMLEN];
     const char *params[1] = {sked__pg_num(now, nowbuf)};
-    PGresult *res = NULL;
-    sked__queue_load *v;
-    size_t rows, k = 0;
-    int rc = sked__pg_exec(tx, &QUEUE_LOADS, params, &res, err);
 
-    if (rc != 0)
-        return rc;
-    rows = (size_t) PQntuples(res);
-    v = sked__calloc(rows ? rows : 1, sizeof *v);
-    for (; v && k < rows; k++) {
-        int r = (int) k;
-        v[k] = (sked__queue_load){
-            .concurrency = (int32_t) sked__pg_run_i64(res, r, 1),
-            .rate_limit = (int32_t) sked__pg_run_i64(res, r, 2),
-            .rate_period = sked__pg_run_i64(res, r, 3),
-            .running = sked__pg_run_i64(res, r, 4),
-            .started = sked__pg_run_i64(res, r, 5)};
-        if (!sked__pg_run_text(res, r, 0, &v[k].name))
-            break;
-    }
-    PQclear(res);
-    if (!v || k < rows) {
-        for (size_t i = 0; v && i < k; i++)
-            free(v[i].name);
-        free(v);
-        return nomem(err);
-    }
-    *out = v;
-    *n = rows;
-    return 0;
+    return sked__pg_query_rows(tx, &QUEUE_LOADS, params, &sked__row_queue_load,
+                               (void **) out, n, err);
 }
 
 int sked__pg_queue_loads(sked__tx *tx, sked_time now, sked__queue_load **out,
@@ -176,35 +144,8 @@ int sked__pg_queue_put(sked__tx *tx, const sked_queue_def *q, sked_time now,
 int sked__pg_queue_list(sked__tx *tx, sked_queue_info **out, size_t *n,
                         sked_error *err)
 {
-    PGresult *res = NULL;
-    sked_queue_info *v;
-    size_t rows, k = 0;
-    int rc = sked__pg_exec(tx, &QUEUES_LIST, NULL, &res, err);
-
-    if (rc != 0)
-        return rc;
-    rows = (size_t) PQntuples(res);
-    v = sked__calloc(rows ? rows : 1, sizeof *v);
-    for (; v && k < rows; k++) {
-        int r = (int) k;
-        v[k] = (sked_queue_info){
-            .concurrency = (int32_t) sked__pg_run_i64(res, r, 1),
-            .worker_concurrency = (int32_t) sked__pg_run_i64(res, r, 2),
-            .rate_limit = (int32_t) sked__pg_run_i64(res, r, 3),
-            .rate_period = sked__pg_run_i64(res, r, 4),
-            .pending = sked__pg_run_i64(res, r, 5),
-            .running = sked__pg_run_i64(res, r, 6)};
-        if (!sked__pg_run_text(res, r, 0, &v[k].name))
-            break;
-    }
-    PQclear(res);
-    if (!v || k < rows) {
-        sked__queue_infos_free(v, k);
-        return nomem(err);
-    }
-    *out = v;
-    *n = rows;
-    return 0;
+    return sked__pg_query_rows(tx, &QUEUES_LIST, NULL, &sked__row_queue_info,
+                               (void **) out, n, err);
 }
 
 int sked__pg_queue_workflow_register(sked__tx *tx, const char *workflow,
@@ -230,12 +171,9 @@ int sked__pg_queue_workflow_latest(sked__tx *tx, const char *workflow,
     if (rc != 0)
         return rc;
     if (PQntuples(res) == 0)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "workflow", -1,
-                             "no version of workflow \"%.100s\" is "
-                             "registered",
-                             workflow);
+        rc = sked__error_set(err, SKED_ENOTFOUND, "workflow", -1, NULL);
     else if (!(v = sked__strdup(PQgetvalue(res, 0, 0))))
-        rc = nomem(err);
+        rc = sked__nomem(err);
     PQclear(res);
     if (rc == 0)
         *out = v;
@@ -251,7 +189,7 @@ int sked__pg_queue_workflows_list(sked__tx *tx, char **out, sked_error *err)
     if (rc != 0)
         return rc;
     if (PQntuples(res) != 1 || !(v = sked__strdup(PQgetvalue(res, 0, 0))))
-        rc = nomem(err);
+        rc = sked__nomem(err);
     PQclear(res);
     if (rc == 0)
         *out = v;

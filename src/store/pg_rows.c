@@ -21,6 +21,62 @@
 
 #define NUMLEN SKED__PG_NUMLEN
 
+/* ---- reading rows (store_row.h) ---------------------------------------*/
+
+static bool row_text(const sked__row *r, int i, const char **out)
+{
+    *out =
+        PQgetisnull(r->res, r->row, i) ? NULL : PQgetvalue(r->res, r->row, i);
+    return true;
+}
+
+static int64_t row_i64(const sked__row *r, int i)
+{
+    return strtoll(PQgetvalue(r->res, r->row, i), NULL, 10);
+}
+
+static bool row_null(const sked__row *r, int i)
+{
+    return PQgetisnull(r->res, r->row, i);
+}
+
+const sked__row_driver sked__pg_row_driver = {row_text, row_i64, row_null};
+
+int sked__pg_rows(const PGresult *res, const sked__row_kind *kind, void **out,
+                  size_t *n, sked_error *err)
+{
+    size_t rows = (size_t) PQntuples(res), k = 0;
+    char *v = sked__calloc(rows ? rows : 1, kind->size);
+    sked__row r = {&sked__pg_row_driver, (void *) res, 0};
+    int rc = v ? 0 : sked__nomem(err);
+
+    for (; rc == 0 && k < rows; k++) {
+        r.row = (int) k;
+        if ((rc = kind->read(&r, v + k * kind->size, err)) != 0)
+            break;
+    }
+    if (rc != 0) {
+        kind->free(v, k);
+        return rc;
+    }
+    *out = v;
+    *n = rows;
+    return 0;
+}
+
+int sked__pg_query_rows(sked__tx *tx, const sked__pg_stmt *stmt,
+                        const char *const *params, const sked__row_kind *kind,
+                        void **out, size_t *n, sked_error *err)
+{
+    PGresult *res = NULL;
+    int rc = sked__pg_exec(tx, stmt, params, &res, err);
+
+    if (rc == 0)
+        rc = sked__pg_rows(res, kind, out, n, err);
+    PQclear(res);
+    return rc;
+}
+
 /* ---- runs --------------------------------------------------------------*/
 
 /* The batch insert of runs; CONFLICT is the ON CONFLICT clause. SPEC
@@ -255,32 +311,26 @@ static int mark_created(const PGresult *res, const sked_run_new *runs, size_t n,
 
 /* Report the unique violation of the active-key index: the key comes from
  * the server's DETAIL, "Key (concurrency_key)=(KEY) already exists.", and
- * err->pos is the first run of the batch that holds it. */
+ * err->pos is the first run of the batch that holds it (store_ops.h). */
 static int key_conflict(sked__tx *tx, const sked_run_new *runs, size_t n,
                         sked_error *err)
 {
     const char *d = sked__pg_error_detail(tx), *open, *close;
-    char key[128] = "";
+    size_t len = 0;
     long pos = -1;
-    size_t i, len;
 
     open = strstr(d, ")=(");
     close = strstr(d, ") already exists");
     if (open != NULL && close != NULL && close > open + 3) {
-        len = (size_t) (close - (open + 3));
-        if (len >= sizeof(key))
-            len = sizeof(key) - 1;
-        memcpy(key, open + 3, len);
-        key[len] = '\0';
+        open += 3;
+        len = (size_t) (close - open);
     }
-    for (i = 0; i < n && pos < 0; i++)
+    for (size_t i = 0; open && i < n && pos < 0; i++)
         if (runs[i].concurrency_key != NULL &&
-            strcmp(runs[i].concurrency_key, key) == 0)
+            strlen(runs[i].concurrency_key) == len &&
+            memcmp(runs[i].concurrency_key, open, len) == 0)
             pos = (long) i;
-    return sked__error_set(err, SKED_ECONFLICT, "concurrency_key", pos,
-                           "an active run holds the concurrency key "
-                           "\"%.100s\"",
-                           key);
+    return sked__error_set(err, SKED_ECONFLICT, "concurrency_key", pos, NULL);
 }
 
 /* Run the batch insert STMT of the N runs at NOW. OUT: *res. */
@@ -464,52 +514,15 @@ int sked__pg_rows_event_append(sked__tx *tx, const char *type,
     return sked__pg_exec(tx, &EVENT_APPEND, params, NULL, err);
 }
 
-/* Copy row ROW of RES (id, type, subject, payload, at) into *e. */
-static int row_to_event(const PGresult *res, int row, sked_event *e)
-{
-    e->id = strtoll(PQgetvalue(res, row, 0), NULL, 10);
-    e->type = sked__strdup(PQgetvalue(res, row, 1));
-    e->subject = sked__strdup(PQgetvalue(res, row, 2));
-    e->payload = sked__strdup(PQgetvalue(res, row, 3));
-    e->at = strtoll(PQgetvalue(res, row, 4), NULL, 10);
-    if (e->type == NULL || e->subject == NULL || e->payload == NULL)
-        return SKED_ENOMEM;
-    return 0;
-}
-
 int sked__pg_rows_event_list(sked__tx *tx, int64_t after_id, size_t limit,
                              sked_event **out, size_t *n, sked_error *err)
 {
     char after[NUMLEN], lim[NUMLEN];
-    const char *params[2] = {after, lim};
-    sked_event *list = NULL;
-    PGresult *res;
-    size_t i, rows;
-    int rc;
+    const char *params[2] = {sked__pg_num(after_id, after),
+                             sked__pg_num((int64_t) limit, lim)};
 
-    (void) snprintf(after, sizeof(after), "%" PRId64, after_id);
-    (void) snprintf(lim, sizeof(lim), "%zu", limit);
-    rc = sked__pg_exec(tx, &EVENT_LIST, params, &res, err);
-    if (rc < 0)
-        return rc;
-    rows = (size_t) PQntuples(res);
-    if (rows > 0 && (list = sked__calloc(rows, sizeof(*list))) == NULL)
-        rc = SKED_ENOMEM;
-    for (i = 0; i < rows && rc == 0; i++)
-        rc = row_to_event(res, (int) i, &list[i]);
-    PQclear(res);
-    if (rc < 0) {
-        for (i = 0; list != NULL && i < rows; i++) {
-            free(list[i].type);
-            free(list[i].subject);
-            free(list[i].payload);
-        }
-        free(list);
-        return sked__error_set(err, rc, NULL, -1, NULL);
-    }
-    *out = list;
-    *n = rows;
-    return 0;
+    return sked__pg_query_rows(tx, &EVENT_LIST, params, &sked__row_event,
+                               (void **) out, n, err);
 }
 
 int sked__pg_rows_event_prune(sked__tx *tx, sked_time before, int64_t *deleted,

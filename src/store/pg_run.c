@@ -32,9 +32,6 @@
 #include "store/pg.h"
 
 #define ACTIVE "('pending', 'running', 'waiting')"
-#define CAND_COLS                                                              \
-    "id, workflow, workflow_version, queue, status, executor, priority, "      \
-    "not_before, created_at, started_at"
 /* The version routing of a claim: $2 the workflows whose latest version
  * the executor has, $3 its "workflow/version" keys. */
 #define ROUTED                                                                 \
@@ -61,7 +58,7 @@
 
 static const sked__pg_stmt CAND_READY = {
     SKED__PG_CAND_READY, 5,
-    "SELECT " CAND_COLS " FROM runs r WHERE " READY
+    "SELECT " SKED__CAND_COLUMNS " FROM runs r WHERE " READY
     "AND NOT (queue = ANY($4::text[])) " CLAIM_ORDER "LIMIT $5::bigint "
     "FOR UPDATE SKIP LOCKED"};
 
@@ -80,7 +77,7 @@ static const sked__pg_stmt CAND_PLAIN = {
 
 static const sked__pg_stmt CAND_EXPIRED = {
     SKED__PG_CAND_EXPIRED, 5,
-    "SELECT " CAND_COLS " FROM runs "
+    "SELECT " SKED__CAND_COLUMNS " FROM runs "
     "WHERE status = 'running' AND lease_until < $1::bigint AND " ROUTED
     " AND NOT (id = ANY($5::text[])) " CLAIM_ORDER "LIMIT $4::bigint "
     "FOR UPDATE SKIP LOCKED"};
@@ -136,7 +133,7 @@ static const sked__pg_stmt RENEW = {
     "UPDATE runs SET lease_until = $2::bigint WHERE id IN (SELECT id FROM "
     "runs WHERE id = ANY($3::text[]) AND executor = $1 "
     "AND status = 'running' ORDER BY id FOR UPDATE) "
-    "RETURNING id, cancel_requested_at IS NOT NULL"};
+    "RETURNING id, (cancel_requested_at IS NOT NULL)::integer"};
 
 static const sked__pg_stmt RELEASE_STEPS = {
     SKED__PG_RELEASE_STEPS, 3,
@@ -165,9 +162,9 @@ static const sked__pg_stmt RUNS_OF_SCHEDULE = {
     "AND status IN " ACTIVE " ORDER BY id FOR UPDATE"};
 
 static const sked__pg_stmt CANCEL_NOW = {
-    SKED__PG_CANCEL_NOW, 2,
+    SKED__PG_CANCEL_NOW, 3,
     "UPDATE runs SET status = 'cancelled', finished_at = $2::bigint, "
-    "error = 'Cancelled.', error_code = 'cancelled', executor = NULL, "
+    "error = $3, error_code = 'cancelled', executor = NULL, "
     "lease_until = NULL, "
     "cancel_requested_at = coalesce(cancel_requested_at, $2::bigint), "
     "updated_at = $2::bigint WHERE id = $1"};
@@ -204,11 +201,6 @@ static const sked__pg_stmt RUNS_LIST_SCHEDULE = {SKED__PG_RUNS_LIST_SCHEDULE, 6,
 
 /* ---- values --------------------------------------------------------------*/
 
-static int nomem(sked_error *err)
-{
-    return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-}
-
 const char *sked__pg_run_status(int s)
 {
     return s < 0 ? NULL : sked__run_status_name((sked_run_status) s);
@@ -220,212 +212,68 @@ static const char *time_param(sked_time t, char *buf)
     return t == SKED_TIME_NONE ? NULL : sked__pg_num(t, buf);
 }
 
-bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst)
-{
-    *dst = NULL;
-    if (PQgetisnull(res, row, col))
-        return true;
-    *dst = sked__strdup(PQgetvalue(res, row, col));
-    return *dst != NULL;
-}
-
-int64_t sked__pg_run_i64(const PGresult *res, int row, int col)
-{
-    return strtoll(PQgetvalue(res, row, col), NULL, 10);
-}
-
-/* An instant; SQL NULL is SKED_TIME_NONE. */
-static sked_time get_time(const PGresult *res, int row, int col)
-{
-    return PQgetisnull(res, row, col) ? SKED_TIME_NONE
-                                      : sked__pg_run_i64(res, row, col);
-}
-
-/* A sked_run with every instant NONE. */
-static void run_init(sked_run *r)
-{
-    memset(r, 0, sizeof *r);
-    r->scheduled_for = r->not_before = r->lease_until = SKED_TIME_NONE;
-    r->created_at = r->started_at = r->finished_at = SKED_TIME_NONE;
-    r->updated_at = r->cancel_requested_at = SKED_TIME_NONE;
-    r->timeout_exceeded_at = SKED_TIME_NONE;
-}
-
-/* How many columns SKED__RUN_COLUMNS names. */
-#define RUN_NCOLUMNS 26
-
-/* Read ROW of RES (SKED__RUN_COLUMNS) into *r. */
-static int row_to_run(const PGresult *res, int row, sked_run *r,
-                      sked_error *err)
-{
-    char **text[] = {&r->id,         &r->workflow, &r->workflow_version,
-                     &r->schedule,   &r->queue,    &r->concurrency_key,
-                     &r->serial_key, &r->executor, &r->context,
-                     &r->output,     &r->error,    &r->error_code};
-    sked_time *times[] = {
-        &r->scheduled_for, &r->not_before,          &r->lease_until,
-        &r->created_at,    &r->started_at,          &r->finished_at,
-        &r->updated_at,    &r->cancel_requested_at, &r->timeout_exceeded_at};
-    bool failing = !PQgetisnull(res, row, 25);
-
-    run_init(r);
-    for (int i = 0; i < 12; i++)
-        if (!sked__pg_run_text(res, row, i, text[i])) {
-            sked__run_done(r);
-            return nomem(err);
-        }
-    for (int i = 0; i < 9; i++)
-        *times[i] = get_time(res, row, 16 + i);
-    r->priority = (int32_t) sked__pg_run_i64(res, row, 14);
-    r->attempts = (int32_t) sked__pg_run_i64(res, row, 15);
-    r->failing = failing;
-    if (sked__run_status_parse(PQgetvalue(res, row, 12), &r->status) != 0 ||
-        sked__trigger_parse(PQgetvalue(res, row, 13), &r->trigger) != 0 ||
-        (failing &&
-         sked__run_status_parse(PQgetvalue(res, row, 25), &r->outcome) != 0)) {
-        sked__run_done(r);
-        return sked__error_set(err, SKED_EIO, "db", -1,
-                               "PostgreSQL: run with an unknown enum value");
-    }
-    return 0;
-}
-
-/* Read ROW of RES (CAND_COLS) into *r: a candidate. */
-static int row_to_cand(const PGresult *res, int row, sked_run *r,
-                       sked_error *err)
-{
-    run_init(r);
-    if (!sked__pg_run_text(res, row, 0, &r->id) ||
-        !sked__pg_run_text(res, row, 1, &r->workflow) ||
-        !sked__pg_run_text(res, row, 2, &r->workflow_version) ||
-        !sked__pg_run_text(res, row, 3, &r->queue) ||
-        !sked__pg_run_text(res, row, 5, &r->executor)) {
-        sked__run_done(r);
-        return nomem(err);
-    }
-    if (sked__run_status_parse(PQgetvalue(res, row, 4), &r->status) != 0) {
-        sked__run_done(r);
-        return sked__error_set(err, SKED_EIO, "db", -1,
-                               "PostgreSQL: run with an unknown status");
-    }
-    r->priority = (int32_t) sked__pg_run_i64(res, row, 6);
-    r->not_before = get_time(res, row, 7);
-    r->created_at = get_time(res, row, 8);
-    r->started_at = get_time(res, row, 9);
-    return 0;
-}
-
-typedef int (*row_fn)(const PGresult *res, int row, sked_run *r,
-                      sked_error *err);
-
-/* Read every row of RES with READ into a new array. */
-static int rows_to_runs(const PGresult *res, row_fn read, sked_run **out,
-                        size_t *n, sked_error *err)
-{
-    size_t rows = (size_t) PQntuples(res), k = 0;
-    sked_run *v = sked__calloc(rows ? rows : 1, sizeof *v);
-    int rc = v ? 0 : nomem(err);
-
-    for (; rc == 0 && k < rows; k++)
-        if ((rc = read(res, (int) k, &v[k], err)) != 0)
-            break;
-    if (rc != 0) {
-        sked__runs_free(v, k);
-        return rc;
-    }
-    *out = v;
-    *n = rows;
-    return 0;
-}
-
-/* Run STMT with PARAMS and read its rows with READ. */
+/* Run STMT with PARAMS and read its rows, runs of KIND. */
 static int query_runs(sked__tx *tx, const sked__pg_stmt *stmt,
-                      const char *const *params, row_fn read, sked_run **out,
-                      size_t *n, sked_error *err)
+                      const char *const *params, const sked__row_kind *kind,
+                      sked_run **out, size_t *n, sked_error *err)
 {
-    PGresult *res = NULL;
-    int rc = sked__pg_exec(tx, stmt, params, &res, err);
-
-    if (rc == 0)
-        rc = rows_to_runs(res, read, out, n, err);
-    PQclear(res);
-    return rc;
+    return sked__pg_query_rows(tx, stmt, params, kind, (void **) out, n, err);
 }
 
 /* ---- claiming ------------------------------------------------------------ */
 
-/* Build the arrays of a claim: [0] the workflows whose latest version
- * the executor has, [1] its "workflow/version" keys, [2] the full
- * queues, [3] the latest versions of [0]. */
-enum { A_LATEST, A_KEYS, A_FULL, A_VERSIONS, A_N };
+/* The array literals of a claim (sked__claim_lists), A_N of them in the
+ * order of sked__claim_list, and how many elements each has so far. */
+#define A_N SKED__CLAIM_NLISTS
 
-static bool claim_arrays(const sked__claim_query *q, sked__pg_alit a[A_N])
+typedef struct claim_alits {
+    sked__pg_alit a[A_N];
+    size_t n[A_N];
+    const char *p[A_N]; /* the closed literals */
+} claim_alits;
+
+static bool list_add(void *ctx, sked__claim_list list, const char *s)
 {
-    size_t nlatest = 0;
-    bool ok = true;
+    claim_alits *c = ctx;
 
-    for (size_t i = 0; i < q->nworkflows; i++) {
-        const sked_claim_workflow *w = &q->workflows[i];
-        size_t len = strlen(w->name) + strlen(w->version) + 2;
-        char *key = sked__malloc(len);
-        if (!key) {
-            ok = false;
-            break;
-        }
-        (void) snprintf(key, len, "%s/%s", w->name, w->version);
-        sked__pg_alit_text(&a[A_KEYS], key, i == 0);
-        free(key);
-        if (w->latest) {
-            sked__pg_alit_text(&a[A_LATEST], w->name, nlatest == 0);
-            sked__pg_alit_text(&a[A_VERSIONS], w->version, nlatest++ == 0);
-        }
-    }
-    if (nlatest == 0) {
-        sked__pg_alit_put(&a[A_LATEST], "{", 1);
-        sked__pg_alit_put(&a[A_VERSIONS], "{", 1);
-    }
-    if (q->nworkflows == 0)
-        sked__pg_alit_put(&a[A_KEYS], "{", 1);
-    /* [2]: the full queues of a ready claim, the runs held of an
-     * expired one. */
-    const char *const *third = q->expired ? q->held : q->full;
-    size_t nthird = q->expired ? q->nheld : q->nfull;
-    for (size_t i = 0; i < nthird; i++)
-        sked__pg_alit_text(&a[A_FULL], third[i], i == 0);
-    if (nthird == 0)
-        sked__pg_alit_put(&a[A_FULL], "{", 1);
-    for (int k = 0; k < A_N; k++) {
-        sked__pg_alit_put(&a[k], "}", 1);
-        ok = ok && !a[k].failed;
-    }
-    return ok;
+    sked__pg_alit_text(&c->a[list], s, c->n[list]++ == 0);
+    return !c->a[list].failed;
+}
+
+/* Build C's literals from Q's lists. Returns 0 or SKED_ENOMEM. */
+static int claim_arrays(const sked__claim_query *q, claim_alits *c,
+                        sked_error *err)
+{
+    bool oom = sked__claim_lists(q, list_add, c, err) != 0;
+
+    for (int k = 0; k < A_N; k++)
+        oom = sked__pg_alits_close(&c->a[k], 1, c->n[k], &c->p[k]) || oom;
+    return oom ? sked__nomem(err) : 0;
 }
 
 int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
                             sked_run **out, size_t *n, sked_error *err)
 {
-    sked__pg_alit a[A_N] = {{0}};
+    claim_alits a = {0};
     char nowbuf[SKED__PG_NUMLEN], limbuf[SKED__PG_NUMLEN];
     const char *params[5];
-    int rc = 0;
+    int rc = claim_arrays(q, &a, err);
 
-    if (!claim_arrays(q, a))
-        rc = nomem(err);
     params[0] = sked__pg_num(q->now, nowbuf);
-    params[1] = a[A_LATEST].p;
-    params[2] = a[A_KEYS].p;
-    params[3] =
-        q->expired ? sked__pg_num((int64_t) q->limit, limbuf) : a[A_FULL].p;
-    params[4] =
-        q->expired ? a[A_FULL].p : sked__pg_num((int64_t) q->limit, limbuf);
+    params[1] = a.p[SKED__CLAIM_LATEST];
+    params[2] = a.p[SKED__CLAIM_KEYS];
+    params[3] = q->expired ? sked__pg_num((int64_t) q->limit, limbuf)
+                           : a.p[SKED__CLAIM_THIRD];
+    params[4] = q->expired ? a.p[SKED__CLAIM_THIRD]
+                           : sked__pg_num((int64_t) q->limit, limbuf);
     if (rc == 0 && !q->expired)
         rc = sked__pg_exec(tx, &CAND_ORDERED, NULL, NULL, err);
     if (rc == 0)
         rc = query_runs(tx, q->expired ? &CAND_EXPIRED : &CAND_READY, params,
-                        row_to_cand, out, n, err);
+                        &sked__row_cand, out, n, err);
     if (rc == 0 && !q->expired)
         rc = sked__pg_exec(tx, &CAND_PLAIN, NULL, NULL, err);
-    sked__pg_alits_free(a, A_N);
+    sked__pg_alits_free(a.a, A_N);
     return rc;
 }
 
@@ -434,7 +282,7 @@ int sked__pg_run_candidates(sked__tx *tx, const sked__claim_query *q,
 static int taken_rows(const PGresult *res, sked_run **out, bool **first,
                       size_t *n, sked_error *err)
 {
-    int rc = rows_to_runs(res, row_to_run, out, n, err);
+    int rc = sked__pg_rows(res, &sked__row_run, (void **) out, n, err);
 
     if (rc != 0)
         return rc;
@@ -443,10 +291,10 @@ static int taken_rows(const PGresult *res, sked_run **out, bool **first,
         sked__runs_free(*out, *n);
         *out = NULL;
         *n = 0;
-        return nomem(err);
+        return sked__nomem(err);
     }
     for (size_t k = 0; k < *n; k++)
-        (*first)[k] = PQgetvalue(res, (int) k, RUN_NCOLUMNS)[0] == 't';
+        (*first)[k] = PQgetvalue(res, (int) k, SKED__RUN_NCOLUMNS)[0] == 't';
     return 0;
 }
 
@@ -454,7 +302,7 @@ int sked__pg_run_take_ready(sked__tx *tx, const sked__claim_query *q,
                             const sked__claim_set *set, sked_run **out,
                             bool **first, size_t *n, sked_error *err)
 {
-    sked__pg_alit a[A_N] = {{0}};
+    claim_alits a = {0};
     char nowbuf[SKED__PG_NUMLEN], limbuf[SKED__PG_NUMLEN],
         lease[SKED__PG_NUMLEN];
     const char *params[7] = {sked__pg_num(q->now, nowbuf),
@@ -465,11 +313,11 @@ int sked__pg_run_take_ready(sked__tx *tx, const sked__claim_query *q,
                              sked__pg_num(set->lease_until, lease),
                              NULL};
     PGresult *res = NULL;
-    int rc = claim_arrays(q, a) ? 0 : nomem(err);
+    int rc = claim_arrays(q, &a, err);
 
-    params[1] = a[A_LATEST].p;
-    params[2] = a[A_KEYS].p;
-    params[6] = a[A_VERSIONS].p;
+    params[1] = a.p[SKED__CLAIM_LATEST];
+    params[2] = a.p[SKED__CLAIM_KEYS];
+    params[6] = a.p[SKED__CLAIM_VERSIONS];
     if (rc == 0)
         rc = sked__pg_exec(tx, &CAND_ORDERED, NULL, NULL, err);
     if (rc == 0)
@@ -479,7 +327,7 @@ int sked__pg_run_take_ready(sked__tx *tx, const sked__claim_query *q,
     PQclear(res);
     if (rc == 0)
         rc = sked__pg_exec(tx, &CAND_PLAIN, NULL, NULL, err);
-    sked__pg_alits_free(a, A_N);
+    sked__pg_alits_free(a.a, A_N);
     return rc;
 }
 
@@ -498,9 +346,9 @@ int sked__pg_run_take(sked__tx *tx, const sked__claim_set *set, sked_run **out,
         sked__pg_alit_text(&a[1], set->versions[i], i == 0);
     }
     if (sked__pg_alits_close(a, 2, set->n, &params[3]))
-        rc = nomem(err);
+        rc = sked__nomem(err);
     if (rc == 0)
-        rc = query_runs(tx, &TAKE, params, row_to_run, out, n, err);
+        rc = query_runs(tx, &TAKE, params, &sked__row_run, out, n, err);
     sked__pg_alits_free(a, 2);
     return rc;
 }
@@ -518,7 +366,7 @@ int sked__pg_run_steps_close(sked__tx *tx, const sked__steps_close *sc,
         sked__pg_alit_text(&a[1], sc->errors[i], i == 0);
     }
     if (sked__pg_alits_close(a, 2, sc->n, params))
-        rc = nomem(err);
+        rc = sked__nomem(err);
     params[2] = sked__step_status_name(sc->status);
     params[3] = sc->error_code;
     params[4] = sked__pg_num(sc->at, at);
@@ -537,57 +385,31 @@ int sked__pg_run_renew(sked__tx *tx, const char *executor,
 {
     char lease[SKED__PG_NUMLEN];
     sked__pg_alit a = {0};
+    const char *params[3] = {executor, sked__pg_num(lease_until, lease), NULL};
+    char **rows = NULL;
+    size_t n = 0;
+    int rc = 0;
+
     for (size_t i = 0; i < nheld; i++)
         sked__pg_alit_text(&a, held[i], i == 0);
-    sked__pg_alit_put(&a, nheld ? "}" : "{}", nheld ? 1 : 2);
-    const char *params[3] = {executor, sked__pg_num(lease_until, lease), a.p};
-    PGresult *res = NULL;
-    char **ids = NULL;
-    size_t rows, k = 0;
-    int rc =
-        a.failed ? nomem(err) : sked__pg_exec(tx, &RENEW, params, &res, err);
-
+    if (sked__pg_alits_close(&a, 1, nheld, &params[2]))
+        rc = sked__nomem(err);
+    if (rc == 0)
+        rc = sked__pg_query_rows(tx, &RENEW, params, &sked__row_renewed,
+                                 (void **) &rows, &n, err);
     free(a.p);
-    if (rc != 0)
-        return rc;
-    rows = (size_t) PQntuples(res);
-    for (size_t i = 0; i < rows; i++)
-        k += strcmp(PQgetvalue(res, (int) i, 1), "t") == 0;
-    if (k > 0 && !(ids = sked__calloc(k, sizeof *ids)))
-        rc = nomem(err);
-    k = 0;
-    for (size_t i = 0; rc == 0 && ids && i < rows; i++) {
-        if (strcmp(PQgetvalue(res, (int) i, 1), "t") != 0)
-            continue;
-        if (!(ids[k] = sked__strdup(PQgetvalue(res, (int) i, 0))))
-            rc = nomem(err);
-        else
-            k++;
-    }
-    PQclear(res);
-    if (rc != 0) {
-        for (size_t i = 0; i < k; i++)
-            free(ids[i]);
-        free(ids);
-        return rc;
-    }
-    *renewed = rows;
-    *cancel_ids = ids;
-    *ncancel = k;
-    return 0;
+    if (rc == 0)
+        sked__renewed_pick(rows, n, renewed, cancel_ids, ncancel);
+    return rc;
 }
 
-int sked__pg_run_release(sked__tx *tx, const char *executor, sked_time now,
-                         sked_error *err)
+int sked__pg_run_release(sked__tx *tx, const char *executor, const char *why,
+                         sked_time now, sked_error *err)
 {
-    char why[200], nowbuf[SKED__PG_NUMLEN];
+    char nowbuf[SKED__PG_NUMLEN];
     const char *params[3] = {executor, why, sked__pg_num(now, nowbuf)};
     const char *params2[2] = {executor, nowbuf};
-    int rc;
-
-    (void) snprintf(why, sizeof why, "interrupted: executor %.150s stopped",
-                    executor);
-    rc = sked__pg_exec(tx, &RELEASE_STEPS, params, NULL, err);
+    int rc = sked__pg_exec(tx, &RELEASE_STEPS, params, NULL, err);
     if (rc == 0)
         rc = sked__pg_exec(tx, &RELEASE_RUNS, params2, NULL, err);
     return rc;
@@ -601,12 +423,11 @@ int sked__pg_run_get(sked__tx *tx, const char *id, bool lock, sked_run *out,
     const char *params[1] = {id};
     sked_run *v = NULL;
     size_t n = 0;
-    int rc = query_runs(tx, lock ? &RUN_LOCK : &RUN_GET, params, row_to_run, &v,
-                        &n, err);
+    int rc = query_runs(tx, lock ? &RUN_LOCK : &RUN_GET, params, &sked__row_run,
+                        &v, &n, err);
 
     if (rc == 0 && n == 0)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "id", -1, "no run \"%.200s\"",
-                             id);
+        rc = sked__error_set(err, SKED_ENOTFOUND, "id", -1, NULL);
     if (rc == 0)
         *out = v[0];
     free(v);
@@ -618,70 +439,27 @@ int sked__pg_run_of_schedule(sked__tx *tx, const char *schedule, sked_run **out,
 {
     const char *params[1] = {schedule};
 
-    return query_runs(tx, &RUNS_OF_SCHEDULE, params, row_to_run, out, n, err);
+    return query_runs(tx, &RUNS_OF_SCHEDULE, params, &sked__row_run, out, n,
+                      err);
 }
 
-int sked__pg_run_cancel(sked__tx *tx, const char *id, bool at_once,
+int sked__pg_run_cancel(sked__tx *tx, const char *id, const char *why,
                         sked_time now, sked_error *err)
 {
     char nowbuf[SKED__PG_NUMLEN];
-    const char *params[2] = {id, sked__pg_num(now, nowbuf)};
+    const char *params[3] = {id, sked__pg_num(now, nowbuf), why};
 
-    return sked__pg_exec(tx, at_once ? &CANCEL_NOW : &CANCEL_ASK, params, NULL,
+    return sked__pg_exec(tx, why ? &CANCEL_NOW : &CANCEL_ASK, params, NULL,
                          err);
-}
-
-/* Read ROW of RES (SKED__STEP_COLUMNS) into *r. */
-static int row_to_step(const PGresult *res, int row, sked_step_record *r)
-{
-    memset(r, 0, sizeof *r);
-    if (!sked__pg_run_text(res, row, 0, &r->step) ||
-        !sked__pg_run_text(res, row, 4, &r->output) ||
-        !sked__pg_run_text(res, row, 5, &r->stderr_text) ||
-        !sked__pg_run_text(res, row, 7, &r->error) ||
-        !sked__pg_run_text(res, row, 8, &r->error_code)) {
-        free(r->step);
-        free(r->output);
-        free(r->stderr_text);
-        free(r->error);
-        return SKED_ENOMEM;
-    }
-    r->compensation = sked__pg_run_i64(res, row, 1) != 0;
-    r->attempt = (int32_t) sked__pg_run_i64(res, row, 2);
-    if (sked__step_status_parse(PQgetvalue(res, row, 3), &r->status) != 0)
-        r->status = SKED_STEP_FAILED; /* cannot happen: the column is checked */
-    r->truncated = (int) sked__pg_run_i64(res, row, 6);
-    r->exit_code =
-        PQgetisnull(res, row, 9) ? -1 : (int32_t) sked__pg_run_i64(res, row, 9);
-    r->started_at = get_time(res, row, 10);
-    r->finished_at = get_time(res, row, 11);
-    return 0;
 }
 
 int sked__pg_run_steps_list(sked__tx *tx, const char *run_id,
                             sked_step_record **out, size_t *n, sked_error *err)
 {
     const char *params[1] = {run_id};
-    PGresult *res = NULL;
-    sked_step_record *v;
-    size_t rows, k = 0;
-    int rc = sked__pg_exec(tx, &STEPS_LIST, params, &res, err);
 
-    if (rc != 0)
-        return rc;
-    rows = (size_t) PQntuples(res);
-    v = sked__calloc(rows ? rows : 1, sizeof *v);
-    for (; v && k < rows; k++)
-        if (row_to_step(res, (int) k, &v[k]) != 0)
-            break;
-    PQclear(res);
-    if (!v || k < rows) {
-        sked__step_records_free(v, k);
-        return nomem(err);
-    }
-    *out = v;
-    *n = rows;
-    return 0;
+    return sked__pg_query_rows(tx, &STEPS_LIST, params, &sked__row_step,
+                               (void **) out, n, err);
 }
 
 int sked__pg_run_list(sked__tx *tx, const sked_run_filter *f, size_t limit,
@@ -697,5 +475,5 @@ int sked__pg_run_list(sked__tx *tx, const sked_run_filter *f, size_t limit,
         sked__pg_num((int64_t) limit, lim)};
 
     return query_runs(tx, f->schedule ? &RUNS_LIST_SCHEDULE : &RUNS_LIST,
-                      params, row_to_run, out, n, err);
+                      params, &sked__row_run, out, n, err);
 }

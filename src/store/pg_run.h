@@ -10,12 +10,6 @@
 #include "store/pg.h"
 #include "store/store_ops.h"
 
-/* The value helpers pg_run.c shares with pg_run_ops.c and pg_queue.c. */
-/* Copy the value of (ROW, COL) of RES into *dst (SQL NULL: NULL); false
- * on ENOMEM. */
-bool sked__pg_run_text(const PGresult *res, int row, int col, char **dst);
-/* The value of (ROW, COL) of RES as an integer. */
-int64_t sked__pg_run_i64(const PGresult *res, int row, int col);
 /* The word of run status S (a sked_run_status), or NULL when S < 0. */
 const char *sked__pg_run_status(int s);
 
@@ -32,8 +26,8 @@ int sked__pg_run_renew(sked__tx *tx, const char *executor,
                        const char *const *held, size_t nheld,
                        sked_time lease_until, size_t *renewed,
                        char ***cancel_ids, size_t *ncancel, sked_error *err);
-int sked__pg_run_release(sked__tx *tx, const char *executor, sked_time now,
-                         sked_error *err);
+int sked__pg_run_release(sked__tx *tx, const char *executor, const char *why,
+                         sked_time now, sked_error *err);
 int sked__pg_run_fence(sked__tx *tx, const char *const *ids, size_t n,
                        sked__fence *out, sked_error *err);
 int sked__pg_run_steps_write(sked__tx *tx, const sked__step_write *w, size_t n,
@@ -48,7 +42,7 @@ int sked__pg_run_get(sked__tx *tx, const char *id, bool lock, sked_run *out,
                      sked_error *err);
 int sked__pg_run_of_schedule(sked__tx *tx, const char *schedule, sked_run **out,
                              size_t *n, sked_error *err);
-int sked__pg_run_cancel(sked__tx *tx, const char *id, bool at_once,
+int sked__pg_run_cancel(sked__tx *tx, const char *id, const char *why,
                         sked_time now, sked_error *err);
 int sked__pg_run_steps_list(sked__tx *tx, const char *run_id,
                             sked_step_record **out, size_t *n, sked_error *err);

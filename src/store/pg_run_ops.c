@@ -14,13 +14,11 @@
 
 static const sked__pg_stmt FENCE = {
     SKED__PG_FENCE, 1,
-    "SELECT id, status, executor, schedule, ctid FROM runs "
+    "SELECT " SKED__FENCE_COLUMNS ", ctid FROM runs "
     "WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE"};
 
 #define STEPS_INSERT_SQL                                                       \
-    "INSERT INTO steps (run_id, step, compensation, attempt, status, "         \
-    "output, stderr_text, truncated, error, error_code, exit_code, "           \
-    "started_at, finished_at) "                                                \
+    "INSERT INTO steps (" SKED__STEP_WRITE_COLUMNS ") "                        \
     "SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], "             \
     "$4::integer[], $5::text[], $6::text[], $7::text[], $8::integer[], "       \
     "$9::text[], $10::text[], $11::integer[], $12::bigint[], "                 \
@@ -31,16 +29,8 @@ static const sked__pg_stmt FENCE = {
 static const sked__pg_stmt STEPS_INSERT = {SKED__PG_STEPS_INSERT, 13,
                                            STEPS_INSERT_SQL};
 
-static const sked__pg_stmt STEPS_WRITE = {
-    SKED__PG_STEPS_WRITE, 13,
-    STEPS_INSERT_SQL
-    "ON CONFLICT (run_id, step, compensation, attempt) DO UPDATE SET "
-    "status = excluded.status, output = excluded.output, "
-    "stderr_text = excluded.stderr_text, truncated = excluded.truncated, "
-    "error = excluded.error, error_code = excluded.error_code, "
-    "exit_code = excluded.exit_code, finished_at = excluded.finished_at, "
-    "started_at = CASE WHEN excluded.status = 'running' "
-    "THEN excluded.started_at ELSE steps.started_at END"};
+static const sked__pg_stmt STEPS_WRITE = {SKED__PG_STEPS_WRITE, 13,
+                                          STEPS_INSERT_SQL SKED__STEP_UPSERT};
 
 /* The runs are found where the fence locked them ($11, their ctids),
  * without a search of the primary key; their ids are checked too. Only
@@ -75,8 +65,8 @@ static const sked__pg_stmt BY_ANY = {
 
 static const sked__pg_stmt FAILURES = {
     SKED__PG_FAILURES, 1,
-    "SELECT name, status, consecutive_failures, pause_after_failures "
-    "FROM schedules WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE"};
+    "SELECT " SKED__FAILURES_COLUMNS
+    " FROM schedules WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE"};
 
 static const sked__pg_stmt FAILURES_SET = {
     SKED__PG_FAILURES_SET, 2,
@@ -89,21 +79,16 @@ static const sked__pg_stmt FAILURES_SET = {
 static int fences_read(const PGresult *res, const char *const *ids, size_t n,
                        sked__fence *out, sked_error *err)
 {
-    size_t rows = (size_t) PQntuples(res), r = 0;
+    sked__row r = {&sked__pg_row_driver, (void *) res, 0};
+    int rows = PQntuples(res), rc = 0;
 
-    for (size_t i = 0; i < n && r < rows; i++) {
-        sked__fence *f = &out[i];
-        if (strcmp(PQgetvalue(res, (int) r, 0), ids[i]) != 0)
+    for (size_t i = 0; rc == 0 && i < n && r.row < rows; i++) {
+        if (strcmp(PQgetvalue(res, r.row, 0), ids[i]) != 0)
             continue;
-        f->found = sked__run_status_parse(PQgetvalue(res, (int) r, 1),
-                                          &f->status) == 0;
-        if (!sked__pg_run_text(res, (int) r, 2, &f->executor) ||
-            !sked__pg_run_text(res, (int) r, 3, &f->schedule) ||
-            !sked__pg_run_text(res, (int) r, 4, &f->tid))
-            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-        r++;
+        rc = sked__row_fence(&r, &out[i], err);
+        r.row++;
     }
-    return 0;
+    return rc;
 }
 
 int sked__pg_run_fence(sked__tx *tx, const char *const *ids, size_t n,
@@ -248,17 +233,15 @@ int sked__pg_run_runs_write(sked__tx *tx, const sked__run_write *w, size_t n,
 /* Fill F (N, sorted) from the rows of RES, in the same order. */
 static void failures_read(const PGresult *res, sked__failures *f, size_t n)
 {
-    size_t rows = (size_t) PQntuples(res), r = 0;
+    sked__row r = {&sked__pg_row_driver, (void *) res, 0};
+    int rows = PQntuples(res);
 
     for (size_t i = 0; i < n; i++) {
         f[i].found = false;
-        if (r >= rows || strcmp(PQgetvalue(res, (int) r, 0), f[i].name) != 0)
+        if (r.row >= rows || strcmp(PQgetvalue(res, r.row, 0), f[i].name) != 0)
             continue;
-        f[i].found = sked_schedule_status_parse(PQgetvalue(res, (int) r, 1), "",
-                                                &f[i].status, NULL) == 0;
-        f[i].count = (int32_t) sked__pg_run_i64(res, (int) r, 2);
-        f[i].pause_after = (int32_t) sked__pg_run_i64(res, (int) r, 3);
-        r++;
+        sked__row_failures(&r, &f[i]);
+        r.row++;
     }
 }
 

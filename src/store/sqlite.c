@@ -477,6 +477,7 @@ const char *sked__sqlite_path(sked__tx *c)
 int sked__sqlite_collect(sked__tx *c, sqlite3_stmt *s, sked__sqlite_list *l,
                          sked_error *err)
 {
+    sked__row r = {&sked__sqlite_row_driver, s, 0};
     int rc = 0, step;
 
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
@@ -493,7 +494,8 @@ int sked__sqlite_collect(sked__tx *c, sqlite3_stmt *s, sked__sqlite_list *l,
         }
         row = (char *) l->v + l->n * l->size;
         memset(row, 0, l->size);
-        if ((rc = l->read(c, s, row, err)) != 0)
+        rc = l->kind ? l->kind->read(&r, row, err) : l->read(c, s, row, err);
+        if (rc != 0)
             break;
         l->n++;
     }

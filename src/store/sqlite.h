@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "store/store_ops.h"
+#include "store/store_row.h"
 
 /* Statements a connection caches for the files of the SQL. */
 #define SKED__SQLITE_MORE_STMTS 64
@@ -57,13 +58,15 @@ const char *sked__sqlite_path(sked__tx *c);
 typedef int (*sked__sqlite_row_fn)(sked__tx *c, sqlite3_stmt *s, void *row,
                                    sked_error *err);
 
-/* The rows of a listing, read into a growing array: set size, read and
- * what (designated initializers, the rest zero); v and n are the result. */
+/* The rows of a listing, read into a growing array: set size, read (or
+ * kind, a reader of the shared store) and what (designated initializers,
+ * the rest zero); v and n are the result. */
 typedef struct sked__sqlite_list {
-    size_t size;              /* bytes a row */
-    sked__sqlite_row_fn read; /* reads one row */
-    const char *what;         /* for errors: "listing events" */
-    void *v;                  /* owned: n rows, room for cap */
+    size_t size;                /* bytes a row */
+    sked__sqlite_row_fn read;   /* reads one row, when KIND is NULL */
+    const sked__row_kind *kind; /* reads one row (store_row.h) */
+    const char *what;           /* for errors: "listing events" */
+    void *v;                    /* owned: n rows, room for cap */
     size_t n, cap;
 } sked__sqlite_list;
 
@@ -73,6 +76,15 @@ typedef struct sked__sqlite_list {
  * code of READ or that of sked__sqlite_fail. */
 int sked__sqlite_collect(sked__tx *c, sqlite3_stmt *s, sked__sqlite_list *l,
                          sked_error *err);
+
+/* How the shared store reads a column of a statement's row (store_row.h;
+ * sked__row.res is the sqlite3_stmt). */
+extern const sked__row_driver sked__sqlite_row_driver;
+
+/* Step S (bound) to its end, reading its rows as KIND into *out, an
+ * array of *n (nothing left on failure). Returns 0 or a sked code. */
+int sked__sqlite_rows(sked__tx *c, sqlite3_stmt *s, const sked__row_kind *kind,
+                      const char *what, void **out, size_t *n, sked_error *err);
 
 /* The active runs (pending, waiting, running), in the very words of the
  * partial indexes over them (schema/sqlite/0004_fire_rate.sql), which is

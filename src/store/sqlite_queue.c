@@ -75,48 +75,19 @@ static int stmt(sked__tx *c, enum queue_stmt id, sqlite3_stmt **out,
     return sked__sqlite_stmt(c, queue_sql[id], out, err);
 }
 
-static int nomem(sked_error *err)
-{
-    return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-}
-
 /* ---- the load of limited queues ------------------------------------------ */
-
-/* Read the current row of Q_LOADS S into ROW, a sked__queue_load. */
-static int load_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
-{
-    sked__queue_load *q = row;
-
-    (void) c;
-    *q = (sked__queue_load){.concurrency = (int32_t) sqlite3_column_int(s, 1),
-                            .rate_limit = (int32_t) sqlite3_column_int(s, 2),
-                            .rate_period = sqlite3_column_int64(s, 3),
-                            .running = sqlite3_column_int64(s, 4),
-                            .started = sqlite3_column_int64(s, 5)};
-    return col_text(s, 0, &q->name) ? 0 : nomem(err);
-}
 
 int sked__sqlite_queue_loads(sked__tx *c, sked_time now, sked__queue_load **out,
                              size_t *n, sked_error *err)
 {
-    sked__sqlite_list l = {.size = sizeof(sked__queue_load),
-                           .read = load_read,
-                           .what = "counting queue loads"};
     sqlite3_stmt *s = NULL;
     int rc = stmt(c, Q_LOADS, &s, err);
 
     if (rc != 0)
         return rc;
     sqlite3_bind_int64(s, 1, now);
-    rc = sked__sqlite_collect(c, s, &l, err);
-    if (rc == 0) {
-        *out = l.v, *n = l.n;
-        return 0;
-    }
-    for (size_t i = 0; i < l.n; i++)
-        free(((sked__queue_load *) l.v)[i].name);
-    free(l.v);
-    return rc;
+    return sked__sqlite_rows(c, s, &sked__row_queue_load,
+                             "counting queue loads", (void **) out, n, err);
 }
 
 /* ---- definitions, depth and versions ------------------------------------ */
@@ -145,39 +116,16 @@ int sked__sqlite_queue_put(sked__tx *c, const sked_queue_def *q, sked_time now,
         "writing a queue", err);
 }
 
-/* Read the current row of Q_LIST S into ROW, a sked_queue_info. */
-static int info_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
-{
-    sked_queue_info *q = row;
-
-    (void) c;
-    *q = (sked_queue_info){.concurrency = (int32_t) sqlite3_column_int(s, 1),
-                           .worker_concurrency =
-                               (int32_t) sqlite3_column_int(s, 2),
-                           .rate_limit = (int32_t) sqlite3_column_int(s, 3),
-                           .rate_period = sqlite3_column_int64(s, 4),
-                           .pending = sqlite3_column_int64(s, 5),
-                           .running = sqlite3_column_int64(s, 6)};
-    return col_text(s, 0, &q->name) ? 0 : nomem(err);
-}
-
 int sked__sqlite_queue_list(sked__tx *c, sked_queue_info **out, size_t *n,
                             sked_error *err)
 {
-    sked__sqlite_list l = {.size = sizeof(sked_queue_info),
-                           .read = info_read,
-                           .what = "listing queues"};
     sqlite3_stmt *s = NULL;
     int rc = stmt(c, Q_LIST, &s, err);
 
     if (rc != 0)
         return rc;
-    rc = sked__sqlite_collect(c, s, &l, err);
-    if (rc != 0)
-        sked__queue_infos_free(l.v, l.n);
-    else
-        *out = l.v, *n = l.n;
-    return rc;
+    return sked__sqlite_rows(c, s, &sked__row_queue_info, "listing queues",
+                             (void **) out, n, err);
 }
 
 int sked__sqlite_queue_workflow_register(sked__tx *c, const char *workflow,
@@ -209,12 +157,9 @@ int sked__sqlite_queue_workflow_latest(sked__tx *c, const char *workflow,
     bind_text(s, 1, workflow);
     step = sqlite3_step(s);
     if (step == SQLITE_ROW && !col_text(s, 0, &v))
-        rc = nomem(err);
+        rc = sked__nomem(err);
     else if (step == SQLITE_DONE)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "workflow", -1,
-                             "no version of workflow \"%.100s\" is "
-                             "registered",
-                             workflow);
+        rc = sked__error_set(err, SKED_ENOTFOUND, "workflow", -1, NULL);
     else if (step != SQLITE_ROW)
         rc = sked__sqlite_fail(c, step, "reading workflow versions", err);
     sked__sqlite_done(s);
@@ -233,7 +178,7 @@ int sked__sqlite_queue_workflows_list(sked__tx *c, char **out, sked_error *err)
         return rc;
     step = sqlite3_step(s);
     if (step == SQLITE_ROW && !col_text(s, 0, &v))
-        rc = nomem(err);
+        rc = sked__nomem(err);
     else if (step != SQLITE_ROW)
         rc = sked__sqlite_fail(c, step, "reading workflow versions", err);
     sked__sqlite_done(s);

@@ -90,6 +90,41 @@ static int stmt(sked__tx *c, enum rows_stmt id, sqlite3_stmt **out,
     return sked__sqlite_stmt(c, rows_sql[id], out, err);
 }
 
+/* ---- reading rows (store_row.h) ----------------------------------------- */
+
+static bool row_text(const sked__row *r, int i, const char **out)
+{
+    sqlite3_stmt *s = r->res;
+
+    *out = (const char *) sqlite3_column_text(s, i);
+    return *out || sqlite3_errcode(sqlite3_db_handle(s)) != SQLITE_NOMEM;
+}
+
+static int64_t row_i64(const sked__row *r, int i)
+{
+    return sqlite3_column_int64(r->res, i);
+}
+
+static bool row_null(const sked__row *r, int i)
+{
+    return sqlite3_column_type(r->res, i) == SQLITE_NULL;
+}
+
+const sked__row_driver sked__sqlite_row_driver = {row_text, row_i64, row_null};
+
+int sked__sqlite_rows(sked__tx *c, sqlite3_stmt *s, const sked__row_kind *kind,
+                      const char *what, void **out, size_t *n, sked_error *err)
+{
+    sked__sqlite_list l = {.size = kind->size, .kind = kind, .what = what};
+    int rc = sked__sqlite_collect(c, s, &l, err);
+
+    if (rc != 0)
+        kind->free(l.v, l.n);
+    else
+        *out = l.v, *n = l.n;
+    return rc;
+}
+
 /* ---- runs -------------------------------------------------------------- */
 
 /* The runs of an insert and what became of them. */
@@ -141,11 +176,8 @@ int sked__sqlite_rows_runs_insert(sked__tx *c, const sked_run_new *runs,
         if (rc != SQLITE_DONE) {
             rc = sked__sqlite_fail(c, rc, "inserting runs", err);
             if (rc == SKED_ECONFLICT)
-                rc = sked__error_set(
-                    err, rc, "concurrency_key", (long) i,
-                    "an active run holds the concurrency "
-                    "key \"%.100s\"",
-                    runs[i].concurrency_key ? runs[i].concurrency_key : "");
+                rc =
+                    sked__error_set(err, rc, "concurrency_key", (long) i, NULL);
             break;
         }
         created[i] = sqlite3_changes(sked__sqlite_db(c)) > 0;
@@ -266,30 +298,9 @@ int sked__sqlite_rows_event_append(sked__tx *c, const char *type,
                              "appending an event", err);
 }
 
-/* Read the current row of the event list S into ROW, a sked_event. */
-static int event_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
-{
-    sked_event *e = row;
-
-    (void) c;
-    e->id = sqlite3_column_int64(s, 0);
-    e->at = sqlite3_column_int64(s, 4);
-    if (!col_text(s, 1, &e->type) || !col_text(s, 2, &e->subject) ||
-        !col_text(s, 3, &e->payload)) {
-        free(e->type);
-        free(e->subject);
-        free(e->payload);
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    }
-    return 0;
-}
-
 int sked__sqlite_rows_event_list(sked__tx *c, int64_t after_id, size_t limit,
                                  sked_event **out, size_t *n, sked_error *err)
 {
-    sked__sqlite_list l = {.size = sizeof(sked_event),
-                           .read = event_read,
-                           .what = "listing events"};
     sqlite3_stmt *s = NULL;
     int rc = stmt(c, S_EVENT_LIST, &s, err);
 
@@ -297,12 +308,8 @@ int sked__sqlite_rows_event_list(sked__tx *c, int64_t after_id, size_t limit,
         return rc;
     sqlite3_bind_int64(s, 1, after_id);
     sqlite3_bind_int64(s, 2, (sqlite3_int64) limit);
-    rc = sked__sqlite_collect(c, s, &l, err);
-    if (rc != 0)
-        sked__events_free(l.v, l.n);
-    else
-        *out = l.v, *n = l.n;
-    return rc;
+    return sked__sqlite_rows(c, s, &sked__row_event, "listing events",
+                             (void **) out, n, err);
 }
 
 /* Bind event I of CTX (a sked_event array) to S from parameter BASE + 1. */

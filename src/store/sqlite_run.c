@@ -26,9 +26,6 @@
 #define ACTIVE   SKED__SQLITE_ACTIVE("status")
 #define O_ACTIVE SKED__SQLITE_ACTIVE("o.status")
 
-#define CAND_COLS                                                              \
-    "id, workflow, workflow_version, queue, status, executor, priority, "      \
-    "not_before, created_at, started_at"
 /* The version routing of a claim: ?2 the workflows whose latest version
  * the executor has, ?3 its "workflow/version" keys. */
 #define ROUTED                                                                 \
@@ -73,7 +70,7 @@ static const char *const run_sql[R_COUNT] = {
      * none of the key running (two seeks: runs_serial, and
      * runs_serial_running). */
     [R_CAND_READY] =
-        "SELECT " CAND_COLS " FROM runs r "
+        "SELECT " SKED__CAND_COLUMNS " FROM runs r "
         "WHERE status IN ('pending', 'waiting') AND not_before <= ?1 "
         "AND " ROUTED " AND queue NOT IN (SELECT value FROM json_each(?4)) "
         "AND (serial_key IS NULL OR (NOT EXISTS (SELECT 1 FROM runs o "
@@ -83,7 +80,7 @@ static const char *const run_sql[R_COUNT] = {
         "ORDER BY coalesce(o.scheduled_for, o.created_at), o.id LIMIT 1) "
         "= r.id)) "
         "ORDER BY priority, not_before, created_at, id LIMIT ?5",
-    [R_CAND_EXPIRED] = "SELECT " CAND_COLS " FROM runs "
+    [R_CAND_EXPIRED] = "SELECT " SKED__CAND_COLUMNS " FROM runs "
                        "WHERE status = 'running' AND lease_until < ?1 "
                        "AND " ROUTED " "
                        "AND id NOT IN (SELECT value FROM json_each(?4)) "
@@ -117,19 +114,10 @@ static const char *const run_sql[R_COUNT] = {
                        "THEN 'waiting' ELSE 'pending' END, executor = NULL, "
                        "lease_until = NULL, updated_at = ?2 "
                        "WHERE executor = ?1 AND status = 'running'",
-    [R_FENCE] = "SELECT status, executor, schedule FROM runs WHERE id = ?1",
+    [R_FENCE] = "SELECT " SKED__FENCE_COLUMNS ", NULL FROM runs WHERE id = ?1",
     [R_STEP_WRITE] =
-        "INSERT INTO steps (run_id, step, compensation, attempt, status, "
-        "output, stderr_text, truncated, error, error_code, exit_code, "
-        "started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-        "?9, ?10, ?11, ?12, ?13) "
-        "ON CONFLICT (run_id, step, compensation, attempt) DO UPDATE SET "
-        "status = excluded.status, output = excluded.output, "
-        "stderr_text = excluded.stderr_text, truncated = excluded.truncated, "
-        "error = excluded.error, error_code = excluded.error_code, "
-        "exit_code = excluded.exit_code, finished_at = excluded.finished_at, "
-        "started_at = CASE WHEN excluded.status = 'running' "
-        "THEN excluded.started_at ELSE steps.started_at END",
+        "INSERT INTO steps (" SKED__STEP_WRITE_COLUMNS ") VALUES (?1, ?2, "
+        "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) " SKED__STEP_UPSERT,
     [R_RUN_WRITE] =
         "UPDATE runs SET status = coalesce(?2, status), "
         "outcome = coalesce(?3, outcome), output = coalesce(?4, output), "
@@ -140,15 +128,15 @@ static const char *const run_sql[R_COUNT] = {
         "executor = CASE WHEN ?2 IS NULL THEN executor END, "
         "lease_until = CASE WHEN ?2 IS NULL THEN lease_until END, "
         "updated_at = ?10 WHERE id = ?1",
-    [R_FAILURES] = "SELECT status, consecutive_failures, "
-                   "pause_after_failures FROM schedules WHERE name = ?1",
+    [R_FAILURES] = "SELECT " SKED__FAILURES_COLUMNS " FROM schedules "
+                   "WHERE name = ?1",
     [R_FAILURES_SET] = "UPDATE schedules SET consecutive_failures = ?2 "
                        "WHERE name = ?1",
     [R_RUN_GET] = "SELECT " SKED__RUN_COLUMNS " FROM runs WHERE id = ?1",
     [R_RUNS_OF_SCHEDULE] = "SELECT " SKED__RUN_COLUMNS " FROM runs "
                            "WHERE schedule = ?1 AND " ACTIVE " ORDER BY id",
     [R_CANCEL_NOW] = "UPDATE runs SET status = 'cancelled', "
-                     "finished_at = ?2, error = 'Cancelled.', "
+                     "finished_at = ?2, error = ?3, "
                      "error_code = 'cancelled', executor = NULL, "
                      "lease_until = NULL, "
                      "cancel_requested_at = coalesce(cancel_requested_at, "
@@ -174,102 +162,12 @@ static int stmt(sked__tx *c, enum run_stmt id, sqlite3_stmt **out,
     return sked__sqlite_stmt(c, run_sql[id], out, err);
 }
 
-static int nomem(sked_error *err)
-{
-    return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-}
-
-/* ---- reading rows ------------------------------------------------------- */
-
-/* A sked_run with every instant NONE. */
-static void run_init(sked_run *r)
-{
-    memset(r, 0, sizeof *r);
-    r->scheduled_for = r->not_before = r->lease_until = SKED_TIME_NONE;
-    r->created_at = r->started_at = r->finished_at = SKED_TIME_NONE;
-    r->updated_at = r->cancel_requested_at = SKED_TIME_NONE;
-    r->timeout_exceeded_at = SKED_TIME_NONE;
-}
-
-/* Read the current row of S (SKED__RUN_COLUMNS) into ROW, a sked_run. */
-static int run_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
-{
-    sked_run *r = row;
-    char **text[] = {&r->id,         &r->workflow, &r->workflow_version,
-                     &r->schedule,   &r->queue,    &r->concurrency_key,
-                     &r->serial_key, &r->executor, &r->context,
-                     &r->output,     &r->error,    &r->error_code};
-    const char *outcome = (const char *) sqlite3_column_text(s, 25);
-    sked_time *times[] = {
-        &r->scheduled_for, &r->not_before,          &r->lease_until,
-        &r->created_at,    &r->started_at,          &r->finished_at,
-        &r->updated_at,    &r->cancel_requested_at, &r->timeout_exceeded_at};
-
-    (void) c;
-    run_init(r);
-    for (int i = 0; i < 12; i++)
-        if (!col_text(s, i, text[i])) {
-            sked__run_done(r);
-            return nomem(err);
-        }
-    for (int i = 0; i < 9; i++)
-        *times[i] = col_time(s, 16 + i);
-    r->priority = (int32_t) sqlite3_column_int(s, 14);
-    r->attempts = (int32_t) sqlite3_column_int(s, 15);
-    r->failing = outcome != NULL;
-    if (sked__run_status_parse((const char *) sqlite3_column_text(s, 12),
-                               &r->status) != 0 ||
-        sked__trigger_parse((const char *) sqlite3_column_text(s, 13),
-                            &r->trigger) != 0 ||
-        (outcome && sked__run_status_parse(outcome, &r->outcome) != 0)) {
-        sked__run_done(r);
-        return sked__error_set(err, SKED_EIO, "db", -1,
-                               "run with an unknown enum value");
-    }
-    return 0;
-}
-
-/* Read the current row of S (CAND_COLS) into ROW, a sked_run: a
- * candidate. */
-static int cand_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
-{
-    sked_run *r = row;
-
-    (void) c;
-    run_init(r);
-    if (!col_text(s, 0, &r->id) || !col_text(s, 1, &r->workflow) ||
-        !col_text(s, 2, &r->workflow_version) || !col_text(s, 3, &r->queue) ||
-        !col_text(s, 5, &r->executor)) {
-        sked__run_done(r);
-        return nomem(err);
-    }
-    if (sked__run_status_parse((const char *) sqlite3_column_text(s, 4),
-                               &r->status) != 0) {
-        sked__run_done(r);
-        return sked__error_set(err, SKED_EIO, "db", -1,
-                               "run with an unknown status");
-    }
-    r->priority = (int32_t) sqlite3_column_int(s, 6);
-    r->not_before = col_time(s, 7);
-    r->created_at = col_time(s, 8);
-    r->started_at = col_time(s, 9);
-    return 0;
-}
-
-/* Run the bound S and hand back its rows (read with READ). */
-static int runs_query(sked__tx *c, sqlite3_stmt *s, sked__sqlite_row_fn read,
+/* Run the bound S and hand back its runs (read as KIND). */
+static int runs_query(sked__tx *c, sqlite3_stmt *s, const sked__row_kind *kind,
                       const char *what, sked_run **out, size_t *n,
                       sked_error *err)
 {
-    sked__sqlite_list l = {
-        .size = sizeof(sked_run), .read = read, .what = what};
-    int rc = sked__sqlite_collect(c, s, &l, err);
-
-    if (rc != 0)
-        sked__runs_free(l.v, l.n);
-    else
-        *out = l.v, *n = l.n;
-    return rc;
+    return sked__sqlite_rows(c, s, kind, what, (void **) out, n, err);
 }
 
 /* ---- claiming ------------------------------------------------------------ */
@@ -282,42 +180,35 @@ static bool json_take(json_t *j, char **out)
     return *out != NULL;
 }
 
-/* The JSON arrays of a claim: [0] the workflows whose latest version the
- * executor has, [1] its "workflow/version" keys, [2] the full queues. */
+/* Append S to the JSON array of LIST among CTX's (the versions are not
+ * sent: SQLite has no claim in one statement). */
+static bool list_add(void *ctx, sked__claim_list list, const char *s)
+{
+    json_t **a = ctx;
+
+    return list == SKED__CLAIM_VERSIONS ||
+           json_array_append_new(a[list], json_string(s)) == 0;
+}
+
+/* The JSON arrays of a claim (sked__claim_lists): [0] the workflows
+ * whose latest version the executor has, [1] its "workflow/version"
+ * keys, [2] the full queues or the runs held. */
 static int claim_arrays(const sked__claim_query *q, char *a[3], sked_error *err)
 {
-    json_t *latest = json_array(), *keys = json_array(), *full = json_array();
-    bool ok = latest && keys && full;
+    json_t *j[3] = {json_array(), json_array(), json_array()};
+    int rc = j[0] && j[1] && j[2] ? sked__claim_lists(q, list_add, j, err)
+                                  : sked__nomem(err);
+    bool ok = true;
 
-    for (size_t i = 0; ok && i < q->nworkflows; i++) {
-        const sked_claim_workflow *w = &q->workflows[i];
-        size_t len = strlen(w->name) + strlen(w->version) + 2;
-        char *key = sked__malloc(len);
-        ok = key != NULL;
-        if (ok)
-            (void) snprintf(key, len, "%s/%s", w->name, w->version);
-        ok = ok && json_array_append_new(keys, json_string(key)) == 0;
-        ok = ok && (!w->latest ||
-                    json_array_append_new(latest, json_string(w->name)) == 0);
-        free(key);
-    }
-    /* The third array: the full queues of a ready claim, the runs held
-     * of an expired one. */
-    for (size_t i = 0; ok && i < q->nfull && !q->expired; i++)
-        ok = json_array_append_new(full, json_string(q->full[i])) == 0;
-    for (size_t i = 0; ok && i < q->nheld && q->expired; i++)
-        ok = json_array_append_new(full, json_string(q->held[i])) == 0;
-    if (!ok) {
-        json_decref(latest);
-        json_decref(keys);
-        json_decref(full);
-        return nomem(err);
+    if (rc != 0) {
+        for (int k = 0; k < 3; k++)
+            json_decref(j[k]);
+        return rc;
     }
     /* Each one taken, whatever became of the others: the caller frees. */
-    ok = json_take(latest, &a[0]);
-    ok = json_take(keys, &a[1]) && ok;
-    ok = json_take(full, &a[2]) && ok;
-    return ok ? 0 : nomem(err);
+    for (int k = 0; k < 3; k++)
+        ok = json_take(j[k], &a[k]) && ok;
+    return ok ? 0 : sked__nomem(err);
 }
 
 int sked__sqlite_run_candidates(sked__tx *c, const sked__claim_query *q,
@@ -335,8 +226,8 @@ int sked__sqlite_run_candidates(sked__tx *c, const sked__claim_query *q,
              sqlite3_bind_int64(s, 5, (sqlite3_int64) q->limit);
         rc |= bind_text(s, 4, a[2]);
         rc = rc == SQLITE_OK
-                 ? runs_query(c, s, cand_read, "reading runs to claim", out, n,
-                              err)
+                 ? runs_query(c, s, &sked__row_cand, "reading runs to claim",
+                              out, n, err)
                  : sked__sqlite_exec(c, s, rc, "reading runs to claim", err);
     }
     for (int i = 0; i < 3; i++)
@@ -356,9 +247,9 @@ static int take_json(const sked__claim_set *set, char **out, sked_error *err)
     }
     if (!ok) {
         json_decref(a);
-        return nomem(err);
+        return sked__nomem(err);
     }
-    return json_take(a, out) ? 0 : nomem(err);
+    return json_take(a, out) ? 0 : sked__nomem(err);
 }
 
 int sked__sqlite_run_take(sked__tx *c, const sked__claim_set *set,
@@ -381,7 +272,7 @@ int sked__sqlite_run_take(sked__tx *c, const sked__claim_set *set,
         rc = stmt(c, R_TAKEN, &s, err);
     if (rc == 0) {
         bind_text(s, 1, ids);
-        rc = runs_query(c, s, run_read, "claiming runs", out, n, err);
+        rc = runs_query(c, s, &sked__row_run, "claiming runs", out, n, err);
     }
     free(ids);
     return rc;
@@ -406,23 +297,6 @@ int sked__sqlite_run_steps_close(sked__tx *c, const sked__steps_close *sc,
 
 /* ---- leases ------------------------------------------------------------- */
 
-/* Append a copy of ID to the growing list *ids (*n, capacity *cap). */
-static bool ids_push(char ***ids, size_t *n, size_t *cap, const char *id)
-{
-    if (*n == *cap) {
-        size_t ncap = *cap ? 2 * *cap : 8;
-        char **v = sked__realloc(*ids, ncap * sizeof *v);
-        if (!v)
-            return false;
-        *ids = v;
-        *cap = ncap;
-    }
-    if (!((*ids)[*n] = sked__strdup(id)))
-        return false;
-    (*n)++;
-    return true;
-}
-
 /* HELD (N ids) as a JSON array; NULL when out of memory. */
 static char *ids_json(const char *const *held, size_t n)
 {
@@ -442,54 +316,31 @@ int sked__sqlite_run_renew(sked__tx *c, const char *executor,
                            sked_time lease_until, size_t *renewed,
                            char ***cancel_ids, size_t *ncancel, sked_error *err)
 {
-    char **ids = NULL;
-    size_t k = 0, cap = 0, total = 0;
+    char **rows = NULL;
+    size_t n = 0;
     sqlite3_stmt *s = NULL;
     char *held_json = ids_json(held, nheld);
-    int rc = held_json ? stmt(c, R_RENEW, &s, err) : nomem(err);
-    int step = SQLITE_DONE;
+    int rc = held_json ? stmt(c, R_RENEW, &s, err) : sked__nomem(err);
 
-    if (rc != 0) {
-        free(held_json);
-        return rc;
+    if (rc == 0) {
+        bind_text(s, 1, executor);
+        sqlite3_bind_int64(s, 2, lease_until);
+        bind_text(s, 3, held_json);
+        rc = sked__sqlite_rows(c, s, &sked__row_renewed, "renewing leases",
+                               (void **) &rows, &n, err);
     }
-    bind_text(s, 1, executor);
-    sqlite3_bind_int64(s, 2, lease_until);
-    bind_text(s, 3, held_json);
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        total++;
-        if (sqlite3_column_int(s, 1) &&
-            !ids_push(&ids, &k, &cap,
-                      (const char *) sqlite3_column_text(s, 0))) {
-            rc = nomem(err);
-            break;
-        }
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = sked__sqlite_fail(c, step, "renewing leases", err);
-    sked__sqlite_done(s);
     free(held_json);
-    if (rc != 0) {
-        for (size_t i = 0; i < k; i++)
-            free(ids[i]);
-        free(ids);
-        return rc;
-    }
-    *renewed = total;
-    *cancel_ids = ids;
-    *ncancel = k;
-    return 0;
+    if (rc == 0)
+        sked__renewed_pick(rows, n, renewed, cancel_ids, ncancel);
+    return rc;
 }
 
-int sked__sqlite_run_release(sked__tx *c, const char *executor, sked_time now,
-                             sked_error *err)
+int sked__sqlite_run_release(sked__tx *c, const char *executor, const char *why,
+                             sked_time now, sked_error *err)
 {
-    char why[200];
     sqlite3_stmt *s = NULL;
     int rc = stmt(c, R_RELEASE_STEPS, &s, err);
 
-    (void) snprintf(why, sizeof why, "interrupted: executor %.150s stopped",
-                    executor);
     if (rc == 0)
         rc =
             sked__sqlite_exec(c, s,
@@ -511,16 +362,13 @@ int sked__sqlite_run_release(sked__tx *c, const char *executor, sked_time now,
 static int fence_one(sked__tx *c, sqlite3_stmt *s, const char *id,
                      sked__fence *f, sked_error *err)
 {
+    sked__row r = {&sked__sqlite_row_driver, s, 0};
     int rc = bind_text(s, 1, id), step;
 
     step = rc == SQLITE_OK ? sqlite3_step(s) : rc;
     memset(f, 0, sizeof *f);
     if (step == SQLITE_ROW) {
-        f->found =
-            sked__run_status_parse((const char *) sqlite3_column_text(s, 0),
-                                   &f->status) == 0;
-        if (!col_text(s, 1, &f->executor) || !col_text(s, 2, &f->schedule))
-            rc = nomem(err);
+        rc = sked__row_fence(&r, f, err);
     } else if (step != SQLITE_DONE) {
         rc = sked__sqlite_fail(c, step, "reading runs", err);
     }
@@ -605,20 +453,16 @@ int sked__sqlite_run_failures(sked__tx *c, sked__failures *f, size_t n,
 {
     sqlite3_stmt *s = NULL;
     int rc = stmt(c, R_FAILURES, &s, err);
+    sked__row r = {&sked__sqlite_row_driver, s, 0};
 
     for (size_t i = 0; rc == 0 && i < n; i++) {
         int step = (rc = bind_text(s, 1, f[i].name)) == SQLITE_OK
                        ? sqlite3_step(s)
                        : rc;
         rc = 0;
-        f[i].found =
-            step == SQLITE_ROW &&
-            sked_schedule_status_parse((const char *) sqlite3_column_text(s, 0),
-                                       "", &f[i].status, NULL) == 0;
-        if (f[i].found) {
-            f[i].count = (int32_t) sqlite3_column_int(s, 1);
-            f[i].pause_after = (int32_t) sqlite3_column_int(s, 2);
-        }
+        f[i].found = false;
+        if (step == SQLITE_ROW)
+            sked__row_failures(&r, &f[i]);
         sked__sqlite_done(s);
         if (step != SQLITE_ROW && step != SQLITE_DONE)
             rc = sked__sqlite_fail(c, step, "reading schedules", err);
@@ -654,10 +498,9 @@ int sked__sqlite_run_get(sked__tx *c, const char *id, bool lock, sked_run *out,
     if (rc != 0)
         return rc;
     bind_text(s, 1, id);
-    rc = runs_query(c, s, run_read, "reading a run", &v, &n, err);
+    rc = runs_query(c, s, &sked__row_run, "reading a run", &v, &n, err);
     if (rc == 0 && n == 0)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "id", -1, "no run \"%.200s\"",
-                             id);
+        rc = sked__error_set(err, SKED_ENOTFOUND, "id", -1, NULL);
     if (rc == 0)
         *out = v[0];
     free(v);
@@ -673,71 +516,36 @@ int sked__sqlite_run_of_schedule(sked__tx *c, const char *schedule,
     if (rc != 0)
         return rc;
     bind_text(s, 1, schedule);
-    return runs_query(c, s, run_read, "reading runs", out, n, err);
+    return runs_query(c, s, &sked__row_run, "reading runs", out, n, err);
 }
 
-int sked__sqlite_run_cancel(sked__tx *c, const char *id, bool at_once,
+int sked__sqlite_run_cancel(sked__tx *c, const char *id, const char *why,
                             sked_time now, sked_error *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = stmt(c, at_once ? R_CANCEL_NOW : R_CANCEL_ASK, &s, err);
+    int rc = stmt(c, why ? R_CANCEL_NOW : R_CANCEL_ASK, &s, err);
 
     if (rc != 0)
         return rc;
-    return sked__sqlite_exec(
-        c, s, bind_text(s, 1, id) | sqlite3_bind_int64(s, 2, now),
-        "cancelling a run", err);
-}
-
-/* Read the current row of S (SKED__STEP_COLUMNS) into ROW, a zeroed
- * sked_step_record. */
-static int step_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
-{
-    sked_step_record *r = row;
-
-    (void) c;
-    if (!col_text(s, 0, &r->step) || !col_text(s, 4, &r->output) ||
-        !col_text(s, 5, &r->stderr_text) || !col_text(s, 7, &r->error) ||
-        !col_text(s, 8, &r->error_code)) {
-        free(r->step);
-        free(r->output);
-        free(r->stderr_text);
-        free(r->error);
-        return nomem(err);
-    }
-    r->compensation = sqlite3_column_int(s, 1) != 0;
-    r->attempt = (int32_t) sqlite3_column_int(s, 2);
-    if (sked__step_status_parse((const char *) sqlite3_column_text(s, 3),
-                                &r->status) != 0)
-        r->status = SKED_STEP_FAILED; /* cannot happen: the column is checked */
-    r->truncated = sqlite3_column_int(s, 6);
-    r->exit_code = sqlite3_column_type(s, 9) == SQLITE_NULL
-                       ? -1
-                       : (int32_t) sqlite3_column_int(s, 9);
-    r->started_at = col_time(s, 10);
-    r->finished_at = col_time(s, 11);
-    return 0;
+    return sked__sqlite_exec(c, s,
+                             bind_text(s, 1, id) |
+                                 sqlite3_bind_int64(s, 2, now) |
+                                 (why ? bind_text(s, 3, why) : SQLITE_OK),
+                             "cancelling a run", err);
 }
 
 int sked__sqlite_run_steps_list(sked__tx *c, const char *run_id,
                                 sked_step_record **out, size_t *n,
                                 sked_error *err)
 {
-    sked__sqlite_list l = {.size = sizeof(sked_step_record),
-                           .read = step_read,
-                           .what = "reading steps"};
     sqlite3_stmt *s = NULL;
     int rc = stmt(c, R_STEPS_LIST, &s, err);
 
     if (rc != 0)
         return rc;
     bind_text(s, 1, run_id);
-    rc = sked__sqlite_collect(c, s, &l, err);
-    if (rc != 0)
-        sked__step_records_free(l.v, l.n);
-    else
-        *out = l.v, *n = l.n;
-    return rc;
+    return sked__sqlite_rows(c, s, &sked__row_step, "reading steps",
+                             (void **) out, n, err);
 }
 
 int sked__sqlite_run_list(sked__tx *c, const sked_run_filter *f, size_t limit,
@@ -758,5 +566,5 @@ int sked__sqlite_run_list(sked__tx *c, const sked_run_filter *f, size_t limit,
          sqlite3_bind_int64(s, 6, (sqlite3_int64) limit);
     if (rc != SQLITE_OK)
         return sked__sqlite_exec(c, s, rc, "listing runs", err);
-    return runs_query(c, s, run_read, "listing runs", out, n, err);
+    return runs_query(c, s, &sked__row_run, "listing runs", out, n, err);
 }

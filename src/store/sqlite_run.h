@@ -18,8 +18,8 @@ int sked__sqlite_run_renew(sked__tx *c, const char *executor,
                            sked_time lease_until, size_t *renewed,
                            char ***cancel_ids, size_t *ncancel,
                            sked_error *err);
-int sked__sqlite_run_release(sked__tx *c, const char *executor, sked_time now,
-                             sked_error *err);
+int sked__sqlite_run_release(sked__tx *c, const char *executor, const char *why,
+                             sked_time now, sked_error *err);
 int sked__sqlite_run_fence(sked__tx *c, const char *const *ids, size_t n,
                            sked__fence *out, sked_error *err);
 int sked__sqlite_run_steps_write(sked__tx *c, const sked__step_write *w,
@@ -34,7 +34,7 @@ int sked__sqlite_run_get(sked__tx *c, const char *id, bool lock, sked_run *out,
                          sked_error *err);
 int sked__sqlite_run_of_schedule(sked__tx *c, const char *schedule,
                                  sked_run **out, size_t *n, sked_error *err);
-int sked__sqlite_run_cancel(sked__tx *c, const char *id, bool at_once,
+int sked__sqlite_run_cancel(sked__tx *c, const char *id, const char *why,
                             sked_time now, sked_error *err);
 int sked__sqlite_run_steps_list(sked__tx *c, const char *run_id,
                                 sked_step_record **out, size_t *n,

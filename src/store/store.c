@@ -363,25 +363,6 @@ int sked__store_plan_next(sked_store *st, sked_schedule *s, sked_time now,
 
 /* ---- runs -------------------------------------------------------------- */
 
-static const char *const trigger_names[] = {"cron", "catchup", "backfill",
-                                            "manual", "api"};
-static const char *const run_status_names[] = {
-    "pending", "running", "waiting", "completed", "failed", "cancelled"};
-
-const char *sked__trigger_name(sked_trigger t)
-{
-    if ((int) t < 0 || (int) t > SKED_TRIGGER_API)
-        return "unknown";
-    return trigger_names[t];
-}
-
-const char *sked__run_status_name(sked_run_status s)
-{
-    if ((int) s < 0 || (int) s > SKED_RUN_CANCELLED)
-        return "unknown";
-    return run_status_names[s];
-}
-
 /* Check run I of a batch before anything is written. */
 static int check_run(const sked_run_new *r, size_t i, sked_error *err)
 {
@@ -422,8 +403,22 @@ static int runs_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct runs_arg *a = arg;
 
+    long pos;
+    int rc;
+
     memset(a->created, 0, a->n * sizeof a->created[0]);
-    return st->ops->runs_insert(tx, a->runs, a->n, a->now, a->created, err);
+    rc = st->ops->runs_insert(tx, a->runs, a->n, a->now, a->created, err);
+    if (rc != SKED_ECONFLICT || !err)
+        return rc;
+    pos = err->pos >= 0 && (size_t) err->pos < a->n ? err->pos : -1;
+    if (pos < 0 || !a->runs[pos].concurrency_key)
+        return sked__error_set(err, rc, "concurrency_key", -1,
+                               "an active run holds a concurrency key of "
+                               "this batch");
+    return sked__error_set(err, rc, "concurrency_key", pos,
+                           "an active run holds the concurrency key "
+                           "\"%.100s\"",
+                           a->runs[pos].concurrency_key);
 }
 
 int sked__store_runs_insert(sked_store *st, const sked_run_new *runs, size_t n,

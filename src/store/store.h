@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "base/clock.h"
+#include "model/run.h"
 #include "sked/schedule.h"
 
 typedef struct sked_store sked_store;
@@ -174,27 +175,6 @@ int sked__run_id_scheduled(const char *schedule, sked_time occurrence,
                            char *buf, size_t size);
 int sked__run_id_trigger(const char *schedule, sked_time now, char *buf,
                          size_t size);
-
-typedef enum sked_run_status {
-    SKED_RUN_PENDING = 0,
-    SKED_RUN_RUNNING = 1,
-    SKED_RUN_WAITING = 2,
-    SKED_RUN_COMPLETED = 3,
-    SKED_RUN_FAILED = 4,
-    SKED_RUN_CANCELLED = 5,
-} sked_run_status;
-
-typedef enum sked_trigger {
-    SKED_TRIGGER_CRON = 0,
-    SKED_TRIGGER_CATCHUP = 1,
-    SKED_TRIGGER_BACKFILL = 2,
-    SKED_TRIGGER_MANUAL = 3,
-    SKED_TRIGGER_API = 4,
-} sked_trigger;
-
-/* Names as stored and shown ("cron", "pending"); never NULL. */
-const char *sked__trigger_name(sked_trigger t);
-const char *sked__run_status_name(sked_run_status s);
 
 /* One run to insert. Strings are borrowed from the caller. */
 typedef struct sked_run_new {

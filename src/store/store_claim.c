@@ -641,8 +641,11 @@ struct release_arg {
 static int release_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct release_arg *a = arg;
+    char why[200];
 
-    return st->ops->runs_release(tx, a->executor, a->now, err);
+    (void) snprintf(why, sizeof why, "interrupted: executor %.150s stopped",
+                    a->executor);
+    return st->ops->runs_release(tx, a->executor, why, a->now, err);
 }
 
 int sked__store_runs_release(sked_store *st, const char *executor,

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/run_fields.h"
 #include "store/store.h"
 #include "store/store_run.h"
 
@@ -72,20 +73,6 @@ typedef struct sked__advance {
     sked_time updated_at;   /* NONE: keep the stored one */
 } sked__advance;
 
-/* The columns of the runs table, in the order every back-end reads a run
- * (sked_run) and in the order of its fields' meaning below. */
-#define SKED__RUN_COLUMNS                                                      \
-    "id, workflow, workflow_version, schedule, queue, concurrency_key, "       \
-    "serial_key, executor, context, output, error, error_code, status, "       \
-    "trigger_kind, priority, attempts, scheduled_for, not_before, "            \
-    "lease_until, created_at, started_at, finished_at, updated_at, "           \
-    "cancel_requested_at, timeout_exceeded_at, outcome"
-
-/* The columns of the steps table as a sked_step_record reads them. */
-#define SKED__STEP_COLUMNS                                                     \
-    "step, compensation, attempt, status, output, stderr_text, truncated, "    \
-    "error, error_code, exit_code, started_at, finished_at"
-
 /* A queue with a concurrency or rate limit, and its load now. */
 typedef struct sked__queue_load {
     char *name;          /* owned */
@@ -118,6 +105,24 @@ typedef struct sked__claim_query {
     size_t nheld;
     size_t limit;
 } sked__claim_query;
+
+/* The lists a claim's SQL takes, built once for every back-end by
+ * sked__claim_lists (store_claim_lists.c). */
+typedef enum sked__claim_list {
+    SKED__CLAIM_LATEST,   /* the workflows whose latest version it has */
+    SKED__CLAIM_KEYS,     /* its "workflow/version" keys */
+    SKED__CLAIM_THIRD,    /* the full queues; EXPIRED: the runs held */
+    SKED__CLAIM_VERSIONS, /* the versions of LATEST, in step with it */
+    SKED__CLAIM_NLISTS
+} sked__claim_list;
+
+/* Hand each element S of each of Q's lists to ADD(CTX, LIST, S), the
+ * elements of one list in order (S is valid during the call). ADD
+ * returns false when out of memory. Returns 0 or SKED_ENOMEM. */
+int sked__claim_lists(const sked__claim_query *q,
+                      bool (*add)(void *ctx, sked__claim_list list,
+                                  const char *s),
+                      void *ctx, sked_error *err);
 
 /* The runs a claim takes: the N runs IDS (distinct) become running for
  * EXECUTOR until LEASE_UNTIL, started_at NOW when it had none, attempts
@@ -237,7 +242,8 @@ struct sked__store_ops {
      * status 'pending', created_at NOW and not_before NOW when NONE;
      * created[i] (never NULL here) says whether row i was inserted.
      * SKED_ECONFLICT when the unique index on active concurrency keys
-     * refuses a row (store.c then rolls the batch back). */
+     * refuses a row, err->pos the first run of the batch that holds the
+     * key (store.c words the message, then rolls the batch back). */
     int (*runs_insert)(sked__tx *tx, const sked_run_new *runs, size_t n,
                        sked_time now, bool *created, sked_error *err);
 
@@ -312,9 +318,10 @@ struct sked__store_ops {
                       const char *const *held, size_t nheld,
                       sked_time lease_until, size_t *renewed,
                       char ***cancel_ids, size_t *ncancel, sked_error *err);
-    /* Give back EXECUTOR's runs (sked__store_runs_release). */
-    int (*runs_release)(sked__tx *tx, const char *executor, sked_time now,
-                        sked_error *err);
+    /* Give back EXECUTOR's runs (sked__store_runs_release), their
+     * running step attempts closed with the error WHY. */
+    int (*runs_release)(sked__tx *tx, const char *executor, const char *why,
+                        sked_time now, sked_error *err);
     /* Read the runs IDS (N, sorted, distinct) into OUT[i] (PostgreSQL:
      * locked FOR UPDATE, in id order). */
     int (*runs_fence)(sked__tx *tx, const char *const *ids, size_t n,
@@ -342,13 +349,13 @@ struct sked__store_ops {
     /* The active runs of SCHEDULE, by id, locked as run_get does. */
     int (*runs_of_schedule)(sked__tx *tx, const char *schedule, sked_run **out,
                             size_t *n, sked_error *err);
-    /* Cancel run ID: AT_ONCE, status cancelled at NOW (finished_at,
-     * error "Cancelled.", error_code "cancelled", executor and lease
-     * NULL); else cancel_requested_at NOW, and not_before NOW when the run
-     * is not running and its not_before is later. Both set
+    /* Cancel run ID: with an error WHY, at once: status cancelled at NOW
+     * (finished_at, error WHY, error_code "cancelled", executor and lease
+     * NULL); WHY NULL: cancel_requested_at NOW, and not_before NOW when
+     * the run is not running and its not_before is later. Both set
      * cancel_requested_at when it was NULL, and updated_at. */
-    int (*run_cancel)(sked__tx *tx, const char *id, bool at_once, sked_time now,
-                      sked_error *err);
+    int (*run_cancel)(sked__tx *tx, const char *id, const char *why,
+                      sked_time now, sked_error *err);
     /* Every step attempt of RUN_ID, ordered by started_at, step,
      * compensation, attempt. */
     int (*steps_list)(sked__tx *tx, const char *run_id, sked_step_record **out,

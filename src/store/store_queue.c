@@ -183,10 +183,16 @@ int sked__store_workflow_register(sked_store *st, const char *workflow,
 static int latest_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct workflow_arg *a = arg;
+    int rc;
 
     free(a->latest);
     a->latest = NULL;
-    return st->ops->workflow_latest(tx, a->workflow, &a->latest, err);
+    rc = st->ops->workflow_latest(tx, a->workflow, &a->latest, err);
+    if (rc == SKED_ENOTFOUND)
+        rc = sked__error_set(err, rc, "workflow", -1,
+                             "no version of workflow \"%.100s\" is registered",
+                             a->workflow);
+    return rc;
 }
 
 int sked__store_workflow_latest(sked_store *st, const char *workflow,

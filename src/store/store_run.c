@@ -24,110 +24,6 @@
 
 #define LIST_DEFAULT 100
 
-/* ---- names and memory --------------------------------------------------- */
-
-static const char *const step_status_names[] = {"running", "completed",
-                                                "failed", "cancelled"};
-
-const char *sked__step_status_name(sked_step_status s)
-{
-    if ((int) s < 0 || (int) s > SKED_STEP_CANCELLED)
-        return "unknown";
-    return step_status_names[s];
-}
-
-/* Return the index of WORD in the N NAMES, or -1. */
-static int word_index(const char *word, const char *(*name)(int), int n)
-{
-    for (int i = 0; word && i < n; i++)
-        if (strcmp(name(i), word) == 0)
-            return i;
-    return -1;
-}
-
-static const char *run_status_word(int i)
-{
-    return sked__run_status_name((sked_run_status) i);
-}
-
-static const char *trigger_word(int i)
-{
-    return sked__trigger_name((sked_trigger) i);
-}
-
-static const char *step_status_word(int i)
-{
-    return sked__step_status_name((sked_step_status) i);
-}
-
-int sked__run_status_parse(const char *word, sked_run_status *out)
-{
-    int i = word_index(word, run_status_word, SKED_RUN_CANCELLED + 1);
-
-    if (i < 0)
-        return SKED_EINVAL;
-    *out = (sked_run_status) i;
-    return 0;
-}
-
-int sked__trigger_parse(const char *word, sked_trigger *out)
-{
-    int i = word_index(word, trigger_word, SKED_TRIGGER_API + 1);
-
-    if (i < 0)
-        return SKED_EINVAL;
-    *out = (sked_trigger) i;
-    return 0;
-}
-
-int sked__step_status_parse(const char *word, sked_step_status *out)
-{
-    int i = word_index(word, step_status_word, SKED_STEP_CANCELLED + 1);
-
-    if (i < 0)
-        return SKED_EINVAL;
-    *out = (sked_step_status) i;
-    return 0;
-}
-
-void sked__run_done(sked_run *r)
-{
-    if (!r)
-        return;
-    free(r->id);
-    free(r->workflow);
-    free(r->workflow_version);
-    free(r->schedule);
-    free(r->queue);
-    free(r->concurrency_key);
-    free(r->serial_key);
-    free(r->executor);
-    free(r->context);
-    free(r->output);
-    free(r->error);
-    free(r->error_code);
-    memset(r, 0, sizeof *r);
-}
-
-void sked__runs_free(sked_run *list, size_t n)
-{
-    for (size_t i = 0; list && i < n; i++)
-        sked__run_done(&list[i]);
-    free(list);
-}
-
-void sked__step_records_free(sked_step_record *list, size_t n)
-{
-    for (size_t i = 0; list && i < n; i++) {
-        free(list[i].step);
-        free(list[i].output);
-        free(list[i].stderr_text);
-        free(list[i].error);
-        free(list[i].error_code);
-    }
-    free(list);
-}
-
 void sked__queue_infos_free(sked_queue_info *list, size_t n)
 {
     for (size_t i = 0; list && i < n; i++)
@@ -161,7 +57,7 @@ static int cancel_one(sked_store *st, sked__tx *tx, const sked_run *r,
     *status = r->status;
     if (r->status != SKED_RUN_RUNNING && r->started_at == SKED_TIME_NONE) {
         /* Never started, so nothing to compensate: cancelled now. */
-        rc = st->ops->run_cancel(tx, r->id, true, now, err);
+        rc = st->ops->run_cancel(tx, r->id, "Cancelled.", now, err);
         if (rc == 0)
             rc = ev_cancelled(ev, r, reason, now, err);
         if (rc == 0)
@@ -170,7 +66,7 @@ static int cancel_one(sked_store *st, sked__tx *tx, const sked_run *r,
     }
     if (r->cancel_requested_at != SKED_TIME_NONE)
         return 0; /* asked already */
-    return st->ops->run_cancel(tx, r->id, false, now, err);
+    return st->ops->run_cancel(tx, r->id, NULL, now, err);
 }
 
 int sked__store_cancel_others(sked_store *st, sked__tx *tx,
@@ -196,6 +92,17 @@ struct cancel_arg {
     sked__ev_list ev;
 };
 
+/* Read run ID in TX (LOCK: locked, as store_ops.h says) into *out. */
+static int run_get(sked_store *st, sked__tx *tx, const char *id, bool lock,
+                   sked_run *out, sked_error *err)
+{
+    int rc = st->ops->run_get(tx, id, lock, out, err);
+
+    if (rc == SKED_ENOTFOUND)
+        rc = sked__error_set(err, rc, "id", -1, "no run \"%.200s\"", id);
+    return rc;
+}
+
 static int cancel_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct cancel_arg *a = arg;
@@ -203,7 +110,7 @@ static int cancel_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     int rc;
 
     sked__ev_reset(&a->ev);
-    rc = st->ops->run_get(tx, a->id, true, &r, err);
+    rc = run_get(st, tx, a->id, true, &r, err);
     if (rc != 0)
         return rc;
     if (r.status >= SKED_RUN_COMPLETED)
@@ -260,7 +167,7 @@ static int get_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     sked__step_records_free(a->steps, a->nsteps);
     a->steps = NULL;
     a->nsteps = 0;
-    rc = st->ops->run_get(tx, a->id, false, &a->run, err);
+    rc = run_get(st, tx, a->id, false, &a->run, err);
     a->have = rc == 0;
     if (rc == 0 && a->want_steps)
         rc = st->ops->steps_list(tx, a->id, &a->steps, &a->nsteps, err);

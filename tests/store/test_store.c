@@ -853,6 +853,44 @@ static void test_concurrency_key(void **state)
     assert_true(created[0] && created[1]);
 }
 
+/* A refused key is named the same way on every back-end: the field, the
+ * first run of the batch holding it, and the key in the message (cut at
+ * 100 bytes), for keys of every length up to the limit and the holder at
+ * every place of the batch. */
+static void test_concurrency_key_named(void **state)
+{
+    static const size_t lens[] = {1, 99, 100, 127, 128, 129, 160, 200};
+    sked_store *st = *state;
+    char key[SKED_RUN_KEY_MAX + 1], ids[4][16], want[160];
+    bool created[3];
+    sked_error err;
+    int round = 0;
+
+    for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
+        for (size_t at = 0; at < 3; at++, round++) {
+            sked_run_new held, batch[3];
+            for (size_t i = 0; i < lens[l]; i++)
+                key[i] = (char) ('a' + (i + (size_t) round) % 26);
+            key[lens[l]] = '\0';
+            for (int i = 0; i < 4; i++)
+                snprintf(ids[i], sizeof ids[i], "n%d-%d", round, i);
+            held = run(ids[0], key);
+            for (size_t i = 0; i < 3; i++)
+                batch[i] = run(ids[i + 1], i == at ? key : NULL);
+            assert_int_equal(
+                sked__store_runs_insert(st, &held, 1, created, NULL), 0);
+            assert_int_equal(
+                sked__store_runs_insert(st, batch, 3, created, &err),
+                SKED_ECONFLICT);
+            snprintf(want, sizeof want,
+                     "an active run holds the concurrency key \"%.100s\"", key);
+            assert_string_equal(err.field, "concurrency_key");
+            assert_int_equal(err.pos, (int) at);
+            assert_string_equal(err.msg, want);
+        }
+    assert_int_equal(count("runs"), round); /* only the holders */
+}
+
 /* The store writes runs many to a statement; a statement where some runs
  * already exist or are refused by the active-key index must still tell
  * each run's fate, and write run.created for exactly the runs created,
@@ -1562,6 +1600,7 @@ int main(void)
         T_(test_apply_adopts),
         T_(test_runs_insert_if_absent),
         T_(test_concurrency_key),
+        T_(test_concurrency_key_named),
         T_(test_runs_create_lenient_batches),
         T_(test_runs_create_random),
         T_(test_fire_many),

@@ -5,12 +5,12 @@
  * null for what is not set. A run's context and JSON outputs are
  * embedded as JSON; an output that is not JSON (a command's stdout) is a
  * string. */
-#ifndef SKED_STORE_RUN_JSON_H
-#define SKED_STORE_RUN_JSON_H
+#ifndef SKED_MODEL_RUN_JSON_H
+#define SKED_MODEL_RUN_JSON_H
 
 #include <jansson.h>
 
-#include "store/store_run.h"
+#include "model/run.h"
 
 /* The object of R, with "steps" (an array of the N attempts STEPS) when
  * STEPS is not NULL. A new reference; NULL when out of memory. */
