@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The store's health (store_health.h): per op, whether it is failing,
- * since when and with what; per (op, error code), a counter. One mutex;
+ * since when and with what; per (op, error code), a counter; the last
+ * episodes of the claims and renewals, when they began and ended, for
+ * the claim's recovery of leases (sked__lease_recover_before). One mutex;
  * a report is a few stores under it, cheap beside the call it reports. */
 #include "store/store_health.h"
 
@@ -16,6 +18,9 @@
  * (a code of the table added later still counts, as "internal"). */
 #define CODE_ENUM(name, num, api, http, exitc, msg) +1
 #define CODES_MAX                                   (1 SKED_ERRNO_MAP(CODE_ENUM))
+/* The leases' episodes kept (sked__lease_recover_before): only those that
+ * ended less than a lease ago matter, a few at most. */
+#define EPISODES 8
 
 typedef struct op_state {
     bool failing;
@@ -31,6 +36,11 @@ struct sked__health {
     int nfailing;      /* ops failing now */
     uint64_t failures; /* failed tries in this episode */
     uint64_t episode;
+    /* The leases' episodes (lease_op), the last ones: the Eth in
+     * last[E % EPISODES]. */
+    int nlease; /* lease ops failing now */
+    uint64_t nlease_episodes;
+    sked_store_episode last[EPISODES];
 };
 
 static const char *const op_names[SKED_OP__COUNT] = {
@@ -53,6 +63,8 @@ int sked__health_new(sked__health **out)
         free(h);
         return SKED_ENOMEM;
     }
+    for (int i = 0; i < EPISODES; i++)
+        h->last[i].start = h->last[i].end = SKED_TIME_NONE;
     *out = h;
     return 0;
 }
@@ -70,6 +82,26 @@ static int slot_of(int code)
     return code < 0 && code > -CODES_MAX ? -code : 0;
 }
 
+/* The ops whose failures keep leases from being recovered: those that
+ * write the runs table for every run alike and are tried again and again
+ * until they succeed (a firing can fail for one schedule, a journal's
+ * batch for its own runs, and for ever). */
+static bool lease_op(sked_store_op op)
+{
+    return op == SKED_OP_CLAIM || op == SKED_OP_RENEW;
+}
+
+/* The leases' episode: begins when a lease_op starts failing with none
+ * failing, ends when none is. Under mu. */
+static void lease_episode(sked__health *h, bool failing, sked_time now)
+{
+    if (failing && h->nlease++ == 0)
+        h->last[++h->nlease_episodes % EPISODES] =
+            (sked_store_episode){now, SKED_TIME_NONE};
+    else if (!failing && --h->nlease == 0)
+        h->last[h->nlease_episodes % EPISODES].end = now;
+}
+
 void sked__store_report(sked_store *st, sked_store_op op, int rc,
                         const sked_error *err)
 {
@@ -83,6 +115,8 @@ void sked__store_report(sked_store *st, sked_store_op op, int rc,
     if (rc == 0) {
         if (o->failing && --h->nfailing == 0)
             h->failures = 0;
+        if (o->failing && lease_op(op))
+            lease_episode(h, false, sked__store_now(st));
         o->failing = false;
         pthread_mutex_unlock(&h->mu);
         return;
@@ -94,6 +128,8 @@ void sked__store_report(sked_store *st, sked_store_op op, int rc,
             h->episode++;
         o->failing = true;
         o->since = sked__store_now(st);
+        if (lease_op(op))
+            lease_episode(h, true, o->since);
     }
     o->code = rc;
     snprintf(o->msg, sizeof o->msg, "%s",
@@ -145,6 +181,35 @@ const char *sked__store_fault_reason(int code)
     default:
         return "the database call fails";
     }
+}
+
+sked_time sked__lease_recover_before(const sked_store_episode *ep, size_t nep,
+                                     sked_time now, sked_dur lease)
+{
+    sked_time before = now;
+
+    for (size_t i = 0; i < nep; i++) {
+        if (ep[i].start == SKED_TIME_NONE)
+            continue;
+        bool near = ep[i].end == SKED_TIME_NONE || now < ep[i].end + lease;
+        if (near && ep[i].start - lease < before)
+            before = ep[i].start - lease;
+    }
+    return before;
+}
+
+sked_time sked__store_recover_before(sked_store *st, sked_time now,
+                                     sked_dur lease)
+{
+    sked__health *h = st ? st->health : NULL;
+    sked_store_episode last[EPISODES];
+
+    if (!h)
+        return now;
+    pthread_mutex_lock(&h->mu);
+    memcpy(last, h->last, sizeof last);
+    pthread_mutex_unlock(&h->mu);
+    return sked__lease_recover_before(last, EPISODES, now, lease);
 }
 
 void sked__store_errors_each(sked_store *st, sked_store_errors_fn fn, void *ctx)
