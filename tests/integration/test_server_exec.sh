@@ -21,6 +21,11 @@
 # 6. A step printing 100 MB of NULs after bytes that are not UTF-8
 #    completes; what is kept is 64 KiB made valid UTF-8, marked truncated.
 # 7. An http step to a closed port fails its run with that reason.
+# 8. A command stopped (a cancel, its timeout) as it ends: one that then
+#    exits 0 completed, and a cancelled run compensates it; one that
+#    exits with another status was stopped. Each case a command that
+#    ignores SIGTERM and ends by itself within its kill_grace, as one
+#    whose last moment the signal meets does.
 #
 # Env: SKED_BIN; SKED_TEST_PG_URL for pg. Ends with "N passed, M failed".
 set -u
@@ -86,6 +91,22 @@ workflows:
         needs: [first]
         sh: 'echo blocking >> $mark/block; sleep 30'
 YAML
+# Section 8's workflows: end-STOP-STATUS.
+for stop in cancel timeout; do
+    for rc in 0 3; do
+        limit=2h
+        [ "$stop" = timeout ] && limit=1s
+        cat >>"$wf" <<YAML
+  end-$stop-$rc:
+    steps:
+      - name: ending
+        sh: 'echo begun > $mark/end-$stop-$rc; trap "" TERM; sleep 4; echo done; exit $rc'
+        timeout: $limit
+        kill_grace: 20s
+        compensate: {sh: 'echo undone >> $mark/end-$stop-$rc-undo'}
+YAML
+    done
+done
 
 srv() { start_server "$1" --db "$db" --workflows "$wf" --lease 3s "${@:2}"; }
 
@@ -244,13 +265,45 @@ s = json.load(sys.stdin)["steps"][0]
 print(s["error_code"], "127.0.0.1:9/hook" in s["error"])')
 check "the step says why" "$got" "http_failed True"
 
+# ---- 8. stopped as it ends --------------------------------------------------
+# run_steps ID: "STATUS STEP_STATUS ERROR_CODE OUTPUT" of the run and its
+# first step.
+run_steps() {
+    run_json "$1" | $py -c '
+import json, sys
+r = json.load(sys.stdin)
+s = [x for x in r["steps"] if not x["compensation"]][0]
+print(r["status"], s["status"], s.get("error_code") or "-",
+      (s.get("output") or "-").strip())'
+}
+for stop in cancel timeout; do
+    for rc in 0 3; do
+        n=end-$stop-$rc
+        eid=$("$bin" run start "$n" --db "$db")
+        deadline=$((SECONDS + 20))
+        until [ -s "$mark/$n" ] || [ $SECONDS -ge $deadline ]; do sleep 0.05; done
+        [ "$stop" = cancel ] && "$bin" run cancel "$eid" --db "$db" >/dev/null
+        wait_status "$eid" "$([ "$stop" = cancel ] && echo cancelled ||
+            { [ "$rc" = 0 ] && echo completed || echo failed; })" 30 &&
+            pass || fail "$n ends" "$(run_json "$eid")"
+        case $stop-$rc in
+        cancel-0) want="cancelled completed - done"; undo=undone ;;
+        cancel-3) want="cancelled cancelled cancelled done"; undo= ;;
+        timeout-0) want="completed completed - done"; undo= ;;
+        timeout-3) want="failed failed timeout done"; undo= ;;
+        esac
+        check "$n: the run and its step" "$(run_steps "$eid")" "$want"
+        check "$n: compensated" "$(cat "$mark/$n-undo" 2>/dev/null)" "$undo"
+    done
+done
+
 # ---- the workflows the servers registered -----------------------------------
 got=$("$bin" workflow list --json --db "$db" | $py -c '
 import json, sys
 print(" ".join("%s:%s" % (w["name"], w["definition"]["queue"])
                for w in json.load(sys.stdin)["workflows"]))')
 check "workflow list" "$got" \
-    "cancellable:default hook:default missing:default noisy:default paired:pair single:solo slow:default three-steps:default"
+    "cancellable:default end-cancel-0:default end-cancel-3:default end-timeout-0:default end-timeout-3:default hook:default missing:default noisy:default paired:pair single:solo slow:default three-steps:default"
 
 for s in b c; do
     stop_server "$s" TERM
