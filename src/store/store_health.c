@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The store's health (store_health.h): per op, whether it is failing,
  * since when and with what; per (op, error code), a counter; the last
- * episodes of the claims and renewals, when they began and ended, for
- * the claim's recovery of leases (sked__lease_recover_before). One mutex;
- * a report is a few stores under it, cheap beside the call it reports. */
+ * episodes in which the database was out of reach, when they began and
+ * ended, for the claim's recovery of leases (sked__lease_recover_before). One
+ * mutex; a report is a few stores under it, cheap beside the call it reports.
+ */
 #include "store/store_health.h"
 
 #include <pthread.h>
@@ -24,6 +25,8 @@
 
 typedef struct op_state {
     bool failing;
+    bool unavailable; /* failing, and its last error says the database is
+                         out of reach (unavailable()) */
     int code;
     sked_time since;
     char msg[SKED_ERROR_MSG_MAX];
@@ -36,9 +39,9 @@ struct sked__health {
     int nfailing;      /* ops failing now */
     uint64_t failures; /* failed tries in this episode */
     uint64_t episode;
-    /* The leases' episodes (lease_op), the last ones: the Eth in
+    /* The leases' episodes (set_unavailable), the last ones: the Eth in
      * last[E % EPISODES]. */
-    int nlease; /* lease ops failing now */
+    int nunavailable; /* ops failing now with the database out of reach */
     uint64_t nlease_episodes;
     sked_store_episode last[EPISODES];
 };
@@ -82,24 +85,30 @@ static int slot_of(int code)
     return code < 0 && code > -CODES_MAX ? -code : 0;
 }
 
-/* The ops whose failures keep leases from being recovered: those that
- * write the runs table for every run alike and are tried again and again
- * until they succeed (a firing can fail for one schedule, a journal's
- * batch for its own runs, and for ever). */
-static bool lease_op(sked_store_op op)
+/* Whether a failure of CODE says the database is out of reach for this
+ * server as a whole (so, most likely, for every server: the owners of
+ * leases could not renew them either), not that one call was refused
+ * (a firing that fails for one schedule, a batch for one run, memory):
+ * those can last for ever and must not hold recovery back. */
+static bool unavailable(int code)
 {
-    return op == SKED_OP_CLAIM || op == SKED_OP_RENEW;
+    return code == SKED_ENOSPC || code == SKED_EROFS || code == SKED_EBUSY ||
+           code == SKED_ESTALE;
 }
 
-/* The leases' episode: begins when a lease_op starts failing with none
- * failing, ends when none is. Under mu. */
-static void lease_episode(sked__health *h, bool failing, sked_time now)
+/* Mark O out of reach (U) or not. The leases' episode begins when the
+ * first op is, ends when none is. Under mu. */
+static void set_unavailable(sked_store *st, sked__health *h, op_state *o,
+                            bool u)
 {
-    if (failing && h->nlease++ == 0)
+    if (u == o->unavailable)
+        return;
+    o->unavailable = u;
+    if (u && h->nunavailable++ == 0)
         h->last[++h->nlease_episodes % EPISODES] =
-            (sked_store_episode){now, SKED_TIME_NONE};
-    else if (!failing && --h->nlease == 0)
-        h->last[h->nlease_episodes % EPISODES].end = now;
+            (sked_store_episode){sked__store_now(st), SKED_TIME_NONE};
+    else if (!u && --h->nunavailable == 0)
+        h->last[h->nlease_episodes % EPISODES].end = sked__store_now(st);
 }
 
 void sked__store_report(sked_store *st, sked_store_op op, int rc,
@@ -112,11 +121,10 @@ void sked__store_report(sked_store *st, sked_store_op op, int rc,
         return;
     o = &h->op[op];
     pthread_mutex_lock(&h->mu);
+    set_unavailable(st, h, o, rc != 0 && unavailable(rc));
     if (rc == 0) {
         if (o->failing && --h->nfailing == 0)
             h->failures = 0;
-        if (o->failing && lease_op(op))
-            lease_episode(h, false, sked__store_now(st));
         o->failing = false;
         pthread_mutex_unlock(&h->mu);
         return;
@@ -128,8 +136,6 @@ void sked__store_report(sked_store *st, sked_store_op op, int rc,
             h->episode++;
         o->failing = true;
         o->since = sked__store_now(st);
-        if (lease_op(op))
-            lease_episode(h, true, o->since);
     }
     o->code = rc;
     snprintf(o->msg, sizeof o->msg, "%s",

@@ -69,6 +69,16 @@ static int open_store(sked_store **out, sked_error *err)
     return sked__store_open(db_url, &o, out, err);
 }
 
+/* Move the SQLite file away (AWAY) or back; rename's result. */
+static int move_db(bool away)
+{
+    char path[1100], moved[1110];
+
+    snprintf(path, sizeof path, "%s", db_url + 7);
+    snprintf(moved, sizeof moved, "%s.away", path);
+    return away ? rename(path, moved) : rename(moved, path);
+}
+
 static int setup(void **state)
 {
     const char *const tables[] = {
@@ -78,9 +88,11 @@ static int setup(void **state)
     sked_error err;
 
     vclock.t = T("2026-01-10T12:00:00Z");
+    /* Faults a failed test left (out_of_reach, refuse_run). */
+    if (strncmp(db_url, "sqlite:", 7) == 0)
+        (void) move_db(false);
     if (open_store(&st, &err) != 0)
         fail_msg("open %s: %s", db_url, err.msg);
-    /* A fault a failed test left (fail_run_updates). */
     sql1(strncmp(db_url, "sqlite:", 7) == 0
              ? "DROP TRIGGER IF EXISTS sked_test_fail"
              : "DROP TRIGGER IF EXISTS sked_test_fail ON runs");
@@ -634,24 +646,47 @@ static void test_lease_recovery(void **state)
                      0);
 }
 
-/* Make every change of a run fail, as a full disk does (a trigger that
- * raises), or let them through again. */
-static void fail_run_updates(bool on)
+/* Put the database out of every server's reach, as a full disk does, or
+ * bring it back. SQLite: the file moved away (every transaction then
+ * fails, database_gone), and back. PostgreSQL: every change of a run
+ * fails with the server's own disk-full error (SQLSTATE 53100). */
+static void out_of_reach(bool on)
 {
-    static const char *const sqlite_sql[] = {
-        "CREATE TRIGGER sked_test_fail BEFORE UPDATE ON runs "
-        "BEGIN SELECT RAISE(ABORT, 'injected update failure'); END",
-        "DROP TRIGGER sked_test_fail"};
     static const char *const pg_sql[] = {
         "CREATE OR REPLACE FUNCTION sked_test_fail() RETURNS trigger "
-        "LANGUAGE plpgsql AS $$BEGIN "
-        "RAISE EXCEPTION 'injected update failure'; END$$; "
+        "LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION "
+        "'could not extend file' USING ERRCODE = 'disk_full'; END$$; "
         "CREATE TRIGGER sked_test_fail BEFORE UPDATE ON runs FOR EACH ROW "
         "EXECUTE FUNCTION sked_test_fail()",
         "DROP TRIGGER sked_test_fail ON runs; DROP FUNCTION sked_test_fail()"};
+    if (strncmp(db_url, "sqlite:", 7) == 0)
+        assert_int_equal(move_db(on), 0);
+    else
+        sql1("%s", pg_sql[on ? 0 : 1]);
+}
 
-    sql1("%s", (strncmp(db_url, "sqlite:", 7) == 0 ? sqlite_sql
-                                                   : pg_sql)[on ? 0 : 1]);
+/* Refuse the changes of run ID, and of it alone, with a plain error (a
+ * check that fails), or no longer. */
+static void refuse_run(const char *id, bool on)
+{
+    if (strncmp(db_url, "sqlite:", 7) == 0) {
+        if (on)
+            sql1("CREATE TRIGGER sked_test_fail BEFORE UPDATE ON runs "
+                 "WHEN OLD.id = '%s' "
+                 "BEGIN SELECT RAISE(ABORT, 'refused'); END",
+                 id);
+        else
+            sql1("DROP TRIGGER sked_test_fail");
+    } else if (on) {
+        sql1("CREATE OR REPLACE FUNCTION sked_test_fail() RETURNS trigger "
+             "LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'refused'; END$$; "
+             "CREATE TRIGGER sked_test_fail BEFORE UPDATE ON runs FOR EACH "
+             "ROW WHEN (OLD.id = '%s') EXECUTE FUNCTION sked_test_fail()",
+             id);
+    } else {
+        sql1("DROP TRIGGER sked_test_fail ON runs; "
+             "DROP FUNCTION sked_test_fail()");
+    }
 }
 
 /* One second of a server's background work, as the workers do it: the
@@ -737,14 +772,14 @@ static void test_lease_kept_after_store_failure(void **state)
                         sked__store_runs_renew(a, "a", held, 3, vclock.t, lease,
                                                NULL, NULL, NULL, NULL),
                         0);
-                fail_run_updates(true);
+                out_of_reach(true);
                 sked_time until = vclock.t + outages[oi] * lease + SEC;
                 for (; vclock.t < until; vclock.t += lease / 5)
                     assert_string_equal(
                         second(a, held, 3, b, lease, buf, sizeof buf), "");
                 assert_true(sked__store_fault(a, NULL));
                 assert_true(sked__store_fault(b, NULL));
-                fail_run_updates(false);
+                out_of_reach(false);
                 /* Back: b claims first, a renews a third of the lease
                  * later (its heartbeat's longest wait), b claiming all
                  * along. */
@@ -790,6 +825,39 @@ static void test_lease_kept_after_store_failure(void **state)
                             vclock.t);
             }
     sked__store_close(a);
+}
+
+/* A call refused for one run (a check that fails, for as long as the
+ * run lasts) is not the database out of reach: it holds no recovery
+ * back. b's renewals of its own b-0 fail; the lease of c, dead long
+ * ago, is recovered as ever. */
+static void test_refused_call_holds_nothing_back(void **state)
+{
+    static const char *const held[] = {"b-0"};
+    sked_store *b = *state;
+    sked_error err;
+    char buf[256];
+
+    add(b, (sked_run_new){.id = "c-0"});
+    assert_string_equal(
+        claim_ids(b, (claim_opts){.executor = "c"}, buf, sizeof buf), "c-0");
+    add(b, (sked_run_new){.id = "b-0"});
+    assert_string_equal(
+        claim_ids(b, (claim_opts){.executor = "b"}, buf, sizeof buf), "b-0");
+    refuse_run("b-0", true);
+    for (sked_time end = vclock.t + 3 * LEASE; vclock.t < end;
+         vclock.t += LEASE / 3) {
+        int rc = sked__store_runs_renew(b, "b", held, 1, vclock.t, LEASE, NULL,
+                                        NULL, NULL, &err);
+        sked__store_report(b, SKED_OP_RENEW, rc, &err);
+        assert_int_not_equal(rc, 0);
+    }
+    assert_true(sked__store_fault(b, NULL));
+    assert_string_equal(
+        claim_ids(b, (claim_opts){.executor = "b", .held = held, .nheld = 1},
+                  buf, sizeof buf),
+        "c-0");
+    refuse_run("b-0", false);
 }
 
 /* Renewing moves the leases of the runs the executor says it holds (and
@@ -1814,6 +1882,7 @@ int main(void)
         T_(test_lease_recovery),
         T_(test_held_not_recovered),
         T_(test_lease_kept_after_store_failure),
+        T_(test_refused_call_holds_nothing_back),
         T_(test_renew),
         T_(test_release),
         T_(test_ops_batch),
