@@ -26,6 +26,10 @@
 #    exits with another status was stopped. Each case a command that
 #    ignores SIGTERM and ends by itself within its kill_grace, as one
 #    whose last moment the signal meets does.
+# 9. A server frozen (SIGSTOP) past its lease while its step runs: the
+#    other server recovers the run; once the frozen one wakes, it stops
+#    its own execution of the step at its first renewal (within a third
+#    of the lease), not at the step's end, and the run completes once.
 #
 # Env: SKED_BIN; SKED_TEST_PG_URL for pg. Ends with "N passed, M failed".
 set -u
@@ -90,6 +94,13 @@ workflows:
       - name: block
         needs: [first]
         sh: 'echo blocking >> $mark/block; sleep 30'
+YAML
+# Section 9's: a step that says when it starts and when it is stopped.
+cat >>"$wf" <<YAML
+  frozen:
+    steps:
+      - name: hold
+        sh: 'echo "\$\$ begun" >> $mark/frozen; trap "echo \$\$ stopped >> $mark/frozen; exit 143" TERM; sleep 10 & wait'
 YAML
 # Section 8's workflows: end-STOP-STATUS.
 for stop in cancel timeout; do
@@ -297,13 +308,38 @@ for stop in cancel timeout; do
     done
 done
 
+# ---- 9. a frozen server wakes to a run it lost -------------------------------
+fid=$("$bin" run start frozen --db "$db")
+deadline=$((SECONDS + 20))
+until [ -s "$mark/frozen" ] || [ $SECONDS -ge $deadline ]; do sleep 0.05; done
+owner=$(run_json "$fid" | $py -c 'import json,sys; print(json.load(sys.stdin)["executor"].rsplit(":", 1)[1])')
+kill -STOP "$owner"
+deadline=$((SECONDS + 20))
+until [ "$(grep -c begun "$mark/frozen")" -ge 2 ] || [ $SECONDS -ge $deadline ]; do
+    sleep 0.05
+done
+first=$(head -n 1 "$mark/frozen" | cut -d' ' -f1)
+kill -CONT "$owner"
+# The lease is 3 s: the woken server renews within a second, then stops
+# its step, which would otherwise go on for some 5 s more.
+sleep 2.5
+check "the woken server stopped its step" \
+    "$(grep -c "^$first stopped" "$mark/frozen")" 1
+wait_status "$fid" completed 30 && pass || fail "frozen: completes" "$(run_json "$fid")"
+got=$(run_json "$fid" | $py -c '
+import json, sys
+print(" ".join("%d:%s:%s" % (s["attempt"], s["status"], s.get("error_code") or "-")
+               for s in json.load(sys.stdin)["steps"]))')
+check "frozen: the attempts on record" "$got" \
+    "1:failed:lease_expired 2:completed:-"
+
 # ---- the workflows the servers registered -----------------------------------
 got=$("$bin" workflow list --json --db "$db" | $py -c '
 import json, sys
 print(" ".join("%s:%s" % (w["name"], w["definition"]["queue"])
                for w in json.load(sys.stdin)["workflows"]))')
 check "workflow list" "$got" \
-    "cancellable:default end-cancel-0:default end-cancel-3:default end-timeout-0:default end-timeout-3:default hook:default missing:default noisy:default paired:pair single:solo slow:default three-steps:default"
+    "cancellable:default end-cancel-0:default end-cancel-3:default end-timeout-0:default end-timeout-3:default frozen:default hook:default missing:default noisy:default paired:pair single:solo slow:default three-steps:default"
 
 for s in b c; do
     stop_server "$s" TERM
