@@ -2,9 +2,9 @@
 /* The store's health (store_health.h): per op, whether it is failing,
  * since when and with what; per (op, error code), a counter; the last
  * episodes in which the database was out of reach, when they began and
- * ended, for the claim's recovery of leases (sked__lease_recover_before). One
- * mutex; a report is a few stores under it, cheap beside the call it reports.
- */
+ * ended, for the claim's recovery of leases (sked__lease_recover_before).
+ * One mutex; a report is a few stores under it, cheap beside the call it
+ * reports. */
 #include "store/store_health.h"
 
 #include <pthread.h>
