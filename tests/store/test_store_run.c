@@ -648,17 +648,19 @@ static void test_lease_recovery(void **state)
 
 /* Put the database out of every server's reach, as a full disk does, or
  * bring it back. SQLite: the file moved away (every transaction then
- * fails, database_gone), and back. PostgreSQL: every change of a run
- * fails with the server's own disk-full error (SQLSTATE 53100). */
+ * fails, database_gone), and back. PostgreSQL: every new run and every
+ * change of one fails with the server's own disk-full error (SQLSTATE
+ * 53100). */
 static void out_of_reach(bool on)
 {
     static const char *const pg_sql[] = {
         "CREATE OR REPLACE FUNCTION sked_test_fail() RETURNS trigger "
         "LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION "
         "'could not extend file' USING ERRCODE = 'disk_full'; END$$; "
-        "CREATE TRIGGER sked_test_fail BEFORE UPDATE ON runs FOR EACH ROW "
-        "EXECUTE FUNCTION sked_test_fail()",
+        "CREATE TRIGGER sked_test_fail BEFORE INSERT OR UPDATE ON runs "
+        "FOR EACH ROW EXECUTE FUNCTION sked_test_fail()",
         "DROP TRIGGER sked_test_fail ON runs; DROP FUNCTION sked_test_fail()"};
+
     if (strncmp(db_url, "sqlite:", 7) == 0)
         assert_int_equal(move_db(on), 0);
     else
@@ -689,14 +691,32 @@ static void refuse_run(const char *id, bool on)
     }
 }
 
+/* CLAIMER's scheduler fires: a run of a workflow no one here claims,
+ * reported as a firing. */
+static void fire(sked_store *claimer)
+{
+    static int k;
+    char id[32];
+    sked_error err = {0};
+
+    snprintf(id, sizeof id, "f-%d", k++);
+    sked_run_new r = {.id = id,
+                      .workflow = "elsewhere",
+                      .scheduled_for = SKED_TIME_NONE,
+                      .not_before = SKED_TIME_NONE};
+    int rc = sked__store_runs_insert(claimer, &r, 1, NULL, &err);
+    sked__store_report(claimer, SKED_OP_FIRE, rc, &err);
+}
+
 /* One second of a server's background work, as the workers do it: the
  * heartbeat of OWNER renews the NHELD runs HELD, with leases of LEASE,
- * and CLAIMER's dispatcher claims; each reports to its own store's
- * health. Returns the ids CLAIMER took, joined by spaces, into BUF (""
- * when the claim failed). */
+ * and CLAIMER's scheduler fires, then its dispatcher claims, unless
+ * CLAIMS is false; each reports to its own store's health. Returns the
+ * ids CLAIMER took, joined by spaces, into BUF ("" when the claim failed
+ * or was not made). */
 static const char *second(sked_store *owner, const char *const *held,
-                          size_t nheld, sked_store *claimer, sked_dur lease,
-                          char *buf, size_t size)
+                          size_t nheld, sked_store *claimer, bool claims,
+                          sked_dur lease, char *buf, size_t size)
 {
     sked_claim_req req = {.executor = "b", .now = vclock.t, .lease = lease};
     sked_run *runs = NULL;
@@ -714,6 +734,9 @@ static const char *second(sked_store *owner, const char *const *held,
         sked__store_report(owner, SKED_OP_RENEW, rc, &err);
         assert_true(rc != 0 || renewed == nheld);
     }
+    fire(claimer);
+    if (!claims)
+        return ids_of(NULL, 0, buf, size);
     rc = sked__store_runs_claim(claimer, &req, &runs, &n, NULL, NULL, &err);
     sked__store_report(claimer, SKED_OP_CLAIM, rc, &err);
     return ids_of(runs, rc == 0 ? n : 0, buf, size);
@@ -728,8 +751,9 @@ static const char *second(sked_store *owner, const char *const *held,
  * that had run out before the failure began (those of "c", dead long
  * before), and a, renewing within a third of the lease, keeps its runs
  * and records their ends. A dead a loses its runs a lease after the
- * database came back. Over several leases, outage lengths, and a live or
- * a dead a. */
+ * database came back. Over several leases, outage lengths, a live or a
+ * dead a, and a b whose claims meet the failure or only its firings (its
+ * claims not made, or with nothing to write). */
 static void test_lease_kept_after_store_failure(void **state)
 {
     static const char *const held[] = {"a-0", "a-1", "a-2"};
@@ -743,8 +767,9 @@ static void test_lease_kept_after_store_failure(void **state)
         fail_msg("open %s: %s", db_url, err.msg);
     for (size_t li = 0; li < sizeof leases / sizeof *leases; li++)
         for (size_t oi = 0; oi < sizeof outages / sizeof *outages; oi++)
-            for (int alive = 0; alive < 2; alive++) {
+            for (int c = 0; c < 4; c++) {
                 sked_dur lease = leases[li];
+                bool alive = c & 1, claims = c & 2;
                 sql1("DELETE FROM steps");
                 sql1("DELETE FROM runs");
                 /* c died long ago, holding c-0. */
@@ -776,7 +801,8 @@ static void test_lease_kept_after_store_failure(void **state)
                 sked_time until = vclock.t + outages[oi] * lease + SEC;
                 for (; vclock.t < until; vclock.t += lease / 5)
                     assert_string_equal(
-                        second(a, held, 3, b, lease, buf, sizeof buf), "");
+                        second(a, held, 3, b, claims, lease, buf, sizeof buf),
+                        "");
                 assert_true(sked__store_fault(a, NULL));
                 assert_true(sked__store_fault(b, NULL));
                 out_of_reach(false);
@@ -785,20 +811,21 @@ static void test_lease_kept_after_store_failure(void **state)
                  * along. */
                 sked_time back = vclock.t;
                 assert_string_equal(
-                    second(NULL, NULL, 0, b, lease, buf, sizeof buf), "c-0");
+                    second(NULL, NULL, 0, b, true, lease, buf, sizeof buf),
+                    "c-0");
                 assert_false(sked__store_fault(b, NULL));
                 for (vclock.t += lease / 10; vclock.t < back + lease;
                      vclock.t += lease / 10) {
                     bool renews = alive && vclock.t >= back + lease / 3;
                     assert_string_equal(second(renews ? a : NULL, held, 3, b,
-                                               lease, buf, sizeof buf),
+                                               true, lease, buf, sizeof buf),
                                         "");
                 }
                 if (!alive) {
                     /* A lease after the database came back: a is dead. */
                     vclock.t = back + lease;
                     assert_string_equal(
-                        second(NULL, NULL, 0, b, lease, buf, sizeof buf),
+                        second(NULL, NULL, 0, b, true, lease, buf, sizeof buf),
                         "a-0 a-1 a-2");
                     continue;
                 }
@@ -806,7 +833,7 @@ static void test_lease_kept_after_store_failure(void **state)
                  * the ends of its steps are recorded, once. */
                 vclock.t = back + lease;
                 assert_string_equal(
-                    second(a, held, 3, b, lease, buf, sizeof buf), "");
+                    second(a, held, 3, b, true, lease, buf, sizeof buf), "");
                 for (int i = 0; i < 3; i++) {
                     assert_int_equal(
                         op1(a, step_op(SKED_RUN_OP_STEP_END, held[i], "a",
