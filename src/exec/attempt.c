@@ -272,7 +272,13 @@ static void proc_outcome(const sked_attempt *a, sked_proc_result *p,
     r->truncated = (p->out_truncated ? 1 : 0) | (p->err_truncated ? 2 : 0);
     r->exit_code = p->exit_code;
     r->duration = p->duration;
-    if (p->stop != SKED_PROC_EXITED) {
+    /* A command that exited 0 completed, even when it was being stopped,
+     * as a function that returned success does: the stop came as it was
+     * ending (its work done; recorded as stopped, its compensation would
+     * never run), or it chose to finish. A cancel still ends the run
+     * before the next step, and compensates this one. */
+    bool exited_ok = p->term_signal == 0 && p->exit_code == 0;
+    if (p->stop != SKED_PROC_EXITED && !exited_ok) {
         int reason = stop_reason(a);
         fail_stopped(r, reason ? reason : SKED_STOP_DEADLINE);
         if (p->killed) {

@@ -319,12 +319,53 @@ static void strs_free(char **v, size_t n)
     free(v);
 }
 
-/* Renew the leases of the runs held here, act on cancel requests.
- * Returns 0 or the store's error. */
+/* Whether run ID is still this executor's, running, by the store; true
+ * when the store cannot say (the next beat asks again). */
+static bool still_ours(sked_workers *w, const char *id)
+{
+    sked_run r;
+    sked_error err = {0};
+
+    if (sked__store_run_get(w->cfg.env.store, id, &r, NULL, NULL, &err) != 0)
+        return true;
+    bool ours = r.status == SKED_RUN_RUNNING && r.executor &&
+                strcmp(r.executor, w->cfg.env.executor) == 0;
+    sked__run_done(&r);
+    return ours;
+}
+
+/* A renewal left some runs held here out: those of the runs executing
+ * that another server took over (it recovered them while this one could
+ * not renew: frozen, cut off from the database) are stopped now, so that
+ * their steps do not go on beside the attempts that replaced them (what
+ * they would record is refused anyway). A run that just ended here is
+ * left out too; stopping it changes nothing. */
+static void stop_lost(sked_workers *w)
+{
+    char *ids[SKED_WORKERS_MAX];
+    size_t n = 0;
+
+    pthread_mutex_lock(&w->mu);
+    for (int i = 0; i < w->cfg.nworkers; i++)
+        if (w->slots[i].busy && (ids[n] = sked__strdup(w->slots[i].run.id)))
+            n++;
+    pthread_mutex_unlock(&w->mu);
+    for (size_t k = 0; k < n; k++) {
+        if (!still_ours(w, ids[k])) {
+            pthread_mutex_lock(&w->mu);
+            cancel_local(w, ids[k], SKED_STOP_LOST);
+            pthread_mutex_unlock(&w->mu);
+        }
+        free(ids[k]);
+    }
+}
+
+/* Renew the leases of the runs held here, act on cancel requests, stop
+ * the runs lost. Returns 0 or the store's error. */
 static int renew(sked_workers *w)
 {
     char **held = NULL, **ids = NULL;
-    size_t nheld = 0, nids = 0;
+    size_t nheld = 0, nids = 0, renewed = 0;
     sked_error err = {0};
 
     pthread_mutex_lock(&w->mu);
@@ -333,8 +374,10 @@ static int renew(sked_workers *w)
     if (rc == 0 && nheld > 0) {
         rc = sked__store_runs_renew(
             w->cfg.env.store, w->cfg.env.executor, (const char *const *) held,
-            nheld, now_of(w), w->cfg.lease, NULL, &ids, &nids, &err);
+            nheld, now_of(w), w->cfg.lease, &renewed, &ids, &nids, &err);
         sked__store_report(w->cfg.env.store, SKED_OP_RENEW, rc, &err);
+        if (rc == 0 && renewed < nheld)
+            stop_lost(w);
     } else if (rc == 0) {
         /* Nothing held: no lease can lapse, the renewal is not failing. */
         sked__store_report(w->cfg.env.store, SKED_OP_RENEW, 0, NULL);

@@ -32,6 +32,7 @@
 
 #include "base/error.h"
 #include "base/json_obj.h"
+#include "store/store_health.h"
 #include "store/store_int.h"
 #include "store/store_ops.h"
 
@@ -214,12 +215,16 @@ static sked__claim_query claim_query(const sked_claim_req *req,
 }
 
 /* Read the runs whose lease expired into C (a full queue's dead runs
- * still hold its slots: none is left out). */
+ * still hold its slots: none is left out). Expired means before the
+ * instant the store's health allows (sked__lease_recover_before): right
+ * after the database failed for this server, a lease that ran out
+ * meanwhile is its owner's to renew first. */
 static int cands_expired(sked_store *st, sked__tx *tx,
                          const sked_claim_req *req, cands *c, sked_error *err)
 {
     sked__claim_query q = claim_query(req, NULL, 0, false);
 
+    q.now = sked__store_recover_before(st, req->now, req->lease);
     q.expired = true;
     q.held = req->held;
     q.nheld = req->nheld;

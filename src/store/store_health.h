@@ -62,6 +62,31 @@ bool sked__store_fault(sked_store *st, sked_store_fault *out);
  * ("the disk is full"): what a client may read. Never NULL. */
 const char *sked__store_fault_reason(int code);
 
+/* One episode of the leases: from the first call that failed with the
+ * database out of reach (disk_full, read_only, unavailable,
+ * database_gone), with none failing so, to the success that left none
+ * (END SKED_TIME_NONE while it lasts). */
+typedef struct sked_store_episode {
+    sked_time start, end;
+} sked_store_episode;
+
+/* Pure: the instant before which a lease must have run out for a claim at
+ * NOW to recover it, after the NEP last episodes of the leases EP of the
+ * claiming server (any order; a START of SKED_TIME_NONE is an empty slot)
+ * and with leases of LEASE. While the database is out of reach for this
+ * server, and for one lease after it is back, the owner of a lease that
+ * ran out meanwhile had no way to renew it (the database failed for it
+ * too, most likely: a full disk, a restarted PostgreSQL): only a lease
+ * that had run out a lease before such an episode began is recovered
+ * then, and the owner gets one whole lease, with the database back, to
+ * renew the others. Otherwise NOW. */
+sked_time sked__lease_recover_before(const sked_store_episode *ep, size_t nep,
+                                     sked_time now, sked_dur lease);
+
+/* sked__lease_recover_before with the last episodes of ST's health. */
+sked_time sked__store_recover_before(sked_store *st, sked_time now,
+                                     sked_dur lease);
+
 /* Call FN for every (op, kind) counted so far, with its count. */
 typedef void (*sked_store_errors_fn)(void *ctx, const char *op,
                                      const char *kind, uint64_t n);

@@ -85,8 +85,9 @@ typedef struct sked__queue_load {
 
 /* The runs a claim may take, in claim order (priority, not_before,
  * created_at, id), at most LIMIT: with EXPIRED, runs running whose
- * lease_until < NOW; else runs pending or waiting with not_before <= NOW
- * and, when they have a serial_key, first of their key by
+ * lease_until < NOW (then the instant a lease must have run out by to be
+ * recovered, not always the claim's now); else runs pending or waiting with
+ * not_before <= NOW and, when they have a serial_key, first of their key by
  * (coalesce(scheduled_for, created_at), id) with no run of the key
  * running. Either way only runs whose workflow is one of WORKFLOWS with
  * the same version, or no version when that entry is latest, and whose

@@ -21,6 +21,15 @@
 # 6. A step printing 100 MB of NULs after bytes that are not UTF-8
 #    completes; what is kept is 64 KiB made valid UTF-8, marked truncated.
 # 7. An http step to a closed port fails its run with that reason.
+# 8. A command stopped (a cancel, its timeout) as it ends: one that then
+#    exits 0 completed, and a cancelled run compensates it; one that
+#    exits with another status was stopped. Each case a command that
+#    ignores SIGTERM and ends by itself within its kill_grace, as one
+#    whose last moment the signal meets does.
+# 9. A server frozen (SIGSTOP) past its lease while its step runs: the
+#    other server recovers the run; once the frozen one wakes, it stops
+#    its own execution of the step at its first renewal (within a third
+#    of the lease), not at the step's end, and the run completes once.
 #
 # Env: SKED_BIN; SKED_TEST_PG_URL for pg. Ends with "N passed, M failed".
 set -u
@@ -86,6 +95,29 @@ workflows:
         needs: [first]
         sh: 'echo blocking >> $mark/block; sleep 30'
 YAML
+# Section 9's: a step that says when it starts and when it is stopped.
+cat >>"$wf" <<YAML
+  frozen:
+    steps:
+      - name: hold
+        sh: 'echo "\$\$ begun" >> $mark/frozen; trap "echo \$\$ stopped >> $mark/frozen; exit 143" TERM; sleep 10 & wait'
+YAML
+# Section 8's workflows: end-STOP-STATUS.
+for stop in cancel timeout; do
+    for rc in 0 3; do
+        limit=2h
+        [ "$stop" = timeout ] && limit=1s
+        cat >>"$wf" <<YAML
+  end-$stop-$rc:
+    steps:
+      - name: ending
+        sh: 'echo begun > $mark/end-$stop-$rc; trap "" TERM; sleep 4; echo done; exit $rc'
+        timeout: $limit
+        kill_grace: 20s
+        compensate: {sh: 'echo undone >> $mark/end-$stop-$rc-undo'}
+YAML
+    done
+done
 
 srv() { start_server "$1" --db "$db" --workflows "$wf" --lease 3s "${@:2}"; }
 
@@ -244,13 +276,70 @@ s = json.load(sys.stdin)["steps"][0]
 print(s["error_code"], "127.0.0.1:9/hook" in s["error"])')
 check "the step says why" "$got" "http_failed True"
 
+# ---- 8. stopped as it ends --------------------------------------------------
+# run_steps ID: "STATUS STEP_STATUS ERROR_CODE OUTPUT" of the run and its
+# first step.
+run_steps() {
+    run_json "$1" | $py -c '
+import json, sys
+r = json.load(sys.stdin)
+s = [x for x in r["steps"] if not x["compensation"]][0]
+print(r["status"], s["status"], s.get("error_code") or "-",
+      (s.get("output") or "-").strip())'
+}
+for stop in cancel timeout; do
+    for rc in 0 3; do
+        n=end-$stop-$rc
+        eid=$("$bin" run start "$n" --db "$db")
+        deadline=$((SECONDS + 20))
+        until [ -s "$mark/$n" ] || [ $SECONDS -ge $deadline ]; do sleep 0.05; done
+        [ "$stop" = cancel ] && "$bin" run cancel "$eid" --db "$db" >/dev/null
+        wait_status "$eid" "$([ "$stop" = cancel ] && echo cancelled ||
+            { [ "$rc" = 0 ] && echo completed || echo failed; })" 30 &&
+            pass || fail "$n ends" "$(run_json "$eid")"
+        case $stop-$rc in
+        cancel-0) want="cancelled completed - done"; undo=undone ;;
+        cancel-3) want="cancelled cancelled cancelled done"; undo= ;;
+        timeout-0) want="completed completed - done"; undo= ;;
+        timeout-3) want="failed failed timeout done"; undo= ;;
+        esac
+        check "$n: the run and its step" "$(run_steps "$eid")" "$want"
+        check "$n: compensated" "$(cat "$mark/$n-undo" 2>/dev/null)" "$undo"
+    done
+done
+
+# ---- 9. a frozen server wakes to a run it lost -------------------------------
+fid=$("$bin" run start frozen --db "$db")
+deadline=$((SECONDS + 20))
+until [ -s "$mark/frozen" ] || [ $SECONDS -ge $deadline ]; do sleep 0.05; done
+owner=$(run_json "$fid" | $py -c 'import json,sys; print(json.load(sys.stdin)["executor"].rsplit(":", 1)[1])')
+kill -STOP "$owner"
+deadline=$((SECONDS + 20))
+until [ "$(grep -c begun "$mark/frozen")" -ge 2 ] || [ $SECONDS -ge $deadline ]; do
+    sleep 0.05
+done
+first=$(head -n 1 "$mark/frozen" | cut -d' ' -f1)
+kill -CONT "$owner"
+# The lease is 3 s: the woken server renews within a second, then stops
+# its step, which would otherwise go on for some 5 s more.
+sleep 2.5
+check "the woken server stopped its step" \
+    "$(grep -c "^$first stopped" "$mark/frozen")" 1
+wait_status "$fid" completed 30 && pass || fail "frozen: completes" "$(run_json "$fid")"
+got=$(run_json "$fid" | $py -c '
+import json, sys
+print(" ".join("%d:%s:%s" % (s["attempt"], s["status"], s.get("error_code") or "-")
+               for s in json.load(sys.stdin)["steps"]))')
+check "frozen: the attempts on record" "$got" \
+    "1:failed:lease_expired 2:completed:-"
+
 # ---- the workflows the servers registered -----------------------------------
 got=$("$bin" workflow list --json --db "$db" | $py -c '
 import json, sys
 print(" ".join("%s:%s" % (w["name"], w["definition"]["queue"])
                for w in json.load(sys.stdin)["workflows"]))')
 check "workflow list" "$got" \
-    "cancellable:default hook:default missing:default noisy:default paired:pair single:solo slow:default three-steps:default"
+    "cancellable:default end-cancel-0:default end-cancel-3:default end-timeout-0:default end-timeout-3:default frozen:default hook:default missing:default noisy:default paired:pair single:solo slow:default three-steps:default"
 
 for s in b c; do
     stop_server "$s" TERM

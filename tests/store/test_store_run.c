@@ -23,6 +23,7 @@
 
 #include "base/clock.h"
 #include "store/store.h"
+#include "store/store_health.h"
 #include "store/store_run.h"
 
 #define SEC   SKED_USEC_PER_SEC
@@ -68,6 +69,16 @@ static int open_store(sked_store **out, sked_error *err)
     return sked__store_open(db_url, &o, out, err);
 }
 
+/* Move the SQLite file away (AWAY) or back; rename's result. */
+static int move_db(bool away)
+{
+    char path[1100], moved[1110];
+
+    snprintf(path, sizeof path, "%s", db_url + 7);
+    snprintf(moved, sizeof moved, "%s.away", path);
+    return away ? rename(path, moved) : rename(moved, path);
+}
+
 static int setup(void **state)
 {
     const char *const tables[] = {
@@ -77,8 +88,14 @@ static int setup(void **state)
     sked_error err;
 
     vclock.t = T("2026-01-10T12:00:00Z");
+    /* Faults a failed test left (out_of_reach, refuse_run). */
+    if (strncmp(db_url, "sqlite:", 7) == 0)
+        (void) move_db(false);
     if (open_store(&st, &err) != 0)
         fail_msg("open %s: %s", db_url, err.msg);
+    sql1(strncmp(db_url, "sqlite:", 7) == 0
+             ? "DROP TRIGGER IF EXISTS sked_test_fail"
+             : "DROP TRIGGER IF EXISTS sked_test_fail ON runs");
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         sql1("DELETE FROM %s", tables[i]);
     *state = st;
@@ -129,6 +146,7 @@ typedef struct claim_opts {
     size_t ncaps;
     const char *const *held; /* the claimer's own runs */
     size_t nheld;
+    sked_dur lease; /* 0: LEASE */
 } claim_opts;
 
 /* Claim with O at the virtual now; OUT the runs (freed by the caller),
@@ -138,7 +156,7 @@ static size_t claim(sked_store *st, claim_opts o, sked_run **out,
 {
     sked_claim_req req = {.executor = o.executor,
                           .now = vclock.t,
-                          .lease = LEASE,
+                          .lease = o.lease ? o.lease : LEASE,
                           .max = o.max ? o.max : 100,
                           .workflows = o.wf ? o.wf : report_v1,
                           .nworkflows = o.wf ? o.nwf : 1,
@@ -154,12 +172,11 @@ static size_t claim(sked_store *st, claim_opts o, sked_run **out,
     return n;
 }
 
-/* Claim and keep only the ids, in order, joined by spaces into BUF. */
-static const char *claim_ids(sked_store *st, claim_opts o, char *buf,
-                             size_t size)
+/* The ids of the N RUNS, in order, joined by spaces into BUF; the runs
+ * freed. */
+static const char *ids_of(sked_run *runs, size_t n, char *buf, size_t size)
 {
-    sked_run *runs = NULL;
-    size_t n = claim(st, o, &runs, NULL, NULL), len = 0;
+    size_t len = 0;
 
     buf[0] = '\0';
     for (size_t i = 0; i < n; i++)
@@ -167,6 +184,16 @@ static const char *claim_ids(sked_store *st, claim_opts o, char *buf,
                                  runs[i].id);
     sked__runs_free(runs, n);
     return buf;
+}
+
+/* Claim and keep only the ids, in order, joined by spaces into BUF. */
+static const char *claim_ids(sked_store *st, claim_opts o, char *buf,
+                             size_t size)
+{
+    sked_run *runs = NULL;
+    size_t n = claim(st, o, &runs, NULL, NULL);
+
+    return ids_of(runs, n, buf, size);
 }
 
 /* Apply one op; return its result. */
@@ -617,6 +644,247 @@ static void test_lease_recovery(void **state)
     assert_int_equal(sql1("SELECT count(*) FROM steps WHERE status = "
                           "'completed'"),
                      0);
+}
+
+/* Put the database out of every server's reach, as a full disk does, or
+ * bring it back. SQLite: the file moved away (every transaction then
+ * fails, database_gone), and back. PostgreSQL: every new run and every
+ * change of one fails with the server's own disk-full error (SQLSTATE
+ * 53100). */
+static void out_of_reach(bool on)
+{
+    static const char *const pg_sql[] = {
+        "CREATE OR REPLACE FUNCTION sked_test_fail() RETURNS trigger "
+        "LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION "
+        "'could not extend file' USING ERRCODE = 'disk_full'; END$$; "
+        "CREATE TRIGGER sked_test_fail BEFORE INSERT OR UPDATE ON runs "
+        "FOR EACH ROW EXECUTE FUNCTION sked_test_fail()",
+        "DROP TRIGGER sked_test_fail ON runs; DROP FUNCTION sked_test_fail()"};
+
+    if (strncmp(db_url, "sqlite:", 7) == 0)
+        assert_int_equal(move_db(on), 0);
+    else
+        sql1("%s", pg_sql[on ? 0 : 1]);
+}
+
+/* Refuse the changes of run ID, and of it alone, with a plain error (a
+ * check that fails), or no longer. */
+static void refuse_run(const char *id, bool on)
+{
+    if (strncmp(db_url, "sqlite:", 7) == 0) {
+        if (on)
+            sql1("CREATE TRIGGER sked_test_fail BEFORE UPDATE ON runs "
+                 "WHEN OLD.id = '%s' "
+                 "BEGIN SELECT RAISE(ABORT, 'refused'); END",
+                 id);
+        else
+            sql1("DROP TRIGGER sked_test_fail");
+    } else if (on) {
+        sql1("CREATE OR REPLACE FUNCTION sked_test_fail() RETURNS trigger "
+             "LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'refused'; END$$; "
+             "CREATE TRIGGER sked_test_fail BEFORE UPDATE ON runs FOR EACH "
+             "ROW WHEN (OLD.id = '%s') EXECUTE FUNCTION sked_test_fail()",
+             id);
+    } else {
+        sql1("DROP TRIGGER sked_test_fail ON runs; "
+             "DROP FUNCTION sked_test_fail()");
+    }
+}
+
+/* CLAIMER's scheduler fires: a run of a workflow no one here claims,
+ * reported as a firing. */
+static void fire(sked_store *claimer)
+{
+    static int k;
+    char id[32];
+    sked_error err = {0};
+
+    snprintf(id, sizeof id, "f-%d", k++);
+    sked_run_new r = {.id = id,
+                      .workflow = "elsewhere",
+                      .scheduled_for = SKED_TIME_NONE,
+                      .not_before = SKED_TIME_NONE};
+    int rc = sked__store_runs_insert(claimer, &r, 1, NULL, &err);
+    sked__store_report(claimer, SKED_OP_FIRE, rc, &err);
+}
+
+/* One second of a server's background work, as the workers do it: the
+ * heartbeat of OWNER renews the NHELD runs HELD, with leases of LEASE,
+ * and CLAIMER's scheduler fires, then its dispatcher claims, unless
+ * CLAIMS is false; each reports to its own store's health. Returns the
+ * ids CLAIMER took, joined by spaces, into BUF ("" when the claim failed
+ * or was not made). */
+static const char *second(sked_store *owner, const char *const *held,
+                          size_t nheld, sked_store *claimer, bool claims,
+                          sked_dur lease, char *buf, size_t size)
+{
+    sked_claim_req req = {.executor = "b", .now = vclock.t, .lease = lease};
+    sked_run *runs = NULL;
+    size_t n = 0, renewed = 0;
+    sked_error err = {0};
+    int rc = 0;
+
+    req.max = 100;
+    req.workflows = report_v1;
+    req.nworkflows = 1;
+
+    if (owner) {
+        rc = sked__store_runs_renew(owner, "a", held, nheld, vclock.t, lease,
+                                    &renewed, NULL, NULL, &err);
+        sked__store_report(owner, SKED_OP_RENEW, rc, &err);
+        assert_true(rc != 0 || renewed == nheld);
+    }
+    fire(claimer);
+    if (!claims)
+        return ids_of(NULL, 0, buf, size);
+    rc = sked__store_runs_claim(claimer, &req, &runs, &n, NULL, NULL, &err);
+    sked__store_report(claimer, SKED_OP_CLAIM, rc, &err);
+    return ids_of(runs, rc == 0 ? n : 0, buf, size);
+}
+
+/* The database fails for every server at once, for longer than the lease
+ * (a full disk, a PostgreSQL restart): no lease can be renewed, and every
+ * one of the live executor "a" runs out. When the database is back,
+ * another server "b" must not take a's runs before a could renew them (a
+ * step a completed meanwhile would be recorded by nobody, and run again):
+ * for one lease after its own failures ended, b recovers only the leases
+ * that had run out before the failure began (those of "c", dead long
+ * before), and a, renewing within a third of the lease, keeps its runs
+ * and records their ends. A dead a loses its runs a lease after the
+ * database came back. Over several leases, outage lengths, a live or a
+ * dead a, and a b whose claims meet the failure or only its firings (its
+ * claims not made, or with nothing to write). */
+static void test_lease_kept_after_store_failure(void **state)
+{
+    static const char *const held[] = {"a-0", "a-1", "a-2"};
+    static const sked_dur leases[] = {2 * SEC, 5 * SEC, 30 * SEC};
+    static const int outages[] = {1, 2, 3, 7}; /* in leases, at least one */
+    sked_store *b = *state, *a = NULL;
+    sked_error err;
+    char buf[256];
+
+    if (open_store(&a, &err) != 0)
+        fail_msg("open %s: %s", db_url, err.msg);
+    for (size_t li = 0; li < sizeof leases / sizeof *leases; li++)
+        for (size_t oi = 0; oi < sizeof outages / sizeof *outages; oi++)
+            for (int c = 0; c < 4; c++) {
+                sked_dur lease = leases[li];
+                bool alive = c & 1, claims = c & 2;
+                sql1("DELETE FROM steps");
+                sql1("DELETE FROM runs");
+                /* c died long ago, holding c-0. */
+                add(b, (sked_run_new){.id = "c-0"});
+                assert_string_equal(
+                    claim_ids(b, (claim_opts){.executor = "c", .lease = lease},
+                              buf, sizeof buf),
+                    "c-0");
+                for (int i = 0; i < 3; i++)
+                    add(b, (sked_run_new){.id = held[i]});
+                assert_string_equal(
+                    claim_ids(a, (claim_opts){.executor = "a", .lease = lease},
+                              buf, sizeof buf),
+                    "a-0 a-1 a-2");
+                for (int i = 0; i < 3; i++)
+                    assert_int_equal(
+                        op1(a, step_op(SKED_RUN_OP_STEP_BEGIN, held[i], "a",
+                                       "one", SKED_STEP_RUNNING)),
+                        0);
+                /* a renews, c does not: c-0 is b's as soon as b claims,
+                 * which it does only once the database fails. */
+                for (sked_time end = vclock.t + 3 * lease; vclock.t < end;
+                     vclock.t += lease / 3)
+                    assert_int_equal(
+                        sked__store_runs_renew(a, "a", held, 3, vclock.t, lease,
+                                               NULL, NULL, NULL, NULL),
+                        0);
+                out_of_reach(true);
+                sked_time until = vclock.t + outages[oi] * lease + SEC;
+                for (; vclock.t < until; vclock.t += lease / 5)
+                    assert_string_equal(
+                        second(a, held, 3, b, claims, lease, buf, sizeof buf),
+                        "");
+                assert_true(sked__store_fault(a, NULL));
+                assert_true(sked__store_fault(b, NULL));
+                out_of_reach(false);
+                /* Back: b claims first, a renews a third of the lease
+                 * later (its heartbeat's longest wait), b claiming all
+                 * along. */
+                sked_time back = vclock.t;
+                assert_string_equal(
+                    second(NULL, NULL, 0, b, true, lease, buf, sizeof buf),
+                    "c-0");
+                assert_false(sked__store_fault(b, NULL));
+                for (vclock.t += lease / 10; vclock.t < back + lease;
+                     vclock.t += lease / 10) {
+                    bool renews = alive && vclock.t >= back + lease / 3;
+                    assert_string_equal(second(renews ? a : NULL, held, 3, b,
+                                               true, lease, buf, sizeof buf),
+                                        "");
+                }
+                if (!alive) {
+                    /* A lease after the database came back: a is dead. */
+                    vclock.t = back + lease;
+                    assert_string_equal(
+                        second(NULL, NULL, 0, b, true, lease, buf, sizeof buf),
+                        "a-0 a-1 a-2");
+                    continue;
+                }
+                /* a renewed: its runs stay its own, a lease later too, and
+                 * the ends of its steps are recorded, once. */
+                vclock.t = back + lease;
+                assert_string_equal(
+                    second(a, held, 3, b, true, lease, buf, sizeof buf), "");
+                for (int i = 0; i < 3; i++) {
+                    assert_int_equal(
+                        op1(a, step_op(SKED_RUN_OP_STEP_END, held[i], "a",
+                                       "one", SKED_STEP_COMPLETED)),
+                        0);
+                    assert_int_equal(
+                        op1(a, finish(held[i], "a", SKED_RUN_COMPLETED)), 0);
+                }
+                assert_int_equal(sql1("SELECT count(*) FROM steps WHERE "
+                                      "status = 'completed' AND attempt = 1"),
+                                 3);
+                assert_int_equal(sql1("SELECT count(*) FROM steps"), 3);
+                /* Long after: recovery is back to the lease alone. */
+                vclock.t += 10 * lease;
+                assert_true(sked__store_recover_before(b, vclock.t, lease) ==
+                            vclock.t);
+            }
+    sked__store_close(a);
+}
+
+/* A call refused for one run (a check that fails, for as long as the
+ * run lasts) is not the database out of reach: it holds no recovery
+ * back. b's renewals of its own b-0 fail; the lease of c, dead long
+ * ago, is recovered as ever. */
+static void test_refused_call_holds_nothing_back(void **state)
+{
+    static const char *const held[] = {"b-0"};
+    sked_store *b = *state;
+    sked_error err;
+    char buf[256];
+
+    add(b, (sked_run_new){.id = "c-0"});
+    assert_string_equal(
+        claim_ids(b, (claim_opts){.executor = "c"}, buf, sizeof buf), "c-0");
+    add(b, (sked_run_new){.id = "b-0"});
+    assert_string_equal(
+        claim_ids(b, (claim_opts){.executor = "b"}, buf, sizeof buf), "b-0");
+    refuse_run("b-0", true);
+    for (sked_time end = vclock.t + 3 * LEASE; vclock.t < end;
+         vclock.t += LEASE / 3) {
+        int rc = sked__store_runs_renew(b, "b", held, 1, vclock.t, LEASE, NULL,
+                                        NULL, NULL, &err);
+        sked__store_report(b, SKED_OP_RENEW, rc, &err);
+        assert_int_not_equal(rc, 0);
+    }
+    assert_true(sked__store_fault(b, NULL));
+    assert_string_equal(
+        claim_ids(b, (claim_opts){.executor = "b", .held = held, .nheld = 1},
+                  buf, sizeof buf),
+        "c-0");
+    refuse_run("b-0", false);
 }
 
 /* Renewing moves the leases of the runs the executor says it holds (and
@@ -1640,6 +1908,8 @@ int main(void)
         T_(test_claim_caps),
         T_(test_lease_recovery),
         T_(test_held_not_recovered),
+        T_(test_lease_kept_after_store_failure),
+        T_(test_refused_call_holds_nothing_back),
         T_(test_renew),
         T_(test_release),
         T_(test_ops_batch),
