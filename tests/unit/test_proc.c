@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -487,11 +488,134 @@ static void test_deadline_kill_group(void **state)
     sked__proc_result_done(&r);
 }
 
-/* Kill "a server" (a forked process running one command) with SIGKILL
- * while its command runs; return how many of the command and its
- * grandchild (which ignores TERM and HUP, and would outlive a signal to
- * the command alone) are still alive a second later (each killed then). */
-static int survivors_of_server_death(const char *script_fmt)
+/* ---- the guard: commands die with their server -------------------------- */
+
+/* The guards of process PARENT: its children named sked-guard (the
+ * shell's argv[0], or the forked guard's name). Up to MAX pids into OUT;
+ * returns how many there are. */
+static int guards_of(pid_t parent, long *out, int max)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL) {
+        char path[300], buf[512], *p;
+        long pid = strtol(e->d_name, &p, 10), ppid = 0;
+        size_t len;
+        FILE *f;
+
+        if (pid <= 0 || *p != '\0')
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        if (!(f = fopen(path, "r")))
+            continue;
+        len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        p = strrchr(buf, ')');
+        if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1 || ppid != parent ||
+            p[2] == 'Z')
+            continue;
+        bool named = strstr(buf, "(sked-guard)") != NULL;
+        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+        if (!named && (f = fopen(path, "r")) != NULL) {
+            len = fread(buf, 1, sizeof buf - 1, f);
+            fclose(f);
+            buf[len] = '\0';
+            named = strcmp(buf, "sked-guard") == 0;
+        }
+        if (named && n < max)
+            out[n] = pid;
+        n += named;
+    }
+    closedir(d);
+    return n;
+}
+
+static void *run_sleep(void *arg)
+{
+    const char *argv[] = {"/bin/sleep", "0.6", NULL};
+    sked_proc_result r;
+
+    (void) arg;
+    run_ok(argv, &r);
+    assert_int_equal(r.exit_code, 0);
+    sked__proc_result_done(&r);
+    return NULL;
+}
+
+/* Commands cost no process of their own beside them: one guard serves
+ * every command of the process, at once and one after another. */
+static void test_one_guard_for_all(void **state)
+{
+    const char *argv[] = {"/bin/true", NULL};
+    struct timespec ts = {0, 300 * 1000 * 1000};
+    long during[8], after[8];
+    sked_proc_result r;
+    pthread_t t[4];
+
+    (void) state;
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, run_sleep, NULL), 0);
+    nanosleep(&ts, NULL);
+    assert_int_equal(guards_of(getpid(), during, 8), 1);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    for (int i = 0; i < 3; i++) {
+        run_ok(argv, &r);
+        assert_int_equal(r.exit_code, 0);
+        sked__proc_result_done(&r);
+    }
+    assert_int_equal(guards_of(getpid(), after, 8), 1);
+    assert_int_equal(after[0], during[0]);
+}
+
+/* A guard that is killed is replaced at the next command, which runs. */
+static void test_guard_killed(void **state)
+{
+    const char *argv[] = {"/bin/true", NULL};
+    long before[8], after[8];
+    sked_proc_result r;
+
+    (void) state;
+    run_ok(argv, &r);
+    sked__proc_result_done(&r);
+    assert_int_equal(guards_of(getpid(), before, 8), 1);
+    assert_int_equal(kill((pid_t) before[0], SIGKILL), 0);
+    assert_true(process_dies(before[0]));
+    run_ok(argv, &r);
+    assert_int_equal(r.exit_code, 0);
+    sked__proc_result_done(&r);
+    assert_int_equal(guards_of(getpid(), after, 8), 1);
+    assert_true(after[0] != before[0]);
+}
+
+/* In a forked "server": run a command, so that the server has a guard, and
+ * kill that guard; the server's next command gets another. */
+static void kill_own_guard(void)
+{
+    const char *argv[] = {"/bin/true", NULL};
+    sked_proc_spec spec = {.argv = argv, .env = test_env};
+    sked_proc_result r;
+    long g[8];
+
+    if (sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL) != 0)
+        _exit(2);
+    sked__proc_result_done(&r);
+    if (guards_of(getpid(), g, 8) != 1 || kill((pid_t) g[0], SIGKILL) != 0 ||
+        !process_dies(g[0]))
+        _exit(3);
+}
+
+/* Kill "a server" (a forked process running one command, after BEFORE
+ * when not NULL) with SIGKILL while its command runs; return how many of
+ * the command and its grandchild (which ignores TERM and HUP, and would
+ * outlive a signal to the command alone) are still alive a second later
+ * (each killed then). */
+static int survivors_of_server_death(const char *script_fmt,
+                                     void (*before)(void))
 {
     char dir[] = "/tmp/sked-guard-XXXXXX", file[128], script[512];
     const char *argv[] = {"/bin/sh", "-c", script, NULL};
@@ -508,6 +632,8 @@ static int survivors_of_server_death(const char *script_fmt)
     assert_true(server >= 0);
     if (server == 0) {
         sked_proc_result r;
+        if (before)
+            before();
         _exit(sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL) != 0);
     }
     for (int i = 0; i < 500 && found != 2; i++) {
@@ -538,7 +664,8 @@ static void test_dies_with_server(void **state)
     /* A command and a grandchild in the background. */
     assert_int_equal(
         survivors_of_server_death("trap '' TERM HUP; sleep 60 & "
-                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait"),
+                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait",
+                                  NULL),
         0);
     /* A grandchild that is a shell with a child of its own, all ignoring
      * TERM, and a command that sends its own group a TERM, which the group's
@@ -546,8 +673,51 @@ static void test_dies_with_server(void **state)
     assert_int_equal(
         survivors_of_server_death("trap '' TERM; (sleep 60; :) & "
                                   "kill -TERM 0; "
-                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait"),
+                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait",
+                                  NULL),
         0);
+    /* The same after the server's first guard was killed. */
+    assert_int_equal(
+        survivors_of_server_death("trap '' TERM HUP; sleep 60 & "
+                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait",
+                                  kill_own_guard),
+        0);
+}
+
+/* What a command left running once it ended by itself is left running when
+ * the server dies later: its group was withdrawn from the guard. */
+static void test_leftover_outlives_server(void **state)
+{
+    const char *argv[] = {"/bin/sh", "-c", "sleep 60 & echo $!", NULL};
+    sked_proc_spec spec = {.argv = argv, .env = test_env};
+    long leftover = 0;
+    pid_t server;
+    int p[2];
+
+    (void) state;
+    assert_int_equal(pipe(p), 0);
+    server = fork();
+    assert_true(server >= 0);
+    if (server == 0) {
+        sked_proc_result r;
+        (void) close(p[0]);
+        if (sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL) != 0)
+            _exit(2);
+        leftover = strtol(r.out, NULL, 10);
+        if (write(p[1], &leftover, sizeof leftover) != sizeof leftover)
+            _exit(3);
+        pause();
+        _exit(0);
+    }
+    (void) close(p[1]);
+    assert_int_equal(read(p[0], &leftover, sizeof leftover), sizeof leftover);
+    (void) close(p[0]);
+    assert_true(leftover > 1);
+    (void) kill(server, SIGKILL);
+    (void) waitpid(server, NULL, 0);
+    bool died = process_dies(leftover);
+    (void) kill((pid_t) leftover, SIGKILL);
+    assert_false(died);
 }
 
 static void *cancel_later(void *arg)
@@ -896,7 +1066,10 @@ int main(void)
         cmocka_unit_test(test_user_cwd_rights),
         cmocka_unit_test(test_no_fd_leak),
         cmocka_unit_test(test_parallel),
+        cmocka_unit_test(test_one_guard_for_all),
+        cmocka_unit_test(test_guard_killed),
         cmocka_unit_test(test_dies_with_server),
+        cmocka_unit_test(test_leftover_outlives_server),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
