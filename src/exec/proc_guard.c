@@ -77,6 +77,8 @@ static _Atomic int guard_fd = -1; /* the server's end; -1: none yet */
 static _Atomic pid_t guard_owner; /* the process that started it */
 static _Atomic bool guard_gone;   /* found gone: start another */
 static pid_t guard_pid = -1;      /* under MU */
+/* What runs the guard, under MU; NULL: a fork. */
+static const char *guard_shell = GUARD_SHELL;
 
 /* ---- the forked guard -------------------------------------------------- */
 
@@ -179,10 +181,10 @@ static _Noreturn void guard_main(int rfd, int limit)
 
 /* ---- starting the guard ------------------------------------------------ */
 
-/* Start the guard as /bin/sh reading the socket RFD: posix_spawn, so the
+/* Start the guard as SHELL reading the socket RFD: posix_spawn, so the
  * server's memory is never shared copy-on-write. Its process group is its
  * own. Returns 0 or an errno. */
-static int spawn_sh(int rfd, pid_t *pid)
+static int spawn_sh(const char *shell, int rfd, pid_t *pid)
 {
     char *const argv[] = {"sked-guard", "-c", (char *) script, NULL};
     char *const env[] = {NULL};
@@ -219,7 +221,7 @@ static int spawn_sh(int rfd, pid_t *pid)
     if (e == 0)
         e = posix_spawnattr_setsigdefault(&at, &all);
     if (e == 0)
-        e = posix_spawn(pid, GUARD_SHELL, &fa, &at, argv, env);
+        e = posix_spawn(pid, shell, &fa, &at, argv, env);
     (void) posix_spawnattr_destroy(&at);
     (void) posix_spawn_file_actions_destroy(&fa);
     return e;
@@ -256,7 +258,9 @@ static int start_locked(void)
 
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return errno;
-    e = access(GUARD_SHELL, X_OK) == 0 ? spawn_sh(sv[1], &pid) : ENOENT;
+    e = guard_shell && access(guard_shell, X_OK) == 0
+            ? spawn_sh(guard_shell, sv[1], &pid)
+            : ENOENT;
     if (e != 0)
         e = spawn_fork(sv[1], &pid);
     (void) close(sv[1]);
@@ -354,4 +358,12 @@ void sked__proc_guard_withdraw(pid_t pgid)
         return;
     if (send_line(fd, '-', pgid) == EPIPE)
         sked__proc_guard_lost(fd);
+}
+
+void sked__proc_guard_test_shell(const char *path)
+{
+    pthread_mutex_lock(&mu);
+    guard_shell = path;
+    atomic_store(&guard_gone, true);
+    pthread_mutex_unlock(&mu);
 }

@@ -43,4 +43,9 @@ void sked__proc_guard_lost(int fd);
  * group, so that the guard leaves it alone from now on. */
 void sked__proc_guard_withdraw(pid_t pgid);
 
+/* For tests: the guards from now on run PATH instead of /bin/sh (NULL:
+ * a fork of the process, as where there is no shell). The guard running
+ * now is replaced at the next command: only while no command runs. */
+void sked__proc_guard_test_shell(const char *path);
+
 #endif

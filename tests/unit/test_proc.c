@@ -33,6 +33,7 @@
 
 #include "base/clock.h"
 #include "exec/proc.h"
+#include "exec/proc_guard.h"
 #include "sked/schedule.h"
 
 #define MS   (SKED_USEC_PER_SEC / 1000)
@@ -668,8 +669,7 @@ static void test_dies_with_server(void **state)
                                   NULL),
         0);
     /* A grandchild that is a shell with a child of its own, all ignoring
-     * TERM, and a command that sends its own group a TERM, which the group's
-     * guard must outlive. */
+     * TERM, and a command that sends its own group a TERM. */
     assert_int_equal(
         survivors_of_server_death("trap '' TERM; (sleep 60; :) & "
                                   "kill -TERM 0; "
@@ -1041,6 +1041,32 @@ static void test_parallel(void **state)
     }
 }
 
+/* Where there is no /bin/sh, the guard is a fork of the process: the same
+ * guarantees. */
+static void test_forked_guard(void **state)
+{
+    const char *argv[] = {"/bin/true", NULL};
+    sked_proc_result r;
+    char path[64], cmd[256] = "";
+    long g[8];
+    FILE *f;
+
+    sked__proc_guard_test_shell(NULL);
+    run_ok(argv, &r);
+    sked__proc_result_done(&r);
+    assert_int_equal(guards_of(getpid(), g, 8), 1);
+    /* The fork: the test's own command line, not the shell's. */
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", g[0]);
+    assert_non_null(f = fopen(path, "r"));
+    assert_true(fread(cmd, 1, sizeof cmd - 1, f) > 0);
+    fclose(f);
+    assert_non_null(strstr(cmd, "test_proc"));
+    test_guard_killed(state);
+    test_dies_with_server(state);
+    test_leftover_outlives_server(state);
+    sked__proc_guard_test_shell("/bin/sh");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1070,6 +1096,7 @@ int main(void)
         cmocka_unit_test(test_guard_killed),
         cmocka_unit_test(test_dies_with_server),
         cmocka_unit_test(test_leftover_outlives_server),
+        cmocka_unit_test(test_forked_guard),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
