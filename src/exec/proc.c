@@ -281,10 +281,11 @@ typedef struct stream {
 
 /* One running command, from start to reaping. */
 typedef struct waiter {
-    pid_t pid; /* the command, its group's leader; 0: none. Reaped only
-                  at the end, so that its id (the group's) stays its
-                  own while the group may still be signalled */
-    int pidfd; /* -1: none, the child is polled for */
+    pid_t pid;    /* the command, its group's leader; 0: none. Reaped only
+                     at the end, so that its id (the group's) stays its
+                     own while the group may still be signalled */
+    int pidfd;    /* -1: none, the child is polled for */
+    int guard_fd; /* the guard's socket, polled for its end; -1: not */
     stream out, err;
     const sked_cancel *cancel; /* borrowed; may be NULL */
     sked_time deadline;        /* real wall clock; SKED_TIME_NONE: none */
@@ -471,8 +472,8 @@ static int poll_ms(sked_dur wait)
 /* Poll once for what W waits on, and handle what happened. */
 static void poll_once(waiter *w, sked_mono now)
 {
-    struct pollfd p[4];
-    int ipid = -1, iout = -1, ierr = -1;
+    struct pollfd p[5];
+    int ipid = -1, iout = -1, ierr = -1, iguard = -1;
     nfds_t n = 0;
 
     if (!w->ended && w->pidfd >= 0)
@@ -484,12 +485,17 @@ static void poll_once(waiter *w, sked_mono now)
     /* Only until acted on: the flag stays readable once set. */
     if (w->cancel && w->stop == SKED_PROC_EXITED)
         p[n++] = (struct pollfd){sked__cancel_fd(w->cancel), POLLIN, 0};
+    /* Its hang-up only: the guard never writes. */
+    if (w->guard_fd >= 0)
+        p[iguard = (int) n++] = (struct pollfd){w->guard_fd, 0, 0};
     /* An error (EINTR, or ENOMEM at worst) is one more turn of the loop. */
     if (poll(p, n, poll_ms(next_wait(w, now))) <= 0) {
         if (!w->ended && w->pidfd < 0)
             try_reap(w);
         return;
     }
+    if (iguard >= 0 && p[iguard].revents != 0 && !sked__proc_guard_check())
+        w->guard_fd = -1; /* none could be started: no more watching */
     if (iout >= 0 && p[iout].revents != 0)
         read_stream(&w->out);
     if (ierr >= 0 && p[ierr].revents != 0)
@@ -522,7 +528,8 @@ static void wait_loop(waiter *w)
 static int start(const sked_proc_spec *spec, const char *path,
                  const user_ids *user, waiter *w, sked_error *err)
 {
-    int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, stage = STAGE_SETUP, e;
+    int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, stage = STAGE_SETUP, e = 0;
+    unsigned gen = 0;
     launch l = {.path = path,
                 .argv = (char *const *) spec->argv,
                 .env = (char *const *) spec->env,
@@ -546,7 +553,7 @@ static int start(const sked_proc_spec *spec, const char *path,
     w->started = sked__clock_mono(NULL);
     /* A guard found gone by the child is started again, once. */
     for (int tries = 0; tries < 2; tries++) {
-        l.guard_fd = sked__proc_guard_fd();
+        l.guard_fd = sked__proc_guard_fd(&gen);
         if (l.guard_fd < 0) {
             e = -l.guard_fd;
             stage = STAGE_GUARD;
@@ -555,7 +562,11 @@ static int start(const sked_proc_spec *spec, const char *path,
         e = spawn_child(&l, &w->pid, &stage);
         if (e != EPIPE || stage != STAGE_GUARD)
             break;
-        sked__proc_guard_lost(l.guard_fd);
+        sked__proc_guard_lost(gen);
+    }
+    if (e == 0) {
+        sked__proc_guard_track(w->pid, gen);
+        w->guard_fd = l.guard_fd;
     }
     (void) close(out_p[1]);
     (void) close(err_p[1]);
@@ -630,7 +641,7 @@ int sked__proc_run(const sked_proc_spec *spec, sked_time deadline,
         return sked__error_set(err, SKED_EINVAL, "argv", -1,
                                "no program to run");
     memset(&w, 0, sizeof w);
-    w.pidfd = w.out.fd = w.err.fd = -1;
+    w.pidfd = w.out.fd = w.err.fd = w.guard_fd = -1;
     w.exit_code = -1;
     w.out.max = w.err.max = max;
     w.cancel = cancel;

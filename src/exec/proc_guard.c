@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -49,6 +50,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "base/alloc.h"
 
 /* What runs the guard: its read, case, trap and kill are the shell's own.
  * L is the list of groups enlisted, each between spaces. */
@@ -75,10 +78,13 @@ static const char script[] =
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int guard_fd = -1; /* the server's end; -1: none yet */
 static _Atomic pid_t guard_owner; /* the process that started it */
-static _Atomic bool guard_gone;   /* found gone: start another */
-static pid_t guard_pid = -1;      /* under MU */
-/* What runs the guard, under MU; NULL: a fork. */
-static const char *guard_shell = GUARD_SHELL;
+static _Atomic bool guard_gone;   /* its end hung up: start another */
+/* Under MU: */
+static unsigned guard_gen; /* how many were started, this one included */
+static pid_t guard_pid = -1;
+static const char *guard_shell = GUARD_SHELL; /* NULL: a fork */
+static pid_t *live;                           /* the groups of commands */
+static size_t nlive, live_cap;                /* running: for a new guard */
 
 /* ---- the forked guard -------------------------------------------------- */
 
@@ -248,6 +254,30 @@ static int spawn_fork(int rfd, pid_t *pid)
     return *pid < 0 ? e : 0;
 }
 
+/* Write "SIGN PID\n" on FD as one send: lines from several threads and
+ * children never interleave. */
+static int send_line(int fd, char sign, pid_t pid)
+{
+    char b[LINE_MAX_LEN], d[LINE_MAX_LEN];
+    size_t n = 0, k = 0;
+    unsigned long v = (unsigned long) pid;
+    ssize_t w;
+
+    do
+        d[k++] = (char) ('0' + v % 10);
+    while ((v /= 10) != 0);
+    b[n++] = sign;
+    while (k > 0)
+        b[n++] = d[--k];
+    b[n++] = '\n';
+    do
+        w = send(fd, b, n, MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+    if (w == (ssize_t) n)
+        return 0;
+    return w < 0 ? errno : EIO;
+}
+
 /* Start a guard on a new socket, whose server end takes the number the
  * old one had (there is one). Under MU. Returns 0 or an errno. */
 static int start_locked(void)
@@ -284,14 +314,21 @@ static int start_locked(void)
         return e;
     }
     /* The old guard, gone or now reading the end of the old socket, is
-     * this process's child only when this process started it. */
+     * this process's child only when this process started it; the groups
+     * it held are this process's then, else its parent's. */
     if (old > 0 && mine)
         while (waitpid(old, NULL, 0) < 0 && errno == EINTR)
             ;
+    if (!mine)
+        nlive = 0;
     guard_pid = pid;
+    guard_gen++;
     atomic_store(&guard_owner, me);
     atomic_store(&guard_gone, false);
     atomic_store(&guard_fd, fd);
+    /* The commands still running are the new guard's to kill. */
+    for (size_t i = 0; i < nlive; i++)
+        (void) send_line(fd, '+', live[i]);
     return 0;
 }
 
@@ -301,42 +338,20 @@ static bool usable(int fd)
            atomic_load(&guard_owner) == getpid();
 }
 
-int sked__proc_guard_fd(void)
+int sked__proc_guard_fd(unsigned *gen)
 {
-    int fd = atomic_load(&guard_fd), e = 0;
+    int fd, e = 0;
 
-    if (usable(fd))
-        return fd;
+    /* Looked at under MU only: a guard started again while another thread
+     * has just started one would end the first, and with it the group
+     * just enlisted. */
     pthread_mutex_lock(&mu);
     if (!usable(atomic_load(&guard_fd)))
         e = start_locked();
     fd = atomic_load(&guard_fd);
+    *gen = guard_gen;
     pthread_mutex_unlock(&mu);
     return e != 0 ? -e : fd;
-}
-
-/* Write "SIGN PID\n" on FD as one send: lines from several threads and
- * children never interleave. */
-static int send_line(int fd, char sign, pid_t pid)
-{
-    char b[LINE_MAX_LEN], d[LINE_MAX_LEN];
-    size_t n = 0, k = 0;
-    unsigned long v = (unsigned long) pid;
-    ssize_t w;
-
-    do
-        d[k++] = (char) ('0' + v % 10);
-    while ((v /= 10) != 0);
-    b[n++] = sign;
-    while (k > 0)
-        b[n++] = d[--k];
-    b[n++] = '\n';
-    do
-        w = send(fd, b, n, MSG_NOSIGNAL);
-    while (w < 0 && errno == EINTR);
-    if (w == (ssize_t) n)
-        return 0;
-    return w < 0 ? errno : EIO;
 }
 
 int sked__proc_guard_enlist(int fd)
@@ -344,20 +359,72 @@ int sked__proc_guard_enlist(int fd)
     return send_line(fd, '+', getpid());
 }
 
-void sked__proc_guard_lost(int fd)
+/* Under MU: mark the guard gone when its socket has hung up (the guard
+ * ended), and only then: a guard wrongly taken for gone would be replaced
+ * and would kill every group it holds. */
+static void verify_locked(void)
 {
-    if (fd == atomic_load(&guard_fd))
+    struct pollfd p = {atomic_load(&guard_fd), 0, 0};
+
+    if (usable(p.fd) && poll(&p, 1, 0) == 1 &&
+        (p.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0)
         atomic_store(&guard_gone, true);
+}
+
+void sked__proc_guard_lost(unsigned gen)
+{
+    pthread_mutex_lock(&mu);
+    if (gen == guard_gen)
+        verify_locked();
+    pthread_mutex_unlock(&mu);
+}
+
+void sked__proc_guard_track(pid_t pgid, unsigned gen)
+{
+    pthread_mutex_lock(&mu);
+    if (nlive == live_cap) {
+        size_t cap = live_cap ? live_cap * 2 : 64;
+        pid_t *v = sked__realloc(live, cap * sizeof *v);
+        if (v) {
+            live = v;
+            live_cap = cap;
+        }
+    }
+    /* Without the room, the group is guarded as long as this guard lives
+     * (what it takes to replace a killed one is memory anyway). */
+    if (nlive < live_cap)
+        live[nlive++] = pgid;
+    /* Enlisted with a guard replaced since: with this one too. */
+    if (gen != guard_gen && usable(atomic_load(&guard_fd)))
+        (void) send_line(atomic_load(&guard_fd), '+', pgid);
+    pthread_mutex_unlock(&mu);
 }
 
 void sked__proc_guard_withdraw(pid_t pgid)
 {
-    int fd = atomic_load(&guard_fd);
+    int fd;
 
-    if (pgid <= 1 || !usable(fd))
-        return;
-    if (send_line(fd, '-', pgid) == EPIPE)
-        sked__proc_guard_lost(fd);
+    pthread_mutex_lock(&mu);
+    for (size_t i = 0; i < nlive; i++)
+        if (live[i] == pgid) {
+            live[i] = live[--nlive];
+            break;
+        }
+    fd = atomic_load(&guard_fd);
+    if (pgid > 1 && usable(fd) && send_line(fd, '-', pgid) == EPIPE)
+        verify_locked();
+    pthread_mutex_unlock(&mu);
+}
+
+bool sked__proc_guard_check(void)
+{
+    bool ok;
+
+    pthread_mutex_lock(&mu);
+    verify_locked();
+    ok = usable(atomic_load(&guard_fd)) || start_locked() == 0;
+    pthread_mutex_unlock(&mu);
+    return ok;
 }
 
 void sked__proc_guard_test_shell(const char *path)

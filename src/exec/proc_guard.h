@@ -15,33 +15,47 @@
  * ends while the server lives, the server withdraws its group before it
  * reaps the command (whose zombie keeps the group's id from being given
  * to another process until then): what the command left running is left
- * as before.
+ * as before. A guard that is killed all the same (it ignores every other
+ * signal) is noticed at once by the commands' waiters, which poll its
+ * socket: another is started and given every group still running.
  *
  * Not caught: a process that leaves the group (setsid, setpgid) — only a
  * cgroup holds those, which needs a service manager (docs/execution.md). */
 #ifndef SKED_EXEC_PROC_GUARD_H
 #define SKED_EXEC_PROC_GUARD_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* The guard's socket for a child to enlist with, the guard started when
- * there is none yet in this process (or it died). Returns the socket, or
- * a negative errno when no guard could be started. The socket stays
- * open, under the same number, as long as the process lives. */
-int sked__proc_guard_fd(void);
+ * there is none yet in this process (or it died); *GEN gets the guard's
+ * generation. Returns the socket, or a negative errno when no guard could
+ * be started. The socket stays open, under the same number, as long as
+ * the process lives: a guard started again takes it over. */
+int sked__proc_guard_fd(unsigned *gen);
 
 /* In a child between fork and exec (async-signal-safe): enlist the
  * child's own process group with the guard on FD. Returns 0 or an errno:
  * EPIPE when the guard is gone. */
 int sked__proc_guard_enlist(int fd);
 
-/* The guard on FD was found gone (an enlist failed with EPIPE): the next
- * sked__proc_guard_fd starts another. */
-void sked__proc_guard_lost(int fd);
+/* An enlist with the guard of generation GEN failed with EPIPE: the next
+ * sked__proc_guard_fd starts another, if that guard is really gone. */
+void sked__proc_guard_lost(unsigned gen);
+
+/* The command leading group PGID started, enlisted with the guard of
+ * generation GEN: it is handed to any guard started later while it runs
+ * (to the current one now if that is already another). */
+void sked__proc_guard_track(pid_t pgid, unsigned gen);
 
 /* The leader of group PGID has ended and is not yet reaped: withdraw the
  * group, so that the guard leaves it alone from now on. */
 void sked__proc_guard_withdraw(pid_t pgid);
+
+/* The socket (polled by a command's waiter) hung up: if the guard is
+ * gone, start another, handing it every group still running. Returns
+ * whether there is a guard now. */
+bool sked__proc_guard_check(void);
 
 /* For tests: the guards from now on run PATH instead of /bin/sh (NULL:
  * a fork of the process, as where there is no shell). The guard running

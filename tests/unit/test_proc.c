@@ -573,6 +573,71 @@ static void test_one_guard_for_all(void **state)
     assert_int_equal(after[0], during[0]);
 }
 
+/* Threads of a fresh process starting their first commands at once. */
+#define AT_ONCE 8
+static pthread_barrier_t at_once;
+
+static void *first_command(void *arg)
+{
+    const char *argv[] = {"/bin/sleep", "0.3", NULL};
+    sked_proc_spec spec = {.argv = argv, .env = test_env};
+    sked_proc_result r;
+    bool *ok = arg;
+
+    (void) pthread_barrier_wait(&at_once);
+    *ok = sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL) == 0 &&
+          r.exit_code == 0 && r.term_signal == 0;
+    sked__proc_result_done(&r);
+    return NULL;
+}
+
+/* In a new process (this test run again, "first-commands" its argument):
+ * start AT_ONCE first commands at once; exit 0 when each ran to its end
+ * and one guard served them all. */
+static _Noreturn void first_commands_at_once(void)
+{
+    struct timespec ts = {0, 150 * 1000 * 1000};
+    pthread_t t[AT_ONCE];
+    bool ok[AT_ONCE];
+    long g[8];
+    int n;
+
+    if (pthread_barrier_init(&at_once, NULL, AT_ONCE) != 0)
+        _exit(3);
+    for (int i = 0; i < AT_ONCE; i++)
+        if (pthread_create(&t[i], NULL, first_command, &ok[i]) != 0)
+            _exit(3);
+    nanosleep(&ts, NULL);
+    n = guards_of(getpid(), g, 8);
+    for (int i = 0; i < AT_ONCE; i++)
+        if (pthread_join(t[i], NULL) != 0 || !ok[i])
+            _exit(1);
+    _exit(n == 1 ? 0 : 2);
+}
+
+/* The first commands of a process, started at once, start one guard
+ * between them, and none is killed by a guard started after its own. */
+static void test_first_commands_at_once(void **state)
+{
+    (void) state;
+    for (int round = 0; round < 5; round++) {
+        pid_t c = fork();
+        int st;
+
+        assert_true(c >= 0);
+        if (c == 0) {
+            /* Not a fork alone: a fork has its parent's guard to replace,
+             * a new process has none yet. */
+            execl("/proc/self/exe", "test_proc", "first-commands",
+                  (char *) NULL);
+            _exit(4);
+        }
+        assert_int_equal(waitpid(c, &st, 0), c);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+    }
+}
+
 /* A guard that is killed is replaced at the next command, which runs. */
 static void test_guard_killed(void **state)
 {
@@ -593,6 +658,18 @@ static void test_guard_killed(void **state)
     assert_true(after[0] != before[0]);
 }
 
+/* Where a forked "server" says it is ready for its death to be tested,
+ * when it was asked to do something first. */
+static char ready_file[160];
+
+static void mark_ready(void)
+{
+    FILE *f = fopen(ready_file, "w");
+
+    if (!f || fclose(f) != 0)
+        _exit(4);
+}
+
 /* In a forked "server": run a command, so that the server has a guard, and
  * kill that guard; the server's next command gets another. */
 static void kill_own_guard(void)
@@ -608,13 +685,48 @@ static void kill_own_guard(void)
     if (guards_of(getpid(), g, 8) != 1 || kill((pid_t) g[0], SIGKILL) != 0 ||
         !process_dies(g[0]))
         _exit(3);
+    mark_ready();
+}
+
+/* In a forked "server" whose command runs: kill its guard, and wait until
+ * another has been started (by the command's waiter, with no new command
+ * to start it). */
+static void *replace_guard(void *arg)
+{
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    long g[8], old;
+
+    (void) arg;
+    nanosleep(&ts, NULL);
+    for (int i = 0; i < 100 && guards_of(getpid(), g, 8) != 1; i++)
+        nanosleep(&ts, NULL);
+    old = g[0];
+    if (kill((pid_t) old, SIGKILL) != 0 || !process_dies(old))
+        _exit(3);
+    for (int i = 0; i < 100; i++) {
+        if (guards_of(getpid(), g, 8) == 1 && g[0] != old) {
+            mark_ready();
+            return NULL;
+        }
+        nanosleep(&ts, NULL);
+    }
+    return NULL; /* never ready: the test fails */
+}
+
+static void kill_guard_meanwhile(void)
+{
+    pthread_t t;
+
+    if (pthread_create(&t, NULL, replace_guard, NULL) != 0 ||
+        pthread_detach(t) != 0)
+        _exit(2);
 }
 
 /* Kill "a server" (a forked process running one command, after BEFORE
- * when not NULL) with SIGKILL while its command runs; return how many of
- * the command and its grandchild (which ignores TERM and HUP, and would
- * outlive a signal to the command alone) are still alive a second later
- * (each killed then). */
+ * when not NULL, and once it is ready then) with SIGKILL while its command
+ * runs; return how many of the command and its grandchild (which ignores
+ * TERM and HUP, and would outlive a signal to the command alone) are still
+ * alive a second later (each killed then). */
 static int survivors_of_server_death(const char *script_fmt,
                                      void (*before)(void))
 {
@@ -628,6 +740,7 @@ static int survivors_of_server_death(const char *script_fmt,
 
     assert_non_null(mkdtemp(dir));
     snprintf(file, sizeof file, "%s/pids", dir);
+    snprintf(ready_file, sizeof ready_file, "%s/ready", dir);
     snprintf(script, sizeof script, script_fmt, file, file, file);
     server = fork();
     assert_true(server >= 0);
@@ -637,15 +750,17 @@ static int survivors_of_server_death(const char *script_fmt,
             before();
         _exit(sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL) != 0);
     }
-    for (int i = 0; i < 500 && found != 2; i++) {
+    for (int i = 0; i < 500; i++) {
         struct timespec ts = {0, 10 * 1000 * 1000};
-        if ((f = fopen(file, "r")) != NULL) {
+        if (found != 2 && (f = fopen(file, "r")) != NULL) {
             found = fscanf(f, "%ld %ld", &pids[0], &pids[1]);
             fclose(f);
         }
-        if (found != 2)
-            nanosleep(&ts, NULL);
+        if (found == 2 && (!before || access(ready_file, F_OK) == 0))
+            break;
+        nanosleep(&ts, NULL);
     }
+    bool ready = !before || access(ready_file, F_OK) == 0;
     (void) kill(server, SIGKILL);
     (void) waitpid(server, NULL, 0);
     for (int i = 0; i < 2; i++)
@@ -654,8 +769,10 @@ static int survivors_of_server_death(const char *script_fmt,
             (void) kill((pid_t) pids[i], SIGKILL);
         }
     (void) unlink(file);
+    (void) unlink(ready_file);
     assert_int_equal(rmdir(dir), 0);
     assert_int_equal(found, 2);
+    assert_true(ready);
     return alive;
 }
 
@@ -681,6 +798,12 @@ static void test_dies_with_server(void **state)
         survivors_of_server_death("trap '' TERM HUP; sleep 60 & "
                                   "echo $$ $! > %s.tmp; mv %s.tmp %s; wait",
                                   kill_own_guard),
+        0);
+    /* The same when the guard is killed while the command runs. */
+    assert_int_equal(
+        survivors_of_server_death("trap '' TERM HUP; sleep 60 & "
+                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait",
+                                  kill_guard_meanwhile),
         0);
 }
 
@@ -1067,8 +1190,10 @@ static void test_forked_guard(void **state)
     sked__proc_guard_test_shell("/bin/sh");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "first-commands") == 0)
+        first_commands_at_once();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_utf8_table),
         cmocka_unit_test(test_utf8_len_table),
@@ -1093,6 +1218,7 @@ int main(void)
         cmocka_unit_test(test_no_fd_leak),
         cmocka_unit_test(test_parallel),
         cmocka_unit_test(test_one_guard_for_all),
+        cmocka_unit_test(test_first_commands_at_once),
         cmocka_unit_test(test_guard_killed),
         cmocka_unit_test(test_dies_with_server),
         cmocka_unit_test(test_leftover_outlives_server),
