@@ -54,14 +54,17 @@
 #include "base/alloc.h"
 
 /* What runs the guard: its read, case, trap and kill are the shell's own.
- * L is the list of groups enlisted, each between spaces. */
+ * L is the list of groups enlisted, each between spaces, once each: a
+ * group may be enlisted twice around a guard's replacement, and must
+ * leave with one withdrawal. */
 #define GUARD_SHELL "/bin/sh"
 static const char script[] =
     "trap '' HUP INT QUIT TERM USR1 USR2 PIPE ALRM TSTP TTIN TTOU\n"
     "l=' '\n"
     "while read -r g; do\n"
     "  case $g in\n"
-    "  +*) l=\"$l${g#+} \" ;;\n"
+    "  +*) g=${g#+}\n"
+    "      case $l in *\" $g \"*) ;; *) l=\"$l$g \" ;; esac ;;\n"
     "  -*) g=${g#-}\n"
     "      case $l in *\" $g \"*) l=\"${l%% $g *} ${l#* $g }\" ;; esac ;;\n"
     "  esac\n"
@@ -105,6 +108,9 @@ typedef struct groups {
 
 static void groups_add(groups *g, pid_t pg)
 {
+    for (size_t i = 0; i < g->n; i++)
+        if (g->v[i] == pg)
+            return;
     if (g->n == g->cap) {
         size_t cap = g->cap ? g->cap * 2 : 1024;
         void *p = g->v ? mremap(g->v, g->cap * sizeof *g->v, cap * sizeof *g->v,

@@ -1164,6 +1164,51 @@ static void test_parallel(void **state)
     }
 }
 
+/* A group enlisted twice (as around a guard's replacement) and withdrawn
+ * once is left alone when the server dies. */
+static void test_enlisted_twice(void **state)
+{
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    long cmd = 0;
+    pid_t server;
+    int p[2];
+
+    (void) state;
+    assert_int_equal(pipe(p), 0);
+    server = fork();
+    assert_true(server >= 0);
+    if (server == 0) {
+        unsigned gen;
+        int fd = sked__proc_guard_fd(&gen);
+        pid_t c;
+
+        if (fd < 0 || (c = fork()) < 0)
+            _exit(2);
+        if (c == 0) {
+            if (setpgid(0, 0) != 0 || sked__proc_guard_enlist(fd) != 0 ||
+                sked__proc_guard_enlist(fd) != 0)
+                _exit(3);
+            execl("/bin/sleep", "sleep", "60", (char *) NULL);
+            _exit(4);
+        }
+        nanosleep(&ts, NULL); /* enlisted (twice) and exec'd by then */
+        sked__proc_guard_withdraw(c);
+        cmd = c;
+        if (write(p[1], &cmd, sizeof cmd) != sizeof cmd)
+            _exit(5);
+        pause();
+        _exit(0);
+    }
+    (void) close(p[1]);
+    assert_int_equal(read(p[0], &cmd, sizeof cmd), sizeof cmd);
+    (void) close(p[0]);
+    (void) kill(server, SIGKILL);
+    (void) waitpid(server, NULL, 0);
+    bool died = process_dies(cmd);
+    (void) kill((pid_t) cmd, SIGKILL);
+    assert_false(died);
+}
+
 /* Where there is no /bin/sh, the guard is a fork of the process: the same
  * guarantees. */
 static void test_forked_guard(void **state)
@@ -1187,6 +1232,7 @@ static void test_forked_guard(void **state)
     test_guard_killed(state);
     test_dies_with_server(state);
     test_leftover_outlives_server(state);
+    test_enlisted_twice(state);
     sked__proc_guard_test_shell("/bin/sh");
 }
 
@@ -1222,6 +1268,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_guard_killed),
         cmocka_unit_test(test_dies_with_server),
         cmocka_unit_test(test_leftover_outlives_server),
+        cmocka_unit_test(test_enlisted_twice),
         cmocka_unit_test(test_forked_guard),
     };
 
