@@ -162,12 +162,12 @@ static _Noreturn void guard_main(int rfd, int limit)
     sigset_t none;
     ssize_t n;
 
+    (void) prctl(PR_SET_NAME, "sked-guard", 0, 0, 0);
     for (int sig = 1; sig < NSIG; sig++)
         (void) sigaction(sig, &ign, NULL);
     (void) sigemptyset(&none);
     (void) sigprocmask(SIG_SETMASK, &none, NULL);
     (void) setpgid(0, 0);
-    (void) prctl(PR_SET_NAME, "sked-guard", 0, 0, 0);
     if (rfd != 0 && dup2(rfd, 0) < 0)
         _exit(1);
     close_from(1, limit);
