@@ -821,40 +821,54 @@ static void test_dies_with_server(void **state)
         0);
 }
 
-/* What a command left running once it ended by itself is left running when
- * the server dies later: its group was withdrawn from the guard. */
-static void test_leftover_outlives_server(void **state)
+/* Fork "a server" that runs BODY, which returns the pid of a process it
+ * leaves running; kill the server with SIGKILL then, and return whether
+ * that process outlived it by a second (it is killed after). */
+static bool outlives_server(long (*body)(void))
 {
-    const char *argv[] = {"/bin/sh", "-c", "sleep 60 & echo $!", NULL};
-    sked_proc_spec spec = {.argv = argv, .env = test_env};
-    long leftover = 0;
+    long pid = 0;
     pid_t server;
     int p[2];
 
-    (void) state;
     assert_int_equal(pipe(p), 0);
     server = fork();
     assert_true(server >= 0);
     if (server == 0) {
-        sked_proc_result r;
         (void) close(p[0]);
-        if (sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL) != 0)
-            _exit(2);
-        leftover = strtol(r.out, NULL, 10);
-        if (write(p[1], &leftover, sizeof leftover) != sizeof leftover)
+        pid = body();
+        if (pid <= 1 || write(p[1], &pid, sizeof pid) != sizeof pid)
             _exit(3);
         pause();
         _exit(0);
     }
     (void) close(p[1]);
-    assert_int_equal(read(p[0], &leftover, sizeof leftover), sizeof leftover);
+    assert_int_equal(read(p[0], &pid, sizeof pid), sizeof pid);
     (void) close(p[0]);
-    assert_true(leftover > 1);
     (void) kill(server, SIGKILL);
     (void) waitpid(server, NULL, 0);
-    bool died = process_dies(leftover);
-    (void) kill((pid_t) leftover, SIGKILL);
-    assert_false(died);
+    bool died = process_dies(pid);
+    (void) kill((pid_t) pid, SIGKILL);
+    return !died;
+}
+
+/* A command that ends by itself, leaving a process in its group. */
+static long leave_leftover(void)
+{
+    const char *argv[] = {"/bin/sh", "-c", "sleep 60 & echo $!", NULL};
+    sked_proc_spec spec = {.argv = argv, .env = test_env};
+    sked_proc_result r;
+
+    if (sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL) != 0)
+        _exit(2);
+    return strtol(r.out, NULL, 10);
+}
+
+/* What a command left running once it ended by itself is left running when
+ * the server dies later: its group was withdrawn from the guard. */
+static void test_leftover_outlives_server(void **state)
+{
+    (void) state;
+    assert_true(outlives_server(leave_leftover));
 }
 
 static void *cancel_later(void *arg)
@@ -1178,49 +1192,35 @@ static void test_parallel(void **state)
     }
 }
 
-/* A group enlisted twice (as around a guard's replacement) and withdrawn
- * once is left alone when the server dies. */
-static void test_enlisted_twice(void **state)
+/* A process leading a group of its own, enlisted with the guard twice
+ * (as around a guard's replacement), then withdrawn once. */
+static long enlist_twice(void)
 {
     struct timespec ts = {0, 200 * 1000 * 1000};
-    long cmd = 0;
-    pid_t server;
-    int p[2];
+    unsigned gen;
+    int fd = sked__proc_guard_fd(&gen);
+    pid_t c;
 
-    (void) state;
-    assert_int_equal(pipe(p), 0);
-    server = fork();
-    assert_true(server >= 0);
-    if (server == 0) {
-        unsigned gen;
-        int fd = sked__proc_guard_fd(&gen);
-        pid_t c;
-
-        if (fd < 0 || (c = fork()) < 0)
-            _exit(2);
-        if (c == 0) {
-            if (setpgid(0, 0) != 0 || sked__proc_guard_enlist(fd) != 0 ||
-                sked__proc_guard_enlist(fd) != 0)
-                _exit(3);
-            execl("/bin/sleep", "sleep", "60", (char *) NULL);
-            _exit(4);
-        }
-        nanosleep(&ts, NULL); /* enlisted (twice) and exec'd by then */
-        sked__proc_guard_withdraw(c);
-        cmd = c;
-        if (write(p[1], &cmd, sizeof cmd) != sizeof cmd)
-            _exit(5);
-        pause();
-        _exit(0);
+    if (fd < 0 || (c = fork()) < 0)
+        _exit(2);
+    if (c == 0) {
+        if (setpgid(0, 0) != 0 || sked__proc_guard_enlist(fd) != 0 ||
+            sked__proc_guard_enlist(fd) != 0)
+            _exit(3);
+        execl("/bin/sleep", "sleep", "60", (char *) NULL);
+        _exit(4);
     }
-    (void) close(p[1]);
-    assert_int_equal(read(p[0], &cmd, sizeof cmd), sizeof cmd);
-    (void) close(p[0]);
-    (void) kill(server, SIGKILL);
-    (void) waitpid(server, NULL, 0);
-    bool died = process_dies(cmd);
-    (void) kill((pid_t) cmd, SIGKILL);
-    assert_false(died);
+    nanosleep(&ts, NULL); /* enlisted (twice) and exec'd by then */
+    sked__proc_guard_withdraw(c);
+    return c;
+}
+
+/* A group enlisted twice and withdrawn once is left alone when the server
+ * dies. */
+static void test_enlisted_twice(void **state)
+{
+    (void) state;
+    assert_true(outlives_server(enlist_twice));
 }
 
 /* Where there is no /bin/sh, the guard is a fork of the process: the same
