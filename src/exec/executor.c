@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The executor (executor.h).
  *
- * Writes go through a per-run buffer of ops: everything is handed to the
- * journal asynchronously, except that the buffer is committed and waited
- * for before an attempt starts executing when something is to be made
+ * Writes go through a per-run buffer of ops (run_record.c): everything is
+ * handed to the journal asynchronously, except that the buffer is committed and
+ * waited for before an attempt starts executing when something is to be made
  * durable first: the end of an earlier step (so it is never lost once the
  * next step's side effects begin), and the attempt itself when it acts
  * outside this process (a command, a request), so that a server dying
@@ -22,7 +22,6 @@
  * end. */
 #include "exec/executor.h"
 
-#include <jansson.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -31,13 +30,11 @@
 
 #include "base/alloc.h"
 #include "base/clock.h"
-#include "base/json_io.h"
 #include "base/json_obj.h"
-#include "base/json_text.h"
 #include "exec/attempt.h"
 #include "exec/plan.h"
+#include "exec/run_record.h"
 
-#define PENDING_MAX  16
 #define STEP_KEY_MAX (SKED_RUN_ID_MAX + 160)
 
 /* One attempt executing in a thread (parallelism > 1). */
@@ -68,13 +65,9 @@ typedef struct xrun {
     char **errs;         /* per step: owned copy of its last error */
     sked_time hard;      /* the workflow's hard deadline, or NONE */
     bool hard_hit;       /* a step was stopped by that deadline */
-    bool lost;           /* an op was refused: the run is not ours */
-    bool unsynced_end;   /* a step's end was handed over, not yet known
-                            to be committed */
     bool timeout_marked;
-    sked_run_op pending[PENDING_MAX];
-    char *pending_strs[PENDING_MAX * 8]; /* owned strings of pending */
-    size_t npending, nstrs;
+    sked_run_record record; /* its writes; record.lost: the run is not
+                               ours to carry on */
     slot *slots;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -88,216 +81,15 @@ static sked_time now_of(const xrun *x)
 /* Memory ran out: stop as if the run were lost (see the top). */
 static void out_of_memory(xrun *x)
 {
-    x->lost = true;
-}
-
-/* ---- writes ---------------------------------------------------------- */
-
-/* Keep S (taken) until the buffer is written; returns S. op_new leaves
- * room for every string of one op. */
-static char *keep(xrun *x, char *s)
-{
-    if (s)
-        x->pending_strs[x->nstrs++] = s;
-    return s;
-}
-
-static void clear_pending(xrun *x)
-{
-    for (size_t i = 0; i < x->nstrs; i++)
-        free(x->pending_strs[i]);
-    x->nstrs = x->npending = 0;
-}
-
-/* Write the buffer; with WAIT, wait for its commit (and notice a refused
- * op: the run was taken over). */
-static void flush(xrun *x, bool wait)
-{
-    int result[PENDING_MAX];
-    sked_error err = {0};
-    if (wait)
-        x->unsynced_end = false;
-    if (x->npending > 0) {
-        int rc = sked__journal_write(x->env->journal, x->pending, x->npending,
-                                     wait ? result : NULL, &err);
-        if (rc != 0)
-            x->lost = true; /* not written: the lease lapses, and the run
-                               is recovered from what is committed */
-        for (size_t i = 0; wait && rc == 0 && i < x->npending; i++)
-            if (result[i] != 0)
-                x->lost = true;
-    }
-    clear_pending(x);
-}
-
-static sked_run_op *op_new(xrun *x, sked_run_op_kind kind)
-{
-    /* Room for an op's share of pending_strs, 8 (it keeps 6 at most). */
-    if (x->npending == PENDING_MAX ||
-        x->nstrs + 8 > sizeof x->pending_strs / sizeof *x->pending_strs)
-        flush(x, false);
-    sked_run_op *op = &x->pending[x->npending++];
-    memset(op, 0, sizeof *op);
-    op->kind = kind;
-    op->run_id = x->run->id;
-    op->executor = x->env->executor;
-    op->at = now_of(x);
-    return op;
-}
-
-/* Add the event TYPE of OP, its payload the object O (emptied). OP, the
- * last op buffered, is dropped when the payload could not be made. */
-static void op_event(xrun *x, sked_run_op *op, const char *type, sked_jobj *o)
-{
-    char *p = sked__jobj_take(o);
-    if (!p) {
-        if (x->npending > 0 && op == &x->pending[x->npending - 1])
-            x->npending--;
-        out_of_memory(x);
-        return;
-    }
-    if (op->nevents < SKED_RUN_OP_EVENTS_MAX)
-        op->events[op->nevents++] =
-            (sked_run_op_event){type, x->run->id, keep(x, p)};
-    else
-        free(p);
-}
-
-/* The members every step event starts with, into O. */
-static void step_payload(const xrun *x, size_t i, bool comp, int32_t attempt,
-                         sked_jobj *o)
-{
-    sked__jobj_str(o, "workflow", x->w->name);
-    sked__jobj_str(o, "step", x->w->steps[i].name);
-    sked__jobj_int(o, "attempt", attempt);
-    if (comp)
-        sked__jobj_bool(o, "compensation", true);
-}
-
-static void record_begin(xrun *x, size_t i, bool comp, int32_t attempt,
-                         sked_time at)
-{
-    sked_run_op *op = op_new(x, SKED_RUN_OP_STEP_BEGIN);
-    op->step = (sked_step_record){.step = x->w->steps[i].name,
-                                  .compensation = comp,
-                                  .attempt = attempt,
-                                  .status = SKED_STEP_RUNNING,
-                                  .exit_code = -1,
-                                  .started_at = at,
-                                  .finished_at = SKED_TIME_NONE};
-    sked_jobj o = {0};
-    step_payload(x, i, comp, attempt, &o);
-    op_event(x, op, "step.started", &o);
-}
-
-/* Record the end of attempt ATTEMPT of step I as R says; RETRY_DELAY >= 0
- * adds the event step.retrying. */
-static void record_end(xrun *x, size_t i, bool comp, int32_t attempt,
-                       sked_attempt_result *r, sked_dur retry_delay)
-{
-    sked_run_op *op = op_new(x, SKED_RUN_OP_STEP_END);
-    sked_step_status s = r->ok                            ? SKED_STEP_COMPLETED
-                         : r->stopped == SKED_STOP_CANCEL ? SKED_STEP_CANCELLED
-                                                          : SKED_STEP_FAILED;
-    op->step = (sked_step_record){.step = x->w->steps[i].name,
-                                  .compensation = comp,
-                                  .attempt = attempt,
-                                  .status = s,
-                                  .output = r->output,
-                                  .stderr_text = keep(x, r->stderr_text),
-                                  .truncated = r->truncated,
-                                  .error = r->error,
-                                  .error_code = (char *) r->error_code,
-                                  .exit_code = r->exit_code,
-                                  /* its begin (recorded) says when */
-                                  .started_at = SKED_TIME_NONE,
-                                  .finished_at = op->at};
-    sked_jobj o = {0};
-    step_payload(x, i, comp, attempt, &o);
-    sked__jobj_secs(&o, "duration_secs", r->duration);
-    if (!r->ok) {
-        sked__jobj_str(&o, "error", r->error ? r->error : "");
-        if (r->exit_code >= 0)
-            sked__jobj_int(&o, "exit_code", r->exit_code);
-    }
-    op_event(x, op, r->ok ? "step.completed" : "step.failed", &o);
-    x->unsynced_end = true;
-    if (retry_delay >= 0 && !x->lost) {
-        step_payload(x, i, comp, attempt + 1, &o);
-        sked__jobj_secs(&o, "delay_secs", retry_delay);
-        op_event(x, op, "step.retrying", &o);
-    }
-    /* The buffer takes the result's strings until they are written. */
-    keep(x, r->output);
-    keep(x, r->error);
-    r->output = r->stderr_text = r->error = NULL;
-}
-
-/* The run's output: each completed step's output, as JSON when it is
- * JSON, else as a string. NULL when memory ran out. */
-static char *run_output(const xrun *x)
-{
-    bool any = false;
-    for (size_t i = 0; i < x->w->nsteps && !any; i++)
-        any = x->outputs[i] != NULL;
-    if (!any) /* steps that return nothing, the usual case */
-        return sked__strdup("{}");
-    json_t *o = json_object();
-    bool whole = o != NULL;
-    for (size_t i = 0; whole && i < x->w->nsteps; i++) {
-        const char *s = x->outputs[i];
-        json_error_t je;
-        json_t *v = NULL;
-        if (!s)
-            continue;
-        int rc = sked__json_load(s, strlen(s), JSON_DECODE_ANY, &v, &je);
-        if (rc == SKED_ESYNTAX)
-            v = json_string(s);
-        whole = v && json_object_set_new(o, x->w->steps[i].name, v) == 0;
-    }
-    char *s = whole ? sked__json_text(o, NULL) : NULL;
-    json_decref(o);
-    return s;
-}
-
-static void finish(xrun *x, sked_run_status status, const char *error,
-                   const char *code)
-{
-    static const char *const names[] = {[SKED_RUN_COMPLETED] = "run.completed",
-                                        [SKED_RUN_FAILED] = "run.failed",
-                                        [SKED_RUN_CANCELLED] = "run.cancelled"};
-    char *output = status == SKED_RUN_COMPLETED ? run_output(x) : NULL;
-    if (status == SKED_RUN_COMPLETED && !output) {
-        out_of_memory(x); /* not ended without its output */
-        return;
-    }
-    sked_run_op *op = op_new(x, SKED_RUN_OP_FINISH);
-    op->status = status;
-    op->output = keep(x, output);
-    op->error = error;
-    op->error_code = code;
-    sked_jobj o = {0};
-    sked__jobj_str(&o, "workflow", x->w->name);
-    sked__jobj_str(&o, "queue", x->run->queue ? x->run->queue : "default");
-    if (x->run->schedule)
-        sked__jobj_str(&o, "schedule", x->run->schedule);
-    if (x->run->started_at != SKED_TIME_NONE)
-        sked__jobj_secs(&o, "duration_secs", op->at - x->run->started_at);
-    if (error) {
-        sked__jobj_str(&o, "error", error);
-        sked__jobj_str(&o, "error_code", code);
-    }
-    op_event(x, op, names[status], &o);
-    if (!x->lost)
-        flush(x, false);
+    x->record.lost = true;
 }
 
 /* Release the run until NOT_BEFORE (a durable wait). */
 static void wait_durably(xrun *x, sked_time not_before)
 {
-    sked_run_op *op = op_new(x, SKED_RUN_OP_WAIT);
+    sked_run_op *op = sked__run_record_op(&x->record, SKED_RUN_OP_WAIT);
     op->not_before = not_before;
-    flush(x, false);
+    sked__run_record_flush(&x->record, false);
 }
 
 /* Sleep in this thread until UNTIL on the engine's clock, or a cancel.
@@ -412,7 +204,7 @@ static void attempt_end(xrun *x, slot *s)
             return;
         }
     }
-    record_end(x, i, false, s->a.attempt, r, delay);
+    sked__run_record_end(&x->record, i, false, s->a.attempt, r, delay);
     sked__attempt_result_done(r);
 }
 
@@ -431,7 +223,7 @@ static void attempt_start(xrun *x, size_t i)
     slot *s = &x->slots[i];
     int32_t attempt = x->st[i].last_attempt + 1;
 
-    record_begin(x, i, false, attempt, now_of(x));
+    sked__run_record_begin(&x->record, i, false, attempt, now_of(x));
     /* Every earlier step's end is durable before this one starts: a crash
      * from here on resumes after them. A command or a request is on record
      * before it starts, too: after a crash, recovery closes it as cut off
@@ -440,8 +232,9 @@ static void attempt_start(xrun *x, size_t i)
      * no crash: proc_guard.h). A C function that is a run's first step
      * waits for nothing: it dies with the process, and its attempt number
      * may come again after a crash (docs/execution.md). */
-    flush(x, x->unsynced_end || acts_outside(&x->w->steps[i].act));
-    if (x->lost)
+    sked__run_record_flush(&x->record, x->record.unsynced_end ||
+                                           acts_outside(&x->w->steps[i].act));
+    if (x->record.lost)
         return;
     attempt_setup(x, s, i, false, attempt);
     x->busy[i] = true;
@@ -508,9 +301,9 @@ static void compensate(xrun *x, size_t i)
     for (int32_t n = x->st[i].comp_counted + 1;; n++) {
         int32_t attempt = ++x->st[i].comp_last_attempt;
         sked_dur delay = -1;
-        record_begin(x, i, true, attempt, now_of(x));
-        flush(x, true);
-        if (x->lost)
+        sked__run_record_begin(&x->record, i, true, attempt, now_of(x));
+        sked__run_record_flush(&x->record, true);
+        if (x->record.lost)
             return;
         attempt_setup(x, &s, i, true, attempt);
         sked__attempt_run(&s.a, &s.res);
@@ -522,11 +315,12 @@ static void compensate(xrun *x, size_t i)
         bool again =
             !s.res.ok &&
             sked__plan_retry(&act->retry, n, &s.res.failure, s.key, &delay);
-        record_end(x, i, true, attempt, &s.res, again ? delay : -1);
+        sked__run_record_end(&x->record, i, true, attempt, &s.res,
+                             again ? delay : -1);
         sked__attempt_result_done(&s.res);
         if (!again)
             return;
-        flush(x, false);
+        sked__run_record_flush(&x->record, false);
         if (delay > 0)
             wait_inline(x, now_of(x) + delay);
     }
@@ -550,7 +344,8 @@ static void close_sleeps(xrun *x, sked_run_status status, const char *error,
         }
         x->sleeping[i] = false;
         x->timer[i] = SKED_TIME_NONE;
-        record_end(x, i, false, x->st[i].last_attempt, &r, -1);
+        sked__run_record_end(&x->record, i, false, x->st[i].last_attempt, &r,
+                             -1);
     }
 }
 
@@ -569,9 +364,10 @@ static void fail_run(xrun *x, sked_run_status status, const char *error,
         if (error && !copy) {
             out_of_memory(x);
         } else {
-            sked_run_op *op = op_new(x, SKED_RUN_OP_FAILING);
+            sked_run_op *op =
+                sked__run_record_op(&x->record, SKED_RUN_OP_FAILING);
             op->status = status;
-            op->error = keep(x, copy);
+            op->error = sked__run_record_keep(&x->record, copy);
             op->error_code = code;
         }
     }
@@ -580,11 +376,11 @@ static void fail_run(xrun *x, sked_run_status status, const char *error,
     if (!order)
         out_of_memory(x);
     size_t n = order ? sked__plan_compensations(x->w, x->st, order) : 0;
-    for (size_t k = 0; k < n && !x->lost; k++)
+    for (size_t k = 0; k < n && !x->record.lost; k++)
         compensate(x, order[k]);
     free(order);
-    if (!x->lost)
-        finish(x, status, error, code);
+    if (!x->record.lost)
+        sked__run_record_finish(&x->record, x->outputs, status, error, code);
 }
 
 /* Write the error of a run whose step I ran out of attempts into BUF. */
@@ -619,7 +415,8 @@ static void timers_due(xrun *x, sked_time now)
         x->sleeping[i] = false;
         x->st[i].completed = true;
         x->st[i].completed_at = now;
-        record_end(x, i, false, x->st[i].last_attempt, &r, -1);
+        sked__run_record_end(&x->record, i, false, x->st[i].last_attempt, &r,
+                             -1);
     }
 }
 
@@ -627,7 +424,7 @@ static void sleep_start(xrun *x, size_t i)
 {
     sked_time now = now_of(x);
     x->st[i].last_attempt++;
-    record_begin(x, i, false, x->st[i].last_attempt, now);
+    sked__run_record_begin(&x->record, i, false, x->st[i].last_attempt, now);
     x->timer[i] = now + x->w->steps[i].act.sleep;
     x->sleeping[i] = true;
 }
@@ -642,7 +439,7 @@ static bool wait_timers(xrun *x)
         wait_durably(x, sked__plan_min_deadline(t, x->hard));
         return false;
     }
-    flush(x, false);
+    sked__run_record_flush(&x->record, false);
     wait_inline(x, t);
     timers_due(x, t > now_of(x) ? t : now_of(x));
     return true;
@@ -653,11 +450,11 @@ static void mark_timeout(xrun *x)
     if (x->timeout_marked || x->run->timeout_exceeded_at != SKED_TIME_NONE)
         return;
     x->timeout_marked = true;
-    sked_run_op *op = op_new(x, SKED_RUN_OP_TIMEOUT_MARK);
+    sked_run_op *op = sked__run_record_op(&x->record, SKED_RUN_OP_TIMEOUT_MARK);
     sked_jobj o = {0};
     sked__jobj_str(&o, "workflow", x->w->name);
     sked__jobj_secs(&o, "timeout_secs", x->w->timeout);
-    op_event(x, op, "run.timeout_exceeded", &o);
+    sked__run_record_event(&x->record, op, "run.timeout_exceeded", &o);
 }
 
 /* ---- the run ---------------------------------------------------------- */
@@ -669,7 +466,8 @@ static bool drive_once(xrun *x, size_t *ready, bool *blocked)
     char err[600];
     size_t n, failed = 0;
 
-    if (x->lost || reason == SKED_STOP_SHUTDOWN || reason == SKED_STOP_LOST) {
+    if (x->record.lost || reason == SKED_STOP_SHUTDOWN ||
+        reason == SKED_STOP_LOST) {
         drain(x);
         return false;
     }
@@ -688,7 +486,8 @@ static bool drive_once(xrun *x, size_t *ready, bool *blocked)
     size_t room = (size_t) x->w->parallelism - nbusy(x);
     switch (sked__plan_next(x->w, x->st, blocked, ready, room, &n, &failed)) {
     case SKED_PLAN_DONE:
-        finish(x, SKED_RUN_COMPLETED, NULL, NULL);
+        sked__run_record_finish(&x->record, x->outputs, SKED_RUN_COMPLETED,
+                                NULL, NULL);
         return false;
     case SKED_PLAN_FAILED:
         step_error(x, failed, err, sizeof err);
@@ -706,7 +505,7 @@ static bool drive_once(xrun *x, size_t *ready, bool *blocked)
         case SKED_TIMEOUT_OK:
             break;
         }
-        for (size_t k = 0; k < n && !x->lost; k++)
+        for (size_t k = 0; k < n && !x->record.lost; k++)
             if (x->w->steps[ready[k]].act.kind == SKED_ACTION_SLEEP)
                 sleep_start(x, ready[k]);
             else
@@ -781,7 +580,7 @@ static void xrun_free(xrun *x)
         free(x->slots[i].outs);
     free(x->slots);
     sked__step_records_free(x->rec, x->nrec);
-    clear_pending(x);
+    sked__run_record_done(&x->record);
     pthread_mutex_destroy(&x->mu);
     pthread_cond_destroy(&x->cv);
 }
@@ -794,6 +593,7 @@ static int xrun_init(xrun *x, const sked_exec_env *env, const sked_run *run,
     x->env = env;
     x->run = run;
     x->w = w;
+    sked__run_record_init(&x->record, env, run, w);
     x->cancel = cancel;
     x->hard = sked__plan_hard_deadline(w, run->started_at);
     pthread_mutex_init(&x->mu, NULL);
@@ -872,7 +672,7 @@ void sked__execute(const sked_exec_env *env, const sked_run *run,
     free(blocked);
     /* Whatever is left (a stop, an error) goes out; on an error the
      * lease lapses and the run is recovered from what is committed. */
-    flush(&x, false);
+    sked__run_record_flush(&x.record, false);
     xrun_free(&x);
     sked__registry_release(env->registry, w);
 }

@@ -2,22 +2,22 @@
 /* Running one command (proc.h): start it, capture its output, stop it.
  *
  * The plan: find the program in the PATH of the command's own environment
- * (never the server's), make two pipes, start the group's guard
- * (proc_guard.h: the group dies with the server), and start the child with
- * posix_spawn in the guard's process group, its signal mask empty and
- * every signal back to its default action, stdin on /dev/null and nothing
- * but 0, 1 and 2 left open. One poll loop then watches the child's pidfd,
- * both pipes and the cancellation flag until the child is reaped and its
- * pipes are closed; a deadline or a cancel sends SIGTERM to the group, and
- * SIGKILL once the grace has passed. Output past the capture limit is read
- * and dropped, so memory stays bounded and the child never blocks on a
- * full pipe.
+ * (never the server's), make two pipes, and start the child (vfork and
+ * exec) as the leader of a process group of its own, enlisted with the
+ * process's guard before its exec (proc_guard.h: the group dies with the
+ * server), its signal mask empty and every signal back to its default
+ * action, stdin on /dev/null and nothing but 0, 1 and 2 left open. One
+ * poll loop then watches the child's pidfd, both pipes and the
+ * cancellation flag until the child has ended and its pipes are closed; a
+ * deadline or a cancel sends SIGTERM to the group, and SIGKILL once the
+ * grace has passed. Output past the capture limit is read and dropped, so
+ * memory stays bounded and the child never blocks on a full pipe. The
+ * child is withdrawn from the guard and reaped last.
  *
  * The program and the user are resolved first (proc_who.c). Running as
- * another user needs setgroups, setgid and setuid in the child, which
- * posix_spawn cannot do: that case alone forks and execs, with only
- * async-signal-safe calls in between (the server has threads). */
-/* For pipe2, the _np file actions, close_range, setgroups and NSIG. */
+ * another user needs setgroups, setgid and setuid in the child: that case
+ * forks instead of vfork (spawn_child). */
+/* For pipe2, close_range, setgroups, vfork and NSIG. */
 #define _GNU_SOURCE
 #include "exec/proc.h"
 
@@ -28,11 +28,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,13 +68,12 @@ typedef struct launch {
     char *const *env;  /* idem */
     const char *cwd;   /* NULL: the server's */
     int out_w, err_w;  /* the pipes' write ends, to become 1 and 2 */
-    pid_t pgid;        /* the process group to join: its guard's */
+    int guard_fd;      /* the guard's socket, to enlist the group with */
     const user_ids *user;
 } launch;
 
-/* Where a forked child failed, so its errno is reported for the right
- * thing. posix_spawn does not say: STAGE_SPAWN is "the cwd or the exec". */
-enum { STAGE_SPAWN, STAGE_SETUP, STAGE_USER, STAGE_CWD, STAGE_EXEC };
+/* Where a child failed, so its errno is reported for the right thing. */
+enum { STAGE_SETUP, STAGE_GUARD, STAGE_USER, STAGE_CWD, STAGE_EXEC };
 
 typedef struct child_failure {
     int stage;
@@ -118,74 +115,9 @@ static int make_pipe(int p[2])
     return -1;
 }
 
-static int set_file_actions(posix_spawn_file_actions_t *fa, const launch *l)
-{
-    int e = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
-
-    if (e == 0)
-        e = posix_spawn_file_actions_adddup2(fa, l->out_w, 1);
-    if (e == 0)
-        e = posix_spawn_file_actions_adddup2(fa, l->err_w, 2);
-    if (e == 0 && l->cwd)
-        e = posix_spawn_file_actions_addchdir_np(fa, l->cwd);
-    /* Only 0, 1 and 2 reach the command, whatever else the server (or a
-     * library in it) left open without O_CLOEXEC. */
-    if (e == 0)
-        e = posix_spawn_file_actions_addclosefrom_np(fa, 3);
-    return e;
-}
-
-/* The process group of its guard (so the whole tree can be signalled,
- * and dies with the server), no blocked signals and every signal at its
- * default: a server that blocks or ignores SIGTERM or SIGPIPE must not
- * pass that on. */
-static int set_attrs(posix_spawnattr_t *at, pid_t pgid)
-{
-    sigset_t none, all;
-    int e;
-
-    (void) sigemptyset(&none);
-    (void) sigfillset(&all);
-    e = posix_spawnattr_setflags(at, (short) (POSIX_SPAWN_SETPGROUP |
-                                              POSIX_SPAWN_SETSIGMASK |
-                                              POSIX_SPAWN_SETSIGDEF));
-    if (e == 0)
-        e = posix_spawnattr_setpgroup(at, pgid);
-    if (e == 0)
-        e = posix_spawnattr_setsigmask(at, &none);
-    if (e == 0)
-        e = posix_spawnattr_setsigdefault(at, &all);
-    return e;
-}
-
-/* Start L with posix_spawn. Return 0 or an errno: glibc reports a failed
- * file action or exec as posix_spawn's result, and reaps that child. */
-static int spawn_posix(const launch *l, pid_t *pid)
-{
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    int e;
-
-    e = posix_spawn_file_actions_init(&fa);
-    if (e != 0)
-        return e;
-    e = posix_spawnattr_init(&at);
-    if (e != 0) {
-        (void) posix_spawn_file_actions_destroy(&fa);
-        return e;
-    }
-    e = set_file_actions(&fa, l);
-    if (e == 0)
-        e = set_attrs(&at, l->pgid);
-    if (e == 0)
-        e = posix_spawn(pid, l->path, &fa, &at, l->argv, l->env);
-    (void) posix_spawnattr_destroy(&at);
-    (void) posix_spawn_file_actions_destroy(&fa);
-    return e;
-}
-
-/* In a forked child: set up 0, 1 and 2, and let only them reach the exec
- * (REPORT is close-on-exec like everything else above 2). */
+/* In the child: set up 0, 1 and 2, and let only them reach the exec
+ * (REPORT and the guard's socket are close-on-exec like everything else
+ * above 2). */
 static int child_fds(const launch *l)
 {
     int fd = open("/dev/null", O_RDONLY);
@@ -202,14 +134,20 @@ static int child_fds(const launch *l)
     return 0;
 }
 
-/* Become L's command, as its user, in a forked child; report a failure on
- * REPORT. Only async-signal-safe calls: the parent has other threads. The
- * directory is changed as the user, so it is checked with their rights. */
+/* Become L's command in the child; report a failure on REPORT. Only
+ * async-signal-safe calls: the parent has other threads, and after a
+ * vfork this runs on the parent's memory, its handlers not yet reset.
+ * The group is the child's own (so the whole tree can be signalled), and
+ * is enlisted with the guard before anything of the command runs. Every
+ * signal back to its default action and unblocked: a server that blocks
+ * or ignores SIGTERM or SIGPIPE must not pass that on. The directory is
+ * changed as the user, so it is checked with their rights. */
 static _Noreturn void child_run(const launch *l, int report)
 {
     child_failure f = {STAGE_SETUP, 0};
     struct sigaction dfl;
     sigset_t none;
+    int e;
     ssize_t w;
 
     memset(&dfl, 0, sizeof dfl);
@@ -217,13 +155,21 @@ static _Noreturn void child_run(const launch *l, int report)
     /* SIGKILL, SIGSTOP and libc's own signals refuse: nothing to reset. */
     for (int sig = 1; sig < NSIG; sig++)
         (void) sigaction(sig, &dfl, NULL);
+    if (setpgid(0, 0) != 0)
+        goto fail;
+    f.stage = STAGE_GUARD;
+    if ((e = sked__proc_guard_enlist(l->guard_fd)) != 0) {
+        errno = e;
+        goto fail;
+    }
+    f.stage = STAGE_SETUP;
     (void) sigemptyset(&none);
-    if (setpgid(0, l->pgid) != 0 ||
-        sigprocmask(SIG_SETMASK, &none, NULL) != 0 || child_fds(l) != 0)
+    if (sigprocmask(SIG_SETMASK, &none, NULL) != 0 || child_fds(l) != 0)
         goto fail;
     f.stage = STAGE_USER;
-    if (setgroups((size_t) l->user->ngroups, l->user->groups) != 0 ||
-        setgid(l->user->gid) != 0 || setuid(l->user->uid) != 0)
+    if (l->user->change &&
+        (setgroups((size_t) l->user->ngroups, l->user->groups) != 0 ||
+         setgid(l->user->gid) != 0 || setuid(l->user->uid) != 0))
         goto fail;
     f.stage = STAGE_CWD;
     if (l->cwd && chdir(l->cwd) != 0)
@@ -237,9 +183,15 @@ fail:
     _exit(127);
 }
 
-/* Start L with fork and exec, for another user. Return 0, or an errno with
- * *STAGE saying where the child failed. */
-static int spawn_fork(const launch *l, pid_t *pid, int *stage)
+/* Start L's child. vfork, as posix_spawn does (no copy of the server's
+ * page tables, whose pages it would then copy on every write while the
+ * command runs), but with a step of its own before the exec: enlisting
+ * with the guard, which posix_spawn cannot do. Another user needs
+ * setuid, which glibc makes every thread of the process take part in: a
+ * vfork child shares the parent's threads' memory but is not one of
+ * them, so that case alone forks. Returns 0, or an errno with *STAGE
+ * saying where the child failed (it is reaped then). */
+static int spawn_child(const launch *l, pid_t *pid, int *stage)
 {
     child_failure f = {STAGE_SETUP, EIO};
     sigset_t all, old;
@@ -248,11 +200,14 @@ static int spawn_fork(const launch *l, pid_t *pid, int *stage)
 
     if (pipe2(report, O_CLOEXEC) != 0)
         return errno;
-    /* All signals stay blocked across fork, so that none of the server's
-     * handlers runs in the child before child_run resets them. */
+    /* All signals stay blocked across the fork, so that none of the
+     * server's handlers runs in the child before child_run resets them. */
     (void) sigfillset(&all);
     (void) pthread_sigmask(SIG_SETMASK, &all, &old);
-    *pid = fork();
+    if (l->user->change)
+        *pid = fork();
+    else
+        *pid = vfork();
     if (*pid == 0)
         child_run(l, report[1]);
     e = errno;
@@ -260,6 +215,7 @@ static int spawn_fork(const launch *l, pid_t *pid, int *stage)
     (void) close(report[1]);
     if (*pid < 0) {
         (void) close(report[0]);
+        *pid = 0;
         return e;
     }
     /* The report pipe closes on exec: no bytes means the exec happened. */
@@ -269,22 +225,12 @@ static int spawn_fork(const launch *l, pid_t *pid, int *stage)
     (void) close(report[0]);
     if (n == 0)
         return 0;
+    sked__proc_guard_withdraw(*pid);
     while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
         ;
+    *pid = 0;
     *stage = f.stage;
     return f.err != 0 ? f.err : EIO;
-}
-
-/* Return 0 when DIR is a directory one can enter, else an errno. */
-static int dir_error(const char *dir)
-{
-    struct stat st;
-
-    if (stat(dir, &st) != 0)
-        return errno;
-    if (!S_ISDIR(st.st_mode))
-        return ENOTDIR;
-    return access(dir, X_OK) != 0 ? errno : 0;
 }
 
 /* Turn the errno E of a failed start of L at STAGE into an error. */
@@ -301,11 +247,14 @@ static int start_error(const launch *l, const char *name, int stage, int e,
                                (long) l->user->uid, strerror(e));
     if (stage == STAGE_CWD)
         ce = e;
-    else if (stage == STAGE_SPAWN && l->cwd)
-        ce = dir_error(l->cwd);
     if (ce != 0)
         return sked__error_set(err, SKED_EINVAL, "cwd", -1, "cwd %s: %s",
                                l->cwd, strerror(ce));
+    if (stage == STAGE_GUARD)
+        return sked__error_set(err, SKED_EIO, NULL, -1,
+                               "spawn %s: no guard to kill it with the "
+                               "server: %s",
+                               name, strerror(e));
     if (stage == STAGE_SETUP)
         return sked__error_set(err, SKED_EIO, NULL, -1, "spawn %s: %s", name,
                                strerror(e));
@@ -332,16 +281,18 @@ typedef struct stream {
 
 /* One running command, from start to reaping. */
 typedef struct waiter {
-    pid_t pid;             /* the command */
-    sked_proc_guard guard; /* its group's leader; its pid is the group's */
-    int pidfd;             /* -1: none, the child is polled for */
+    pid_t pid;    /* the command, its group's leader; 0: none. Reaped only
+                     at the end, so that its id (the group's) stays its
+                     own while the group may still be signalled */
+    int pidfd;    /* -1: none, the child is polled for */
+    int guard_fd; /* the guard's socket, polled for its end; -1: not */
     stream out, err;
     const sked_cancel *cancel; /* borrowed; may be NULL */
     sked_time deadline;        /* real wall clock; SKED_TIME_NONE: none */
     sked_dur grace, linger;
-    sked_mono started, term_at, kill_at, reaped_at;
-    bool reaped, killed, status_known;
-    int status; /* waitpid's, once reaped and known */
+    sked_mono started, term_at, kill_at, ended_at;
+    bool ended, killed;
+    int exit_code, term_signal; /* once ended: -1 and 0 when unknown */
     sked_proc_stop stop;
 } waiter;
 
@@ -393,35 +344,38 @@ static void read_stream(stream *s)
         s->len += (size_t) n;
 }
 
-/* Reap the child if it has ended. */
+/* Note the child's end if it has ended, leaving it a zombie. */
 static void try_reap(waiter *w)
 {
-    int status = 0;
-    pid_t r;
+    siginfo_t si;
+    int r;
 
-    do
-        r = waitpid(w->pid, &status, WNOHANG);
-    while (r < 0 && errno == EINTR);
-    if (r == 0)
+    do {
+        memset(&si, 0, sizeof si);
+        r = waitid(P_PID, (id_t) w->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+    } while (r < 0 && errno == EINTR);
+    if (r == 0 && si.si_pid == 0)
         return;
     /* r < 0 (ECHILD): someone else reaped it (a SIGCHLD set to SIG_IGN);
      * it is gone, its status unknown. */
-    w->reaped = true;
-    w->status_known = r > 0;
-    w->status = status;
-    w->reaped_at = sked__clock_mono(NULL);
+    w->ended = true;
+    if (r == 0 && si.si_code == CLD_EXITED)
+        w->exit_code = si.si_status;
+    else if (r == 0)
+        w->term_signal = si.si_status;
+    w->ended_at = sked__clock_mono(NULL);
     if (w->pidfd >= 0) {
         (void) close(w->pidfd);
         w->pidfd = -1;
     }
 }
 
-/* Send SIG to the child's process group (the guard ignores all but
- * SIGKILL); to the child too when it left the group for one of its own. */
+/* Send SIG to the child's process group; to the child too when it left
+ * the group for one of its own. */
 static void signal_group(const waiter *w, int sig)
 {
-    (void) kill(-w->guard.pid, sig);
-    if (!w->reaped && getpgid(w->pid) != w->guard.pid)
+    (void) kill(-w->pid, sig);
+    if (!w->ended && getpgid(w->pid) != w->pid)
         (void) kill(w->pid, sig);
 }
 
@@ -447,15 +401,15 @@ static bool advance(waiter *w, sked_mono now)
     bool pipes = w->out.fd >= 0 || w->err.fd >= 0;
     sked_proc_stop why;
 
-    if (w->reaped && !pipes)
+    if (w->ended && !pipes)
         return false;
     if (w->stop == SKED_PROC_EXITED) {
         if (!stop_requested(w, &why))
-            return !(w->reaped && now - w->reaped_at >= w->linger);
+            return !(w->ended && now - w->ended_at >= w->linger);
         /* A child that ended as the deadline came was not stopped. */
-        if (!w->reaped)
+        if (!w->ended)
             try_reap(w);
-        if (w->reaped)
+        if (w->ended)
             return false;
         w->stop = why;
         w->term_at = now;
@@ -468,7 +422,7 @@ static bool advance(waiter *w, sked_mono now)
         w->kill_at = now;
         signal_group(w, SIGKILL);
     }
-    return !(w->killed && w->reaped && now - w->kill_at >= w->linger);
+    return !(w->killed && w->ended && now - w->kill_at >= w->linger);
 }
 
 /* Return the earlier of the wait A (-1: none) and the time B left (0 when
@@ -492,14 +446,14 @@ static sked_dur next_wait(const waiter *w, sked_mono now)
             wait = earlier(DEADLINE_RECHECK,
                            w->deadline > wall ? w->deadline - wall : 0);
         }
-        if (w->reaped)
-            wait = earlier(wait, w->linger - (now - w->reaped_at));
+        if (w->ended)
+            wait = earlier(wait, w->linger - (now - w->ended_at));
     } else if (!w->killed) {
         wait = earlier(wait, w->grace - (now - w->term_at));
-    } else if (w->reaped) {
+    } else if (w->ended) {
         wait = earlier(wait, w->linger - (now - w->kill_at));
     }
-    if (!w->reaped && w->pidfd < 0)
+    if (!w->ended && w->pidfd < 0)
         wait = earlier(wait, REAP_POLL);
     return wait;
 }
@@ -518,11 +472,11 @@ static int poll_ms(sked_dur wait)
 /* Poll once for what W waits on, and handle what happened. */
 static void poll_once(waiter *w, sked_mono now)
 {
-    struct pollfd p[4];
-    int ipid = -1, iout = -1, ierr = -1;
+    struct pollfd p[5];
+    int ipid = -1, iout = -1, ierr = -1, iguard = -1;
     nfds_t n = 0;
 
-    if (!w->reaped && w->pidfd >= 0)
+    if (!w->ended && w->pidfd >= 0)
         p[ipid = (int) n++] = (struct pollfd){w->pidfd, POLLIN, 0};
     if (w->out.fd >= 0)
         p[iout = (int) n++] = (struct pollfd){w->out.fd, POLLIN, 0};
@@ -531,17 +485,22 @@ static void poll_once(waiter *w, sked_mono now)
     /* Only until acted on: the flag stays readable once set. */
     if (w->cancel && w->stop == SKED_PROC_EXITED)
         p[n++] = (struct pollfd){sked__cancel_fd(w->cancel), POLLIN, 0};
+    /* Its hang-up only: the guard never writes. */
+    if (w->guard_fd >= 0)
+        p[iguard = (int) n++] = (struct pollfd){w->guard_fd, 0, 0};
     /* An error (EINTR, or ENOMEM at worst) is one more turn of the loop. */
     if (poll(p, n, poll_ms(next_wait(w, now))) <= 0) {
-        if (!w->reaped && w->pidfd < 0)
+        if (!w->ended && w->pidfd < 0)
             try_reap(w);
         return;
     }
+    if (iguard >= 0 && p[iguard].revents != 0 && !sked__proc_guard_check())
+        w->guard_fd = -1; /* none could be started: no more watching */
     if (iout >= 0 && p[iout].revents != 0)
         read_stream(&w->out);
     if (ierr >= 0 && p[ierr].revents != 0)
         read_stream(&w->err);
-    if ((ipid >= 0 && p[ipid].revents != 0) || (!w->reaped && w->pidfd < 0))
+    if ((ipid >= 0 && p[ipid].revents != 0) || (!w->ended && w->pidfd < 0))
         try_reap(w);
 }
 
@@ -569,7 +528,8 @@ static void wait_loop(waiter *w)
 static int start(const sked_proc_spec *spec, const char *path,
                  const user_ids *user, waiter *w, sked_error *err)
 {
-    int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, stage = STAGE_SPAWN, e;
+    int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, stage = STAGE_SETUP, e = 0;
+    unsigned gen = 0;
     launch l = {.path = path,
                 .argv = (char *const *) spec->argv,
                 .env = (char *const *) spec->env,
@@ -591,15 +551,23 @@ static int start(const sked_proc_spec *spec, const char *path,
     l.out_w = out_p[1];
     l.err_w = err_p[1];
     w->started = sked__clock_mono(NULL);
-    e = sked__proc_guard_start(&w->guard);
-    if (e != 0)
-        stage = STAGE_SETUP;
-    else
-        l.pgid = w->guard.pid;
-    if (e == 0 && user->change)
-        e = spawn_fork(&l, &w->pid, &stage);
-    else if (e == 0)
-        e = spawn_posix(&l, &w->pid);
+    /* A guard found gone by the child is started again, once. */
+    for (int tries = 0; tries < 2; tries++) {
+        l.guard_fd = sked__proc_guard_fd(&gen);
+        if (l.guard_fd < 0) {
+            e = -l.guard_fd;
+            stage = STAGE_GUARD;
+            break;
+        }
+        e = spawn_child(&l, &w->pid, &stage);
+        if (e != EPIPE || stage != STAGE_GUARD)
+            break;
+        sked__proc_guard_lost(gen);
+    }
+    if (e == 0) {
+        sked__proc_guard_track(w->pid, gen);
+        w->guard_fd = l.guard_fd;
+    }
     (void) close(out_p[1]);
     (void) close(err_p[1]);
     w->out.fd = out_p[0];
@@ -625,14 +593,11 @@ static int make_result(waiter *w, sked_proc_result *out, sked_error *err)
     sked_proc_result r;
 
     memset(&r, 0, sizeof r);
-    r.exit_code = -1;
-    if (w->status_known && WIFEXITED(w->status))
-        r.exit_code = WEXITSTATUS(w->status);
-    else if (w->status_known && WIFSIGNALED(w->status))
-        r.term_signal = WTERMSIG(w->status);
+    r.exit_code = w->exit_code;
+    r.term_signal = w->term_signal;
     r.stop = w->stop;
     r.killed = w->killed;
-    r.duration = w->reaped_at - w->started;
+    r.duration = w->ended_at - w->started;
     if (take_stream(&w->out, &r.out, &r.out_len, &r.out_truncated) != 0 ||
         take_stream(&w->err, &r.err, &r.err_len, &r.err_truncated) != 0) {
         free(r.out);
@@ -642,10 +607,15 @@ static int make_result(waiter *w, sked_proc_result *out, sked_error *err)
     return 0;
 }
 
-/* Release what W holds: fds and buffers. The child is reaped by then. */
+/* Release what W holds: the child (withdrawn from the guard, then
+ * reaped), fds and buffers. The child has ended by then. */
 static void waiter_done(waiter *w)
 {
-    sked__proc_guard_dismiss(&w->guard);
+    if (w->pid > 0) {
+        sked__proc_guard_withdraw(w->pid);
+        while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
     if (w->pidfd >= 0)
         (void) close(w->pidfd);
     if (w->out.fd >= 0)
@@ -671,8 +641,8 @@ int sked__proc_run(const sked_proc_spec *spec, sked_time deadline,
         return sked__error_set(err, SKED_EINVAL, "argv", -1,
                                "no program to run");
     memset(&w, 0, sizeof w);
-    w.pidfd = w.out.fd = w.err.fd = w.guard.fd = -1;
-    w.guard.pid = -1;
+    w.pidfd = w.out.fd = w.err.fd = w.guard_fd = -1;
+    w.exit_code = -1;
     w.out.max = w.err.max = max;
     w.cancel = cancel;
     w.deadline = deadline;

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,6 +33,7 @@
 
 #include "base/clock.h"
 #include "exec/proc.h"
+#include "exec/proc_guard.h"
 #include "sked/schedule.h"
 
 #define MS   (SKED_USEC_PER_SEC / 1000)
@@ -487,11 +489,260 @@ static void test_deadline_kill_group(void **state)
     sked__proc_result_done(&r);
 }
 
-/* Kill "a server" (a forked process running one command) with SIGKILL
- * while its command runs; return how many of the command and its
- * grandchild (which ignores TERM and HUP, and would outlive a signal to
- * the command alone) are still alive a second later (each killed then). */
-static int survivors_of_server_death(const char *script_fmt)
+/* ---- the guard: commands die with their server -------------------------- */
+
+/* The guards of process PARENT: its children named sked-guard (the
+ * shell's argv[0], or the forked guard's name). Up to MAX pids into OUT;
+ * returns how many there are. */
+static int guards_of(pid_t parent, long *out, int max)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL) {
+        char path[300], buf[512], *p;
+        long pid = strtol(e->d_name, &p, 10), ppid = 0;
+        size_t len;
+        FILE *f;
+
+        if (pid <= 0 || *p != '\0')
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        if (!(f = fopen(path, "r")))
+            continue;
+        len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        p = strrchr(buf, ')');
+        if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1 || ppid != parent ||
+            p[2] == 'Z')
+            continue;
+        bool named = strstr(buf, "(sked-guard)") != NULL;
+        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+        if (!named && (f = fopen(path, "r")) != NULL) {
+            len = fread(buf, 1, sizeof buf - 1, f);
+            fclose(f);
+            buf[len] = '\0';
+            named = strcmp(buf, "sked-guard") == 0;
+        }
+        if (named && n < max)
+            out[n] = pid;
+        n += named;
+    }
+    closedir(d);
+    return n;
+}
+
+/* guards_of, looked at again for up to two seconds until there are WANT:
+ * a forked guard takes its name a moment after it exists. */
+static int guards_now(int want, long *out, int max)
+{
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    int n = guards_of(getpid(), out, max);
+
+    for (int i = 0; i < 100 && n != want; i++) {
+        nanosleep(&ts, NULL);
+        n = guards_of(getpid(), out, max);
+    }
+    return n;
+}
+
+static void *run_sleep(void *arg)
+{
+    const char *argv[] = {"/bin/sleep", "0.6", NULL};
+    sked_proc_result r;
+
+    (void) arg;
+    run_ok(argv, &r);
+    assert_int_equal(r.exit_code, 0);
+    sked__proc_result_done(&r);
+    return NULL;
+}
+
+/* Commands cost no process of their own beside them: one guard serves
+ * every command of the process, at once and one after another. */
+static void test_one_guard_for_all(void **state)
+{
+    const char *argv[] = {"/bin/true", NULL};
+    struct timespec ts = {0, 300 * 1000 * 1000};
+    long during[8], after[8];
+    sked_proc_result r;
+    pthread_t t[4];
+
+    (void) state;
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, run_sleep, NULL), 0);
+    nanosleep(&ts, NULL);
+    assert_int_equal(guards_now(1, during, 8), 1);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    for (int i = 0; i < 3; i++) {
+        run_ok(argv, &r);
+        assert_int_equal(r.exit_code, 0);
+        sked__proc_result_done(&r);
+    }
+    assert_int_equal(guards_now(1, after, 8), 1);
+    assert_int_equal(after[0], during[0]);
+}
+
+/* Threads of a fresh process starting their first commands at once. */
+#define AT_ONCE 8
+static pthread_barrier_t at_once;
+
+static void *first_command(void *arg)
+{
+    const char *argv[] = {"/bin/sleep", "0.3", NULL};
+    sked_proc_spec spec = {.argv = argv, .env = test_env};
+    sked_proc_result r;
+    bool *ok = arg;
+
+    (void) pthread_barrier_wait(&at_once);
+    *ok = sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL) == 0 &&
+          r.exit_code == 0 && r.term_signal == 0;
+    sked__proc_result_done(&r);
+    return NULL;
+}
+
+/* In a new process (this test run again, "first-commands" its argument):
+ * start AT_ONCE first commands at once; exit 0 when each ran to its end
+ * and one guard served them all. */
+static _Noreturn void first_commands_at_once(void)
+{
+    struct timespec ts = {0, 150 * 1000 * 1000};
+    pthread_t t[AT_ONCE];
+    bool ok[AT_ONCE];
+    long g[8];
+    int n;
+
+    if (pthread_barrier_init(&at_once, NULL, AT_ONCE) != 0)
+        _exit(3);
+    for (int i = 0; i < AT_ONCE; i++)
+        if (pthread_create(&t[i], NULL, first_command, &ok[i]) != 0)
+            _exit(3);
+    nanosleep(&ts, NULL);
+    n = guards_now(1, g, 8);
+    for (int i = 0; i < AT_ONCE; i++)
+        if (pthread_join(t[i], NULL) != 0 || !ok[i])
+            _exit(1);
+    _exit(n == 1 ? 0 : 2);
+}
+
+/* The first commands of a process, started at once, start one guard
+ * between them, and none is killed by a guard started after its own. */
+static void test_first_commands_at_once(void **state)
+{
+    (void) state;
+    for (int round = 0; round < 5; round++) {
+        pid_t c = fork();
+        int st;
+
+        assert_true(c >= 0);
+        if (c == 0) {
+            /* Not a fork alone: a fork has its parent's guard to replace,
+             * a new process has none yet. */
+            execl("/proc/self/exe", "test_proc", "first-commands",
+                  (char *) NULL);
+            _exit(4);
+        }
+        assert_int_equal(waitpid(c, &st, 0), c);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+    }
+}
+
+/* A guard that is killed is replaced at the next command, which runs. */
+static void test_guard_killed(void **state)
+{
+    const char *argv[] = {"/bin/true", NULL};
+    long before[8], after[8];
+    sked_proc_result r;
+
+    (void) state;
+    run_ok(argv, &r);
+    sked__proc_result_done(&r);
+    assert_int_equal(guards_now(1, before, 8), 1);
+    assert_int_equal(kill((pid_t) before[0], SIGKILL), 0);
+    assert_true(process_dies(before[0]));
+    run_ok(argv, &r);
+    assert_int_equal(r.exit_code, 0);
+    sked__proc_result_done(&r);
+    assert_int_equal(guards_now(1, after, 8), 1);
+    assert_true(after[0] != before[0]);
+}
+
+/* Where a forked "server" says it is ready for its death to be tested,
+ * when it was asked to do something first. */
+static char ready_file[160];
+
+static void mark_ready(void)
+{
+    FILE *f = fopen(ready_file, "w");
+
+    if (!f || fclose(f) != 0)
+        _exit(4);
+}
+
+/* In a forked "server": run a command, so that the server has a guard, and
+ * kill that guard; the server's next command gets another. */
+static void kill_own_guard(void)
+{
+    const char *argv[] = {"/bin/true", NULL};
+    sked_proc_spec spec = {.argv = argv, .env = test_env};
+    sked_proc_result r;
+    long g[8];
+
+    if (sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL) != 0)
+        _exit(2);
+    sked__proc_result_done(&r);
+    if (guards_now(1, g, 8) != 1 || kill((pid_t) g[0], SIGKILL) != 0 ||
+        !process_dies(g[0]))
+        _exit(3);
+    mark_ready();
+}
+
+/* In a forked "server" whose command runs: kill its guard, and wait until
+ * another has been started (by the command's waiter, with no new command
+ * to start it). */
+static void *replace_guard(void *arg)
+{
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    long g[8], old;
+
+    (void) arg;
+    nanosleep(&ts, NULL);
+    for (int i = 0; i < 100 && guards_of(getpid(), g, 8) != 1; i++)
+        nanosleep(&ts, NULL);
+    old = g[0];
+    if (kill((pid_t) old, SIGKILL) != 0 || !process_dies(old))
+        _exit(3);
+    for (int i = 0; i < 100; i++) {
+        if (guards_of(getpid(), g, 8) == 1 && g[0] != old) {
+            mark_ready();
+            return NULL;
+        }
+        nanosleep(&ts, NULL);
+    }
+    return NULL; /* never ready: the test fails */
+}
+
+static void kill_guard_meanwhile(void)
+{
+    pthread_t t;
+
+    if (pthread_create(&t, NULL, replace_guard, NULL) != 0 ||
+        pthread_detach(t) != 0)
+        _exit(2);
+}
+
+/* Kill "a server" (a forked process running one command, after BEFORE
+ * when not NULL, and once it is ready then) with SIGKILL while its command
+ * runs; return how many of the command and its grandchild (which ignores
+ * TERM and HUP, and would outlive a signal to the command alone) are still
+ * alive a second later (each killed then). */
+static int survivors_of_server_death(const char *script_fmt,
+                                     void (*before)(void))
 {
     char dir[] = "/tmp/sked-guard-XXXXXX", file[128], script[512];
     const char *argv[] = {"/bin/sh", "-c", script, NULL};
@@ -503,22 +754,27 @@ static int survivors_of_server_death(const char *script_fmt)
 
     assert_non_null(mkdtemp(dir));
     snprintf(file, sizeof file, "%s/pids", dir);
+    snprintf(ready_file, sizeof ready_file, "%s/ready", dir);
     snprintf(script, sizeof script, script_fmt, file, file, file);
     server = fork();
     assert_true(server >= 0);
     if (server == 0) {
         sked_proc_result r;
+        if (before)
+            before();
         _exit(sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL) != 0);
     }
-    for (int i = 0; i < 500 && found != 2; i++) {
+    for (int i = 0; i < 500; i++) {
         struct timespec ts = {0, 10 * 1000 * 1000};
-        if ((f = fopen(file, "r")) != NULL) {
+        if (found != 2 && (f = fopen(file, "r")) != NULL) {
             found = fscanf(f, "%ld %ld", &pids[0], &pids[1]);
             fclose(f);
         }
-        if (found != 2)
-            nanosleep(&ts, NULL);
+        if (found == 2 && (!before || access(ready_file, F_OK) == 0))
+            break;
+        nanosleep(&ts, NULL);
     }
+    bool ready = !before || access(ready_file, F_OK) == 0;
     (void) kill(server, SIGKILL);
     (void) waitpid(server, NULL, 0);
     for (int i = 0; i < 2; i++)
@@ -527,8 +783,10 @@ static int survivors_of_server_death(const char *script_fmt)
             (void) kill((pid_t) pids[i], SIGKILL);
         }
     (void) unlink(file);
+    (void) unlink(ready_file);
     assert_int_equal(rmdir(dir), 0);
     assert_int_equal(found, 2);
+    assert_true(ready);
     return alive;
 }
 
@@ -538,16 +796,79 @@ static void test_dies_with_server(void **state)
     /* A command and a grandchild in the background. */
     assert_int_equal(
         survivors_of_server_death("trap '' TERM HUP; sleep 60 & "
-                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait"),
+                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait",
+                                  NULL),
         0);
     /* A grandchild that is a shell with a child of its own, all ignoring
-     * TERM, and a command that sends its own group a TERM, which the group's
-     * guard must outlive. */
+     * TERM, and a command that sends its own group a TERM. */
     assert_int_equal(
         survivors_of_server_death("trap '' TERM; (sleep 60; :) & "
                                   "kill -TERM 0; "
-                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait"),
+                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait",
+                                  NULL),
         0);
+    /* The same after the server's first guard was killed. */
+    assert_int_equal(
+        survivors_of_server_death("trap '' TERM HUP; sleep 60 & "
+                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait",
+                                  kill_own_guard),
+        0);
+    /* The same when the guard is killed while the command runs. */
+    assert_int_equal(
+        survivors_of_server_death("trap '' TERM HUP; sleep 60 & "
+                                  "echo $$ $! > %s.tmp; mv %s.tmp %s; wait",
+                                  kill_guard_meanwhile),
+        0);
+}
+
+/* Fork "a server" that runs BODY, which returns the pid of a process it
+ * leaves running; kill the server with SIGKILL then, and return whether
+ * that process outlived it by a second (it is killed after). */
+static bool outlives_server(long (*body)(void))
+{
+    long pid = 0;
+    pid_t server;
+    int p[2];
+
+    assert_int_equal(pipe(p), 0);
+    server = fork();
+    assert_true(server >= 0);
+    if (server == 0) {
+        (void) close(p[0]);
+        pid = body();
+        if (pid <= 1 || write(p[1], &pid, sizeof pid) != sizeof pid)
+            _exit(3);
+        pause();
+        _exit(0);
+    }
+    (void) close(p[1]);
+    assert_int_equal(read(p[0], &pid, sizeof pid), sizeof pid);
+    (void) close(p[0]);
+    (void) kill(server, SIGKILL);
+    (void) waitpid(server, NULL, 0);
+    bool died = process_dies(pid);
+    (void) kill((pid_t) pid, SIGKILL);
+    return !died;
+}
+
+/* A command that ends by itself, leaving a process in its group. */
+static long leave_leftover(void)
+{
+    const char *argv[] = {"/bin/sh", "-c", "sleep 60 & echo $!", NULL};
+    sked_proc_spec spec = {.argv = argv, .env = test_env};
+    sked_proc_result r;
+
+    if (sked__proc_run(&spec, SKED_TIME_NONE, 0, NULL, &r, NULL) != 0)
+        _exit(2);
+    return strtol(r.out, NULL, 10);
+}
+
+/* What a command left running once it ended by itself is left running when
+ * the server dies later: its group was withdrawn from the guard. */
+static void test_leftover_outlives_server(void **state)
+{
+    (void) state;
+    assert_true(outlives_server(leave_leftover));
 }
 
 static void *cancel_later(void *arg)
@@ -871,8 +1192,68 @@ static void test_parallel(void **state)
     }
 }
 
-int main(void)
+/* A process leading a group of its own, enlisted with the guard twice
+ * (as around a guard's replacement), then withdrawn once. */
+static long enlist_twice(void)
 {
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    unsigned gen;
+    int fd = sked__proc_guard_fd(&gen);
+    pid_t c;
+
+    if (fd < 0 || (c = fork()) < 0)
+        _exit(2);
+    if (c == 0) {
+        if (setpgid(0, 0) != 0 || sked__proc_guard_enlist(fd) != 0 ||
+            sked__proc_guard_enlist(fd) != 0)
+            _exit(3);
+        execl("/bin/sleep", "sleep", "60", (char *) NULL);
+        _exit(4);
+    }
+    nanosleep(&ts, NULL); /* enlisted (twice) and exec'd by then */
+    sked__proc_guard_withdraw(c);
+    return c;
+}
+
+/* A group enlisted twice and withdrawn once is left alone when the server
+ * dies. */
+static void test_enlisted_twice(void **state)
+{
+    (void) state;
+    assert_true(outlives_server(enlist_twice));
+}
+
+/* Where there is no /bin/sh, the guard is a fork of the process: the same
+ * guarantees. */
+static void test_forked_guard(void **state)
+{
+    const char *argv[] = {"/bin/true", NULL};
+    sked_proc_result r;
+    char path[64], cmd[256] = "";
+    long g[8];
+    FILE *f;
+
+    sked__proc_guard_test_shell(NULL);
+    run_ok(argv, &r);
+    sked__proc_result_done(&r);
+    assert_int_equal(guards_now(1, g, 8), 1);
+    /* The fork: the test's own command line, not the shell's. */
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", g[0]);
+    assert_non_null(f = fopen(path, "r"));
+    assert_true(fread(cmd, 1, sizeof cmd - 1, f) > 0);
+    fclose(f);
+    assert_non_null(strstr(cmd, "test_proc"));
+    test_guard_killed(state);
+    test_dies_with_server(state);
+    test_leftover_outlives_server(state);
+    test_enlisted_twice(state);
+    sked__proc_guard_test_shell("/bin/sh");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "first-commands") == 0)
+        first_commands_at_once();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_utf8_table),
         cmocka_unit_test(test_utf8_len_table),
@@ -896,7 +1277,13 @@ int main(void)
         cmocka_unit_test(test_user_cwd_rights),
         cmocka_unit_test(test_no_fd_leak),
         cmocka_unit_test(test_parallel),
+        cmocka_unit_test(test_one_guard_for_all),
+        cmocka_unit_test(test_first_commands_at_once),
+        cmocka_unit_test(test_guard_killed),
         cmocka_unit_test(test_dies_with_server),
+        cmocka_unit_test(test_leftover_outlives_server),
+        cmocka_unit_test(test_enlisted_twice),
+        cmocka_unit_test(test_forked_guard),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
