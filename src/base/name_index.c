@@ -80,18 +80,28 @@ void sked__name_index_add(sked_name_index *x, sked_name_node *node)
     x->n++;
 }
 
-sked_name_node *sked__name_index_next(const sked_name_index *x,
-                                      const sked_name_node *node)
+/* Point W's next at the first node of the next bucket that has one. */
+static void settle(sked_name_walk *w)
 {
-    size_t i = 0;
+    while (!w->next && w->bucket < w->x->nbuckets)
+        w->next = w->x->buckets[w->bucket++];
+}
 
-    if (node) {
-        if (node->chain)
-            return node->chain;
-        i = bucket_of(x, node->name) + 1;
+void sked__name_walk_start(sked_name_walk *w, const sked_name_index *x)
+{
+    w->x = x;
+    w->bucket = 0;
+    w->next = NULL;
+    settle(w);
+}
+
+sked_name_node *sked__name_walk_next(sked_name_walk *w)
+{
+    sked_name_node *n = w->next;
+
+    if (n) {
+        w->next = n->chain;
+        settle(w);
     }
-    for (; i < x->nbuckets; i++)
-        if (x->buckets[i])
-            return x->buckets[i];
-    return NULL;
+    return n;
 }

@@ -42,10 +42,18 @@ sked_name_node *sked__name_index_find(const sked_name_index *x,
 /* Add NODE, its name set and not yet in X. */
 void sked__name_index_add(sked_name_index *x, sked_name_node *node);
 
-/* Return the node after NODE (NULL: the first), or NULL after the last.
- * The order is the buckets'. NODE may be freed once this has returned, so
- * that every element can be freed in one walk. */
-sked_name_node *sked__name_index_next(const sked_name_index *x,
-                                      const sked_name_node *node);
+/* A walk over every node, in the buckets' order: start it, then take
+ * nodes with sked__name_walk_next until it returns NULL. The walk has
+ * moved past a node when it hands it out, so the caller may free the
+ * node's element at once (every element freed in one walk). Nothing may
+ * be added during a walk. */
+typedef struct sked_name_walk {
+    const sked_name_index *x; /* borrowed */
+    size_t bucket;            /* the next bucket to look in */
+    sked_name_node *next;     /* the node to hand out next, or NULL */
+} sked_name_walk;
+
+void sked__name_walk_start(sked_name_walk *w, const sked_name_index *x);
+sked_name_node *sked__name_walk_next(sked_name_walk *w);
 
 #endif

@@ -105,11 +105,11 @@ static entry *find(const sked_loop *l, const char *name)
     return n ? NAMED(n) : NULL;
 }
 
-/* The entry after E (NULL: the first), NULL after the last. */
-static entry *next_entry(const sked_loop *l, const entry *e)
+/* The next entry of the walk W over the index, NULL after the last; the
+ * walk has moved past it (it may be freed). */
+static entry *walk_next(sked_name_walk *w)
 {
-    sked_name_node *n =
-        sked__name_index_next(&l->index, e ? &e->by_name : NULL);
+    sked_name_node *n = sked__name_walk_next(w);
 
     return n ? NAMED(n) : NULL;
 }
@@ -225,8 +225,12 @@ static int scan_head(void *arg, const sked_schedule_head *h)
 /* Drop the entries a full scan did not see: deleted by others. */
 static void drop_unseen(sked_loop *l)
 {
+    sked_name_walk w;
+    entry *e;
+
     pthread_mutex_lock(&l->mu);
-    for (entry *e = next_entry(l, NULL); e; e = next_entry(l, e))
+    sked__name_walk_start(&w, &l->index);
+    while ((e = walk_next(&w)))
         if (!e->gone && e->seen != l->scan_gen) {
             e->gone = true;
             sked__heap_remove(&l->heap, &e->node);
@@ -673,6 +677,8 @@ int sked__loop_new(const sked_loop_options *opts, sked_loop **out,
 
 void sked__loop_free(sked_loop *l)
 {
+    sked_name_walk w;
+    entry *e;
     bool started;
 
     if (!l)
@@ -686,8 +692,8 @@ void sked__loop_free(sked_loop *l)
     if (started)
         (void) pthread_join(l->thread, NULL);
     sked__heap_done(&l->heap);
-    for (entry *e = next_entry(l, NULL), *next; e; e = next) {
-        next = next_entry(l, e);
+    sked__name_walk_start(&w, &l->index);
+    while ((e = walk_next(&w))) {
         free(e->name);
         free(e->missed);
         free(e);
@@ -758,8 +764,12 @@ int64_t sked__loop_missed(sked_loop *l, const char *schedule,
 
 void sked__loop_missed_each(sked_loop *l, sked_missed_fn fn, void *ctx)
 {
+    sked_name_walk w;
+    entry *e;
+
     pthread_mutex_lock(&l->mu);
-    for (entry *e = next_entry(l, NULL); e; e = next_entry(l, e))
+    sked__name_walk_start(&w, &l->index);
+    while ((e = walk_next(&w)))
         for (int r = 0; e->missed && r < SKED_MISS__COUNT; r++)
             if (e->missed[r] > 0)
                 fn(ctx, e->name, (sked_miss_reason) r, e->missed[r]);

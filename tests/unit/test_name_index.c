@@ -78,8 +78,9 @@ static void test_walk(void **state)
     (void) state;
     assert_int_equal(sked__name_index_init(&x, 1), 0);
     elem *v = add_many(&x, "w", N);
-    for (sked_name_node *n = sked__name_index_next(&x, NULL); n;
-         n = sked__name_index_next(&x, n)) {
+    sked_name_walk w;
+    sked__name_walk_start(&w, &x);
+    for (sked_name_node *n; (n = sked__name_walk_next(&w));) {
         ELEM(n)->visits++;
         seen++;
     }
@@ -101,9 +102,8 @@ static void test_walk(void **state)
         sked__name_index_add(&x, &e->node);
     }
     seen = 0;
-    for (sked_name_node *n = sked__name_index_next(&x, NULL), *next; n;
-         n = next) {
-        next = sked__name_index_next(&x, n);
+    sked__name_walk_start(&w, &x);
+    for (sked_name_node *n; (n = sked__name_walk_next(&w));) {
         free(ELEM(n));
         seen++;
     }
