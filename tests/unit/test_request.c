@@ -3,8 +3,9 @@
  * (engine/request.h): every body and every list's query string, with
  * generated values, goes through its writer, over the wire's form (the
  * body as JSON text, the query split and decoded as the server decodes
- * it) and back through its reader unchanged; and a bad value is refused
- * naming its field. */
+ * it) and back through its reader unchanged; a bad value is refused
+ * naming its field; and out of memory, each allocation failing in turn,
+ * they answer SKED_ENOMEM or the whole value. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "test_alloc.h"
 
 #include "engine/request.h"
 #include "http/http_int.h"
@@ -463,6 +466,61 @@ static void test_backfill_refused(void **state)
                  SKED_EINVAL, "end");
 }
 
+/* ---- out of memory ------------------------------------------------------ */
+
+typedef struct oom_case {
+    sked_schedule set[3];
+    sked_error err;
+} oom_case;
+
+/* Write an apply of the set and a schedule list's query, and read both
+ * back: 0 with everything read back, or SKED_ENOMEM. */
+static int oom_run(void *ctx)
+{
+    oom_case *c = ctx;
+    sked__apply_request w = {c->set, 3, true, "app"}, r;
+    sked_schedule_query sq = {"active", "wf", "a b", "c&d", 20}, sr;
+    char *url = NULL;
+    json_t *body;
+    query q = {0};
+    int rc;
+
+    sked_error_clear(&c->err);
+    if (!(body = sked__request_apply(&w, &c->err)))
+        return c->err.code;
+    rc = sked__request_apply_read(body, &r, &c->err);
+    json_decref(body);
+    if (rc == 0 && strcmp(r.set[2].name, c->set[2].name) != 0)
+        rc = SKED_EINTERNAL;
+    sked__apply_request_done(&r);
+    if (rc == 0 && !(url = sked__query_schedules("/s", &sq)))
+        rc = SKED_ENOMEM;
+    sked_test_alloc_stop();
+    if (rc == 0) {
+        query_parse(url, "/s", &q);
+        rc = sked__query_schedules_read(query_get, &q, &sr, &c->err);
+        if (rc == 0 && strcmp(sr.cursor, "c&d") != 0)
+            rc = SKED_EINTERNAL;
+        query_done(&q);
+    }
+    free(url);
+    return rc;
+}
+
+static void test_out_of_memory(void **state)
+{
+    oom_case c;
+    sked_test_alloc_case ac = {
+        .name = "apply and query", .ctx = &c, .run = oom_run, .want = 0};
+
+    (void) state;
+    for (size_t i = 0; i < 3; i++)
+        random_schedule(&c.set[i], i);
+    sked_test_alloc_loop(&ac);
+    for (size_t i = 0; i < 3; i++)
+        sked_schedule_done(&c.set[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -475,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_apply_refused),
         cmocka_unit_test(test_backfill_round_trip),
         cmocka_unit_test(test_backfill_refused),
+        cmocka_unit_test(test_out_of_memory),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
