@@ -13,10 +13,9 @@
 #include <string.h>
 
 #include "base/json_text.h"
+#include "engine/request.h"
 #include "http/http_int.h"
 #include "sked/sked.h"
-
-#define LIST_DEFAULT 100
 
 /* Send the JSON text TEXT (taken) that the engine wrote, with STATUS. */
 static int send_text(http_resp *resp, unsigned status, char *text)
@@ -49,33 +48,17 @@ static int send_run(const http_req *req, http_resp *resp, unsigned status,
 
 /* ---- runs --------------------------------------------------------------- */
 
-/* Query parameter KEY, NULL when absent or empty ("?status=" filters
- * nothing). */
-static const char *param(const http_req *req, const char *key)
-{
-    const char *v = sked__http_query(req, key);
-
-    return v && *v ? v : NULL;
-}
-
 static int run_list(const http_req *req, http_resp *resp)
 {
-    sked_run_query q = {0};
+    sked_run_query q;
     char *text = NULL;
     sked_error err;
-    long limit;
     int rc;
 
-    rc = sked__http_query_long(req, resp, "limit", 1, SKED_ENGINE_LIST_MAX,
-                               LIST_DEFAULT, &limit);
-    if (rc != 0)
-        return rc;
-    q.limit = (size_t) limit;
-    q.status = param(req, "status");
-    q.schedule = param(req, "schedule");
-    q.workflow = param(req, "workflow");
-    q.cursor = param(req, "cursor");
     sked_error_clear(&err);
+    rc = sked__query_runs_read(sked__http_query_get, (void *) req, &q, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
     /* The engine checks the status and the cursor (422, naming them). */
     rc = sked_engine_run_list(req->engine, &q, &text, &err);
     if (rc != 0)
