@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/* The engine's reads of runs and workflow versions (sked/engine.h): as
+ * pages of the public views of sked/run.h, and as the JSON of the API
+ * written from those views by the model's writer (model/run_json.h), so
+ * the library, the API and the CLI print one thing one way.
+ *
+ * A page of runs keeps the store's rows and the views borrow their
+ * strings: nothing is copied. A run list's cursor is "CREATED_US:ID" of
+ * its last run, which the store continues strictly after. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/json_text.h"
+#include "engine/engine_int.h"
+#include "model/run_json.h"
+#include "store/store_run.h"
+
+/* What a page of runs holds. */
+typedef struct run_own {
+    sked_run *runs;
+    size_t n;
+    sked_step_record *steps;
+    size_t nsteps;
+    sked_step_view *step_views;
+    char *cursor;
+} run_own;
+
+static void run_own_free(run_own *o)
+{
+    if (!o)
+        return;
+    sked__runs_free(o->runs, o->n);
+    sked__step_records_free(o->steps, o->nsteps);
+    free(o->step_views);
+    free(o->cursor);
+    free(o);
+}
+
+void sked_run_page_done(sked_run_page *p)
+{
+    if (!p)
+        return;
+    run_own_free(p->own_);
+    free(p->items);
+    *p = (sked_run_page){0};
+}
+
+/* Make *out the page of O's runs (O taken, also on failure). */
+static int run_page(run_own *o, sked_run_page *out, sked_error *err)
+{
+    sked_run_page p = {.n = o->n, .own_ = o, .next_cursor = o->cursor};
+
+    p.items = sked__calloc(o->n ? o->n : 1, sizeof *p.items);
+    if (!p.items) {
+        run_own_free(o);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    for (size_t i = 0; i < o->n; i++)
+        sked__run_view_of(&o->runs[i], &p.items[i]);
+    *out = p;
+    return 0;
+}
+
+int sked_engine_run_read_one(sked_engine *e, const char *id, sked_run_page *out,
+                             sked_error *err)
+{
+    if (!e || !id || !out)
+        return sked__error_set(err, SKED_EINVAL, "id", -1, "is required");
+    run_own *o = sked__calloc(1, sizeof *o);
+    sked_run r;
+    int rc =
+        o ? sked__store_run_get(e->store, id, &r, &o->steps, &o->nsteps, err)
+          : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (rc == 0 && !(o->runs = sked__malloc(sizeof *o->runs))) {
+        sked__run_done(&r);
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    } else if (rc == 0) {
+        o->runs[0] = r;
+        o->n = 1;
+    }
+    /* One more than needed, so "steps" is never NULL: read, and none. */
+    if (rc == 0 &&
+        !(o->step_views = sked__calloc(o->nsteps + 1, sizeof *o->step_views)))
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (rc != 0) {
+        run_own_free(o);
+        return rc;
+    }
+    for (size_t i = 0; i < o->nsteps; i++)
+        sked__step_view_of(&o->steps[i], &o->step_views[i]);
+    rc = run_page(o, out, err);
+    if (rc == 0) {
+        out->items[0].steps = o->step_views;
+        out->items[0].nsteps = o->nsteps;
+    }
+    return rc;
+}
+
+/* Read Q into F: the status by name, the cursor "CREATED_US:ID". */
+static int run_filter(const sked_run_query *q, sked_run_filter *f,
+                      sked_error *err)
+{
+    *f = (sked_run_filter){.status = -1, .before_created = SKED_TIME_NONE};
+    if (!q)
+        return 0;
+    if (q->status) {
+        for (int s = SKED_RUN_PENDING; s <= SKED_RUN_CANCELLED; s++)
+            if (strcmp(q->status, sked__run_status_name((sked_run_status) s)) ==
+                0)
+                f->status = s;
+        if (f->status < 0)
+            return sked__error_set(err, SKED_EINVAL, "status", -1,
+                                   "status: \"%.40s\" is not a run status",
+                                   q->status);
+    }
+    if (q->limit > SKED_STORE_LIST_MAX)
+        return sked__error_set(err, SKED_EINVAL, "limit", -1,
+                               "limit: must be 1 to %d", SKED_STORE_LIST_MAX);
+    f->schedule = q->schedule;
+    f->workflow = q->workflow;
+    f->limit = q->limit;
+    if (q->cursor) {
+        char *end;
+        long long t = strtoll(q->cursor, &end, 10);
+        if (end == q->cursor || *end != ':' || !end[1])
+            return sked__error_set(err, SKED_EINVAL, "cursor", -1,
+                                   "cursor: not one this server gave");
+        f->before_created = (sked_time) t;
+        f->before_id = end + 1;
+    }
+    return 0;
+}
+
+/* The cursor after the last of O's runs into O->cursor. */
+static int run_cursor(run_own *o, sked_error *err)
+{
+    const sked_run *last = &o->runs[o->n - 1];
+    size_t len = strlen(last->id) + 32;
+
+    if (!(o->cursor = sked__malloc(len)))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    snprintf(o->cursor, len, "%lld:%s", (long long) last->created_at, last->id);
+    return 0;
+}
+
+int sked_engine_run_read(sked_engine *e, const sked_run_query *q,
+                         sked_run_page *out, sked_error *err)
+{
+    sked_run_filter f;
+    bool more = false;
+    run_own *o = NULL;
+    int rc = e && out ? run_filter(q, &f, err)
+                      : sked__error_set(err, SKED_EINVAL, NULL, -1,
+                                        "an engine and an output");
+    if (rc == 0 && !(o = sked__calloc(1, sizeof *o)))
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (rc == 0)
+        rc = sked__store_run_list(e->store, &f, &o->runs, &o->n, &more, err);
+    if (rc == 0 && more && o->n > 0)
+        rc = run_cursor(o, err);
+    if (rc != 0) {
+        run_own_free(o);
+        return rc;
+    }
+    return run_page(o, out, err);
+}
+
+/* Dump O (taken) into *out. */
+static int dump(json_t *o, char **out, sked_error *err)
+{
+    *out = o ? sked__json_text(o, NULL) : NULL;
+    json_decref(o);
+    return *out ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+}
+
+int sked_engine_run_get(sked_engine *e, const char *id, char **out_json,
+                        sked_error *err)
+{
+    sked_run_page p;
+    int rc = sked_engine_run_read_one(e, id, &p, err);
+    if (rc != 0)
+        return rc;
+    json_t *o = sked__run_view_json(&p.items[0]);
+    sked_run_page_done(&p);
+    return dump(o, out_json, err);
+}
+
+int sked_engine_run_list(sked_engine *e, const sked_run_query *q,
+                         char **out_json, sked_error *err)
+{
+    sked_run_page p;
+    int rc = sked_engine_run_read(e, q, &p, err);
+    if (rc != 0)
+        return rc;
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < p.n; i++)
+        if (json_array_append_new(a, sked__run_view_json(&p.items[i])) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    json_t *o =
+        a ? json_pack("{s:o, s:o}", "runs", a, "next_cursor",
+                      p.next_cursor ? json_string(p.next_cursor) : json_null())
+          : NULL;
+    sked_run_page_done(&p);
+    return dump(o, out_json, err);
+}
+
+/* ---- workflow versions ------------------------------------------------ */
+
+/* What a page of workflows holds: the store's list, parsed, and the
+ * definitions as text. */
+typedef struct workflow_own {
+    json_t *list;
+    char **defs;
+    size_t n;
+} workflow_own;
+
+static void workflow_own_free(workflow_own *o)
+{
+    if (!o)
+        return;
+    for (size_t i = 0; o->defs && i < o->n; i++)
+        free(o->defs[i]);
+    free(o->defs);
+    json_decref(o->list);
+    free(o);
+}
+
+void sked_workflow_page_done(sked_workflow_page *p)
+{
+    if (!p)
+        return;
+    workflow_own_free(p->own_);
+    free(p->items);
+    *p = (sked_workflow_page){0};
+}
+
+/* Fill item I of P from the store's object W. */
+static int workflow_item(sked_workflow_page *p, workflow_own *o, size_t i,
+                         json_t *w, sked_error *err)
+{
+    json_t *at = json_object_get(w, "registered_at");
+    json_t *def = json_object_get(w, "definition");
+
+    if (def && !json_is_null(def) && !(o->defs[i] = sked__json_text(def, NULL)))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    p->items[i] = (sked_workflow_info){
+        .name = json_string_value(json_object_get(w, "name")),
+        .version = json_string_value(json_object_get(w, "version")),
+        .registered_at =
+            json_is_integer(at) ? json_integer_value(at) : SKED_TIME_NONE,
+        .definition = o->defs[i]};
+    return 0;
+}
+
+int sked_engine_workflow_read(sked_engine *e, sked_workflow_page *out,
+                              sked_error *err)
+{
+    char *text = NULL;
+    int rc = e && out
+                 ? sked__store_workflows_list(e->store, &text, err)
+                 : sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
+    if (rc != 0)
+        return rc;
+    workflow_own *o = sked__calloc(1, sizeof *o);
+    sked_workflow_page p = {.own_ = o};
+    if (o) {
+        o->list = json_loads(text, 0, NULL);
+        o->n = json_is_array(o->list) ? json_array_size(o->list) : 0;
+        o->defs = sked__calloc(o->n + 1, sizeof *o->defs);
+        p.items = sked__calloc(o->n + 1, sizeof *p.items);
+    }
+    free(text);
+    rc = o && o->defs && p.items
+             ? 0
+             : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t i = 0; rc == 0 && i < o->n; i++)
+        rc = workflow_item(&p, o, i, json_array_get(o->list, i), err);
+    if (rc != 0) {
+        sked_workflow_page_done(&p);
+        return rc;
+    }
+    p.n = o->n;
+    *out = p;
+    return 0;
+}
+
+int sked_engine_workflow_list(sked_engine *e, char **out_json, sked_error *err)
+{
+    sked_workflow_page p;
+    int rc = sked_engine_workflow_read(e, &p, err);
+    if (rc != 0)
+        return rc;
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < p.n; i++)
+        if (json_array_append_new(a, sked__workflow_info_json(&p.items[i])) !=
+            0) {
+            json_decref(a);
+            a = NULL;
+        }
+    sked_workflow_page_done(&p);
+    return dump(a ? json_pack("{s:o}", "workflows", a) : NULL, out_json, err);
+}
