@@ -40,24 +40,15 @@ void sked_queue_page_done(sked_queue_page *p)
 int sked_engine_queue_list(sked_engine *e, char **out_json, sked_error *err)
 {
     sked_queue_page p;
-    json_t *arr, *o;
-    int rc = sked_engine_queue_read(e, &p, err);
+    json_t *o;
+    int rc = out_json ? sked_engine_queue_read(e, &p, err)
+                      : sked__error_set(err, SKED_EINVAL, NULL, -1,
+                                        "an engine and an output");
 
     if (rc != 0)
         return rc;
-    if (!out_json) {
-        sked_queue_page_done(&p);
-        return sked__error_set(err, SKED_EINVAL, NULL, -1,
-                               "an engine and an output");
-    }
-    arr = json_array();
-    for (size_t i = 0; arr && i < p.n; i++)
-        if (json_array_append_new(arr, sked__queue_json(&p.items[i])) != 0) {
-            json_decref(arr);
-            arr = NULL;
-        }
+    o = sked__queue_list_json(p.items, p.n);
     sked_queue_page_done(&p);
-    o = arr ? json_pack("{s:o}", "queues", arr) : NULL;
     *out_json = o ? sked__json_text(o, NULL) : NULL;
     json_decref(o);
     return *out_json ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);

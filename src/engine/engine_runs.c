@@ -196,16 +196,7 @@ int sked_engine_run_list(sked_engine *e, const sked_run_query *q,
     int rc = sked_engine_run_read(e, q, &p, err);
     if (rc != 0)
         return rc;
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < p.n; i++)
-        if (json_array_append_new(a, sked__run_view_json(&p.items[i])) != 0) {
-            json_decref(a);
-            a = NULL;
-        }
-    json_t *o =
-        a ? json_pack("{s:o, s:o}", "runs", a, "next_cursor",
-                      p.next_cursor ? json_string(p.next_cursor) : json_null())
-          : NULL;
+    json_t *o = sked__run_list_json(p.items, p.n, p.next_cursor);
     sked_run_page_done(&p);
     return dump(o, out_json, err);
 }
@@ -296,13 +287,7 @@ int sked_engine_workflow_list(sked_engine *e, char **out_json, sked_error *err)
     int rc = sked_engine_workflow_read(e, &p, err);
     if (rc != 0)
         return rc;
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < p.n; i++)
-        if (json_array_append_new(a, sked__workflow_info_json(&p.items[i])) !=
-            0) {
-            json_decref(a);
-            a = NULL;
-        }
+    json_t *o = sked__workflow_list_json(p.items, p.n);
     sked_workflow_page_done(&p);
-    return dump(a ? json_pack("{s:o}", "workflows", a) : NULL, out_json, err);
+    return dump(o, out_json, err);
 }

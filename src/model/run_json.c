@@ -133,3 +133,57 @@ json_t *sked__workflow_info_json(const sked_workflow_info *w)
                      sked__json_instant(w->registered_at), "definition",
                      def ? def : json_null());
 }
+
+/* The array of the N objects FN writes of ITEMS (SIZE bytes apart). */
+static json_t *array_of(const void *items, size_t n, size_t size,
+                        json_t *(*fn)(const void *) )
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, fn((const char *) items + i * size)) !=
+            0) {
+            json_decref(a);
+            a = NULL;
+        }
+    return a;
+}
+
+static json_t *run_item(const void *v)
+{
+    return sked__run_view_json(v);
+}
+
+static json_t *workflow_item(const void *w)
+{
+    return sked__workflow_info_json(w);
+}
+
+static json_t *queue_item(const void *q)
+{
+    return sked__queue_json(q);
+}
+
+json_t *sked__run_list_json(const sked_run_view *v, size_t n,
+                            const char *next_cursor)
+{
+    json_t *a = array_of(v, n, sizeof *v, run_item);
+
+    return a ? json_pack("{s:o, s:o}", "runs", a, "next_cursor",
+                         next_cursor ? json_string(next_cursor) : json_null())
+             : NULL;
+}
+
+json_t *sked__workflow_list_json(const sked_workflow_info *w, size_t n)
+{
+    json_t *a = array_of(w, n, sizeof *w, workflow_item);
+
+    return a ? json_pack("{s:o}", "workflows", a) : NULL;
+}
+
+json_t *sked__queue_list_json(const sked_queue_info *q, size_t n)
+{
+    json_t *a = array_of(q, n, sizeof *q, queue_item);
+
+    return a ? json_pack("{s:o}", "queues", a) : NULL;
+}

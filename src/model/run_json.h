@@ -27,4 +27,12 @@ json_t *sked__queue_json(const sked_queue_info *q);
 /* The object of the workflow version W ("definition" embedded). */
 json_t *sked__workflow_info_json(const sked_workflow_info *w);
 
+/* The lists of the API: {"runs":[...],"next_cursor":CURSOR|null} of the N
+ * runs V, {"workflows":[...]} and {"queues":[...]}. New references; NULL
+ * when out of memory. */
+json_t *sked__run_list_json(const sked_run_view *v, size_t n,
+                            const char *next_cursor);
+json_t *sked__workflow_list_json(const sked_workflow_info *w, size_t n);
+json_t *sked__queue_list_json(const sked_queue_info *q, size_t n);
+
 #endif
