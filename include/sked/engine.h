@@ -384,18 +384,8 @@ SKED_API int sked_engine_workflow_list(sked_engine *e, char **out_json,
 SKED_API int sked_engine_queue_list(sked_engine *e, char **out_json,
                                     sked_error *err);
 
-/* Runs, workflows and queues as structs (sked/run.h): what the JSON
- * functions above print, read once. A page's views borrow its storage
- * until its _done function. */
-
-/* A page of runs, newest first; free it with sked_run_page_done. */
-typedef struct sked_run_page {
-    sked_run_view *items; /* owned: n */
-    size_t n;
-    const char *next_cursor; /* the cursor of the page after this one
-                                when more follow, else NULL */
-    void *own_;              /* the page's storage; not for the caller */
-} sked_run_page;
+/* Runs, workflows and queues as structs, in the pages of sked/run.h:
+ * what the JSON functions above print, read once. */
 
 /* Read run ID with its steps' attempts into *out, a page of one run
  * (items[0].steps not NULL). Returns 0, SKED_EINVAL (field "id"),
@@ -409,31 +399,14 @@ SKED_API int sked_engine_run_read_one(sked_engine *e, const char *id,
  * "cursor"), SKED_ENOMEM, SKED_EIO; *out is written on success only. */
 SKED_API int sked_engine_run_read(sked_engine *e, const sked_run_query *q,
                                   sked_run_page *out, sked_error *err);
-/* Free what a page holds and empty it. NULL does nothing. */
-SKED_API void sked_run_page_done(sked_run_page *p);
-
 /* Every workflow some engine on this database registered, at its latest
- * version, by name; free with sked_workflow_page_done. */
-typedef struct sked_workflow_page {
-    sked_workflow_info *items; /* owned: n */
-    size_t n;
-    void *own_; /* the page's storage; not for the caller */
-} sked_workflow_page;
-
+ * version, by name, into *out. */
 SKED_API int sked_engine_workflow_read(sked_engine *e, sked_workflow_page *out,
                                        sked_error *err);
-SKED_API void sked_workflow_page_done(sked_workflow_page *p);
 
-/* Every queue with its limits and depth, by name; free with
- * sked_queue_page_done. */
-typedef struct sked_queue_page {
-    sked_queue_info *items; /* owned: n */
-    size_t n;
-} sked_queue_page;
-
+/* Every queue with its limits and depth, by name, into *out. */
 SKED_API int sked_engine_queue_read(sked_engine *e, sked_queue_page *out,
                                     sked_error *err);
-SKED_API void sked_queue_page_done(sked_queue_page *p);
 
 /* Most bytes of the line that says why a workflows file was refused. */
 #define SKED_WORKFLOWS_ERROR_MAX 1300

@@ -106,4 +106,31 @@ typedef struct sked_workflow_info {
     const char *definition;  /* its definition, JSON object text */
 } sked_workflow_info;
 
+/* ---- pages: what a read returns, freed with its one _done function - */
+
+/* A page of runs, newest first. */
+typedef struct sked_run_page {
+    sked_run_view *items; /* owned: n */
+    size_t n;
+    const char *next_cursor; /* the cursor of the page after this one
+                                when more follow, else NULL */
+    void *own_;              /* the page's storage; not for the caller */
+} sked_run_page;
+
+typedef struct sked_workflow_page {
+    sked_workflow_info *items; /* owned: n */
+    size_t n;
+    void *own_; /* the page's storage; not for the caller */
+} sked_workflow_page;
+
+typedef struct sked_queue_page {
+    sked_queue_info *items; /* owned: n */
+    size_t n;
+} sked_queue_page;
+
+/* Free what a page holds and empty it. NULL does nothing. */
+SKED_API void sked_run_page_done(sked_run_page *p);
+SKED_API void sked_workflow_page_done(sked_workflow_page *p);
+SKED_API void sked_queue_page_done(sked_queue_page *p);
+
 #endif

@@ -29,14 +29,6 @@ int sked_engine_queue_read(sked_engine *e, sked_queue_page *out,
     return rc;
 }
 
-void sked_queue_page_done(sked_queue_page *p)
-{
-    if (!p)
-        return;
-    sked__queue_infos_free(p->items, p->n);
-    *p = (sked_queue_page){0};
-}
-
 int sked_engine_queue_list(sked_engine *e, char **out_json, sked_error *err)
 {
     sked_queue_page p;

@@ -17,49 +17,20 @@
 #include "base/json_text.h"
 #include "engine/engine_int.h"
 #include "model/run_json.h"
+#include "model/run_page.h"
 #include "store/store_run.h"
 
-/* What a page of runs holds. */
-typedef struct run_own {
-    sked_run *runs;
-    size_t n;
-    sked_step_record *steps;
-    size_t nsteps;
-    sked_step_view *step_views;
-    char *cursor;
-} run_own;
-
-static void run_own_free(run_own *o)
-{
-    if (!o)
-        return;
-    sked__runs_free(o->runs, o->n);
-    sked__step_records_free(o->steps, o->nsteps);
-    free(o->step_views);
-    free(o->cursor);
-    free(o);
-}
-
-void sked_run_page_done(sked_run_page *p)
-{
-    if (!p)
-        return;
-    run_own_free(p->own_);
-    free(p->items);
-    *p = (sked_run_page){0};
-}
-
 /* Make *out the page of O's runs (O taken, also on failure). */
-static int run_page(run_own *o, sked_run_page *out, sked_error *err)
+static int run_page(sked__page_own *o, sked_run_page *out, sked_error *err)
 {
-    sked_run_page p = {.n = o->n, .own_ = o, .next_cursor = o->cursor};
+    sked_run_page p = {.n = o->nruns, .own_ = o, .next_cursor = o->cursor};
 
-    p.items = sked__calloc(o->n ? o->n : 1, sizeof *p.items);
+    p.items = sked__calloc(o->nruns ? o->nruns : 1, sizeof *p.items);
     if (!p.items) {
-        run_own_free(o);
+        sked__page_own_free(o);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
-    for (size_t i = 0; i < o->n; i++)
+    for (size_t i = 0; i < o->nruns; i++)
         sked__run_view_of(&o->runs[i], &p.items[i]);
     *out = p;
     return 0;
@@ -70,7 +41,7 @@ int sked_engine_run_read_one(sked_engine *e, const char *id, sked_run_page *out,
 {
     if (!e || !id || !out)
         return sked__error_set(err, SKED_EINVAL, "id", -1, "is required");
-    run_own *o = sked__calloc(1, sizeof *o);
+    sked__page_own *o = sked__calloc(1, sizeof *o);
     sked_run r;
     int rc =
         o ? sked__store_run_get(e->store, id, &r, &o->steps, &o->nsteps, err)
@@ -80,14 +51,14 @@ int sked_engine_run_read_one(sked_engine *e, const char *id, sked_run_page *out,
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     } else if (rc == 0) {
         o->runs[0] = r;
-        o->n = 1;
+        o->nruns = 1;
     }
     /* One more than needed, so "steps" is never NULL: read, and none. */
     if (rc == 0 &&
         !(o->step_views = sked__calloc(o->nsteps + 1, sizeof *o->step_views)))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc != 0) {
-        run_own_free(o);
+        sked__page_own_free(o);
         return rc;
     }
     for (size_t i = 0; i < o->nsteps; i++)
@@ -136,9 +107,9 @@ static int run_filter(const sked_run_query *q, sked_run_filter *f,
 }
 
 /* The cursor after the last of O's runs into O->cursor. */
-static int run_cursor(run_own *o, sked_error *err)
+static int run_cursor(sked__page_own *o, sked_error *err)
 {
-    const sked_run *last = &o->runs[o->n - 1];
+    const sked_run *last = &o->runs[o->nruns - 1];
     size_t len = strlen(last->id) + 32;
 
     if (!(o->cursor = sked__malloc(len)))
@@ -152,18 +123,19 @@ int sked_engine_run_read(sked_engine *e, const sked_run_query *q,
 {
     sked_run_filter f;
     bool more = false;
-    run_own *o = NULL;
+    sked__page_own *o = NULL;
     int rc = e && out ? run_filter(q, &f, err)
                       : sked__error_set(err, SKED_EINVAL, NULL, -1,
                                         "an engine and an output");
     if (rc == 0 && !(o = sked__calloc(1, sizeof *o)))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
-        rc = sked__store_run_list(e->store, &f, &o->runs, &o->n, &more, err);
-    if (rc == 0 && more && o->n > 0)
+        rc =
+            sked__store_run_list(e->store, &f, &o->runs, &o->nruns, &more, err);
+    if (rc == 0 && more && o->nruns > 0)
         rc = run_cursor(o, err);
     if (rc != 0) {
-        run_own_free(o);
+        sked__page_own_free(o);
         return rc;
     }
     return run_page(o, out, err);
@@ -203,52 +175,6 @@ int sked_engine_run_list(sked_engine *e, const sked_run_query *q,
 
 /* ---- workflow versions ------------------------------------------------ */
 
-/* What a page of workflows holds: the store's list, parsed, and the
- * definitions as text. */
-typedef struct workflow_own {
-    json_t *list;
-    char **defs;
-    size_t n;
-} workflow_own;
-
-static void workflow_own_free(workflow_own *o)
-{
-    if (!o)
-        return;
-    for (size_t i = 0; o->defs && i < o->n; i++)
-        free(o->defs[i]);
-    free(o->defs);
-    json_decref(o->list);
-    free(o);
-}
-
-void sked_workflow_page_done(sked_workflow_page *p)
-{
-    if (!p)
-        return;
-    workflow_own_free(p->own_);
-    free(p->items);
-    *p = (sked_workflow_page){0};
-}
-
-/* Fill item I of P from the store's object W. */
-static int workflow_item(sked_workflow_page *p, workflow_own *o, size_t i,
-                         json_t *w, sked_error *err)
-{
-    json_t *at = json_object_get(w, "registered_at");
-    json_t *def = json_object_get(w, "definition");
-
-    if (def && !json_is_null(def) && !(o->defs[i] = sked__json_text(def, NULL)))
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    p->items[i] = (sked_workflow_info){
-        .name = json_string_value(json_object_get(w, "name")),
-        .version = json_string_value(json_object_get(w, "version")),
-        .registered_at =
-            json_is_integer(at) ? json_integer_value(at) : SKED_TIME_NONE,
-        .definition = o->defs[i]};
-    return 0;
-}
-
 int sked_engine_workflow_read(sked_engine *e, sked_workflow_page *out,
                               sked_error *err)
 {
@@ -258,27 +184,13 @@ int sked_engine_workflow_read(sked_engine *e, sked_workflow_page *out,
                  : sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
     if (rc != 0)
         return rc;
-    workflow_own *o = sked__calloc(1, sizeof *o);
-    sked_workflow_page p = {.own_ = o};
-    if (o) {
-        o->list = json_loads(text, 0, NULL);
-        o->n = json_is_array(o->list) ? json_array_size(o->list) : 0;
-        o->defs = sked__calloc(o->n + 1, sizeof *o->defs);
-        p.items = sked__calloc(o->n + 1, sizeof *p.items);
-    }
+    /* The store writes the list as the API does, but for the instants. */
+    json_t *list = json_loads(text, 0, NULL);
     free(text);
-    rc = o && o->defs && p.items
-             ? 0
-             : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    for (size_t i = 0; rc == 0 && i < o->n; i++)
-        rc = workflow_item(&p, o, i, json_array_get(o->list, i), err);
-    if (rc != 0) {
-        sked_workflow_page_done(&p);
-        return rc;
-    }
-    p.n = o->n;
-    *out = p;
-    return 0;
+    if (!list)
+        return sked__error_set(err, SKED_EIO, NULL, -1,
+                               "the store's workflow list does not parse");
+    return sked__workflow_page_from_json(list, list, out, err);
 }
 
 int sked_engine_workflow_list(sked_engine *e, char **out_json, sked_error *err)

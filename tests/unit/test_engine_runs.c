@@ -20,6 +20,8 @@
 #include <jansson.h>
 
 #include "engine/engine_int.h"
+#include "model/run_json.h"
+#include "model/run_page.h"
 #include "sked/sked.h"
 
 static char tmp_dir[256];
@@ -345,6 +347,24 @@ static json_t *parse(char *text)
     return j;
 }
 
+/* The JSON J (a run when ONE, else a list) read back by the model's
+ * reader is the same views: the writer writes J again from them. */
+static void round_trip(json_t *j, bool one)
+{
+    sked_run_page p;
+    sked_error err;
+
+    if (sked__run_page_from_json(json_incref(j), one, &p, &err) != 0)
+        fail_msg("read back: %s", err.msg);
+    json_t *again = one ? sked__run_view_json(&p.items[0])
+                        : sked__run_list_json(p.items, p.n, p.next_cursor);
+    assert_true(json_equal(again, j));
+    if (one)
+        same_run(&p.items[0], j);
+    json_decref(again);
+    sked_run_page_done(&p);
+}
+
 /* Every run read by id equals its JSON, field by field; what the runs
  * went through shows in them. */
 static void test_run_fields(void **state)
@@ -369,6 +389,7 @@ static void test_run_fields(void **state)
         assert_int_equal(sked_engine_run_get(e, id, &text, NULL), 0);
         json_t *j = parse(text);
         same_run(&one.items[0], j);
+        round_trip(j, true);
         json_decref(j);
         const sked_run_view *r = &one.items[0];
         known(r);
@@ -430,6 +451,7 @@ static void walk(sked_engine *e, sked_run_query q, const sked_run_page *all)
             at++;
         }
         same_text(p.next_cursor, j, "next_cursor");
+        round_trip(j, false);
         json_decref(j);
         pages++;
         bool more = p.next_cursor != NULL;
@@ -479,6 +501,66 @@ static void test_run_pages(void **state)
             walk(e, q, &all);
         }
     sked_run_page_done(&all);
+}
+
+/* An answer with a field missing or of another kind is refused, naming
+ * it, for every field of a run and of an attempt. */
+static void test_read_refuses(void **state)
+{
+    sked_engine *e = *state;
+    char *text = NULL;
+    sked_run_page p, all;
+    sked_error err;
+
+    make_runs(e);
+    assert_int_equal(
+        sked_engine_run_read(e, &(sked_run_query){.limit = 1000}, &all, NULL),
+        0);
+    /* A failed run: it has attempts. */
+    size_t k = 0;
+    while (k < all.n && all.items[k].status != SKED_RUN_FAILED)
+        k++;
+    assert_true(k < all.n);
+    assert_int_equal(sked_engine_run_get(e, all.items[k].id, &text, NULL), 0);
+    json_t *run = parse(text);
+    sked_run_page_done(&all);
+    const char *key;
+    json_t *v;
+    json_object_foreach(run, key, v)
+    {
+        if (strcmp(key, "duration_secs") == 0 || strcmp(key, "context") == 0 ||
+            strcmp(key, "output") == 0)
+            continue; /* computed, not read; any JSON is a document */
+        char want[96];
+        json_t *list = json_pack("{s:[O], s:n}", "runs", run, "next_cursor");
+        json_t *copy = json_array_get(json_object_get(list, "runs"), 0);
+        copy = json_deep_copy(copy);
+        json_array_set_new(json_object_get(list, "runs"), 0, copy);
+        json_object_set_new(copy, key, json_true());
+        assert_int_equal(sked__run_page_from_json(list, false, &p, &err),
+                         SKED_EINVAL);
+        snprintf(want, sizeof want, "runs[0].%s", key);
+        assert_string_equal(err.field, want);
+    }
+    json_t *step = json_array_get(json_object_get(run, "steps"), 0);
+    json_object_foreach(step, key, v)
+    {
+        if (strcmp(key, "duration_secs") == 0)
+            continue;
+        json_t *copy = json_deep_copy(run);
+        json_object_set_new(json_array_get(json_object_get(copy, "steps"), 0),
+                            key, json_integer(7));
+        if (strcmp(key, "attempt") == 0 || strcmp(key, "exit_code") == 0) {
+            /* A number is of its kind there. */
+            assert_int_equal(sked__run_page_from_json(copy, true, &p, &err), 0);
+            sked_run_page_done(&p);
+            continue;
+        }
+        assert_int_equal(sked__run_page_from_json(copy, true, &p, &err),
+                         SKED_EINVAL);
+        assert_string_equal(err.field, key);
+    }
+    json_decref(run);
 }
 
 static void test_run_refusals(void **state)
@@ -533,6 +615,14 @@ static void test_workflows_queues(void **state)
         assert_non_null(strstr(w.items[i].definition, "\"steps\""));
         assert_int_equal(json_object_size(o), 4);
     }
+    /* The API's list read back is the same list. */
+    sked_workflow_page back;
+    assert_int_equal(
+        sked__workflow_page_from_json(json_incref(j), a, &back, NULL), 0);
+    json_t *again = sked__workflow_list_json(back.items, back.n);
+    assert_true(json_equal(again, j));
+    json_decref(again);
+    sked_workflow_page_done(&back);
     json_decref(j);
     sked_workflow_page_done(&w);
     sked_workflow_page_done(NULL);
@@ -564,6 +654,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_fields, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_refuses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_workflows_queues, setup, teardown),
     };
     const char *tmp = getenv("TMPDIR");
