@@ -283,7 +283,7 @@ static int schedule_apply(target *t, const target_apply *a,
 
 /* ---- runs, workflows, events --------------------------------------------- */
 
-/* The text of the answer J (taken) into *out; RUN: it must be a run. */
+/* The text of the answer J (taken) into *out. */
 static int text_of(json_t *j, char **out, sked_error *err)
 {
     int rc = 0;

@@ -399,6 +399,7 @@ SKED_API int sked_engine_run_read_one(sked_engine *e, const char *id,
  * "cursor"), SKED_ENOMEM, SKED_EIO; *out is written on success only. */
 SKED_API int sked_engine_run_read(sked_engine *e, const sked_run_query *q,
                                   sked_run_page *out, sked_error *err);
+
 /* Every workflow some engine on this database registered, at its latest
  * version, by name, into *out. */
 SKED_API int sked_engine_workflow_read(sked_engine *e, sked_workflow_page *out,
