@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "engine/answer.h"
 #include "engine/request.h"
+#include "model/run_page.h"
 #include "model/schedule.h"
 #include "model/schedule_json.h"
 #include "output.h"
@@ -246,13 +247,13 @@ static int schedule_apply(target *t, const target_apply *a,
 
 /* ---- runs, workflows, events --------------------------------------------- */
 
-/* The text of the answer J (taken) into *out; RUN: it must be a run. */
-static int text_of(json_t *j, bool run, char **out, sked_error *err)
+/* The text of the answer J (taken) into *out. */
+static int text_of(json_t *j, char **out, sked_error *err)
 {
     int rc = 0;
 
-    if (!j || (run && !json_is_string(json_object_get(j, "id"))))
-        rc = remote_bad_answer(run ? "a run" : "JSON", err);
+    if (!j)
+        rc = remote_bad_answer("JSON", err);
     else if (!(*out = sked__json_text(j, NULL)))
         rc = no_memory(err);
     json_decref(j);
@@ -269,21 +270,50 @@ static int get_text(target *t, char *path, char **out, sked_error *err)
         json_decref(j);
         return rc;
     }
-    return text_of(j, false, out, err);
+    return text_of(j, out, err);
 }
 
-static int run_list(target *t, const sked_run_query *q, char **out,
+/* The API's answer J (taken) as a page of runs: one run when ONE. */
+static int run_page(json_t *j, bool one, sked_run_page *out, sked_error *err)
+{
+    sked_error why;
+
+    sked_error_clear(&why);
+    if (sked__run_page_from_json(j, one, out, &why) == 0)
+        return 0;
+    cli_fail_once(SKED_EIO, "the server's answer is not %s: %s",
+                  one ? "a run" : "a list of runs", why.msg);
+    return sked__error_set(err, SKED_EIO, NULL, -1, "bad answer");
+}
+
+/* GET PATH (taken) as a page of runs. */
+static int get_runs(target *t, char *path, bool one, sked_run_page *out,
                     sked_error *err)
 {
-    return get_text(t, sked__query_runs("/api/v1/runs", q), out, err);
+    json_t *j = NULL;
+    int rc = get_json(remote_of(t), path, &j, err);
+
+    if (rc != 0) {
+        json_decref(j);
+        return rc;
+    }
+    return run_page(j, one, out, err);
 }
 
-static int run_get(target *t, const char *id, char **out, sked_error *err)
+static int run_list(target *t, const sked_run_query *q, sked_run_page *out,
+                    sked_error *err)
 {
-    return get_text(t, remote_path("/api/v1/runs", id, ""), out, err);
+    return get_runs(t, sked__query_runs("/api/v1/runs", q), false, out, err);
 }
 
-static int run_cancel(target *t, const char *id, char **out, sked_error *err)
+static int run_get(target *t, const char *id, sked_run_page *out,
+                   sked_error *err)
+{
+    return get_runs(t, remote_path("/api/v1/runs", id, ""), true, out, err);
+}
+
+static int run_cancel(target *t, const char *id, sked_run_page *out,
+                      sked_error *err)
 {
     char *path = remote_path("/api/v1/runs", id, "/cancel");
     json_t *j = NULL;
@@ -293,11 +323,15 @@ static int run_cancel(target *t, const char *id, char **out, sked_error *err)
         return no_memory(err);
     rc = remote_call(remote_of(t), "POST", path, NULL, NULL, &j, err);
     free(path);
-    return rc == 0 ? text_of(j, true, out, err) : rc;
+    if (rc != 0) {
+        json_decref(j);
+        return rc;
+    }
+    return run_page(j, true, out, err);
 }
 
 static int run_start(target *t, const char *workflow, const char *input,
-                     const char *key, char **out, sked_error *err)
+                     const char *key, sked_run_page *out, sked_error *err)
 {
     char *path = remote_path("/api/v1/workflows", workflow, "/runs");
     json_t *body = input ? json_loads(input, 0, NULL) : json_object(),
@@ -311,12 +345,31 @@ static int run_start(target *t, const char *workflow, const char *input,
         rc = remote_call(remote_of(t), "POST", path, body, key, &j, err);
     json_decref(body);
     free(path);
-    return rc == 0 ? text_of(j, true, out, err) : rc;
+    if (rc != 0) {
+        json_decref(j);
+        return rc;
+    }
+    return run_page(j, true, out, err);
 }
 
-static int workflow_list(target *t, char **out, sked_error *err)
+static int workflow_list(target *t, sked_workflow_page *out, sked_error *err)
 {
-    return get_text(t, strdup("/api/v1/workflows"), out, err);
+    json_t *j = NULL;
+    sked_error why;
+    int rc = get_json(remote_of(t), strdup("/api/v1/workflows"), &j, err);
+
+    if (rc != 0) {
+        json_decref(j);
+        return rc;
+    }
+    sked_error_clear(&why);
+    if (sked__workflow_page_from_json(j, json_object_get(j, "workflows"), out,
+                                      &why) == 0)
+        return 0;
+    cli_fail_once(SKED_EIO,
+                  "the server's answer is not a list of workflows: %s",
+                  why.msg);
+    return sked__error_set(err, SKED_EIO, NULL, -1, "bad answer");
 }
 
 static int event_list(target *t, int64_t after, size_t limit, char **out,
