@@ -115,8 +115,7 @@ int sked__pg_schedule_get(sked__tx *tx, const char *name, sked_schedule *out,
     if (rc < 0)
         return rc;
     if (PQntuples(res) == 0)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "name", -1,
-                             "no schedule named \"%s\"", name);
+        rc = sked__schedule_missing(name, err);
     else
         rc = row_to_schedule(res, 0, out, err);
     PQclear(res);
@@ -155,9 +154,7 @@ int sked__pg_schedule_insert(sked__tx *tx, const sked_schedule *s,
     int rc = schedule_write(tx, s, false, &n, err);
 
     if (rc == SKED_ECONFLICT)
-        return sked__error_set(err, rc, "name", -1,
-                               "a schedule named \"%s\" already exists",
-                               s->name);
+        return sked__schedule_taken(s->name, err);
     return rc;
 }
 
@@ -168,8 +165,7 @@ int sked__pg_schedule_update(sked__tx *tx, const sked_schedule *s,
     int rc = schedule_write(tx, s, true, &n, err);
 
     if (rc == 0 && n == 0)
-        return sked__error_set(err, SKED_ENOTFOUND, "name", -1,
-                               "no schedule named \"%s\"", s->name);
+        return sked__schedule_missing(s->name, err);
     return rc;
 }
 

@@ -128,3 +128,15 @@ int sked__schedule_read(sked__schedule_col_fn get, void *ctx,
     *out = r;
     return 0;
 }
+
+int sked__schedule_taken(const char *name, sked_error *err)
+{
+    return sked__error_set(err, SKED_ECONFLICT, "name", -1,
+                           "a schedule named \"%.100s\" already exists", name);
+}
+
+int sked__schedule_missing(const char *name, sked_error *err)
+{
+    return sked__error_set(err, SKED_ENOTFOUND, "name", -1,
+                           "no schedule named \"%.100s\"", name);
+}

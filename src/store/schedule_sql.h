@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "model/schedule_fields.h"
+#include "sked/error.h"
 
 /* The insert (UPDATE false) or update of a schedule row, with parameters
  * marked MARK. Built on first use; the same address every call. */
@@ -40,5 +41,11 @@ typedef int (*sked__schedule_col_fn)(void *ctx, int col, bool as_int,
  * *bad_col the column at fault; *out is untouched on failure. */
 int sked__schedule_read(sked__schedule_col_fn get, void *ctx,
                         sked_schedule *out, int *bad_col);
+
+/* The messages of a schedule row refused, worded once for both
+ * back-ends: NAME is taken (SKED_ECONFLICT), or there is no schedule
+ * NAME (SKED_ENOTFOUND), each with field "name". Return the code. */
+int sked__schedule_taken(const char *name, sked_error *err);
+int sked__schedule_missing(const char *name, sked_error *err);
 
 #endif

@@ -175,8 +175,7 @@ int sked__sqlite_schedule_get(sked__tx *c, const char *name, sked_schedule *out,
     if (rc == SQLITE_ROW)
         rc = sched_read(c, s, out, err);
     else if (rc == SQLITE_DONE)
-        rc = sked__error_set(err, SKED_ENOTFOUND, "name", -1,
-                             "no schedule named \"%.100s\"", name);
+        rc = sked__schedule_missing(name, err);
     else
         rc = sked__sqlite_fail(c, rc, "reading a schedule", err);
     sked__sqlite_done(s);
@@ -196,8 +195,7 @@ static int sched_write(sked__tx *c, enum sched_stmt id, const sked_schedule *r,
     if (rc != 0)
         return rc;
     if (id == S_SCHED_UPDATE && sqlite3_changes(sked__sqlite_db(c)) == 0)
-        return sked__error_set(err, SKED_ENOTFOUND, "name", -1,
-                               "no schedule named \"%.100s\"", r->name);
+        return sked__schedule_missing(r->name, err);
     return 0;
 }
 
@@ -207,8 +205,7 @@ int sked__sqlite_schedule_insert(sked__tx *c, const sked_schedule *r,
     int rc = sched_write(c, S_SCHED_INSERT, r, err);
 
     if (rc == SKED_ECONFLICT)
-        return sked__error_set(err, rc, "name", -1,
-                               "a schedule named \"%.100s\" exists", r->name);
+        return sked__schedule_taken(r->name, err);
     return rc;
 }
 

@@ -296,16 +296,11 @@ static int merge(sked_store *st, const sked_schedule *old,
     return 0;
 }
 
-/* Read NAME's row into *old. */
+/* Read NAME's row into *old (SKED_ENOTFOUND worded by schedule_sql.c). */
 static int load(sked_store *st, sked__tx *tx, const char *name,
                 sked_schedule *old, sked_error *err)
 {
-    int rc = st->ops->schedule_get(tx, name, old, err);
-
-    if (rc == SKED_ENOTFOUND)
-        return sked__error_set(err, rc, "name", -1,
-                               "no schedule named \"%.100s\"", name);
-    return rc;
+    return st->ops->schedule_get(tx, name, old, err);
 }
 
 /* Replace OLD's definition by DEF (both named alike) and emit the event. */

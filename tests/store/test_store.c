@@ -339,9 +339,13 @@ static void test_create_get(void **state)
     /* The name is unique. */
     make(&s, "morning", "0 10 * * *");
     assert_int_equal(sked__store_schedule_create(st, &s, &err), SKED_ECONFLICT);
+    /* Worded once, the same on both back-ends (this test runs on both). */
+    assert_string_equal(err.field, "name");
+    assert_string_equal(err.msg, "a schedule named \"morning\" already exists");
     sked_schedule_done(&s);
     assert_int_equal(sked__store_schedule_get(st, "nope", &s, &err),
                      SKED_ENOTFOUND);
+    assert_string_equal(err.msg, "no schedule named \"nope\"");
     assert_int_equal(count("events"), 1);
 }
 
