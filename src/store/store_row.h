@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "model/step_fields.h"
 #include "store/store_ops.h"
 
 typedef struct sked__row sked__row;
@@ -64,19 +65,14 @@ extern const sked__row_kind sked__row_run;
     "not_before, created_at, started_at"
 extern const sked__row_kind sked__row_cand;
 
-/* A sked_step_record. */
-#define SKED__STEP_COLUMNS                                                     \
-    "step, compensation, attempt, status, output, stderr_text, truncated, "    \
-    "error, error_code, exit_code, started_at, finished_at"
+/* A sked_step_record: SKED__STEP_COLUMNS (model/step_fields.h). */
 extern const sked__row_kind sked__row_step;
 
 /* The columns a step attempt is written with, and the clause that makes
  * the insert an update of the row of its key, keeping the stored
  * started_at unless the attempt runs again (store_ops.h, steps_write):
  * the same words in both dialects. */
-#define SKED__STEP_WRITE_COLUMNS                                               \
-    "run_id, step, compensation, attempt, status, output, stderr_text, "       \
-    "truncated, error, error_code, exit_code, started_at, finished_at"
+#define SKED__STEP_WRITE_COLUMNS "run_id, " SKED__STEP_COLUMNS
 #define SKED__STEP_UPSERT                                                      \
     "ON CONFLICT (run_id, step, compensation, attempt) DO UPDATE SET "         \
     "status = excluded.status, output = excluded.output, "                     \
