@@ -8,9 +8,11 @@
  * SKED__EVENT_FIELDS(F, X) calls F for the first field and X for each of
  * the others, as SKED__RUN_FIELDS does (run_fields.h). Kinds: I64, TEXT
  * (a string), DOC (text holding a JSON object) and TIME (an instant).
- * Header only: no includes needed. */
+ * Header only. */
 #ifndef SKED_MODEL_EVENT_FIELDS_H
 #define SKED_MODEL_EVENT_FIELDS_H
+
+#include "model/fields.h"
 
 #define SKED__EVENT_FIELDS(F, X)                                               \
     F(id, I64, "id", "id")                                                     \
@@ -29,9 +31,6 @@ enum {
 #undef SKED__EVENT_COL_ENUM
 
 /* The columns of an event, in the table's order, for a SELECT. */
-#define SKED__EVENT_COL_FIRST(m, kind, col, json) col
-#define SKED__EVENT_COL_NEXT(m, kind, col, json)  ", " col
-#define SKED__EVENT_COLUMNS                                                    \
-    SKED__EVENT_FIELDS(SKED__EVENT_COL_FIRST, SKED__EVENT_COL_NEXT)
+#define SKED__EVENT_COLUMNS SKED__COLUMNS(SKED__EVENT_FIELDS)
 
 #endif

@@ -12,9 +12,11 @@
  * string, SQL NULL is NULL), BOOL (0 or 1), I32, STEP_STATUS (a
  * sked_step_status word), FLAGS (an int of bits), EXIT (an exit status,
  * SQL NULL is -1) and TIME (an instant, SQL NULL is SKED_TIME_NONE).
- * Header only: no includes needed. */
+ * Header only. */
 #ifndef SKED_MODEL_STEP_FIELDS_H
 #define SKED_MODEL_STEP_FIELDS_H
+
+#include "model/fields.h"
 
 #define SKED__STEP_FIELDS(F, X)                                                \
     F(step, TEXT, "step", "step")                                              \
@@ -41,9 +43,6 @@ enum {
 
 /* The columns of a step attempt, in the table's order, for a SELECT, or
  * after run_id for an INSERT. */
-#define SKED__STEP_COL_FIRST(m, kind, col, json) col
-#define SKED__STEP_COL_NEXT(m, kind, col, json)  ", " col
-#define SKED__STEP_COLUMNS                                                     \
-    SKED__STEP_FIELDS(SKED__STEP_COL_FIRST, SKED__STEP_COL_NEXT)
+#define SKED__STEP_COLUMNS SKED__COLUMNS(SKED__STEP_FIELDS)
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The one reading of each kind of row, whatever the back-end
- * (store_row.h): a run by its field table, the others by the column
- * orders store_row.h names. */
+ * (store_row.h): a run, a step attempt, an event and a queue's rows by
+ * their field tables (model/), the others by the column orders
+ * store_row.h names. */
 #include "store/store_row.h"
 
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "base/alloc.h"
 #include "model/event_fields.h"
+#include "model/queue_fields.h"
 #include "model/run_fields.h"
 #include "model/step_fields.h"
 #include "store/store_ops.h"
@@ -264,16 +266,16 @@ void sked__row_failures(const sked__row *r, sked__failures *f)
 
 /* ---- queues ----------------------------------------------------------- */
 
+#define READ_LOAD(m, kind, col, json)                                          \
+    READ_##kind(q->m, SKED__QUEUE_LOAD_COL_##m)
+
 static int load_read(const sked__row *r, void *dst, sked_error *err)
 {
     sked__queue_load *q = dst;
+    bool ok = true;
 
-    *q = (sked__queue_load){.concurrency = (int32_t) r->d->i64(r, 1),
-                            .rate_limit = (int32_t) r->d->i64(r, 2),
-                            .rate_period = r->d->i64(r, 3),
-                            .running = r->d->i64(r, 4),
-                            .started = r->d->i64(r, 5)};
-    return sked__row_dup(r, 0, &q->name) ? 0 : sked__nomem(err);
+    SKED__QUEUE_LOAD_FIELDS(READ_LOAD, READ_LOAD)
+    return ok ? 0 : sked__nomem(err);
 }
 
 static void loads_free(void *v, size_t n)
@@ -288,17 +290,16 @@ static void loads_free(void *v, size_t n)
 const sked__row_kind sked__row_queue_load = {sizeof(sked__queue_load),
                                              load_read, loads_free};
 
+#define READ_INFO(m, kind, col, json)                                          \
+    READ_##kind(q->m, SKED__QUEUE_INFO_COL_##m)
+
 static int info_read(const sked__row *r, void *dst, sked_error *err)
 {
     sked_queue_info *q = dst;
+    bool ok = true;
 
-    *q = (sked_queue_info){.concurrency = (int32_t) r->d->i64(r, 1),
-                           .worker_concurrency = (int32_t) r->d->i64(r, 2),
-                           .rate_limit = (int32_t) r->d->i64(r, 3),
-                           .rate_period = r->d->i64(r, 4),
-                           .pending = r->d->i64(r, 5),
-                           .running = r->d->i64(r, 6)};
-    return sked__row_dup(r, 0, &q->name) ? 0 : sked__nomem(err);
+    SKED__QUEUE_INFO_FIELDS(READ_INFO, READ_INFO)
+    return ok ? 0 : sked__nomem(err);
 }
 
 static void infos_free(void *v, size_t n)
