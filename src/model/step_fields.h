@@ -4,8 +4,9 @@
  * with its member, its kind, its SQL column and its JSON key ("" for the
  * one the API shows otherwise: truncated, as two flags). From it come the
  * column list both back-ends select and write (SKED__STEP_COLUMNS), the
- * column numbers, the one reading of a row (store_row.c) and the freeing
- * of a sked_step_record (run.c).
+ * column numbers, the one reading of a row (store/store_row.c), the
+ * binding of one on each back-end (store/sqlite_run.c, pg_run_ops.c) and
+ * the freeing of a sked_step_record (run.c).
  *
  * SKED__STEP_FIELDS(F, X) calls F for the first field and X for each of
  * the others, as SKED__RUN_FIELDS does (run_fields.h). Kinds: TEXT (a
