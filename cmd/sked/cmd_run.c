@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* "sked run list|get|cancel|start" and "sked workflow list" (SPEC 7):
  * through an engine opened on the database (direct mode, no thread
- * started) or a server's API (remote mode), both answering the API's
- * JSON, which is what is printed from (target.h).
+ * started) or a server's API (remote mode), both answering the structs
+ * of sked/run.h (target.h), which are printed from: as a table, or with
+ * --json as the model writes them, the API's JSON.
  *
  *   list [--status S] [--schedule N] [--workflow W] [--limit N]
  *        [--cursor C]                newest first; a cursor on stderr
@@ -22,6 +23,7 @@
 
 #include "cli.h"
 #include "direct.h"
+#include "model/run_json.h"
 #include "model/schedule.h"
 #include "output.h"
 #include "target.h"
@@ -42,49 +44,57 @@ static int run_fail(const char *verb, const char *id, const sked_error *err,
     return cli_fail(rc, "cannot %s \"%.200s\": %s", verb, id, msg);
 }
 
-/* Print the JSON TEXT (freed here) as JSON. */
-static int print_json_text(char *text)
+/* Print O (a new reference the model wrote; NULL: out of memory) as
+ * JSON. */
+static int print_json(json_t *o)
 {
-    json_t *j = json_loads(text, 0, NULL);
-    free(text);
-    return j ? out_json(j) : cli_fail(SKED_EINTERNAL, "unreadable answer");
+    return o ? out_json(o) : cli_fail(SKED_ENOMEM, "out of memory");
 }
 
-static const char *str_of(const json_t *o, const char *key)
+/* T as the API shows it, into BUF; NULL when not set. */
+static const char *time_of(sked_time t, char *buf, size_t size)
 {
-    const json_t *v = json_object_get(o, key);
-    return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-/* Write the number or null at KEY of O into BUF ("-" for null). */
-static const char *num_of(const json_t *o, const char *key, char *buf,
-                          size_t size)
-{
-    const json_t *v = json_object_get(o, key);
-    if (json_is_integer(v))
-        snprintf(buf, size, "%lld", (long long) json_integer_value(v));
-    else if (json_is_real(v))
-        snprintf(buf, size, "%.3fs", json_real_value(v));
-    else
-        snprintf(buf, size, "-");
+    if (t == SKED_TIME_NONE || sked_time_format(t, buf, size) < 0)
+        return NULL;
     return buf;
+}
+
+/* A duration as the API's "..._secs" reads: whole seconds as a number,
+ * else to the millisecond with "s"; "-" when DONE is false. */
+static const char *secs_of(bool done, sked_dur d, char *buf, size_t size)
+{
+    if (!done)
+        snprintf(buf, size, "-");
+    else if (d % SKED_USEC_PER_SEC == 0)
+        snprintf(buf, size, "%lld", (long long) (d / SKED_USEC_PER_SEC));
+    else
+        snprintf(buf, size, "%.3fs", (double) d / SKED_USEC_PER_SEC);
+    return buf;
+}
+
+/* V, or "-" for NULL. */
+static const char *or_dash(const char *v)
+{
+    return v ? v : "-";
 }
 
 /* ---- list -------------------------------------------------------------- */
 
-static int list_print(const json_t *page)
+static int list_print(const sked_run_page *page)
 {
     static const char *const heads[] = {"id",      "workflow", "status",
                                         "trigger", "created",  "error"};
     out_table t;
-    const json_t *runs = json_object_get(page, "runs"), *r;
-    size_t i;
+    char created[SKED_TIME_STRLEN];
     out_table_init(&t, 6, heads);
-    json_array_foreach(runs, i, r)
-    {
-        const char *cells[] = {str_of(r, "id"),         str_of(r, "workflow"),
-                               str_of(r, "status"),     str_of(r, "trigger"),
-                               str_of(r, "created_at"), str_of(r, "error")};
+    for (size_t i = 0; i < page->n; i++) {
+        const sked_run_view *r = &page->items[i];
+        const char *cells[] = {r->id,
+                               r->workflow,
+                               sked_run_status_name(r->status),
+                               sked_trigger_name(r->trigger),
+                               time_of(r->created_at, created, sizeof created),
+                               r->error};
         if (out_table_add(&t, cells) != 0) {
             out_table_done(&t);
             return cli_fail(SKED_ENOMEM, "out of memory");
@@ -92,9 +102,8 @@ static int list_print(const json_t *page)
     }
     out_table_print(&t);
     out_table_done(&t);
-    const char *next = str_of(page, "next_cursor");
-    if (next)
-        fprintf(stderr, "more: --cursor %s\n", next);
+    if (page->next_cursor)
+        fprintf(stderr, "more: --cursor %s\n", page->next_cursor);
     return cli_flush();
 }
 
@@ -122,7 +131,7 @@ static int run_list(const cli_cmd *self, int argc, char **argv)
         {0},
     };
     target *t = NULL;
-    char *text = NULL;
+    sked_run_page page;
     sked_error err;
     long n = 100;
     int rc;
@@ -139,17 +148,15 @@ static int run_list(const cli_cmd *self, int argc, char **argv)
     if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     sked_error_clear(&err);
-    rc = t->ops->run_list(t, &q, &text, &err);
+    rc = t->ops->run_list(t, &q, &page, &err);
     target_close(t);
     if (rc < 0)
         return cli_fail(rc, "cannot list runs: %s",
                         err.msg[0] ? err.msg : sked_strerror(rc));
-    if (json)
-        return print_json_text(text);
-    json_t *page = json_loads(text, 0, NULL);
-    free(text);
-    rc = page ? list_print(page) : cli_fail(SKED_EINTERNAL, "bad answer");
-    json_decref(page);
+    rc = json ? print_json(
+                    sked__run_list_json(page.items, page.n, page.next_cursor))
+              : list_print(&page);
+    sked_run_page_done(&page);
     return rc;
 }
 
@@ -176,45 +183,53 @@ static void print_trimmed(const char *label, const char *text)
         printf("      ... (%zu more bytes; --json shows all)\n", n - cut);
 }
 
-static void print_step(const json_t *s)
+static void print_step(const sked_step_view *s)
 {
-    char exit[24], dur[32];
-    bool comp = json_is_true(json_object_get(s, "compensation"));
-    printf("  %s%s  attempt %lld  %s  exit %s  %s  started %s\n",
-           str_of(s, "step"), comp ? " (compensation)" : "",
-           (long long) json_integer_value(json_object_get(s, "attempt")),
-           str_of(s, "status"), num_of(s, "exit_code", exit, sizeof exit),
-           num_of(s, "duration_secs", dur, sizeof dur),
-           str_of(s, "started_at"));
-    if (str_of(s, "error"))
-        printf("    error: %s\n", str_of(s, "error"));
-    if (str_of(s, "output"))
-        print_trimmed("output", str_of(s, "output"));
-    if (str_of(s, "stderr"))
-        print_trimmed("stderr", str_of(s, "stderr"));
+    char exit[24], dur[32], started[SKED_TIME_STRLEN];
+    if (s->exit_code >= 0)
+        snprintf(exit, sizeof exit, "%d", (int) s->exit_code);
+    else
+        snprintf(exit, sizeof exit, "-");
+    printf("  %s%s  attempt %d  %s  exit %s  %s  started %s\n", s->step,
+           s->compensation ? " (compensation)" : "", (int) s->attempt,
+           sked_step_status_name(s->status), exit,
+           secs_of(s->finished_at != SKED_TIME_NONE,
+                   s->finished_at - s->started_at, dur, sizeof dur),
+           or_dash(time_of(s->started_at, started, sizeof started)));
+    if (s->error)
+        printf("    error: %s\n", s->error);
+    if (s->output)
+        print_trimmed("output", s->output);
+    if (s->stderr_text)
+        print_trimmed("stderr", s->stderr_text);
 }
 
-static void get_print(const json_t *r)
+static void get_print(const sked_run_view *r)
 {
-    static const char *const keys[] = {
-        "id",         "workflow",   "workflow_version", "status",
-        "trigger",    "schedule",   "scheduled_for",    "queue",
-        "created_at", "started_at", "finished_at",      "error",
-        "error_code", "attempts",   "executor"};
-    char buf[32];
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        const char *v = str_of(r, keys[i]);
-        printf("%-17s %s\n", keys[i],
-               v ? v : num_of(r, keys[i], buf, sizeof buf));
-    }
-    const json_t *steps = json_object_get(r, "steps"), *s;
-    size_t i;
-    if (json_array_size(steps) > 0)
+    char t[4][SKED_TIME_STRLEN], attempts[24];
+    snprintf(attempts, sizeof attempts, "%d", (int) r->attempts);
+    const char *const rows[][2] = {
+        {"id", r->id},
+        {"workflow", r->workflow},
+        {"workflow_version", r->workflow_version},
+        {"status", sked_run_status_name(r->status)},
+        {"trigger", sked_trigger_name(r->trigger)},
+        {"schedule", r->schedule},
+        {"scheduled_for", time_of(r->scheduled_for, t[0], sizeof t[0])},
+        {"queue", r->queue},
+        {"created_at", time_of(r->created_at, t[1], sizeof t[1])},
+        {"started_at", time_of(r->started_at, t[2], sizeof t[2])},
+        {"finished_at", time_of(r->finished_at, t[3], sizeof t[3])},
+        {"error", r->error},
+        {"error_code", r->error_code},
+        {"attempts", attempts},
+        {"executor", r->executor}};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        printf("%-17s %s\n", rows[i][0], or_dash(rows[i][1]));
+    if (r->nsteps > 0)
         printf("steps:\n");
-    json_array_foreach(steps, i, s)
-    {
-        print_step(s);
-    }
+    for (size_t i = 0; i < r->nsteps; i++)
+        print_step(&r->steps[i]);
 }
 
 /* The part "run get" and "run cancel" share: parse --json, --db and
@@ -244,7 +259,7 @@ static int run_get(const cli_cmd *self, int argc, char **argv)
 {
     bool json = false;
     target *t = NULL;
-    char *text = NULL;
+    sked_run_page run;
     cli_args args;
     sked_error err;
     int rc;
@@ -252,19 +267,18 @@ static int run_get(const cli_cmd *self, int argc, char **argv)
     if ((rc = one_run(self, argc, argv, &json, &args, &t)) != CLI_CONTINUE)
         return rc;
     sked_error_clear(&err);
-    rc = t->ops->run_get(t, args.pos[0], &text, &err);
+    rc = t->ops->run_get(t, args.pos[0], &run, &err);
     target_close(t);
     if (rc < 0)
         return run_fail("get run", args.pos[0], &err, rc);
-    if (json)
-        return print_json_text(text);
-    json_t *r = json_loads(text, 0, NULL);
-    free(text);
-    if (!r)
-        return cli_fail(SKED_EINTERNAL, "bad answer");
-    get_print(r);
-    json_decref(r);
-    return cli_flush();
+    if (json) {
+        rc = print_json(sked__run_view_json(&run.items[0]));
+    } else {
+        get_print(&run.items[0]);
+        rc = cli_flush();
+    }
+    sked_run_page_done(&run);
+    return rc;
 }
 
 /* ---- cancel and start ------------------------------------------------- */
@@ -273,7 +287,7 @@ static int run_cancel(const cli_cmd *self, int argc, char **argv)
 {
     bool json = false;
     target *t = NULL;
-    char *text = NULL;
+    sked_run_page run;
     cli_args args;
     sked_error err;
     int rc;
@@ -281,26 +295,14 @@ static int run_cancel(const cli_cmd *self, int argc, char **argv)
     if ((rc = one_run(self, argc, argv, &json, &args, &t)) != CLI_CONTINUE)
         return rc;
     sked_error_clear(&err);
-    rc = t->ops->run_cancel(t, args.pos[0], &text, &err);
+    rc = t->ops->run_cancel(t, args.pos[0], &run, &err);
     target_close(t);
     if (rc < 0)
         return run_fail("cancel run", args.pos[0], &err, rc);
-    if (json)
-        return print_json_text(text);
-    free(text);
-    return printf("cancel requested: %s\n", args.pos[0]) < 0 ? 1 : cli_flush();
-}
-
-/* Print the id of the run TEXT (freed here), the API's run object. */
-static int print_run_id(char *text)
-{
-    json_t *r = json_loads(text, 0, NULL);
-    const char *id = str_of(r, "id");
-    int rc = id ? printf("%s\n", id) < 0 ? 1 : cli_flush()
-                : cli_fail(SKED_EINTERNAL, "bad answer");
-
-    free(text);
-    json_decref(r);
+    rc = json ? print_json(sked__run_view_json(&run.items[0]))
+         : printf("cancel requested: %s\n", args.pos[0]) < 0 ? 1
+                                                             : cli_flush();
+    sked_run_page_done(&run);
     return rc;
 }
 
@@ -317,7 +319,7 @@ static int run_start(const cli_cmd *self, int argc, char **argv)
         {0},
     };
     target *t = NULL;
-    char *text = NULL;
+    sked_run_page run;
     cli_args args;
     sked_error err;
     int rc;
@@ -334,11 +336,15 @@ static int run_start(const cli_cmd *self, int argc, char **argv)
         (!input ||
          (rc = sked__schedule_context_check(input, "input", &err)) == 0) &&
         (!key || (rc = sked__run_key_check(key, &err)) == 0))
-        rc = t->ops->run_start(t, args.pos[0], input, key, &text, &err);
+        rc = t->ops->run_start(t, args.pos[0], input, key, &run, &err);
     target_close(t);
     if (rc < 0)
         return run_fail("start a run of", args.pos[0], &err, rc);
-    return json ? print_json_text(text) : print_run_id(text);
+    rc = json ? print_json(sked__run_view_json(&run.items[0]))
+         : printf("%s\n", run.items[0].id) < 0 ? 1
+                                               : cli_flush();
+    sked_run_page_done(&run);
+    return rc;
 }
 
 /* ---- the group ---------------------------------------------------------- */
@@ -440,10 +446,41 @@ const cli_cmd cli_cmd_run = {
 
 /* ---- sked workflow list ------------------------------------------------- */
 
-static int workflow_list(const cli_cmd *self, int argc, char **argv)
+/* The table of PAGE: each workflow's queue and steps as its definition
+ * says. */
+static int workflows_print(const sked_workflow_page *page)
 {
     static const char *const heads[] = {"name", "version", "queue", "steps",
                                         "registered"};
+    char steps[24], at[SKED_TIME_STRLEN];
+    out_table tab;
+    int rc = 0;
+
+    out_table_init(&tab, 5, heads);
+    for (size_t i = 0; rc == 0 && i < page->n; i++) {
+        const sked_workflow_info *w = &page->items[i];
+        json_t *def = w->definition ? json_loads(w->definition, 0, NULL) : NULL;
+        const json_t *queue = json_object_get(def, "queue");
+        snprintf(steps, sizeof steps, "%zu",
+                 json_array_size(json_object_get(def, "steps")));
+        const char *cells[] = {w->name, w->version,
+                               json_is_string(queue) ? json_string_value(queue)
+                                                     : NULL,
+                               steps, time_of(w->registered_at, at, sizeof at)};
+        if (out_table_add(&tab, cells) != 0)
+            rc = cli_fail(SKED_ENOMEM, "out of memory");
+        json_decref(def);
+    }
+    if (rc == 0) {
+        out_table_print(&tab);
+        rc = cli_flush();
+    }
+    out_table_done(&tab);
+    return rc;
+}
+
+static int workflow_list(const cli_cmd *self, int argc, char **argv)
+{
     const char *db = NULL, *server = NULL;
     bool json = false;
     const cli_opt opts[] = {
@@ -453,7 +490,7 @@ static int workflow_list(const cli_cmd *self, int argc, char **argv)
         {0},
     };
     target *t = NULL;
-    char *text = NULL, steps[24];
+    sked_workflow_page page;
     sked_error err;
     int rc;
 
@@ -462,35 +499,14 @@ static int workflow_list(const cli_cmd *self, int argc, char **argv)
     if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     sked_error_clear(&err);
-    rc = t->ops->workflow_list(t, &text, &err);
+    rc = t->ops->workflow_list(t, &page, &err);
     target_close(t);
     if (rc < 0)
         return cli_fail(rc, "cannot list workflows: %s",
                         err.msg[0] ? err.msg : sked_strerror(rc));
-    if (json)
-        return print_json_text(text);
-    json_t *page = json_loads(text, 0, NULL), *w;
-    size_t i;
-    out_table tab;
-    free(text);
-    out_table_init(&tab, 5, heads);
-    json_array_foreach(json_object_get(page, "workflows"), i, w)
-    {
-        const json_t *def = json_object_get(w, "definition");
-        snprintf(steps, sizeof steps, "%zu",
-                 json_array_size(json_object_get(def, "steps")));
-        const char *cells[] = {str_of(w, "name"), str_of(w, "version"),
-                               str_of(def, "queue"), steps,
-                               str_of(w, "registered_at")};
-        if (out_table_add(&tab, cells) != 0)
-            rc = cli_fail(SKED_ENOMEM, "out of memory");
-    }
-    if (rc == 0) {
-        out_table_print(&tab);
-        rc = cli_flush();
-    }
-    out_table_done(&tab);
-    json_decref(page);
+    rc = json ? print_json(sked__workflow_list_json(page.items, page.n))
+              : workflows_print(&page);
+    sked_workflow_page_done(&page);
     return rc;
 }
 

@@ -223,27 +223,25 @@ static int schedule_apply(target *t, const target_apply *a,
 
 /* ---- runs and workflows -------------------------------------------------- */
 
-static int run_list(target *t, const sked_run_query *q, char **out,
+static int run_list(target *t, const sked_run_query *q, sked_run_page *out,
                     sked_error *err)
 {
     sked_engine *e = engine_of(t, err);
-    char *text = NULL;
-    int rc = e ? sked_engine_run_list(e, q, &text, err) : err->code;
 
-    return rc == 0 ? own_text(text, out, err) : rc;
+    return e ? sked_engine_run_read(e, q, out, err) : err->code;
 }
 
-static int run_get(target *t, const char *id, char **out, sked_error *err)
+static int run_get(target *t, const char *id, sked_run_page *out,
+                   sked_error *err)
 {
     sked_engine *e = engine_of(t, err);
-    char *text = NULL;
-    int rc = e ? sked_engine_run_get(e, id, &text, err) : err->code;
 
-    return rc == 0 ? own_text(text, out, err) : rc;
+    return e ? sked_engine_run_read_one(e, id, out, err) : err->code;
 }
 
 /* After an operation on run ID: the run, as the API answers it. */
-static int run_cancel(target *t, const char *id, char **out, sked_error *err)
+static int run_cancel(target *t, const char *id, sked_run_page *out,
+                      sked_error *err)
 {
     sked_engine *e = engine_of(t, err);
     int rc = e ? sked_engine_run_cancel(e, id, err) : err->code;
@@ -252,7 +250,7 @@ static int run_cancel(target *t, const char *id, char **out, sked_error *err)
 }
 
 static int run_start(target *t, const char *workflow, const char *input,
-                     const char *key, char **out, sked_error *err)
+                     const char *key, sked_run_page *out, sked_error *err)
 {
     sked_engine *e = engine_of(t, err);
     char *id = NULL;
@@ -265,13 +263,11 @@ static int run_start(target *t, const char *workflow, const char *input,
     return rc;
 }
 
-static int workflow_list(target *t, char **out, sked_error *err)
+static int workflow_list(target *t, sked_workflow_page *out, sked_error *err)
 {
     sked_engine *e = engine_of(t, err);
-    char *text = NULL;
-    int rc = e ? sked_engine_workflow_list(e, &text, err) : err->code;
 
-    return rc == 0 ? own_text(text, out, err) : rc;
+    return e ? sked_engine_workflow_read(e, out, err) : err->code;
 }
 
 /* ---- events -------------------------------------------------------------- */

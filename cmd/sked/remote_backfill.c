@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "engine/answer.h"
+#include "engine/request.h"
 #include "remote_ops.h"
 
 /* About how many requests a backfill drawn with a bar makes. */
@@ -23,17 +24,13 @@ static int one_request(remote *r, const char *path, sked_time start,
                        sked_time end, sked_backfill_result *res,
                        sked_error *err)
 {
-    char a[SKED_TIME_STRLEN], b[SKED_TIME_STRLEN];
+    const sked__backfill_request req = {start, end};
+    json_t *body = sked__request_backfill(&req, err), *j = NULL;
     sked_backfill_result one;
-    json_t *body, *j = NULL;
     int rc;
 
-    if (sked_time_format(start, a, sizeof a) < 0 ||
-        sked_time_format(end, b, sizeof b) < 0)
-        return sked__error_set(err, SKED_ERANGE, "end", -1,
-                               "instant out of range");
-    if (!(body = json_pack("{s:s, s:s}", "start", a, "end", b)))
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (!body)
+        return err->code;
     rc = remote_call(r, "POST", path, body, NULL, &j, err);
     json_decref(body);
     if (rc == 0 && sked__answer_backfill_read(j, &one) != 0)

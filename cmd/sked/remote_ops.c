@@ -8,9 +8,9 @@
  * very structure direct mode has from the engine; a list, an apply's and
  * a backfill's counts are read with the readers beside the API's writers
  * (engine/answer.h); runs, workflows and events are the API's text,
- * which is the engine's. Only the envelopes of two requests are packed
- * here: apply's {"schedules", "prune", "app"} and backfill's {"start",
- * "end"} (remote_backfill.c). */
+ * which is the engine's. The other requests, apply's and backfill's
+ * bodies and the lists' query strings, are written by the writers
+ * beside the API's readers (engine/request.h). */
 #include "remote_ops.h"
 
 #include <stdio.h>
@@ -20,6 +20,8 @@
 #include "base/json_text.h"
 #include "cli.h"
 #include "engine/answer.h"
+#include "engine/request.h"
+#include "model/run_page.h"
 #include "model/schedule.h"
 #include "model/schedule_json.h"
 #include "output.h"
@@ -143,45 +145,15 @@ static int schedule_update(target *t, const sked_schedule *s, sked_error *err)
     return schedule_write(t, s, false, err);
 }
 
-/* Append "&KEY=VALUE" (escaped) to the query *q when VALUE is set. */
-static void add_param(char **q, const char *key, const char *value)
-{
-    char *esc, *next = NULL;
-
-    if (!value || !*q)
-        return;
-    if (!(esc = remote_escape(value)) ||
-        !(next = cli_format("%s%c%s=%s", *q, strchr(*q, '?') ? '&' : '?', key,
-                            esc)))
-        next = NULL;
-    free(esc);
-    free(*q);
-    *q = next;
-}
-
-/* Append "&KEY=N" when N is not 0. */
-static void add_count(char **q, const char *key, size_t n)
-{
-    char v[24];
-
-    snprintf(v, sizeof v, "%zu", n);
-    add_param(q, key, n ? v : NULL);
-}
-
 static int schedule_list(target *t, const sked_schedule_query *q,
                          sked_schedule_page *out, sked_error *err)
 {
-    char *path = strdup("/api/v1/schedules");
+    char *path = sked__query_schedules("/api/v1/schedules", q);
     json_t *page = NULL;
     sked_error perr;
     int rc;
 
     sked_error_clear(&perr);
-    add_param(&path, "status", q->status);
-    add_param(&path, "workflow", q->workflow);
-    add_param(&path, "prefix", q->prefix);
-    add_count(&path, "limit", q->limit);
-    add_param(&path, "cursor", q->cursor);
     if ((rc = get_json(remote_of(t), path, &page, err)) == 0 &&
         sked__answer_schedule_page_read(page, out, &perr) != 0)
         rc = remote_bad_answer("a list of schedules", err);
@@ -255,23 +227,16 @@ static int schedule_backfill(target *t, const char *name, sked_time start,
 static int schedule_apply(target *t, const target_apply *a,
                           sked_apply_result *res, sked_error *err)
 {
-    json_t *arr = json_array(), *body, *j = NULL;
-    int rc = 0;
+    /* The writer only reads the set. */
+    const sked__apply_request req = {(sked_schedule *) a->set, a->n, a->prune,
+                                     a->app};
+    json_t *body = sked__request_apply(&req, err), *j = NULL;
+    int rc;
 
-    for (size_t i = 0; arr && i < a->n && rc == 0; i++) {
-        json_t *d = definition(&a->set[i], true, err);
-
-        if (!d || json_array_append_new(arr, d) != 0)
-            rc = err->code ? err->code : SKED_ENOMEM;
-    }
-    body = arr ? json_pack("{s:o, s:b, s:s}", "schedules", arr, "prune",
-                           a->prune, "app", a->app)
-               : NULL;
     if (!body)
-        return rc ? rc : no_memory(err);
-    if (rc == 0)
-        rc = remote_call(remote_of(t), "PUT", "/api/v1/schedules", body, NULL,
-                         &j, err);
+        return err->code ? err->code : no_memory(err);
+    rc = remote_call(remote_of(t), "PUT", "/api/v1/schedules", body, NULL, &j,
+                     err);
     json_decref(body);
     out_warnings(json_object_get(j, "warnings")); /* SPEC 3.5 */
     if (rc == 0 && sked__answer_apply_read(j, res) != 0)
@@ -282,13 +247,13 @@ static int schedule_apply(target *t, const target_apply *a,
 
 /* ---- runs, workflows, events --------------------------------------------- */
 
-/* The text of the answer J (taken) into *out; RUN: it must be a run. */
-static int text_of(json_t *j, bool run, char **out, sked_error *err)
+/* The text of the answer J (taken) into *out. */
+static int text_of(json_t *j, char **out, sked_error *err)
 {
     int rc = 0;
 
-    if (!j || (run && !json_is_string(json_object_get(j, "id"))))
-        rc = remote_bad_answer(run ? "a run" : "JSON", err);
+    if (!j)
+        rc = remote_bad_answer("JSON", err);
     else if (!(*out = sked__json_text(j, NULL)))
         rc = no_memory(err);
     json_decref(j);
@@ -305,28 +270,50 @@ static int get_text(target *t, char *path, char **out, sked_error *err)
         json_decref(j);
         return rc;
     }
-    return text_of(j, false, out, err);
+    return text_of(j, out, err);
 }
 
-static int run_list(target *t, const sked_run_query *q, char **out,
+/* The API's answer J (taken) as a page of runs: one run when ONE. */
+static int run_page(json_t *j, bool one, sked_run_page *out, sked_error *err)
+{
+    sked_error why;
+
+    sked_error_clear(&why);
+    if (sked__run_page_from_json(j, one, out, &why) == 0)
+        return 0;
+    cli_fail_once(SKED_EIO, "the server's answer is not %s: %s",
+                  one ? "a run" : "a list of runs", why.msg);
+    return sked__error_set(err, SKED_EIO, NULL, -1, "bad answer");
+}
+
+/* GET PATH (taken) as a page of runs. */
+static int get_runs(target *t, char *path, bool one, sked_run_page *out,
                     sked_error *err)
 {
-    char *path = strdup("/api/v1/runs");
+    json_t *j = NULL;
+    int rc = get_json(remote_of(t), path, &j, err);
 
-    add_param(&path, "status", q->status);
-    add_param(&path, "schedule", q->schedule);
-    add_param(&path, "workflow", q->workflow);
-    add_count(&path, "limit", q->limit);
-    add_param(&path, "cursor", q->cursor);
-    return get_text(t, path, out, err);
+    if (rc != 0) {
+        json_decref(j);
+        return rc;
+    }
+    return run_page(j, one, out, err);
 }
 
-static int run_get(target *t, const char *id, char **out, sked_error *err)
+static int run_list(target *t, const sked_run_query *q, sked_run_page *out,
+                    sked_error *err)
 {
-    return get_text(t, remote_path("/api/v1/runs", id, ""), out, err);
+    return get_runs(t, sked__query_runs("/api/v1/runs", q), false, out, err);
 }
 
-static int run_cancel(target *t, const char *id, char **out, sked_error *err)
+static int run_get(target *t, const char *id, sked_run_page *out,
+                   sked_error *err)
+{
+    return get_runs(t, remote_path("/api/v1/runs", id, ""), true, out, err);
+}
+
+static int run_cancel(target *t, const char *id, sked_run_page *out,
+                      sked_error *err)
 {
     char *path = remote_path("/api/v1/runs", id, "/cancel");
     json_t *j = NULL;
@@ -336,11 +323,15 @@ static int run_cancel(target *t, const char *id, char **out, sked_error *err)
         return no_memory(err);
     rc = remote_call(remote_of(t), "POST", path, NULL, NULL, &j, err);
     free(path);
-    return rc == 0 ? text_of(j, true, out, err) : rc;
+    if (rc != 0) {
+        json_decref(j);
+        return rc;
+    }
+    return run_page(j, true, out, err);
 }
 
 static int run_start(target *t, const char *workflow, const char *input,
-                     const char *key, char **out, sked_error *err)
+                     const char *key, sked_run_page *out, sked_error *err)
 {
     char *path = remote_path("/api/v1/workflows", workflow, "/runs");
     json_t *body = input ? json_loads(input, 0, NULL) : json_object(),
@@ -354,21 +345,39 @@ static int run_start(target *t, const char *workflow, const char *input,
         rc = remote_call(remote_of(t), "POST", path, body, key, &j, err);
     json_decref(body);
     free(path);
-    return rc == 0 ? text_of(j, true, out, err) : rc;
+    if (rc != 0) {
+        json_decref(j);
+        return rc;
+    }
+    return run_page(j, true, out, err);
 }
 
-static int workflow_list(target *t, char **out, sked_error *err)
+static int workflow_list(target *t, sked_workflow_page *out, sked_error *err)
 {
-    return get_text(t, strdup("/api/v1/workflows"), out, err);
+    json_t *j = NULL;
+    sked_error why;
+    int rc = get_json(remote_of(t), strdup("/api/v1/workflows"), &j, err);
+
+    if (rc != 0) {
+        json_decref(j);
+        return rc;
+    }
+    sked_error_clear(&why);
+    if (sked__workflow_page_from_json(j, json_object_get(j, "workflows"), out,
+                                      &why) == 0)
+        return 0;
+    cli_fail_once(SKED_EIO,
+                  "the server's answer is not a list of workflows: %s",
+                  why.msg);
+    return sked__error_set(err, SKED_EIO, NULL, -1, "bad answer");
 }
 
 static int event_list(target *t, int64_t after, size_t limit, char **out,
                       sked_error *err)
 {
-    return get_text(t,
-                    cli_format("/api/v1/events?after=%lld&limit=%zu",
-                               (long long) after, limit),
-                    out, err);
+    const sked__event_query q = {.after = after, .limit = limit};
+
+    return get_text(t, sked__query_events("/api/v1/events", &q), out, err);
 }
 
 typedef struct follow_ctx {
@@ -388,15 +397,17 @@ static void on_event(void *ctx, const char *id, const char *type,
 static int event_follow(target *t, int64_t after, target_event_fn fn, void *ctx,
                         volatile const int *stop, sked_error *err)
 {
+    const sked__event_query q = {.follow = true,
+                                 .after = after < 0 ? -1 : after};
+    char *path = sked__query_events("/api/v1/events", &q);
     follow_ctx f = {fn, ctx};
-    char path[96];
+    int rc;
 
-    if (after >= 0)
-        snprintf(path, sizeof path, "/api/v1/events?follow=1&after=%lld",
-                 (long long) after);
-    else
-        snprintf(path, sizeof path, "/api/v1/events?follow=1");
-    return remote_stream(remote_of(t), path, on_event, &f, stop, err);
+    if (!path)
+        return no_memory(err);
+    rc = remote_stream(remote_of(t), path, on_event, &f, stop, err);
+    free(path);
+    return rc;
 }
 
 static void done(target *t)

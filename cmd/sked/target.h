@@ -78,16 +78,21 @@ typedef struct target_ops {
     int (*schedule_apply)(target *t, const target_apply *a,
                           sked_apply_result *res, sked_error *err);
 
-    /* ---- runs, workflows, events: the API's JSON text into *out (free) */
-    int (*run_list)(target *t, const sked_run_query *q, char **out,
+    /* ---- runs and workflows: the pages of sked/run.h into *out (freed
+     * with sked_run_page_done, sked_workflow_page_done) */
+    int (*run_list)(target *t, const sked_run_query *q, sked_run_page *out,
                     sked_error *err);
-    int (*run_get)(target *t, const char *id, char **out, sked_error *err);
+    /* Run ID with its attempts: a page of one run. */
+    int (*run_get)(target *t, const char *id, sked_run_page *out,
+                   sked_error *err);
     /* Cancel run ID, or start a run of WORKFLOW (KEY: its idempotency
      * key, may be NULL); OUT: *out, the run as the API answers it. */
-    int (*run_cancel)(target *t, const char *id, char **out, sked_error *err);
+    int (*run_cancel)(target *t, const char *id, sked_run_page *out,
+                      sked_error *err);
     int (*run_start)(target *t, const char *workflow, const char *input,
-                     const char *key, char **out, sked_error *err);
-    int (*workflow_list)(target *t, char **out, sked_error *err);
+                     const char *key, sked_run_page *out, sked_error *err);
+    int (*workflow_list)(target *t, sked_workflow_page *out, sked_error *err);
+    /* ---- events: the API's JSON text into *out (free) */
     int (*event_list)(target *t, int64_t after, size_t limit, char **out,
                       sked_error *err);
     /* Call FN with each event stored after AFTER (-1: from the next new

@@ -25,6 +25,7 @@
 
 #include "sked/clock.h"
 #include "sked/error.h"
+#include "sked/run.h"
 #include "sked/schedule.h"
 #include "sked/time.h"
 #include "sked/workflow.h"
@@ -381,6 +382,31 @@ SKED_API int sked_engine_workflow_list(sked_engine *e, char **out_json,
  * "rate_period_secs","pending","running"}]} into *out_json (sked_free);
  * limits not set are null, "pending" counts pending and waiting runs. */
 SKED_API int sked_engine_queue_list(sked_engine *e, char **out_json,
+                                    sked_error *err);
+
+/* Runs, workflows and queues as structs, in the pages of sked/run.h:
+ * what the JSON functions above print, read once. */
+
+/* Read run ID with its steps' attempts into *out, a page of one run
+ * (items[0].steps not NULL). Returns 0, SKED_EINVAL (field "id"),
+ * SKED_ENOTFOUND, SKED_ENOMEM, SKED_EIO; *out is written on success
+ * only. */
+SKED_API int sked_engine_run_read_one(sked_engine *e, const char *id,
+                                      sked_run_page *out, sked_error *err);
+
+/* Read the runs matching Q (NULL: the newest 100) into *out, without
+ * their attempts. Returns 0, SKED_EINVAL (field "status", "limit" or
+ * "cursor"), SKED_ENOMEM, SKED_EIO; *out is written on success only. */
+SKED_API int sked_engine_run_read(sked_engine *e, const sked_run_query *q,
+                                  sked_run_page *out, sked_error *err);
+
+/* Every workflow some engine on this database registered, at its latest
+ * version, by name, into *out. */
+SKED_API int sked_engine_workflow_read(sked_engine *e, sked_workflow_page *out,
+                                       sked_error *err);
+
+/* Every queue with its limits and depth, by name, into *out. */
+SKED_API int sked_engine_queue_read(sked_engine *e, sked_queue_page *out,
                                     sked_error *err);
 
 /* Most bytes of the line that says why a workflows file was refused. */

@@ -12,6 +12,7 @@
 #include "sked/schedule.h"
 #include "sked/clock.h"
 #include "sked/workflow.h"
+#include "sked/run.h"
 #include "sked/engine.h"
 
 /* Return the library's version string, "MAJOR.MINOR.PATCH". */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The engine's execution side (SPEC 4): registering workflows, the
  * group-commit journal and the worker pool, and the operations on runs
- * (start, cancel, get, list).
+ * (start, cancel; engine_runs.c reads them).
  *
  * Choices callers see:
  * - At start, unless sked_engine_sync was called, the schedules declared
@@ -13,18 +13,14 @@
  *   it), else to "default": the store resolves it as it inserts.
  * - A cancel acts at once on a run executing in this engine; other
  *   engines see it at their next heartbeat (a third of the lease). */
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/error.h"
-#include "base/json_text.h"
 #include "engine/engine_int.h"
-#include "model/run_json.h"
 #include "model/schedule.h"
-#include "model/schedule_json.h"
 #include "store/store_run.h"
 
 /* ---- workflows -------------------------------------------------------- */
@@ -237,99 +233,6 @@ int sked_engine_run_cancel(sked_engine *e, const char *id, sked_error *err)
     return rc;
 }
 
-/* Dump O (taken) into *out. */
-static int dump(json_t *o, char **out, sked_error *err)
-{
-    *out = o ? sked__json_text(o, NULL) : NULL;
-    json_decref(o);
-    return *out ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-}
-
-int sked_engine_run_get(sked_engine *e, const char *id, char **out_json,
-                        sked_error *err)
-{
-    sked_run r;
-    sked_step_record *steps = NULL;
-    size_t n = 0;
-    if (!e || !id)
-        return sked__error_set(err, SKED_EINVAL, "id", -1, "is required");
-    int rc = sked__store_run_get(e->store, id, &r, &steps, &n, err);
-    if (rc != 0)
-        return rc;
-    static const sked_step_record none; /* "steps": [] when it has none */
-    json_t *o = sked__run_to_json(&r, steps ? steps : &none, n);
-    sked__run_done(&r);
-    sked__step_records_free(steps, n);
-    return dump(o, out_json, err);
-}
-
-/* Read Q into F: the status by name, the cursor "CREATED_US:ID". */
-static int run_filter(const sked_run_query *q, sked_run_filter *f,
-                      sked_error *err)
-{
-    *f = (sked_run_filter){.status = -1, .before_created = SKED_TIME_NONE};
-    if (!q)
-        return 0;
-    if (q->status) {
-        for (int s = SKED_RUN_PENDING; s <= SKED_RUN_CANCELLED; s++)
-            if (strcmp(q->status, sked__run_status_name((sked_run_status) s)) ==
-                0)
-                f->status = s;
-        if (f->status < 0)
-            return sked__error_set(err, SKED_EINVAL, "status", -1,
-                                   "status: \"%.40s\" is not a run status",
-                                   q->status);
-    }
-    if (q->limit > SKED_STORE_LIST_MAX)
-        return sked__error_set(err, SKED_EINVAL, "limit", -1,
-                               "limit: must be 1 to %d", SKED_STORE_LIST_MAX);
-    f->schedule = q->schedule;
-    f->workflow = q->workflow;
-    f->limit = q->limit;
-    if (q->cursor) {
-        char *end;
-        long long t = strtoll(q->cursor, &end, 10);
-        if (end == q->cursor || *end != ':' || !end[1])
-            return sked__error_set(err, SKED_EINVAL, "cursor", -1,
-                                   "cursor: not one this server gave");
-        f->before_created = (sked_time) t;
-        f->before_id = end + 1;
-    }
-    return 0;
-}
-
-int sked_engine_run_list(sked_engine *e, const sked_run_query *q,
-                         char **out_json, sked_error *err)
-{
-    sked_run_filter f;
-    sked_run *runs = NULL;
-    size_t n = 0;
-    bool more = false;
-    int rc = e ? run_filter(q, &f, err)
-               : sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
-    if (rc == 0)
-        rc = sked__store_run_list(e->store, &f, &runs, &n, &more, err);
-    if (rc != 0)
-        return rc;
-    json_t *o = json_object(), *a = json_array();
-    for (size_t i = 0; a && i < n; i++)
-        json_array_append_new(a, sked__run_to_json(&runs[i], NULL, 0));
-    json_object_set_new(o, "runs", a);
-    if (more && n > 0) {
-        char *c = NULL;
-        size_t len = strlen(runs[n - 1].id) + 32;
-        if ((c = sked__malloc(len)))
-            snprintf(c, len, "%lld:%s", (long long) runs[n - 1].created_at,
-                     runs[n - 1].id);
-        json_object_set_new(o, "next_cursor", c ? json_string(c) : NULL);
-        free(c);
-    } else {
-        json_object_set_new(o, "next_cursor", json_null());
-    }
-    sked__runs_free(runs, n);
-    return dump(o, out_json, err);
-}
-
 int sked__engine_define(sked_engine *e, sked_workflow **list, size_t n,
                         const sked_queue_def *queues, size_t nq,
                         sked_error *err)
@@ -395,26 +298,4 @@ int sked__engine_work(sked_engine *e, size_t max, size_t *done, sked_error *err)
     if (rc == 0)
         *done = n;
     return rc;
-}
-
-int sked_engine_workflow_list(sked_engine *e, char **out_json, sked_error *err)
-{
-    char *text = NULL;
-    int rc = e ? sked__store_workflows_list(e->store, &text, err)
-               : sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
-    if (rc != 0)
-        return rc;
-    json_t *list = json_loads(text, 0, NULL), *w;
-    size_t i;
-    free(text);
-    json_array_foreach(list, i, w)
-    {
-        json_t *at = json_object_get(w, "registered_at");
-        json_object_set_new(w, "registered_at",
-                            sked__json_instant(json_is_integer(at)
-                                                   ? json_integer_value(at)
-                                                   : SKED_TIME_NONE));
-    }
-    return dump(json_pack("{s:o}", "workflows", list ? list : json_array()),
-                out_json, err);
 }

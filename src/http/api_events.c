@@ -11,71 +11,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/request.h"
 #include "http/http_int.h"
 #include "http/sse.h"
 
 #define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
-/* Whether ?follow= asks for a stream, into *out; a 400 in RESP when it
- * is neither yes nor no. */
-static int read_follow(const http_req *req, http_resp *resp, bool *out)
+/* The id a stream starts after: Last-Event-ID when it is sent, else
+ * Q's. */
+static int stream_after(const http_req *req, http_resp *resp,
+                        const sked__event_query *q, int64_t *out)
 {
-    const char *v = sked__http_query(req, "follow");
+    const char *lei = sked__http_header(req, "Last-Event-ID");
+    char *end = NULL;
+    long v;
 
-    *out = false;
-    if (!v || strcmp(v, "0") == 0 || strcmp(v, "false") == 0)
+    *out = q->after;
+    if (!lei || lei[0] == '\0')
         return 0;
-    if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0 || v[0] == '\0') {
-        *out = true;
-        return 0;
-    }
-    return sked__http_error(resp, SKED_ESYNTAX, "follow",
-                            "follow: must be 1 or 0, not \"%.40s\"", v);
-}
-
-/* The id to start after: Last-Event-ID (streams only), after=, cursor=;
- * -1 when none is given. */
-static int read_after(const http_req *req, http_resp *resp, bool follow,
-                      long *out)
-{
-    const char *lei = follow ? sked__http_header(req, "Last-Event-ID") : NULL;
-    int rc;
-
-    if (lei && lei[0] != '\0') {
-        char *end = NULL;
-        long v = strtol(lei, &end, 10);
-        if (lei[0] < '0' || lei[0] > '9' || *end != '\0' || v == LONG_MAX)
-            return sked__http_error(resp, SKED_ESYNTAX, "Last-Event-ID",
-                                    "Last-Event-ID: must be an event id, "
-                                    "not \"%.40s\"",
-                                    lei);
-        *out = v;
-        return 0;
-    }
-    rc = sked__http_query_long(req, resp, "after", 0, LONG_MAX, -1, out);
-    if (rc == 0 && *out < 0)
-        rc = sked__http_query_long(req, resp, "cursor", 0, LONG_MAX, -1, out);
-    return rc;
+    v = strtol(lei, &end, 10);
+    if (lei[0] < '0' || lei[0] > '9' || *end != '\0' || v == LONG_MAX)
+        return sked__http_error(resp, SKED_ESYNTAX, "Last-Event-ID",
+                                "Last-Event-ID: must be an event id, "
+                                "not \"%.40s\"",
+                                lei);
+    *out = v;
+    return 0;
 }
 
 static int events_get(const http_req *req, http_resp *resp)
 {
+    sked__event_query q;
     sked_error err = {0};
-    bool follow = false;
-    long after = -1, limit = 100;
     char *json = NULL;
-    int rc = read_follow(req, resp, &follow);
+    int64_t after;
+    int rc;
 
-    if (rc == 0)
-        rc = read_after(req, resp, follow, &after);
-    if (rc == 0 && !follow)
-        rc = sked__http_query_long(req, resp, "limit", 1, 1000, 100, &limit);
+    rc = sked__query_events_read(sked__http_query_get, (void *) req, &q, &err);
     if (rc != 0)
-        return rc;
-    if (follow)
+        return sked__http_fail(resp, rc, &err);
+    if (q.follow) {
+        if ((rc = stream_after(req, resp, &q, &after)) != 0)
+            return rc;
         return sked__sse_open(req, resp, after >= 0, after);
-    rc = sked_engine_event_list(req->engine, after < 0 ? 0 : after,
-                                (size_t) limit, &json, &err);
+    }
+    rc = sked_engine_event_list(req->engine, q.after < 0 ? 0 : q.after, q.limit,
+                                &json, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
     resp->status = 200;

@@ -2,9 +2,9 @@
 /* The run, workflow and queue routes of the API (docs/api.md "Runs and
  * workflows", SPEC 6).
  *
- * The engine writes the JSON of runs, workflows and queues (the same
- * objects "sked run get --json" prints); these handlers check the query,
- * call it and send what it wrote. Starting a run honours the
+ * The engine reads runs, workflows and queues as structs; these handlers
+ * check the query, read them and send them as the model writes them (the
+ * same objects "sked run get --json" prints). Starting a run honours the
  * Idempotency-Key header: the key names the run ("api-{workflow}-key-
  * {key}"), so a second request with it creates nothing and answers 200
  * with the run the first created (201). */
@@ -13,22 +13,17 @@
 #include <string.h>
 
 #include "base/json_text.h"
+#include "engine/request.h"
 #include "http/http_int.h"
+#include "model/run_json.h"
 #include "sked/sked.h"
 
-#define LIST_DEFAULT 100
-
-/* Send the JSON text TEXT (taken) that the engine wrote, with STATUS. */
-static int send_text(http_resp *resp, unsigned status, char *text)
+/* Send O, a new reference the model wrote (NULL: out of memory), with
+ * STATUS. */
+static int send_json(http_resp *resp, unsigned status, json_t *o)
 {
-    json_error_t je;
-    json_t *o = json_loads(text, 0, &je);
-
-    sked_free(text);
     if (!o)
-        return sked__http_error(resp, SKED_EINTERNAL, NULL,
-                                "the engine wrote malformed JSON: %.100s",
-                                je.text);
+        return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
     return sked__http_json(resp, status, o);
 }
 
@@ -36,51 +31,41 @@ static int send_text(http_resp *resp, unsigned status, char *text)
 static int send_run(const http_req *req, http_resp *resp, unsigned status,
                     const char *id)
 {
-    char *text = NULL;
+    sked_run_page p;
     sked_error err;
+    json_t *o;
     int rc;
 
     sked_error_clear(&err);
-    rc = sked_engine_run_get(req->engine, id, &text, &err);
+    rc = sked_engine_run_read_one(req->engine, id, &p, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
-    return send_text(resp, status, text);
+    o = sked__run_view_json(&p.items[0]);
+    sked_run_page_done(&p);
+    return send_json(resp, status, o);
 }
 
 /* ---- runs --------------------------------------------------------------- */
 
-/* Query parameter KEY, NULL when absent or empty ("?status=" filters
- * nothing). */
-static const char *param(const http_req *req, const char *key)
-{
-    const char *v = sked__http_query(req, key);
-
-    return v && *v ? v : NULL;
-}
-
 static int run_list(const http_req *req, http_resp *resp)
 {
-    sked_run_query q = {0};
-    char *text = NULL;
+    sked_run_query q;
+    sked_run_page p;
     sked_error err;
-    long limit;
+    json_t *o;
     int rc;
 
-    rc = sked__http_query_long(req, resp, "limit", 1, SKED_ENGINE_LIST_MAX,
-                               LIST_DEFAULT, &limit);
-    if (rc != 0)
-        return rc;
-    q.limit = (size_t) limit;
-    q.status = param(req, "status");
-    q.schedule = param(req, "schedule");
-    q.workflow = param(req, "workflow");
-    q.cursor = param(req, "cursor");
     sked_error_clear(&err);
-    /* The engine checks the status and the cursor (422, naming them). */
-    rc = sked_engine_run_list(req->engine, &q, &text, &err);
+    rc = sked__query_runs_read(sked__http_query_get, (void *) req, &q, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
-    return send_text(resp, 200, text);
+    /* The engine checks the status and the cursor (422, naming them). */
+    rc = sked_engine_run_read(req->engine, &q, &p, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    o = sked__run_list_json(p.items, p.n, p.next_cursor);
+    sked_run_page_done(&p);
+    return send_json(resp, 200, o);
 }
 
 static int run_get(const http_req *req, http_resp *resp)
@@ -133,26 +118,34 @@ static int run_start(const http_req *req, http_resp *resp)
 
 static int workflow_list(const http_req *req, http_resp *resp)
 {
-    char *text = NULL;
+    sked_workflow_page p;
     sked_error err;
+    json_t *o;
     int rc;
 
     sked_error_clear(&err);
-    rc = sked_engine_workflow_list(req->engine, &text, &err);
-    return rc != 0 ? sked__http_fail(resp, rc, &err)
-                   : send_text(resp, 200, text);
+    rc = sked_engine_workflow_read(req->engine, &p, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    o = sked__workflow_list_json(p.items, p.n);
+    sked_workflow_page_done(&p);
+    return send_json(resp, 200, o);
 }
 
 static int queue_list(const http_req *req, http_resp *resp)
 {
-    char *text = NULL;
+    sked_queue_page p;
     sked_error err;
+    json_t *o;
     int rc;
 
     sked_error_clear(&err);
-    rc = sked_engine_queue_list(req->engine, &text, &err);
-    return rc != 0 ? sked__http_fail(resp, rc, &err)
-                   : send_text(resp, 200, text);
+    rc = sked_engine_queue_read(req->engine, &p, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    o = sked__queue_list_json(p.items, p.n);
+    sked_queue_page_done(&p);
+    return send_json(resp, 200, o);
 }
 
 /* ---- the routes --------------------------------------------------------- */

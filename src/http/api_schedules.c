@@ -18,10 +18,10 @@
 
 #include "base/alloc.h"
 #include "engine/answer.h"
+#include "engine/request.h"
 #include "http/http_int.h"
 #include "sked/sked.h"
 
-#define LIST_DEFAULT    100
 #define PREVIEW_DEFAULT 10
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -112,26 +112,6 @@ static const char *param(const http_req *req, const char *key)
     return v && *v ? v : NULL;
 }
 
-/* Read the query of GET /api/v1/schedules; the engine checks the
- * status. */
-static int list_query(const http_req *req, http_resp *resp,
-                      sked_schedule_query *q)
-{
-    long limit;
-    int rc;
-
-    rc = sked__http_query_long(req, resp, "limit", 1, SKED_ENGINE_LIST_MAX,
-                               LIST_DEFAULT, &limit);
-    if (rc != 0)
-        return rc;
-    *q = (sked_schedule_query){.status = param(req, "status"),
-                               .workflow = param(req, "workflow"),
-                               .prefix = param(req, "prefix"),
-                               .cursor = param(req, "cursor"),
-                               .limit = (size_t) limit};
-    return 0;
-}
-
 static int schedule_list(const http_req *req, http_resp *resp)
 {
     sked_schedule_query q;
@@ -140,9 +120,10 @@ static int schedule_list(const http_req *req, http_resp *resp)
     json_t *o;
     int rc;
 
-    if ((rc = list_query(req, resp, &q)) != 0)
-        return rc;
     sked_error_clear(&err);
+    if ((rc = sked__query_schedules_read(sked__http_query_get, (void *) req, &q,
+                                         &err)) != 0)
+        return sked__http_fail(resp, rc, &err);
     rc = sked_engine_schedule_list(req->engine, &q, &page, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
@@ -180,99 +161,12 @@ static int schedule_create(const http_req *req, http_resp *resp)
 
 /* ---- apply a set -------------------------------------------------------- */
 
-/* Prefix err->field with "schedules[I]." as the store's apply does, so
- * both kinds of error name a field of the set the same way. */
-static sked_error *at_index(size_t i, sked_error *err)
-{
-    char field[SKED_ERROR_FIELD_MAX + 32];
-
-    (void) snprintf(field, sizeof field, "schedules[%zu]%s%s", i,
-                    err->field[0] ? "." : "", err->field);
-    size_t len = strlen(field);
-
-    if (len >= sizeof err->field)
-        len = sizeof err->field - 1;
-    memcpy(err->field, field, len);
-    err->field[len] = '\0';
-    return err;
-}
-
-/* A set to apply, as PUT /api/v1/schedules reads it. */
-typedef struct apply_body {
-    sked_schedule *set; /* owned, n */
-    size_t n;
-    bool prune;
-    char app[SKED_NAME_MAX + 1]; /* the set's owner (SPEC 3.5) */
-} apply_body;
-
-/* Read the "app" of BODY into A, SKED_APP_DEFAULT when absent or null;
- * the store checks that it is a name. */
-static int read_app(const json_t *body, http_resp *resp, apply_body *a)
-{
-    const json_t *v = json_object_get(body, "app");
-    const char *app = SKED_APP_DEFAULT;
-
-    if (v && !json_is_null(v) && !json_is_string(v))
-        return sked__http_error(resp, SKED_EINVAL, "app", "expected a name");
-    if (json_is_string(v))
-        app = json_string_value(v);
-    if (strlen(app) >= sizeof a->app)
-        return sked__http_error(resp, SKED_EINVAL, "app",
-                                "longer than 128 characters");
-    (void) snprintf(a->app, sizeof a->app, "%s", app);
-    return 0;
-}
-
-/* Read {"schedules": [...], "prune": bool, "app": name} into *a. */
-static int read_set(const json_t *body, http_resp *resp, apply_body *a)
-{
-    const json_t *arr = json_object_get(body, "schedules");
-    const json_t *p = json_object_get(body, "prune");
-    sked_schedule **set = &a->set;
-    size_t *n = &a->n;
-    const char *key;
-    json_t *v, *item;
-    size_t i;
-    int rc;
-
-    json_object_foreach((json_t *) body, key, v)
-    {
-        if (strcmp(key, "schedules") != 0 && strcmp(key, "prune") != 0 &&
-            strcmp(key, "app") != 0)
-            return sked__http_error(resp, SKED_ESYNTAX, key, "unknown field");
-    }
-    if (!json_is_array(arr))
-        return sked__http_error(resp, SKED_EINVAL, "schedules",
-                                "expected an array of schedules");
-    if (p && !json_is_null(p) && !json_is_boolean(p))
-        return sked__http_error(resp, SKED_EINVAL, "prune",
-                                "expected true or false");
-    if ((rc = read_app(body, resp, a)) != 0)
-        return rc;
-    a->prune = json_is_true(p);
-    *n = 0;
-    *set = sked__calloc(json_array_size(arr) + 1, sizeof **set);
-    if (!*set)
-        return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
-    json_array_foreach(arr, i, item)
-    {
-        sked_error err;
-
-        sked_error_clear(&err);
-        rc = sked__answer_schedule_read(item, false, &(*set)[i], &err);
-        if (rc != 0)
-            return sked__http_fail(resp, rc, at_index(i, &err));
-        (*set)[i].source = SKED_SOURCE_CODE;
-        *n = i + 1;
-    }
-    return 0;
-}
-
 /* Send the counts of an apply, and SPEC 3.5's warnings in "warnings"
  * (as for one schedule written) when workflows of the set are not
  * registered. */
 static int send_applied(const http_req *req, http_resp *resp,
-                        const apply_body *a, const sked_apply_result *res)
+                        const sked__apply_request *a,
+                        const sked_apply_result *res)
 {
     json_t *o = sked__answer_apply(res);
     json_t *w = o ? sked__answer_set_warnings(req->engine, a->set, a->n) : NULL;
@@ -289,25 +183,26 @@ static int send_applied(const http_req *req, http_resp *resp,
 static int schedule_apply(const http_req *req, http_resp *resp)
 {
     sked_apply_result res = {0};
-    apply_body a = {0};
+    sked__apply_request a;
     json_t *body = NULL;
     sked_error err;
     int rc;
 
     if ((rc = sked__http_body_object(req, resp, false, &body)) != 0)
         return rc;
-    rc = read_set(body, resp, &a);
-    json_decref(body);
     sked_error_clear(&err);
+    rc = sked__request_apply_read(body, &a, &err);
+    for (size_t i = 0; rc == 0 && i < a.n; i++)
+        a.set[i].source = SKED_SOURCE_CODE;
     if (rc == 0)
         rc = sked_engine_schedule_apply(req->engine, a.app, a.set, a.n, a.prune,
                                         &res, &err);
-    if (rc == 0) {
+    if (rc == 0)
         rc = send_applied(req, resp, &a, &res);
-    } else if (resp->status == 0) {
+    else
         rc = sked__http_fail(resp, rc, &err);
-    }
-    sked_schedule_page_done(&(sked_schedule_page){a.set, a.n, NULL});
+    sked__apply_request_done(&a);
+    json_decref(body); /* after the apply: a.app is the body's */
     return rc;
 }
 
@@ -426,52 +321,22 @@ static int schedule_trigger(const http_req *req, http_resp *resp)
     return rc;
 }
 
-/* Read the instant KEY of BODY into *out; absent or null: SKED_TIME_NONE
- * (the engine names the missing end). */
-static int body_instant(const json_t *body, const char *key, http_resp *resp,
-                        sked_time *out)
-{
-    const json_t *v = json_object_get(body, key);
-    sked_error err;
-
-    *out = SKED_TIME_NONE;
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_string(v))
-        return sked__http_error(resp, SKED_EINVAL, key,
-                                "expected an RFC 3339 instant");
-    sked_error_clear(&err);
-    if (sked_time_parse(json_string_value(v), out, &err) != 0)
-        return sked__http_error(resp, SKED_EINVAL, key,
-                                "\"%.60s\" is not an RFC 3339 instant: %s",
-                                json_string_value(v), err.msg);
-    return 0;
-}
-
 static int schedule_backfill(const http_req *req, http_resp *resp)
 {
     sked_backfill_result res = {0, 0};
-    sked_time start, end;
-    json_t *body = NULL, *v;
-    const char *key;
+    sked__backfill_request b;
+    json_t *body = NULL;
     sked_error err;
     int rc;
 
     if ((rc = sked__http_body_object(req, resp, false, &body)) != 0)
         return rc;
-    json_object_foreach(body, key, v)
-    {
-        if (rc == 0 && strcmp(key, "start") != 0 && strcmp(key, "end") != 0)
-            rc = sked__http_error(resp, SKED_ESYNTAX, key, "unknown field");
-    }
-    if (rc == 0 && (rc = body_instant(body, "start", resp, &start)) == 0)
-        rc = body_instant(body, "end", resp, &end);
-    json_decref(body);
-    if (rc != 0)
-        return rc;
     sked_error_clear(&err);
-    rc = sked_engine_backfill(req->engine, req->param[0], start, end, NULL,
-                              NULL, &res, &err);
+    rc = sked__request_backfill_read(body, &b, &err);
+    json_decref(body);
+    if (rc == 0)
+        rc = sked_engine_backfill(req->engine, req->param[0], b.start, b.end,
+                                  NULL, NULL, &res, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
     return sked__http_json(resp, 200, sked__answer_backfill(&res));

@@ -162,6 +162,9 @@ size_t sked__http_unescape(char *s);
 /* The value of query parameter KEY (decoded), or NULL when absent. */
 const char *sked__http_query(const http_req *req, const char *key);
 
+/* sked__http_query for engine/request.h's readers: REQ is the request. */
+const char *sked__http_query_get(void *req, const char *key);
+
 /* The value of header NAME (case-insensitive), or NULL when absent. */
 const char *sked__http_header(const http_req *req, const char *name);
 

@@ -32,6 +32,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/json_io.h"
+#include "engine/request.h"
 #include "http/http_int.h"
 #include "http/sse.h"
 #include "http/watch.h"
@@ -242,21 +243,18 @@ int sked__http_body_object(const http_req *req, http_resp *resp, bool empty_ok,
 int sked__http_query_long(const http_req *req, http_resp *resp, const char *key,
                           long min, long max, long dflt, long *out)
 {
-    const char *s = sked__http_query(req, key);
-    char *end;
-    long v;
+    sked_error err;
+    int rc;
 
-    *out = dflt;
-    if (!s)
-        return 0;
-    if (!*s || (*s < '0' || *s > '9') || (v = strtol(s, &end, 10), *end))
-        return sked__http_error(resp, SKED_ESYNTAX, key,
-                                "%s: expected a whole number", key);
-    if (v < min || v > max)
-        return sked__http_error(resp, SKED_ERANGE, key,
-                                "%s: expected %ld to %ld", key, min, max);
-    *out = v;
-    return 0;
+    sked_error_clear(&err);
+    rc = sked__query_long(sked__http_query(req, key), key, min, max, dflt, out,
+                          &err);
+    return rc != 0 ? sked__http_fail(resp, rc, &err) : 0;
+}
+
+const char *sked__http_query_get(void *req, const char *key)
+{
+    return sked__http_query(req, key);
 }
 
 /* ---- responses ---------------------------------------------------------- */

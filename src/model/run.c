@@ -15,14 +15,14 @@ static const char *const trigger_names[] = {"cron", "catchup", "backfill",
 static const char *const run_status_names[] = {
     "pending", "running", "waiting", "completed", "failed", "cancelled"};
 
-const char *sked__trigger_name(sked_trigger t)
+const char *sked_trigger_name(sked_trigger t)
 {
     if ((int) t < 0 || (int) t > SKED_TRIGGER_API)
         return "unknown";
     return trigger_names[t];
 }
 
-const char *sked__run_status_name(sked_run_status s)
+const char *sked_run_status_name(sked_run_status s)
 {
     if ((int) s < 0 || (int) s > SKED_RUN_CANCELLED)
         return "unknown";
@@ -34,7 +34,7 @@ const char *sked__run_status_name(sked_run_status s)
 static const char *const step_status_names[] = {"running", "completed",
                                                 "failed", "cancelled"};
 
-const char *sked__step_status_name(sked_step_status s)
+const char *sked_step_status_name(sked_step_status s)
 {
     if ((int) s < 0 || (int) s > SKED_STEP_CANCELLED)
         return "unknown";

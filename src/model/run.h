@@ -12,29 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sked/run.h"
 #include "sked/schedule.h" /* SKED_TIME_NONE */
 #include "sked/time.h"
 
-typedef enum sked_run_status {
-    SKED_RUN_PENDING = 0,
-    SKED_RUN_RUNNING = 1,
-    SKED_RUN_WAITING = 2,
-    SKED_RUN_COMPLETED = 3,
-    SKED_RUN_FAILED = 4,
-    SKED_RUN_CANCELLED = 5,
-} sked_run_status;
-
-typedef enum sked_trigger {
-    SKED_TRIGGER_CRON = 0,
-    SKED_TRIGGER_CATCHUP = 1,
-    SKED_TRIGGER_BACKFILL = 2,
-    SKED_TRIGGER_MANUAL = 3,
-    SKED_TRIGGER_API = 4,
-} sked_trigger;
-
-/* Names as stored and shown ("cron", "pending"); never NULL. */
-const char *sked__trigger_name(sked_trigger t);
-const char *sked__run_status_name(sked_run_status s);
+/* The public words (sked/run.h) under the model's own names. */
+#define sked__trigger_name(t)     sked_trigger_name(t)
+#define sked__run_status_name(s)  sked_run_status_name(s)
+#define sked__step_status_name(s) sked_step_status_name(s)
 
 /* A run as stored. Every string is owned (NULL when the column is NULL);
  * release with sked__run_done. */
@@ -74,14 +59,6 @@ void sked__runs_free(sked_run *list, size_t n);
 int sked__run_status_parse(const char *word, sked_run_status *out);
 int sked__trigger_parse(const char *word, sked_trigger *out);
 
-typedef enum sked_step_status {
-    SKED_STEP_RUNNING = 0,
-    SKED_STEP_COMPLETED = 1,
-    SKED_STEP_FAILED = 2,
-    SKED_STEP_CANCELLED = 3,
-} sked_step_status;
-
-const char *sked__step_status_name(sked_step_status s);
 int sked__step_status_parse(const char *word, sked_step_status *out);
 
 /* One attempt of one step (a row of the steps table). Strings owned

@@ -19,7 +19,11 @@
 
 #include "model/fields.h"
 
-#define SKED__RUN_FIELDS(F, X)                                                 \
+#define SKED__RUN_FIELDS(F, X) SKED__RUN_SHOWN(F, X) SKED__RUN_HIDDEN(X)
+
+/* The fields the API shows, which a public sked_run_view holds under the
+ * same names, and those it does not. */
+#define SKED__RUN_SHOWN(F, X)                                                  \
     F(id, TEXT, "id", "id")                                                    \
     X(workflow, TEXT, "workflow", "workflow")                                  \
     X(workflow_version, TEXT, "workflow_version", "workflow_version")          \
@@ -43,7 +47,8 @@
     X(updated_at, TIME, "updated_at", "updated_at")                            \
     X(lease_until, TIME, "lease_until", "lease_until")                         \
     X(cancel_requested_at, TIME, "cancel_requested_at", "cancel_requested_at") \
-    X(timeout_exceeded_at, TIME, "timeout_exceeded_at", "timeout_exceeded_at") \
+    X(timeout_exceeded_at, TIME, "timeout_exceeded_at", "timeout_exceeded_at")
+#define SKED__RUN_HIDDEN(X)                                                    \
     X(serial_key, TEXT, "serial_key", "")                                      \
     X(outcome, OUTCOME, "outcome", "")
 

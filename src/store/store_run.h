@@ -246,13 +246,7 @@ typedef struct sked_queue_def {
 int sked__store_queues_put(sked_store *st, const sked_queue_def *q, size_t n,
                            sked_error *err);
 
-/* One queue with its depth: runs pending or waiting, and running. */
-typedef struct sked_queue_info {
-    char *name; /* owned */
-    int32_t concurrency, worker_concurrency, rate_limit;
-    sked_dur rate_period;
-    int64_t pending, running;
-} sked_queue_info;
+/* One queue with its depth, sked_queue_info, is public: sked/run.h. */
 
 /* Every queue of the queues table, and every queue named by an active
  * run, by name (limits 0 for the latter). */

@@ -24,7 +24,7 @@ rules of issue 15:
 
 A public header (include/sked/) counts as the layer of what it declares:
 error, version, clock and time (the types every layer uses) are base's;
-tz and cron are their own; schedule and workflow are the model's; engine
+tz and cron are their own; schedule, workflow and run are the model's; engine
 and the umbrella sked.h are the engine's. src/base/sked.c, which defines
 the umbrella's own two functions (sked_version, sked_free), may include
 it.
@@ -65,6 +65,7 @@ PUBLIC = {
     "cron.h": "cron",
     "schedule.h": "model",
     "workflow.h": "model",
+    "run.h": "model",
     "engine.h": "engine",
     "sked.h": "engine",
 }

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* The requests of the API that are not one schedule (docs/api.md): the
+ * bodies of an apply ({"schedules", "prune", "app"}) and of a backfill
+ * ({"start", "end"}), and the query strings of the schedule, run and
+ * event lists. Each is one key table, walked by one writer, which the
+ * CLI's remote mode sends, and by one reader, which the API reads the
+ * request with; so a key is added in one place and the two sides cannot
+ * disagree. The answers are answer.h's.
+ *
+ * A reader's error names the field: SKED_ESYNTAX for an unknown body
+ * field or a malformed query parameter (the API's 400), SKED_EINVAL for
+ * a value of the wrong type and SKED_ERANGE for a number out of range
+ * (422). A reader changes nothing but its output. */
+#ifndef SKED_ENGINE_REQUEST_H
+#define SKED_ENGINE_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "sked/sked.h"
+
+/* ---- bodies ------------------------------------------------------------- */
+
+/* PUT /api/v1/schedules: a set of schedules, applied as APP's code
+ * schedules (SPEC 3.5). */
+typedef struct sked__apply_request {
+    sked_schedule *set; /* n; the reader's is owned (done below) */
+    size_t n;
+    bool prune;
+    const char *app; /* NULL: SKED_APP_DEFAULT; the reader's is borrowed
+                        from the body, or SKED_APP_DEFAULT */
+} sked__apply_request;
+
+/* The body of A: each schedule as its definition (the model's, without
+ * the state the scheduler keeps). NULL with ERR set when one cannot be
+ * written or out of memory. */
+json_t *sked__request_apply(const sked__apply_request *a, sked_error *err);
+
+/* Read BODY into *a (zeroed here; free with sked__apply_request_done,
+ * also on error). A schedule's error names "schedules[i].field". */
+int sked__request_apply_read(const json_t *body, sked__apply_request *a,
+                             sked_error *err);
+void sked__apply_request_done(sked__apply_request *a);
+
+/* POST /api/v1/schedules/{name}/backfill: the occurrences in (start,
+ * end); SKED_TIME_NONE is absent (the engine names a missing end). */
+typedef struct sked__backfill_request {
+    sked_time start, end;
+} sked__backfill_request;
+
+json_t *sked__request_backfill(const sked__backfill_request *b,
+                               sked_error *err);
+int sked__request_backfill_read(const json_t *body, sked__backfill_request *b,
+                                sked_error *err);
+
+/* ---- query strings ------------------------------------------------------ */
+
+/* The decoded value of query parameter KEY of a request, NULL when
+ * absent: how a reader sees the query. */
+typedef const char *(*sked__query_get_fn)(void *ctx, const char *key);
+
+/* GET /api/v1/events: a page after an id, or with FOLLOW a stream. */
+typedef struct sked__event_query {
+    bool follow;
+    int64_t after; /* -1: none ("cursor" is read as its other name) */
+    size_t limit;  /* 1..1000, a page's only; 0: 100 */
+} sked__event_query;
+
+/* Each writer returns PATH with Q's query string ("?k=v&...", values
+ * percent-encoded; a parameter left unset is left out), a new string
+ * (free), NULL when out of memory. Each reader reads the query through
+ * GET into *q: a text value empty is absent; what is absent takes its
+ * default (text NULL, the limit 100, after -1). Text values are
+ * borrowed from what GET returned. */
+char *sked__query_schedules(const char *path, const sked_schedule_query *q);
+int sked__query_schedules_read(sked__query_get_fn get, void *ctx,
+                               sked_schedule_query *q, sked_error *err);
+char *sked__query_runs(const char *path, const sked_run_query *q);
+int sked__query_runs_read(sked__query_get_fn get, void *ctx, sked_run_query *q,
+                          sked_error *err);
+char *sked__query_events(const char *path, const sked__event_query *q);
+int sked__query_events_read(sked__query_get_fn get, void *ctx,
+                            sked__event_query *q, sked_error *err);
+
+/* Read S, the value of parameter KEY, as a whole number in MIN..MAX into
+ * *out; S NULL: DFLT. SKED_ESYNTAX when it is not digits, SKED_ERANGE
+ * out of range, each naming KEY. The rule of every numeric query
+ * parameter. */
+int sked__query_long(const char *s, const char *key, long min, long max,
+                     long dflt, long *out, sked_error *err);
+
+#endif

@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of the requests the CLI's remote mode writes and the API reads
+ * (engine/request.h): every body and every list's query string, with
+ * generated values, goes through its writer, over the wire's form (the
+ * body as JSON text, the query split and decoded as the server decodes
+ * it) and back through its reader unchanged; a bad value is refused
+ * naming its field; and out of memory, each allocation failing in turn,
+ * they answer SKED_ENOMEM or the whole value. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_alloc.h"
+
+#include "engine/request.h"
+#include "http/http_int.h"
+#include "sked/sked.h"
+
+#define ROUNDS 400
+
+static uint64_t seed = 0x9e3779b97f4a7c15u;
+
+static uint64_t rnd(void)
+{
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+}
+
+/* A random value of up to 20 bytes, among them every character a query
+ * string gives a meaning to, a space and bytes above 127; "" sometimes. */
+static void random_text(char *out)
+{
+    static const char chars[] = "az09-._~&=?%+#/ \"'\xc3\xa9";
+    size_t n = rnd() % 21;
+
+    for (size_t i = 0; i < n; i++)
+        out[i] = chars[rnd() % (sizeof chars - 1)];
+    out[n] = '\0';
+}
+
+/* ---- a query string as the server sees it -------------------------------- */
+
+typedef struct query {
+    char *text; /* owned: the decoded pairs, NUL-separated */
+    const char *key[16], *value[16];
+    size_t n;
+} query;
+
+/* Split the query of URL (which must start with PATH) into Q, each key
+ * and value decoded as the server decodes them. */
+static void query_parse(const char *url, const char *path, query *q)
+{
+    size_t plen = strlen(path);
+    char *pair, *amp;
+
+    assert_memory_equal(url, path, plen);
+    memset(q, 0, sizeof *q);
+    if (url[plen] == '\0')
+        return;
+    assert_int_equal(url[plen], '?');
+    assert_non_null(q->text = strdup(url + plen + 1));
+    for (pair = q->text; pair; pair = amp ? amp + 1 : NULL) {
+        char *eq;
+
+        if ((amp = strchr(pair, '&')) != NULL)
+            *amp = '\0';
+        eq = strchr(pair, '=');
+
+        assert_non_null(eq);
+        *eq = '\0';
+        assert_true(q->n < 16);
+        (void) sked__http_unescape(pair);
+        (void) sked__http_unescape(eq + 1);
+        q->key[q->n] = pair;
+        q->value[q->n++] = eq + 1;
+    }
+}
+
+static const char *query_get(void *ctx, const char *key)
+{
+    const query *q = ctx;
+
+    for (size_t i = 0; i < q->n; i++) {
+        if (strcmp(q->key[i], key) == 0)
+            return q->value[i];
+    }
+    return NULL;
+}
+
+/* A query of the pairs K=V given as "k=v" texts, undecoded. */
+static void query_of(query *q, size_t n, const char *const *pairs)
+{
+    memset(q, 0, sizeof *q);
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(pairs[i], '=');
+        size_t len = (size_t) (eq - pairs[i]);
+        char *key = malloc(len + 1);
+
+        assert_non_null(key);
+        memcpy(key, pairs[i], len);
+        key[len] = '\0';
+        q->key[q->n] = key;
+        q->value[q->n++] = eq + 1;
+    }
+}
+
+static void query_done(query *q)
+{
+    if (!q->text) /* query_of's keys */
+        for (size_t i = 0; i < q->n; i++)
+            free((char *) q->key[i]);
+    free(q->text);
+}
+
+/* Text fields: written NULL or "", read back NULL; else the same. */
+static void same_text(const char *wrote, const char *read)
+{
+    if (!wrote || !*wrote)
+        assert_null(read);
+    else
+        assert_string_equal(read, wrote);
+}
+
+/* A text in BUF, or NULL a third of the time. */
+static const char *maybe(char *buf)
+{
+    random_text(buf);
+    return rnd() % 3 == 0 ? NULL : buf;
+}
+
+/* ---- query strings ------------------------------------------------------- */
+
+static void test_schedule_query_round_trip(void **state)
+{
+    (void) state;
+    for (int round = 0; round < ROUNDS; round++) {
+        char a[32], b[32], c[32], d[32];
+        sked_schedule_query w = {maybe(a), maybe(b), maybe(c), maybe(d),
+                                 rnd() % (SKED_ENGINE_LIST_MAX + 1)},
+                            r;
+        char *url = sked__query_schedules("/api/v1/schedules", &w);
+        sked_error err;
+        query q;
+
+        assert_non_null(url);
+        query_parse(url, "/api/v1/schedules", &q);
+        sked_error_clear(&err);
+        assert_int_equal(sked__query_schedules_read(query_get, &q, &r, &err),
+                         0);
+        same_text(w.status, r.status);
+        same_text(w.workflow, r.workflow);
+        same_text(w.prefix, r.prefix);
+        same_text(w.cursor, r.cursor);
+        assert_int_equal(r.limit, w.limit ? w.limit : 100);
+        query_done(&q);
+        free(url);
+    }
+}
+
+static void test_run_query_round_trip(void **state)
+{
+    (void) state;
+    for (int round = 0; round < ROUNDS; round++) {
+        char a[32], b[32], c[32], d[32];
+        sked_run_query w = {maybe(a), maybe(b), maybe(c), maybe(d),
+                            rnd() % (SKED_ENGINE_LIST_MAX + 1)},
+                       r;
+        char *url = sked__query_runs("/api/v1/runs", &w);
+        sked_error err;
+        query q;
+
+        assert_non_null(url);
+        query_parse(url, "/api/v1/runs", &q);
+        sked_error_clear(&err);
+        assert_int_equal(sked__query_runs_read(query_get, &q, &r, &err), 0);
+        same_text(w.status, r.status);
+        same_text(w.schedule, r.schedule);
+        same_text(w.workflow, r.workflow);
+        same_text(w.cursor, r.cursor);
+        assert_int_equal(r.limit, w.limit ? w.limit : 100);
+        query_done(&q);
+        free(url);
+    }
+}
+
+static void test_event_query_round_trip(void **state)
+{
+    (void) state;
+    for (int round = 0; round < ROUNDS; round++) {
+        static const int64_t big[] = {-1, 0, 1, INT64_MAX};
+        sked__event_query w = {rnd() % 2 == 0,
+                               round < 4 ? big[round]
+                                         : (int64_t) (rnd() % 1000000) - 1,
+                               rnd() % 1001},
+                          r;
+        char *url = sked__query_events("/api/v1/events", &w);
+        sked_error err;
+        query q;
+
+        assert_non_null(url);
+        query_parse(url, "/api/v1/events", &q);
+        sked_error_clear(&err);
+        assert_int_equal(sked__query_events_read(query_get, &q, &r, &err), 0);
+        assert_int_equal(r.follow, w.follow);
+        assert_true(r.after == w.after);
+        /* A stream has no page: its limit is not read. */
+        assert_int_equal(r.limit, w.follow || !w.limit ? 100 : w.limit);
+        query_done(&q);
+        free(url);
+    }
+}
+
+/* The query PAIRS of a list is refused with CODE naming FIELD. */
+typedef int (*reader)(query *q, sked_error *err);
+
+static int read_schedules(query *q, sked_error *err)
+{
+    sked_schedule_query r;
+
+    return sked__query_schedules_read(query_get, q, &r, err);
+}
+
+static int read_runs(query *q, sked_error *err)
+{
+    sked_run_query r;
+
+    return sked__query_runs_read(query_get, q, &r, err);
+}
+
+static int read_events(query *q, sked_error *err)
+{
+    sked__event_query r;
+
+    return sked__query_events_read(query_get, q, &r, err);
+}
+
+static void refused(reader fn, const char *pair1, const char *pair2, int code,
+                    const char *field)
+{
+    const char *pairs[] = {pair1, pair2};
+    sked_error err;
+    query q;
+
+    query_of(&q, pair2 ? 2 : 1, pairs);
+    sked_error_clear(&err);
+    assert_int_equal(fn(&q, &err), code);
+    assert_string_equal(err.field, field);
+    assert_non_null(strstr(err.msg, field));
+    query_done(&q);
+}
+
+static void test_query_refused(void **state)
+{
+    static const reader lists[] = {read_schedules, read_runs, read_events};
+
+    (void) state;
+    for (size_t i = 0; i < 3; i++) {
+        refused(lists[i], "limit=0", NULL, SKED_ERANGE, "limit");
+        refused(lists[i], "limit=abc", NULL, SKED_ESYNTAX, "limit");
+        refused(lists[i], "limit=-5", NULL, SKED_ESYNTAX, "limit");
+        refused(lists[i], "limit=", NULL, SKED_ESYNTAX, "limit");
+        refused(lists[i], "limit=12x", NULL, SKED_ESYNTAX, "limit");
+    }
+    refused(read_schedules, "limit=1001", NULL, SKED_ERANGE, "limit");
+    refused(read_runs, "status=done", "limit=1001", SKED_ERANGE, "limit");
+    refused(read_events, "limit=1001", NULL, SKED_ERANGE, "limit");
+    refused(read_events, "follow=maybe", NULL, SKED_ESYNTAX, "follow");
+    refused(read_events, "after=x", NULL, SKED_ESYNTAX, "after");
+    refused(read_events, "after=-1", NULL, SKED_ESYNTAX, "after");
+    /* "cursor" is read as after's other name when after is absent. */
+    refused(read_events, "cursor=x", NULL, SKED_ESYNTAX, "cursor");
+}
+
+static void test_event_query_names(void **state)
+{
+    const char *pairs[] = {"cursor=42", "follow=true", "limit=junk"};
+    sked__event_query r;
+    sked_error err;
+    query q;
+
+    (void) state;
+    sked_error_clear(&err);
+    query_of(&q, 1, pairs);
+    assert_int_equal(sked__query_events_read(query_get, &q, &r, &err), 0);
+    assert_true(r.after == 42 && !r.follow && r.limit == 100);
+    query_done(&q);
+    /* after wins over cursor, which is then not read; a stream reads no
+     * limit. */
+    pairs[0] = "after=7";
+    pairs[1] = "cursor=junk";
+    query_of(&q, 2, pairs);
+    assert_int_equal(sked__query_events_read(query_get, &q, &r, &err), 0);
+    assert_true(r.after == 7);
+    query_done(&q);
+    pairs[0] = "follow=";
+    pairs[1] = "limit=junk";
+    query_of(&q, 2, pairs);
+    assert_int_equal(sked__query_events_read(query_get, &q, &r, &err), 0);
+    assert_true(r.follow && r.after == -1);
+    query_done(&q);
+}
+
+/* ---- bodies -------------------------------------------------------------- */
+
+/* Through the wire: BODY (taken) as JSON text and back. */
+static json_t *wire(json_t *body)
+{
+    char *text;
+    json_t *j;
+
+    assert_non_null(body);
+    assert_non_null(text = json_dumps(body, JSON_COMPACT));
+    json_decref(body);
+    assert_non_null(j = json_loads(text, 0, NULL));
+    free(text);
+    return j;
+}
+
+/* A valid schedule numbered I with generated fields. */
+static void random_schedule(sked_schedule *s, size_t i)
+{
+    static const char *const zones[] = {"UTC", "Europe/Paris",
+                                        "America/New_York"};
+    char buf[64];
+
+    sked_schedule_init(s);
+    (void) snprintf(buf, sizeof buf, "s%zu-%llu", i,
+                    (unsigned long long) (rnd() % 100000));
+    s->name = strdup(buf);
+    (void) snprintf(buf, sizeof buf, "wf-%llu",
+                    (unsigned long long) (rnd() % 7));
+    s->workflow = strdup(buf);
+    (void) snprintf(buf, sizeof buf, "%llu %llu * * *",
+                    (unsigned long long) (rnd() % 60),
+                    (unsigned long long) (rnd() % 24));
+    s->cron = strdup(buf);
+    s->timezone = strdup(zones[rnd() % 3]);
+    s->catchup_max = (int) (rnd() % 50);
+}
+
+static void test_apply_round_trip(void **state)
+{
+    (void) state;
+    for (int round = 0; round < ROUNDS / 4; round++) {
+        sked_schedule set[6];
+        char app[32];
+        sked__apply_request w = {set, rnd() % 6, rnd() % 2 == 0, NULL}, r;
+        sked_error err;
+        json_t *body;
+
+        (void) snprintf(app, sizeof app, "app-%llu",
+                        (unsigned long long) (rnd() % 1000));
+        if (rnd() % 2)
+            w.app = app;
+        for (size_t i = 0; i < w.n; i++)
+            random_schedule(&set[i], i);
+        sked_error_clear(&err);
+        body = wire(sked__request_apply(&w, &err));
+        assert_int_equal(sked__request_apply_read(body, &r, &err), 0);
+        assert_int_equal(r.n, w.n);
+        assert_int_equal(r.prune, w.prune);
+        assert_string_equal(r.app, w.app ? w.app : SKED_APP_DEFAULT);
+        for (size_t i = 0; i < w.n; i++) {
+            assert_string_equal(r.set[i].name, set[i].name);
+            assert_string_equal(r.set[i].workflow, set[i].workflow);
+            assert_string_equal(r.set[i].cron, set[i].cron);
+            assert_string_equal(r.set[i].timezone, set[i].timezone);
+            assert_int_equal(r.set[i].catchup_max, set[i].catchup_max);
+            sked_schedule_done(&set[i]);
+        }
+        sked__apply_request_done(&r);
+        json_decref(body);
+    }
+}
+
+/* BODY (JSON text) is refused as an apply's (or a backfill's) with CODE
+ * naming FIELD. */
+static void body_refused(bool apply, const char *text, int code,
+                         const char *field)
+{
+    json_t *body = json_loads(text, 0, NULL);
+    sked__backfill_request b;
+    sked__apply_request a;
+    sked_error err;
+
+    assert_non_null(body);
+    sked_error_clear(&err);
+    if (apply) {
+        assert_int_equal(sked__request_apply_read(body, &a, &err), code);
+        sked__apply_request_done(&a);
+    } else {
+        assert_int_equal(sked__request_backfill_read(body, &b, &err), code);
+    }
+    assert_string_equal(err.field, field);
+    json_decref(body);
+}
+
+static void test_apply_refused(void **state)
+{
+    char long_app[200], text[300];
+
+    (void) state;
+    body_refused(true, "{\"schedules\": [], \"prunes\": true}", SKED_ESYNTAX,
+                 "prunes");
+    body_refused(true, "{}", SKED_EINVAL, "schedules");
+    body_refused(true, "{\"schedules\": {}}", SKED_EINVAL, "schedules");
+    body_refused(true, "{\"schedules\": [], \"prune\": \"yes\"}", SKED_EINVAL,
+                 "prune");
+    body_refused(true, "{\"schedules\": [], \"app\": 5}", SKED_EINVAL, "app");
+    memset(long_app, 'a', SKED_NAME_MAX + 1);
+    long_app[SKED_NAME_MAX + 1] = '\0';
+    (void) snprintf(text, sizeof text, "{\"schedules\": [], \"app\": \"%s\"}",
+                    long_app);
+    body_refused(true, text, SKED_EINVAL, "app");
+    /* A schedule's field is named with its place in the set. */
+    body_refused(true,
+                 "{\"schedules\": [{\"name\": \"a\", \"workflow\": \"w\", "
+                 "\"cron\": \"0 9 * * *\"}, {\"name\": \"b\", \"workflow\": "
+                 "\"w\", \"cron\": 5}]}",
+                 SKED_EINVAL, "schedules[1].cron");
+    /* The envelope is checked before its schedules. */
+    body_refused(true, "{\"schedules\": [{\"cron\": 5}], \"prune\": 1}",
+                 SKED_EINVAL, "prune");
+}
+
+static void test_backfill_round_trip(void **state)
+{
+    (void) state;
+    for (int round = 0; round < ROUNDS; round++) {
+        sked__backfill_request w, r;
+        sked_error err;
+        json_t *body;
+
+        /* Whole microseconds from 1900 to 2200, or absent. */
+        w.start = rnd() % 5 == 0 ? SKED_TIME_NONE
+                                 : (sked_time) (rnd() % 9467280000000000ULL) -
+                                       2208988800000000LL;
+        w.end = rnd() % 5 == 0 ? SKED_TIME_NONE
+                               : (sked_time) (rnd() % 9467280000000000ULL) -
+                                     2208988800000000LL;
+        sked_error_clear(&err);
+        body = wire(sked__request_backfill(&w, &err));
+        assert_int_equal(sked__request_backfill_read(body, &r, &err), 0);
+        assert_true(r.start == w.start);
+        assert_true(r.end == w.end);
+        json_decref(body);
+    }
+}
+
+static void test_backfill_refused(void **state)
+{
+    (void) state;
+    body_refused(false, "{\"start\": \"2026-01-01T00:00:00Z\", \"stop\": 1}",
+                 SKED_ESYNTAX, "stop");
+    body_refused(false, "{\"start\": 5}", SKED_EINVAL, "start");
+    body_refused(false, "{\"end\": \"yesterday\"}", SKED_EINVAL, "end");
+    body_refused(false, "{\"start\": \"2026-01-01T00:00:00Z\", \"end\": []}",
+                 SKED_EINVAL, "end");
+}
+
+/* ---- out of memory ------------------------------------------------------ */
+
+typedef struct oom_case {
+    sked_schedule set[3];
+    sked_error err;
+} oom_case;
+
+/* Write an apply of the set and a schedule list's query, and read both
+ * back: 0 with everything read back, or SKED_ENOMEM. */
+static int oom_run(void *ctx)
+{
+    oom_case *c = ctx;
+    sked__apply_request w = {c->set, 3, true, "app"}, r;
+    sked_schedule_query sq = {"active", "wf", "a b", "c&d", 20}, sr;
+    char *url = NULL;
+    json_t *body;
+    query q = {0};
+    int rc;
+
+    sked_error_clear(&c->err);
+    if (!(body = sked__request_apply(&w, &c->err)))
+        return c->err.code;
+    rc = sked__request_apply_read(body, &r, &c->err);
+    json_decref(body);
+    if (rc == 0 && strcmp(r.set[2].name, c->set[2].name) != 0)
+        rc = SKED_EINTERNAL;
+    sked__apply_request_done(&r);
+    if (rc == 0 && !(url = sked__query_schedules("/s", &sq)))
+        rc = SKED_ENOMEM;
+    sked_test_alloc_stop();
+    if (rc == 0) {
+        query_parse(url, "/s", &q);
+        rc = sked__query_schedules_read(query_get, &q, &sr, &c->err);
+        if (rc == 0 && strcmp(sr.cursor, "c&d") != 0)
+            rc = SKED_EINTERNAL;
+        query_done(&q);
+    }
+    free(url);
+    return rc;
+}
+
+static void test_out_of_memory(void **state)
+{
+    oom_case c;
+    sked_test_alloc_case ac = {
+        .name = "apply and query", .ctx = &c, .run = oom_run, .want = 0};
+
+    (void) state;
+    for (size_t i = 0; i < 3; i++)
+        random_schedule(&c.set[i], i);
+    sked_test_alloc_loop(&ac);
+    for (size_t i = 0; i < 3; i++)
+        sked_schedule_done(&c.set[i]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_schedule_query_round_trip),
+        cmocka_unit_test(test_run_query_round_trip),
+        cmocka_unit_test(test_event_query_round_trip),
+        cmocka_unit_test(test_query_refused),
+        cmocka_unit_test(test_event_query_names),
+        cmocka_unit_test(test_apply_round_trip),
+        cmocka_unit_test(test_apply_refused),
+        cmocka_unit_test(test_backfill_round_trip),
+        cmocka_unit_test(test_backfill_refused),
+        cmocka_unit_test(test_out_of_memory),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
