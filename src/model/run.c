@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "model/run_fields.h"
+#include "model/step_fields.h"
 
 static const char *const trigger_names[] = {"cron", "catchup", "backfill",
                                             "manual", "api"};
@@ -134,14 +135,27 @@ void sked__runs_free(sked_run *list, size_t n)
     free(list);
 }
 
+/* Per field of the step's table (step_fields.h): free the strings. */
+#define STEP_FREE_TEXT(m) free(s->m);
+#define STEP_FREE_BOOL(m)
+#define STEP_FREE_I32(m)
+#define STEP_FREE_STEP_STATUS(m)
+#define STEP_FREE_FLAGS(m)
+#define STEP_FREE_EXIT(m)
+#define STEP_FREE_TIME(m)
+#define STEP_FREE_FIELD(m, kind, col, json) STEP_FREE_##kind(m)
+
+void sked__step_record_done(sked_step_record *s)
+{
+    if (!s)
+        return;
+    SKED__STEP_FIELDS(STEP_FREE_FIELD, STEP_FREE_FIELD)
+    memset(s, 0, sizeof *s);
+}
+
 void sked__step_records_free(sked_step_record *list, size_t n)
 {
-    for (size_t i = 0; list && i < n; i++) {
-        free(list[i].step);
-        free(list[i].output);
-        free(list[i].stderr_text);
-        free(list[i].error);
-        free(list[i].error_code);
-    }
+    for (size_t i = 0; list && i < n; i++)
+        sked__step_record_done(&list[i]);
     free(list);
 }

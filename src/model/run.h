@@ -4,7 +4,7 @@
  * step, with the words they are stored and shown with. The store reads
  * and writes them (store/store_run.h), the executor works on them, the
  * model writes them as JSON (run_json.h); their columns are listed once
- * in run_fields.h. */
+ * in run_fields.h and step_fields.h. */
 #ifndef SKED_MODEL_RUN_H
 #define SKED_MODEL_RUN_H
 
@@ -79,6 +79,8 @@ typedef struct sked_step_record {
     sked_time started_at, finished_at; /* finished NONE while running */
 } sked_step_record;
 
+/* Free the strings of S and zero it. */
+void sked__step_record_done(sked_step_record *s);
 void sked__step_records_free(sked_step_record *list, size_t n);
 
 #endif

@@ -13,9 +13,11 @@
  * embedded as JSON when it parses), STATUS (a sked_run_status word),
  * TRIGGER (a sked_trigger word), I32, TIME (an instant, SQL NULL is
  * SKED_TIME_NONE) and OUTCOME (NULL, or the status the failure path ends
- * with: sets failing and outcome). Header only: no includes needed. */
+ * with: sets failing and outcome). Header only. */
 #ifndef SKED_MODEL_RUN_FIELDS_H
 #define SKED_MODEL_RUN_FIELDS_H
+
+#include "model/fields.h"
 
 #define SKED__RUN_FIELDS(F, X) SKED__RUN_SHOWN(F, X) SKED__RUN_HIDDEN(X)
 
@@ -60,9 +62,6 @@ enum {
 
 /* The columns of the runs table, in the table's order, for a SELECT or a
  * RETURNING. */
-#define SKED__RUN_COL_FIRST(m, kind, col, json) col
-#define SKED__RUN_COL_NEXT(m, kind, col, json)  ", " col
-#define SKED__RUN_COLUMNS                                                      \
-    SKED__RUN_FIELDS(SKED__RUN_COL_FIRST, SKED__RUN_COL_NEXT)
+#define SKED__RUN_COLUMNS SKED__COLUMNS(SKED__RUN_FIELDS)
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "model/queue_fields.h"
 #include "store/pg.h"
 #include "store/pg_run.h"
 
@@ -22,22 +23,26 @@ static const sked__pg_stmt QUEUES_LOCK = {
     "SELECT name FROM queues WHERE concurrency IS NOT NULL "
     "OR rate_limit IS NOT NULL ORDER BY name FOR UPDATE"};
 
-/* Each limited queue's load at $1: its runs running, and its starts in
- * the period of its rate limit (queue_starts, written by the claims).
- * The starts out of every period are dropped on the way. */
+/* The two counts of a queue's load (model/queue_fields.h): its runs
+ * running, and its starts in the period of its rate limit (queue_starts,
+ * written by the claims). */
+#define SKED__QUEUE_RUNNING_SQL                                                \
+    "(SELECT count(*) FROM runs r WHERE r.queue = q.name COLLATE \"default\" " \
+    "AND r.status = 'running')"
+#define SKED__QUEUE_STARTED_SQL                                                \
+    "CASE WHEN rate_limit IS NULL OR rate_period_us IS NULL THEN 0 "           \
+    "ELSE (SELECT count(*) FROM queue_starts s WHERE s.queue = q.name "        \
+    "AND s.started_at > $1::bigint - q.rate_period_us) END"
+
+/* Each limited queue's load at $1. The starts out of every period are
+ * dropped on the way. */
 static const sked__pg_stmt QUEUE_LOADS = {
     SKED__PG_QUEUE_LOADS, 1,
     "WITH gone AS (DELETE FROM queue_starts s WHERE NOT EXISTS "
     "(SELECT 1 FROM queues q WHERE q.name = s.queue "
     "AND q.rate_limit IS NOT NULL AND q.rate_period_us IS NOT NULL "
     "AND s.started_at > $1::bigint - q.rate_period_us)) "
-    "SELECT name, coalesce(concurrency, 0), coalesce(rate_limit, 0), "
-    "coalesce(rate_period_us, 0), "
-    "(SELECT count(*) FROM runs r WHERE r.queue = q.name COLLATE \"default\" "
-    "AND r.status = 'running'), "
-    "CASE WHEN rate_limit IS NULL OR rate_period_us IS NULL THEN 0 "
-    "ELSE (SELECT count(*) FROM queue_starts s WHERE s.queue = q.name "
-    "AND s.started_at > $1::bigint - q.rate_period_us) END "
+    "SELECT " SKED__QUEUE_LOAD_COLUMNS " "
     "FROM queues q WHERE concurrency IS NOT NULL OR rate_limit IS NOT NULL "
     "ORDER BY name"};
 
@@ -55,8 +60,8 @@ static const sked__pg_stmt QUEUE_PUT = {
 
 static const sked__pg_stmt QUEUES_LIST = {
     SKED__PG_QUEUES_LIST, 0,
-    "SELECT name, max(c), max(w), max(r), max(p), sum(pending), "
-    "sum(running) FROM (SELECT name, coalesce(concurrency, 0) AS c, "
+    "SELECT " SKED__QUEUE_INFO_COLUMNS
+    " FROM (SELECT name, coalesce(concurrency, 0) AS c, "
     "coalesce(worker_concurrency, 0) AS w, coalesce(rate_limit, 0) AS r, "
     "coalesce(rate_period_us, 0) AS p, 0::bigint AS pending, "
     "0::bigint AS running FROM queues UNION ALL "

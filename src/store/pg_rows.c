@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "model/event_fields.h"
 
 #define NUMLEN SKED__PG_NUMLEN
 
@@ -487,16 +488,19 @@ static const sked__pg_stmt EVENT_APPEND = {
 
 /* The pages that may hold an id > $1 (a page holds at most 64, so none
  * starting 64 or more below it), at most $2 of them, since each holds at
- * least one event. */
+ * least one event. Their events are named as the events' columns in the
+ * subquery ev (which the planner pulls up), so that the row selected is
+ * SKED__EVENT_COLUMNS, as on SQLite. */
 static const sked__pg_stmt EVENT_LIST = {
     SKED__PG_EVENT_LIST, 2,
-    "SELECT p.id + e.k - 1, e.type, e.subject, e.payload, e.at "
+    "SELECT " SKED__EVENT_COLUMNS " FROM (SELECT p.id + e.k - 1 AS id, "
+    "e.type, e.subject, e.payload, e.at "
     "FROM (SELECT id, types, subjects, payloads, ats FROM event_pages "
     "WHERE id > $1::bigint - 64 AND id + cardinality(types) - 1 > $1::bigint "
     "ORDER BY id LIMIT $2::bigint) p "
     "CROSS JOIN LATERAL unnest(p.types, p.subjects, p.payloads, p.ats) "
-    "WITH ORDINALITY AS e(type, subject, payload, at, k) "
-    "WHERE p.id + e.k - 1 > $1::bigint ORDER BY 1 LIMIT $2::bigint"};
+    "WITH ORDINALITY AS e(type, subject, payload, at, k)) ev "
+    "WHERE id > $1::bigint ORDER BY id LIMIT $2::bigint"};
 
 static const sked__pg_stmt EVENT_PRUNE = {
     SKED__PG_EVENT_PRUNE, 1,

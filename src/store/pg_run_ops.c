@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "model/step_fields.h"
 #include "store/pg.h"
 
 static const sked__pg_stmt FENCE = {
@@ -112,22 +113,23 @@ int sked__pg_run_fence(sked__tx *tx, const char *const *ids, size_t n,
     return rc;
 }
 
-enum {
-    W_RUN,
-    W_STEP,
-    W_COMP,
-    W_ATTEMPT,
-    W_STATUS,
-    W_OUTPUT,
-    W_STDERR,
-    W_TRUNC,
-    W_ERROR,
-    W_CODE,
-    W_EXIT,
-    W_STARTED,
-    W_FINISHED,
-    W_N
-};
+/* The arrays of a batch of step attempts: run_id, then the field of
+ * column C (model/step_fields.h) at C + 1. */
+enum { W_RUN, W_N = SKED__STEP_NCOLUMNS + 1 };
+/* STEPS_INSERT_SQL casts each array: a new field adds its own there. */
+_Static_assert(W_N == 13, "STEPS_INSERT_SQL takes 13 arrays");
+
+/* The appending of one step field V to array A by its kind; FIRST: the
+ * first element. */
+#define ALIT_TEXT(a, v)        sked__pg_alit_text(a, v, first);
+#define ALIT_BOOL(a, v)        sked__pg_alit_int(a, (v) ? 1 : 0, false, first);
+#define ALIT_I32(a, v)         sked__pg_alit_int(a, v, false, first);
+#define ALIT_STEP_STATUS(a, v) ALIT_TEXT(a, sked__step_status_name(v))
+#define ALIT_FLAGS(a, v)       ALIT_I32(a, v)
+#define ALIT_EXIT(a, v)        sked__pg_alit_int(a, v, (v) < 0, first);
+#define ALIT_TIME(a, v)        sked__pg_alit_int(a, v, (v) == SKED_TIME_NONE, first);
+#define ALIT_STEP(m, kind, col, json)                                          \
+    ALIT_##kind(&a[SKED__STEP_COL_##m + 1], r->m)
 
 /* Write the step attempts of W (N) whose fresh flag is FRESH with STMT. */
 static int steps_write(sked__tx *tx, const sked__pg_stmt *stmt,
@@ -146,21 +148,7 @@ static int steps_write(sked__tx *tx, const sked__pg_stmt *stmt,
             continue;
         k++;
         sked__pg_alit_text(&a[W_RUN], w[i].run_id, first);
-        sked__pg_alit_text(&a[W_STEP], r->step, first);
-        sked__pg_alit_int(&a[W_COMP], r->compensation ? 1 : 0, false, first);
-        sked__pg_alit_int(&a[W_ATTEMPT], r->attempt, false, first);
-        sked__pg_alit_text(&a[W_STATUS], sked__step_status_name(r->status),
-                           first);
-        sked__pg_alit_text(&a[W_OUTPUT], r->output, first);
-        sked__pg_alit_text(&a[W_STDERR], r->stderr_text, first);
-        sked__pg_alit_int(&a[W_TRUNC], r->truncated, false, first);
-        sked__pg_alit_text(&a[W_ERROR], r->error, first);
-        sked__pg_alit_text(&a[W_CODE], r->error_code, first);
-        sked__pg_alit_int(&a[W_EXIT], r->exit_code, r->exit_code < 0, first);
-        sked__pg_alit_int(&a[W_STARTED], r->started_at,
-                          r->started_at == SKED_TIME_NONE, first);
-        sked__pg_alit_int(&a[W_FINISHED], r->finished_at,
-                          r->finished_at == SKED_TIME_NONE, first);
+        SKED__STEP_FIELDS(ALIT_STEP, ALIT_STEP)
     }
     if (k == 0)
         return 0;

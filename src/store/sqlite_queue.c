@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "model/queue_fields.h"
 #include "store/sqlite.h"
 
 enum queue_stmt {
@@ -21,19 +22,21 @@ enum queue_stmt {
     Q_COUNT
 };
 
+/* The two counts of a queue's load (model/queue_fields.h). Without
+ * statistics SQLite would count the running runs through runs_started,
+ * which holds the queue's whole history. */
+#define SKED__QUEUE_RUNNING_SQL                                                \
+    "(SELECT count(*) FROM runs r INDEXED BY runs_running_queue "              \
+    "WHERE r.queue = q.name AND r.status = 'running')"
+#define SKED__QUEUE_STARTED_SQL                                                \
+    "CASE WHEN rate_limit IS NULL OR rate_period_us IS NULL THEN 0 "           \
+    "ELSE (SELECT count(*) FROM runs r WHERE r.queue = q.name "                \
+    "AND r.started_at > ?1 - q.rate_period_us) END"
+
 static const char *const queue_sql[Q_COUNT] = {
-    /* Without statistics SQLite would count the running runs through
-     * runs_started, which holds the queue's whole history. */
-    [Q_LOADS] =
-        "SELECT name, coalesce(concurrency, 0), coalesce(rate_limit, 0), "
-        "coalesce(rate_period_us, 0), "
-        "(SELECT count(*) FROM runs r INDEXED BY runs_running_queue "
-        "WHERE r.queue = q.name AND r.status = 'running'), "
-        "CASE WHEN rate_limit IS NULL OR rate_period_us IS NULL THEN 0 "
-        "ELSE (SELECT count(*) FROM runs r WHERE r.queue = q.name "
-        "AND r.started_at > ?1 - q.rate_period_us) END "
-        "FROM queues q WHERE concurrency IS NOT NULL "
-        "OR rate_limit IS NOT NULL ORDER BY name",
+    [Q_LOADS] = "SELECT " SKED__QUEUE_LOAD_COLUMNS " "
+                "FROM queues q WHERE concurrency IS NOT NULL "
+                "OR rate_limit IS NOT NULL ORDER BY name",
     [Q_PUT] =
         "INSERT INTO queues (name, concurrency, worker_concurrency, "
         "rate_limit, rate_period_us, source, created_at, updated_at) "
@@ -44,8 +47,8 @@ static const char *const queue_sql[Q_COUNT] = {
         "rate_period_us = excluded.rate_period_us, source = 'code', "
         "updated_at = excluded.updated_at",
     [Q_LIST] =
-        "SELECT name, max(c), max(w), max(r), max(p), sum(pending), "
-        "sum(running) FROM (SELECT name, coalesce(concurrency, 0) AS c, "
+        "SELECT " SKED__QUEUE_INFO_COLUMNS
+        " FROM (SELECT name, coalesce(concurrency, 0) AS c, "
         "coalesce(worker_concurrency, 0) AS w, coalesce(rate_limit, 0) AS r, "
         "coalesce(rate_period_us, 0) AS p, 0 AS pending, 0 AS running "
         "FROM queues UNION ALL SELECT queue, 0, 0, 0, 0, "

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "model/event_fields.h"
 #include "store/sqlite.h"
 
 enum rows_stmt {
@@ -70,7 +71,7 @@ static const char *const rows_sql[S_COUNT] = {
                         "VALUES " SKED__SQLITE_ROWS32(EVENT_ROW),
     /* In parentheses: clang takes two literals among macros for a
      * missing comma. */
-    [S_EVENT_LIST] = ("SELECT id, type, subject, payload, at FROM events "
+    [S_EVENT_LIST] = ("SELECT " SKED__EVENT_COLUMNS " FROM events "
                       "WHERE id > ?1 ORDER BY id LIMIT ?2"),
     [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1",
     /* No conflict target: DO NOTHING covers the id and the active-key

@@ -20,6 +20,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/json_text.h"
+#include "model/step_fields.h"
 #include "store/sqlite.h"
 
 /* Active runs, in the words of the partial indexes (sqlite.h). */
@@ -387,21 +388,28 @@ int sked__sqlite_run_fence(sked__tx *c, const char *const *ids, size_t n,
     return rc;
 }
 
+/* The binding of one step field V to parameter I by its kind
+ * (model/step_fields.h). */
+#define BIND_TEXT(v, i)        bind_text(s, i, v)
+#define BIND_BOOL(v, i)        sqlite3_bind_int(s, i, (v) ? 1 : 0)
+#define BIND_I32(v, i)         sqlite3_bind_int(s, i, v)
+#define BIND_STEP_STATUS(v, i) bind_text(s, i, sked__step_status_name(v))
+#define BIND_FLAGS(v, i)       sqlite3_bind_int(s, i, v)
+#define BIND_EXIT(v, i)                                                        \
+    ((v) < 0 ? sqlite3_bind_null(s, i) : sqlite3_bind_int(s, i, v))
+#define BIND_TIME(v, i) bind_time(s, i, v)
+/* After run_id (?1), the field of column C is ?C+2; R_STEP_WRITE's
+ * VALUES name them one by one, so a new field adds its own there. */
+_Static_assert(SKED__STEP_NCOLUMNS == 12, "R_STEP_WRITE binds 12 fields");
+#define BIND_STEP(m, kind, col, json)                                          \
+    | BIND_##kind(r->m, SKED__STEP_COL_##m + 2)
+
 /* Bind the step attempt W to the upsert S. */
 static int step_bind(sqlite3_stmt *s, const sked__step_write *w)
 {
     const sked_step_record *r = w->rec;
 
-    return bind_text(s, 1, w->run_id) | bind_text(s, 2, r->step) |
-           sqlite3_bind_int(s, 3, r->compensation ? 1 : 0) |
-           sqlite3_bind_int(s, 4, r->attempt) |
-           bind_text(s, 5, sked__step_status_name(r->status)) |
-           bind_text(s, 6, r->output) | bind_text(s, 7, r->stderr_text) |
-           sqlite3_bind_int(s, 8, r->truncated) | bind_text(s, 9, r->error) |
-           bind_text(s, 10, r->error_code) |
-           (r->exit_code < 0 ? sqlite3_bind_null(s, 11)
-                             : sqlite3_bind_int(s, 11, r->exit_code)) |
-           bind_time(s, 12, r->started_at) | bind_time(s, 13, r->finished_at);
+    return bind_text(s, 1, w->run_id) SKED__STEP_FIELDS(BIND_STEP, BIND_STEP);
 }
 
 int sked__sqlite_run_steps_write(sked__tx *c, const sked__step_write *w,

@@ -33,6 +33,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "model/event_fields.h"
 #include "model/schedule.h"
 #include "model/schedule_json.h"
 #include "store/store_health.h"
@@ -581,13 +582,26 @@ void sked__ev_give(sked__ev_list *l, sked_event **out, size_t *n)
     sked__ev_reset(l);
 }
 
+/* Per field of the event's table (model/event_fields.h): free the
+ * strings. */
+#define EVENT_FREE_I64(m)
+#define EVENT_FREE_TEXT(m) free(e->m);
+#define EVENT_FREE_DOC(m)  free(e->m);
+#define EVENT_FREE_TIME(m)
+#define EVENT_FREE_FIELD(m, kind, col, json) EVENT_FREE_##kind(m)
+
+void sked__event_done(sked_event *e)
+{
+    if (!e)
+        return;
+    SKED__EVENT_FIELDS(EVENT_FREE_FIELD, EVENT_FREE_FIELD)
+    memset(e, 0, sizeof *e);
+}
+
 void sked__events_free(sked_event *list, size_t n)
 {
-    for (size_t i = 0; list && i < n; i++) {
-        free(list[i].type);
-        free(list[i].subject);
-        free(list[i].payload);
-    }
+    for (size_t i = 0; list && i < n; i++)
+        sked__event_done(&list[i]);
     free(list);
 }
 

@@ -207,7 +207,8 @@ int sked__store_runs_insert(sked_store *st, const sked_run_new *runs, size_t n,
 
 /* ---- firing (store_fire.c) -------------------------------------------- */
 
-/* One stored event (see the events section below). */
+/* One stored event (see the events section below); its columns are
+ * listed once in model/event_fields.h. */
 typedef struct sked_event {
     int64_t id;    /* assigned by the store, increasing */
     char *type;    /* owned: "schedule.created" */
@@ -376,6 +377,8 @@ int sked__store_event_append(sked_store *st, const char *type,
  * freed with sked__events_free. */
 int sked__store_event_list(sked_store *st, int64_t after_id, size_t limit,
                            sked_event **out, size_t *n, sked_error *err);
+/* Free the strings of E and zero it. */
+void sked__event_done(sked_event *e);
 void sked__events_free(sked_event *list, size_t n);
 
 /* Delete events older than BEFORE (retention). *deleted may be NULL. */

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* The one reading of each kind of row, whatever the back-end
- * (store_row.h): a run by its field table, the others by the column
- * orders store_row.h names. */
+ * (store_row.h): a run, a step attempt, an event and a queue's rows by
+ * their field tables (model/), the others by the column orders
+ * store_row.h names. */
 #include "store/store_row.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
+#include "model/event_fields.h"
+#include "model/queue_fields.h"
 #include "model/run_fields.h"
+#include "model/step_fields.h"
 #include "store/store_ops.h"
 
 int sked__nomem(sked_error *err)
@@ -41,24 +45,33 @@ static sked_time row_time(const sked__row *r, int i)
 #define ROW_WORD(r, i, parse, out)                                             \
     (r->d->text(r, i, &word) && parse(word, out) == 0)
 
+/* The reading of one field into V from column I by its kind (the field
+ * tables of model/): text and documents are copied (OK false on ENOMEM),
+ * words parsed (BAD on an unknown one). The reader has ok, bad and a
+ * const char *word in scope. */
+#define READ_TEXT(v, i)    ok = ok && sked__row_dup(r, i, &(v));
+#define READ_DOC(v, i)     READ_TEXT(v, i)
+#define READ_STATUS(v, i)  bad |= !ROW_WORD(r, i, sked__run_status_parse, &(v));
+#define READ_TRIGGER(v, i) bad |= !ROW_WORD(r, i, sked__trigger_parse, &(v));
+#define READ_BOOL(v, i)    v = r->d->i64(r, i) != 0;
+#define READ_I32(v, i)     v = (int32_t) r->d->i64(r, i);
+#define READ_I64(v, i)     v = r->d->i64(r, i);
+#define READ_FLAGS(v, i)   v = (int) r->d->i64(r, i);
+#define READ_TIME(v, i)    v = row_time(r, i);
+/* The column is checked, so an unknown word cannot be: it reads as
+ * failed rather than losing the list. */
+#define READ_STEP_STATUS(v, i)                                                 \
+    if (!ROW_WORD(r, i, sked__step_status_parse, &(v)))                        \
+        v = SKED_STEP_FAILED;
+#define READ_EXIT(v, i) v = r->d->null(r, i) ? -1 : (int32_t) r->d->i64(r, i);
+/* Runs only: NULL, or the status the failure path ends with. */
+#define READ_OUTCOME(v, i)                                                     \
+    run->failing = !r->d->null(r, i);                                          \
+    bad |= run->failing && !ROW_WORD(r, i, sked__run_status_parse, &(v));
+
 /* ---- runs ----------------------------------------------------------- */
 
-/* The reading of one run field by its kind (run_fields.h): text and
- * documents are copied (OK false on ENOMEM), words parsed (BAD on an
- * unknown one). */
-#define READ_TEXT(m) ok = ok && sked__row_dup(r, SKED__RUN_COL_##m, &run->m);
-#define READ_DOC(m)  READ_TEXT(m)
-#define READ_STATUS(m)                                                         \
-    bad |= !ROW_WORD(r, SKED__RUN_COL_##m, sked__run_status_parse, &run->m);
-#define READ_TRIGGER(m)                                                        \
-    bad |= !ROW_WORD(r, SKED__RUN_COL_##m, sked__trigger_parse, &run->m);
-#define READ_I32(m)  run->m = (int32_t) r->d->i64(r, SKED__RUN_COL_##m);
-#define READ_TIME(m) run->m = row_time(r, SKED__RUN_COL_##m);
-#define READ_OUTCOME(m)                                                        \
-    run->failing = !r->d->null(r, SKED__RUN_COL_##m);                          \
-    bad |= run->failing &&                                                     \
-           !ROW_WORD(r, SKED__RUN_COL_##m, sked__run_status_parse, &run->m);
-#define READ_FIELD(m, kind, col, json) READ_##kind(m)
+#define READ_RUN(m, kind, col, json) READ_##kind(run->m, SKED__RUN_COL_##m)
 
 /* A word that is none of its enum's: the schema's checks forbid it, so
  * the database was written by something else. */
@@ -75,7 +88,7 @@ static int run_read(const sked__row *r, void *dst, sked_error *err)
     bool ok = true, bad = false;
 
     sked__run_init(run);
-    SKED__RUN_FIELDS(READ_FIELD, READ_FIELD)
+    SKED__RUN_FIELDS(READ_RUN, READ_RUN)
     if (!ok || bad) {
         sked__run_done(run);
         return ok ? unknown_word("status, trigger or outcome", err)
@@ -134,47 +147,19 @@ const sked__row_kind sked__row_cand = {sizeof(sked_run), cand_read, runs_free};
 
 /* ---- step attempts ---------------------------------------------------- */
 
-/* SKED__STEP_COLUMNS. */
-enum {
-    S_STEP,
-    S_COMP,
-    S_ATTEMPT,
-    S_STATUS,
-    S_OUTPUT,
-    S_STDERR,
-    S_TRUNC,
-    S_ERROR,
-    S_CODE,
-    S_EXIT,
-    S_STARTED,
-    S_FINISHED
-};
+#define READ_STEP(m, kind, col, json) READ_##kind(s->m, SKED__STEP_COL_##m)
 
 static int step_read(const sked__row *r, void *dst, sked_error *err)
 {
     sked_step_record *s = dst;
     const char *word = NULL;
+    bool ok = true;
 
-    if (!sked__row_dup(r, S_STEP, &s->step) ||
-        !sked__row_dup(r, S_OUTPUT, &s->output) ||
-        !sked__row_dup(r, S_STDERR, &s->stderr_text) ||
-        !sked__row_dup(r, S_ERROR, &s->error) ||
-        !sked__row_dup(r, S_CODE, &s->error_code)) {
-        free(s->step);
-        free(s->output);
-        free(s->stderr_text);
-        free(s->error);
-        free(s->error_code);
+    SKED__STEP_FIELDS(READ_STEP, READ_STEP)
+    if (!ok) {
+        sked__step_record_done(s);
         return sked__nomem(err);
     }
-    s->compensation = r->d->i64(r, S_COMP) != 0;
-    s->attempt = (int32_t) r->d->i64(r, S_ATTEMPT);
-    if (!ROW_WORD(r, S_STATUS, sked__step_status_parse, &s->status))
-        s->status = SKED_STEP_FAILED; /* cannot happen: the column is checked */
-    s->truncated = (int) r->d->i64(r, S_TRUNC);
-    s->exit_code = r->d->null(r, S_EXIT) ? -1 : (int32_t) r->d->i64(r, S_EXIT);
-    s->started_at = row_time(r, S_STARTED);
-    s->finished_at = row_time(r, S_FINISHED);
     return 0;
 }
 
@@ -188,17 +173,16 @@ const sked__row_kind sked__row_step = {sizeof(sked_step_record), step_read,
 
 /* ---- events ----------------------------------------------------------- */
 
+#define READ_EVENT(m, kind, col, json) READ_##kind(e->m, SKED__EVENT_COL_##m)
+
 static int event_read(const sked__row *r, void *dst, sked_error *err)
 {
     sked_event *e = dst;
+    bool ok = true;
 
-    e->id = r->d->i64(r, 0);
-    e->at = r->d->i64(r, 4);
-    if (!sked__row_dup(r, 1, &e->type) || !sked__row_dup(r, 2, &e->subject) ||
-        !sked__row_dup(r, 3, &e->payload)) {
-        free(e->type);
-        free(e->subject);
-        free(e->payload);
+    SKED__EVENT_FIELDS(READ_EVENT, READ_EVENT)
+    if (!ok) {
+        sked__event_done(e);
         return sked__nomem(err);
     }
     return 0;
@@ -282,16 +266,16 @@ void sked__row_failures(const sked__row *r, sked__failures *f)
 
 /* ---- queues ----------------------------------------------------------- */
 
+#define READ_LOAD(m, kind, col, json)                                          \
+    READ_##kind(q->m, SKED__QUEUE_LOAD_COL_##m)
+
 static int load_read(const sked__row *r, void *dst, sked_error *err)
 {
     sked__queue_load *q = dst;
+    bool ok = true;
 
-    *q = (sked__queue_load){.concurrency = (int32_t) r->d->i64(r, 1),
-                            .rate_limit = (int32_t) r->d->i64(r, 2),
-                            .rate_period = r->d->i64(r, 3),
-                            .running = r->d->i64(r, 4),
-                            .started = r->d->i64(r, 5)};
-    return sked__row_dup(r, 0, &q->name) ? 0 : sked__nomem(err);
+    SKED__QUEUE_LOAD_FIELDS(READ_LOAD, READ_LOAD)
+    return ok ? 0 : sked__nomem(err);
 }
 
 static void loads_free(void *v, size_t n)
@@ -306,17 +290,16 @@ static void loads_free(void *v, size_t n)
 const sked__row_kind sked__row_queue_load = {sizeof(sked__queue_load),
                                              load_read, loads_free};
 
+#define READ_INFO(m, kind, col, json)                                          \
+    READ_##kind(q->m, SKED__QUEUE_INFO_COL_##m)
+
 static int info_read(const sked__row *r, void *dst, sked_error *err)
 {
     sked_queue_info *q = dst;
+    bool ok = true;
 
-    *q = (sked_queue_info){.concurrency = (int32_t) r->d->i64(r, 1),
-                           .worker_concurrency = (int32_t) r->d->i64(r, 2),
-                           .rate_limit = (int32_t) r->d->i64(r, 3),
-                           .rate_period = r->d->i64(r, 4),
-                           .pending = r->d->i64(r, 5),
-                           .running = r->d->i64(r, 6)};
-    return sked__row_dup(r, 0, &q->name) ? 0 : sked__nomem(err);
+    SKED__QUEUE_INFO_FIELDS(READ_INFO, READ_INFO)
+    return ok ? 0 : sked__nomem(err);
 }
 
 static void infos_free(void *v, size_t n)

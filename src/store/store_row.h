@@ -3,9 +3,11 @@
  * a sked__row, a cursor on its result with three readers (a column's
  * text, its integer, whether it is NULL), and the readers here map the
  * columns to a run, a candidate of a claim, a step attempt, an event, a
- * queue's load or a queue's figures. The mapping of a run comes from its
- * field table (model/run_fields.h); the others' column orders are named
- * beside their SQL below, which both dialects select in.
+ * queue's load or a queue's figures. The mappings of a run, a step
+ * attempt, an event and a queue's two rows come from their field tables
+ * (model/run_fields.h, step_fields.h, event_fields.h, queue_fields.h),
+ * with the column lists both dialects select; the others' column orders
+ * are named beside their SQL below.
  *
  * A reader fills one zeroed element and leaves nothing allocated in it
  * on failure; sked__row_kind pairs a reader with the size of its element
@@ -21,6 +23,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "model/step_fields.h"
 #include "store/store_ops.h"
 
 typedef struct sked__row sked__row;
@@ -64,19 +67,14 @@ extern const sked__row_kind sked__row_run;
     "not_before, created_at, started_at"
 extern const sked__row_kind sked__row_cand;
 
-/* A sked_step_record. */
-#define SKED__STEP_COLUMNS                                                     \
-    "step, compensation, attempt, status, output, stderr_text, truncated, "    \
-    "error, error_code, exit_code, started_at, finished_at"
+/* A sked_step_record: SKED__STEP_COLUMNS (model/step_fields.h). */
 extern const sked__row_kind sked__row_step;
 
 /* The columns a step attempt is written with, and the clause that makes
  * the insert an update of the row of its key, keeping the stored
  * started_at unless the attempt runs again (store_ops.h, steps_write):
  * the same words in both dialects. */
-#define SKED__STEP_WRITE_COLUMNS                                               \
-    "run_id, step, compensation, attempt, status, output, stderr_text, "       \
-    "truncated, error, error_code, exit_code, started_at, finished_at"
+#define SKED__STEP_WRITE_COLUMNS "run_id, " SKED__STEP_COLUMNS
 #define SKED__STEP_UPSERT                                                      \
     "ON CONFLICT (run_id, step, compensation, attempt) DO UPDATE SET "         \
     "status = excluded.status, output = excluded.output, "                     \
@@ -86,15 +84,13 @@ extern const sked__row_kind sked__row_step;
     "started_at = CASE WHEN excluded.status = 'running' "                      \
     "THEN excluded.started_at ELSE steps.started_at END"
 
-/* A sked_event: id, type, subject, payload, at. */
+/* A sked_event: SKED__EVENT_COLUMNS (model/event_fields.h). */
 extern const sked__row_kind sked__row_event;
 
-/* A sked__queue_load: name, concurrency, rate limit, rate period,
- * running, started (0 for none). */
+/* A sked__queue_load: SKED__QUEUE_LOAD_COLUMNS (model/queue_fields.h). */
 extern const sked__row_kind sked__row_queue_load;
 
-/* A sked_queue_info: name, concurrency, worker concurrency, rate limit,
- * rate period, pending, running (0 for none). */
+/* A sked_queue_info: SKED__QUEUE_INFO_COLUMNS (model/queue_fields.h). */
 extern const sked__row_kind sked__row_queue_info;
 
 /* A run whose lease was renewed: id, and 1 when a cancel is requested
