@@ -48,6 +48,8 @@ static const body_key backfill_keys[] = {
 #define AT(r, off, type) ((type *) (void *) ((char *) (r) + (off)))
 #define AT_C(r, off, type)                                                     \
     ((const type *) (const void *) ((const char *) (r) + (off)))
+/* A text member, named so that AT_C adds its const to the pointer only. */
+typedef const char *text_member;
 
 /* The definitions of the N schedules of SET as an array into *out. */
 static int set_write(const sked_schedule *set, size_t n, json_t **out,
@@ -86,9 +88,9 @@ static int value_write(const body_key *k, const void *r, json_t **out,
         *out = json_boolean(*AT_C(r, k->off, bool));
         break;
     case BODY_NAME:
-        if (!*AT_C(r, k->off, const char *))
+        if (!*AT_C(r, k->off, text_member))
             return 0;
-        *out = json_string(*AT_C(r, k->off, const char *));
+        *out = json_string(*AT_C(r, k->off, text_member));
         break;
     case BODY_INSTANT:
         if ((t = *AT_C(r, k->off, sked_time)) == SKED_TIME_NONE)
@@ -371,7 +373,7 @@ static const char *query_value(const query_key *k, const void *q, char *v)
 {
     switch (k->kind) {
     case QUERY_TEXT:
-        return *AT_C(q, k->off, const char *);
+        return *AT_C(q, k->off, text_member);
     case QUERY_COUNT:
         if (*AT_C(q, k->off, size_t) == 0)
             return NULL;
