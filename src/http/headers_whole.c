@@ -82,10 +82,12 @@ static bool inside(const seen *s, const char *p)
 static void check_end(seen *s, const char *next, size_t min, size_t max)
 {
     const header *h = &s->prev;
-    uintptr_t end = (uintptr_t) (h->value + h->value_len);
+    uintptr_t end;
 
+    /* Before the first header, prev is empty: its value is NULL. */
     if (!s->start || !h->key || !inside(s, h->key) || !inside(s, h->value))
         return;
+    end = (uintptr_t) (h->value + h->value_len);
     if ((uintptr_t) next < end ||
         !line_end(h->value + h->value_len, (uintptr_t) next - end, min, max))
         refuse(s, h, false);
