@@ -32,16 +32,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_PAIRS 64
-#define TOKEN     "0123456789abcdef-fuzz"
-
-typedef struct pairs {
-    const char *key[MAX_PAIRS], *val[MAX_PAIRS];
-    size_t n;
-} pairs;
+#define TOKEN "0123456789abcdef-fuzz"
 
 typedef struct fake {
-    pairs query, headers;
+    http_pairs query, headers;
 } fake;
 
 static sked_engine *engine;
@@ -105,38 +99,13 @@ static sked_engine *the_engine(void)
 static const char *lookup(const http_req *req, bool header, const char *key)
 {
     const fake *f = req->value_ctx;
-    const pairs *p = header ? &f->headers : &f->query;
 
-    for (size_t i = 0; i < p->n; i++)
-        if (header ? strcasecmp(p->key[i], key) == 0
-                   : strcmp(p->key[i], key) == 0)
-            return p->val[i];
-    return NULL;
-}
-
-/* Split QUERY ("a=1&b") in place into P, decoded as the server does. */
-static void split_query(char *query, pairs *p)
-{
-    for (char *kv = query; kv && p->n < MAX_PAIRS;) {
-        char *amp = strchr(kv, '&'), *eq;
-        if (amp)
-            *amp++ = '\0';
-        if (*kv) {
-            if ((eq = strchr(kv, '=')))
-                *eq++ = '\0';
-            (void) sked__http_unescape(kv);
-            if (eq)
-                (void) sked__http_unescape(eq);
-            p->key[p->n] = kv;
-            p->val[p->n++] = eq ? eq : "";
-        }
-        kv = amp;
-    }
+    return sked__http_pairs_get(header ? &f->headers : &f->query, header, key);
 }
 
 /* Split the header lines at S (up to an empty line) into P; return the
  * body after them. */
-static char *split_headers(char *s, pairs *p)
+static char *split_headers(char *s, http_pairs *p)
 {
     while (s && *s) {
         char *nl = strchr(s, '\n'), *colon;
@@ -144,7 +113,7 @@ static char *split_headers(char *s, pairs *p)
             *nl++ = '\0';
         if (!*s)
             return nl ? nl : s;
-        if ((colon = strchr(s, ':')) && p->n < MAX_PAIRS) {
+        if ((colon = strchr(s, ':')) && p->n < HTTP_PAIRS_MAX) {
             *colon++ = '\0';
             while (*colon == ' ')
                 colon++;
@@ -242,7 +211,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if ((query = strchr(sp, '?')))
         *query++ = '\0';
     (void) sked__http_unescape(sp);
-    split_query(query, &f.query);
+    sked__http_split_query(query, &f.query);
     body = split_headers(body, &f.headers);
 
     http_req req = {.method = line,

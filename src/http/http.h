@@ -59,6 +59,17 @@ unsigned sked__http_port(const sked_http *h);
  * NULL does nothing. */
 void sked__http_stop(sked_http *h);
 
+struct sked_mcp_call;
+struct sked_mcp_reply;
+
+/* Answer one API request in this process, through the router and the
+ * handlers the server uses (no socket, no token): the sked_mcp_api_fn of
+ * mcp/mcp.h, with ENGINE the sked_engine (borrowed) to serve. The event
+ * stream (follow=1) cannot be answered this way. Returns 0, or
+ * SKED_ENOMEM. */
+int sked__http_call(void *engine, const struct sked_mcp_call *call,
+                    struct sked_mcp_reply *reply, sked_error *err);
+
 /* True when the listen address LISTEN (as in the options) accepts
  * connections from this machine only (127.0.0.0/8, ::1, "localhost"). */
 bool sked__http_listen_is_loopback(const char *listen);

@@ -104,6 +104,25 @@ void sked__http_match_done(http_match *m);
  * with sked__http_match_done once RESP is sent. Returns RESP's code. */
 int sked__http_serve(http_req *req, http_resp *resp, http_match *m);
 
+/* ---- query strings (call.c) -------------------------------------------- */
+
+/* Most query parameters a request may have (more: 400). */
+#define HTTP_PAIRS_MAX 64
+
+/* Keys and values, borrowed from the string they were split from. */
+typedef struct http_pairs {
+    const char *key[HTTP_PAIRS_MAX], *val[HTTP_PAIRS_MAX];
+    size_t n;
+} http_pairs;
+
+/* Split QUERY ("a=1&b", may be NULL) in place into P, decoded as the
+ * server decodes it; past HTTP_PAIRS_MAX parameters, the rest is left. */
+void sked__http_split_query(char *query, http_pairs *p);
+
+/* The value of KEY in P (compared ignoring case when NOCASE), or NULL. */
+const char *sked__http_pairs_get(const http_pairs *p, bool nocase,
+                                 const char *key);
+
 /* ---- responses (reply.c) ---------------------------------------------- */
 
 /* Send BODY (a new reference, taken also on failure) as JSON with
