@@ -47,8 +47,7 @@ const char *sked__http_pairs_get(const http_pairs *p, bool nocase,
     return NULL;
 }
 
-static const char *call_value(const http_req *req, bool header,
-                              const char *key)
+static const char *call_value(const http_req *req, bool header, const char *key)
 {
     const call_values *v = req->value_ctx;
 
