@@ -261,6 +261,77 @@ int remote_call(remote *r, const char *method, const char *path,
     return rc;
 }
 
+/* Stop an exchange once the flag CTX is set. */
+static int on_cancel(void *ctx, curl_off_t a, curl_off_t b, curl_off_t c,
+                     curl_off_t d)
+{
+    volatile const int *cancel = ctx;
+
+    (void) a, (void) b, (void) c, (void) d;
+    return *cancel ? 1 : 0;
+}
+
+/* Whether KEY (may be NULL) can be a header's value: no control
+ * characters, which would end the header line. */
+static bool header_safe(const char *key)
+{
+    for (; key && *key; key++)
+        if ((unsigned char) *key < 0x20 || *key == 0x7f)
+            return false;
+    return true;
+}
+
+int remote_raw(remote *r, const sked_mcp_call *call, sked_mcp_reply *reply,
+               sked_error *err)
+{
+    struct curl_slist *h = NULL;
+    sked_buf b = {.max = ANSWER_MAX};
+    char *url = NULL;
+    long status = 0;
+    CURLcode cc;
+
+    memset(reply, 0, sizeof *reply);
+    if (!header_safe(call->idempotency_key))
+        return sked__error_set(err, SKED_EINVAL, "idempotency_key", -1,
+                               "must not hold control characters");
+    h = headers(r, call->body != NULL, call->idempotency_key);
+    if (!h || !(url = cli_format("%s%s", r->url, call->target))) {
+        curl_slist_free_all(h);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    curl_easy_reset(r->curl);
+    curl_easy_setopt(r->curl, CURLOPT_URL, url);
+    common_options(r);
+    curl_easy_setopt(r->curl, CURLOPT_TIMEOUT, REQUEST_TIMEOUT_SECS);
+    curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, &b);
+    if (call->cancel) {
+        curl_easy_setopt(r->curl, CURLOPT_NOPROGRESS, 0L);
+        curl_easy_setopt(r->curl, CURLOPT_XFERINFOFUNCTION, on_cancel);
+        curl_easy_setopt(r->curl, CURLOPT_XFERINFODATA, (void *) call->cancel);
+    }
+    set_method(r, call->method, call->body);
+    cc = curl_easy_perform(r->curl);
+    curl_slist_free_all(h);
+    free(url);
+    if (cc == CURLE_OK)
+        curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (b.failed || cc != CURLE_OK) {
+        sked__buf_reset(&b);
+        if (cc == CURLE_ABORTED_BY_CALLBACK)
+            return sked__error_set(err, SKED_ECANCELED, NULL, -1, NULL);
+        if (cc == CURLE_OK || cc == CURLE_WRITE_ERROR)
+            return sked__error_set(err, SKED_ETOOBIG, NULL, -1,
+                                   "the answer of %s is too large", r->url);
+        return sked__error_set(err, SKED_EIO, NULL, -1, "cannot reach %s: %s",
+                               r->url, curl_easy_strerror(cc));
+    }
+    reply->status = (unsigned) status;
+    reply->body = sked__buf_take(&b, &reply->len);
+    return 0;
+}
+
 /* ---- the event stream ---------------------------------------------------- */
 
 typedef struct stream {
