@@ -36,18 +36,30 @@ int sked__rpc_fail(rpc_error *e, int code, const char *fmt, ...)
  * invalid request rather than a parse error. */
 static int parse_failure(const json_error_t *je, rpc_error *e)
 {
+    int at = je->position;
+
     switch (json_error_code(je)) {
     case json_error_numeric_overflow:
+        return sked__rpc_fail(e, RPC_INVALID_REQUEST,
+                              "Invalid Request: a number is out of range (at "
+                              "byte %d)",
+                              at);
     case json_error_null_character:
     case json_error_null_byte_in_key:
+        return sked__rpc_fail(e, RPC_INVALID_REQUEST,
+                              "Invalid Request: a string holds \\u0000 (at "
+                              "byte %d)",
+                              at);
     case json_error_stack_overflow:
         return sked__rpc_fail(e, RPC_INVALID_REQUEST,
-                              "Invalid Request: %s (at byte %d)", je->text,
-                              je->position);
+                              "Invalid Request: nested too deep (at byte %d)",
+                              at);
+    case json_error_invalid_utf8:
+        return sked__rpc_fail(e, RPC_PARSE_ERROR,
+                              "Parse error: invalid UTF-8 (at byte %d)", at);
     default:
         return sked__rpc_fail(e, RPC_PARSE_ERROR,
-                              "Parse error: %s (at byte %d)", je->text,
-                              je->position);
+                              "Parse error: %s (at byte %d)", je->text, at);
     }
 }
 

@@ -158,7 +158,6 @@ static void *poll_main(void *arg)
     sked_mcp *m = arg;
     struct timespec at;
 
-    poll_start(m);
     pthread_mutex_lock(&m->mu);
     while (!m->closing) {
         sked__clock_deadline(m->o.poll, &at);
@@ -181,6 +180,9 @@ void sked__mcp_poll_begin(sked_mcp *m)
 {
     if (!m->o.notify)
         return;
+    /* Here, before initialize is answered, so that whatever happens
+     * after the answer is news to the client. */
+    poll_start(m);
     pthread_mutex_lock(&m->mu);
     /* Without a thread the session still serves; it sends nothing. */
     if (!m->polling && !m->closing &&

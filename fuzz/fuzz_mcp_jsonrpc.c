@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/* Fuzz target for what an MCP session reads (src/mcp/session.c,
+ * jsonrpc.c): JSON-RPC messages of any bytes, on a session whose API is
+ * the server's own router and handlers (sked__http_call) on a real
+ * engine over a SQLite file, so that tools, resources and prompts run
+ * for real with whatever arguments get through.
+ *
+ * The input is one message a line, handed one after another to a fresh
+ * session (so that an initialize in the input opens the methods behind
+ * it). Every answer must be a JSON-RPC 2.0 object with an id (a string,
+ * an integer or null) and either a result object or an error with an
+ * integer code and a message; any other outcome aborts; leaks are found
+ * by the sanitizers. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "http/http.h"
+#include "mcp/mcp.h"
+#include "sked/engine.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Most messages read from one input. */
+#define MESSAGES_MAX 64
+
+static sked_engine *engine;
+static char dir[512];
+
+static void cleanup(void)
+{
+    char path[600];
+
+    sked_engine_close(engine);
+    engine = NULL;
+    for (const char *const *f =
+             (const char *const[]){"/mcp.db", "/mcp.db-wal", "/mcp.db-shm",
+                                   "/mcp.db-journal", NULL};
+         *f; f++) {
+        snprintf(path, sizeof path, "%s%s", dir, *f);
+        (void) unlink(path);
+    }
+    (void) rmdir(dir);
+}
+
+static int step(sked_ctx *ctx, const char *input, char **output)
+{
+    (void) ctx;
+    (void) input;
+    (void) output;
+    return 0;
+}
+
+/* One engine for the whole run, on a fresh SQLite file, with a workflow
+ * "w" registered so that runs can start; no thread runs. */
+static sked_engine *the_engine(void)
+{
+    sked_engine_options o = {.sqlite_synchronous = "normal", .workers = -1};
+    sked_workflow *w = NULL;
+    sked_error err;
+    char url[600];
+
+    if (engine)
+        return engine;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/sked-fuzz-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror(dir);
+        abort();
+    }
+    snprintf(url, sizeof url, "sqlite:%s/mcp.db", dir);
+    o.db_url = url;
+    if (sked_engine_open(&o, &engine, &err) != 0 ||
+        sked_workflow_new("w", &w, &err) != 0 ||
+        sked_workflow_add_step(w, "s", step, NULL, &err) != 0 ||
+        sked_engine_register(engine, w, &err) != 0) {
+        fprintf(stderr, "the engine of %s: %s\n", url, err.msg);
+        abort();
+    }
+    atexit(cleanup);
+    return engine;
+}
+
+/* Say what the answer broke, and abort. */
+static void broken(const char *what, const char *msg, size_t len,
+                   const char *reply, size_t reply_len)
+{
+    fprintf(stderr, "fuzz_mcp_jsonrpc: %s\n  message: %.*s\n  answer: %.*s\n",
+            what, (int) (len > 300 ? 300 : len), msg,
+            (int) (reply_len > 300 ? 300 : reply_len), reply);
+    abort();
+}
+
+/* The answer's checks: JSON-RPC 2.0, an id, a result or an error. */
+static void check_answer(const char *msg, size_t len, const char *reply,
+                         size_t reply_len)
+{
+    json_t *j = json_loadb(reply, reply_len, 0, NULL);
+    json_t *id = json_object_get(j, "id");
+    json_t *result = json_object_get(j, "result");
+    json_t *error = json_object_get(j, "error");
+    const char *v = json_string_value(json_object_get(j, "jsonrpc"));
+
+    if (!json_is_object(j))
+        broken("an answer that is not a JSON object", msg, len, reply,
+               reply_len);
+    if (!v || strcmp(v, "2.0") != 0)
+        broken("an answer without jsonrpc \"2.0\"", msg, len, reply,
+               reply_len);
+    if (!json_is_string(id) && !json_is_integer(id) && !json_is_null(id))
+        broken("an answer without a valid id", msg, len, reply, reply_len);
+    if (!result == !error)
+        broken("an answer without exactly one of result and error", msg, len,
+               reply, reply_len);
+    if (result && !json_is_object(result))
+        broken("a result that is not an object", msg, len, reply, reply_len);
+    if (error && (!json_is_integer(json_object_get(error, "code")) ||
+                  !json_is_string(json_object_get(error, "message"))))
+        broken("an error without its integer code and message", msg, len,
+               reply, reply_len);
+    if (memchr(reply, '\n', reply_len))
+        broken("an answer of more than one line", msg, len, reply, reply_len);
+    json_decref(j);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    sked_mcp_options o = {.api = sked__http_call, .api_ctx = the_engine()};
+    const char *p = (const char *) data, *end = p + size;
+    sked_mcp *m = NULL;
+    sked_error err;
+
+    if (sked__mcp_open(&o, &m, &err) != 0)
+        abort();
+    for (int i = 0; i < MESSAGES_MAX && p < end; i++) {
+        const char *nl = memchr(p, '\n', (size_t) (end - p));
+        size_t len = nl ? (size_t) (nl - p) : (size_t) (end - p);
+        char *reply = NULL;
+        size_t reply_len = 0;
+
+        if (sked__mcp_handle(m, p, len, &reply, &reply_len) != 0)
+            abort(); /* out of memory, which the fuzzer does not cause */
+        if (reply)
+            check_answer(p, len, reply, reply_len);
+        free(reply);
+        p += len + (nl ? 1 : 0);
+    }
+    sked__mcp_close(m);
+    return 0;
+}
