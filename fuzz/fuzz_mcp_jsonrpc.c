@@ -110,8 +110,7 @@ static void check_answer(const char *msg, size_t len, const char *reply,
         broken("an answer that is not a JSON object", msg, len, reply,
                reply_len);
     if (!v || strcmp(v, "2.0") != 0)
-        broken("an answer without jsonrpc \"2.0\"", msg, len, reply,
-               reply_len);
+        broken("an answer without jsonrpc \"2.0\"", msg, len, reply, reply_len);
     if (!json_is_string(id) && !json_is_integer(id) && !json_is_null(id))
         broken("an answer without a valid id", msg, len, reply, reply_len);
     if (!result == !error)
@@ -121,8 +120,8 @@ static void check_answer(const char *msg, size_t len, const char *reply,
         broken("a result that is not an object", msg, len, reply, reply_len);
     if (error && (!json_is_integer(json_object_get(error, "code")) ||
                   !json_is_string(json_object_get(error, "message"))))
-        broken("an error without its integer code and message", msg, len,
-               reply, reply_len);
+        broken("an error without its integer code and message", msg, len, reply,
+               reply_len);
     if (memchr(reply, '\n', reply_len))
         broken("an answer of more than one line", msg, len, reply, reply_len);
     json_decref(j);

@@ -29,7 +29,9 @@ const char *const sked__mcp_log_levels[MCP_LEVELS] = {
 /* The event log is read in pages of EVENTS_PAGE, at most POLL_PAGES a
  * tick, so that a burst is caught up without one tick lasting long. */
 #define EVENTS_PAGE 200
-#define POLL_PAGES  50
+/* The API's largest page, for skipping the old events at the start. */
+#define SKIP_PAGE  1000
+#define POLL_PAGES 50
 
 /* Send the notification METHOD with PARAMS (stolen; NULL: none). */
 static void notify(sked_mcp *m, const char *method, json_t *params)
@@ -88,7 +90,7 @@ static void on_event(sked_mcp *m, json_t *event)
 
 /* Read one page of events after the cursor; with SEND, send each.
  * Returns how many came, or -1 when the API did not answer. */
-static int poll_page(sked_mcp *m, bool send)
+static int poll_page(sked_mcp *m, int limit, bool send)
 {
     mcp_ctx c = {.api = m->o.api, .api_ctx = m->o.api_ctx, .cancel = &m->stop};
     char target[96];
@@ -98,7 +100,7 @@ static int poll_page(sked_mcp *m, bool send)
     size_t i, n;
 
     snprintf(target, sizeof target, "/api/v1/events?after=%" PRId64 "&limit=%d",
-             m->cursor, EVENTS_PAGE);
+             m->cursor, limit);
     if (sked__mcp_api(&c, "GET", target, NULL, NULL, &status, &page, &err) !=
             0 ||
         status != 200) {
@@ -141,7 +143,7 @@ static void poll_start(sked_mcp *m)
         return;
     }
     json_decref(page);
-    while (!m->stop && poll_page(m, false) == EVENTS_PAGE)
+    while (!m->stop && poll_page(m, SKIP_PAGE, false) == SKIP_PAGE)
         ;
 }
 
@@ -149,7 +151,7 @@ static void poll_start(sked_mcp *m)
 static void poll_events(sked_mcp *m)
 {
     for (int i = 0; i < POLL_PAGES && !m->stop; i++)
-        if (poll_page(m, true) < EVENTS_PAGE)
+        if (poll_page(m, EVENTS_PAGE, true) < EVENTS_PAGE)
             return;
 }
 
