@@ -21,6 +21,8 @@
 #    ends the process with 0.
 # 5. --server mode through a real "sked server" (with a token) answers
 #    as --db mode does; a wrong token is a tool error, not a crash.
+# Also: a last line without its newline, --db with --server (2), a
+# database that cannot be opened (1, said on stderr), --help.
 #
 # Env: SKED_BIN. Ends with "N passed, M failed".
 set -u
@@ -335,11 +337,31 @@ run() {
 
 db=sqlite:$tmp/mcp.db
 "$bin" schedule create w "0 9 * * *" --name s1 --timezone Europe/Paris \
-    --db "$db" >/dev/null || fail setup.create "cannot create s1"
+    --db "$db" >/dev/null 2>&1 || fail setup.create "cannot create s1"
 
 # ---- 1. versions, 2-4. bad input, a subscription, stdout --------------------
 run versions "$db"
 run bad "$db"
+
+# A last line without its newline is read; the options are checked.
+out=$(printf '{"jsonrpc":"2.0","id":1,"method":"ping"}' |
+    "$bin" mcp --db "$db" 2>"$tmp/e")
+check last_line.out "$out" '{"jsonrpc":"2.0","id":1,"result":{}}'
+"$bin" mcp --db "$db" --server http://127.0.0.1:1 </dev/null >"$tmp/o" 2>"$tmp/e"
+check both.rc "$?" 2
+check both.stdout "$(cat "$tmp/o")" ""
+check both.msg "$(cat "$tmp/e")" \
+    "sked: give --db or --server, not both (see 'sked mcp --help')"
+"$bin" mcp --db "postgres://127.0.0.1:1/none?connect_timeout=2" </dev/null \
+    >"$tmp/o" 2>"$tmp/e"
+check bad_db.rc "$?" 1
+check bad_db.stdout "$(cat "$tmp/o")" ""
+grep -q '^sked: cannot open the database ' "$tmp/e" && pass ||
+    fail bad_db.msg "$(cat "$tmp/e")"
+"$bin" mcp --help >"$tmp/o"
+for opt in --db --server --help; do
+    grep -q -- "^  .*$opt" "$tmp/o" && pass || fail "help$opt" "$(cat "$tmp/o")"
+done
 
 # ---- 5. --server mode -------------------------------------------------------
 printf 's3cret-mcp-token\n' >"$tmp/token"
