@@ -474,9 +474,13 @@ static int request(sked_mcp *m, const rpc_msg *r, json_t **out, rpc_error *e,
     *out = NULL;
     rc = md->fn(m, &ctx, r->params, out, e);
     *cancelled = call_leave(m, &c);
-    if (rc == 0 && !*out)
+    if (rc != 0) {
+        json_decref(*out); /* a module's result despite its failure */
+        *out = NULL;
+    } else if (!*out) {
         rc = sked__rpc_fail(e, RPC_INTERNAL_ERROR,
                             "Internal error: out of memory");
+    }
     return rc;
 }
 
