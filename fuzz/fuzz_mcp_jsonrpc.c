@@ -9,8 +9,9 @@
  * session (so that an initialize in the input opens the methods behind
  * it). Every answer must be a JSON-RPC 2.0 object with an id (a string,
  * an integer or null) and either a result object or an error with an
- * integer code and a message; any other outcome aborts; leaks are found
- * by the sanitizers. */
+ * integer code and a message; a request gets one with its own id, a
+ * notification none. Any other outcome aborts; leaks are found by the
+ * sanitizers. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,33 @@ static void check_answer(const char *msg, size_t len, const char *reply,
     json_decref(j);
 }
 
+/* A request (an object of JSON-RPC 2.0 with a valid id and a method)
+ * is owed an answer with its id; a notification is owed none. */
+static void check_owed(const char *msg, size_t len, const char *reply,
+                       size_t reply_len)
+{
+    json_t *j =
+        len <= SKED_MCP_MESSAGE_MAX ? json_loadb(msg, len, 0, NULL) : NULL;
+    json_t *id = json_object_get(j, "id"), *a;
+    const char *v = json_string_value(json_object_get(j, "jsonrpc"));
+
+    if (!j || !v || strcmp(v, "2.0") != 0 ||
+        !json_is_string(json_object_get(j, "method"))) {
+        json_decref(j);
+        return;
+    }
+    if (!id && reply)
+        broken("an answer to a notification", msg, len, reply, reply_len);
+    if (json_is_string(id) || json_is_integer(id)) {
+        a = reply ? json_loadb(reply, reply_len, 0, NULL) : NULL;
+        if (!json_equal(json_object_get(a, "id"), id))
+            broken("a request without its answer", msg, len, reply ? reply : "",
+                   reply_len);
+        json_decref(a);
+    }
+    json_decref(j);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sked_mcp_options o = {.api = sked__http_call, .api_ctx = the_engine()};
@@ -146,6 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort(); /* out of memory, which the fuzzer does not cause */
         if (reply)
             check_answer(p, len, reply, reply_len);
+        check_owed(p, len, reply, reply_len);
         free(reply);
         p += len + (nl ? 1 : 0);
     }
