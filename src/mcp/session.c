@@ -10,7 +10,9 @@
  * version, the client's when it is one of protocol_versions, else the
  * latest, and is answered once. A request is "in flight" from its
  * dispatch to its answer; notifications/cancelled sets the cancel flag
- * of the ones with its id, and their answers are dropped.
+ * of the ones with its id, and their answers are dropped; one that
+ * comes before its request (still queued by the transport) keeps that
+ * request from running.
  *
  * Threads: sked__mcp_handle runs on several threads at once; the
  * session's state (version, log level, subscriptions, calls in flight)
@@ -411,8 +413,25 @@ static const struct method *method_of(const char *name)
 
 /* ---- requests and notifications ------------------------------------------ */
 
-/* Enter C into M's calls, when R may run now. Returns 0 or the error's
- * code with E filled. */
+/* Whether ID was cancelled before its request came; forget it then.
+ * Under M's mutex. */
+static bool cancelled_early(sked_mcp *m, json_t *id)
+{
+    json_t *v;
+    size_t i;
+
+    json_array_foreach(m->early, i, v)
+    {
+        if (json_equal(v, id)) {
+            (void) json_array_remove(m->early, i);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Enter C into M's calls, when R may run now. Returns 0, 1 when it was
+ * cancelled before it came, or the error's code with E filled. */
 static int call_enter(sked_mcp *m, const struct method *md, mcp_inflight *c,
                       rpc_error *e)
 {
@@ -422,6 +441,8 @@ static int call_enter(sked_mcp *m, const struct method *md, mcp_inflight *c,
     if (m->closing)
         rc = sked__rpc_fail(e, RPC_INTERNAL_ERROR,
                             "Internal error: the session is closing");
+    else if (cancelled_early(m, c->id))
+        rc = 1;
     else if (!m->version && md->fn != m_initialize && md->fn != m_ping)
         rc = sked__rpc_fail(e, RPC_INVALID_REQUEST,
                             "Invalid Request: the session is not initialized: "
@@ -467,8 +488,10 @@ static int request(sked_mcp *m, const rpc_msg *r, json_t **out, rpc_error *e,
     if (r->params && !json_is_object(r->params))
         return sked__rpc_fail(e, RPC_INVALID_PARAMS,
                               "Invalid params: params: must be an object");
-    if ((rc = call_enter(m, md, &c, e)) != 0)
-        return rc;
+    if ((rc = call_enter(m, md, &c, e)) != 0) {
+        *cancelled = rc == 1;
+        return rc == 1 ? 0 : rc;
+    }
     mcp_ctx ctx = {
         .api = m->o.api, .api_ctx = m->o.api_ctx, .cancel = &c.cancel};
     *out = NULL;
@@ -488,13 +511,24 @@ static int request(sked_mcp *m, const rpc_msg *r, json_t **out, rpc_error *e,
 static void cancel_request(sked_mcp *m, json_t *params)
 {
     json_t *id = json_object_get(params, "requestId");
+    bool found = false;
 
     if (!json_is_string(id) && !json_is_integer(id))
         return;
     pthread_mutex_lock(&m->mu);
-    for (mcp_inflight *c = m->calls; c; c = c->next)
-        if (json_equal(c->id, id))
+    for (mcp_inflight *c = m->calls; c; c = c->next) {
+        if (json_equal(c->id, id)) {
             c->cancel = 1;
+            found = true;
+        }
+    }
+    /* Not in flight: queued, or answered already (ids are not reused
+     * within a session, so remembering it is harmless). */
+    if (!found) {
+        if (json_array_size(m->early) >= MCP_EARLY_MAX)
+            (void) json_array_remove(m->early, 0);
+        (void) json_array_append(m->early, id);
+    }
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -548,7 +582,10 @@ int sked__mcp_open(const sked_mcp_options *o, sked_mcp **out, sked_error *err)
     if (!o || !o->api)
         return sked__error_set(err, SKED_EINVAL, "api", -1,
                                "a session needs an API function");
-    if (!(m = calloc(1, sizeof *m)) || !(m->subs = json_object())) {
+    if (!(m = calloc(1, sizeof *m)) || !(m->subs = json_object()) ||
+        !(m->early = json_array())) {
+        if (m)
+            json_decref(m->subs);
         free(m);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
@@ -560,6 +597,7 @@ int sked__mcp_open(const sked_mcp_options *o, sked_mcp **out, sked_error *err)
         sked__cond_init_mono(&m->poll_cv) != 0 ||
         pthread_cond_init(&m->calls_cv, NULL) != 0) {
         json_decref(m->subs);
+        json_decref(m->early);
         free(m);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1,
                                "cannot make the session's locks");
@@ -602,5 +640,6 @@ void sked__mcp_close(sked_mcp *m)
     pthread_cond_destroy(&m->poll_cv);
     pthread_cond_destroy(&m->calls_cv);
     json_decref(m->subs);
+    json_decref(m->early);
     free(m);
 }

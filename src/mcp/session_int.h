@@ -21,6 +21,8 @@ extern const char *const sked__mcp_log_levels[];
 #define MCP_LEVEL_WARN 3
 #define MCP_LEVEL_NONE (-1)
 
+#define MCP_EARLY_MAX 64
+
 /* A request in flight, on its handler's stack. */
 typedef struct mcp_inflight {
     json_t *id; /* borrowed: the request's */
@@ -37,6 +39,10 @@ struct sked_mcp {
     int log_level;           /* index of sked__mcp_log_levels, or NONE */
     json_t *subs;            /* owned: object, subscribed URI -> true */
     mcp_inflight *calls;
+    /* Owned: the ids cancelled while no call of theirs was in flight
+     * (a request still queued by its transport), the last
+     * MCP_EARLY_MAX: their requests are not run. */
+    json_t *early;
     bool closing;
     /* Set at close, read without the mutex: the poller's API call and
      * its pages stop. */

@@ -4,10 +4,11 @@
  * notifications written to another, one a line, under one lock, and
  * nothing else ever written there.
  *
- * The reader hands each message to a pool of WORKERS threads, at most
- * WORKERS messages taken and not answered; beyond that it waits, except
- * for a notification (notifications/cancelled must reach a long call
- * even when every worker is busy), which it handles itself. Until the
+ * The reader hands each message to a pool of WORKERS threads through a
+ * queue of at most QUEUE_MAX; beyond that it waits. While every worker
+ * is busy it handles a notification itself, so that
+ * notifications/cancelled reaches a long call (or keeps a queued one
+ * from running) without waiting behind the requests. Until the
  * session is initialized it handles every message itself, so that what
  * a client sends right after initialize finds it done. A line longer
  * than SKED_MCP_MESSAGE_MAX is answered with -32600 without being kept,
@@ -25,7 +26,10 @@
 #include "base/error.h"
 #include "mcp/mcp.h"
 
-#define WORKERS   8
+#define WORKERS 8
+/* Messages read and waiting for a worker, at most: beyond, the reader
+ * waits. */
+#define QUEUE_MAX 32
 #define READ_SIZE (64 * 1024)
 /* How often a reader waiting for input looks at *stop. */
 #define STOP_POLL_MS 200
@@ -49,7 +53,7 @@ typedef struct server {
 
     pthread_mutex_t mu; /* the queue */
     pthread_cond_t cv;  /* a job queued or finished, or the end */
-    job q[WORKERS];
+    job q[QUEUE_MAX];
     size_t head, n; /* queued jobs: q[head], ..., circular */
     size_t busy;    /* jobs taken by a worker and not finished */
     bool done;      /* no more jobs will come */
@@ -117,7 +121,7 @@ static void *worker_main(void *arg)
         if (s->n == 0)
             break;
         job j = s->q[s->head];
-        s->head = (s->head + 1) % WORKERS;
+        s->head = (s->head + 1) % QUEUE_MAX;
         s->n--;
         s->busy++;
         pthread_mutex_unlock(&s->mu);
@@ -141,23 +145,23 @@ static bool is_notification(const char *msg, size_t len)
     return yes;
 }
 
-/* Give the line MSG (LEN bytes, owned) to a worker, or handle it here:
- * before initialize, when no worker could start, or a notification
- * while every worker is busy. */
+/* Give the line MSG (LEN bytes, owned) to the workers, or handle it
+ * here: before initialize, when no worker could start, or a
+ * notification while every worker is busy. */
 static void dispatch(server *s, char *msg, size_t len)
 {
     bool here = s->nworkers == 0 || !sked__mcp_version(s->m);
 
     pthread_mutex_lock(&s->mu);
-    if (!here && s->n + s->busy >= WORKERS) {
+    if (!here && s->n + s->busy >= s->nworkers) {
         pthread_mutex_unlock(&s->mu);
         here = is_notification(msg, len);
         pthread_mutex_lock(&s->mu);
-        while (!here && s->n + s->busy >= WORKERS)
-            pthread_cond_wait(&s->cv, &s->mu);
     }
+    while (!here && s->n >= QUEUE_MAX)
+        pthread_cond_wait(&s->cv, &s->mu);
     if (!here) {
-        s->q[(s->head + s->n) % WORKERS] = (job){.msg = msg, .len = len};
+        s->q[(s->head + s->n) % QUEUE_MAX] = (job){.msg = msg, .len = len};
         s->n++;
         pthread_cond_signal(&s->cv);
     }
