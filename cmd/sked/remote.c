@@ -106,8 +106,9 @@ static struct curl_slist *headers(const remote *r, bool body, const char *key)
     return h;
 }
 
-/* Report a failed exchange: why the server could not be reached. */
-static int unreachable(const remote *r, CURLcode cc)
+/* Why the server could not be reached: the system's word for a
+ * connection that failed ("Connection refused"), else libcurl's. */
+static const char *why_unreachable(const remote *r, CURLcode cc)
 {
     long os_errno = 0;
 
@@ -115,10 +116,15 @@ static int unreachable(const remote *r, CURLcode cc)
     if ((cc == CURLE_COULDNT_CONNECT || cc == CURLE_SEND_ERROR ||
          cc == CURLE_RECV_ERROR) &&
         os_errno > 0)
-        return cli_fail_once(SKED_EIO, "cannot reach %s: %s", r->url,
-                             strerror((int) os_errno));
+        return strerror((int) os_errno);
+    return curl_easy_strerror(cc);
+}
+
+/* Report a failed exchange: why the server could not be reached. */
+static int unreachable(const remote *r, CURLcode cc)
+{
     return cli_fail_once(SKED_EIO, "cannot reach %s: %s", r->url,
-                         curl_easy_strerror(cc));
+                         why_unreachable(r, cc));
 }
 
 /* Map the API's code string back to a SKED_E... code. */
@@ -325,7 +331,7 @@ int remote_raw(remote *r, const sked_mcp_call *call, sked_mcp_reply *reply,
             return sked__error_set(err, SKED_ETOOBIG, NULL, -1,
                                    "the answer of %s is too large", r->url);
         return sked__error_set(err, SKED_EIO, NULL, -1, "cannot reach %s: %s",
-                               r->url, curl_easy_strerror(cc));
+                               r->url, why_unreachable(r, cc));
     }
     reply->status = (unsigned) status;
     reply->body = sked__buf_take(&b, &reply->len);
