@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_io.h"
 #include "base/json_text.h"
 #include "base/utf8.h"
 #include "mcp/mcp.h"
@@ -117,8 +118,13 @@ int sked__rpc_read(const char *text, size_t len, rpc_msg *out, json_t **id,
                               "Invalid Request: the message is larger than "
                               "%d bytes",
                               SKED_MCP_MESSAGE_MAX);
-    /* Any value, so that "5" is an invalid request, not a parse error. */
-    if (!(root = json_loadb(text, len, JSON_DECODE_ANY, &je)))
+    /* Any value, so that "5" is an invalid request, not a parse error;
+     * memory that ran out is not the message's fault. */
+    rc = sked__json_load(text, len, JSON_DECODE_ANY, &root, &je);
+    if (rc == SKED_ENOMEM)
+        return sked__rpc_fail(e, RPC_INTERNAL_ERROR,
+                              "Internal error: out of memory");
+    if (rc != 0)
         return parse_failure(&je, e);
     if (json_is_array(root)) {
         json_decref(root);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/alloc.h"
 #include "base/error.h"
 #include "base/json_text.h"
 #include "mcp/jsonrpc.h"
@@ -582,7 +583,7 @@ int sked__mcp_open(const sked_mcp_options *o, sked_mcp **out, sked_error *err)
     if (!o || !o->api)
         return sked__error_set(err, SKED_EINVAL, "api", -1,
                                "a session needs an API function");
-    if (!(m = calloc(1, sizeof *m)) || !(m->subs = json_object()) ||
+    if (!(m = sked__calloc(1, sizeof *m)) || !(m->subs = json_object()) ||
         !(m->early = json_array())) {
         if (m)
             json_decref(m->subs);

@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "mcp/mcp.h"
 
@@ -194,7 +195,7 @@ static void line_end(server *s, reader *r)
     if (r->skipping) {
         send_line(s, too_long, sizeof too_long - 1);
     } else if (!blank(r->line, r->len)) {
-        char *msg = malloc(r->len + 1);
+        char *msg = sked__malloc(r->len + 1);
 
         if (msg) {
             memcpy(msg, r->line, r->len);
@@ -223,7 +224,7 @@ static bool line_add(reader *r, const char *p, size_t n)
 
         while (cap < r->len + n)
             cap *= 2;
-        if (!(p2 = realloc(r->line, cap)))
+        if (!(p2 = sked__realloc(r->line, cap)))
             return false;
         r->line = p2;
         r->cap = cap;
@@ -273,7 +274,7 @@ static int read_all(server *s, int in, volatile const int *stop,
                     sked_error *err)
 {
     reader r = {0};
-    char *buf = malloc(READ_SIZE);
+    char *buf = sked__malloc(READ_SIZE);
     int rc = 0;
 
     if (!buf)
