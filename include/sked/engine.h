@@ -524,6 +524,12 @@ SKED_API int sked_engine_event_read(sked_engine *e, int64_t after_id,
 /* Free what a page holds and empty it. NULL does nothing. */
 SKED_API void sked_event_page_done(sked_event_page *p);
 
+/* The id of the newest stored event into *out_id, 0 when none is
+ * stored: the AFTER_ID of a reader that wants only the events to come.
+ * Returns 0, SKED_EINVAL, SKED_EIO. */
+SKED_API int sked_engine_event_last(sked_engine *e, int64_t *out_id,
+                                    sked_error *err);
+
 /* Tell whether the event ID may follow the event LAST_ID with no event
  * between them still to commit: ids are given in order, but in pages, so
  * the first id of the next page follows the last of one. Past any other

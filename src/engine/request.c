@@ -472,6 +472,8 @@ typedef enum query_kind {
     QUERY_TEXT,    /* const char *; empty: absent */
     QUERY_COUNT,   /* size_t in min..max; written when not 0 */
     QUERY_ID,      /* int64_t in min..max; written when not negative */
+    QUERY_CURSOR,  /* an event id as QUERY_ID, or "latest":
+                      SKED__EVENTS_LATEST, written as "latest" */
     QUERY_FLAG,    /* bool: 1/true/empty or 0/false; written when true */
     QUERY_INSTANT, /* sked_time, RFC 3339; empty: absent (SKED_TIME_NONE);
                       written when not absent */
@@ -520,10 +522,10 @@ static const query_key run_keys[] = {
 static const query_key event_keys[] = {
     {"follow", QUERY_FLAG, offsetof(sked__event_query, follow), 0, 0, 0, false,
      false},
-    {"after", QUERY_ID, offsetof(sked__event_query, after), 0, LONG_MAX, -1,
+    {"after", QUERY_CURSOR, offsetof(sked__event_query, after), 0, LONG_MAX, -1,
      false, false},
-    {"cursor", QUERY_ID, offsetof(sked__event_query, after), 0, LONG_MAX, -1,
-     true, false},
+    {"cursor", QUERY_CURSOR, offsetof(sked__event_query, after), 0, LONG_MAX,
+     -1, true, false},
     {"limit", QUERY_COUNT, offsetof(sked__event_query, limit), 1, 1000, 100,
      false, true},
     {NULL, QUERY_TEXT, 0, 0, 0, 0, false, false},
@@ -587,7 +589,11 @@ static const char *query_value(const query_key *k, const void *q, char *v)
             return NULL;
         (void) snprintf(v, VALUE_MAX, "%zu", *AT_C(q, k->off, size_t));
         return v;
+    case QUERY_CURSOR:
     case QUERY_ID:
+        if (k->kind == QUERY_CURSOR &&
+            *AT_C(q, k->off, int64_t) == SKED__EVENTS_LATEST)
+            return "latest";
         if (*AT_C(q, k->off, int64_t) < 0)
             return NULL;
         (void) snprintf(v, VALUE_MAX, "%lld",
@@ -689,6 +695,16 @@ static int key_read(const query_key *k, const char *s, void *q, sked_error *err)
         return query_instant_read(k, s, AT(q, k->off, sked_time), err);
     case QUERY_DST:
         return query_dst_read(k, s, AT(q, k->off, sked_dst), err);
+    case QUERY_CURSOR:
+        if (s && strcmp(s, "latest") == 0) {
+            *AT(q, k->off, int64_t) = SKED__EVENTS_LATEST;
+            return 0;
+        }
+        if (s && (*s < '0' || *s > '9'))
+            return sked__error_set(err, SKED_ESYNTAX, k->key, -1,
+                                   "%s: expected an event id or latest",
+                                   k->key);
+        break;
     case QUERY_COUNT:
     case QUERY_ID:
         break;

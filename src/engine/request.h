@@ -89,10 +89,15 @@ void sked__request_simulate_done(sked__simulate_request *r);
  * absent: how a reader sees the query. */
 typedef const char *(*sked__query_get_fn)(void *ctx, const char *key);
 
+/* The "after" of an event query that is "latest": after the newest
+ * event stored (sked_engine_event_last), so that only new ones follow. */
+#define SKED__EVENTS_LATEST (-2)
+
 /* GET /api/v1/events: a page after an id, or with FOLLOW a stream. */
 typedef struct sked__event_query {
     bool follow;
-    int64_t after; /* -1: none ("cursor" is read as its other name) */
+    int64_t after; /* -1: none, SKED__EVENTS_LATEST: "latest" ("cursor"
+                      is read as its other name) */
     size_t limit;  /* 1..1000, a page's only; 0: 100 */
 } sked__event_query;
 
