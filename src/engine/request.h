@@ -67,8 +67,8 @@ typedef struct sked__simulate_request {
 #define SKED__SIMULATE_LIMIT_DEFAULT 1000
 #define SKED__SIMULATE_LIMIT_MAX     10000
 
-/* The body of R; a limit of 0 and the default tick and run duration are
- * left out. */
+/* The body of R: the period, the intervals (none: left out), the run
+ * duration and the tick in seconds, the limit (0: left out). */
 json_t *sked__request_simulate(const sked__simulate_request *r,
                                sked_error *err);
 
