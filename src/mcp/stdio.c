@@ -211,7 +211,7 @@ static void line_end(server *s, reader *r)
  * Returns false when out of memory. */
 static bool line_add(reader *r, const char *p, size_t n)
 {
-    if (r->skipping)
+    if (r->skipping || n == 0)
         return true;
     if (r->len + n > SKED_MCP_MESSAGE_MAX) {
         r->skipping = true;
