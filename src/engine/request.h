@@ -92,4 +92,32 @@ int sked__query_events_read(sked__query_get_fn get, void *ctx,
 int sked__query_long(const char *s, const char *key, long min, long max,
                      long dflt, long *out, sked_error *err);
 
+/* ---- the keys, described ------------------------------------------------ */
+
+/* The key tables above, for what describes the requests to a client (the
+ * input schemas of the MCP server's tools): so that a key added to a
+ * table shows there too. */
+typedef enum sked__request_table {
+    SKED__REQUEST_SCHEDULES, /* GET /api/v1/schedules: the query */
+    SKED__REQUEST_RUNS,      /* GET /api/v1/runs: the query */
+    SKED__REQUEST_EVENTS,    /* GET /api/v1/events: the query */
+    SKED__REQUEST_BACKFILL,  /* POST .../backfill: the body */
+} sked__request_table;
+
+typedef struct sked__request_param {
+    const char *key;
+    /* 's' text, 'n' a whole number in min..max, 'i' an id (a whole
+     * number in min..max, which a cursor gives as its text), 'f' a flag
+     * (1 or 0), 'b' true or false, 't' an RFC 3339 instant, 'a' an
+     * array */
+    char type;
+    long min, max;
+    bool stream; /* a flag that asks for a stream instead of a page */
+} sked__request_param;
+
+/* The I-th key of table T into *p (another name of a key left out).
+ * Returns false past the last. */
+bool sked__request_param_at(sked__request_table t, size_t i,
+                            sked__request_param *p);
+
 #endif
