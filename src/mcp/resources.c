@@ -20,12 +20,12 @@
 #include "base/json_text.h"
 #include "mcp/tools_int.h"
 
-#define PAGE           "100"
-#define SCHEDULE_URI   "sked://schedules/"
-#define RUN_URI        "sked://runs/"
-#define MIME           "application/json"
-#define SCHEDULE_PATH  "/api/v1/schedules/"
-#define RUN_PATH       "/api/v1/runs/"
+#define PAGE          "100"
+#define SCHEDULE_URI  "sked://schedules/"
+#define RUN_URI       "sked://runs/"
+#define MIME          "application/json"
+#define SCHEDULE_PATH "/api/v1/schedules/"
+#define RUN_PATH      "/api/v1/runs/"
 
 /* The string member KEY of O, "" when none. */
 static const char *str_of(const json_t *o, const char *key)
@@ -35,7 +35,8 @@ static const char *str_of(const json_t *o, const char *key)
     return s ? s : "";
 }
 
-/* PREFIX then V escaped, a new string (NULL: out of memory). */
+/* PREFIX then V escaped as one path segment of the API, a new string
+ * (NULL: out of memory). */
 static char *joined(const char *prefix, const char *v, const char *suffix)
 {
     sked_buf b = {0};
@@ -50,11 +51,11 @@ static char *joined(const char *prefix, const char *v, const char *suffix)
 static int add_resource(json_t *list, const char *prefix, const char *name,
                         const char *title, const char *desc)
 {
-    char *uri = joined(prefix, name, "");
-    json_t *r = uri ? json_pack("{s:s, s:s, s:s, s:s, s:s}", "uri", uri,
-                                "name", name, "title", title, "description",
-                                desc, "mimeType", MIME)
-                    : NULL;
+    char *uri = sked__mcp_uri(prefix, name);
+    json_t *r =
+        uri ? json_pack("{s:s, s:s, s:s, s:s, s:s}", "uri", uri, "name", name,
+                        "title", title, "description", desc, "mimeType", MIME)
+            : NULL;
 
     free(uri);
     return r && json_array_append_new(list, r) == 0 ? 0 : SKED_ENOMEM;
@@ -72,7 +73,8 @@ static int add_schedule(json_t *list, const json_t *s)
     if (!desc)
         (void) snprintf(text, sizeof text, "schedule of workflow %.60s, %.20s",
                         str_of(s, "workflow"), str_of(s, "status"));
-    return add_resource(list, SCHEDULE_URI, name, "schedule", desc ? desc : text);
+    return add_resource(list, SCHEDULE_URI, name, "schedule",
+                        desc ? desc : text);
 }
 
 /* The run R as a resource of LIST. */
@@ -93,21 +95,19 @@ static int add_run(json_t *list, const json_t *r)
 static int list_page(const mcp_ctx *c, char kind, const char *after,
                      json_t **out, sked_error *err)
 {
-    char *target = kind == 'r' ? strdup("/api/v1/runs?limit=" PAGE)
-                   : after     ? joined("/api/v1/schedules?limit=" PAGE
-                                        "&cursor=",
-                                        after, "")
-                               : strdup("/api/v1/schedules?limit=" PAGE);
+    char *target =
+        kind == 'r' ? strdup("/api/v1/runs?limit=" PAGE)
+        : after ? joined("/api/v1/schedules?limit=" PAGE "&cursor=", after, "")
+                : strdup("/api/v1/schedules?limit=" PAGE);
     json_t *answer = NULL, *list = json_array(), *item;
     const char *next;
     size_t i;
-    int rc = target && list ? sked__mcp_get(c, target, &answer, err)
-                            : SKED_ENOMEM;
+    int rc =
+        target && list ? sked__mcp_get(c, target, &answer, err) : SKED_ENOMEM;
 
     free(target);
-    json_array_foreach(json_object_get(answer, kind == 'r' ? "runs"
-                                                           : "schedules"),
-                       i, item)
+    json_array_foreach(
+        json_object_get(answer, kind == 'r' ? "runs" : "schedules"), i, item)
     {
         if (rc == 0)
             rc = kind == 'r' ? add_run(list, item) : add_schedule(list, item);
@@ -118,8 +118,8 @@ static int list_page(const mcp_ctx *c, char kind, const char *after,
     next = json_string_value(json_object_get(answer, "next_cursor"));
     if (rc == 0 && kind == 's') {
         char *cursor = next ? joined("s:", next, "") : strdup("r:");
-        if (!cursor || json_object_set_new(*out, "nextCursor",
-                                           json_string(cursor)) != 0)
+        if (!cursor ||
+            json_object_set_new(*out, "nextCursor", json_string(cursor)) != 0)
             rc = SKED_ENOMEM;
         free(cursor);
     }
@@ -233,10 +233,10 @@ int sked__mcp_resource_read(const mcp_ctx *c, const char *uri, json_t **out,
     free(target);
     if (rc == SKED_ENOTFOUND)
         (void) sked__error_set(err, rc, "uri", -1, "no resource %.120s", uri);
-    if (rc == 0 && (!(text = sked__json_text(answer, NULL)) ||
-                    !(*out = json_pack("{s:[{s:s, s:s, s:s}]}", "contents",
-                                       "uri", uri, "mimeType", MIME, "text",
-                                       text))))
+    if (rc == 0 &&
+        (!(text = sked__json_text(answer, NULL)) ||
+         !(*out = json_pack("{s:[{s:s, s:s, s:s}]}", "contents", "uri", uri,
+                            "mimeType", MIME, "text", text))))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, "out of memory");
     free(text);
     json_decref(answer);
@@ -247,7 +247,7 @@ int sked__mcp_resource_read(const mcp_ctx *c, const char *uri, json_t **out,
 static void call_uri(void (*fn)(void *ctx, const char *uri), void *ctx,
                      const char *prefix, const char *v)
 {
-    char *uri = v && *v ? joined(prefix, v, "") : NULL;
+    char *uri = v && *v ? sked__mcp_uri(prefix, v) : NULL;
 
     if (uri)
         fn(ctx, uri);
@@ -269,7 +269,8 @@ void sked__mcp_event_uris(json_t *event, void (*fn)(void *ctx, const char *uri),
              strcmp(type, "schedule.deleted") == 0) &&
             list_changed)
             *list_changed = true;
-    } else if (strncmp(type, "run.", 4) == 0 || strncmp(type, "step.", 5) == 0) {
+    } else if (strncmp(type, "run.", 4) == 0 ||
+               strncmp(type, "step.", 5) == 0) {
         call_uri(fn, ctx, RUN_URI, subject);
         call_uri(fn, ctx, SCHEDULE_URI,
                  json_string_value(json_object_get(payload, "schedule")));

@@ -26,9 +26,9 @@ enum { RO = 1, DESTRUCTIVE = 2, IDEMPOTENT = 4 };
 typedef struct tool {
     const char *name, *title, *desc;
     const char *method, *path;
-    char rest;           /* the other arguments: 'q' query, 'b' body */
-    const char *whole;   /* the argument that is the whole body, or NULL */
-    const char *header;  /* the argument sent as Idempotency-Key, or NULL */
+    char rest;          /* the other arguments: 'q' query, 'b' body */
+    const char *whole;  /* the argument that is the whole body, or NULL */
+    const char *header; /* the argument sent as Idempotency-Key, or NULL */
     unsigned hints;
     json_t *(*input)(void);
     json_t *(*output)(void);
@@ -43,7 +43,7 @@ static const char *const need_id[] = {"id", NULL};
 static json_t *with_name(json_t *props, const char *desc)
 {
     if (props && json_object_set_new(props, "name",
-                                      sked__mcp_schedule_prop("name", desc))) {
+                                     sked__mcp_schedule_prop("name", desc))) {
         json_decref(props);
         return NULL;
     }
@@ -141,18 +141,17 @@ static json_t *in_explain(void)
                 "such as @daily");
     json_t *props =
         expr && json_object_set_new(expr, "type", json_string("string")) == 0
-            ? json_pack(
-                  "{s:o, s:o, s:o, s:{s:s, s:s, s:i, s:i, s:i}, "
-                  "s:{s:s, s:s, s:s}}",
-                  "expr", expr, "timezone",
-                  sked__mcp_schedule_prop("timezone", NULL), "dst",
-                  sked__mcp_schedule_prop("dst", NULL), "n", "type",
-                  "integer", "description", "how many next occurrences",
-                  "minimum", 1, "maximum", SKED_PREVIEW_MAX, "default", 5,
-                  "after", "type", "string", "format", "date-time",
-                  "description",
-                  "the occurrences strictly after this RFC 3339 instant "
-                  "(default: now)")
+            ? json_pack("{s:o, s:o, s:o, s:{s:s, s:s, s:i, s:i, s:i}, "
+                        "s:{s:s, s:s, s:s}}",
+                        "expr", expr, "timezone",
+                        sked__mcp_schedule_prop("timezone", NULL), "dst",
+                        sked__mcp_schedule_prop("dst", NULL), "n", "type",
+                        "integer", "description", "how many next occurrences",
+                        "minimum", 1, "maximum", SKED_PREVIEW_MAX, "default", 5,
+                        "after", "type", "string", "format", "date-time",
+                        "description",
+                        "the occurrences strictly after this RFC 3339 instant "
+                        "(default: now)")
             : NULL;
 
     return sked__mcp_object(props, (const char *const[]){"expr", NULL}, true);
@@ -165,8 +164,8 @@ static json_t *in_simulate(void)
         "s:{s:{s:s, s:s}, s:{s:s, s:s}}, s:[s, s], s:b}}, s:{s:s, s:s, s:i}, "
         "s:{s:s, s:s, s:i}}",
         "from", "type", "string", "format", "date-time", "description",
-        "the start of the period: an RFC 3339 instant", "to", "type",
-        "string", "format", "date-time", "description",
+        "the start of the period: an RFC 3339 instant", "to", "type", "string",
+        "format", "date-time", "description",
         "the end of the period: an RFC 3339 instant", "down", "type", "array",
         "description",
         "periods the scheduler was not running, to see what catch-up does",
@@ -178,13 +177,13 @@ static json_t *in_simulate(void)
         "minimum", 0, "tick_secs", "type", "number", "description",
         "how often the simulated scheduler looks, in seconds", "minimum", 1);
 
-    if (props && json_object_set_new(
-                     props, "limit",
-                     json_pack("{s:s, s:s, s:i, s:i}", "type", "integer",
-                               "description",
-                               "the most decisions listed (the counts cover "
-                               "all of them)",
-                               "minimum", 1, "maximum", 10000)) != 0) {
+    if (props &&
+        json_object_set_new(
+            props, "limit",
+            json_pack("{s:s, s:s, s:i, s:i}", "type", "integer", "description",
+                      "the most decisions listed (the counts cover "
+                      "all of them)",
+                      "minimum", 1, "maximum", 10000)) != 0) {
         json_decref(props);
         props = NULL;
     }
@@ -196,8 +195,8 @@ static json_t *in_simulate(void)
 
 static json_t *in_list_events(void)
 {
-    return sked__mcp_object(sked__mcp_request_props(SKED__REQUEST_EVENTS),
-                            NULL, true);
+    return sked__mcp_object(sked__mcp_request_props(SKED__REQUEST_EVENTS), NULL,
+                            true);
 }
 
 /* ---- output schemas ------------------------------------------------------ */
@@ -230,11 +229,10 @@ static json_t *out_occurrences(void)
 {
     json_t *item = occurrence_item();
 
-    return sked__mcp_object(
-        item ? json_pack("{s:{s:s, s:o}}", "occurrences", "type", "array",
-                         "items", item)
-             : NULL,
-        (const char *const[]){"occurrences", NULL}, false);
+    return sked__mcp_object(item ? json_pack("{s:{s:s, s:o}}", "occurrences",
+                                             "type", "array", "items", item)
+                                 : NULL,
+                            (const char *const[]){"occurrences", NULL}, false);
 }
 
 static json_t *out_explain(void)
@@ -244,24 +242,23 @@ static json_t *out_explain(void)
     return sked__mcp_object(
         item ? json_pack("{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s, s:o}}", "expr",
                          "type", "string", "timezone", "type", "string",
-                         "description", "type", "string", "occurrences",
-                         "type", "array", "items", item)
+                         "description", "type", "string", "occurrences", "type",
+                         "array", "items", item)
              : NULL,
         (const char *const[]){"description", "occurrences", NULL}, false);
 }
 
 static json_t *out_simulate(void)
 {
-    json_t *item = json_pack(
-        "{s:s, s:{s:{s:s, s:[s, s]}, s:{}, s:{}, s:{}}}", "type", "object",
-        "properties", "decision", "type", "string", "enum", "fire", "drop",
-        "occurrence", "reason", "run_id");
+    json_t *item =
+        json_pack("{s:s, s:{s:{s:s, s:[s, s]}, s:{}, s:{}, s:{}}}", "type",
+                  "object", "properties", "decision", "type", "string", "enum",
+                  "fire", "drop", "occurrence", "reason", "run_id");
 
-    return sked__mcp_object(
-        item ? json_pack("{s:{s:s, s:o}}", "decisions", "type", "array",
-                         "items", item)
-             : NULL,
-        (const char *const[]){"decisions", NULL}, false);
+    return sked__mcp_object(item ? json_pack("{s:{s:s, s:o}}", "decisions",
+                                             "type", "array", "items", item)
+                                 : NULL,
+                            (const char *const[]){"decisions", NULL}, false);
 }
 
 static json_t *out_deleted(void)
@@ -358,8 +355,8 @@ static const tool tools[] = {
      "Start one run of a registered workflow now with an input object. With "
      "an idempotency_key, starting again with the same key returns the "
      "same run instead of a new one.",
-     "POST", "/api/v1/workflows/{workflow}/runs", 0, "input",
-     "idempotency_key", 0, in_start_run, sked__mcp_run_schema},
+     "POST", "/api/v1/workflows/{workflow}/runs", 0, "input", "idempotency_key",
+     0, in_start_run, sked__mcp_run_schema},
     {"list_workflows", "List workflows",
      "List the workflows the servers have registered, with their version "
      "and definition (steps, queue, retries): the names a schedule's "
@@ -385,8 +382,8 @@ static const tool tools[] = {
      "steps; and schedule.occurrences_missed, the occurrences that did not "
      "fire with the reason. Pass next_cursor back as after for the next "
      "page.",
-     "GET", "/api/v1/events", 'q', NULL, NULL, RO | IDEMPOTENT,
-     in_list_events, sked__mcp_event_page_schema},
+     "GET", "/api/v1/events", 'q', NULL, NULL, RO | IDEMPOTENT, in_list_events,
+     sked__mcp_event_page_schema},
 };
 
 #define NTOOLS (sizeof tools / sizeof tools[0])
@@ -406,13 +403,12 @@ json_t *sked__mcp_tools_list(void)
     for (size_t i = 0; list && i < NTOOLS; i++) {
         const tool *t = &tools[i];
         json_t *in = t->input(), *out = t->output(), *a = annotations(t);
-        json_t *o = in && out && a ? json_pack(
-                                         "{s:s, s:s, s:s, s:o, s:o, s:o}",
-                                         "name", t->name, "title", t->title,
-                                         "description", t->desc, "inputSchema",
-                                         in, "outputSchema", out,
-                                         "annotations", a)
-                                   : NULL;
+        json_t *o = in && out && a
+                        ? json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "name",
+                                    t->name, "title", t->title, "description",
+                                    t->desc, "inputSchema", in, "outputSchema",
+                                    out, "annotations", a)
+                        : NULL;
         if (!o) {
             if (!(in && out && a)) {
                 json_decref(in);
@@ -462,8 +458,8 @@ static bool type_ok(const json_t *prop, const json_t *v, char *msg, size_t n)
 
     if (!type || (json_is_string(type) && is_type(json_string_value(type), v)))
         return true;
-    json_array_foreach(type, i, t) if (is_type(json_string_value(t), v))
-        return true;
+    json_array_foreach(type, i,
+                       t) if (is_type(json_string_value(t), v)) return true;
     len = (size_t) snprintf(msg, n, "expected ");
     if (json_is_string(type))
         (void) snprintf(msg + len, n - len, "%s", json_string_value(type));
@@ -545,8 +541,8 @@ static void query_value(sked_buf *b, const json_t *v)
     if (json_is_integer(v))
         (void) snprintf(num, sizeof num, "%lld",
                         (long long) json_integer_value(v));
-    else if (json_is_real(v) && json_real_value(v) ==
-                                    (double) (json_int_t) json_real_value(v))
+    else if (json_is_real(v) &&
+             json_real_value(v) == (double) (json_int_t) json_real_value(v))
         (void) snprintf(num, sizeof num, "%lld",
                         (long long) json_real_value(v));
     else if (json_is_real(v))
@@ -620,12 +616,11 @@ static json_t *empty_answer(const tool *t, json_t *args)
 }
 
 /* Make T's request with ARGS (checked) and put its result into *out. */
-static int request(const mcp_ctx *c, const tool *t, json_t *args,
-                   json_t **out, sked_error *err)
+static int request(const mcp_ctx *c, const tool *t, json_t *args, json_t **out,
+                   sked_error *err)
 {
-    const char *key = t->header
-                          ? json_string_value(json_object_get(args, t->header))
-                          : NULL;
+    const char *key =
+        t->header ? json_string_value(json_object_get(args, t->header)) : NULL;
     char *target = target_of(t, args), msg[SKED_ERROR_MSG_MAX + 64];
     json_t *body = NULL, *answer = NULL;
     unsigned status = 0;

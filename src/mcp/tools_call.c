@@ -25,6 +25,25 @@ void sked__mcp_escape(sked_buf *b, const char *v)
     }
 }
 
+/* PREFIX then V as one segment of a URI's path: the bytes RFC 3986
+ * allows there as they are (a run id's ':' stays a ':'), the others
+ * escaped. NULL: out of memory. */
+char *sked__mcp_uri(const char *prefix, const char *v)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    sked_buf b = {0};
+
+    (void) sked__buf_puts(&b, prefix);
+    for (const unsigned char *p = (const unsigned char *) v; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+            (*p >= '0' && *p <= '9') || strchr("-._~:@!$&'()*+,;=", *p))
+            (void) sked__buf_add(&b, p, 1);
+        else
+            (void) sked__buf_printf(&b, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
+    }
+    return sked__buf_take(&b, NULL);
+}
+
 /* The message and field of the error answer ANSWER. */
 static void api_error(const json_t *answer, const char **msg,
                       const char **field)

@@ -54,6 +54,11 @@ json_t *sked__mcp_object(json_t *props, const char *const *required,
  * so that a name is one path segment or one query value. */
 void sked__mcp_escape(sked_buf *b, const char *v);
 
+/* PREFIX then V as one segment of a URI's path ("sked://runs/" and a
+ * run id): what RFC 3986 allows there as it is, the rest escaped. A new
+ * string; NULL when out of memory. */
+char *sked__mcp_uri(const char *prefix, const char *v);
+
 /* "FIELD: MESSAGE" of the API's error answer ANSWER (may be NULL) of
  * STATUS into OUT (room for N), as the CLI says it. */
 void sked__mcp_api_message(const json_t *answer, unsigned status, char *out,

@@ -38,8 +38,8 @@ json_t *sked__mcp_object(json_t *props, const char *const *required,
     if (o && json_array_size(req) > 0)
         (void) json_object_set(o, "required", req);
     json_decref(req);
-    if (o && closed && json_object_set_new(o, "additionalProperties",
-                                           json_false()) != 0) {
+    if (o && closed &&
+        json_object_set_new(o, "additionalProperties", json_false()) != 0) {
         json_decref(o);
         return NULL;
     }
@@ -104,11 +104,11 @@ json_t *sked__mcp_schedule_schema(void)
 /* {"ARRAY": [ITEM...], "next_cursor": string | null}. */
 static json_t *page_schema(const char *array, json_t *item, const char *what)
 {
-    json_t *props = item ? json_pack("{s:{s:s, s:o}, s:{s:[s, s], s:s}}",
-                                     array, "type", "array", "items", item,
-                                     "next_cursor", "type", "string", "null",
-                                     "description", what)
-                         : NULL;
+    json_t *props =
+        item ? json_pack("{s:{s:s, s:o}, s:{s:[s, s], s:s}}", array, "type",
+                         "array", "items", item, "next_cursor", "type",
+                         "string", "null", "description", what)
+             : NULL;
 
     return sked__mcp_object(props, (const char *const[]){array, NULL}, false);
 }
@@ -156,8 +156,8 @@ static json_t *status_enum(sked__request_table t)
 
     if (t == SKED__REQUEST_SCHEDULES)
         for (int i = 0; names && i < sked__enum_status.count; i++)
-            (void) json_array_append_new(names,
-                                         json_string(sked__enum_status.names[i]));
+            (void) json_array_append_new(
+                names, json_string(sked__enum_status.names[i]));
     if (t == SKED__REQUEST_RUNS)
         for (int i = SKED_RUN_PENDING; names && i <= SKED_RUN_CANCELLED; i++)
             (void) json_array_append_new(
@@ -233,12 +233,14 @@ json_t *sked__mcp_run_schema(void)
 {
     json_t *props = json_object(), *steps;
 
-#define RUN_PROP_TEXT(key)    RUN_ONE(key, json_pack("{s:[s, s]}", "type", "string", "null"))
+#define RUN_PROP_TEXT(key)                                                     \
+    RUN_ONE(key, json_pack("{s:[s, s]}", "type", "string", "null"))
 #define RUN_PROP_TIME(key)    RUN_PROP_TEXT(key)
 #define RUN_PROP_TRIGGER(key) RUN_PROP_TEXT(key)
 #define RUN_PROP_STATUS(key)  RUN_ONE(key, json_pack("{s:s}", "type", "string"))
-#define RUN_PROP_I32(key)     RUN_ONE(key, json_pack("{s:[s, s]}", "type", "integer", "null"))
-#define RUN_PROP_DOC(key)     RUN_ONE(key, json_object())
+#define RUN_PROP_I32(key)                                                      \
+    RUN_ONE(key, json_pack("{s:[s, s]}", "type", "integer", "null"))
+#define RUN_PROP_DOC(key) RUN_ONE(key, json_object())
 #define RUN_ONE(key, v)                                                        \
     if (props && json_object_set_new(props, key, v) != 0) {                    \
         json_decref(props);                                                    \
@@ -267,11 +269,11 @@ json_t *sked__mcp_run_page_schema(void)
 
 json_t *sked__mcp_workflows_schema(void)
 {
-    json_t *item = json_pack(
-        "{s:s, s:{s:{s:[s, s]}, s:{s:[s, s]}, s:{s:[s, s]}, s:{}}}", "type",
-        "object", "properties", "name", "type", "string", "null", "version",
-        "type", "string", "null", "registered_at", "type", "string", "null",
-        "definition");
+    json_t *item =
+        json_pack("{s:s, s:{s:{s:[s, s]}, s:{s:[s, s]}, s:{s:[s, s]}, s:{}}}",
+                  "type", "object", "properties", "name", "type", "string",
+                  "null", "version", "type", "string", "null", "registered_at",
+                  "type", "string", "null", "definition");
     json_t *props = item ? json_pack("{s:{s:s, s:o}}", "workflows", "type",
                                      "array", "items", item)
                          : NULL;
