@@ -106,10 +106,13 @@ typedef enum sked__request_table {
 
 typedef struct sked__request_param {
     const char *key;
-    /* 's' text, 'n' a whole number in min..max, 'i' an id (a whole
-     * number in min..max, which a cursor gives as its text), 'f' a flag
-     * (1 or 0), 'b' true or false, 't' an RFC 3339 instant, 'a' an
-     * array */
+    /* 's' text, 'e' the name of a schedule field's enumeration (the
+     * key is the field's), 'n' a whole number in min..max, 'd' a number
+     * of seconds in min..max, 'i' an id (a whole number in min..max,
+     * which a cursor gives as its text), 'c' an event cursor (an id, or
+     * "latest"), 'f' a flag (1 or 0), 'b' true or false, 't' an RFC 3339
+     * instant, 'p' an array of at most max periods {"from", "to"}, 'a'
+     * another array */
     char type;
     long min, max;
     bool stream; /* a flag that asks for a stream instead of a page */

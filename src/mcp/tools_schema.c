@@ -121,32 +121,86 @@ json_t *sked__mcp_schedule_page_schema(void)
 
 /* ---- query parameters and bodies ----------------------------------------- */
 
-/* What a request key means, by its name; the tables know only its type. */
+/* What a request key means, by its name and type; the tables know only
+ * the type. A text key that is also a schedule's field (timezone, dst)
+ * takes the schedule's property instead. */
 static const struct {
-    const char *key, *desc;
+    const char *key;
+    char type; /* 0: any */
+    const char *desc;
 } key_docs[] = {
-    {"status", "only those with this status"},
-    {"workflow", "only those of this workflow"},
-    {"schedule", "only the runs of this schedule"},
-    {"prefix", "only the schedules whose name starts with this"},
-    {"limit", "the most items in the page"},
-    {"cursor", "the next_cursor of the previous page, for the page after it"},
-    {"after", "only the events after this id: the next_cursor of the "
-              "previous page"},
-    {"type", "only the events of this type (\"run.failed\", "
-             "\"schedule.occurrences_missed\", ...)"},
-    {"subject", "only the events of this subject: a schedule's name or a "
-                "run's id"},
-    {"start", "the occurrences after this RFC 3339 instant"},
-    {"end", "the occurrences up to this RFC 3339 instant"},
+    {"status", 0, "only those with this status"},
+    {"workflow", 0, "only those of this workflow"},
+    {"schedule", 0, "only the runs of this schedule"},
+    {"prefix", 0, "only the schedules whose name starts with this"},
+    {"limit", 'n', "the most items listed"},
+    {"cursor", 0,
+     "the next_cursor of the previous page, for the page after it"},
+    {"after", 't',
+     "the occurrences strictly after this RFC 3339 instant "
+     "(default: now)"},
+    {"after", 0,
+     "only the events after this id: the next_cursor of the "
+     "previous page (latest: from the newest on)"},
+    {"type", 0,
+     "only the events of this type (\"run.failed\", "
+     "\"schedule.occurrences_missed\", ...)"},
+    {"subject", 0,
+     "only the events of this subject: a schedule's name or a "
+     "run's id"},
+    {"start", 0, "the occurrences after this RFC 3339 instant"},
+    {"end", 0, "the occurrences up to this RFC 3339 instant"},
+    {"expr", 0,
+     "the cron expression: 5 fields (minute hour day-of-month "
+     "month day-of-week), 6 with seconds first, or a macro such "
+     "as @daily"},
+    {"n", 0, "how many next occurrences"},
+    {"from", 0, "the start of the period: an RFC 3339 instant"},
+    {"to", 0, "the end of the period: an RFC 3339 instant"},
+    {"down", 0,
+     "periods the scheduler was not running ({from, to} each), to "
+     "see what catch-up does after them"},
+    {"run_duration_secs", 0,
+     "how long each run lasts, in seconds (for "
+     "overlap)"},
+    {"tick_secs", 0, "how often the scheduler looks, in seconds"},
 };
 
-static const char *key_doc(const char *key)
+static const char *key_doc(const char *key, char type)
 {
     for (size_t i = 0; i < sizeof key_docs / sizeof key_docs[0]; i++)
-        if (strcmp(key_docs[i].key, key) == 0)
+        if (strcmp(key_docs[i].key, key) == 0 &&
+            (!key_docs[i].type || key_docs[i].type == type))
             return key_docs[i].desc;
     return key;
+}
+
+/* An array of periods {"from", "to"}, both RFC 3339 instants, at most
+ * MAX of them. */
+static json_t *periods_prop(const char *desc, long max)
+{
+    return json_pack("{s:s, s:s, s:I, s:{s:s, s:{s:{s:s, s:s}, s:{s:s, s:s}}, "
+                     "s:[s, s], s:b}}",
+                     "type", "array", "description", desc, "maxItems",
+                     (json_int_t) max, "items", "type", "object", "properties",
+                     "from", "type", "string", "format", "date-time", "to",
+                     "type", "string", "format", "date-time", "required",
+                     "from", "to", "additionalProperties", 0);
+}
+
+/* The schedule's property KEY as a text value of a request, or NULL when
+ * the schedule has no such field. */
+static json_t *schedule_text_prop(const char *key)
+{
+    json_t *p =
+        sked__sf_by_json(key) ? sked__mcp_schedule_prop(key, NULL) : NULL;
+
+    if (p && (json_object_del(p, "default"), json_object_del(p, "readOnly"),
+              json_object_set_new(p, "type", json_string("string")) != 0)) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
 }
 
 /* The values a status filter takes, for table T; NULL: none known. */
@@ -168,7 +222,7 @@ static json_t *status_enum(sked__request_table t)
 /* The property of the key P of table T. */
 static json_t *param_prop(sked__request_table t, const sked__request_param *p)
 {
-    const char *desc = key_doc(p->key);
+    const char *desc = key_doc(p->key, p->type);
     json_t *o = NULL;
 
     switch (p->type) {
@@ -177,11 +231,18 @@ static json_t *param_prop(sked__request_table t, const sked__request_param *p)
                       desc, "minimum", (json_int_t) p->min, "maximum",
                       (json_int_t) p->max);
         break;
+    case 'd':
+        o = json_pack("{s:s, s:s, s:I, s:I}", "type", "number", "description",
+                      desc, "minimum", (json_int_t) p->min, "maximum",
+                      (json_int_t) p->max);
+        break;
     case 'i':
+    case 'c':
         /* A cursor is the id's text: either is taken. */
         o = json_pack("{s:[s, s], s:s, s:I, s:s}", "type", "integer", "string",
                       "description", desc, "minimum", (json_int_t) p->min,
-                      "pattern", "^[0-9]+$");
+                      "pattern",
+                      p->type == 'c' ? "^([0-9]+|latest)$" : "^[0-9]+$");
         break;
     case 't':
         o = json_pack("{s:s, s:s, s:s}", "type", "string", "format",
@@ -191,11 +252,17 @@ static json_t *param_prop(sked__request_table t, const sked__request_param *p)
     case 'b':
         o = sked__mcp_prop("boolean", desc);
         break;
+    case 'p':
+        o = periods_prop(desc, p->max);
+        break;
     case 'a':
         o = sked__mcp_prop("array", desc);
         break;
-    default:
-        o = sked__mcp_prop("string", desc);
+    default: /* 's', 'e' */
+        /* Described here or not, a text key of the schedule's. */
+        if ((p->type != 'e' && desc != p->key) ||
+            !(o = schedule_text_prop(p->key)))
+            o = sked__mcp_prop("string", desc);
         break;
     }
     if (o && strcmp(p->key, "status") == 0) {
