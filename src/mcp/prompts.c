@@ -377,6 +377,7 @@ static void simulate_text(const mcp_ctx *c, sked_buf *b, const char *name,
     sked_error_clear(&err);
     if (to && sked_time_parse(to, &end, NULL) != 0)
         end = sked__clock_now(NULL);
+    end -= end % SKED_USEC_PER_SEC; /* a default in whole seconds */
     if (sked_time_format(end, now, sizeof now) < 0 ||
         sked_time_format(end - 86400 * SKED_USEC_PER_SEC, before,
                          sizeof before) < 0)

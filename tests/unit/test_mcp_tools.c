@@ -438,7 +438,16 @@ static void test_schedules(void **state)
         "jitter_secs: expected number");
     s = ok("get_schedule", "{\"name\":\"nightly\"}");
     assert_string_equal(str(s, "catchup"), "latest");
+}
 
+/* The operations on a schedule: pause, resume, trigger, backfill,
+ * preview, the list's pages and filters, delete. */
+static void test_schedule_ops(void **state)
+{
+    json_t *s;
+
+    (void) state;
+    ok("create_schedule", NIGHTLY);
     s = ok("pause_schedule", "{\"name\":\"nightly\"}");
     assert_string_equal(str(s, "status"), "paused");
     s = ok("resume_schedule", "{\"name\":\"nightly\"}");
@@ -809,6 +818,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schedules, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_schedule_ops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_escaped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explain, setup, teardown),
