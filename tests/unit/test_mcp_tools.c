@@ -655,6 +655,7 @@ static void test_resources(void **state)
     assert_string_equal(str(r, "uri"), "sked://schedules/nightly");
     assert_string_equal(str(r, "mimeType"), "application/json");
     assert_string_equal(str(out, "nextCursor"), "r:");
+    json_decref(out);
     assert_int_equal(sked__mcp_resources_list(&ctx, "r:", &out, &err), 0);
     r = json_array_get(json_object_get(out, "resources"), 0);
     assert_string_equal(str(r, "uri"), run_uri);
