@@ -13,6 +13,7 @@
  * tool error naming the argument, and nothing is asked of the API. What
  * the API answers is the result: its JSON as the text and as the
  * structured content, or its error as a tool error, "FIELD: MESSAGE". */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,7 +397,8 @@ static json_t *annotations(const tool *t)
                      (t->hints & IDEMPOTENT) != 0, "openWorldHint", 0);
 }
 
-json_t *sked__mcp_tools_list(void)
+/* The tools/list result, built from the tables. */
+static json_t *tools_build(void)
 {
     json_t *list = json_array();
 
@@ -424,6 +426,40 @@ json_t *sked__mcp_tools_list(void)
         }
     }
     return list ? json_pack("{s:o}", "tools", list) : NULL;
+}
+
+/* The tables are constants of the program, so the list is built once and
+ * only read after: a tools/list or a call does not write the schemas
+ * again. NULL when it could not be built (each is built again then). */
+static pthread_once_t built_once = PTHREAD_ONCE_INIT;
+static json_t *built;
+
+static void build(void)
+{
+    built = tools_build();
+}
+
+static const json_t *tools_built(void)
+{
+    (void) pthread_once(&built_once, build);
+    return built;
+}
+
+json_t *sked__mcp_tools_list(void)
+{
+    const json_t *list = tools_built();
+
+    /* A copy: the caller may add to it (a cursor, _meta). */
+    return list ? json_deep_copy(list) : tools_build();
+}
+
+/* The input schema of tool I, a new reference; NULL: out of memory. */
+static json_t *input_schema(size_t i)
+{
+    const json_t *list = json_object_get(tools_built(), "tools");
+    json_t *in = json_object_get(json_array_get(list, i), "inputSchema");
+
+    return in ? json_incref(in) : tools[i].input();
 }
 
 /* ---- checking the arguments ---------------------------------------------- */
@@ -664,7 +700,7 @@ int sked__mcp_tool_call(const mcp_ctx *c, const char *name, json_t *args,
                                "the arguments are not an object");
     if (!args && !(args = none = json_object()))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    if (!(schema = t->input()))
+    if (!(schema = input_schema((size_t) (t - tools))))
         rc = SKED_ENOMEM;
     else if ((rc = check_args(schema, args, out)) == 0 && !*out)
         rc = request(c, t, args, out, err);
