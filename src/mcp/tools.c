@@ -136,62 +136,16 @@ static json_t *in_none(void)
 
 static json_t *in_explain(void)
 {
-    json_t *expr = sked__mcp_schedule_prop(
-        "cron", "the cron expression: 5 fields (minute hour day-of-month "
-                "month day-of-week), 6 with seconds first, or a macro "
-                "such as @daily");
-    json_t *props =
-        expr && json_object_set_new(expr, "type", json_string("string")) == 0
-            ? json_pack("{s:o, s:o, s:o, s:{s:s, s:s, s:i, s:i, s:i}, "
-                        "s:{s:s, s:s, s:s}}",
-                        "expr", expr, "timezone",
-                        sked__mcp_schedule_prop("timezone", NULL), "dst",
-                        sked__mcp_schedule_prop("dst", NULL), "n", "type",
-                        "integer", "description", "how many next occurrences",
-                        "minimum", 1, "maximum", SKED_PREVIEW_MAX, "default", 5,
-                        "after", "type", "string", "format", "date-time",
-                        "description",
-                        "the occurrences strictly after this RFC 3339 instant "
-                        "(default: now)")
-            : NULL;
-
-    return sked__mcp_object(props, (const char *const[]){"expr", NULL}, true);
+    return sked__mcp_object(sked__mcp_request_props(SKED__REQUEST_CRON),
+                            (const char *const[]){"expr", NULL}, true);
 }
 
 static json_t *in_simulate(void)
 {
-    json_t *props = json_pack(
-        "{s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:{s:s, "
-        "s:{s:{s:s, s:s}, s:{s:s, s:s}}, s:[s, s], s:b}}, s:{s:s, s:s, s:i}, "
-        "s:{s:s, s:s, s:i}}",
-        "from", "type", "string", "format", "date-time", "description",
-        "the start of the period: an RFC 3339 instant", "to", "type", "string",
-        "format", "date-time", "description",
-        "the end of the period: an RFC 3339 instant", "down", "type", "array",
-        "description",
-        "periods the scheduler was not running, to see what catch-up does",
-        "items", "type", "object", "properties", "from", "type", "string",
-        "format", "date-time", "to", "type", "string", "format", "date-time",
-        "required", "from", "to", "additionalProperties", 0,
-        "run_duration_secs", "type", "number", "description",
-        "how long each simulated run lasts, in seconds (for overlap)",
-        "minimum", 0, "tick_secs", "type", "number", "description",
-        "how often the simulated scheduler looks, in seconds", "minimum", 1);
-
-    if (props &&
-        json_object_set_new(
-            props, "limit",
-            json_pack("{s:s, s:s, s:i, s:i}", "type", "integer", "description",
-                      "the most decisions listed (the counts cover "
-                      "all of them)",
-                      "minimum", 1, "maximum", 10000)) != 0) {
-        json_decref(props);
-        props = NULL;
-    }
-
-    return sked__mcp_object(with_name(props, "the schedule to simulate"),
-                            (const char *const[]){"name", "from", "to", NULL},
-                            true);
+    return sked__mcp_object(
+        with_name(sked__mcp_request_props(SKED__REQUEST_SIMULATE),
+                  "the schedule to simulate"),
+        (const char *const[]){"name", "from", "to", NULL}, true);
 }
 
 static json_t *in_list_events(void)

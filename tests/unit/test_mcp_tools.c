@@ -373,6 +373,8 @@ static void test_list(void **state)
     covers_request("list_runs", SKED__REQUEST_RUNS);
     covers_request("list_events", SKED__REQUEST_EVENTS);
     covers_request("backfill_schedule", SKED__REQUEST_BACKFILL);
+    covers_request("simulate_schedule", SKED__REQUEST_SIMULATE);
+    covers_request("explain_cron", SKED__REQUEST_CRON);
     /* The bounds and enums come along. */
     t = json_object_get(
         json_object_get(
