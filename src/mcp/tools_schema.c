@@ -243,6 +243,12 @@ static json_t *param_prop(sked__request_table t, const sked__request_param *p)
                       "description", desc, "minimum", (json_int_t) p->min,
                       "pattern",
                       p->type == 'c' ? "^([0-9]+|latest)$" : "^[0-9]+$");
+        if (o && p->max < LONG_MAX &&
+            json_object_set_new(o, "maximum",
+                                json_integer((json_int_t) p->max)) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
         break;
     case 't':
         o = json_pack("{s:s, s:s, s:s}", "type", "string", "format",
