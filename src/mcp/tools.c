@@ -512,6 +512,24 @@ static bool in_path(const tool *t, const char *key)
     return false;
 }
 
+/* Refuse an empty path argument of T into *result: the path would name
+ * another route. Returns 0 or SKED_ENOMEM. */
+static int check_path(const tool *t, json_t *args, json_t **result)
+{
+    const char *key;
+    json_t *v;
+
+    *result = NULL;
+    json_object_foreach(args, key, v)
+    {
+        if (in_path(t, key) && json_string_length(v) == 0) {
+            *result = sked__mcp_tool_error(key, "must not be empty");
+            return *result ? 0 : SKED_ENOMEM;
+        }
+    }
+    return 0;
+}
+
 /* Tell whether the argument KEY of T goes where the rest does. */
 static bool is_rest(const tool *t, const char *key)
 {
@@ -656,7 +674,8 @@ int sked__mcp_tool_call(const mcp_ctx *c, const char *name, json_t *args,
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (!(schema = input_schema((size_t) (t - tools))))
         rc = SKED_ENOMEM;
-    else if ((rc = check_args(schema, args, out)) == 0 && !*out)
+    else if ((rc = check_args(schema, args, out)) == 0 && !*out &&
+             (rc = check_path(t, args, out)) == 0 && !*out)
         rc = request(c, t, args, out, err);
     json_decref(schema);
     json_decref(none);

@@ -16,6 +16,12 @@ void sked__mcp_escape(sked_buf *b, const char *v)
 {
     static const char hex[] = "0123456789ABCDEF";
 
+    /* A segment "." or ".." would be a step of the path to a client
+     * that resolves dot segments (libcurl does): escaped, it is a name. */
+    if (strcmp(v, ".") == 0 || strcmp(v, "..") == 0) {
+        (void) sked__buf_puts(b, v[1] ? "%2E%2E" : "%2E");
+        return;
+    }
     for (const unsigned char *p = (const unsigned char *) v; *p; p++) {
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
             (*p >= '0' && *p <= '9') || strchr("-._~", *p))

@@ -51,7 +51,8 @@ json_t *sked__mcp_object(json_t *props, const char *const *required,
 /* ---- requests and answers (tools_call.c) --------------------------------- */
 
 /* Append V to B percent-encoded: every byte but RFC 3986's unreserved,
- * so that a name is one path segment or one query value. */
+ * and the dots of "." and "..", so that a name is one path segment or
+ * one query value. */
 void sked__mcp_escape(sked_buf *b, const char *v);
 
 /* PREFIX then V as one segment of a URI's path ("sked://runs/" and a

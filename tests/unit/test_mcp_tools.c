@@ -517,6 +517,9 @@ static void test_escaped(void **state)
     bad("get_schedule", "{\"name\":\"nightly/pause\"}", "");
     bad("get_schedule", "{\"name\":\"../schedules\"}", "");
     bad("get_schedule", "{\"name\":\"nightly?x=1\"}", "");
+    bad("get_schedule", "{\"name\":\"..\"}", "");
+    bad("get_schedule", "{\"name\":\"\"}", "name: must not be empty");
+    bad("get_run", "{\"id\":\".\"}", "");
     ok("get_schedule", "{\"name\":\"nightly\"}");
 }
 
