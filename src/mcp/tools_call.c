@@ -31,9 +31,9 @@ void sked__mcp_escape(sked_buf *b, const char *v)
     }
 }
 
-/* PREFIX then V as one segment of a URI's path: the bytes RFC 3986
- * allows there as they are (a run id's ':' stays a ':'), the others
- * escaped. NULL: out of memory. */
+/* A URI is the template's expansion (RFC 6570, {id}: every byte but
+ * the unreserved escaped), so that the URI a client expands from
+ * resources/templates/list is the one listed and notified. */
 char *sked__mcp_uri(const char *prefix, const char *v)
 {
     static const char hex[] = "0123456789ABCDEF";
@@ -42,7 +42,7 @@ char *sked__mcp_uri(const char *prefix, const char *v)
     (void) sked__buf_puts(&b, prefix);
     for (const unsigned char *p = (const unsigned char *) v; *p; p++) {
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-            (*p >= '0' && *p <= '9') || strchr("-._~:@!$&'()*+,;=", *p))
+            (*p >= '0' && *p <= '9') || strchr("-._~", *p))
             (void) sked__buf_add(&b, p, 1);
         else
             (void) sked__buf_printf(&b, "%%%c%c", hex[*p >> 4], hex[*p & 15]);

@@ -56,8 +56,9 @@ json_t *sked__mcp_object(json_t *props, const char *const *required,
 void sked__mcp_escape(sked_buf *b, const char *v);
 
 /* PREFIX then V as one segment of a URI's path ("sked://runs/" and a
- * run id): what RFC 3986 allows there as it is, the rest escaped. A new
- * string; NULL when out of memory. */
+ * run id), as a client expands the URI template (RFC 6570): every byte
+ * but RFC 3986's unreserved escaped. A new string; NULL when out of
+ * memory. */
 char *sked__mcp_uri(const char *prefix, const char *v);
 
 /* "FIELD: MESSAGE" of the API's error answer ANSWER (may be NULL) of
