@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "base/error.h"
 #include "engine/engine_int.h"
 #include "engine/request.h"
 #include "http/http.h"
@@ -824,6 +825,48 @@ static void test_prompts(void **state)
                      SKED_ENOTFOUND);
 }
 
+/* ---- an API that does not answer ------------------------------------------
+ */
+
+/* A server that cannot be reached (remote mode), or answers what is not
+ * JSON. */
+static int api_down(void *c, const sked_mcp_call *call, sked_mcp_reply *reply,
+                    sked_error *err)
+{
+    (void) call;
+    memset(reply, 0, sizeof *reply);
+    if (c)
+        return sked__error_set(err, SKED_EIO, NULL, -1,
+                               "cannot reach the server: Connection refused");
+    reply->status = 200;
+    reply->body = strdup("<html>");
+    reply->len = strlen(reply->body);
+    return 0;
+}
+
+static void test_api_down(void **state)
+{
+    mcp_ctx saved = ctx;
+    json_t *out = NULL;
+    sked_error err;
+
+    (void) state;
+    sked_error_clear(&err);
+    ctx = (mcp_ctx){.api = api_down, .api_ctx = &saved};
+    bad("get_schedule", "{\"name\":\"nightly\"}",
+        "cannot reach the server: Connection refused");
+    bad("list_runs", NULL, "cannot reach the server");
+    assert_int_equal(
+        sked__mcp_resource_read(&ctx, "sked://schedules/n", &out, &err),
+        SKED_EIO);
+    assert_null(out);
+    ctx.api_ctx = NULL;
+    bad("list_workflows", NULL, "the API answered 200 with a body that is not");
+    assert_int_equal(sked__mcp_resources_list(&ctx, NULL, &out, &err),
+                     SKED_EIO);
+    ctx = saved;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -836,6 +879,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_simulate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resources, setup, teardown),
         cmocka_unit_test_setup_teardown(test_prompts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_api_down, setup, teardown),
     };
     const char *tmp = getenv("TMPDIR");
     int rc;
