@@ -60,7 +60,10 @@ typedef struct server {
     sked_dur lease;     /* 0: the engine's default */
     const char *listen; /* borrowed; NULL: no HTTP server */
     char *token;        /* owned; NULL: no auth */
-    sked_http *http;    /* owned; from start */
+    /* --mcp-allow-origin, borrowed from argv */
+    const char *const *mcp_origins;
+    size_t n_mcp_origins;
+    sked_http *http; /* owned; from start */
     logger log;
     sked_tzdb *tzdb; /* opened first: a missing zone database is told as such */
     sked_engine *engine;
@@ -200,6 +203,8 @@ static int http_open(server *sv)
 {
     sked_http_options o = {.listen = sv->listen,
                            .token = sv->token,
+                           .mcp_allow_origin = sv->mcp_origins,
+                           .n_mcp_allow_origin = sv->n_mcp_origins,
                            .access = log_access,
                            .access_ctx = &sv->log};
     char url[300];
@@ -387,6 +392,7 @@ static int server_run(server *sv)
 typedef struct server_flags {
     const char *db, *workflows, *tick, *log_format, *log_level, *workers;
     const char *lease, *listen, *token_file;
+    cli_list mcp_allow_origin;
 } server_flags;
 
 /* The longest token accepted from a file or the environment. */
@@ -434,6 +440,8 @@ static int server_config(const cli_cmd *self, const server_flags *f, server *sv)
 
     sv->db_url = direct_db_url(f->db);
     sv->workflows = f->workflows;
+    sv->mcp_origins = f->mcp_allow_origin.v;
+    sv->n_mcp_origins = (size_t) f->mcp_allow_origin.n;
     sv->listen = f->listen ? f->listen : SKED_HTTP_LISTEN_DEFAULT;
     if (strcmp(sv->listen, "off") == 0)
         sv->listen = NULL;
@@ -486,6 +494,7 @@ static int server_cmd(const cli_cmd *self, int argc, char **argv)
         {"lease", 0, CLI_OPT_VALUE, &f.lease},
         {"listen", 0, CLI_OPT_VALUE, &f.listen},
         {"token-file", 0, CLI_OPT_VALUE, &f.token_file},
+        {"mcp-allow-origin", 0, CLI_OPT_LIST, &f.mcp_allow_origin},
         {0},
     };
     server sv = {0};
@@ -511,6 +520,7 @@ const cli_cmd cli_cmd_server = {
     .help = "Usage: sked server [--db URL] [--workflows FILE] [--workers N]\n"
             "                   [--lease D] [--tick D]\n"
             "                   [--listen ADDR] [--token-file F]\n"
+            "                   [--mcp-allow-origin ORIGIN]...\n"
             "                   [--log-format logfmt|json]\n"
             "                   [--log-level L]\n"
             "\n"
@@ -538,6 +548,10 @@ const cli_cmd cli_cmd_server = {
             "                     TOKEN the first line of F (default\n"
             "                     $SKED_TOKEN); needed to listen beyond\n"
             "                     loopback\n"
+            "  --mcp-allow-origin ORIGIN\n"
+            "                     let pages of ORIGIN (https://app.example)\n"
+            "                     call /mcp, the MCP endpoint, besides\n"
+            "                     loopback ones; repeatable (default: none)\n"
             "  --tick D           how often changes by others are reread,\n"
             "                     1s to 1h (default 1s)\n"
             "  --log-format F     logfmt (default) or json, on stderr\n"

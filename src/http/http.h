@@ -13,6 +13,7 @@
 #define SKED_HTTP_HTTP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sked/engine.h"
@@ -40,7 +41,11 @@ typedef struct sked_http_options {
                                      the connection's start or its last
                                      answer; 0: 10 */
     unsigned max_connections;     /* 0: 4096 */
-    sked_http_access_fn access;   /* may be NULL */
+    /* The Origins allowed to call /mcp besides loopback ones
+     * ("https://app.example:8443"), N_MCP_ALLOW_ORIGIN of them. */
+    const char *const *mcp_allow_origin;
+    size_t n_mcp_allow_origin;
+    sked_http_access_fn access; /* may be NULL */
     void *access_ctx;
 } sked_http_options;
 

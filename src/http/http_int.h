@@ -57,6 +57,9 @@ typedef struct http_resp {
     /* A streaming response (the event stream): when set, server.c queues
      * it (and drops its reference) instead of BODY. */
     struct MHD_Response *stream;
+    /* The Mcp-Session-Id header to send ("": none), for /mcp's answer
+     * to an initialize: a copy, as the session may end meanwhile. */
+    char mcp_session[40];
 } http_resp;
 
 /* A handler fills RESP (through the helpers below) and returns 0, or a
@@ -76,6 +79,7 @@ extern const http_route sked__api_schedule_routes[]; /* api_schedules.c */
 extern const http_route sked__api_run_routes[];      /* api_runs.c */
 extern const http_route sked__api_event_routes[];    /* api_events.c */
 extern const http_route sked__api_misc_routes[];     /* api_misc.c */
+extern const http_route sked__mcp_routes[];          /* mcp_http.c */
 /* Every table, NULL-terminated (router.c). */
 extern const http_route *const sked__http_tables[];
 

@@ -11,11 +11,8 @@
 #include "http/http_int.h"
 
 const http_route *const sked__http_tables[] = {
-    sked__api_schedule_routes,
-    sked__api_run_routes,
-    sked__api_event_routes,
-    sked__api_misc_routes,
-    NULL,
+    sked__api_schedule_routes, sked__api_run_routes, sked__api_event_routes,
+    sked__api_misc_routes,     sked__mcp_routes,     NULL,
 };
 
 /* The length of the segment at S (up to the next '/' or the end). */
