@@ -24,11 +24,13 @@
  * their keep-alive, once a second. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 
 #include <microhttpd.h>
 
@@ -39,6 +41,8 @@
 
 #define KEEPALIVE (15 * SKED_USEC_PER_SEC)
 #define SCAN      (1 * SKED_USEC_PER_SEC)
+/* Most references a scan drops: streams reaped, then idle sessions. */
+#define RELEASE_MAX (2 * SKED_MCP_SESSIONS_MAX)
 
 static const char keepalive_text[] = ": keep-alive\n\n";
 
@@ -61,10 +65,20 @@ struct mcp_session {
     mcp_note *head, *tail; /* the queue; head's first head_off bytes sent */
     size_t nnotes, bytes, head_off;
     unsigned long long dropped, dropped_told;
-    struct MHD_Connection *conn; /* the stream's, while streaming */
-    bool streaming, suspended;
-    sked_mono keepalive; /* when the stream's next comment is due */
+    struct mcp_stream *stream; /* the open one, or NULL */
 };
+
+/* A stream of notifications (GET /mcp): a libmicrohttpd response read by
+ * reader(). It holds a reference to its session. */
+typedef struct mcp_stream {
+    struct mcp_stream *next; /* the hub's list */
+    mcp_session *s;
+    struct MHD_Connection *conn;
+    bool suspended;      /* its connection is suspended; under mu */
+    bool ending;         /* its client left: end it; under mu */
+    sked_mono keepalive; /* when the next comment is due; under mu */
+    atomic_bool gone;    /* libmicrohttpd freed its response */
+} mcp_stream;
 
 struct sked_mcp_hub {
     sked_engine *e;
@@ -74,7 +88,8 @@ struct sked_mcp_hub {
     bool started, stopping;
     mcp_session *sessions; /* every session not ended */
     size_t n;
-    char **origins; /* allowed besides loopback, lower case */
+    mcp_stream *streams; /* until the hub's thread reaps them */
+    char **origins;      /* allowed besides loopback, lower case */
     size_t norigins;
 };
 
@@ -152,6 +167,17 @@ static int origins_copy(sked_mcp_hub *hub, const char *const *origins, size_t n,
 
 /* ---- sessions ----------------------------------------------------------- */
 
+/* Resume the connection of S's stream, when suspended. Under mu. */
+static void wake(mcp_session *s)
+{
+    mcp_stream *st = s->stream;
+
+    if (st && st->suspended) {
+        st->suspended = false;
+        MHD_resume_connection(st->conn);
+    }
+}
+
 /* Free S, after its last reference. Not under mu. */
 static void session_free(mcp_session *s)
 {
@@ -178,10 +204,7 @@ static void unlink_session(mcp_session *s)
             hub->n--;
             break;
         }
-    if (s->suspended) {
-        s->suspended = false;
-        MHD_resume_connection(s->conn);
-    }
+    wake(s);
 }
 
 void sked__mcp_session_release(mcp_session *s)
@@ -254,10 +277,7 @@ static void on_notify(void *ctx, const char *json, size_t len)
         s->dropped++;
         free(old);
     }
-    if (s->suspended) {
-        s->suspended = false;
-        MHD_resume_connection(s->conn);
-    }
+    wake(s);
     pthread_mutex_unlock(&s->hub->mu);
 }
 
@@ -406,74 +426,145 @@ static size_t take(mcp_session *s, char *buf, size_t max)
 
 static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
-    mcp_session *s = cls;
+    mcp_stream *st = cls;
+    mcp_session *s = st->s;
     sked_mcp_hub *hub = s->hub;
     size_t k;
 
     (void) pos;
     pthread_mutex_lock(&hub->mu);
-    if (hub->stopping || s->ended) {
+    if (hub->stopping || s->ended || st->ending) {
         pthread_mutex_unlock(&hub->mu);
         return MHD_CONTENT_READER_END_OF_STREAM;
     }
     if ((k = take(s, buf, max)) == 0) {
         sked_mono now = sked__clock_mono(NULL);
-        if (now >= s->keepalive && max >= sizeof keepalive_text - 1) {
-            s->keepalive = now + KEEPALIVE;
+        if (now >= st->keepalive && max >= sizeof keepalive_text - 1) {
+            st->keepalive = now + KEEPALIVE;
             k = sizeof keepalive_text - 1;
             memcpy(buf, keepalive_text, k);
         } else {
             /* Nothing to send: hold no thread until there is. */
-            s->suspended = true;
-            MHD_suspend_connection(s->conn);
+            st->suspended = true;
+            MHD_suspend_connection(st->conn);
         }
     }
     pthread_mutex_unlock(&hub->mu);
     return (ssize_t) k;
 }
 
-/* libmicrohttpd is done with the stream: another may open. */
+/* libmicrohttpd is done with the stream. It may hold its own locks here,
+ * which our resumes take under mu: no lock, only a mark for the hub's
+ * thread (or the session's next stream) to reap. */
 static void reader_free(void *cls)
 {
-    mcp_session *s = cls;
+    mcp_stream *st = cls;
 
-    pthread_mutex_lock(&s->hub->mu);
-    s->streaming = false;
-    s->suspended = false;
-    s->conn = NULL;
-    pthread_mutex_unlock(&s->hub->mu);
-    sked__mcp_session_release(s); /* the stream's reference */
+    atomic_store(&st->gone, true);
+}
+
+/* Unlink the streams libmicrohttpd is done with from HUB, and their
+ * sessions' references into *release (to drop outside the lock). Under
+ * mu. */
+static void reap(sked_mcp_hub *hub, mcp_session **release, size_t *n)
+{
+    for (mcp_stream **p = &hub->streams; *p && *n < RELEASE_MAX / 2;) {
+        mcp_stream *st = *p;
+        if (!atomic_load(&st->gone)) {
+            p = &st->next;
+            continue;
+        }
+        *p = st->next;
+        if (st->s->stream == st)
+            st->s->stream = NULL;
+        release[(*n)++] = st->s;
+        free(st);
+    }
+}
+
+/* End ST when its connection is suspended and its client has closed it.
+ * libmicrohttpd looks at no suspended socket, so without this a client
+ * that left would hold the session's stream (409 to its next GET) until
+ * the keep-alive failed to write. The client of a stream sends nothing
+ * after its request: a readable socket is one at its end. Under mu. */
+static void end_if_left(mcp_stream *st)
+{
+    const union MHD_ConnectionInfo *ci;
+    char c;
+
+    if (!st->suspended || atomic_load(&st->gone))
+        return;
+    ci = MHD_get_connection_info(st->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci || recv(ci->connect_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) != 0)
+        return; /* -1 with EAGAIN: still there */
+    st->ending = true;
+    st->suspended = false;
+    MHD_resume_connection(st->conn);
+}
+
+/* Take a stream for S: a new one, or S's last one that is gone (its
+ * reference passes on). Returns 0, SKED_ECONFLICT or SKED_EBUSY. Under
+ * mu. */
+static int stream_take(mcp_session *s, mcp_stream *st,
+                       struct MHD_Connection *conn)
+{
+    sked_mcp_hub *hub = s->hub;
+    mcp_stream *old = s->stream;
+
+    if (hub->stopping || s->ended)
+        return SKED_EBUSY;
+    if (old)
+        end_if_left(old);
+    if (old && !atomic_load(&old->gone) && !old->ending)
+        return SKED_ECONFLICT;
+    if (old && old->ending) {
+        s->refs++; /* OLD keeps its reference until it is reaped */
+    } else if (old) {
+        for (mcp_stream **p = &hub->streams; *p; p = &(*p)->next)
+            if (*p == old) {
+                *p = old->next;
+                break;
+            }
+        free(old);
+    } else {
+        s->refs++;
+    }
+    st->s = s;
+    st->conn = conn;
+    st->keepalive = 0; /* a comment at once: the client sees it open */
+    st->next = hub->streams;
+    hub->streams = st;
+    s->stream = st;
+    return 0;
 }
 
 int sked__mcp_stream_open(mcp_session *s, const http_req *req, http_resp *resp)
 {
     sked_mcp_hub *hub = s->hub;
+    mcp_stream *st = sked__calloc(1, sizeof *st);
     struct MHD_Response *r;
-    int rc = 0;
+    int rc;
 
+    if (!st)
+        return SKED_ENOMEM;
+    atomic_init(&st->gone, false);
     pthread_mutex_lock(&hub->mu);
-    if (hub->stopping || s->ended)
-        rc = SKED_EBUSY;
-    else if (s->streaming)
-        rc = SKED_ECONFLICT;
-    if (rc == 0) {
-        s->streaming = true; /* taken before the response exists */
-        s->refs++;
-        s->conn = req->conn;
-        s->keepalive = 0; /* a comment at once: the client sees it open */
-    }
+    rc = stream_take(s, st, req->conn);
     pthread_mutex_unlock(&hub->mu);
-    if (rc != 0)
+    if (rc != 0) {
+        free(st);
         return rc;
-    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, s,
+    }
+    /* From here the hub owns ST; the free callback lets go of it. */
+    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, st,
                                           reader_free);
-    if (r && MHD_add_response_header(r, "Content-Type", "text/event-stream") !=
-                 MHD_YES) {
-        MHD_destroy_response(r); /* calls reader_free */
+    if (!r) {
+        reader_free(st);
         return SKED_ENOMEM;
     }
-    if (!r) {
-        reader_free(s);
+    if (MHD_add_response_header(r, "Content-Type", "text/event-stream") !=
+        MHD_YES) {
+        MHD_destroy_response(r); /* calls reader_free */
         return SKED_ENOMEM;
     }
     /* A stream lasts: the idle timeout would close it. */
@@ -486,24 +577,28 @@ int sked__mcp_stream_open(mcp_session *s, const http_req *req, http_resp *resp)
 
 /* ---- the hub ------------------------------------------------------------ */
 
-/* Take the sessions idle past SKED_MCP_IDLE off the list into *gone
- * (linked by next), and wake the streams whose keep-alive is due. Under
- * mu. */
-static void scan(sked_mcp_hub *hub, mcp_session **gone)
+/* Reap the streams that are gone, take the sessions idle past
+ * SKED_MCP_IDLE off the list, and wake the streams whose keep-alive is
+ * due; the references to drop into RELEASE (*n of them). Under mu. */
+static void scan(sked_mcp_hub *hub, mcp_session **release, size_t *n)
 {
     sked_mono now = sked__clock_mono(NULL);
 
-    for (mcp_session *s = hub->sessions, *next; s; s = next) {
-        next = s->next;
-        if (s->suspended && now >= s->keepalive) {
-            s->suspended = false;
-            MHD_resume_connection(s->conn);
+    reap(hub, release, n);
+    for (mcp_stream *st = hub->streams; st; st = st->next)
+        end_if_left(st);
+    for (mcp_stream *st = hub->streams; st; st = st->next)
+        if (st->suspended && now >= st->keepalive) {
+            st->suspended = false;
+            MHD_resume_connection(st->conn);
         }
+    for (mcp_session *s = hub->sessions, *next; s && *n < RELEASE_MAX;
+         s = next) {
+        next = s->next;
         /* Only the list holds it: no request, no stream. */
         if (s->refs == 1 && now - s->last_used >= SKED_MCP_IDLE) {
             unlink_session(s);
-            s->next = *gone;
-            *gone = s;
+            release[(*n)++] = s;
         }
     }
 }
@@ -511,24 +606,24 @@ static void scan(sked_mcp_hub *hub, mcp_session **gone)
 static void *hub_main(void *arg)
 {
     sked_mcp_hub *hub = arg;
+    mcp_session **release = sked__calloc(RELEASE_MAX, sizeof *release);
     struct timespec ts;
 
     pthread_mutex_lock(&hub->mu);
     while (!hub->stopping) {
-        mcp_session *gone = NULL;
+        size_t n = 0;
         sked__clock_deadline(SCAN, &ts);
-        if (pthread_cond_timedwait(&hub->cv, &hub->mu, &ts) != ETIMEDOUT)
+        if (pthread_cond_timedwait(&hub->cv, &hub->mu, &ts) != ETIMEDOUT ||
+            !release)
             continue;
-        scan(hub, &gone);
+        scan(hub, release, &n);
         pthread_mutex_unlock(&hub->mu);
-        while (gone) { /* closed outside the lock */
-            mcp_session *s = gone;
-            gone = s->next;
-            sked__mcp_session_release(s);
-        }
+        for (size_t i = 0; i < n; i++) /* closed outside the lock */
+            sked__mcp_session_release(release[i]);
         pthread_mutex_lock(&hub->mu);
     }
     pthread_mutex_unlock(&hub->mu);
+    free(release);
     return NULL;
 }
 
@@ -572,10 +667,10 @@ void sked__mcp_hub_shutdown(sked_mcp_hub *hub)
     bool was = hub->stopping;
     hub->stopping = true;
     pthread_cond_broadcast(&hub->cv);
-    for (mcp_session *s = hub->sessions; s; s = s->next)
-        if (s->suspended) {
-            s->suspended = false;
-            MHD_resume_connection(s->conn);
+    for (mcp_stream *st = hub->streams; st; st = st->next)
+        if (st->suspended) {
+            st->suspended = false;
+            MHD_resume_connection(st->conn);
         }
     pthread_mutex_unlock(&hub->mu);
     if (!was && hub->started)
@@ -588,7 +683,15 @@ void sked__mcp_hub_free(sked_mcp_hub *hub)
     if (!hub)
         return;
     sked__mcp_hub_shutdown(hub);
-    /* The daemon has stopped: the list holds the last references. */
+    /* The daemon has stopped: every stream is gone, and the list and the
+     * streams hold the last references. */
+    while (hub->streams) {
+        mcp_stream *st = hub->streams;
+        hub->streams = st->next;
+        st->s->stream = NULL;
+        sked__mcp_session_release(st->s);
+        free(st);
+    }
     while (hub->sessions)
         sked__mcp_session_end(hub->sessions);
     for (size_t i = 0; i < hub->norigins; i++)

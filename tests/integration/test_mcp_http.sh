@@ -19,6 +19,7 @@
 # 4. GET /mcp streams the session's notifications: a second stream is
 #    409; after resources/subscribe on a schedule, pausing it brings
 #    notifications/resources/updated for its URI on the stream.
+#    A client that closes its stream may open another at once.
 # 5. DELETE ends the session (204): its stream ends, its id is 404 from
 #    then on.
 # 6. At most 256 sessions: the next initialize is 503; ending one makes
@@ -197,6 +198,19 @@ for block in open(sys.argv[1]).read().split("\n\n"):
 PY
 )
 check stream.updated "$got" sked://schedules/nightly
+# A client that left frees the session's stream at once: its next GET
+# is a stream again, not 409.
+kill "$stream_pid"
+wait "$stream_pid" 2>/dev/null
+curl -sN "${auth[@]}" -H 'Accept: text/event-stream' \
+    -H "Mcp-Session-Id: $sid" "$url" >"$tmp/stream2" 2>/dev/null &
+stream_pid=$!
+deadline=$((SECONDS + 5))
+until grep -q 'keep-alive' "$tmp/stream2" || [ $SECONDS -ge $deadline ]; do
+    sleep 0.1
+done
+grep -q 'keep-alive' "$tmp/stream2" && pass ||
+    fail stream.reopen "$(cat "$tmp/stream2")"
 
 # ---- 5. DELETE -------------------------------------------------------------
 code=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "${auth[@]}" \
