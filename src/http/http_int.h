@@ -60,6 +60,11 @@ typedef struct http_resp {
     /* The Mcp-Session-Id header to send ("": none), for /mcp's answer
      * to an initialize: a copy, as the session may end meanwhile. */
     char mcp_session[40];
+    /* /mcp's answer to a page of an allowed origin: the Origin (borrowed
+     * from the request) that may read it, and whether it answers a
+     * preflight (OPTIONS). */
+    const char *cors_origin;
+    bool cors_preflight;
 } http_resp;
 
 /* A handler fills RESP (through the helpers below) and returns 0, or a

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <microhttpd.h>
+
 #include "base/alloc.h"
 #include "base/json_text.h"
 
@@ -52,8 +54,15 @@ static int rpc_error(http_resp *resp, unsigned status, int code,
     return status >= 500 ? SKED_EBUSY : SKED_ESYNTAX;
 }
 
-void sked__mcp_http_refusal(http_resp *resp)
+void sked__mcp_http_refusal(http_resp *resp, const sked_mcp_hub *hub,
+                            struct MHD_Connection *conn)
 {
+    const char *origin =
+        conn ? MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin")
+             : NULL;
+
+    if (hub && origin && sked__mcp_origin_allowed(hub, origin))
+        resp->cors_origin = origin;
     json_t *j = resp->body ? json_loadb(resp->body, resp->len, 0, NULL) : NULL;
     const char *msg = json_string_value(
         json_object_get(json_object_get(j, "error"), "message"));
@@ -66,6 +75,24 @@ void sked__mcp_http_refusal(http_resp *resp)
     snprintf(text, sizeof text, "%s", msg ? msg : "refused");
     json_decref(j);
     (void) rpc_error(resp, resp->status, RPC_SERVER_ERROR, text);
+}
+
+void sked__mcp_http_cors(struct MHD_Response *r, const http_resp *resp)
+{
+    (void) MHD_add_response_header(r, "Access-Control-Allow-Origin",
+                                   resp->cors_origin);
+    (void) MHD_add_response_header(r, "Vary", "Origin");
+    (void) MHD_add_response_header(r, "Access-Control-Expose-Headers",
+                                   "Mcp-Session-Id, WWW-Authenticate");
+    if (!resp->cors_preflight)
+        return;
+    (void) MHD_add_response_header(r, "Access-Control-Allow-Methods",
+                                   "GET, POST, DELETE");
+    (void) MHD_add_response_header(
+        r, "Access-Control-Allow-Headers",
+        "Authorization, Content-Type, Accept, Mcp-Session-Id, "
+        "MCP-Protocol-Version, Last-Event-ID");
+    (void) MHD_add_response_header(r, "Access-Control-Max-Age", "600");
 }
 
 /* True when the Accept header of REQ lists the media type TYPE. */
@@ -112,6 +139,7 @@ static int gate(const http_req *req, http_resp *resp, bool accept_json,
         return rpc_error(resp, 403, RPC_SERVER_ERROR,
                          "Origin not allowed: only loopback origins and "
                          "those of --mcp-allow-origin may call /mcp");
+    resp->cors_origin = origin; /* the page may read what follows */
     if ((accept_json && !accepts(req, "application/json")) ||
         (accept_stream && !accepts(req, "text/event-stream")))
         return rpc_error(resp, 406, RPC_SERVER_ERROR,
@@ -254,7 +282,7 @@ static int mcp_get(const http_req *req, http_resp *resp)
     int rc;
 
     if (strcmp(req->method, "HEAD") == 0) {
-        resp->allow = "GET, POST, DELETE";
+        resp->allow = "GET, POST, DELETE, OPTIONS";
         return rpc_error(resp, 405, RPC_SERVER_ERROR,
                          "HEAD is not allowed on /mcp");
     }
@@ -287,11 +315,27 @@ static int mcp_delete(const http_req *req, http_resp *resp)
     return 0;
 }
 
+/* A browser's preflight: the page of an allowed origin learns what it
+ * may send; others are refused. No token: the browser sends none here. */
+static int mcp_options(const http_req *req, http_resp *resp)
+{
+    int rc = gate(req, resp, false, false);
+
+    if (rc != 0)
+        return rc;
+    resp->cors_preflight = true;
+    resp->allow = "GET, POST, DELETE, OPTIONS";
+    resp->status = 204;
+    return 0;
+}
+
 const http_route sked__mcp_routes[] = {
     {"POST", "/mcp", mcp_post, "send one MCP message (JSON-RPC; docs/mcp.md)",
      0},
     {"GET", "/mcp", mcp_get, "the MCP session's stream of notifications (SSE)",
      0},
     {"DELETE", "/mcp", mcp_delete, "end the MCP session", 204},
+    {"OPTIONS", "/mcp", mcp_options,
+     "what a page of an allowed origin may send (CORS)", 204},
     {0},
 };

@@ -90,8 +90,13 @@ bool sked__mcp_http_path(const char *path);
 
 /* Replace the error body of SPEC 6 in RESP (a refusal of the server
  * before /mcp's handlers: 401, 405, 413...) with a JSON-RPC error object
- * of the same message, as MCP clients read it. A body that is JSON-RPC
- * already is kept. */
-void sked__mcp_http_refusal(http_resp *resp);
+ * of the same message, as MCP clients read it, readable by the page of
+ * the request on CONN when HUB allows its origin. A body that is
+ * JSON-RPC already is kept. */
+void sked__mcp_http_refusal(http_resp *resp, const sked_mcp_hub *hub,
+                            struct MHD_Connection *conn);
+
+/* Add to R the CORS headers of RESP (its cors_origin set). */
+void sked__mcp_http_cors(struct MHD_Response *r, const http_resp *resp);
 
 #endif

@@ -210,8 +210,12 @@ bool sked__http_authorized(const char *token, size_t token_len,
 }
 
 static bool authorized(const sked_http *h, struct MHD_Connection *conn,
-                       const char *path)
+                       const char *method, const char *path)
 {
+    /* A browser asks before it sends the token (a CORS preflight), and
+     * /mcp answers that with what it allows, nothing more. */
+    if (strcmp(method, "OPTIONS") == 0 && sked__mcp_http_path(path))
+        return true;
     return sked__http_authorized(
         h->token, h->token_len, path,
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
@@ -313,6 +317,8 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, http_resp *resp)
     if (resp->status == 401)
         (void) MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                                        "Bearer");
+    if (resp->cors_origin)
+        sked__mcp_http_cors(r, resp);
     if (resp->mcp_session[0] &&
         MHD_add_response_header(r, "Mcp-Session-Id", resp->mcp_session) !=
             MHD_YES) {
@@ -336,7 +342,7 @@ static enum MHD_Result refuse(const sked_http *h, struct MHD_Connection *conn,
 
     (void) sked__http_error(&resp, code, field, "%s", msg);
     if (sked__mcp_http_path(path))
-        sked__mcp_http_refusal(&resp);
+        sked__mcp_http_refusal(&resp, h->mcp, conn);
     rs->answered = true;
     report(h, method, path, rs, resp.status);
     return send_resp(conn, &resp);
@@ -360,7 +366,7 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
 
     (void) sked__http_serve(&req, &resp, &m);
     if (sked__mcp_http_path(path) && resp.status >= 400 && !resp.stream)
-        sked__mcp_http_refusal(&resp); /* the router's 405 */
+        sked__mcp_http_refusal(&resp, h->mcp, conn); /* the router's 405 */
     rs->answered = true;
     report(h, method, path, rs, resp.stream ? 200 : resp.status);
     enum MHD_Result ok = send_resp(conn, &resp);
@@ -442,7 +448,7 @@ static enum MHD_Result on_first(sked_http *h, struct MHD_Connection *conn,
                       field[0] ? field : NULL, why);
     if (rs->refusal)
         ; /* the request line is refused already (on_uri) */
-    else if (!authorized(h, conn, path))
+    else if (!authorized(h, conn, method, path))
         refuse_later(rs, SKED_EUNAUTH,
                      "a valid bearer token is required "
                      "(Authorization: Bearer TOKEN)");

@@ -15,7 +15,9 @@
 #    JSON -32700 (and the session still answers).
 # 3. Origin: a foreign one 403; loopback ones and the one of
 #    --mcp-allow-origin pass; none (curl) passes; a malformed
-#    --mcp-allow-origin stops the server at start, naming the option.
+#    --mcp-allow-origin stops the server at start, naming the option. A
+#    page of an allowed origin reads the answers (CORS: a preflight with
+#    no token, Access-Control-Allow-Origin, Mcp-Session-Id exposed).
 # 4. GET /mcp streams the session's notifications: a second stream is
 #    409; after resources/subscribe on a schedule, pausing it brings
 #    notifications/resources/updated for its URI on the stream.
@@ -124,7 +126,7 @@ code=$(curl -s -o "$tmp/body" -D "$tmp/hdr" -w '%{http_code}' -X PUT \
     "${auth[@]}" "$url")
 body=$(cat "$tmp/body")
 rpc_refusal put 405
-check put.allow "$(header Allow)" "POST, GET, DELETE"
+check put.allow "$(header Allow)" "POST, GET, DELETE, OPTIONS"
 head -c $((2 * 1024 * 1024)) /dev/zero | tr '\0' ' ' >"$tmp/big"
 post "@$tmp/big" "${auth[@]}" "${accept[@]}" -H "Mcp-Session-Id: $sid"
 rpc_refusal big 413
@@ -145,6 +147,24 @@ for o in http://localhost:3000 http://127.0.0.1 'http://[::1]:8080' \
     spost '{"jsonrpc":"2.0","id":12,"method":"ping"}' -H "Origin: $o"
     check "origin[$o]" "$code $(jq_py 'j["id"]')" "200 12"
 done
+# A page of an allowed origin may read the answers (CORS): its preflight
+# needs no token, and names the headers of MCP; a foreign one gets none.
+app=https://app.example:8443
+code=$(curl -s -o /dev/null -D "$tmp/hdr" -w '%{http_code}' -X OPTIONS \
+    -H "Origin: $app" -H 'Access-Control-Request-Method: POST' "$url")
+check cors.preflight "$code $(header Access-Control-Allow-Origin)" "204 $app"
+header Access-Control-Allow-Headers | grep -q 'Mcp-Session-Id' && pass ||
+    fail cors.preflight.headers "$(cat "$tmp/hdr")"
+code=$(curl -s -o /dev/null -D "$tmp/hdr" -w '%{http_code}' -X OPTIONS \
+    -H 'Origin: https://evil.example' "$url")
+check cors.foreign "$code [$(header Access-Control-Allow-Origin)]" "403 []"
+spost '{"jsonrpc":"2.0","id":12,"method":"ping"}' -H "Origin: $app"
+check cors.answer "$(header Access-Control-Allow-Origin)" "$app"
+header Access-Control-Expose-Headers | grep -q 'Mcp-Session-Id' && pass ||
+    fail cors.expose "$(cat "$tmp/hdr")"
+post '{"jsonrpc":"2.0","id":12,"method":"ping"}' "${accept[@]}" \
+    -H "Origin: $app" -H "Mcp-Session-Id: $sid"
+check cors.401 "$code $(header Access-Control-Allow-Origin)" "401 $app"
 "$bin" server --db "$db" --workers 0 --listen 127.0.0.1:0 \
     --mcp-allow-origin app.example >/dev/null 2>"$tmp/e.origin"
 check origin.option.rc "$?" 1
@@ -275,7 +295,7 @@ got=$(curl -s "${auth[@]}" "$url_a/api/v1/openapi.json" | "$py" -c '
 import json, sys
 p = json.load(sys.stdin)["paths"].get("/mcp", {})
 print(" ".join(sorted(p)))')
-check openapi "$got" "delete get post"
+check openapi "$got" "delete get options post"
 
 # The stop ends an open stream at once (a session of the first server
 # is full; start another).
