@@ -2,7 +2,9 @@
 /* A stand-in for the MCP session (mcp/mcp.h) until src/mcp/session.c
  * exists: initialize, ping, tools/list (empty) and resources/subscribe
  * (which sends one notifications/resources/updated at once), enough to
- * drive the HTTP transport. Removed once the real session is in. */
+ * drive the HTTP transport. Removed once the real session is in; until
+ * then its definitions are weak, so that the real ones win wherever both
+ * are linked. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,8 @@ struct sked_mcp {
     char version[16];
 };
 
-int sked__mcp_open(const sked_mcp_options *o, sked_mcp **out, sked_error *err)
+__attribute__((weak)) int sked__mcp_open(const sked_mcp_options *o,
+                                         sked_mcp **out, sked_error *err)
 {
     sked_mcp *m;
 
@@ -74,8 +77,9 @@ static json_t *result_of(sked_mcp *m, const char *method, json_t *params)
     return NULL;
 }
 
-int sked__mcp_handle(sked_mcp *m, const char *msg, size_t len, char **reply,
-                     size_t *reply_len)
+__attribute__((weak)) int sked__mcp_handle(sked_mcp *m, const char *msg,
+                                           size_t len, char **reply,
+                                           size_t *reply_len)
 {
     json_t *j = json_loadb(msg, len, 0, NULL), *id, *res, *out;
     const char *method;
@@ -105,12 +109,12 @@ int sked__mcp_handle(sked_mcp *m, const char *msg, size_t len, char **reply,
     return *reply ? 0 : SKED_ENOMEM;
 }
 
-const char *sked__mcp_version(const sked_mcp *m)
+__attribute__((weak)) const char *sked__mcp_version(const sked_mcp *m)
 {
     return m->version[0] ? m->version : NULL;
 }
 
-void sked__mcp_close(sked_mcp *m)
+__attribute__((weak)) void sked__mcp_close(sked_mcp *m)
 {
     if (!m)
         return;
