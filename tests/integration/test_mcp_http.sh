@@ -21,7 +21,9 @@
 # 4. GET /mcp streams the session's notifications: a second stream is
 #    409; after resources/subscribe on a schedule, pausing it brings
 #    notifications/resources/updated for its URI on the stream.
-#    A client that closes its stream may open another at once.
+#    A client that closes its stream may open another at once. With no
+#    stream open, a session keeps its last 256 notifications; its stream
+#    then says how many older ones were dropped.
 # 5. DELETE ends the session (204): its stream ends, its id is 404 from
 #    then on.
 # 6. At most 256 sessions: the next initialize is 503; ending one makes
@@ -231,6 +233,38 @@ until grep -q 'keep-alive' "$tmp/stream2" || [ $SECONDS -ge $deadline ]; do
 done
 grep -q 'keep-alive' "$tmp/stream2" && pass ||
     fail stream.reopen "$(cat "$tmp/stream2")"
+
+# A session keeps its notifications while no stream is open, at most
+# 256: past them the oldest are dropped, and its stream says how many.
+post "$init" "${auth[@]}" "${accept[@]}"
+sid2=$(header Mcp-Session-Id)
+"$py" - "$url_a" "$token" "$sid2" <<'PY'
+import http.client, json, sys, urllib.parse
+u = urllib.parse.urlparse(sys.argv[1])
+c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+h = {"Authorization": "Bearer " + sys.argv[2],
+     "Content-Type": "application/json",
+     "Accept": "application/json, text/event-stream",
+     "Mcp-Session-Id": sys.argv[3]}
+def call(method, path, body=None):
+    c.request(method, path, body, h)
+    c.getresponse().read()
+sub = {"jsonrpc": "2.0", "method": "resources/subscribe",
+       "params": {"uri": "sked://schedules/nightly"}}
+for i in range(300):  # each an update of a subscribed resource
+    call("POST", "/mcp", json.dumps(dict(sub, id=i)))
+    call("POST", "/api/v1/schedules/nightly/" +
+         ("resume" if i % 2 == 0 else "pause"))
+PY
+sleep 2 # the session reads the event log twice a second
+curl -sN --max-time 2 "${auth[@]}" -H 'Accept: text/event-stream' \
+    -H "Mcp-Session-Id: $sid2" "$url" >"$tmp/stream3" 2>/dev/null
+check queue.kept "$(grep -c '^event: message' "$tmp/stream3")" 256
+grep -Eq '^: [0-9]+ notifications dropped' "$tmp/stream3" && pass ||
+    fail queue.dropped "$(grep -v '^data' "$tmp/stream3" | head -5)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "${auth[@]}" \
+    -H "Mcp-Session-Id: $sid2" "$url")
+check queue.delete "$code" 204
 
 # ---- 5. DELETE -------------------------------------------------------------
 code=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "${auth[@]}" \
