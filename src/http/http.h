@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTTP server of "sked server" (SPEC 6, docs/api.md): the API, the
- * event stream, the metrics and the dashboard, on libmicrohttpd's thread
- * pool, calling the engine, which is thread-safe.
+ * event stream, the metrics, the dashboard and the MCP endpoint (/mcp),
+ * on libmicrohttpd's thread pool, calling the engine, which is
+ * thread-safe.
  *
  * Every connection is event-driven (epoll), so a slow or half-open client
  * costs a socket and at most 16 KiB, never a thread; a connection that
  * does not finish a request's headers within the header timeout (from
  * its start, or from its last answer when kept alive) is closed, and so
- * is one idle for longer than the timeout, except the event streams,
- * which are kept alive by a comment every 15 s. */
+ * is one idle for longer than the timeout, except the event streams and
+ * the MCP sessions' streams, which are kept alive by a comment every
+ * 15 s. */
 #ifndef SKED_HTTP_HTTP_H
 #define SKED_HTTP_HTTP_H
 

@@ -6,7 +6,8 @@
  * before it is read), checks the token, finds the route (router.c: 404,
  * or 405 with Allow), calls its handler, and sends what the handler put
  * in the http_resp. Handlers know nothing of libmicrohttpd except the
- * event stream, which hands server.c a streaming response.
+ * streams (the event stream, /mcp's), which hand server.c a streaming
+ * response.
  *
  * Every module of the API exports its table of routes (ending with a
  * zeroed entry); router.c looks through all of them, in the order of
