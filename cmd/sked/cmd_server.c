@@ -63,7 +63,8 @@ typedef struct server {
     /* --mcp-allow-origin, borrowed from argv */
     const char *const *mcp_origins;
     size_t n_mcp_origins;
-    sked_http *http; /* owned; from start */
+    sked_dur mcp_idle; /* --mcp-session-idle; 0: the server's default */
+    sked_http *http;   /* owned; from start */
     logger log;
     sked_tzdb *tzdb; /* opened first: a missing zone database is told as such */
     sked_engine *engine;
@@ -205,6 +206,7 @@ static int http_open(server *sv)
                            .token = sv->token,
                            .mcp_allow_origin = sv->mcp_origins,
                            .n_mcp_allow_origin = sv->n_mcp_origins,
+                           .mcp_idle = sv->mcp_idle,
                            .access = log_access,
                            .access_ctx = &sv->log};
     char url[300];
@@ -391,7 +393,7 @@ static int server_run(server *sv)
 
 typedef struct server_flags {
     const char *db, *workflows, *tick, *log_format, *log_level, *workers;
-    const char *lease, *listen, *token_file;
+    const char *lease, *listen, *token_file, *mcp_idle;
     cli_list mcp_allow_origin;
 } server_flags;
 
@@ -466,6 +468,13 @@ static int server_config(const cli_cmd *self, const server_flags *f, server *sv)
                                "invalid --tick \"%.64s\": expected a "
                                "duration from 1s to 1h",
                                f->tick);
+    if (f->mcp_idle && (sked_dur_parse(f->mcp_idle, &sv->mcp_idle, &err) < 0 ||
+                        sv->mcp_idle < SKED_USEC_PER_SEC ||
+                        sv->mcp_idle > 24 * 3600 * SKED_USEC_PER_SEC))
+        return cli_usage_error(self,
+                               "invalid --mcp-session-idle \"%.64s\": "
+                               "expected a duration from 1s to 24h",
+                               f->mcp_idle);
     if (f->log_format && log_format_parse(f->log_format, &format) < 0)
         return cli_usage_error(self,
                                "invalid --log-format \"%.64s\": expected "
@@ -495,6 +504,7 @@ static int server_cmd(const cli_cmd *self, int argc, char **argv)
         {"listen", 0, CLI_OPT_VALUE, &f.listen},
         {"token-file", 0, CLI_OPT_VALUE, &f.token_file},
         {"mcp-allow-origin", 0, CLI_OPT_LIST, &f.mcp_allow_origin},
+        {"mcp-session-idle", 0, CLI_OPT_VALUE, &f.mcp_idle},
         {0},
     };
     server sv = {0};
@@ -521,6 +531,7 @@ const cli_cmd cli_cmd_server = {
             "                   [--lease D] [--tick D]\n"
             "                   [--listen ADDR] [--token-file F]\n"
             "                   [--mcp-allow-origin ORIGIN]...\n"
+            "                   [--mcp-session-idle D]\n"
             "                   [--log-format logfmt|json]\n"
             "                   [--log-level L]\n"
             "\n"
@@ -552,6 +563,9 @@ const cli_cmd cli_cmd_server = {
             "                     let pages of ORIGIN (https://app.example)\n"
             "                     call /mcp, the MCP endpoint, besides\n"
             "                     loopback ones; repeatable (default: none)\n"
+            "  --mcp-session-idle D\n"
+            "                     end an MCP session unused (no request, no\n"
+            "                     open stream) for D, 1s to 24h (default 30m)\n"
             "  --tick D           how often changes by others are reread,\n"
             "                     1s to 1h (default 1s)\n"
             "  --log-format F     logfmt (default) or json, on stderr\n"

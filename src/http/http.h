@@ -47,6 +47,9 @@ typedef struct sked_http_options {
      * ("https://app.example:8443"), N_MCP_ALLOW_ORIGIN of them. */
     const char *const *mcp_allow_origin;
     size_t n_mcp_allow_origin;
+    /* An MCP session with no request and no open stream for this long
+     * ends; 0: 30 minutes. */
+    sked_dur mcp_idle;
     sked_http_access_fn access; /* may be NULL */
     void *access_ctx;
 } sked_http_options;

@@ -20,7 +20,8 @@
 
 /* Most sessions at once; an initialize beyond them is refused (503). */
 #define SKED_MCP_SESSIONS_MAX 256
-/* A session with no request and no stream for this long ends. */
+/* A session with no request and no stream for this long ends, unless
+ * the server says otherwise (sked_http_options.mcp_idle). */
 #define SKED_MCP_IDLE (30 * 60 * SKED_USEC_PER_SEC)
 /* Notifications a session keeps for its stream: past either bound the
  * oldest are dropped (and counted). */
@@ -36,10 +37,11 @@ typedef struct mcp_session mcp_session;
 
 /* Create the sessions of the server serving E (borrowed), which allows
  * the Origins ORIGINS (N of them, "scheme://host[:port]", copied) besides
- * loopback ones. Returns 0, SKED_EINVAL (a malformed origin, field
- * "mcp-allow-origin"), SKED_ENOMEM. */
+ * loopback ones, and ends sessions idle for IDLE (0: SKED_MCP_IDLE).
+ * Returns 0, SKED_EINVAL (a malformed origin, field "mcp-allow-origin"),
+ * SKED_ENOMEM. */
 int sked__mcp_hub_new(sked_engine *e, const char *const *origins, size_t n,
-                      sked_mcp_hub **out, sked_error *err);
+                      sked_dur idle, sked_mcp_hub **out, sked_error *err);
 
 /* End every stream (their connections resume and finish) before the
  * daemon stops; new sessions and streams are refused from then on. */

@@ -89,8 +89,9 @@ struct sked_mcp_hub {
     mcp_session *sessions; /* every session not ended */
     size_t n;
     mcp_stream *streams; /* until the hub's thread reaps them */
-    char **origins;      /* allowed besides loopback, lower case */
+    char **origins;      /* allowed besides loopback */
     size_t norigins;
+    sked_dur idle; /* a session unused this long ends */
 };
 
 /* ---- origins ------------------------------------------------------------ */
@@ -578,7 +579,7 @@ int sked__mcp_stream_open(mcp_session *s, const http_req *req, http_resp *resp)
 /* ---- the hub ------------------------------------------------------------ */
 
 /* Reap the streams that are gone, take the sessions idle past
- * SKED_MCP_IDLE off the list, and wake the streams whose keep-alive is
+ * hub->idle off the list, and wake the streams whose keep-alive is
  * due; the references to drop into RELEASE (*n of them). Under mu. */
 static void scan(sked_mcp_hub *hub, mcp_session **release, size_t *n)
 {
@@ -596,7 +597,7 @@ static void scan(sked_mcp_hub *hub, mcp_session **release, size_t *n)
          s = next) {
         next = s->next;
         /* Only the list holds it: no request, no stream. */
-        if (s->refs == 1 && now - s->last_used >= SKED_MCP_IDLE) {
+        if (s->refs == 1 && now - s->last_used >= hub->idle) {
             unlink_session(s);
             release[(*n)++] = s;
         }
@@ -628,7 +629,7 @@ static void *hub_main(void *arg)
 }
 
 int sked__mcp_hub_new(sked_engine *e, const char *const *origins, size_t n,
-                      sked_mcp_hub **out, sked_error *err)
+                      sked_dur idle, sked_mcp_hub **out, sked_error *err)
 {
     sked_mcp_hub *hub = sked__calloc(1, sizeof *hub);
     int rc;
@@ -637,6 +638,7 @@ int sked__mcp_hub_new(sked_engine *e, const char *const *origins, size_t n,
     if (!hub)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     hub->e = e;
+    hub->idle = idle > 0 ? idle : SKED_MCP_IDLE;
     if (pthread_mutex_init(&hub->mu, NULL) != 0) {
         free(hub);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);

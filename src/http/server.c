@@ -634,7 +634,7 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
         (rc = configure(h, o, listen, err)) < 0 ||
         (rc = sked__sse_hub_new(e, &h->hub, err)) < 0 ||
         (rc = sked__mcp_hub_new(e, o->mcp_allow_origin, o->n_mcp_allow_origin,
-                                &h->mcp, err)) < 0 ||
+                                o->mcp_idle, &h->mcp, err)) < 0 ||
         (rc = sked__http_watch_start(o->header_timeout_secs
                                          ? o->header_timeout_secs
                                          : HEADER_TIMEOUT_DEFAULT,

@@ -27,7 +27,9 @@
 # 5. DELETE ends the session (204): its stream ends, its id is 404 from
 #    then on.
 # 6. At most 256 sessions: the next initialize is 503; ending one makes
-#    room. Stopping the server ends an open stream at once.
+#    room. Stopping the server ends an open stream at once. A session
+#    unused for --mcp-session-idle ends (404); one in use, or with its
+#    stream open, stays.
 # 7. The OpenAPI document lists /mcp.
 #
 # Env: SKED_BIN. Ends with "N passed, M failed".
@@ -345,6 +347,38 @@ stop_server b TERM
 check_le stop.ms "$stop_ms" 5000
 sleep 0.5
 kill -0 "$stream_pid" 2>/dev/null && fail stop.stream "still open" || pass
+
+# Sessions unused for --mcp-session-idle end (404); one in use, or with
+# its stream open, stays.
+start_http c --db "sqlite:$tmp/c.db" --workers 0 --mcp-session-idle 1s ||
+    fail c.start "$(cat "$tmp/c.log")"
+url=$url_c/mcp
+auth=()
+new_session() {
+    post "$init" "${accept[@]}"
+    header Mcp-Session-Id
+}
+idle=$(new_session)
+busy=$(new_session)
+sid=$(new_session)
+curl -sN -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $sid" \
+    "$url" >"$tmp/stream_c" 2>/dev/null &
+stream_pid=$!
+for i in $(seq 10); do
+    sleep 0.3
+    sid=$busy spost '{"jsonrpc":"2.0","id":1,"method":"ping"}'
+done
+check idle.busy "$code" 200
+sid=$idle spost '{"jsonrpc":"2.0","id":1,"method":"ping"}'
+check idle.ended "$code" 404
+spost '{"jsonrpc":"2.0","id":1,"method":"ping"}'
+check idle.streaming "$code" 200
+kill "$stream_pid" 2>/dev/null
+"$bin" server --db "$db" --workers 0 --listen 127.0.0.1:0 \
+    --mcp-session-idle 0s >/dev/null 2>"$tmp/e.idle"
+check idle.option.rc "$?" 2
+grep -q 'mcp-session-idle' "$tmp/e.idle" && pass ||
+    fail idle.option.msg "$(cat "$tmp/e.idle")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
