@@ -243,22 +243,25 @@ static void on_notify(void *ctx, const char *json, size_t len)
     size_t n = sizeof pre - 1 + len + sizeof post - 1;
     mcp_note *note = sked__malloc(sizeof *note + n);
 
+    if (note) {
+        note->next = NULL;
+        note->len = n;
+        memcpy(note->text, pre, sizeof pre - 1);
+        memcpy(note->text + sizeof pre - 1, json, len);
+        memcpy(note->text + n - 2, post, 2);
+        /* A newline of JSON text is white space between tokens (one in
+         * a string is escaped): a space keeps the event one data line. */
+        for (char *p = note->text + sizeof pre - 1; p < note->text + n - 2; p++)
+            if (*p == '\n' || *p == '\r')
+                *p = ' ';
+    }
     pthread_mutex_lock(&s->hub->mu);
-    if (!note) {
-        s->dropped++;
+    if (!note || s->ended) {
+        s->dropped += !note;
         pthread_mutex_unlock(&s->hub->mu);
+        free(note);
         return;
     }
-    note->next = NULL;
-    note->len = n;
-    memcpy(note->text, pre, sizeof pre - 1);
-    memcpy(note->text + sizeof pre - 1, json, len);
-    memcpy(note->text + n - 2, post, 2);
-    /* A newline of JSON text is white space between tokens (one inside
-     * a string is escaped): a space keeps the event one data line. */
-    for (char *p = note->text + sizeof pre - 1; p < note->text + n - 2; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
     if (s->tail)
         s->tail->next = note;
     else
