@@ -3,8 +3,17 @@
  * exists: initialize, ping, tools/list (empty) and resources/subscribe
  * (which sends one notifications/resources/updated at once), enough to
  * drive the HTTP transport. Removed once the real session is in; until
- * then its definitions are weak, so that the real ones win wherever both
- * are linked. */
+ * then it compiles to nothing wherever the real one (session_int.h) is
+ * there, so that whichever is merged first, the real one is linked. */
+#if defined(__has_include)
+#if __has_include("mcp/session_int.h")
+#define SKED_MCP_SESSION_REAL 1
+#endif
+#endif
+
+#ifdef SKED_MCP_SESSION_REAL
+typedef int sked__mcp_stub_unused; /* ISO C wants a declaration */
+#else
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +31,7 @@ struct sked_mcp {
     char version[16];
 };
 
-__attribute__((weak)) int sked__mcp_open(const sked_mcp_options *o,
-                                         sked_mcp **out, sked_error *err)
+int sked__mcp_open(const sked_mcp_options *o, sked_mcp **out, sked_error *err)
 {
     sked_mcp *m;
 
@@ -77,9 +85,8 @@ static json_t *result_of(sked_mcp *m, const char *method, json_t *params)
     return NULL;
 }
 
-__attribute__((weak)) int sked__mcp_handle(sked_mcp *m, const char *msg,
-                                           size_t len, char **reply,
-                                           size_t *reply_len)
+int sked__mcp_handle(sked_mcp *m, const char *msg, size_t len, char **reply,
+                     size_t *reply_len)
 {
     json_t *j = json_loadb(msg, len, 0, NULL), *id, *res, *out;
     const char *method;
@@ -109,15 +116,17 @@ __attribute__((weak)) int sked__mcp_handle(sked_mcp *m, const char *msg,
     return *reply ? 0 : SKED_ENOMEM;
 }
 
-__attribute__((weak)) const char *sked__mcp_version(const sked_mcp *m)
+const char *sked__mcp_version(const sked_mcp *m)
 {
     return m->version[0] ? m->version : NULL;
 }
 
-__attribute__((weak)) void sked__mcp_close(sked_mcp *m)
+void sked__mcp_close(sked_mcp *m)
 {
     if (!m)
         return;
     (void) pthread_mutex_destroy(&m->mu);
     free(m);
 }
+
+#endif
