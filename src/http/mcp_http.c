@@ -25,6 +25,7 @@
 
 #include "base/alloc.h"
 #include "base/json_text.h"
+#include "base/utf8.h"
 
 /* JSON-RPC error codes of the transport's refusals. */
 #define RPC_PARSE_ERROR     (-32700)
@@ -43,12 +44,28 @@ bool sked__mcp_http_path(const char *path)
     return strcmp(path, "/mcp") == 0;
 }
 
+/* A JSON string of MSG, whose bytes that are not UTF-8 (a parser's
+ * message quoting the body) become U+FFFD. */
+static json_t *text_of(const char *msg)
+{
+    json_t *j = json_string(msg);
+    char *clean;
+    size_t n;
+
+    if (j || sked__utf8_sanitize(msg, strlen(msg), &clean, &n) < 0)
+        return j;
+    j = json_stringn(clean, n);
+    free(clean);
+    return j;
+}
+
 /* Answer STATUS with the JSON-RPC error CODE and MSG, id null. */
 static int rpc_error(http_resp *resp, unsigned status, int code,
                      const char *msg)
 {
-    json_t *body = json_pack("{s:s, s:{s:i, s:s}, s:n}", "jsonrpc", "2.0",
-                             "error", "code", code, "message", msg, "id");
+    json_t *body =
+        json_pack("{s:s, s:{s:i, s:o}, s:n}", "jsonrpc", "2.0", "error", "code",
+                  code, "message", text_of(msg), "id");
 
     (void) sked__http_json(resp, status, body);
     return status >= 500 ? SKED_EBUSY : SKED_ESYNTAX;

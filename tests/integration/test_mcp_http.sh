@@ -137,6 +137,10 @@ rpc_refusal big 413
 spost '{"jsonrpc":"2.0","id":9,"method":'
 rpc_refusal malformed 400
 check malformed.code "$(jq_py 'j["error"]["code"]')" -32700
+printf '{"jsonrpc":"2.0","id":9,"method":"p\xff\xfeing"}' >"$tmp/latin"
+spost "@$tmp/latin"
+rpc_refusal not_utf8 400
+check not_utf8.code "$(jq_py 'j["error"]["code"]')" -32700
 spost '{"jsonrpc":"2.0","id":10,"method":"ping"}'
 check after_malformed "$code $(jq_py 'j["id"]')" "200 10"
 
