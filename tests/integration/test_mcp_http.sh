@@ -384,5 +384,14 @@ check idle.option.rc "$?" 2
 grep -q 'mcp-session-idle' "$tmp/e.idle" && pass ||
     fail idle.option.msg "$(cat "$tmp/e.idle")"
 
+# Every server stops cleanly, and under the sanitizers none reported
+# anything (a leak shows at the stop).
+stop_server a TERM
+check stop.a "$stop_rc" 0
+stop_server c TERM
+check stop.c "$stop_rc" 0
+bad=$(grep -l -E 'Sanitizer|runtime error' "$tmp"/*.log 2>/dev/null)
+check sanitizers "$bad" ""
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
