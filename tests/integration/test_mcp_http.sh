@@ -48,8 +48,9 @@ url=$url_a/mcp
 auth=(-H "Authorization: Bearer $token")
 accept=(-H 'Accept: application/json, text/event-stream')
 
-# post BODY [CURL ARGS...]: POST BODY to /mcp with the token and the
-# Accept of MCP; sets code, body (in $tmp/body) and headers ($tmp/hdr).
+# post BODY [CURL ARGS...]: POST BODY (JSON, or @FILE) to /mcp with the
+# curl arguments (headers); sets code, body (also in $tmp/body) and the
+# answer's headers ($tmp/hdr).
 post() {
     local data=$1
     shift
@@ -206,8 +207,9 @@ spost '{"jsonrpc":"2.0","id":13,"method":"resources/subscribe",
 check subscribe "$code $(jq_py 'j["id"], "error" in j')" "200 13 False"
 curl -s -o /dev/null "${auth[@]}" -X POST \
     "$url_a/api/v1/schedules/nightly/pause"
-# NEEDS THE SESSION'S EVENT POLLER (src/mcp/session.c): the update comes
-# from the event log, once the pause is written.
+# NEEDS THE SESSION'S EVENT POLLER (src/mcp/session_poll.c): the update
+# comes from the event log, once the pause is written. (The stand-in
+# session of src/http/mcp_stub_tmp.c sends it at the subscribe.)
 deadline=$((SECONDS + 10))
 until grep -q 'notifications/resources/updated' "$tmp/stream" ||
     [ $SECONDS -ge $deadline ]; do
