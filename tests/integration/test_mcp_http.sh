@@ -208,8 +208,7 @@ check subscribe "$code $(jq_py 'j["id"], "error" in j')" "200 13 False"
 curl -s -o /dev/null "${auth[@]}" -X POST \
     "$url_a/api/v1/schedules/nightly/pause"
 # NEEDS THE SESSION'S EVENT POLLER (src/mcp/session_poll.c): the update
-# comes from the event log, once the pause is written. (The stand-in
-# session of src/http/mcp_stub_tmp.c sends it at the subscribe.)
+# comes from the event log, once the pause is written.
 deadline=$((SECONDS + 10))
 until grep -q 'notifications/resources/updated' "$tmp/stream" ||
     [ $SECONDS -ge $deadline ]; do
