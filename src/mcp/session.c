@@ -27,6 +27,7 @@
 #include "base/clock.h"
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/json_io.h"
 #include "base/json_text.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/mcp_int.h"
@@ -74,12 +75,14 @@ int sked__mcp_api(const mcp_ctx *c, const char *method, const char *target,
         return rc;
     }
     if (r.body && r.len > 0 &&
-        !(j = json_loadb(r.body, r.len, JSON_DECODE_ANY, &je))) {
+        (rc = sked__json_load(r.body, r.len, JSON_DECODE_ANY, &j, &je)) != 0) {
         free(r.body);
+        if (rc == SKED_ENOMEM)
+            return sked__error_set(err, rc, NULL, -1, NULL);
         return sked__error_set(err, SKED_EIO, NULL, -1,
-                               "the API's answer to %.16s %.80s (HTTP %u) is "
-                               "not JSON: %s",
-                               method, target, r.status, je.text);
+                               "the API answered %u with a body that is not "
+                               "JSON: %.80s",
+                               r.status, je.text);
     }
     free(r.body);
     *status = r.status;
@@ -122,12 +125,14 @@ static int module_error(int rc, const sked_error *err, const char *what,
         e->data = json_pack("{s:s}", "uri", name);
         return e->code;
     }
-    if (rc == SKED_ENOTFOUND)
+    /* A tool or a prompt not found, or what an argument names (a
+     * prompt's run), in the module's words when it has some. */
+    if (rc == SKED_ENOTFOUND && !err->msg[0])
         return sked__rpc_fail(e, RPC_INVALID_PARAMS,
                               "Invalid params: name: no %s \"%.100s\"", what,
                               name);
     if (rc == SKED_EINVAL || rc == SKED_ESYNTAX || rc == SKED_ERANGE ||
-        rc == SKED_ETOOBIG) {
+        rc == SKED_ETOOBIG || rc == SKED_ENOTFOUND) {
         if (!err->field[0])
             return sked__rpc_fail(e, RPC_INVALID_PARAMS, "Invalid params: %s",
                                   msg);
