@@ -29,7 +29,7 @@ json_t *sked__answer_backfill_preview(const sked_backfill_preview *p)
 {
     return json_pack("{s:b, s:I, s:I, s:I, s:I, s:o, s:o}", "dry_run", 1,
                      "total", (json_int_t) p->total, "checked",
-                     (json_int_t) p->checked, "created",
-                     (json_int_t) p->create, "skipped", (json_int_t) p->skip,
-                     "create", instants(p, false), "skip", instants(p, true));
+                     (json_int_t) p->checked, "created", (json_int_t) p->create,
+                     "skipped", (json_int_t) p->skip, "create",
+                     instants(p, false), "skip", instants(p, true));
 }
