@@ -147,7 +147,9 @@ async function readOnce(signal) {
   const r = await fetch("/api/v1/events?follow=1", { headers: h, signal });
   if (r.status === 401) {
     askToken();
-    throw new Error("the server wants a token");
+    const e = new Error("the server wants a token");
+    e.unauthorized = true;
+    throw e;
   }
   if (!r.ok || !r.body) throw new Error("HTTP " + r.status);
   setState(true, "live");
@@ -185,6 +187,11 @@ export function startStream() {
         await readOnce(c.signal);
       } catch (e) {
         if (c.signal.aborted) return;
+        if (e.unauthorized) {
+          // Until a token is given (startStream is called again).
+          setState(false, "disconnected: the server wants a token");
+          return;
+        }
         if (Date.now() - began > 30000) wait = 1000;
         setState(false, "disconnected from the event stream (" + e.message +
           "); reconnecting in " + Math.round(wait / 1000) + " s");

@@ -18,13 +18,13 @@ function offsetMinutes(t, zone) {
 export function zoneChanges(zone, from) {
   const out = [];
   const day = 86400000;
-  let t = from, off = offsetMinutes(t, zone);
+  let t = Math.floor(from / 60000) * 60000, off = offsetMinutes(t, zone);
   for (let i = 0; i < 400 && out.length < 2; i++) {
     const n = t + day, o = offsetMinutes(n, zone);
     if (o !== off) {
       let lo = t, hi = n;
       while (hi - lo > 60000) {
-        const mid = Math.floor((lo + hi) / 2);
+        const mid = lo + Math.floor((hi - lo) / 120000) * 60000;
         if (offsetMinutes(mid, zone) === off) lo = mid; else hi = mid;
       }
       out.push({ at: hi, from: off, to: o });

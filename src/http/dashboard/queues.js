@@ -19,6 +19,7 @@ export function render(main) {
       say(msg, "");
     } catch (e) {
       say(msg, "Cannot load the queues: " + errorText(e), "error");
+      clear(box);
     }
   }
   const later = debounce(load, 500);

@@ -6,7 +6,7 @@
 import { get, onEvent } from "./api.js";
 import { cancelButton } from "./runs.js";
 import { ACTIVE, clear, debounce, duration, enc, errorText, h, heading, message, say,
-         scheduleLink, section, status, table, time } from "./ui.js";
+         scheduleLink, section, status, table, term, time } from "./ui.js";
 
 const ms = (t) => Date.parse(t);
 
@@ -25,7 +25,7 @@ function summary(r) {
   if (r.output != null) rows.push(["Output", h("pre", { class: "out", text: JSON.stringify(r.output, null, 2) })]);
   if (r.context && Object.keys(r.context).length)
     rows.push(["Context", h("pre", { class: "out", text: JSON.stringify(r.context, null, 2) })]);
-  return h("dl", { class: "fields" }, rows.map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", {}, v))));
+  return h("dl", { class: "fields" }, rows.map(([k, v]) => term(k, v)));
 }
 
 function stepName(a) {
@@ -102,11 +102,11 @@ function attempts(steps) {
   return steps.map((a) => h("article", { class: "attempt st-" + a.status },
     h("h3", {}, `${stepName(a)} · attempt ${a.attempt}`),
     h("dl", { class: "fields inline" },
-      h("div", {}, h("dt", { text: "Status" }), h("dd", {}, status(a.status))),
-      h("div", {}, h("dt", { text: "Exit code" }), h("dd", { text: a.exit_code != null ? String(a.exit_code) : "—" })),
-      h("div", {}, h("dt", { text: "Duration" }), h("dd", { text: a.duration_secs != null ? duration(a.duration_secs) : "—" })),
-      h("div", {}, h("dt", { text: "Started" }), h("dd", {}, time(a.started_at))),
-      a.error ? h("div", {}, h("dt", { text: "Error" }), h("dd", { class: "err", text: a.error + (a.error_code ? " (" + a.error_code + ")" : "") })) : null),
+      term("Status", status(a.status)),
+      term("Exit code", a.exit_code != null ? String(a.exit_code) : "—"),
+      term("Duration", a.duration_secs != null ? duration(a.duration_secs) : "—"),
+      term("Started", time(a.started_at)),
+      a.error ? term("Error", a.error + (a.error_code ? " (" + a.error_code + ")" : ""), { class: "err" }) : null),
     output("stdout", a.output, a.output_truncated), output("stderr", a.stderr, a.stderr_truncated)));
 }
 

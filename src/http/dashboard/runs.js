@@ -48,7 +48,9 @@ export function render(main, params, qs) {
         })), { empty: "No run matches." }));
       if (msg.classList.contains("msg-error")) say(msg, "");
     } catch (e) {
-      if (mine === seq) say(msg, "Cannot load the runs: " + errorText(e), "error");
+      if (mine !== seq) return;
+      say(msg, "Cannot load the runs: " + errorText(e), "error");
+      clear(box);
     }
   }
   const later = debounce(load, 300);

@@ -6,7 +6,7 @@
 import { api, get, onEvent, post, query } from "./api.js";
 import { MISSED, recent } from "./feed.js";
 import { button, clear, confirmDialog, debounce, duration, enc, errorText, h, heading,
-         message, refreshRelative, runLink, say, section, status, table, time } from "./ui.js";
+         message, refreshRelative, runLink, say, section, status, table, term, time } from "./ui.js";
 import { simulateSection } from "./simulate.js";
 import { words } from "./words.js";
 
@@ -26,7 +26,7 @@ function definition(s) {
   const dl = h("dl", { class: "fields" });
   for (const [k, v] of Object.entries(s)) {
     if (k === "warnings") continue;
-    dl.append(h("div", {}, h("dt", { text: k }), h("dd", {}, value(k, v, s))));
+    dl.append(term(k, value(k, v, s)));
   }
   return dl;
 }

@@ -122,6 +122,7 @@ export function render(main, params, qs) {
       draw();
     } catch (e) {
       say(msg, "Cannot load the schedules: " + errorText(e), "error");
+      if (!data) clear(box);
     }
   }
 

@@ -125,6 +125,11 @@ export function duration(secs) {
   return out;
 }
 
+// One term of a <dl>: <div><dt>K</dt> <dd>V</dd></div>.
+export function term(k, v, ddAttrs) {
+  return h("div", {}, h("dt", { text: k }), " ", h("dd", ddAttrs || {}, v), "\n");
+}
+
 export function status(st, extra) {
   return h("span", { class: "status st-" + st }, st, extra ? " " + extra : "");
 }
@@ -136,7 +141,7 @@ export const ACTIVE = ["pending", "running", "waiting"];
 export function table(caption, cols, rows, opts) {
   const t = h("table", { class: "data" + (opts && opts.stack === false ? "" : " stack") },
     caption ? h("caption", { class: opts && opts.showCaption ? "" : "sr-only", text: caption }) : null,
-    h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col", text: c })))));
+    h("thead", {}, h("tr", {}, cols.map((c) => [h("th", { scope: "col", text: c }), "\n"]))));
   const body = h("tbody");
   fillBody(body, cols, rows);
   t.append(body);
@@ -152,7 +157,7 @@ function fillBody(body, cols, rows) {
     cells.forEach((c, i) => {
       const td = h(i === 0 ? "th" : "td", { "data-label": cols[i] }, c);
       if (i === 0) td.setAttribute("scope", "row");
-      tr.append(td);
+      tr.append(td, "\n"); // cells read apart in the text of the row
     });
     body.append(tr);
   }
@@ -163,7 +168,7 @@ let fieldSeq = 0;
 export function field(label, control, hint) {
   const id = control.id || "f" + ++fieldSeq;
   control.id = id;
-  const err = h("p", { class: "field-error", id: id + "-err", hidden: true });
+  const err = h("p", { class: "field-error", id: id + "-err", role: "alert", hidden: true });
   if (hint) control.setAttribute("aria-describedby", id + "-hint " + id + "-err");
   else control.setAttribute("aria-describedby", id + "-err");
   return h("div", { class: "field" },
