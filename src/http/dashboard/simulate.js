@@ -3,7 +3,7 @@
 // given, drawn as a timeline (outages shaded, each occurrence fired or
 // dropped with its reason) and listed.
 import { post } from "./api.js";
-import { clear, enc, errorText, h, message, say, section, table, time } from "./ui.js";
+import { clear, enc, errorText, h, inZone, message, say, section, table, time } from "./ui.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 function s(tag, attrs, ...kids) {
@@ -28,6 +28,12 @@ function outages(text) {
   return out;
 }
 
+// "12-02 09:00": short enough for five along the axis.
+function tickLabel(t, zone) {
+  const z = inZone(t, zone || "UTC");
+  return z.date.slice(5) + " " + z.time.slice(0, 5);
+}
+
 function timeline(r, down, zone) {
   const t0 = Date.parse(r.from), t1 = Date.parse(r.to);
   const W = 1000, H = 90, x = (t) => ((Date.parse(t) - t0) / (t1 - t0)) * W;
@@ -46,7 +52,7 @@ function timeline(r, down, zone) {
     svg.append(s("line", { x1: lx, y1: 60, x2: lx, y2: 66, class: "axis" }),
       s("text", { x: Math.min(W - 4, Math.max(4, lx)), y: 82, class: "tick",
         "text-anchor": i === 0 ? "start" : i === 4 ? "end" : "middle" },
-        time(iso(t), zone).textContent.replace(/^\w+ /, "")));
+        tickLabel(iso(t), zone)));
   }
   for (const d of r.decisions) {
     const cx = x(d.occurrence);
