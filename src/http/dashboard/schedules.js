@@ -5,7 +5,7 @@
 // event stream.
 import { getAll, get, onEvent } from "./api.js";
 import { MISSED, recent } from "./feed.js";
-import { clear, debounce, enc, errorText, field, h, heading, message,
+import { clear, debounce, enc, errorText, field, h, heading, keepFilters, message,
          refreshRelative, say, scheduleLink, select, status, table, time } from "./ui.js";
 import { spec, words } from "./words.js";
 
@@ -91,6 +91,7 @@ export function render(main, params, qs) {
 
   let data = null;
   function draw() {
+    keepFilters("/schedules", { status: stSel.value, workflow: wfSel.value, name: nameIn.value.trim() });
     if (!data) return;
     const name = nameIn.value.trim().toLowerCase();
     const shown = data.schedules.filter((s) =>

@@ -292,3 +292,13 @@ export function confirmDialog(question, yes, no) {
     d.showModal();
   });
 }
+
+// Keep a list page's filters in its address (#/runs?status=failed), so
+// that it can be bookmarked and shared, without a navigation.
+export function keepFilters(path, values) {
+  if (location.hash.split("?")[0] !== "#" + path) return; // gone elsewhere
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) if (v) q.set(k, v);
+  const s = q.toString();
+  history.replaceState(null, "", "#" + path + (s ? "?" + s : ""));
+}
