@@ -31,8 +31,10 @@ export function clear(el, ...children) {
   return el;
 }
 
+let myZone = null;
 export function viewerZone() {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  if (!myZone) myZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  return myZone;
 }
 
 const fmtCache = new Map();
