@@ -12,12 +12,12 @@
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync, readFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
+import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const here = dirname(fileURLToPath(import.meta.url));
 export const sourceDir = process.env.SKED_SOURCE_DIR || join(here, "..", "..");
-export const bin = process.env.SKED_BIN || join(sourceDir, "build", "sked");
+export const bin = resolve(process.env.SKED_BIN || join(sourceDir, "build", "sked"));
 export const chromiumPath = process.env.SKED_CHROMIUM || "/usr/bin/chromium";
 export const viewerZone = "America/Los_Angeles";
 export const screenshots = process.env.SKED_DASHBOARD_SCREENSHOTS === "1";
@@ -120,6 +120,7 @@ export async function startServer({ name = "server", workflows, token, args = []
         resolve(m[1].replace(/\/$/, ""));
       }
     });
+    proc.on("error", (e) => reject(new Error(`cannot start ${bin}: ${e.message}`)));
     proc.on("exit", (code) => reject(new Error(`server exited ${code}:\n${log}`)));
   });
   const s = {
@@ -156,13 +157,18 @@ export async function launch(pw, { width = 1280, height = 800 } = {}) {
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
   });
   browsers.push(browser);
+  return { browser, context: await newContext(browser, { width, height }) };
+}
+
+// newContext(browser): a fresh context (no storage) in the viewer's zone.
+export async function newContext(browser, { width = 1280, height = 800 } = {}) {
   const context = await browser.newContext({
     timezoneId: viewerZone,
     locale: "en-US",
     viewport: { width, height },
   });
   context.setDefaultTimeout(10000);
-  return { browser, context };
+  return context;
 }
 
 // watch(page, allow): every console error and uncaught exception of PAGE
