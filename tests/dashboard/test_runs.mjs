@@ -16,7 +16,9 @@ import {
 } from "./lib.mjs";
 
 const pw = await playwright();
+// A short lease: a cancel is noticed within a third of it at the latest.
 const server = await startServer({
+  args: ["--lease", "3s"],
   workflows: `
 workflows:
   greet:
