@@ -5,7 +5,11 @@
  * The OpenAPI 3.1 document is built from the route tables themselves, so
  * it lists exactly the routes the server answers. The dashboard's files
  * are looked up by name in the table built into the binary: a path is a
- * name or nothing, so no request can reach the disk. */
+ * name or nothing, so no request can reach the disk. They carry a
+ * Content-Security-Policy that allows nothing but the server's own
+ * files and API (no inline script), and the page names the others
+ * under their content hash so that a browser may keep them for good. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,8 +153,21 @@ static const char *content_type(const char *name)
     return "application/octet-stream";
 }
 
-/* Send the built-in file NAME, or 404. */
-static int send_asset(const char *name, http_resp *resp)
+/* What the dashboard may load: its own files and its own API, nothing
+ * from another origin, no inline script or style, no plugin, no frame. */
+static const char dashboard_csp[] =
+    "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/* A file named by the current content hash never changes; any other
+ * (the page, a file asked for by its bare name or under an old hash) is
+ * revalidated each time. */
+static const char cache_forever[] = "public, max-age=31536000, immutable";
+static const char cache_revalidate[] = "no-cache";
+
+/* Send the built-in file NAME with the Cache-Control CACHE, or 404. */
+static int send_asset(const char *name, const char *cache, http_resp *resp)
 {
     for (const struct sked__asset *a = sked__dashboard_files; a->name; a++) {
         if (strcmp(a->name, name) != 0)
@@ -162,6 +179,8 @@ static int send_asset(const char *name, http_resp *resp)
         resp->len = a->len;
         resp->status = 200;
         resp->content_type = content_type(a->name);
+        resp->cache_control = cache;
+        resp->csp = dashboard_csp;
         return 0;
     }
     return sked__http_error(resp, SKED_ENOTFOUND, NULL,
@@ -171,12 +190,20 @@ static int send_asset(const char *name, http_resp *resp)
 static int dashboard_index(const http_req *req, http_resp *resp)
 {
     (void) req;
-    return send_asset("index.html", resp);
+    return send_asset("index.html", cache_revalidate, resp);
 }
 
 static int dashboard_file(const http_req *req, http_resp *resp)
 {
-    return send_asset(req->param[0], resp);
+    return send_asset(req->param[0], cache_revalidate, resp);
+}
+
+static int dashboard_hashed(const http_req *req, http_resp *resp)
+{
+    bool current = strcmp(req->param[0], sked__dashboard_hash) == 0;
+
+    return send_asset(req->param[1], current ? cache_forever : cache_revalidate,
+                      resp);
 }
 
 const http_route sked__api_misc_routes[] = {
@@ -186,5 +213,7 @@ const http_route sked__api_misc_routes[] = {
     {"GET", "/api/v1/openapi.json", openapi, "this document", 0},
     {"GET", "/", dashboard_index, "the dashboard", 0},
     {"GET", "/dashboard/{file}", dashboard_file, "a file of the dashboard", 0},
+    {"GET", "/dashboard/{hash}/{file}", dashboard_hashed,
+     "a file of the dashboard under its content hash (cached for good)", 0},
     {0},
 };

@@ -52,8 +52,10 @@ typedef struct http_resp {
     unsigned status; /* 0 until a handler sets it */
     char *body;      /* owned (malloc); NULL: empty */
     size_t len;
-    const char *content_type; /* static; NULL: application/json */
-    const char *allow;        /* static; the Allow header of a 405 */
+    const char *content_type;  /* static; NULL: application/json */
+    const char *allow;         /* static; the Allow header of a 405 */
+    const char *cache_control; /* static; NULL: no-store */
+    const char *csp; /* static; the Content-Security-Policy, or NULL */
     /* A streaming response (the event stream): when set, server.c queues
      * it (and drops its reference) instead of BODY. */
     struct MHD_Response *stream;
