@@ -117,9 +117,8 @@ await step("an overlap: skip schedule's dropped occurrences appear", async () =>
   await page.goto(`${server.url}/#/schedules/slow-overlap`);
   await page.getByRole("heading", { level: 1, name: /slow-overlap/ }).waitFor();
   await page.evaluate(() => { window.skedNoReload = true; });
-  const missed = page.getByRole("heading", { name: /missed/i });
-  await missed.first().waitFor();
-  const section = missed.first().locator("xpath=ancestor::section[1]");
+  const section = page.getByRole("region", { name: /missed/i });
+  await section.waitFor();
   await eventually(async () => /overlap/.test(await section.textContent()), 15000,
     "a missed occurrence with reason overlap");
   check("without a reload", await page.evaluate(() => window.skedNoReload === true));
