@@ -92,12 +92,13 @@ export async function playwright() {
 // startServer({workflows, token, args}): a "sked server" on a free port
 // of 127.0.0.1 with its own SQLite file, the workflows file WORKFLOWS
 // (YAML text) and the token TOKEN when given. Resolves to {url, db,
-// stop(), log()} once it listens.
-export async function startServer({ name = "server", workflows, token, args = [] } = {}) {
+// stop(), log(), api()} once it listens.
+// DB and LISTEN reuse a database and an address (a restart).
+export async function startServer({ name = "server", workflows, token, args = [], db, listen } = {}) {
   const dir = join(tmp, name);
   mkdirSync(dir);
-  const db = `sqlite:${join(dir, "sked.db")}`;
-  const argv = ["server", "--db", db, "--listen", "127.0.0.1:0", ...args];
+  db = db || `sqlite:${join(dir, "sked.db")}`;
+  const argv = ["server", "--db", db, "--listen", listen || "127.0.0.1:0", ...args];
   if (workflows) {
     writeFileSync(join(dir, "workflows.yaml"), workflows);
     argv.push("--workflows", join(dir, "workflows.yaml"));
@@ -201,6 +202,8 @@ export async function fitsWidth(page) {
 export async function shot(page, name) {
   if (!screenshots) return;
   mkdirSync(join(sourceDir, "docs", "img"), { recursive: true });
+  // The heading focused after a navigation is outlined: not in a picture.
+  await page.evaluate(() => document.activeElement && document.activeElement.blur());
   await page.screenshot({ path: join(sourceDir, "docs", "img", `${name}.png`) });
 }
 
