@@ -3,7 +3,7 @@
 // active run can be cancelled.
 import { get, onEvent, post, query } from "./api.js";
 import { ACTIVE, button, clear, debounce, duration, enc, errorText, field, h, heading,
-         message, refreshRelative, runLink, say, scheduleLink, select, status, table, time } from "./ui.js";
+         keyedRows, makeRow, message, refreshRelative, runLink, say, scheduleLink, select, status, table, time } from "./ui.js";
 
 const STATUSES = ["pending", "running", "waiting", "completed", "failed", "cancelled"];
 
@@ -30,6 +30,10 @@ export function render(main, params, qs) {
       field("Status", stSel), field("Schedule", schedIn), field("Workflow", wfIn)),
     msg, box);
 
+  const COLS = ["Run", "Status", "Workflow", "Schedule", "Trigger", "Scheduled for", "Created", "Duration", "Error", "Actions"];
+  const empty = h("p", { class: "none", text: "No run matches.", hidden: true });
+  box.after(empty);
+  let tbody = null;
   let seq = 0;
   async function load() {
     const mine = ++seq;
@@ -38,19 +42,26 @@ export function render(main, params, qs) {
         status: stSel.value, schedule: schedIn.value.trim(), workflow: wfIn.value.trim(), limit: 100,
       }));
       if (mine !== seq) return;
-      clear(box, table("Runs", ["Run", "Status", "Workflow", "Schedule", "Trigger", "Scheduled for", "Created", "Duration", "Error", ""],
-        r.runs.map((x) => ({
+      if (!tbody) {
+        const t = table("Runs", COLS, [], {});
+        tbody = t.querySelector("tbody");
+        clear(box, t);
+      }
+      keyedRows(tbody, r.runs, (x) => x.id,
+        (x) => [x.status, x.duration_secs, x.error, x.started_at].join("|"),
+        (x) => makeRow(COLS, {
           class: "run-" + x.status,
           cells: [runLink(x.id), status(x.status), x.workflow, scheduleLink(x.schedule), x.trigger,
             time(x.scheduled_for), time(x.created_at, null, { relative: true }),
             x.duration_secs != null ? duration(x.duration_secs) : "—", x.error || "",
             ACTIVE.includes(x.status) ? cancelButton(x.id, load, msg) : ""],
-        })), { empty: "No run matches." }));
+        }));
+      empty.hidden = r.runs.length > 0;
       if (msg.classList.contains("msg-error")) say(msg, "");
     } catch (e) {
       if (mine !== seq) return;
       say(msg, "Cannot load the runs: " + errorText(e), "error");
-      clear(box);
+      if (!tbody) clear(box);
     }
   }
   const later = debounce(load, 300);

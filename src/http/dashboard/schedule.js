@@ -113,13 +113,14 @@ export function render(main, params) {
   const name = params[0];
   const head = heading(name, "Schedule");
   const wordsP = h("p", { class: "lead" });
+  const statusP = h("p", { class: "state" });
   const actions = h("div", { class: "actions", role: "group", "aria-label": "Actions" });
   const msg = message();
   const parts = {
     def: h("div", {}, "Loading…"), next: h("div"), runs: h("div"), missed: h("div"),
   };
   main.append(h("p", { class: "crumbs" }, h("a", { href: "#/schedules", text: "Schedules" })),
-    head, wordsP, actions, msg);
+    head, wordsP, statusP, actions, msg);
   let s = null, built = false;
 
   async function act(what, fn) {
@@ -162,6 +163,8 @@ export function render(main, params) {
       return;
     }
     words(s).then((t) => { wordsP.textContent = `${t} · ${s.workflow} · ${s.timezone || "UTC"}`; });
+    clear(statusP, status(s.status), s.last_error ? " — " + s.last_error : "",
+      s.status === "active" ? [" · next ", time(s.next_fire_at, s.timezone, { relative: true })] : "");
     drawActions();
     clear(parts.def, definition(s));
     if (!built) {
@@ -177,18 +180,47 @@ export function render(main, params) {
     const zone = s.timezone;
     get(BASE(name) + "/occurrences?n=10").then((r) => clear(parts.next, occurrences(r.occurrences, zone)))
       .catch((e) => clear(parts.next, errorText(e)));
-    get("/api/v1/runs" + query({ schedule: name, limit: 50 })).then((r) => clear(parts.runs, runsTable(r.runs, zone)))
-      .catch((e) => clear(parts.runs, errorText(e)));
-    recent({ type: MISSED, schedule: name, subject: name }, 20000, 200)
-      .then((evs) => clear(parts.missed, missedTable(evs, zone)))
-      .catch((e) => clear(parts.missed, errorText(e)));
+    loadRuns();
+    if (!missed) {
+      missed = [];
+      recent({ type: MISSED, schedule: name, subject: name }, 20000, 200)
+        .then((evs) => {
+          const ids = new Set(missed.map((e) => e.id));
+          missed = [...evs.filter((e) => !ids.has(e.id)), ...missed];
+          drawMissed();
+        })
+        .catch((e) => clear(parts.missed, errorText(e)));
+    }
   }
 
+  let missed = null;
+  function drawMissed() {
+    if (s) clear(parts.missed, missedTable(missed.slice(-200), s.timezone));
+  }
+
+  function loadRuns() {
+    return get("/api/v1/runs" + query({ schedule: name, limit: 50 }))
+      .then((r) => clear(parts.runs, runsTable(r.runs, s && s.timezone)))
+      .catch((e) => clear(parts.runs, errorText(e)));
+  }
+
+  // The stream: a change of the schedule reads it again, a run of it
+  // reads its runs again, a miss is added as it comes.
   const reload = debounce(load, 400);
+  const reloadRuns = debounce(loadRuns, 700);
   const off = onEvent((ev) => {
     const p = ev.payload || {};
-    if (ev.subject === name || p.schedule === name ||
-        (ev.subject || "").startsWith("sched-" + name + "-")) reload();
+    if (ev.type === MISSED && (ev.subject === name || p.schedule === name)) {
+      if (missed) {
+        missed.push(ev);
+        drawMissed();
+      }
+    } else if ((ev.type.startsWith("schedule.") && ev.subject === name) ||
+               (ev.type === "run.created" && p.schedule === name)) {
+      reload(); // its state, and the next occurrences once one fired
+    } else if (p.schedule === name || (ev.subject || "").startsWith("sched-" + name + "-")) {
+      reloadRuns();
+    }
   });
   const tick = setInterval(() => refreshRelative(main), 15000);
   load();

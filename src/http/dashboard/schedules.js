@@ -104,23 +104,33 @@ export function render(main, params, qs) {
       { empty: data.schedules.length ? "No schedule matches these filters." : "No schedule yet." }));
   }
 
+  // The schedules first, drawn at once; the runs and misses behind the
+  // last-run column and the strips as they come.
+  let seq = 0;
   async function load() {
+    const mine = ++seq;
     try {
-      const [schedules, runs, missed] = await Promise.all([
-        getAll("/api/v1/schedules", "schedules", 5000),
-        get("/api/v1/runs?limit=1000").then((r) => r.runs),
-        recent({ type: MISSED }, 5000, 2000).catch(() => []),
-      ]);
-      const last = new Map();
-      for (const r of runs) if (r.schedule && !last.has(r.schedule)) last.set(r.schedule, r);
-      data = { schedules, last, outs: outcomes(runs, missed) };
+      const schedules = await getAll("/api/v1/schedules", "schedules", 5000);
+      if (mine !== seq) return;
+      data = Object.assign(data || { last: new Map(), outs: new Map() }, { schedules });
       const wfs = [...new Set(schedules.map((s) => s.workflow))].sort();
       const keep = wfSel.value || f.workflow;
       clear(wfSel, h("option", { value: "", text: "any" }),
         wfs.map((w) => h("option", { value: w, selected: w === keep, text: w })));
       say(msg, "");
       draw();
+      const [runs, missed] = await Promise.all([
+        get("/api/v1/runs?limit=1000").then((r) => r.runs),
+        recent({ type: MISSED }, 5000, 2000).catch(() => []),
+      ]);
+      if (mine !== seq) return;
+      const last = new Map();
+      for (const r of runs) if (r.schedule && !last.has(r.schedule)) last.set(r.schedule, r);
+      data.last = last;
+      data.outs = outcomes(runs, missed);
+      draw();
     } catch (e) {
+      if (mine !== seq) return;
       say(msg, "Cannot load the schedules: " + errorText(e), "error");
       if (!data) clear(box);
     }

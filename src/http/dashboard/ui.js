@@ -150,17 +150,43 @@ export function table(caption, cols, rows, opts) {
   return h("div", { class: "table-box" }, t);
 }
 
-function fillBody(body, cols, rows) {
-  for (const r of rows) {
-    const cells = Array.isArray(r) ? r : r.cells;
-    const tr = h("tr", { class: Array.isArray(r) ? null : r.class });
-    cells.forEach((c, i) => {
-      const td = h(i === 0 ? "th" : "td", { "data-label": cols[i] }, c);
-      if (i === 0) td.setAttribute("scope", "row");
-      tr.append(td, "\n"); // cells read apart in the text of the row
-    });
-    body.append(tr);
+// One row of ROW (an array of cells or {cells, class}) under COLS.
+export function makeRow(cols, r) {
+  const cells = Array.isArray(r) ? r : r.cells;
+  const tr = h("tr", { class: Array.isArray(r) ? null : r.class });
+  cells.forEach((c, i) => {
+    const td = h(i === 0 ? "th" : "td", { "data-label": cols[i] }, c);
+    if (i === 0) td.setAttribute("scope", "row");
+    tr.append(td, "\n");
+  });
+  return tr;
+}
+
+// Make BODY's rows those of ITEMS in order, keyed by KEY(item): a row
+// whose SIG(item) is unchanged is kept where it is (so the focus inside
+// it stays), the others are built with BUILD(item) and put in place.
+export function keyedRows(body, items, key, sig, build) {
+  const old = new Map();
+  for (const tr of body.children) if (tr.dataset.key) old.set(tr.dataset.key, tr);
+  const want = items.map((it) => {
+    const k = key(it), sg = sig(it), tr = old.get(k);
+    if (tr && tr.dataset.sig === sg) return tr;
+    const n = build(it);
+    n.dataset.key = k;
+    n.dataset.sig = sg;
+    return n;
+  });
+  const keep = new Set(want);
+  for (const tr of [...body.children]) if (!keep.has(tr)) tr.remove();
+  let at = body.firstElementChild;
+  for (const tr of want) {
+    if (tr === at) at = at.nextElementSibling;
+    else body.insertBefore(tr, at);
   }
+}
+
+function fillBody(body, cols, rows) {
+  for (const r of rows) body.append(makeRow(cols, r));
 }
 
 // A labelled control: field("Status", h("select", ...)).

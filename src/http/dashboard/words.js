@@ -8,11 +8,29 @@ import { duration } from "./ui.js";
 const cache = new Map();
 let unsupported = false;
 
+// At most 4 explanations asked at once: a page of a thousand schedules
+// must not open a thousand requests.
+let running = 0;
+const waiting = [];
+function limited(fn) {
+  return new Promise((resolve, reject) => {
+    const go = () => {
+      running++;
+      fn().then(resolve, reject).finally(() => {
+        running--;
+        if (waiting.length) waiting.shift()();
+      });
+    };
+    if (running < 4) go();
+    else waiting.push(go);
+  });
+}
+
 export function explain(expr, zone) {
   const key = expr + "\u0000" + zone;
   if (unsupported) return Promise.resolve(null);
   if (!cache.has(key)) {
-    const p = get("/api/v1/cron/explain" + query({ expr, timezone: zone, n: 0 }))
+    const p = limited(() => get("/api/v1/cron/explain" + query({ expr, timezone: zone, n: 0 })))
       .then((r) => r.description)
       .catch((e) => {
         if (e.status === 404 && !e.field) unsupported = true;
