@@ -71,6 +71,17 @@ async function measure(label) {
   const first = rows.find(([, k]) => k > 0);
   console.log(`first page (${label}): table filled at ${at.toFixed(0)} ms after navigation start ` +
     `(${n} rows; first row at ${first ? first[0].toFixed(0) : "?"} ms; target 300 ms)`);
+  // Where the time went: the page's own milestones and its slowest loads.
+  const t = await page.evaluate(() => {
+    const nav = performance.getEntriesByType("navigation")[0];
+    const res = performance.getEntriesByType("resource")
+      .filter((r) => r.startTime < 5000)
+      .sort((a, b) => b.duration - a.duration).slice(0, 4)
+      .map((r) => `${new URL(r.name).pathname}${new URL(r.name).search.slice(0, 40)} ` +
+        `${r.startTime.toFixed(0)}+${r.duration.toFixed(0)} ms`);
+    return { dcl: nav.domContentLoadedEventEnd, res };
+  });
+  console.log(`  DOMContentLoaded ${t.dcl.toFixed(0)} ms; slowest loads: ${t.res.join("; ")}`);
   return n;
 }
 
