@@ -70,7 +70,13 @@ export async function step(name, fn) {
 // and exit with the outcome.
 export async function finish() {
   for (const b of browsers) await b.close().catch(() => {});
-  for (const s of servers) await s.stop();
+  for (const s of servers) {
+    const code = await s.stop();
+    // A clean stop, and nothing the sanitizers found (in a sanitizer build).
+    const bad = /ERROR: \w+Sanitizer|runtime error:/.exec(s.log());
+    check(`${s.name}: stopped cleanly`, code === 0 && !bad,
+      `exit ${code}${bad ? ", " + s.log().slice(bad.index, bad.index + 400) : ""}`);
+  }
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);
 }
@@ -127,11 +133,13 @@ export async function startServer({ name = "server", workflows, token, args = []
   const s = {
     url, db, proc, token,
     log: () => log,
+    name,
+    // stop(): SIGTERM (SIGKILL after 10 s); resolves to the exit status.
     stop: () => new Promise((resolve) => {
-      if (proc.exitCode !== null) return resolve();
-      proc.on("exit", resolve);
+      if (proc.exitCode !== null || proc.signalCode !== null) return resolve(proc.exitCode);
+      proc.on("exit", (code) => resolve(code));
       proc.kill("SIGTERM");
-      setTimeout(() => proc.kill("SIGKILL"), 5000).unref();
+      setTimeout(() => proc.kill("SIGKILL"), 10000).unref();
     }),
     // api(METHOD, PATH, BODY): one request of the API, its JSON answer.
     async api(method, path, body) {
@@ -168,7 +176,7 @@ export async function newContext(browser, { width = 1280, height = 800 } = {}) {
     locale: "en-US",
     viewport: { width, height },
   });
-  context.setDefaultTimeout(10000);
+  context.setDefaultTimeout(20000);
   return context;
 }
 
@@ -209,8 +217,11 @@ export async function shot(page, name) {
   await page.screenshot({ path: join(sourceDir, "docs", "img", `${name}.png`) });
 }
 
-// eventually(FN, MS, WHAT): poll FN until it returns a truthy value.
+// eventually(FN, MS, WHAT): poll FN until it returns a truthy value, for
+// MS (10 s at least: a test that passes never waits that long, and one
+// on a loaded machine, under the sanitizers, still passes).
 export async function eventually(fn, ms, what) {
+  ms = Math.max(ms, 10000);
   const end = Date.now() + ms;
   let last;
   for (;;) {

@@ -54,7 +54,7 @@ async function fillTime(region, label, iso) {
 async function confirmWith(yes) {
   const dlg = page.getByRole("dialog");
   try {
-    await dlg.first().waitFor({ timeout: 2000 });
+    await dlg.first().waitFor({ timeout: 5000 });
   } catch {
     return; // a browser dialog, already answered
   }
@@ -108,7 +108,7 @@ await step("simulate", async () => {
   await sim.getByRole("button", { name: "Simulate", exact: true }).click();
   // The timeline, as a picture with its words (what fired, what dropped).
   const tl = sim.getByRole("img", { name: /timeline/i });
-  await tl.first().waitFor({ timeout: 5000 }).catch(async () => {
+  await tl.first().waitFor({ timeout: 15000 }).catch(async () => {
     throw new Error(`no timeline; the section says: ${(await sim.textContent()).slice(0, 300)}`);
   });
   const label = await tl.first().getAttribute("aria-label");
