@@ -8,6 +8,8 @@
 // - at 390 px nothing scrolls sideways: document.scrollingElement's
 //   scrollWidth is at most window.innerWidth;
 // - the navigation reaches each list page by its link;
+// - by the keyboard alone, Tab reaches a schedule's link, each element on
+//   the way visibly focused, and Enter opens it;
 // - no console error or uncaught exception on any page.
 // With SKED_DASHBOARD_SCREENSHOTS=1 it writes docs/img/dashboard-PAGE-WIDTH.png
 // (the pictures of docs/dashboard.md).
@@ -109,6 +111,30 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
         5000, `the ${link} page`);
     }
   });
+  if (width === 1280) {
+    await step("the keyboard", async () => {
+      await page.goto(`${server.url}/#/schedules`);
+      await page.getByRole("row").filter({ hasText: "paris-weekdays" }).first().waitFor();
+      await page.locator("body").focus();
+      // Tab by Tab to the first schedule's link: each focused element is
+      // outlined (a visible focus), and Enter opens the schedule.
+      let unseen = null;
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press("Tab");
+        const f = await page.evaluate(() => {
+          const e = document.activeElement;
+          const cs = getComputedStyle(e);
+          return { text: e.textContent.trim(), tag: e.tagName,
+            seen: (cs.outlineStyle !== "none" && parseFloat(cs.outlineWidth) > 0) || cs.boxShadow !== "none" };
+        });
+        if (!f.seen && !unseen) unseen = `${f.tag} "${f.text.slice(0, 30)}"`;
+        if (f.text === "every-6h") break;
+      }
+      check("every focused element is visibly focused", !unseen, unseen);
+      await page.keyboard.press("Enter");
+      await page.waitForURL(/#\/schedules\/every-6h$/);
+    });
+  }
   noErrors(`${width}px`, errors);
   await context.close();
 }
