@@ -2,7 +2,7 @@
 // and schedule; missed occurrences stand out.
 import { onEvent } from "./api.js";
 import { MISSED, matches, recent } from "./feed.js";
-import { clear, errorText, h, heading, field, message, say, select, time } from "./ui.js";
+import { clear, errorText, h, heading, field, keepFilters, message, say, select, time } from "./ui.js";
 
 const TYPES = ["schedule", "schedule.occurrences_missed", "run", "run.created", "run.started",
   "run.completed", "run.failed", "run.cancelled", "run.recovered", "run.timeout_exceeded",
@@ -44,6 +44,7 @@ export function render(main, params, qs) {
   let all = [];
   const f = () => ({ type: typeSel.value, schedule: schedIn.value.trim() });
   function draw() {
+    keepFilters("/events", f());
     const shown = all.filter((ev) => matches(ev, f()));
     clear(list, shown.slice().reverse().slice(0, 300).map(item));
     if (!shown.length) list.append(h("li", { class: "none", text: "No event matches (yet)." }));

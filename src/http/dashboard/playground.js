@@ -5,7 +5,7 @@
 // Here only the zone's offset changes are found (from the browser's zone
 // data), to know which periods to ask the server about.
 import { get, query } from "./api.js";
-import { clear, debounce, errorText, field, fieldError, h, heading, inZone, message, say,
+import { clear, debounce, errorText, field, fieldError, h, heading, inZone, keepFilters, message, say,
          section, select, table, viewerZone } from "./ui.js";
 
 function offsetMinutes(t, zone) {
@@ -68,7 +68,7 @@ export function render(main, params, qs) {
   async function update() {
     const mine = ++seq;
     const p = { expr: expr.value.trim(), timezone: zone.value.trim() || "UTC", dst: dst.value };
-    history.replaceState(null, "", "#/playground" + query(p));
+    keepFilters("/playground", p);
     if (!p.expr) {
       fieldError(expr, "expr: an expression is required");
       return;

@@ -152,8 +152,13 @@ export function render(main, params) {
         attempts(r.steps)]
       : h("p", { class: "none", text: "No step has started yet." }));
   }
+  // While the run is active its bars grow with the clock, between the
+  // events that tell of its steps.
   const later = debounce(load, 250);
   const off = onEvent((ev) => { if (ev.subject === id) later(); });
+  const tick = setInterval(() => {
+    if (actions.querySelector("button")) later();
+  }, 3000);
   load();
-  return off;
+  return () => { off(); clearInterval(tick); };
 }

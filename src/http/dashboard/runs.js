@@ -3,7 +3,7 @@
 // active run can be cancelled.
 import { get, onEvent, post, query } from "./api.js";
 import { ACTIVE, button, clear, debounce, duration, enc, errorText, field, h, heading,
-         keyedRows, makeRow, message, refreshRelative, runLink, say, scheduleLink, select, status, table, time } from "./ui.js";
+         keepFilters, keyedRows, makeRow, message, refreshRelative, runLink, say, scheduleLink, select, status, table, time } from "./ui.js";
 
 const STATUSES = ["pending", "running", "waiting", "completed", "failed", "cancelled"];
 
@@ -37,6 +37,7 @@ export function render(main, params, qs) {
   let seq = 0;
   async function load() {
     const mine = ++seq;
+    keepFilters("/runs", { status: stSel.value, schedule: schedIn.value.trim(), workflow: wfIn.value.trim() });
     try {
       const r = await get("/api/v1/runs" + query({
         status: stSel.value, schedule: schedIn.value.trim(), workflow: wfIn.value.trim(), limit: 100,

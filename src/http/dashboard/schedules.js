@@ -5,7 +5,7 @@
 // event stream.
 import { getAll, get, onEvent } from "./api.js";
 import { MISSED, recent } from "./feed.js";
-import { clear, debounce, enc, errorText, field, h, heading, message,
+import { clear, debounce, enc, errorText, field, h, heading, inZone, keepFilters, message,
          refreshRelative, say, scheduleLink, select, status, table, time } from "./ui.js";
 import { spec, words } from "./words.js";
 
@@ -39,7 +39,7 @@ export function strip(list, zone) {
     let label = o.status;
     if (o.status === "missed")
       label = `missed (${o.reason}${o.count > 1 ? ", " + o.count + " occurrences from " + o.first : ""})`;
-    const text = `${time(o.at, zone).textContent}: ${label}`;
+    const text = `${inZone(o.at, zone).text}: ${label}`;
     const cell = o.run
       ? h("a", { href: "#/runs/" + enc(o.run.id), class: "cell st-" + o.status, title: text, "aria-label": text })
       : h("span", { class: "cell st-" + o.status, title: text, role: "img", "aria-label": text });
@@ -91,6 +91,7 @@ export function render(main, params, qs) {
 
   let data = null;
   function draw() {
+    keepFilters("/schedules", { status: stSel.value, workflow: wfSel.value, name: nameIn.value.trim() });
     if (!data) return;
     const name = nameIn.value.trim().toLowerCase();
     const shown = data.schedules.filter((s) =>

@@ -31,8 +31,10 @@ export function clear(el, ...children) {
   return el;
 }
 
+let myZone = null;
 export function viewerZone() {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  if (!myZone) myZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  return myZone;
 }
 
 const fmtCache = new Map();
@@ -291,4 +293,14 @@ export function confirmDialog(question, yes, no) {
     document.body.append(d);
     d.showModal();
   });
+}
+
+// Keep a list page's filters in its address (#/runs?status=failed), so
+// that it can be bookmarked and shared, without a navigation.
+export function keepFilters(path, values) {
+  if (location.hash.split("?")[0] !== "#" + path) return; // gone elsewhere
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) if (v) q.set(k, v);
+  const s = q.toString();
+  history.replaceState(null, "", "#" + path + (s ? "?" + s : ""));
 }
