@@ -101,6 +101,9 @@ await step("cancel a running run", async () => {
   const main = list.locator("main");
   await eventually(async () => /running/.test(await text(main)), 5000, "running on the run's page");
   const t0 = Date.now();
+  // The tab a person looks at: a tab left behind the other one may get
+  // no animation frames, and a click waits for the button to be still.
+  await list.bringToFront();
   await list.getByRole("button", { name: "Cancel", exact: true }).click();
   await eventually(async () => /cancelled/.test(await text(main)), 15000, "cancelled on the page");
   check("cancelled well before the step's 30 s", Date.now() - t0 < 15000);
