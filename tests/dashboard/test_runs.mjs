@@ -53,7 +53,9 @@ let runId = null;
 async function trigger(schedule) {
   await other.goto(`${server.url}/#/schedules/${schedule}`);
   await other.getByRole("heading", { level: 1, name: new RegExp(schedule) }).waitFor();
+  await other.bringToFront();
   await other.getByRole("button", { name: "Trigger", exact: true }).click();
+  await list.bringToFront();
 }
 
 await step("a triggered run arrives and completes without a reload", async () => {
