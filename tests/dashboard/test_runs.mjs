@@ -10,6 +10,7 @@
 // 3. A run whose step is "sleep 30": its page shows it running; "Cancel"
 //    (confirmed) makes it "cancelled" on the page within seconds, and the
 //    API agrees.
+// 4. The list's filters by status, schedule and workflow.
 // No console error or uncaught exception in either tab.
 import {
   playwright, startServer, launch, watch, noErrors, check, step, finish, eventually,
@@ -114,6 +115,24 @@ await step("cancel a running run", async () => {
   check("no Cancel button once finished",
     (await list.getByRole("button", { name: "Cancel", exact: true }).count()) === 0 ||
     (await list.getByRole("button", { name: "Cancel", exact: true }).isDisabled()));
+});
+
+await step("the runs' filters", async () => {
+  await list.goto(`${server.url}/#/runs`);
+  await list.getByRole("heading", { level: 1, name: /runs/i }).waitFor();
+  const shown = async () => {
+    const rows = await list.getByRole("row").filter({ has: list.getByRole("link") }).allTextContents();
+    return ["greet-yearly", "sleeper-yearly"].filter((n) => rows.some((r) => r.includes(n))).join(" ");
+  };
+  await eventually(async () => (await shown()) === "greet-yearly sleeper-yearly", 5000, "both runs");
+  await list.getByLabel("Status", { exact: true }).selectOption("cancelled");
+  await eventually(async () => (await shown()) === "sleeper-yearly", 5000, "only the cancelled run");
+  await list.getByLabel("Status", { exact: true }).selectOption("");
+  await list.getByLabel("Schedule", { exact: true }).fill("greet-yearly");
+  await eventually(async () => (await shown()) === "greet-yearly", 5000, "only greet-yearly's run");
+  await list.getByLabel("Schedule", { exact: true }).fill("");
+  await list.getByLabel("Workflow", { exact: true }).fill("sleeper");
+  await eventually(async () => (await shown()) === "sleeper-yearly", 5000, "only the sleeper's run");
 });
 
 errors.forEach((e, i) => noErrors(i ? "second tab" : "runs tab", e));
