@@ -14,7 +14,8 @@
 //    occurrence in the spring gap marked "shifted" and shown at 03:00.
 // 3. An "overlap: skip" schedule (every second, a run of 3 s): its page,
 //    left open, comes to show missed occurrences with the reason "overlap"
-//    without a reload; the events page shows them too.
+//    without a reload; the events page shows them too, and its filter by
+//    type shows them alone.
 // No console error or uncaught exception on any page.
 import {
   playwright, startServer, launch, watch, noErrors, check, step, finish,
@@ -152,6 +153,18 @@ await step("an overlap: skip schedule's dropped occurrences appear", async () =>
     const t = await page.locator("main").textContent();
     return /slow-overlap/.test(t) && /overlap/.test(t.replace(/slow-overlap/g, ""));
   }, 10000, "the missed occurrences on the events page");
+  const feed = page.getByRole("list", { name: /events/i });
+  const items = async () => (await feed.getByRole("listitem").allTextContents()).map((t) => t.replace(/\s+/g, " "));
+  await page.getByLabel("Type", { exact: true }).selectOption("schedule.occurrences_missed");
+  await eventually(async () => {
+    const l = await items();
+    return l.length > 0 && l.every((t) => t.includes("schedule.occurrences_missed") && /overlap/.test(t));
+  }, 5000, "only the misses, each with its reason, under the type filter");
+  await page.getByLabel("Type", { exact: true }).selectOption("run.created");
+  await eventually(async () => {
+    const l = await items();
+    return l.length > 0 && l.every((t) => t.includes("run.created"));
+  }, 5000, "only run.created under the type filter");
 });
 
 noErrors("schedules", errors);
