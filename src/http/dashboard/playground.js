@@ -41,7 +41,7 @@ function occTable(caption, list) {
   return table(caption, ["In the zone", "UTC", "Mark"], list.map((o) => ({
     class: o.mark ? "marked" : null,
     cells: [h("time", { datetime: o.at }, o.local.replace("T", " ")), o.at, o.mark ? h("span", { class: "mark", text: o.mark }) : "—"],
-  })), { empty: "No occurrence." });
+  })), { empty: "No occurrence.", stack: false });
 }
 
 const ZONES = (() => {

@@ -32,12 +32,12 @@ function definition(s) {
 }
 
 function occurrences(list, zone) {
-  return table("Next occurrences", ["#", "In the schedule's zone", "UTC", "Mark"],
+  return table("Next occurrences", ["#", `In ${zone || "UTC"}`, "UTC", "Mark"],
     list.map((o, i) => ({
       class: o.mark ? "marked" : null,
       cells: [String(i + 1), h("time", { datetime: o.at, title: "your time: " + time(o.at, Intl.DateTimeFormat().resolvedOptions().timeZone).textContent },
         o.local.replace("T", " ")), o.at, o.mark ? h("span", { class: "mark", text: o.mark }) : "—"],
-    })), { empty: "It never fires again." });
+    })), { empty: "It never fires again.", stack: false });
 }
 
 function runsTable(runs, zone) {
@@ -95,7 +95,7 @@ function backfillSection(name, zone, after) {
       const rows = [...r.create.map((t) => [t, "create"]), ...r.skip.map((t) => [t, "skip: its run exists"])]
         .sort((a, b) => Date.parse(a[0]) - Date.parse(b[0]))
         .map(([t, what]) => ({ class: what === "create" ? "create" : "skip", cells: [time(t, zone), what] }));
-      out.append(table("Backfill preview", ["Occurrence", "What it does"], rows, { empty: "No occurrence in this range." }));
+      out.append(table("Backfill preview", ["Occurrence", "What it does"], rows, { empty: "No occurrence in this range.", stack: false }));
       go.hidden = r.created === 0;
     } catch (e) {
       say(msg, "Cannot preview: " + errorText(e), "error");

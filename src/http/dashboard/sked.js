@@ -51,6 +51,12 @@ function route() {
   document.title = "Not found · sked";
 }
 
+// The skip link moves the focus, not the route (the hash is the route).
+document.querySelector(".skip").addEventListener("click", (e) => {
+  e.preventDefault();
+  main.focus();
+});
+
 let navigated = false;
 window.addEventListener("hashchange", () => { navigated = true; route(); });
 

@@ -288,7 +288,7 @@ export function confirmDialog(question, yes, no) {
     d.append(h("p", { text: question }),
       h("div", { class: "buttons" },
         h("button", { type: "button", class: "danger", on: { click: () => done(true) } }, yes),
-        h("button", { type: "button", class: "quiet", on: { click: () => done(false) } }, no)));
+        h("button", { type: "button", class: "quiet", autofocus: true, on: { click: () => done(false) } }, no)));
     d.addEventListener("cancel", (e) => { e.preventDefault(); done(false); });
     document.body.append(d);
     d.showModal();
