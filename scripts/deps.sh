@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Install every Debian package that sked's build, tests and benchmarks need,
-# the npm oracle (croner) used by the differential tests, and the npm peer
-# (graphile-worker) of the execution benchmark. Idempotent and quiet when
+# the npm oracle (croner) used by the differential tests, the npm peer
+# (graphile-worker) of the execution benchmark, and playwright-core, which
+# drives Debian's chromium in the dashboard's tests. Idempotent and quiet when
 # everything is already there. Run as root or with sudo.
 set -euo pipefail
 
@@ -19,6 +20,7 @@ packages=(
     tzdata
     python3 python3-croniter python3-requests
     wrk hyperfine valgrind
+    chromium
 )
 
 missing=()
@@ -50,8 +52,11 @@ npm_ci() { # DIR PACKAGE
     if [ ! -f "$dir/node_modules/$2/package.json" ] ||
         [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
         echo "deps: installing $2 (npm)"
-        (cd "$dir" && npm ci --silent --no-audit --no-fund >/dev/null)
+        # Playwright drives the system's chromium: it downloads no browser.
+        (cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
+            npm ci --silent --no-audit --no-fund >/dev/null)
     fi
 }
 npm_ci tests/oracle croner
 npm_ci bench/peers graphile-worker
+npm_ci tests/dashboard playwright-core
