@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Install every Debian package that sked's build, tests and benchmarks need,
-# the npm oracle (croner) used by the differential tests, and the npm peer
-# (graphile-worker) of the execution benchmark. Idempotent and quiet when
-# everything is already there. Run as root or with sudo.
+# the npm oracle (croner) used by the differential tests, the npm peer
+# (graphile-worker) of the execution benchmark, and the linters of the
+# served documents (promtool from prometheus, Redocly CLI from npm).
+# Idempotent and quiet when everything is already there. Run as root or
+# with sudo.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +21,7 @@ packages=(
     tzdata
     python3 python3-croniter python3-requests
     wrk hyperfine valgrind
+    prometheus
 )
 
 missing=()
@@ -40,6 +43,18 @@ if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Only its promtool is wanted (tests/lint): the Prometheus server the
+    # package starts where services start on install is stopped and kept
+    # from starting at boot.
+    case " ${missing[*]} " in
+    *" prometheus "*)
+        if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+            $sudo systemctl disable --now prometheus >/dev/null 2>&1 || true
+        elif [ -x /etc/init.d/prometheus ]; then
+            $sudo /etc/init.d/prometheus stop >/dev/null 2>&1 || true
+        fi
+        ;;
+    esac
 fi
 
 # npm packages pinned by a package-lock.json: installed when missing, and
@@ -55,3 +70,4 @@ npm_ci() { # DIR PACKAGE
 }
 npm_ci tests/oracle croner
 npm_ci bench/peers graphile-worker
+npm_ci tests/lint @redocly/cli
