@@ -55,8 +55,8 @@ static const facts route_facts[] = {
      "the run has finished", NULL},
     {"POST", "/api/v1/workflows/{name}/runs", NULL, "Idempotency-Key",
      "RunInput", NULL, NULL},
-    {"GET", "/api/v1/events", "after,cursor,limit,follow", "Last-Event-ID", NULL, NULL,
-     NULL},
+    {"GET", "/api/v1/events", "after,cursor,limit,follow", "Last-Event-ID",
+     NULL, NULL, NULL},
     {"GET", "/api/v1/cron/explain", "expr,timezone,n,after,dst", NULL, NULL,
      NULL, NULL},
 };
