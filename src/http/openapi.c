@@ -343,8 +343,8 @@ static json_t *operation(const http_route *r, const char *id, const char *tag)
     int rc;
 
     snprintf(ok, sizeof ok, "%u", status);
-    if (!responses || add_errors(responses, r, f) < 0 ||
-        json_object_set_new(responses, ok, success(r, f)) < 0) {
+    if (!responses || json_object_set_new(responses, ok, success(r, f)) < 0 ||
+        add_errors(responses, r, f) < 0) {
         json_decref(responses);
         return NULL;
     }
