@@ -87,5 +87,6 @@ case $out in
 esac
 
 stop_server a TERM
+check "server exit status" "$stop_rc" 0
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

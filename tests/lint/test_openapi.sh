@@ -77,5 +77,6 @@ got=$(counts "$tmp/broken.json" 2>/dev/null)
 check "redocly lint of a broken copy" "$got" "errors=0 warnings=2"
 
 stop_server a TERM
+check "server exit status" "$stop_rc" 0
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
