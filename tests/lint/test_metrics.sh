@@ -4,8 +4,9 @@
 # "Metrics"), checked by the linter of the Prometheus text format that its
 # users run: "promtool check metrics" (Debian's prometheus package) must
 # report no problem, after the server ran a few runs of a small workflow
-# (fired every second, and started through the API, one of them failing),
-# so that the counters and both histograms have samples. A copy with a
+# (fired every second, and started through the API, one of them failing)
+# and of a slow one whose schedule skips the occurrences it overlaps, so
+# that the counters, with their labels, and both histograms have samples. A copy with a
 # counter renamed without its _total suffix must be reported, so that a
 # linter that checked nothing would not pass.
 #
@@ -33,6 +34,13 @@ workflows:
     steps:
       - name: fail
         sh: 'exit 3'
+  slow:
+    steps:
+      - name: nap
+        sh: 'sleep 1.5'
+    schedules:
+      - every: 1s
+        overlap: skip
 YAML
 
 if ! start_http a --db "sqlite:$tmp/metrics.db" --workflows "$wf"; then
@@ -50,18 +58,22 @@ sample() {
     grep -F "$1 " "$tmp/metrics.txt" | head -n 1 | sed 's/.* //'
 }
 
-# Wait (10 s at most) for three ticks and both failures to be counted.
+# Wait (10 s at most) for three ticks, both failures and a skipped
+# occurrence to be counted.
 deadline=$((SECONDS + 10))
 while :; do
     curl -s -o "$tmp/metrics.txt" "$url_a/metrics"
     done_tick=$(sample 'sked_runs_total{workflow="tick",status="completed"}')
     done_boom=$(sample 'sked_runs_total{workflow="boom",status="failed"}')
-    [ "${done_tick:-0}" -ge 3 ] && [ "${done_boom:-0}" -ge 2 ] && break
+    missed=$(sample 'sked_schedule_missed_total{schedule="slow",reason="overlap"}')
+    [ "${done_tick:-0}" -ge 3 ] && [ "${done_boom:-0}" -ge 2 ] &&
+        [ "${missed:-0}" -ge 1 ] && break
     [ $SECONDS -lt $deadline ] || break
     sleep 0.3
 done
 check_ge "completed runs counted" "${done_tick:-0}" 3
 check "failed runs counted" "${done_boom:-0}" 2
+check_ge "overlapped occurrences counted" "${missed:-0}" 1
 check_ge "run durations observed" \
     "$(sample sked_run_duration_seconds_count)" 5
 check_ge "fire lags observed" "$(sample sked_fire_lag_seconds_count)" 3
