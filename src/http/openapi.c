@@ -10,9 +10,11 @@
  * method and pattern; a route without facts is still described, more
  * loosely. The schedule's schema comes from the model's field table. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/request.h"
 #include "http/http_int.h"
 #include "model/schedule_json.h"
 #include "sked/version.h"
@@ -20,45 +22,59 @@
 /* What the route table does not say about a route. */
 typedef struct facts {
     const char *method, *pattern;
-    const char *query;    /* its query parameters, "a,b,c"; NULL: none */
+    int query; /* its query's key table (engine/request.h); NONE: none */
+    const sked__request_param *extra; /* more query parameters, to key NULL */
     const char *header;   /* a request header it reads; NULL: none */
     const char *body;     /* its body's schema in components; NULL: none */
     const char *conflict; /* when it answers 409; NULL: never */
     const char *answer;   /* its answer's schema in components; NULL: any */
 } facts;
 
+#define NONE (-1)
+
+/* The query parameters read outside request.c's tables. */
+static const sked__request_param occurrence_params[] = {
+    {"n", 'n', 1, SKED_PREVIEW_MAX, false},
+    {"after", 't', 0, 0, false},
+    {NULL, 0, 0, 0, false},
+};
+static const sked__request_param simulate_params[] = {
+    {"limit", 'n', 1, SKED__SIMULATE_LIMIT_MAX, false},
+    {NULL, 0, 0, 0, false},
+};
+
 static const facts route_facts[] = {
-    {"GET", "/api/v1/schedules", "status,workflow,prefix,limit,cursor", NULL,
-     NULL, NULL, NULL},
-    {"POST", "/api/v1/schedules", NULL, NULL, "NewSchedule",
+    {"GET", "/api/v1/schedules", SKED__REQUEST_SCHEDULES, NULL, NULL, NULL,
+     NULL, NULL},
+    {"POST", "/api/v1/schedules", NONE, NULL, NULL, "NewSchedule",
      "a schedule of that name exists", "Schedule"},
-    {"PUT", "/api/v1/schedules", NULL, NULL, "ScheduleSet",
+    {"PUT", "/api/v1/schedules", NONE, NULL, NULL, "ScheduleSet",
      "a name of the set is a schedule of another app or of the API", NULL},
-    {"GET", "/api/v1/schedules/{name}", NULL, NULL, NULL, NULL, "Schedule"},
-    {"PATCH", "/api/v1/schedules/{name}", NULL, NULL, "Schedule", NULL,
+    {"GET", "/api/v1/schedules/{name}", NONE, NULL, NULL, NULL, NULL,
      "Schedule"},
-    {"POST", "/api/v1/schedules/{name}/pause", NULL, NULL, NULL, NULL,
+    {"PATCH", "/api/v1/schedules/{name}", NONE, NULL, NULL, "Schedule", NULL,
      "Schedule"},
-    {"POST", "/api/v1/schedules/{name}/resume", NULL, NULL, NULL, NULL,
+    {"POST", "/api/v1/schedules/{name}/pause", NONE, NULL, NULL, NULL, NULL,
      "Schedule"},
-    {"POST", "/api/v1/schedules/{name}/trigger", NULL, NULL, NULL,
+    {"POST", "/api/v1/schedules/{name}/resume", NONE, NULL, NULL, NULL, NULL,
+     "Schedule"},
+    {"POST", "/api/v1/schedules/{name}/trigger", NONE, NULL, NULL, NULL,
      "a run of an overlap: skip schedule is active", NULL},
-    {"POST", "/api/v1/schedules/{name}/backfill", NULL, NULL, "Backfill", NULL,
-     NULL},
-    {"GET", "/api/v1/schedules/{name}/occurrences", "n,after", NULL, NULL, NULL,
-     NULL},
-    {"POST", "/api/v1/schedules/{name}/simulate", "limit", NULL, "Simulate",
+    {"POST", "/api/v1/schedules/{name}/backfill", NONE, NULL, NULL, "Backfill",
      NULL, NULL},
-    {"GET", "/api/v1/runs", "status,schedule,workflow,limit,cursor", NULL, NULL,
-     NULL, NULL},
-    {"POST", "/api/v1/runs/{id}/cancel", NULL, NULL, NULL,
+    {"GET", "/api/v1/schedules/{name}/occurrences", NONE, occurrence_params,
+     NULL, NULL, NULL, NULL},
+    {"POST", "/api/v1/schedules/{name}/simulate", NONE, simulate_params, NULL,
+     "Simulate", NULL, NULL},
+    {"GET", "/api/v1/runs", SKED__REQUEST_RUNS, NULL, NULL, NULL, NULL, NULL},
+    {"POST", "/api/v1/runs/{id}/cancel", NONE, NULL, NULL, NULL,
      "the run has finished", NULL},
-    {"POST", "/api/v1/workflows/{name}/runs", NULL, "Idempotency-Key",
+    {"POST", "/api/v1/workflows/{name}/runs", NONE, NULL, "Idempotency-Key",
      "RunInput", NULL, NULL},
-    {"GET", "/api/v1/events", "after,cursor,limit,follow", "Last-Event-ID",
-     NULL, NULL, NULL},
-    {"GET", "/api/v1/cron/explain", "expr,timezone,n,after,dst", NULL, NULL,
+    {"GET", "/api/v1/events", SKED__REQUEST_EVENTS, NULL, "Last-Event-ID", NULL,
      NULL, NULL},
+    {"GET", "/api/v1/cron/explain", SKED__REQUEST_CRON, NULL, NULL, NULL, NULL,
+     NULL},
 };
 
 /* The tags, by the path they start: the first that matches names the
@@ -187,19 +203,108 @@ static void operation_id(const http_route *r, char *buf, size_t size)
     }
 }
 
-/* ---- parameters ---------------------------------------------------------- */
+/* ---- keys and parameters ------------------------------------------------- */
 
-/* Append the parameter NAME[0..N) in IN to LIST. Returns 0 or -1. */
+static json_t *instant(const char *desc)
+{
+    return json_pack("{s:s, s:s, s:s}", "type", "string", "format", "date-time",
+                     "description", desc);
+}
+
+static json_t *down_schema(void)
+{
+    return json_pack("{s:s, s:s, s:[s,s], s:{s:o, s:o}, s:b}", "description",
+                     "an interval [from, to) the server is down", "type",
+                     "object", "required", "from", "to", "properties", "from",
+                     instant("its start"), "to", instant("its end"),
+                     "additionalProperties", 0);
+}
+
+/* The schema of KEY, a key of the schedule's that names one of its
+ * enumeration (dst: once or cadence), from the schedule's schema. */
+static json_t *enum_schema(const char *key)
+{
+    json_t *schedule = sked__schedule_json_schema();
+    json_t *names = json_object_get(
+        json_object_get(json_object_get(schedule, "properties"), key), "enum");
+    json_t *o = json_pack("{s:s, s:s}", "type", "string", "description",
+                          "a name of the schedule field's enumeration");
+
+    if (o && names && json_object_set(o, "enum", names) != 0) {
+        json_decref(o);
+        o = NULL;
+    }
+    json_decref(schedule);
+    return o;
+}
+
+/* The schema of a key P of request.c's tables, with its description:
+ * its type and bounds, as the reader takes it. */
+static json_t *key_schema(const sked__request_param *p)
+{
+    switch (p->type) {
+    case 'n':
+    case 'i':
+        return json_pack("{s:s, s:I, s:I, s:s}", "type", "integer", "minimum",
+                         (json_int_t) p->min, "maximum",
+                         (json_int_t) (p->max < LONG_MAX ? p->max : INT64_MAX),
+                         "description", "a whole number");
+    case 'd':
+        return json_pack("{s:s, s:I, s:I, s:s}", "type", "number", "minimum",
+                         (json_int_t) p->min, "maximum", (json_int_t) p->max,
+                         "description", "a number of seconds");
+    case 'c':
+        return json_pack("{s:s, s:s, s:s}", "type", "string", "pattern",
+                         "^([0-9]+|latest)$", "description",
+                         "an event id, or latest: the newest one");
+    case 'f':
+        return json_pack("{s:s, s:[s,s,s,s], s:s}", "type", "string", "enum",
+                         "1", "true", "0", "false", "description",
+                         p->stream ? "1: a stream of events "
+                                     "(text/event-stream) instead of a page"
+                                   : "a flag");
+    case 'b':
+        return json_pack("{s:s, s:s}", "type", "boolean", "description",
+                         "true or false");
+    case 't':
+        return json_pack("{s:s, s:s, s:s}", "type", "string", "format",
+                         "date-time", "description", "an RFC 3339 instant");
+    case 'p':
+        return json_pack("{s:s, s:o, s:I, s:s}", "type", "array", "items",
+                         down_schema(), "maxItems", (json_int_t) p->max,
+                         "description", "intervals [from, to)");
+    case 'a':
+        return json_pack("{s:s, s:s}", "type", "array", "description",
+                         "a list");
+    case 'e':
+        return enum_schema(p->key);
+    default: /* 's' */
+        return json_pack("{s:s, s:s}", "type", "string", "description", "text");
+    }
+}
+
+/* Append the parameter NAME[0..N) in IN (path or header) to LIST.
+ * Returns 0 or -1. */
 static int add_param(json_t *list, const char *in, const char *name, size_t n)
 {
     bool path = strcmp(in, "path") == 0;
-    const char *desc = path ? "the name or id in the path, percent-encoded"
-                       : strcmp(in, "header") == 0
-                           ? "see docs/api.md for its use"
-                           : "see docs/api.md for its values and default";
     json_t *one = json_pack("{s:s%, s:s, s:b, s:s, s:{s:s}}", "name", name, n,
-                            "in", in, "required", path, "description", desc,
+                            "in", in, "required", path, "description",
+                            path ? "the name or id in the path, percent-encoded"
+                                 : "see docs/api.md for its use",
                             "schema", "type", "string");
+
+    return one ? json_array_append_new(list, one) : -1;
+}
+
+/* Append the query parameter P to LIST. Returns 0 or -1. */
+static int add_query(json_t *list, const sked__request_param *p)
+{
+    json_t *schema = key_schema(p);
+    json_t *one =
+        json_pack("{s:s, s:s, s:b, s:O, s:o}", "name", p->key, "in", "query",
+                  "required", 0, "description",
+                  json_object_get(schema, "description"), "schema", schema);
 
     return one ? json_array_append_new(list, one) : -1;
 }
@@ -209,6 +314,7 @@ static int add_param(json_t *list, const char *in, const char *name, size_t n)
 static json_t *parameters(const http_route *r, const facts *f)
 {
     json_t *list = json_array();
+    sked__request_param q;
     int rc = list ? 0 : -1;
 
     for (const char *p = strchr(r->pattern, '{'); p && rc == 0;
@@ -216,11 +322,12 @@ static json_t *parameters(const http_route *r, const facts *f)
         rc = add_param(list, "path", p + 1, strcspn(p + 1, "}"));
     if (f && f->header && rc == 0)
         rc = add_param(list, "header", f->header, strlen(f->header));
-    for (const char *q = f ? f->query : NULL; q && *q && rc == 0;) {
-        size_t n = strcspn(q, ",");
-        rc = add_param(list, "query", q, n);
-        q += n + (q[n] == ',');
-    }
+    for (size_t i = 0; f && f->query != NONE && rc == 0 &&
+                       sked__request_param_at(f->query, i, &q);
+         i++)
+        rc = add_query(list, &q);
+    for (size_t i = 0; f && f->extra && f->extra[i].key && rc == 0; i++)
+        rc = add_query(list, &f->extra[i]);
     if (rc != 0) {
         json_decref(list);
         return NULL;
@@ -280,7 +387,7 @@ static int add_errors(json_t *responses, const http_route *r, const facts *f)
         rc |= add_error(responses, "409", f->conflict);
     if (body)
         rc |= add_error(responses, "413", "a body over 1 MiB");
-    if (body || (f && f->query))
+    if (body || (f && (f->query != NONE || f->extra)))
         rc |= add_error(responses, "422",
                         "a value of the wrong type or out of range (the "
                         "error's field names it)");
@@ -371,12 +478,6 @@ static json_t *operation(const http_route *r, const char *id, const char *tag)
 
 /* ---- the schemas --------------------------------------------------------- */
 
-static json_t *instant(const char *desc)
-{
-    return json_pack("{s:s, s:s, s:s}", "type", "string", "format", "date-time",
-                     "description", desc);
-}
-
 static json_t *error_schema(void)
 {
     return json_pack(
@@ -388,12 +489,21 @@ static json_t *error_schema(void)
         "message", "type", "string", "field", "type", "string");
 }
 
-static json_t *down_schema(void)
+/* The schema of the body read with request.c's table T: an object of
+ * its keys, A and B required, no other key. */
+static json_t *table_schema(sked__request_table t, const char *a, const char *b,
+                            const char *desc)
 {
-    return json_pack("{s:s, s:s, s:[s,s], s:{s:o, s:o}, s:b}", "description",
-                     "an interval [from, to) the server is down", "type",
-                     "object", "required", "from", "to", "properties", "from",
-                     instant("its start"), "to", instant("its end"),
+    json_t *props = json_object();
+    sked__request_param p;
+
+    for (size_t i = 0; props && sked__request_param_at(t, i, &p); i++)
+        if (json_object_set_new(props, p.key, key_schema(&p)) != 0) {
+            json_decref(props);
+            props = NULL;
+        }
+    return json_pack("{s:s, s:s, s:[s,s], s:o, s:b}", "description", desc,
+                     "type", "object", "required", a, b, "properties", props,
                      "additionalProperties", 0);
 }
 
@@ -416,23 +526,13 @@ static json_t *body_schema(const char *name)
             "boolean", "default", 0, "app", "type", "string",
             "additionalProperties", 0);
     if (strcmp(name, "Backfill") == 0)
-        return json_pack("{s:s, s:s, s:[s,s], s:{s:o, s:o}, s:b}",
-                         "description", "the period of the runs to create",
-                         "type", "object", "required", "start", "end",
-                         "properties", "start", instant("its start"), "end",
-                         instant("its end"), "additionalProperties", 0);
+        return table_schema(SKED__REQUEST_BACKFILL, "start", "end",
+                            "the period (start, end) of the runs to create");
     if (strcmp(name, "Simulate") == 0)
-        return json_pack(
-            "{s:s, s:s, s:[s,s], s:{s:o, s:o, s:{s:s, s:o, s:i}, s:{s:s, "
-            "s:i, s:i}, s:{s:s, s:i, s:i}, s:{s:s, s:i, s:i}}, s:b}",
-            "description", "the period (from, to] to replay", "type", "object",
-            "required", "from", "to", "properties", "from",
-            instant("the start of the period (excluded)"), "to",
-            instant("its end (included)"), "down", "type", "array", "items",
-            down_schema(), "maxItems", 1000, "run_duration_secs", "type",
-            "integer", "minimum", 0, "default", 0, "tick_secs", "type",
-            "integer", "minimum", 1, "default", 1, "limit", "type", "integer",
-            "minimum", 1, "maximum", 10000, "additionalProperties", 0);
+        return table_schema(SKED__REQUEST_SIMULATE, "from", "to",
+                            "the period (from, to] to replay, the intervals "
+                            "the server is down, how long runs last, the "
+                            "server's tick and how many decisions to list");
     if (strcmp(name, "RunInput") == 0)
         return json_pack("{s:s, s:s}", "description",
                          "the run's input; an empty body is {}", "type",
