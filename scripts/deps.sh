@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Install every Debian package that sked's build, tests and benchmarks need,
-# the npm oracle (croner) used by the differential tests, the npm peer
-# (graphile-worker) of the execution benchmark, and the linters of the
-# served documents (promtool from prometheus, Redocly CLI from npm).
-# Idempotent and quiet when everything is already there. Run as root or
-# with sudo.
+# the npm oracle (croner) used by the differential tests, and the npm peer
+# (graphile-worker) of the execution benchmark. Idempotent and quiet when
+# everything is already there. Run as root or with sudo.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,9 +17,9 @@ packages=(
     libmicrohttpd-dev libcurl4-openssl-dev curl
     libjansson-dev libfyaml-dev
     tzdata
+    prometheus # its promtool: the metrics' linter (tests/lint)
     python3 python3-croniter python3-requests
     wrk hyperfine valgrind
-    prometheus
 )
 
 missing=()
@@ -68,6 +66,7 @@ npm_ci() { # DIR PACKAGE
         (cd "$dir" && npm ci --silent --no-audit --no-fund >/dev/null)
     fi
 }
+# Redocly CLI, the OpenAPI document's linter (tests/lint).
+npm_ci tests/lint @redocly/cli
 npm_ci tests/oracle croner
 npm_ci bench/peers graphile-worker
-npm_ci tests/lint @redocly/cli

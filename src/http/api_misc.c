@@ -2,10 +2,10 @@
 /* The routes around the API: health checks, the OpenAPI document and the
  * dashboard's files.
  *
- * The OpenAPI 3.1 document is built from the route tables themselves
- * (openapi.c), so it lists exactly the routes the server answers. The
- * dashboard's files are looked up by name in the table built into the
- * binary: a path is a name or nothing, so no request can reach the disk. */
+ * The OpenAPI 3.1 document is built from the route tables themselves, so
+ * it lists exactly the routes the server answers. The dashboard's files
+ * are looked up by name in the table built into the binary: a path is a
+ * name or nothing, so no request can reach the disk. */
 #include <stdlib.h>
 #include <string.h>
 
