@@ -151,8 +151,9 @@ static const char *tag_desc(const char *tag, char *buf, size_t size)
  * /api/v1/schedules/{name}/pause is "postSchedulePause". A literal
  * followed by a {…} segment names one thing: a plural loses its s (GET
  * /api/v1/runs/{id} is "getRun"), a singular is followed by By and the
- * parameter (GET /dashboard/{file} is "getDashboardByFile"). "/" is
- * "getRoot". Stable, and unique for the routes' patterns. */
+ * parameter (GET /dashboard/{file} is "getDashboardByFile"), and a {…}
+ * after a {…} adds And and its name ("getDashboardByHashAndFile"). "/"
+ * is "getRoot". Stable, and unique for the routes' patterns. */
 
 /* Append S[0..N) to BUF (of SIZE, holding *LEN bytes), camel-cased. */
 static void camel(char *buf, size_t size, size_t *len, const char *s, size_t n)
@@ -182,12 +183,17 @@ static void operation_id(const http_route *r, char *buf, size_t size)
         p += 7;
     if (strcmp(p, "/") == 0)
         camel(buf, size, &len, "root", 4);
-    while (*p == '/') {
+    for (bool after_param = false; *p == '/';) {
         const char *seg = ++p;
         size_t n = strcspn(seg, "/");
         bool before_param = seg[n] == '/' && seg[n + 1] == '{';
 
         p = seg + n;
+        if (seg[0] == '{' && after_param) { /* {a}/{b}: ByAAndB */
+            camel(buf, size, &len, "and", 3);
+            camel(buf, size, &len, seg + 1, n > 2 ? n - 2 : 0);
+        }
+        after_param = seg[0] == '{';
         if (seg[0] == '{')
             continue;
         if (before_param && n > 1 && seg[n - 1] == 's' && seg[n - 2] != 's') {
