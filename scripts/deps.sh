@@ -18,6 +18,7 @@ packages=(
     libmicrohttpd-dev libcurl4-openssl-dev curl
     libjansson-dev libfyaml-dev
     tzdata
+    prometheus # its promtool: the metrics' linter (tests/lint)
     python3 python3-croniter python3-requests
     wrk hyperfine valgrind
     chromium
@@ -42,6 +43,18 @@ if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Only its promtool is wanted (tests/lint): the Prometheus server the
+    # package starts where services start on install is stopped and kept
+    # from starting at boot.
+    case " ${missing[*]} " in
+    *" prometheus "*)
+        if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+            $sudo systemctl disable --now prometheus >/dev/null 2>&1 || true
+        elif [ -x /etc/init.d/prometheus ]; then
+            $sudo /etc/init.d/prometheus stop >/dev/null 2>&1 || true
+        fi
+        ;;
+    esac
 fi
 
 # npm packages pinned by a package-lock.json: installed when missing, and
@@ -57,6 +70,8 @@ npm_ci() { # DIR PACKAGE
             npm ci --silent --no-audit --no-fund >/dev/null)
     fi
 }
+# Redocly CLI, the OpenAPI document's linter (tests/lint).
+npm_ci tests/lint @redocly/cli
 npm_ci tests/oracle croner
 npm_ci bench/peers graphile-worker
 npm_ci tests/dashboard playwright-core

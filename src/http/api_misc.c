@@ -16,8 +16,6 @@
 #include "base/alloc.h"
 #include "http/asset.h"
 #include "http/http_int.h"
-#include "model/schedule_json.h"
-#include "sked/version.h"
 
 static int healthz(const http_req *req, http_resp *resp)
 {
@@ -38,98 +36,11 @@ static int readyz(const http_req *req, http_resp *resp)
 
 /* ---- OpenAPI ------------------------------------------------------------ */
 
-/* The path parameters of PATTERN ("{name}" segments) as OpenAPI
- * parameter objects. */
-static json_t *path_params(const char *pattern)
-{
-    json_t *list = json_array();
-
-    for (const char *p = strchr(pattern, '{'); p && list;
-         p = strchr(p + 1, '{')) {
-        size_t n = strcspn(p + 1, "}");
-        json_t *one =
-            json_pack("{s:s%, s:s, s:b, s:{s:s}}", "name", p + 1, n, "in",
-                      "path", "required", 1, "schema", "type", "string");
-        if (!one || json_array_append_new(list, one) < 0) {
-            json_decref(list);
-            return NULL;
-        }
-    }
-    return list;
-}
-
-/* The operation object of route R. */
-static json_t *operation(const http_route *r)
-{
-    char ok[16];
-    unsigned status = r->ok_status ? r->ok_status : 200;
-    const char *type = "application/json";
-
-    if (strcmp(r->pattern, "/") == 0 ||
-        strncmp(r->pattern, "/dashboard", 10) == 0)
-        type = "text/html";
-    else if (strcmp(r->pattern, "/metrics") == 0)
-        type = "text/plain";
-
-    snprintf(ok, sizeof ok, "%u", status);
-    return json_pack(
-        "{s:s, s:o, s:{s:{s:s, s:{s:{}}}, s:{s:s, s:{s:{s:{s:s}}}}}}",
-        "summary", r->summary ? r->summary : "", "parameters",
-        path_params(r->pattern), "responses", ok, "description", "success",
-        "content", type, "default", "description", "an error (docs/api.md)",
-        "content", "application/json", "schema", "$ref",
-        "#/components/schemas/Error");
-}
-
-/* Add route R to the paths object PATHS. Returns 0 or -1. */
-static int add_route(json_t *paths, const http_route *r)
-{
-    json_t *item = json_object_get(paths, r->pattern);
-    char method[8];
-    size_t i;
-
-    if (!item) {
-        item = json_object();
-        if (!item || json_object_set_new(paths, r->pattern, item) < 0)
-            return -1;
-    }
-    for (i = 0; r->method[i] && i + 1 < sizeof method; i++)
-        method[i] = (char) (r->method[i] | 0x20); /* lower case */
-    method[i] = '\0';
-    return json_object_set_new(item, method, operation(r));
-}
-
-static json_t *error_schema(void)
-{
-    return json_pack("{s:s, s:[s], s:{s:{s:s, s:[s,s], s:{s:{s:s}, s:{s:s}, "
-                     "s:{s:s}}}}}",
-                     "type", "object", "required", "error", "properties",
-                     "error", "type", "object", "required", "code", "message",
-                     "properties", "code", "type", "string", "message", "type",
-                     "string", "field", "type", "string");
-}
-
+/* The document is built from the route tables (openapi.c). */
 static int openapi(const http_req *req, http_resp *resp)
 {
-    json_t *paths = json_object();
-    json_t *doc;
-
     (void) req;
-    for (size_t t = 0; paths && sked__http_tables[t]; t++)
-        for (const http_route *r = sked__http_tables[t]; r->method; r++)
-            if (add_route(paths, r) < 0) {
-                json_decref(paths);
-                paths = NULL;
-                break;
-            }
-    doc = json_pack("{s:s, s:{s:s, s:s}, s:o, s:{s:{s:o, s:o}, "
-                    "s:{s:{s:s, s:s}}}, s:[{s:[]}]}",
-                    "openapi", "3.1.0", "info", "title", "sked", "version",
-                    SKED_VERSION, "paths", paths, "components", "schemas",
-                    "Error", error_schema(), "Schedule",
-                    sked__schedule_json_schema(), "securitySchemes", "bearer",
-                    "type", "http", "scheme", "bearer", "security", "bearer");
-    return sked__http_json(resp, 200, doc);
+    return sked__http_json(resp, 200, sked__http_openapi());
 }
 
 /* ---- the dashboard ------------------------------------------------------ */

@@ -93,6 +93,10 @@ extern const http_route sked__mcp_routes[];          /* mcp_http.c */
 /* Every table, NULL-terminated (router.c). */
 extern const http_route *const sked__http_tables[];
 
+/* The OpenAPI 3.1 document of every route of sked__http_tables
+ * (openapi.c), or NULL when out of memory. */
+json_t *sked__http_openapi(void);
+
 /* ---- routing (router.c) ----------------------------------------------- */
 
 /* The route of a request and its {…} values. */
