@@ -271,10 +271,10 @@ int remote_call(remote *r, const char *method, const char *path,
 static int on_cancel(void *ctx, curl_off_t a, curl_off_t b, curl_off_t c,
                      curl_off_t d)
 {
-    volatile const int *cancel = ctx;
+    const atomic_int *cancel = ctx;
 
     (void) a, (void) b, (void) c, (void) d;
-    return *cancel ? 1 : 0;
+    return atomic_load(cancel) ? 1 : 0;
 }
 
 /* Whether KEY (may be NULL) can be a header's value: no control

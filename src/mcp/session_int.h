@@ -26,7 +26,7 @@ extern const char *const sked__mcp_log_levels[];
 /* A request in flight, on its handler's stack. */
 typedef struct mcp_inflight {
     json_t *id; /* borrowed: the request's */
-    volatile int cancel;
+    atomic_int cancel;
     struct mcp_inflight *next;
 } mcp_inflight;
 
@@ -46,7 +46,7 @@ struct sked_mcp {
     bool closing;
     /* Set at close, read without the mutex: the poller's API call and
      * its pages stop. */
-    volatile int stop;
+    atomic_int stop;
     bool polling; /* the poller thread was started */
     pthread_t poller;
     int64_t cursor; /* the poller's own: the last event seen */

@@ -108,13 +108,13 @@ static void events(fake *f, const char *query, sked_mcp_reply *reply)
 }
 
 /* Hold until *cancel is set, as a long call that stops when it can. */
-static void hold(fake *f, volatile const int *cancel)
+static void hold(fake *f, const atomic_int *cancel)
 {
     const struct timespec ms = {0, 1000000};
 
     f->held++;
     pthread_cond_broadcast(&f->cv);
-    while (!cancel || !*cancel) {
+    while (!cancel || !atomic_load(cancel)) {
         pthread_mutex_unlock(&f->mu);
         nanosleep(&ms, NULL);
         pthread_mutex_lock(&f->mu);
