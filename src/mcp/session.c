@@ -326,6 +326,7 @@ static int m_subscribe(sked_mcp *m, const mcp_ctx *c, json_t *params,
     else if (json_object_set_new(m->subs, uri, json_true()) != 0)
         rc = sked__rpc_fail(e, RPC_INTERNAL_ERROR,
                             "Internal error: out of memory");
+    pthread_cond_broadcast(&m->poll_cv); /* news is now awaited */
     pthread_mutex_unlock(&m->mu);
     return rc != 0 ? rc : built(json_object(), out, e);
 }
@@ -382,6 +383,7 @@ static int m_set_level(sked_mcp *m, const mcp_ctx *c, json_t *params,
             continue;
         pthread_mutex_lock(&m->mu);
         m->log_level = (int) i;
+        pthread_cond_broadcast(&m->poll_cv); /* news is now awaited */
         pthread_mutex_unlock(&m->mu);
         return built(json_object(), out, e);
     }

@@ -32,6 +32,8 @@ const char *const sked__mcp_log_levels[MCP_LEVELS] = {
 /* The API's largest page, for skipping the old events at the start. */
 #define SKIP_PAGE  1000
 #define POLL_PAGES 50
+/* How much longer the poller waits when no one waits for news. */
+#define IDLE_FACTOR 4
 
 /* Send the notification METHOD with PARAMS (stolen; NULL: none). */
 static void notify(sked_mcp *m, const char *method, json_t *params)
@@ -155,6 +157,19 @@ static void poll_events(sked_mcp *m)
             return;
 }
 
+/* How long to wait before the next read, under m->mu: the period of the
+ * options while the client waits for news (a subscription, a log level),
+ * IDLE_FACTOR times longer when only a change of the resource list could
+ * be news, so that a server with many quiet sessions (256 over HTTP)
+ * reads the event log a few times a second, not hundreds. */
+static sked_dur poll_period(const sked_mcp *m)
+{
+    bool waiting = m->log_level != MCP_LEVEL_NONE ||
+                   (m->subs && json_object_size(m->subs) > 0);
+
+    return waiting ? m->o.poll : m->o.poll * IDLE_FACTOR;
+}
+
 static void *poll_main(void *arg)
 {
     sked_mcp *m = arg;
@@ -162,12 +177,19 @@ static void *poll_main(void *arg)
 
     pthread_mutex_lock(&m->mu);
     while (!m->closing) {
-        sked__clock_deadline(m->o.poll, &at);
+        sked_dur period = poll_period(m);
+
+        sked__clock_deadline(period, &at);
         /* A wait that returns early (a close, a spurious wake) waits
-         * again for the rest of the period. */
+         * again for the rest of the period, or for a shorter one from
+         * now when the client began to wait for news (a subscription or a
+         * log level: session.c wakes the poller). */
         while (!m->closing &&
                pthread_cond_timedwait(&m->poll_cv, &m->mu, &at) == 0)
-            ;
+            if (poll_period(m) < period) {
+                period = poll_period(m);
+                sked__clock_deadline(period, &at);
+            }
         if (m->closing)
             break;
         pthread_mutex_unlock(&m->mu);

@@ -35,6 +35,7 @@ typedef struct fake {
     bool latest;    /* the API knows after=latest */
     bool hold;      /* the schedules' list waits for its cancel */
     int held;       /* calls holding now */
+    int reads;      /* reads of the event log */
     json_t *notes;  /* notifications received */
 } fake;
 
@@ -132,6 +133,7 @@ static int fake_api(void *ctx, const sked_mcp_call *call, sked_mcp_reply *reply,
     memset(reply, 0, sizeof *reply);
     pthread_mutex_lock(&f->mu);
     if (strncmp(t, "/api/v1/events", 14) == 0) {
+        f->reads++;
         events(f, t, reply);
     } else if (strncmp(t, "/api/v1/schedules/", 18) == 0) {
         answer(reply, 200, json_pack("{s:s}", "name", t + 18));
@@ -432,6 +434,47 @@ static void test_poller_paging_to_the_end(void **state)
     poller_sends(false);
 }
 
+/* The reads of the event log in 400 ms, once a session polling every
+ * 10 ms is initialized, after what SETUP asks (may be NULL). */
+static int reads_in_400_ms(const char *setup)
+{
+    const struct timespec wait = {0, 400 * 1000000};
+    fake f;
+    int reads;
+
+    fake_init(&f, true);
+    sked_mcp *m = open_session(&f, 10000);
+    initialize(m);
+    if (setup)
+        json_decref(handle(m, setup));
+    pthread_mutex_lock(&f.mu);
+    f.reads = 0;
+    pthread_mutex_unlock(&f.mu);
+    nanosleep(&wait, NULL);
+    pthread_mutex_lock(&f.mu);
+    reads = f.reads;
+    pthread_mutex_unlock(&f.mu);
+    sked__mcp_close(m);
+    fake_done(&f);
+    return reads;
+}
+
+/* A session no one waits on for news (no subscription, no log level)
+ * reads the event log four times less often: 256 quiet sessions over
+ * HTTP must not read it hundreds of times a second. */
+static void test_quiet_sessions_poll_less(void **state)
+{
+    int quiet, subscribed;
+
+    (void) state;
+    quiet = reads_in_400_ms(NULL);
+    subscribed = reads_in_400_ms(
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/subscribe\","
+        "\"params\":{\"uri\":\"sked://schedules/s1\"}}");
+    assert_true(quiet >= 1 && quiet <= 12);
+    assert_true(subscribed > quiet);
+}
+
 static void test_no_poller_without_notify(void **state)
 {
     sked_mcp_options o = {.api = fake_api};
@@ -514,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_threads_get_their_own_answers),
         cmocka_unit_test(test_poller_with_after_latest),
         cmocka_unit_test(test_poller_paging_to_the_end),
+        cmocka_unit_test(test_quiet_sessions_poll_less),
         cmocka_unit_test(test_no_poller_without_notify),
         cmocka_unit_test(test_out_of_memory),
     };
