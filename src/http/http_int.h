@@ -68,6 +68,10 @@ typedef struct http_resp {
      * preflight (OPTIONS). */
     const char *cors_origin;
     bool cors_preflight;
+    /* /mcp's answer to come: when set, the handler suspended the
+     * connection, server.c sends nothing now, and once the connection
+     * is resumed it sends what the call answers (mcp_http.h). */
+    struct mcp_call *later;
 } http_resp;
 
 /* A handler fills RESP (through the helpers below) and returns 0, or a

@@ -59,16 +59,25 @@ static json_t *text_of(const char *msg)
     return j;
 }
 
+/* Answer STATUS with the JSON-RPC error CODE and MSG, for the request
+ * of id ID (JSON text; NULL: id null). */
+static int rpc_error_of(http_resp *resp, unsigned status, int code,
+                        const char *msg, const char *id)
+{
+    json_t *jid = id ? json_loads(id, JSON_DECODE_ANY, NULL) : NULL;
+    json_t *body =
+        json_pack("{s:s, s:{s:i, s:o}, s:o}", "jsonrpc", "2.0", "error", "code",
+                  code, "message", text_of(msg), "id", jid ? jid : json_null());
+
+    (void) sked__http_json(resp, status, body);
+    return status >= 500 ? SKED_EBUSY : SKED_ESYNTAX;
+}
+
 /* Answer STATUS with the JSON-RPC error CODE and MSG, id null. */
 static int rpc_error(http_resp *resp, unsigned status, int code,
                      const char *msg)
 {
-    json_t *body =
-        json_pack("{s:s, s:{s:i, s:o}, s:n}", "jsonrpc", "2.0", "error", "code",
-                  code, "message", text_of(msg), "id");
-
-    (void) sked__http_json(resp, status, body);
-    return status >= 500 ? SKED_EBUSY : SKED_ESYNTAX;
+    return rpc_error_of(resp, status, code, msg, NULL);
 }
 
 void sked__mcp_http_refusal(http_resp *resp, const sked_mcp_hub *hub,
@@ -246,14 +255,18 @@ static int initialize(const http_req *req, http_resp *resp)
 }
 
 /* What kind of message BODY is: false with RESP filled when it is not
- * one JSON-RPC message; *init set for an initialize request. */
-static bool classify(const http_req *req, http_resp *resp, bool *init)
+ * one JSON-RPC message; *init set for an initialize request, *id (JSON
+ * text, malloc'd) for any other request, which runs on a worker. */
+static bool classify(const http_req *req, http_resp *resp, bool *init,
+                     char **id)
 {
     json_error_t je;
     json_t *j = json_loadb(req->body, req->body_len, 0, &je);
     const char *method = json_string_value(json_object_get(j, "method"));
+    json_t *jid = json_object_get(j, "id");
 
     *init = false;
+    *id = NULL;
     if (!j) {
         char msg[SKED_ERROR_MSG_MAX];
         snprintf(msg, sizeof msg, "Parse error: line %d, column %d: %.120s",
@@ -268,27 +281,58 @@ static bool classify(const http_req *req, http_resp *resp, bool *init)
                          "object) per POST; batches are not supported");
         return false;
     }
-    *init =
-        method && strcmp(method, "initialize") == 0 && json_object_get(j, "id");
+    *init = method && strcmp(method, "initialize") == 0 && jid;
+    /* A request the session will run (an id it takes): a malformed one
+     * is answered at once, inline, as is every notification. */
+    if (method && !*init && (json_is_string(jid) || json_is_integer(jid)))
+        *id = json_dumps(jid, JSON_ENCODE_ANY | JSON_COMPACT);
     json_decref(j);
     return true;
+}
+
+/* Run the request (its id ID, owned) of S on a worker: the answer comes
+ * once it is ready (resp->later). */
+static int post_later(mcp_session *s, const http_req *req, http_resp *resp,
+                      char *id)
+{
+    int rc = sked__mcp_call_submit(sked__mcp_hub_calls(sked__http_mcp_hub(req)),
+                                   s, req, resp->cors_origin, id, &resp->later);
+
+    if (rc == SKED_EBUSY)
+        rc = rpc_error_of(resp, 503, RPC_SERVER_ERROR,
+                          "too many requests of this session in flight (8): "
+                          "wait for an answer, or cancel one",
+                          id);
+    else if (rc == SKED_ECANCELED)
+        rc = rpc_error_of(resp, 503, RPC_SERVER_ERROR, "the server is stopping",
+                          id);
+    else if (rc < 0)
+        rc = rpc_error_of(resp, 500, -32603, "out of memory", id);
+    if (rc < 0)
+        free(id);
+    return rc;
 }
 
 static int mcp_post(const http_req *req, http_resp *resp)
 {
     mcp_session *s;
+    char *id;
     bool init;
     int rc;
 
     if ((rc = gate(req, resp, true, true)) != 0)
         return rc;
-    if (!classify(req, resp, &init))
+    if (!classify(req, resp, &init, &id))
         return SKED_ESYNTAX;
     if (init && !sked__http_header(req, "Mcp-Session-Id"))
         return initialize(req, resp);
-    if ((rc = session_of(req, resp, &s)) != 0)
+    if ((rc = session_of(req, resp, &s)) != 0) {
+        free(id);
         return rc;
-    rc = deliver(s, req, resp);
+    }
+    /* A notification (notifications/cancelled above all) is quick, and
+     * must not wait behind the calls it may cancel: it is handled here. */
+    rc = id ? post_later(s, req, resp, id) : deliver(s, req, resp);
     sked__mcp_session_release(s);
     return rc;
 }
@@ -327,6 +371,8 @@ static int mcp_delete(const http_req *req, http_resp *resp)
         (rc = session_of(req, resp, &s)) != 0)
         return rc;
     sked__mcp_session_end(s);
+    /* Its requests in flight end with it (their POSTs are answered). */
+    sked__mcp_calls_end(sked__mcp_hub_calls(sked__http_mcp_hub(req)), s);
     sked__mcp_session_release(s);
     resp->status = 204;
     return 0;

@@ -8,7 +8,9 @@
  * before a session (the Origin, the Accept header, the session id, the
  * protocol version); mcp_sessions.c keeps the sessions: their ids, their
  * queues of notifications, their streams, and a thread that ends idle
- * sessions and keeps the streams alive. */
+ * sessions and keeps the streams alive; mcp_calls.c runs the requests
+ * POSTed on a pool of workers, so that a long tool call holds none of
+ * the server's threads. */
 #ifndef SKED_HTTP_MCP_HTTP_H
 #define SKED_HTTP_MCP_HTTP_H
 
@@ -27,11 +29,16 @@
  * oldest are dropped (and counted). */
 #define SKED_MCP_QUEUE_MAX   256
 #define SKED_MCP_QUEUE_BYTES (128 * 1024)
+/* Most requests of one session in flight at once; one more is refused
+ * (503) until one is answered. */
+#define SKED_MCP_CALLS_MAX 8
 /* A session id: 128 random bits in hex. */
 #define SKED_MCP_ID_LEN 32
 
 typedef struct sked_mcp_hub sked_mcp_hub;
 typedef struct mcp_session mcp_session;
+typedef struct mcp_calls mcp_calls;
+typedef struct mcp_call mcp_call;
 
 /* ---- the sessions (mcp_sessions.c) --------------------------------------- */
 
@@ -66,6 +73,9 @@ void sked__mcp_session_publish(mcp_session *s);
 /* The session of ID with a new reference, or NULL (none, or ended). */
 mcp_session *sked__mcp_session_find(sked_mcp_hub *hub, const char *id);
 
+/* Take one more reference to S. */
+void sked__mcp_session_retain(mcp_session *s);
+
 /* Drop a reference; the last one closes the session. NULL does nothing. */
 void sked__mcp_session_release(mcp_session *s);
 
@@ -80,6 +90,45 @@ const char *sked__mcp_session_id(const mcp_session *s);
  * SKED_ECONFLICT (S has a stream), SKED_EBUSY (the server stops),
  * SKED_ENOMEM; the caller answers the errors. */
 int sked__mcp_stream_open(mcp_session *s, const http_req *req, http_resp *resp);
+
+/* The requests in flight of HUB's sessions. */
+mcp_calls *sked__mcp_hub_calls(sked_mcp_hub *hub);
+
+/* ---- the requests in flight (mcp_calls.c) -------------------------------- */
+
+/* Make the pool of workers (none started yet). Returns 0, SKED_ENOMEM. */
+int sked__mcp_calls_new(mcp_calls **out);
+
+/* Run the request REQ (its id ID_TEXT, JSON text, owned from here on
+ * success) of S
+ * on a worker: REQ's connection is suspended, and resumed once *out is
+ * answered (sked__mcp_call_answer). CORS_ORIGIN (borrowed from REQ) may
+ * read the answer. Returns 0, SKED_EBUSY (S has SKED_MCP_CALLS_MAX
+ * requests in flight), SKED_ECANCELED (the server stops), SKED_ENOMEM;
+ * the caller answers the errors. */
+int sked__mcp_call_submit(mcp_calls *c, mcp_session *s, const http_req *req,
+                          const char *cors_origin, char *id_text,
+                          mcp_call **out);
+
+/* Fill RESP with CALL's answer, once its connection resumed, and let go
+ * of CALL. */
+void sked__mcp_call_answer(mcp_calls *c, mcp_call *call, http_resp *resp);
+
+/* Let go of CALL, whose connection ended unanswered. */
+void sked__mcp_call_drop(mcp_calls *c, mcp_call *call);
+
+/* Answer the requests of S in flight (404: the session ended) at once,
+ * and cancel those running. The caller holds a reference to S. */
+void sked__mcp_calls_end(mcp_calls *c, mcp_session *s);
+
+/* Answer every request in flight (503) and cancel those running, before
+ * the daemon stops: it may stop no suspended connection. NULL does
+ * nothing. */
+void sked__mcp_calls_stop(mcp_calls *c);
+
+/* Stop C, wait for its workers (each finishes its call, whose answer is
+ * dropped), free it, after the daemon stopped. NULL does nothing. */
+void sked__mcp_calls_free(mcp_calls *c);
 
 /* ---- the endpoint (mcp_http.c) ------------------------------------------- */
 

@@ -9,11 +9,11 @@
  * (SKED_MCP_QUEUE_MAX, SKED_MCP_QUEUE_BYTES): the oldest are dropped,
  * counted, and the stream says how many in a comment.
  *
- * A session is referenced by the hub's list, by each request using it,
- * and by its stream; the last reference closes its sked_mcp (which waits
- * for the calls in flight) outside any lock. Ending a session takes it off
- * the list at once, so it is found no more (404) however long a call in
- * flight still runs.
+ * A session is referenced by the hub's list, by each request using it
+ * (and its call in flight, mcp_calls.c), and by its stream; the last reference
+ * closes its sked_mcp (which waits for the calls in flight) outside any lock.
+ * Ending a session takes it off the list at once, so it is found no more (404)
+ * however long a call in flight still runs.
  *
  * A stream works as the event streams do (sse.c): its reader hands over
  * what is queued, or suspends the connection, which is resumed when a
@@ -91,7 +91,8 @@ struct sked_mcp_hub {
     mcp_stream *streams; /* until the hub's thread reaps them */
     char **origins;      /* allowed besides loopback */
     size_t norigins;
-    sked_dur idle; /* a session unused this long ends */
+    sked_dur idle;    /* a session unused this long ends */
+    mcp_calls *calls; /* the requests in flight */
 };
 
 /* ---- origins ------------------------------------------------------------ */
@@ -206,6 +207,13 @@ static void unlink_session(mcp_session *s)
             break;
         }
     wake(s);
+}
+
+void sked__mcp_session_retain(mcp_session *s)
+{
+    pthread_mutex_lock(&s->hub->mu);
+    s->refs++;
+    pthread_mutex_unlock(&s->hub->mu);
 }
 
 void sked__mcp_session_release(mcp_session *s)
@@ -386,6 +394,11 @@ sked_mcp *sked__mcp_session_mcp(const mcp_session *s)
 const char *sked__mcp_session_id(const mcp_session *s)
 {
     return s->id;
+}
+
+mcp_calls *sked__mcp_hub_calls(sked_mcp_hub *hub)
+{
+    return hub->calls;
 }
 
 /* ---- streams ------------------------------------------------------------ */
@@ -652,6 +665,8 @@ int sked__mcp_hub_new(sked_engine *e, const char *const *origins, size_t n,
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
     rc = origins_copy(hub, origins, n, err);
+    if (rc == 0 && sked__mcp_calls_new(&hub->calls) < 0)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0 && pthread_create(&hub->th, NULL, hub_main, hub) != 0)
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1,
                              "cannot start the MCP sessions' thread");
@@ -678,6 +693,10 @@ void sked__mcp_hub_shutdown(sked_mcp_hub *hub)
             MHD_resume_connection(st->conn);
         }
     pthread_mutex_unlock(&hub->mu);
+    /* The requests in flight are answered now (their connections resume:
+     * the daemon stops none suspended); their workers are waited for
+     * once the daemon stopped. */
+    sked__mcp_calls_stop(hub->calls);
     if (!was && hub->started)
         (void) pthread_join(hub->th, NULL);
     hub->started = false;
@@ -688,6 +707,8 @@ void sked__mcp_hub_free(sked_mcp_hub *hub)
     if (!hub)
         return;
     sked__mcp_hub_shutdown(hub);
+    /* The workers let go of their sessions as they finish. */
+    sked__mcp_calls_free(hub->calls);
     /* The daemon has stopped: every stream is gone, and the list and the
      * streams hold the last references. */
     while (hub->streams) {

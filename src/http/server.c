@@ -68,6 +68,9 @@ typedef struct req_state {
     const char *uri_end; /* where the URI's string ends, as read (on_uri) */
     bool seen;           /* the access handler has had its first call */
     bool answered;       /* a response is queued already */
+    /* /mcp's call in flight: the connection is suspended until its
+     * answer is ready (mcp_calls.c). */
+    struct mcp_call *later;
 } req_state;
 
 /* ---- addresses ---------------------------------------------------------- */
@@ -372,6 +375,11 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
     http_match m;
 
     (void) sked__http_serve(&req, &resp, &m);
+    if (resp.later) { /* suspended: answered once resumed (answer_later) */
+        rs->later = resp.later;
+        sked__http_match_done(&m);
+        return MHD_YES;
+    }
     if (sked__mcp_http_path(path) && resp.status >= 400 && !resp.stream)
         sked__mcp_http_refusal(&resp, h->mcp, conn); /* the router's 405 */
     rs->answered = true;
@@ -379,6 +387,20 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
     enum MHD_Result ok = send_resp(conn, &resp);
     sked__http_match_done(&m);
     return ok;
+}
+
+/* Send the answer of the /mcp call of RS, its connection resumed. */
+static enum MHD_Result answer_later(sked_http *h, struct MHD_Connection *conn,
+                                    const char *method, const char *path,
+                                    req_state *rs)
+{
+    http_resp resp = {0};
+
+    sked__mcp_call_answer(sked__mcp_hub_calls(h->mcp), rs->later, &resp);
+    rs->later = NULL;
+    rs->answered = true;
+    report(h, method, path, rs, resp.status);
+    return send_resp(conn, &resp);
 }
 
 /* A refusal known from the headers (401, 413) is sent once the body is
@@ -519,6 +541,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         sked__http_watch_headers(h->watch, conn, true);
         return on_first(h, conn, method, url, version, rs);
     }
+    if (rs->later)
+        return answer_later(h, conn, method, url, rs);
     if (rs->answered) {
         *upload_size = 0;
         return MHD_YES;
@@ -541,6 +565,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
     (void) why;
     sked__http_watch_headers(((sked_http *) cls)->watch, conn, false);
     if (rs) {
+        if (rs->later) /* closed before its answer: the server stops */
+            sked__mcp_call_drop(sked__mcp_hub_calls(((sked_http *) cls)->mcp),
+                                rs->later);
         sked__buf_reset(&rs->body);
         free(rs);
     }
