@@ -31,6 +31,14 @@
 #    unused for --mcp-session-idle ends (404); one in use, or with its
 #    stream open, stays.
 # 7. The OpenAPI document lists /mcp.
+# 8. Requests run beside the server's threads: with a long tool call in
+#    flight (a replay of about a million decisions), a ping on each of
+#    other kept-alive connections is answered at once, long before it;
+#    its notifications/cancelled is 202 at once, and its POST then ends
+#    202 with no body (no result is owed); DELETE of its session is 204
+#    at once, and its POST ends at once, 404 with a JSON-RPC error of its
+#    id; a ninth request in flight in a session is 503 with its id; the
+#    stop (SIGTERM) with a call in flight exits 0 at once.
 #
 # Env: SKED_BIN. Ends with "N passed, M failed".
 set -u
@@ -330,6 +338,150 @@ check limit "$(cat "$tmp/limit")" "256 503 -32000 None 204 200 256"
 code=$(curl -s -o /dev/null -w '%{http_code}' "${auth[@]}" "${accept[@]}" \
     -H 'Content-Type: application/json' -d "$init" "$url")
 check limit.full "$code" 503
+
+# ---- 8. long calls in flight ------------------------------------------------
+# (The sessions of the first server are full: another one.)
+start_http d --db "sqlite:$tmp/d.db" --workers 0 || fail d.start "$(cat "$tmp/d.log")"
+curl -s -o /dev/null -H 'Content-Type: application/json' \
+    -d '{"name":"every","workflow":"hello","cron":"* * * * * *"}' \
+    "$url_d/api/v1/schedules"
+"$py" - "$url_d" "$token" >"$tmp/long" 2>&1 <<'PY'
+import http.client, json, sys, threading, time, urllib.parse
+u = urllib.parse.urlparse(sys.argv[1])
+base = {"Authorization": "Bearer " + sys.argv[2],
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-06-18"}
+def conn():
+    return http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+def post(c, msg, h):
+    t = time.monotonic()
+    c.request("POST", "/mcp", json.dumps(msg), h)
+    r = c.getresponse()
+    body = r.read()
+    return r.status, body, time.monotonic() - t, time.monotonic()
+def session():
+    c = conn()
+    c.request("POST", "/mcp", json.dumps({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "long", "version": "1"}}}), base)
+    r = c.getresponse()
+    r.read()
+    h = dict(base, **{"Mcp-Session-Id": r.getheader("Mcp-Session-Id")})
+    post(c, {"jsonrpc": "2.0", "method": "notifications/initialized"}, h)
+    return h
+def replay(i, days=11.5):
+    to = "2026-01-%02dT%02d:00:00Z" % (1 + int(days), int(days % 1 * 24))
+    return {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+            "params": {"name": "simulate_schedule",
+                       "arguments": {"name": "every", "limit": 1,
+                                     "from": "2026-01-01T00:00:00Z",
+                                     "to": to}}}
+class Long(threading.Thread):
+    def __init__(self, h, i, days=11.5, wait=0.3):
+        super().__init__()
+        self.h, self.msg, self.c = h, replay(i, days), conn()
+        self.start()
+        time.sleep(wait)  # in flight
+    def run(self):
+        self.t0 = time.monotonic()
+        self.res = post(self.c, self.msg, self.h)
+def out(name, *v):
+    print(name, *v)
+
+h = session()
+# The call alone: its result, and how long it takes.
+st, body, alone, _ = post(conn(), replay(1), h)
+j = json.loads(body)
+out("alone", st, j["id"], j["result"].get("isError", False),
+    j["result"]["structuredContent"]["fired"] > 900000)
+# Connections kept alive, spread over the server's threads.
+cs = [conn() for _ in range(8)]
+for k, c in enumerate(cs):
+    post(c, {"jsonrpc": "2.0", "id": 100 + k, "method": "ping"}, h)
+# (a) pings while it runs, each on its connection.
+lg = Long(h, 2)
+pings = [post(c, {"jsonrpc": "2.0", "id": 200 + k, "method": "ping"}, h)
+         for k, c in enumerate(cs)]
+lg.join()
+out("ping.status", sorted({p[0] for p in pings}))
+out("ping.before", all(p[3] < lg.res[3] for p in pings))
+out("ping.fast", max(p[2] for p in pings) < alone / 2,
+    "%.3f of %.3f" % (max(p[2] for p in pings), alone))
+out("long.result", lg.res[0], json.loads(lg.res[1])["id"])
+# (b) its cancellation.
+lg = Long(h, 3)
+st, body, took, _ = post(cs[0], {"jsonrpc": "2.0",
+                                 "method": "notifications/cancelled",
+                                 "params": {"requestId": 3}}, h)
+out("cancel", st, body, took < alone / 2)
+lg.join()
+out("cancelled", lg.res[0], lg.res[1])
+st, body, _, _ = post(cs[1], {"jsonrpc": "2.0", "id": 4, "method": "ping"}, h)
+out("after", st, json.loads(body)["id"])
+# The ninth in flight of a session is refused, with its id.
+lgs = [Long(h, 10 + k, 4, 0) for k in range(8)]
+time.sleep(0.3)
+st, body, _, _ = post(cs[2], {"jsonrpc": "2.0", "id": 9, "method": "ping"}, h)
+j = json.loads(body)
+out("ninth", st, j["id"], j["error"]["code"])
+for x in lgs:
+    x.join()
+out("eight", sorted({x.res[0] for x in lgs}))
+st, _, _, _ = post(cs[2], {"jsonrpc": "2.0", "id": 9, "method": "ping"}, h)
+out("room", st)
+# (c) DELETE of its session ends it and its call.
+lg = Long(h, 5)
+t = time.monotonic()
+cs[3].request("DELETE", "/mcp", headers=h)
+r = cs[3].getresponse()
+r.read()
+deleted = time.monotonic() - t
+lg.join()
+j = json.loads(lg.res[1])
+out("delete", r.status, deleted < alone / 2)
+out("delete.call", lg.res[0], j["id"], j["error"]["code"],
+    lg.res[3] - t < alone / 2)
+PY
+check long.alone "$(grep '^alone ' "$tmp/long")" "alone 200 1 False True"
+check long.ping.status "$(grep '^ping.status ' "$tmp/long")" "ping.status [200]"
+check long.ping.before "$(grep '^ping.before ' "$tmp/long")" "ping.before True"
+grep -q '^ping.fast True' "$tmp/long" && pass ||
+    fail long.ping.fast "$(grep '^ping.fast' "$tmp/long")"
+check long.result "$(grep '^long.result ' "$tmp/long")" "long.result 200 2"
+check long.cancel "$(grep '^cancel ' "$tmp/long")" "cancel 202 b'' True"
+check long.cancelled "$(grep '^cancelled ' "$tmp/long")" "cancelled 202 b''"
+check long.after "$(grep '^after ' "$tmp/long")" "after 200 4"
+check long.ninth "$(grep '^ninth ' "$tmp/long")" "ninth 503 9 -32000"
+check long.eight "$(grep '^eight ' "$tmp/long")" "eight [200]"
+check long.room "$(grep '^room ' "$tmp/long")" "room 200"
+check long.delete "$(grep '^delete ' "$tmp/long")" "delete 204 True"
+check long.delete.call "$(grep '^delete.call ' "$tmp/long")" \
+    "delete.call 404 5 -32001 True"
+grep -q Traceback "$tmp/long" && fail long.script "$(cat "$tmp/long")"
+
+# (d) The stop with a call in flight: the server exits 0 at once, and the
+# call's POST ends.
+curl -s -D "$tmp/hdr" -o /dev/null "${accept[@]}" \
+    -H 'Content-Type: application/json' -d "$init" "$url_d/mcp"
+sid=$(header Mcp-Session-Id)
+t0=$(now_us)
+curl -s -o "$tmp/long_d" -w '%{http_code}' "${accept[@]}" \
+    -H 'Content-Type: application/json' -H "Mcp-Session-Id: $sid" \
+    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
+      "name":"simulate_schedule","arguments":{"name":"every","limit":1,
+      "from":"2026-01-01T00:00:00Z","to":"2026-01-12T12:00:00Z"}}}' \
+    "$url_d/mcp" >"$tmp/long_d.code" 2>/dev/null &
+long_pid=$!
+sleep 0.3
+stop_server d TERM
+check long.stop.rc "$stop_rc" 0
+check_le long.stop.ms "$stop_ms" 5000
+wait "$long_pid"
+t1=$(now_us)
+check_le long.stop.call.ms $(((t1 - t0) / 1000)) 6000
+grep -q 'result' "$tmp/long_d" && fail long.stop.call "a result: $(cat "$tmp/long_d")" || pass
 
 # ---- 7. the OpenAPI document -----------------------------------------------
 got=$(curl -s "${auth[@]}" "$url_a/api/v1/openapi.json" | "$py" -c '
