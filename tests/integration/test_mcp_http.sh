@@ -423,19 +423,20 @@ out("after", st, json.loads(body)["id"])
 # The ninth in flight of a session is refused, with its id.
 lgs = [Long(h, 10 + k, 4, 0) for k in range(8)]
 time.sleep(0.3)
-st, body, _, _ = post(cs[2], {"jsonrpc": "2.0", "id": 9, "method": "ping"}, h)
+st, body, _, _ = post(conn(), {"jsonrpc": "2.0", "id": 9, "method": "ping"}, h)
 j = json.loads(body)
 out("ninth", st, j["id"], j["error"]["code"])
 for x in lgs:
     x.join()
 out("eight", sorted({x.res[0] for x in lgs}))
-st, _, _, _ = post(cs[2], {"jsonrpc": "2.0", "id": 9, "method": "ping"}, h)
+st, _, _, _ = post(conn(), {"jsonrpc": "2.0", "id": 9, "method": "ping"}, h)
 out("room", st)
 # (c) DELETE of its session ends it and its call.
 lg = Long(h, 5)
 t = time.monotonic()
-cs[3].request("DELETE", "/mcp", headers=h)
-r = cs[3].getresponse()
+c = conn()
+c.request("DELETE", "/mcp", headers=h)
+r = c.getresponse()
 r.read()
 deleted = time.monotonic() - t
 lg.join()
