@@ -3,10 +3,13 @@
  *
  * POST carries one JSON-RPC message: an initialize without a session id
  * opens a session (its id in the Mcp-Session-Id header of the answer);
- * any other message names a known session. A request is answered with
- * its JSON-RPC response (application/json); a notification or a
- * response, 202 with no body. GET opens the session's stream of
- * notifications, one per session; DELETE ends the session.
+ * any other message names a known session. A request runs on a worker
+ * (mcp_calls.c) and is answered with its JSON-RPC response
+ * (application/json), or 202 with no body once cancelled (nothing is
+ * owed); a notification or a response is handled at once, never behind
+ * the calls in flight it may cancel, and answered 202 with no body. GET
+ * opens the session's stream of notifications, one per session; DELETE
+ * ends the session and its calls in flight.
  *
  * Before a message reaches a session: the token (server.c, as for the
  * API), the Origin (a page of another site must not reach a server on
