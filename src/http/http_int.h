@@ -122,7 +122,8 @@ void sked__http_match_done(http_match *m);
 
 /* Route REQ (its method and path) into *m, call the route's handler with
  * the {…} values, and fill RESP: 404 with no route, 405 with Allow (from
- * *m) for another method, 500 for a handler that sent nothing. Free *m
+ * *m) for another method, 500 for a handler that sent nothing (neither
+ * an answer, a stream, nor an answer to come). Free *m
  * with sked__http_match_done once RESP is sent. Returns RESP's code. */
 int sked__http_serve(http_req *req, http_resp *resp, http_match *m);
 

@@ -121,7 +121,7 @@ int sked__http_serve(http_req *req, http_resp *resp, http_match *m)
         req->param[i] = m->param[i];
     req->nparam = m->nparam;
     rc = m->route->handler(req, resp);
-    if (resp->status == 0 && !resp->stream)
+    if (resp->status == 0 && !resp->stream && !resp->later)
         return sked__http_error(resp, SKED_EINTERNAL, NULL,
                                 "the handler of %.200s sent nothing",
                                 req->path);
