@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Install every Debian package that sked's build, tests and benchmarks need,
-# the npm oracle (croner) used by the differential tests, and the npm peer
-# (graphile-worker) of the execution benchmark. Idempotent and quiet when
+# the npm oracle (croner) used by the differential tests, the npm peer
+# (graphile-worker) of the execution benchmark, and the official MCP SDK
+# whose client drives the MCP tests. Idempotent and quiet when
 # everything is already there. Run as root or with sudo.
 set -euo pipefail
 
@@ -55,3 +56,4 @@ npm_ci() { # DIR PACKAGE
 }
 npm_ci tests/oracle croner
 npm_ci bench/peers graphile-worker
+npm_ci tests/mcp @modelcontextprotocol/sdk
