@@ -12,6 +12,7 @@ import { describe, it, before, after } from 'node:test';
 
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { EmptyResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 
 import { VERSIONS, TIMEOUT, skedVersion, sked, textOf, waitNote, sleep } from './lib.mjs';
@@ -50,6 +51,15 @@ export function key(tool, ...candidates) {
 }
 
 const show = (v) => JSON.stringify(v);
+
+// The arguments of an hourly schedule NAME of workflow tidy, "every" as
+// create_schedule's schema names it.
+function hourly(call, name) {
+    const t = call.tool('create_schedule');
+    return key(t, 'every', 'every_secs') === 'every'
+        ? { name, workflow: 'tidy', every: '1h' }
+        : { name, workflow: 'tidy', every_secs: 3600 };
+}
 const word = (w) => new RegExp(`(^|[^A-Za-z0-9_])${w.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}($|[^A-Za-z0-9_])`);
 
 // Tool calls of CLIENT, whose tools (from tools/list) are in TOOLSET.
@@ -206,7 +216,8 @@ export function toolsSuite(ctx) {
 
         it('create_schedule takes every field of the API; enums and bounds are in the schema', () => {
             const props = s.call.tool('create_schedule').inputSchema.properties;
-            const missing = SCHEDULE_FIELDS.filter((f) => !(f in props));
+            // "every" is also read as every_secs, the name of its answer.
+            const missing = SCHEDULE_FIELDS.filter((f) => !(f in props) && !(f === 'every' && 'every_secs' in props));
             assert.deepEqual(missing, [], `create_schedule lacks ${missing.join(', ')}`);
             assert.deepEqual([...(props.overlap?.enum ?? [])].sort(), ['allow', 'buffer_all', 'buffer_one', 'cancel_other', 'skip'], 'overlap: enum');
             assert.deepEqual([...(props.catchup?.enum ?? [])].sort(), ['all', 'latest', 'skip'], 'catchup: enum');
@@ -443,7 +454,7 @@ export function toolsSuite(ctx) {
 
         it('list_schedules pages 5 schedules 2 at a time', async () => {
             for (let i = 1; i <= 5; i++) {
-                await s.call.ok('create_schedule', { name: `page-${i}`, workflow: 'tidy', every: '1h' });
+                await s.call.ok('create_schedule', hourly(s.call, `page-${i}`));
             }
             const t = s.call.tool('list_schedules');
             const byPrefix = 'prefix' in (t.inputSchema.properties ?? {});
@@ -477,8 +488,17 @@ export function resourcesSuite(ctx) {
     describe('resources', () => {
         const s = session(ctx);
         const nm = (tool) => key(s.call.tool(tool), 'name', 'schedule');
+        // The URI of a run or a schedule: the server's template expanded
+        // as RFC 6570 says (the SDK's UriTemplate), so a run id's ':' is
+        // %3A; without a template, the same by hand.
+        let templates = [];
+        const uriOf = (kind, v) => {
+            const t = templates.find((x) => x.uriTemplate.startsWith(`sked://${kind}/`));
+            return t ? new UriTemplate(t.uriTemplate).expand({ name: v, id: v }) : `sked://${kind}/${encodeURIComponent(v)}`;
+        };
         before(async () => {
             await s.call.ok('create_schedule', { name: 'watched', workflow: 'tidy', cron: '0 9 * * *' });
+            ({ resourceTemplates: templates } = await s.client.listResourceTemplates(undefined, { timeout: TIMEOUT }));
         });
 
         it('lists the schedules as sked://schedules/NAME, and the templates', async () => {
@@ -498,7 +518,7 @@ export function resourcesSuite(ctx) {
             assert.equal(sch.contents[0].mimeType, 'application/json');
             assert.equal(JSON.parse(sch.contents[0].text).name, 'tidy');
             const id = ctx.fixture().failedRun;
-            const run = await s.client.readResource({ uri: `sked://runs/${id}` }, { timeout: TIMEOUT });
+            const run = await s.client.readResource({ uri: uriOf('runs', id) }, { timeout: TIMEOUT });
             const body = JSON.parse(run.contents[0].text);
             assert.equal(body.id, id);
             assert.equal(body.status, 'failed');
@@ -523,7 +543,7 @@ export function resourcesSuite(ctx) {
         });
         it('subscribed to a run: its cancellation sends notifications/resources/updated', async () => {
             const run = await s.call.ok('start_run', { workflow: 'slow' });
-            const uri = `sked://runs/${run.id}`;
+            const uri = uriOf('runs', run.id);
             await s.client.subscribeResource({ uri }, { timeout: TIMEOUT });
             s.client.notes.length = 0;
             await s.call.ok('cancel_run', { [key(s.call.tool('cancel_run'), 'id', 'run_id')]: run.id });
@@ -532,7 +552,7 @@ export function resourcesSuite(ctx) {
         });
         it('a new schedule sends notifications/resources/list_changed', async () => {
             s.client.notes.length = 0;
-            await s.call.ok('create_schedule', { name: 'listed-later', workflow: 'tidy', every: '1h' });
+            await s.call.ok('create_schedule', hourly(s.call, 'listed-later'));
             const n = await waitNote(s.client, (x) => x.method === 'notifications/resources/list_changed', 5000);
             assert.ok(n, `no list_changed in 5 s; got ${show(s.client.notes)}`);
         });

@@ -60,7 +60,7 @@ describe('sked mcp --server URL against sked mcp --db', () => {
         assert.deepEqual(b, a);
     });
     it('a schedule created remotely is there for --db', async () => {
-        const r = await call(remote, 'create_schedule', { name: 'from-afar', workflow: 'tidy', every: '1h' });
+        const r = await call(remote, 'create_schedule', { name: 'from-afar', workflow: 'tidy', cron: '0 * * * *' });
         assert.ok(!r.isError, textOf(r));
         const a = await call(direct, 'get_schedule', { [arg('get_schedule', 'name', 'schedule')]: 'from-afar' });
         assert.ok(!a.isError, textOf(a));
