@@ -35,28 +35,32 @@ p = subprocess.Popen([bin_, "mcp", "--db", db], stdin=subprocess.PIPE,
 next_id = 0
 
 def ask(method, params):
-    """Send one request; its answer (notifications before it skipped)."""
+    """Send one request; its answer (notifications before it skipped) and
+    the time from writing it to reading the answer's line, in ms: the
+    answer is parsed after the clock stops."""
     global next_id
     next_id += 1
     line = json.dumps({"jsonrpc": "2.0", "id": next_id, "method": method,
                        "params": params}).encode() + b"\n"
+    t0 = time.perf_counter()
     p.stdin.write(line)
     p.stdin.flush()
     while True:
         out = p.stdout.readline()
+        ms = (time.perf_counter() - t0) * 1000
         if not out:
             sys.exit("sked mcp closed its output")
         msg = json.loads(out)
         if msg.get("id") == next_id:
             if "error" in msg:
                 sys.exit("%s: %s" % (method, msg["error"]))
-            return msg["result"]
+            return msg["result"], ms
 
 ask("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                    "clientInfo": {"name": "bench", "version": "1"}})
 p.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
 p.stdin.flush()
-tools = ask("tools/list", {})["tools"]
+tools = ask("tools/list", {})[0]["tools"]
 get = next(t for t in tools if t["name"] == "get_schedule")
 arg = next((k for k in ("name", "schedule")
             if k in get["inputSchema"].get("properties", {})), "name")
@@ -68,9 +72,8 @@ for label, method, params in cases:
         ask(method, params)
     times = []
     for _ in range(calls):
-        t0 = time.perf_counter()
-        r = ask(method, params)
-        times.append((time.perf_counter() - t0) * 1000)
+        r, ms = ask(method, params)
+        times.append(ms)
         if r.get("isError"):
             sys.exit("get_schedule failed: %s" % r)
     times.sort()
