@@ -127,10 +127,12 @@ export async function startServer({ db, workflows, token, listen = true, args = 
     proc.stderr.setEncoding('utf8');
     proc.stderr.on('data', (d) => (log += d));
     const exited = new Promise((resolve) => proc.once('exit', resolve));
+    // Stop it (SIGTERM); how it exited: {code, signal}.
     const stop = async () => {
         if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
         await exited;
         servers.delete(proc);
+        return { code: proc.exitCode, signal: proc.signalCode };
     };
     const want = listen ? /msg="http listening".*url=(\S+)/ : /msg="server started"/;
     const deadline = Date.now() + 20000;
@@ -210,6 +212,12 @@ async function connect(wire) {
     return client;
 }
 
+// Every stdio client opened, for the check that each process ended well.
+export const stdioSessions = [];
+
+// What a sanitizer build prints when it finds a fault.
+export const SANITIZER = /AddressSanitizer|LeakSanitizer|runtime error:|ThreadSanitizer/;
+
 // A client of "sked mcp ARGS" over stdio (its stderr kept in
 // client.stderr()), offering VERSION (default: the SDK's latest).
 export async function stdioClient(args, { version, env = {} } = {}) {
@@ -231,6 +239,13 @@ export async function stdioClient(args, { version, env = {} } = {}) {
         throw e;
     }
     client.stderr = () => err;
+    // How the process ended, once the client closed it (its stdin ended).
+    const proc = inner._process;
+    client.exited = new Promise((resolve) => {
+        if (!proc || proc.exitCode !== null) resolve({ code: proc?.exitCode ?? null, signal: null });
+        else proc.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+    stdioSessions.push({ args, client });
     return client;
 }
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, before, after } from 'node:test';
 
-import { makeFixture, startServer, httpClient, TIMEOUT, VERSIONS } from './lib.mjs';
+import { makeFixture, startServer, httpClient, TIMEOUT, VERSIONS, SANITIZER } from './lib.mjs';
 import { initSuite, toolsSuite, resourcesSuite, promptsSuite, cancelSuite } from './checks.mjs';
 
 const TOKEN = 'mcp-test-token-5b1f';
@@ -64,6 +64,22 @@ describe('sked server /mcp over Streamable HTTP', () => {
     promptsSuite(ctx);
     cancelSuite(ctx);
 
+    it('the server, its sessions served, stops with exit status 0 and no fault reported', async () => {
+        const end = await ctx.srv.stop();
+        assert.deepEqual(end, { code: 0, signal: null }, ctx.srv.log().slice(-2000));
+        assert.doesNotMatch(ctx.srv.log(), SANITIZER);
+    });
+});
+
+describe('the HTTP transport of /mcp', () => {
+    before(async () => {
+        ctx.fx = await makeFixture();
+        ctx.srv = await startServer({ db: ctx.fx.db, workflows: ctx.fx.workflows, token: TOKEN, args: ['--workers', '0'] });
+    });
+    after(async () => {
+        await ctx.srv?.stop();
+        ctx.fx?.cleanup();
+    });
     describe('the transport', () => {
         it('a wrong token, or none: the SDK reports 401', async () => {
             await refused(httpClient(ctx.srv.url, 'not-the-token'), 401);

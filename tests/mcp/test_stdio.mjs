@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // "sked mcp --db sqlite:FILE" driven over stdio by the official MCP SDK's
 // client (StdioClientTransport): every check of checks.mjs.
-import { describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { describe, it, before, after } from 'node:test';
 
-import { makeFixture, stdioClient } from './lib.mjs';
+import { makeFixture, stdioClient, stdioSessions, SANITIZER, sleep } from './lib.mjs';
 import { initSuite, toolsSuite, resourcesSuite, promptsSuite, cancelSuite } from './checks.mjs';
 
 const ctx = {
@@ -22,4 +23,16 @@ describe('sked mcp over stdio (--db)', () => {
     resourcesSuite(ctx);
     promptsSuite(ctx);
     cancelSuite(ctx);
+
+    it('every session ended at the end of its stdin, with exit status 0 and no fault reported', async () => {
+        assert.ok(stdioSessions.length > 5, `${stdioSessions.length} sessions`);
+        for (const { args, client } of stdioSessions) {
+            await client.close();
+            const end = await Promise.race([client.exited, sleep(5000).then(() => 'still running')]);
+            await sleep(10); // the last of its stderr
+            const what = `sked mcp ${args.join(' ')}`;
+            assert.deepEqual(end, { code: 0, signal: null }, `${what}: ${client.stderr().slice(-2000)}`);
+            assert.doesNotMatch(client.stderr(), SANITIZER, what);
+        }
+    });
 });
