@@ -6,7 +6,8 @@
  *
  * Human output: one line per occurrence (UTC, the zone's clock, the
  * decision, why, when it was decided, the run id), then a summary. With
- * --json, one object per line, keys in this order:
+ * --json, one object per line (the API's, engine/answer.h), keys in
+ * this order:
  *   {"occurrence": "…Z", "decision": "fire" | "drop", "reason": null |
  *    "catchup_skip" | …, "run_id": "sched-…" | null, "at": "…Z"}
  * Every option is checked before the database is opened. With --server
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "engine/answer.h"
 #include "direct.h"
 #include "output.h"
 #include "target.h"
@@ -126,26 +128,21 @@ static void run_id(const char *name, const sked_sim_decision *r, char *buf,
         buf[0] = '\0';
 }
 
-static void print_json(const char *name, const sked_simulation *o)
+/* One line per decision, the API's object of it (engine/answer.h). */
+static int print_json(const char *name, const sked_simulation *o)
 {
-    char occ[OUT_TIME_MAX], at[OUT_TIME_MAX], id[SKED_RUN_ID_MAX];
-
     for (size_t i = 0; i < o->n; i++) {
-        const sked_sim_decision *r = &o->items[i];
+        json_t *d = sked__answer_sim_decision(name, &o->items[i]);
+        char *line = d ? json_dumps(d, JSON_INDENT(0)) : NULL;
 
-        out_time_utc(r->occurrence, occ, sizeof occ);
-        out_time_utc(r->at, at, sizeof at);
-        run_id(name, r, id, sizeof id);
-        /* Names are [A-Za-z0-9._-]: nothing here needs escaping. */
-        printf("{\"occurrence\": \"%s\", \"decision\": \"%s\", ", occ,
-               r->fire ? "fire" : "drop");
-        if (r->fire)
-            printf("\"reason\": null, \"run_id\": \"%s\", ", id);
-        else
-            printf("\"reason\": \"%s\", \"run_id\": null, ",
-                   sked_miss_reason_name(r->why));
-        printf("\"at\": \"%s\"}\n", at);
+        json_decref(d);
+        if (!line)
+            return cli_fail(SKED_ENOMEM, "cannot write a decision: %s",
+                            sked_strerror(SKED_ENOMEM));
+        printf("%s\n", line);
+        free(line);
     }
+    return 0;
 }
 
 /* Write why record R fired or was dropped, in a few words. */
@@ -263,10 +260,11 @@ static int simulate(const cli_cmd *self, const sim_opts *o, const sim_args *a,
             rc = sim_fail(o, &err, rc);
         } else {
             if (o->json)
-                print_json(s.name, &out);
+                rc = print_json(s.name, &out);
             else
                 print_human(&s, tz, &out);
-            rc = cli_flush();
+            if (rc == 0)
+                rc = cli_flush();
         }
     }
     sked_simulation_done(&out);

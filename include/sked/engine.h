@@ -239,6 +239,19 @@ SKED_API int sked_engine_schedule_preview(sked_engine *e, const char *name,
                                           sked_time after, size_t max,
                                           sked_preview *out, sked_error *err);
 
+/* The next occurrences of the cron expression EXPR in the zone TIMEZONE
+ * (NULL: UTC) by the engine's zone database, under DST, strictly after
+ * AFTER (SKED_TIME_NONE: now), into *out: what "sked cron next"
+ * prints, with the same marks. MAX is 0..SKED_PREVIEW_MAX (0 checks
+ * the expression and the zone only); fewer when the expression fires
+ * no more. Returns 0, SKED_EINVAL with err->field "expr" (err->msg the
+ * parser's "field: why (at byte N)", err->pos its offset), "timezone"
+ * (unknown zone) or "n", SKED_ENOMEM. */
+SKED_API int sked_engine_cron_preview(sked_engine *e, const char *expr,
+                                      const char *timezone, sked_dst dst,
+                                      sked_time after, size_t max,
+                                      sked_preview *out, sked_error *err);
+
 /* Free what a preview holds and empty it. NULL does nothing. */
 SKED_API void sked_preview_done(sked_preview *p);
 
@@ -510,6 +523,12 @@ SKED_API int sked_engine_event_read(sked_engine *e, int64_t after_id,
                                     sked_error *err);
 /* Free what a page holds and empty it. NULL does nothing. */
 SKED_API void sked_event_page_done(sked_event_page *p);
+
+/* The id of the newest stored event into *out_id, 0 when none is
+ * stored: the AFTER_ID of a reader that wants only the events to come.
+ * Returns 0, SKED_EINVAL, SKED_EIO. */
+SKED_API int sked_engine_event_last(sked_engine *e, int64_t *out_id,
+                                    sked_error *err);
 
 /* Tell whether the event ID may follow the event LAST_ID with no event
  * between them still to commit: ids are given in order, but in pages, so

@@ -238,3 +238,61 @@ json_t *sked__answer_occurrences(const sked_preview *p)
     }
     return arr ? json_pack("{s:o}", "occurrences", arr) : NULL;
 }
+
+json_t *sked__answer_sim_decision(const char *name, const sked_sim_decision *d)
+{
+    char id[SKED_RUN_ID_MAX];
+
+    if (!d->fire || sked_run_id_of(name, d->occurrence, id, sizeof id) < 0)
+        id[0] = '\0';
+    return json_pack("{s:o, s:s, s:s?, s:s?, s:o}", "occurrence",
+                     sked__json_instant(d->occurrence), "decision",
+                     d->fire ? "fire" : "drop", "reason",
+                     d->fire ? NULL : sked_miss_reason_name(d->why), "run_id",
+                     id[0] ? id : NULL, "at", sked__json_instant(d->at));
+}
+
+/* The counts of SIM's drops by reason, every reason that dropped one. */
+static json_t *dropped_counts(const sked_simulation *sim)
+{
+    size_t n[SKED_MISS__COUNT] = {0};
+    json_t *o = json_object();
+
+    for (size_t i = 0; i < sim->n; i++)
+        if (!sim->items[i].fire && (int) sim->items[i].why < SKED_MISS__COUNT)
+            n[sim->items[i].why]++;
+    for (int r = 0; o && r < SKED_MISS__COUNT; r++) {
+        if (n[r] > 0 &&
+            json_object_set_new(o, sked_miss_reason_name((sked_miss_reason) r),
+                                json_integer((json_int_t) n[r])) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    }
+    return o;
+}
+
+json_t *sked__answer_simulation(const char *name,
+                                const sked_simulate_options *o,
+                                const sked_simulation *sim, size_t limit)
+{
+    json_t *list = json_array(), *d;
+    size_t fired = 0;
+
+    for (size_t i = 0; i < sim->n; i++) {
+        fired += sim->items[i].fire;
+        if (list && i < limit &&
+            (!(d = sked__answer_sim_decision(name, &sim->items[i])) ||
+             json_array_append_new(list, d) != 0)) {
+            json_decref(list);
+            list = NULL;
+        }
+    }
+    if (!list)
+        return NULL;
+    return json_pack("{s:s, s:o, s:o, s:o, s:I, s:o, s:b}", "schedule", name,
+                     "from", sked__json_instant(o->from), "to",
+                     sked__json_instant(o->to), "decisions", list, "fired",
+                     (json_int_t) fired, "dropped", dropped_counts(sim),
+                     "truncated", sim->n > limit);
+}

@@ -68,4 +68,17 @@ json_t *sked__answer_set_warnings(sked_engine *e, const sked_schedule *set,
  * the schedule zone's clock, with its offset. */
 json_t *sked__answer_occurrences(const sked_preview *p);
 
+/* One decision of a replay of the schedule NAME, the object "sked
+ * schedule simulate --json" prints a line of and the API lists:
+ * {"occurrence", "decision": "fire" | "drop", "reason": null | REASON,
+ * "run_id": ID | null, "at"}, keys in that order. */
+json_t *sked__answer_sim_decision(const char *name, const sked_sim_decision *d);
+
+/* A replay's: {"schedule", "from", "to", "decisions": [the first LIMIT
+ * decisions], "fired": n, "dropped": {REASON: n, ...}, "truncated":
+ * whether decisions were left out}; the counts cover every decision. */
+json_t *sked__answer_simulation(const char *name,
+                                const sked_simulate_options *o,
+                                const sked_simulation *sim, size_t limit);
+
 #endif

@@ -106,6 +106,14 @@ int sked_engine_event_read(sked_engine *e, int64_t after_id, size_t limit,
     return rc != 0 ? rc : page_of(ev, n, out, err);
 }
 
+int sked_engine_event_last(sked_engine *e, int64_t *out_id, sked_error *err)
+{
+    if (!e || !out_id)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1,
+                               "an engine and an output");
+    return sked__store_event_last(e->store, out_id, err);
+}
+
 void sked_event_page_done(sked_event_page *p)
 {
     if (!p)

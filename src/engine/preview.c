@@ -11,6 +11,7 @@
 #include "base/alloc.h"
 #include "engine/engine_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/error.h"
@@ -127,6 +128,81 @@ int sked_engine_schedule_preview(sked_engine *e, const char *name,
             err->code = rc;
     }
     return rc;
+}
+
+/* Check EXPR and TIMEZONE for sked_engine_cron_preview into *cron and
+ * *tz. */
+static int cron_args(sked_engine *e, const char *expr, const char *timezone,
+                     sked_cron *cron, const sked_tz **tz, sked_error *err)
+{
+    sked_error perr;
+    int rc;
+
+    sked_error_clear(&perr);
+    if (!expr || !*expr)
+        return sked__error_set(err, SKED_EINVAL, "expr", -1,
+                               "required: a cron expression");
+    if (sked_cron_parse(expr, cron, &perr) != 0) {
+        char at[32] = "";
+
+        if (perr.pos >= 0)
+            (void) snprintf(at, sizeof at, " (at byte %d)", perr.pos + 1);
+        return sked__error_set(err, SKED_EINVAL, "expr", perr.pos, "%s%s%s%s",
+                               perr.field, perr.field[0] ? ": " : "", perr.msg,
+                               at);
+    }
+    *tz = sked_tz_utc();
+    if (!timezone || !*timezone)
+        return 0;
+    sked_error_clear(&perr);
+    if ((rc = sked_tzdb_get(e->tzdb, timezone, tz, &perr)) == SKED_ENOTFOUND ||
+        rc == SKED_EINVAL)
+        return sked__error_set(err, SKED_EINVAL, "timezone", -1,
+                               "unknown time zone \"%.100s\"", timezone);
+    if (rc < 0)
+        return sked__error_set(err, rc, "timezone", -1, "%s",
+                               perr.msg[0] ? perr.msg : sked_strerror(rc));
+    return 0;
+}
+
+int sked_engine_cron_preview(sked_engine *e, const char *expr,
+                             const char *timezone, sked_dst dst,
+                             sked_time after, size_t max, sked_preview *out,
+                             sked_error *err)
+{
+    sked_preview p = {NULL, 0};
+    sked_occurrence occ;
+    const sked_tz *tz;
+    sked_tz_info info;
+    sked_cron cron;
+    int rc;
+
+    if (!e || !out)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1,
+                               "an engine and an output");
+    if ((rc = cron_args(e, expr, timezone, &cron, &tz, err)) != 0)
+        return rc;
+    if (max > SKED_PREVIEW_MAX)
+        return sked__error_set(err, SKED_EINVAL, "n", -1, "must be 0 to %d",
+                               SKED_PREVIEW_MAX);
+    if (after == SKED_TIME_NONE)
+        after = sked__clock_now(e->clock);
+    if (!(p.items = sked__calloc(max ? max : 1, sizeof *p.items)))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    /* "sked cron next"'s loop: SKED_ENOTFOUND is the last one fired. */
+    while (p.n < max &&
+           sked_cron_next_occurrence(&cron, tz, dst, after, &occ) == 0) {
+        sked_preview_item *it = &p.items[p.n++];
+
+        *it = (sked_preview_item){.at = occ.at, .mark = occ.mark};
+        if (sked_tz_lookup(tz, occ.at, &info) == 0) {
+            it->has_local = true;
+            it->utoff = info.utoff;
+        }
+        after = occ.at;
+    }
+    *out = p;
+    return 0;
 }
 
 void sked_preview_done(sked_preview *p)

@@ -22,27 +22,55 @@ typedef enum body_kind {
     BODY_BOOL,    /* bool; absent or null: false */
     BODY_NAME,    /* const char *; absent or null: SKED_APP_DEFAULT */
     BODY_INSTANT, /* sked_time; absent or null: SKED_TIME_NONE */
+    BODY_SPANS,   /* sked_sim_span *, its count at n_off; absent: none */
+    BODY_SECS,    /* sked_dur, a number of seconds in min..max; absent or
+                     null: left as it was (the default) */
+    BODY_COUNT,   /* size_t in min..max; absent or null: 0; written when
+                     not 0 */
 } body_kind;
 
 typedef struct body_key {
     const char *key;
     body_kind kind;
     size_t off;
-    size_t n_off; /* BODY_SET's count */
+    size_t n_off;  /* BODY_SET's and BODY_SPANS' count */
+    long min, max; /* BODY_SECS' and BODY_COUNT's bounds */
 } body_key;
 
 static const body_key apply_keys[] = {
     {"schedules", BODY_SET, offsetof(sked__apply_request, set),
-     offsetof(sked__apply_request, n)},
-    {"prune", BODY_BOOL, offsetof(sked__apply_request, prune), 0},
-    {"app", BODY_NAME, offsetof(sked__apply_request, app), 0},
-    {NULL, BODY_BOOL, 0, 0},
+     offsetof(sked__apply_request, n), 0, 0},
+    {"prune", BODY_BOOL, offsetof(sked__apply_request, prune), 0, 0, 0},
+    {"app", BODY_NAME, offsetof(sked__apply_request, app), 0, 0, 0},
+    {NULL, BODY_BOOL, 0, 0, 0, 0},
 };
 
 static const body_key backfill_keys[] = {
-    {"start", BODY_INSTANT, offsetof(sked__backfill_request, start), 0},
-    {"end", BODY_INSTANT, offsetof(sked__backfill_request, end), 0},
-    {NULL, BODY_BOOL, 0, 0},
+    {"start", BODY_INSTANT, offsetof(sked__backfill_request, start), 0, 0, 0},
+    {"end", BODY_INSTANT, offsetof(sked__backfill_request, end), 0, 0, 0},
+    {NULL, BODY_BOOL, 0, 0, 0, 0},
+};
+
+/* The longest duration a replay takes, in seconds: ten years. */
+#define SECS_MAX (10L * 366 * 86400)
+
+#define SIM(member) offsetof(sked__simulate_request, member)
+static const body_key simulate_keys[] = {
+    {"from", BODY_INSTANT, SIM(o.from), 0, 0, 0},
+    {"to", BODY_INSTANT, SIM(o.to), 0, 0, 0},
+    {"down", BODY_SPANS, SIM(o.down), SIM(o.ndown), 0, SKED_SIMULATE_DOWN_MAX},
+    {"run_duration_secs", BODY_SECS, SIM(o.run_duration), 0, 0, SECS_MAX},
+    {"tick_secs", BODY_SECS, SIM(o.tick), 0, 1, SECS_MAX},
+    {"limit", BODY_COUNT, SIM(limit), 0, 1, SKED__SIMULATE_LIMIT_MAX},
+    {NULL, BODY_BOOL, 0, 0, 0, 0},
+};
+#undef SIM
+
+/* One down interval of a replay. */
+static const body_key span_keys[] = {
+    {"from", BODY_INSTANT, offsetof(sked_sim_span, from), 0, 0, 0},
+    {"to", BODY_INSTANT, offsetof(sked_sim_span, to), 0, 0, 0},
+    {NULL, BODY_BOOL, 0, 0, 0, 0},
 };
 
 #define AT(r, off, type) ((type *) (void *) ((char *) (r) + (off)))
@@ -50,6 +78,11 @@ static const body_key backfill_keys[] = {
     ((const type *) (const void *) ((const char *) (r) + (off)))
 /* A text member, named so that AT_C adds its const to the pointer only. */
 typedef const char *text_member;
+typedef const sked_sim_span *span_member;
+
+static json_t *body_write(const body_key *keys, const void *r, sked_error *err);
+static int body_read(const body_key *keys, const json_t *body, void *r,
+                     sked_error *err);
 
 /* The definitions of the N schedules of SET as an array into *out. */
 static int set_write(const sked_schedule *set, size_t n, json_t **out,
@@ -67,6 +100,28 @@ static int set_write(const sked_schedule *set, size_t n, json_t **out,
         }
     }
     if (!arr)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    *out = arr;
+    return 0;
+}
+
+/* The N intervals of SPANS as an array of {"from", "to"} into *out;
+ * none: left out. */
+static int spans_write(const sked_sim_span *spans, size_t n, json_t **out,
+                       sked_error *err)
+{
+    json_t *arr = n > 0 ? json_array() : NULL, *o;
+
+    for (size_t i = 0; arr && i < n; i++) {
+        if (!(o = body_write(span_keys, &spans[i], err)) ||
+            json_array_append_new(arr, o) != 0) {
+            json_decref(arr);
+            return err->code
+                       ? err->code
+                       : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        }
+    }
+    if (n > 0 && !arr)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     *out = arr;
     return 0;
@@ -99,6 +154,17 @@ static int value_write(const body_key *k, const void *r, json_t **out,
             return sked__error_set(err, SKED_ERANGE, k->key, -1,
                                    "instant out of range");
         *out = json_string(at);
+        break;
+    case BODY_SPANS:
+        return spans_write(*AT_C(r, k->off, span_member),
+                           *AT_C(r, k->n_off, size_t), out, err);
+    case BODY_SECS:
+        *out = sked__json_secs(*AT_C(r, k->off, sked_dur));
+        break;
+    case BODY_COUNT:
+        if (*AT_C(r, k->off, size_t) == 0)
+            return 0;
+        *out = json_integer((json_int_t) *AT_C(r, k->off, size_t));
         break;
     }
     return *out ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -159,6 +225,97 @@ static int name_read(const body_key *k, const json_t *v, const char **out,
     return 0;
 }
 
+/* Prefix err->field with "KEY[I]." as the store's apply does, so that
+ * both kinds of error name a field of the set the same way. */
+static int at_index(const char *key, size_t i, sked_error *err);
+
+/* Read the number of seconds V of K into *out, left as it is when V is
+ * absent. */
+static int secs_read(const body_key *k, const json_t *v, sked_dur *out,
+                     sked_error *err)
+{
+    double d;
+
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_number(v))
+        return sked__error_set(err, SKED_EINVAL, k->key, -1,
+                               "expected a number of seconds");
+    d = json_number_value(v);
+    if (!(d >= (double) k->min && d <= (double) k->max))
+        return sked__error_set(err, SKED_ERANGE, k->key, -1,
+                               "expected %ld to %ld seconds", k->min, k->max);
+    *out = (sked_dur) (d * (double) SKED_USEC_PER_SEC + 0.5);
+    return 0;
+}
+
+/* Read the count V of K into *out; absent: 0. */
+static int count_read(const body_key *k, const json_t *v, size_t *out,
+                      sked_error *err)
+{
+    json_int_t n;
+
+    *out = 0;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_integer(v))
+        return sked__error_set(err, SKED_EINVAL, k->key, -1,
+                               "expected a whole number");
+    n = json_integer_value(v);
+    if (n < k->min || n > k->max)
+        return sked__error_set(err, SKED_ERANGE, k->key, -1,
+                               "expected %ld to %ld", k->min, k->max);
+    *out = (size_t) n;
+    return 0;
+}
+
+/* Read interval I, the object V, of K into *out: both ends required. */
+static int span_read(const body_key *k, size_t i, const json_t *v,
+                     sked_sim_span *out, sked_error *err)
+{
+    int rc = 0;
+
+    if (!json_is_object(v))
+        rc = sked__error_set(err, SKED_EINVAL, NULL, -1,
+                             "expected an object {\"from\", \"to\"}");
+    else if ((rc = body_read(span_keys, v, out, err)) == 0 &&
+             (out->from == SKED_TIME_NONE || out->to == SKED_TIME_NONE))
+        rc = sked__error_set(err, SKED_EINVAL,
+                             out->from == SKED_TIME_NONE ? "from" : "to", -1,
+                             "required: an interval has both ends");
+    return rc != 0 ? at_index(k->key, i, err) : 0;
+}
+
+/* Read the array V of intervals of K into R (owned: freed by the
+ * request's done, also on error). */
+static int spans_read(const body_key *k, const json_t *v, void *r,
+                      sked_error *err)
+{
+    size_t *n = AT(r, k->n_off, size_t), i;
+    sked_sim_span *spans;
+    const json_t *item;
+    int rc;
+
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_array(v))
+        return sked__error_set(err, SKED_EINVAL, k->key, -1,
+                               "expected an array of intervals");
+    if (json_array_size(v) > (size_t) k->max)
+        return sked__error_set(err, SKED_ERANGE, k->key, -1,
+                               "at most %ld intervals", k->max);
+    if (!(spans = sked__calloc(json_array_size(v) + 1, sizeof *spans)))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    *AT(r, k->off, span_member) = spans;
+    json_array_foreach(v, i, item)
+    {
+        if ((rc = span_read(k, i, item, &spans[i], err)) != 0)
+            return rc;
+        *n = i + 1;
+    }
+    return 0;
+}
+
 /* Check the value V of K and read it into R; a set's schedules are read
  * once every key has been checked (set_read). */
 static int value_read(const body_key *k, const json_t *v, void *r,
@@ -180,12 +337,16 @@ static int value_read(const body_key *k, const json_t *v, void *r,
         return name_read(k, v, AT(r, k->off, const char *), err);
     case BODY_INSTANT:
         return instant_read(k, v, AT(r, k->off, sked_time), err);
+    case BODY_SPANS:
+        return spans_read(k, v, r, err);
+    case BODY_SECS:
+        return secs_read(k, v, AT(r, k->off, sked_dur), err);
+    case BODY_COUNT:
+        return count_read(k, v, AT(r, k->off, size_t), err);
     }
     return 0;
 }
 
-/* Prefix err->field with "KEY[I]." as the store's apply does, so that
- * both kinds of error name a field of the set the same way. */
 static int at_index(const char *key, size_t i, sked_error *err)
 {
     char field[SKED_ERROR_FIELD_MAX + 32];
@@ -276,13 +437,48 @@ int sked__request_backfill_read(const json_t *body, sked__backfill_request *b,
     return body_read(backfill_keys, body, b, err);
 }
 
+json_t *sked__request_simulate(const sked__simulate_request *r, sked_error *err)
+{
+    return body_write(simulate_keys, r, err);
+}
+
+int sked__request_simulate_read(const json_t *body, sked__simulate_request *r,
+                                sked_error *err)
+{
+    int rc;
+
+    memset(r, 0, sizeof *r);
+    r->o.tick = SKED_USEC_PER_SEC; /* "sked schedule simulate"'s defaults */
+    r->o.run_duration = 0;
+    if ((rc = body_read(simulate_keys, body, r, err)) != 0)
+        return rc;
+    if (r->o.from == SKED_TIME_NONE || r->o.to == SKED_TIME_NONE)
+        return sked__error_set(err, SKED_EINVAL,
+                               r->o.from == SKED_TIME_NONE ? "from" : "to", -1,
+                               "required: the period (from, to] has both ends");
+    return 0;
+}
+
+void sked__request_simulate_done(sked__simulate_request *r)
+{
+    free((void *) r->o.down);
+    r->o.down = NULL;
+    r->o.ndown = 0;
+}
+
 /* ---- query strings ------------------------------------------------------ */
 
 typedef enum query_kind {
-    QUERY_TEXT,  /* const char *; empty: absent */
-    QUERY_COUNT, /* size_t in min..max; written when not 0 */
-    QUERY_ID,    /* int64_t in min..max; written when not negative */
-    QUERY_FLAG,  /* bool: 1/true/empty or 0/false; written when true */
+    QUERY_TEXT,    /* const char *; empty: absent */
+    QUERY_COUNT,   /* size_t in min..max; written when not 0 */
+    QUERY_ID,      /* int64_t in min..max; written when not negative */
+    QUERY_CURSOR,  /* an event id as QUERY_ID, or "latest":
+                      SKED__EVENTS_LATEST, written as "latest" */
+    QUERY_FLAG,    /* bool: 1/true/empty or 0/false; written when true */
+    QUERY_INSTANT, /* sked_time, RFC 3339; empty: absent (SKED_TIME_NONE);
+                      written when not absent */
+    QUERY_DST,     /* sked_dst, "once" or "cadence"; empty: absent (once);
+                      written when cadence */
 } query_kind;
 
 typedef struct query_key {
@@ -326,14 +522,28 @@ static const query_key run_keys[] = {
 static const query_key event_keys[] = {
     {"follow", QUERY_FLAG, offsetof(sked__event_query, follow), 0, 0, 0, false,
      false},
-    {"after", QUERY_ID, offsetof(sked__event_query, after), 0, LONG_MAX, -1,
+    {"after", QUERY_CURSOR, offsetof(sked__event_query, after), 0, LONG_MAX, -1,
      false, false},
-    {"cursor", QUERY_ID, offsetof(sked__event_query, after), 0, LONG_MAX, -1,
-     true, false},
+    {"cursor", QUERY_CURSOR, offsetof(sked__event_query, after), 0, LONG_MAX,
+     -1, true, false},
     {"limit", QUERY_COUNT, offsetof(sked__event_query, limit), 1, 1000, 100,
      false, true},
     {NULL, QUERY_TEXT, 0, 0, 0, 0, false, false},
 };
+
+static const query_key cron_keys[] = {
+    TEXT(sked__cron_query, "expr", expr),
+    TEXT(sked__cron_query, "timezone", timezone),
+    {"n", QUERY_ID, offsetof(sked__cron_query, n), 0, SKED_PREVIEW_MAX,
+     SKED__CRON_QUERY_N_DEFAULT, false, false},
+    {"after", QUERY_INSTANT, offsetof(sked__cron_query, after), 0, 0, 0, false,
+     false},
+    {"dst", QUERY_DST, offsetof(sked__cron_query, dst), 0, 0, 0, false, false},
+    {NULL, QUERY_TEXT, 0, 0, 0, 0, false, false},
+};
+
+/* Room for a query value as text: a number or an instant. */
+#define VALUE_MAX SKED_TIME_STRLEN
 
 int sked__query_long(const char *s, const char *key, long min, long max,
                      long dflt, long *out, sked_error *err)
@@ -368,7 +578,7 @@ static void escape(sked_buf *b, const char *v)
     }
 }
 
-/* The value of K in Q as text into V (room for 24), NULL when unset. */
+/* The value of K in Q as text into V (VALUE_MAX), NULL when unset. */
 static const char *query_value(const query_key *k, const void *q, char *v)
 {
     switch (k->kind) {
@@ -377,15 +587,29 @@ static const char *query_value(const query_key *k, const void *q, char *v)
     case QUERY_COUNT:
         if (*AT_C(q, k->off, size_t) == 0)
             return NULL;
-        (void) snprintf(v, 24, "%zu", *AT_C(q, k->off, size_t));
+        (void) snprintf(v, VALUE_MAX, "%zu", *AT_C(q, k->off, size_t));
         return v;
+    case QUERY_CURSOR:
     case QUERY_ID:
+        if (k->kind == QUERY_CURSOR &&
+            *AT_C(q, k->off, int64_t) == SKED__EVENTS_LATEST)
+            return "latest";
         if (*AT_C(q, k->off, int64_t) < 0)
             return NULL;
-        (void) snprintf(v, 24, "%lld", (long long) *AT_C(q, k->off, int64_t));
+        (void) snprintf(v, VALUE_MAX, "%lld",
+                        (long long) *AT_C(q, k->off, int64_t));
         return v;
     case QUERY_FLAG:
         return *AT_C(q, k->off, bool) ? "1" : NULL;
+    case QUERY_INSTANT:
+        if (*AT_C(q, k->off, sked_time) == SKED_TIME_NONE ||
+            sked_time_format(*AT_C(q, k->off, sked_time), v, VALUE_MAX) < 0)
+            return NULL;
+        return v;
+    case QUERY_DST:
+        return *AT_C(q, k->off, sked_dst) == SKED_DST_ONCE
+                   ? NULL
+                   : sked_dst_name(*AT_C(q, k->off, sked_dst));
     }
     return NULL;
 }
@@ -393,7 +617,7 @@ static const char *query_value(const query_key *k, const void *q, char *v)
 static char *query_write(const query_key *keys, const char *path, const void *q)
 {
     sked_buf b = {0};
-    char sep = '?', v[24];
+    char sep = '?', v[VALUE_MAX];
     const char *value;
 
     (void) sked__buf_puts(&b, path);
@@ -422,6 +646,39 @@ static int flag_read(const query_key *k, const char *s, bool *out,
                            "%s: must be 1 or 0, not \"%.40s\"", k->key, s);
 }
 
+/* Read the instant S of K into *out: malformed is a 400, as every
+ * malformed query parameter. */
+static int query_instant_read(const query_key *k, const char *s, sked_time *out,
+                              sked_error *err)
+{
+    sked_error perr;
+
+    *out = SKED_TIME_NONE;
+    if (!s || !*s)
+        return 0;
+    sked_error_clear(&perr);
+    if (sked_time_parse(s, out, &perr) != 0)
+        return sked__error_set(err, SKED_ESYNTAX, k->key, -1,
+                               "%s: \"%.60s\" is not an RFC 3339 instant: %s",
+                               k->key, s, perr.msg);
+    return 0;
+}
+
+/* Read the DST policy S of K into *out: a value that is not one is a
+ * 422, as the schedule's "dst" is. */
+static int query_dst_read(const query_key *k, const char *s, sked_dst *out,
+                          sked_error *err)
+{
+    *out = SKED_DST_ONCE;
+    if (!s || !*s)
+        return 0;
+    if (sked_dst_parse(s, out, err) != 0)
+        return sked__error_set(err, SKED_EINVAL, k->key, -1,
+                               "%s: must be once or cadence, not \"%.40s\"",
+                               k->key, s);
+    return 0;
+}
+
 /* Read the value S of K into Q. */
 static int key_read(const query_key *k, const char *s, void *q, sked_error *err)
 {
@@ -434,6 +691,20 @@ static int key_read(const query_key *k, const char *s, void *q, sked_error *err)
         return 0;
     case QUERY_FLAG:
         return flag_read(k, s, AT(q, k->off, bool), err);
+    case QUERY_INSTANT:
+        return query_instant_read(k, s, AT(q, k->off, sked_time), err);
+    case QUERY_DST:
+        return query_dst_read(k, s, AT(q, k->off, sked_dst), err);
+    case QUERY_CURSOR:
+        if (s && strcmp(s, "latest") == 0) {
+            *AT(q, k->off, int64_t) = SKED__EVENTS_LATEST;
+            return 0;
+        }
+        if (s && (*s < '0' || *s > '9'))
+            return sked__error_set(err, SKED_ESYNTAX, k->key, -1,
+                                   "%s: expected an event id or latest",
+                                   k->key);
+        break;
     case QUERY_COUNT:
     case QUERY_ID:
         break;
@@ -499,4 +770,20 @@ int sked__query_events_read(sked__query_get_fn get, void *ctx,
 {
     *q = (sked__event_query){.follow = false, .after = -1, .limit = 100};
     return query_read(event_keys, get, ctx, q, err);
+}
+
+char *sked__query_cron(const char *path, const sked__cron_query *q)
+{
+    return query_write(cron_keys, path, q);
+}
+
+int sked__query_cron_read(sked__query_get_fn get, void *ctx,
+                          sked__cron_query *q, sked_error *err)
+{
+    *q = (sked__cron_query){.expr = NULL,
+                            .timezone = NULL,
+                            .n = SKED__CRON_QUERY_N_DEFAULT,
+                            .after = SKED_TIME_NONE,
+                            .dst = SKED_DST_ONCE};
+    return query_read(cron_keys, get, ctx, q, err);
 }

@@ -56,18 +56,62 @@ json_t *sked__request_backfill(const sked__backfill_request *b,
 int sked__request_backfill_read(const json_t *body, sked__backfill_request *b,
                                 sked_error *err);
 
+/* POST /api/v1/schedules/{name}/simulate: a replay of the period (from,
+ * to] with its down intervals, and how many decisions the answer lists
+ * (its counts cover all). */
+typedef struct sked__simulate_request {
+    sked_simulate_options o; /* o.down: the reader's is owned (done below) */
+    size_t limit;            /* 1..SKED__SIMULATE_LIMIT_MAX; 0: absent */
+} sked__simulate_request;
+
+#define SKED__SIMULATE_LIMIT_DEFAULT 1000
+#define SKED__SIMULATE_LIMIT_MAX     10000
+
+/* The body of R: the period, the intervals (none: left out), the run
+ * duration and the tick in seconds, the limit (0: left out). */
+json_t *sked__request_simulate(const sked__simulate_request *r,
+                               sked_error *err);
+
+/* Read BODY into *r (zeroed here, then the defaults of "sked schedule
+ * simulate": a tick of 1 s, runs of 0 s; free with
+ * sked__request_simulate_done, also on error). "from" and "to" are
+ * required (SKED_EINVAL naming the one missing); an interval's error
+ * names "down[i].from"; more than SKED_SIMULATE_DOWN_MAX intervals is
+ * SKED_ERANGE ("down"); "tick_secs" is at least 1, "run_duration_secs"
+ * at least 0. */
+int sked__request_simulate_read(const json_t *body, sked__simulate_request *r,
+                                sked_error *err);
+void sked__request_simulate_done(sked__simulate_request *r);
+
 /* ---- query strings ------------------------------------------------------ */
 
 /* The decoded value of query parameter KEY of a request, NULL when
  * absent: how a reader sees the query. */
 typedef const char *(*sked__query_get_fn)(void *ctx, const char *key);
 
+/* The "after" of an event query that is "latest": after the newest
+ * event stored (sked_engine_event_last), so that only new ones follow. */
+#define SKED__EVENTS_LATEST (-2)
+
 /* GET /api/v1/events: a page after an id, or with FOLLOW a stream. */
 typedef struct sked__event_query {
     bool follow;
-    int64_t after; /* -1: none ("cursor" is read as its other name) */
+    int64_t after; /* -1: none, SKED__EVENTS_LATEST: "latest" ("cursor"
+                      is read as its other name) */
     size_t limit;  /* 1..1000, a page's only; 0: 100 */
 } sked__event_query;
+
+/* GET /api/v1/cron/explain: an expression in words, and its next
+ * occurrences in a zone. */
+typedef struct sked__cron_query {
+    const char *expr;     /* NULL: absent (the engine names it) */
+    const char *timezone; /* NULL: UTC */
+    int64_t n;            /* 0..SKED_PREVIEW_MAX; -1: absent (5) */
+    sked_time after;      /* SKED_TIME_NONE: now */
+    sked_dst dst;         /* absent: once */
+} sked__cron_query;
+
+#define SKED__CRON_QUERY_N_DEFAULT 5
 
 /* Each writer returns PATH with Q's query string ("?k=v&...", values
  * percent-encoded; a parameter left unset is left out), a new string
@@ -84,6 +128,10 @@ int sked__query_runs_read(sked__query_get_fn get, void *ctx, sked_run_query *q,
 char *sked__query_events(const char *path, const sked__event_query *q);
 int sked__query_events_read(sked__query_get_fn get, void *ctx,
                             sked__event_query *q, sked_error *err);
+
+char *sked__query_cron(const char *path, const sked__cron_query *q);
+int sked__query_cron_read(sked__query_get_fn get, void *ctx,
+                          sked__cron_query *q, sked_error *err);
 
 /* Read S, the value of parameter KEY, as a whole number in MIN..MAX into
  * *out; S NULL: DFLT. SKED_ESYNTAX when it is not digits, SKED_ERANGE

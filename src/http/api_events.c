@@ -6,8 +6,12 @@
  * Where a stream starts: after the Last-Event-ID header when present (an
  * EventSource sends it when it reconnects, so it wins over the URL's
  * after=), else after "after" (or "cursor", the list's name for it),
- * else from now on. */
+ * else from now on. "after=latest" names the newest event stored: a page
+ * after it is empty, its cursor that event's id (null when none is
+ * stored), so that a reader can start from now and page on from there;
+ * a stream after it is a stream from now on. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,8 +43,39 @@ static int stream_after(const http_req *req, http_resp *resp,
     return 0;
 }
 
+/* Resolve Q's "latest" to the id of the newest event, into q->after;
+ * *none: no event is stored. */
+static int after_latest(const http_req *req, http_resp *resp,
+                        sked__event_query *q, bool *none)
+{
+    sked_error err = {0};
+    int64_t id = 0;
+    int rc;
+
+    *none = false;
+    if (q->after != SKED__EVENTS_LATEST)
+        return 0;
+    if ((rc = sked_engine_event_last(req->engine, &id, &err)) != 0)
+        return sked__http_fail(resp, rc, &err);
+    q->after = id;
+    *none = id == 0;
+    return 0;
+}
+
+/* The page after "latest": none of the events, the cursor the newest. */
+static int latest_page(http_resp *resp, int64_t id, bool none)
+{
+    char text[32];
+
+    (void) snprintf(text, sizeof text, "%lld", (long long) id);
+    return sked__http_json(
+        resp, 200,
+        json_pack("{s:[], s:s?}", "events", "next_cursor", none ? NULL : text));
+}
+
 static int events_get(const http_req *req, http_resp *resp)
 {
+    bool latest, none;
     sked__event_query q;
     sked_error err = {0};
     char *json = NULL;
@@ -50,6 +85,11 @@ static int events_get(const http_req *req, http_resp *resp)
     rc = sked__query_events_read(sked__http_query_get, (void *) req, &q, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
+    latest = q.after == SKED__EVENTS_LATEST;
+    if ((rc = after_latest(req, resp, &q, &none)) != 0)
+        return rc;
+    if (latest && !q.follow)
+        return latest_page(resp, q.after, none);
     if (q.follow) {
         if ((rc = stream_after(req, resp, &q, &after)) != 0)
             return rc;

@@ -76,6 +76,8 @@ extern const http_route sked__api_schedule_routes[]; /* api_schedules.c */
 extern const http_route sked__api_run_routes[];      /* api_runs.c */
 extern const http_route sked__api_event_routes[];    /* api_events.c */
 extern const http_route sked__api_misc_routes[];     /* api_misc.c */
+extern const http_route sked__api_cron_routes[];     /* api_cron.c */
+extern const http_route sked__api_simulate_routes[]; /* api_simulate.c */
 /* Every table, NULL-terminated (router.c). */
 extern const http_route *const sked__http_tables[];
 

@@ -794,5 +794,6 @@ const struct sked__store_ops sked__store_pg_ops = {
     .events_append = sked__pg_rows_events_append,
     .event_append = sked__pg_rows_event_append,
     .event_list = sked__pg_rows_event_list,
+    .event_last = sked__pg_rows_event_last,
     .event_prune = sked__pg_rows_event_prune,
 };

@@ -28,6 +28,7 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_EVENT_APPEND,
     SKED__PG_EVENT_LIST,
     SKED__PG_EVENT_PRUNE,
+    SKED__PG_EVENT_LAST,
     SKED__PG_SCHEDULE_HEADS,
     SKED__PG_SCHEDULE_LOCK,
     SKED__PG_SCHEDULE_ADVANCE,
@@ -172,6 +173,7 @@ int sked__pg_rows_event_append(sked__tx *tx, const char *type,
                                sked_time at, sked_error *err);
 int sked__pg_rows_event_list(sked__tx *tx, int64_t after_id, size_t limit,
                              sked_event **out, size_t *n, sked_error *err);
+int sked__pg_rows_event_last(sked__tx *tx, int64_t *out, sked_error *err);
 int sked__pg_rows_event_prune(sked__tx *tx, sked_time before, int64_t *deleted,
                               sked_error *err);
 int sked__pg_rows_runs_insert_lenient(sked__tx *tx, const sked_run_new *runs,

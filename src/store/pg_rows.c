@@ -529,6 +529,24 @@ int sked__pg_rows_event_list(sked__tx *tx, int64_t after_id, size_t limit,
                                (void **) out, n, err);
 }
 
+/* The newest page's last event: the primary key read from its end. */
+static const sked__pg_stmt EVENT_LAST = {
+    SKED__PG_EVENT_LAST, 0,
+    "SELECT id + cardinality(types) - 1 FROM event_pages "
+    "ORDER BY id DESC LIMIT 1"};
+
+int sked__pg_rows_event_last(sked__tx *tx, int64_t *out, sked_error *err)
+{
+    PGresult *res;
+    int rc = sked__pg_exec(tx, &EVENT_LAST, NULL, &res, err);
+
+    if (rc < 0)
+        return rc;
+    *out = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+    PQclear(res);
+    return 0;
+}
+
 int sked__pg_rows_event_prune(sked__tx *tx, sked_time before, int64_t *deleted,
                               sked_error *err)
 {

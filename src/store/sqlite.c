@@ -770,5 +770,6 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .events_append = sked__sqlite_rows_events_append,
     .event_append = sked__sqlite_rows_event_append,
     .event_list = sked__sqlite_rows_event_list,
+    .event_last = sked__sqlite_rows_event_last,
     .event_prune = sked__sqlite_rows_event_prune,
 };

@@ -29,6 +29,7 @@ enum rows_stmt {
     S_EVENT_APPEND,
     S_EVENTS_APPEND,
     S_EVENT_LIST,
+    S_EVENT_LAST,
     S_EVENT_PRUNE,
     S_COUNT
 };
@@ -73,6 +74,8 @@ static const char *const rows_sql[S_COUNT] = {
      * missing comma. */
     [S_EVENT_LIST] = ("SELECT " SKED__EVENT_COLUMNS " FROM events "
                       "WHERE id > ?1 ORDER BY id LIMIT ?2"),
+    /* max() of the primary key is one look at the end of its b-tree. */
+    [S_EVENT_LAST] = "SELECT coalesce(max(id), 0) FROM events",
     [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1",
     /* No conflict target: DO NOTHING covers the id and the active-key
      * index alike; the done function tells them apart. */
@@ -311,6 +314,22 @@ int sked__sqlite_rows_event_list(sked__tx *c, int64_t after_id, size_t limit,
     sqlite3_bind_int64(s, 2, (sqlite3_int64) limit);
     return sked__sqlite_rows(c, s, &sked__row_event, "listing events",
                              (void **) out, n, err);
+}
+
+int sked__sqlite_rows_event_last(sked__tx *c, int64_t *out, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_EVENT_LAST, &s, err);
+
+    if (rc != 0)
+        return rc;
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(s, 0);
+    sked__sqlite_done(s);
+    if (rc != SQLITE_ROW)
+        return sked__sqlite_fail(c, rc, "reading the newest event", err);
+    return 0;
 }
 
 /* Bind event I of CTX (a sked_event array) to S from parameter BASE + 1. */

@@ -499,6 +499,18 @@ static int event_list_tx(sked_store *st, sked__tx *tx, void *arg,
     return st->ops->event_list(tx, a->after_id, a->limit, &a->list, &a->n, err);
 }
 
+static int event_last_tx(sked_store *st, sked__tx *tx, void *arg,
+                         sked_error *err)
+{
+    return st->ops->event_last(tx, arg, err);
+}
+
+int sked__store_event_last(sked_store *st, int64_t *out, sked_error *err)
+{
+    *out = 0;
+    return sked__store_run_tx(st, SKED__TX_READ, event_last_tx, out, err);
+}
+
 int sked__store_event_list(sked_store *st, int64_t after_id, size_t limit,
                            sked_event **out, size_t *n, sked_error *err)
 {

@@ -378,6 +378,10 @@ int sked__store_event_append(sked_store *st, const char *type,
 int sked__store_event_list(sked_store *st, int64_t after_id, size_t limit,
                            sked_event **out, size_t *n, sked_error *err);
 /* Free the strings of E and zero it. */
+/* The id of the newest event into *out, 0 when there is none: where a
+ * reader that wants only what comes next starts. */
+int sked__store_event_last(sked_store *st, int64_t *out, sked_error *err);
+
 void sked__event_done(sked_event *e);
 void sked__events_free(sked_event *list, size_t n);
 

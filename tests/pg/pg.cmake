@@ -108,6 +108,10 @@ endif()
 # (tests/integration/test_http_api.sh; SQLite: integration.http_api).
 sked_add_pg_test(http.pg_api bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_api.sh pg)
+# The API's cron explain, simulate and events after=latest on PostgreSQL
+# (tests/integration/test_http_api_cron.sh; SQLite: integration.http_api_cron).
+sked_add_pg_test(http.pg_api_cron bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_api_cron.sh pg)
 # Events and metrics over HTTP (tests/integration/test_http_events.sh;
 # SQLite: integration.http_events).
 sked_add_pg_test(http.pg_events bash

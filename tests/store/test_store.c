@@ -1526,8 +1526,10 @@ static void test_events(void **state)
     sked_store *st = *state;
     sked_event *ev;
     size_t n;
-    int64_t deleted = 0;
+    int64_t deleted = 0, last = -1;
 
+    assert_int_equal(sked__store_event_last(st, &last, NULL), 0);
+    assert_int_equal(last, 0); /* none yet */
     assert_int_equal(
         sked__store_event_append(st, "run.created", "r1", "{\"a\":1}", NULL),
         0);
@@ -1544,6 +1546,9 @@ static void test_events(void **state)
     assert_true(ev[0].id < ev[1].id);
     assert_true(ev[1].at == vclock.t);
     int64_t first = ev[0].id;
+    /* The newest event is where a reader of what comes next starts. */
+    assert_int_equal(sked__store_event_last(st, &last, NULL), 0);
+    assert_int_equal(last, ev[1].id);
     sked__events_free(ev, n);
     assert_int_equal(sked__store_event_list(st, first, 10, &ev, &n, NULL), 0);
     assert_int_equal(n, 1);

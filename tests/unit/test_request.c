@@ -136,6 +136,12 @@ static const char *maybe(char *buf)
     return rnd() % 3 == 0 ? NULL : buf;
 }
 
+/* A random instant, whole microseconds from 1900 to 2200. */
+static sked_time random_instant(void)
+{
+    return (sked_time) (rnd() % 9467280000000000ULL) - 2208988800000000LL;
+}
+
 /* ---- query strings ------------------------------------------------------- */
 
 static void test_schedule_query_round_trip(void **state)
@@ -277,6 +283,77 @@ static void test_query_refused(void **state)
     refused(read_events, "after=-1", NULL, SKED_ESYNTAX, "after");
     /* "cursor" is read as after's other name when after is absent. */
     refused(read_events, "cursor=x", NULL, SKED_ESYNTAX, "cursor");
+}
+
+static void test_cron_query_round_trip(void **state)
+{
+    (void) state;
+    for (int round = 0; round < ROUNDS; round++) {
+        char expr[32], tz[32];
+        sked__cron_query w = {maybe(expr), maybe(tz),
+                              (int64_t) (rnd() % (SKED_PREVIEW_MAX + 2)) - 1,
+                              rnd() % 4 == 0 ? SKED_TIME_NONE
+                                             : random_instant(),
+                              rnd() % 2 ? SKED_DST_ONCE : SKED_DST_CADENCE},
+                         r;
+        char *url = sked__query_cron("/api/v1/cron/explain", &w);
+        sked_error err;
+        query q;
+
+        assert_non_null(url);
+        query_parse(url, "/api/v1/cron/explain", &q);
+        sked_error_clear(&err);
+        assert_int_equal(sked__query_cron_read(query_get, &q, &r, &err), 0);
+        same_text(w.expr, r.expr);
+        same_text(w.timezone, r.timezone);
+        assert_true(r.n == (w.n < 0 ? SKED__CRON_QUERY_N_DEFAULT : w.n));
+        assert_true(r.after == w.after);
+        assert_int_equal(r.dst, w.dst);
+        query_done(&q);
+        free(url);
+    }
+}
+
+static int read_cron(query *q, sked_error *err)
+{
+    sked__cron_query r;
+
+    return sked__query_cron_read(query_get, q, &r, err);
+}
+
+static void test_cron_query_refused(void **state)
+{
+    (void) state;
+    refused(read_cron, "n=five", NULL, SKED_ESYNTAX, "n");
+    refused(read_cron, "n=-1", NULL, SKED_ESYNTAX, "n");
+    refused(read_cron, "n=1001", NULL, SKED_ERANGE, "n");
+    refused(read_cron, "after=tomorrow", NULL, SKED_ESYNTAX, "after");
+    refused(read_cron, "dst=sometimes", NULL, SKED_EINVAL, "dst");
+}
+
+/* "latest" goes through the events' writer and reader, as after or as
+ * its other name, cursor. */
+static void test_event_query_latest(void **state)
+{
+    sked__event_query w = {false, SKED__EVENTS_LATEST, 0}, r;
+    const char *pairs[] = {"cursor=latest"};
+    char *url = sked__query_events("/e", &w);
+    sked_error err;
+    query q;
+
+    (void) state;
+    assert_string_equal(url, "/e?after=latest");
+    query_parse(url, "/e", &q);
+    sked_error_clear(&err);
+    assert_int_equal(sked__query_events_read(query_get, &q, &r, &err), 0);
+    assert_true(r.after == SKED__EVENTS_LATEST);
+    query_done(&q);
+    free(url);
+    query_of(&q, 1, pairs);
+    assert_int_equal(sked__query_events_read(query_get, &q, &r, &err), 0);
+    assert_true(r.after == SKED__EVENTS_LATEST);
+    query_done(&q);
+    refused(read_events, "after=newest", NULL, SKED_ESYNTAX, "after");
 }
 
 static void test_event_query_names(void **state)
@@ -466,6 +543,97 @@ static void test_backfill_refused(void **state)
                  SKED_EINVAL, "end");
 }
 
+static void test_simulate_round_trip(void **state)
+{
+    (void) state;
+    for (int round = 0; round < ROUNDS; round++) {
+        sked_sim_span down[5];
+        sked__simulate_request w = {{0}, 0}, r;
+        sked_error err;
+        json_t *body;
+
+        w.o.from = random_instant();
+        w.o.to = random_instant();
+        w.o.ndown = rnd() % 6;
+        for (size_t i = 0; i < w.o.ndown; i++)
+            down[i] = (sked_sim_span){random_instant(), random_instant()};
+        w.o.down = w.o.ndown ? down : NULL;
+        /* Whole milliseconds: what a number of seconds carries exactly. */
+        w.o.run_duration = (sked_dur) (rnd() % 86400000) * 1000;
+        w.o.tick = (sked_dur) (rnd() % 3600000 + 1000) * 1000;
+        w.limit = rnd() % (SKED__SIMULATE_LIMIT_MAX + 1);
+        sked_error_clear(&err);
+        body = wire(sked__request_simulate(&w, &err));
+        assert_int_equal(sked__request_simulate_read(body, &r, &err), 0);
+        assert_true(r.o.from == w.o.from && r.o.to == w.o.to);
+        assert_int_equal(r.o.ndown, w.o.ndown);
+        for (size_t i = 0; i < w.o.ndown; i++) {
+            assert_true(r.o.down[i].from == down[i].from);
+            assert_true(r.o.down[i].to == down[i].to);
+        }
+        assert_true(r.o.run_duration == w.o.run_duration);
+        assert_true(r.o.tick == w.o.tick);
+        assert_int_equal(r.limit, w.limit);
+        sked__request_simulate_done(&r);
+        json_decref(body);
+    }
+}
+
+/* The simulate body TEXT is refused with CODE naming FIELD. */
+static void simulate_refused(const char *text, int code, const char *field)
+{
+    json_t *body = json_loads(text, 0, NULL);
+    sked__simulate_request r;
+    sked_error err;
+
+    assert_non_null(body);
+    sked_error_clear(&err);
+    assert_int_equal(sked__request_simulate_read(body, &r, &err), code);
+    assert_string_equal(err.field, field);
+    sked__request_simulate_done(&r);
+    json_decref(body);
+}
+
+#define FROM_TO                                                                \
+    "\"from\": \"2026-01-01T00:00:00Z\", \"to\": \"2026-01-02T00:00:00Z\""
+
+static void test_simulate_refused(void **state)
+{
+    char many[64 * (SKED_SIMULATE_DOWN_MAX + 2)];
+    size_t n;
+
+    (void) state;
+    simulate_refused("{}", SKED_EINVAL, "from");
+    simulate_refused("{\"from\": \"2026-01-01T00:00:00Z\"}", SKED_EINVAL, "to");
+    simulate_refused("{" FROM_TO ", \"until\": 1}", SKED_ESYNTAX, "until");
+    simulate_refused("{" FROM_TO ", \"down\": {}}", SKED_EINVAL, "down");
+    simulate_refused("{" FROM_TO ", \"down\": [1]}", SKED_EINVAL, "down[0]");
+    simulate_refused(
+        "{" FROM_TO ", \"down\": [{\"from\": "
+        "\"2026-01-01T01:00:00Z\", \"to\": \"2026-01-01T02:00:00Z\"},"
+        " {\"from\": \"2026-01-01T03:00:00Z\"}]}",
+        SKED_EINVAL, "down[1].to");
+    simulate_refused("{" FROM_TO ", \"down\": [{\"from\": 3, \"to\": 4}]}",
+                     SKED_EINVAL, "down[0].from");
+    simulate_refused("{" FROM_TO ", \"down\": [{\"start\": 3}]}", SKED_ESYNTAX,
+                     "down[0].start");
+    simulate_refused("{" FROM_TO ", \"tick_secs\": 0.5}", SKED_ERANGE,
+                     "tick_secs");
+    simulate_refused("{" FROM_TO ", \"run_duration_secs\": -1}", SKED_ERANGE,
+                     "run_duration_secs");
+    simulate_refused("{" FROM_TO ", \"run_duration_secs\": \"1h\"}",
+                     SKED_EINVAL, "run_duration_secs");
+    simulate_refused("{" FROM_TO ", \"limit\": 0}", SKED_ERANGE, "limit");
+    simulate_refused("{" FROM_TO ", \"limit\": 10001}", SKED_ERANGE, "limit");
+    simulate_refused("{" FROM_TO ", \"limit\": 1.5}", SKED_EINVAL, "limit");
+    /* One interval more than a replay takes, refused before any is read. */
+    n = (size_t) snprintf(many, sizeof many, "{" FROM_TO ", \"down\": [");
+    for (int i = 0; i <= SKED_SIMULATE_DOWN_MAX; i++)
+        n += (size_t) snprintf(many + n, sizeof many - n, "%s{}", i ? "," : "");
+    (void) snprintf(many + n, sizeof many - n, "]}");
+    simulate_refused(many, SKED_ERANGE, "down");
+}
+
 /* ---- out of memory ------------------------------------------------------ */
 
 typedef struct oom_case {
@@ -533,6 +701,11 @@ int main(void)
         cmocka_unit_test(test_apply_refused),
         cmocka_unit_test(test_backfill_round_trip),
         cmocka_unit_test(test_backfill_refused),
+        cmocka_unit_test(test_simulate_round_trip),
+        cmocka_unit_test(test_simulate_refused),
+        cmocka_unit_test(test_cron_query_round_trip),
+        cmocka_unit_test(test_cron_query_refused),
+        cmocka_unit_test(test_event_query_latest),
         cmocka_unit_test(test_out_of_memory),
     };
 
