@@ -122,7 +122,7 @@ function session(ctx) {
         s.call = new Caller(s.client, new Map(tools.map((t) => [t.name, t])));
     });
     after(async () => {
-        await s.client?.close();
+        await (s.client?.end ? s.client.end() : s.client?.close());
     });
     return s;
 }

@@ -245,6 +245,18 @@ export async function stdioClient(args, { version, env = {} } = {}) {
         if (!proc || proc.exitCode !== null) resolve({ code: proc?.exitCode ?? null, signal: null });
         else proc.once('exit', (code, signal) => resolve({ code, signal }));
     });
+    // End the session as a client should: close its stdin, give it MS to
+    // finish what it still runs (the SDK's close() kills it after 4 s),
+    // then close the client.
+    client.end = async (ms = 20000) => {
+        try {
+            proc?.stdin?.end();
+        } catch {
+            // already closed
+        }
+        await Promise.race([client.exited, sleep(ms)]);
+        await client.close();
+    };
     stdioSessions.push({ args, client });
     return client;
 }

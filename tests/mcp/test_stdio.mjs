@@ -26,11 +26,12 @@ describe('sked mcp over stdio (--db)', () => {
 
     it('every session ended at the end of its stdin, with exit status 0 and no fault reported', async () => {
         assert.ok(stdioSessions.length > 5, `${stdioSessions.length} sessions`);
-        for (const { args, client } of stdioSessions) {
-            await client.close();
+        for (const [i, { args, client }] of stdioSessions.entries()) {
+            await client.end();
             const end = await Promise.race([client.exited, sleep(5000).then(() => 'still running')]);
             await sleep(10); // the last of its stderr
-            const what = `sked mcp ${args.join(' ')}`;
+            const methods = client.wire.sent.map((m) => m.params?.name ?? m.method).slice(-4);
+            const what = `session ${i} (sked mcp ${args.join(' ')}; last sent: ${methods.join(', ')})`;
             assert.deepEqual(end, { code: 0, signal: null }, `${what}: ${client.stderr().slice(-2000)}`);
             assert.doesNotMatch(client.stderr(), SANITIZER, what);
         }
