@@ -177,10 +177,10 @@ static void check_answer(const http_req *req, const http_resp *resp)
 /* The token's verdict against a plain comparison. */
 static void check_token(const char *path, const char *auth)
 {
-    bool want =
-        !(strncmp(path, "/api/", 5) == 0 || strcmp(path, "/metrics") == 0) ||
-        (auth && strncasecmp(auth, "Bearer ", 7) == 0 &&
-         strcmp(auth + 7, TOKEN) == 0);
+    bool want = !(strncmp(path, "/api/", 5) == 0 ||
+                  strcmp(path, "/metrics") == 0 || strcmp(path, "/mcp") == 0) ||
+                (auth && strncasecmp(auth, "Bearer ", 7) == 0 &&
+                 strcmp(auth + 7, TOKEN) == 0);
 
     if (sked__http_authorized(TOKEN, strlen(TOKEN), path, auth) != want)
         abort();

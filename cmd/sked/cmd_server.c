@@ -60,7 +60,11 @@ typedef struct server {
     sked_dur lease;     /* 0: the engine's default */
     const char *listen; /* borrowed; NULL: no HTTP server */
     char *token;        /* owned; NULL: no auth */
-    sked_http *http;    /* owned; from start */
+    /* --mcp-allow-origin, borrowed from argv */
+    const char *const *mcp_origins;
+    size_t n_mcp_origins;
+    sked_dur mcp_idle; /* --mcp-session-idle; 0: the server's default */
+    sked_http *http;   /* owned; from start */
     logger log;
     sked_tzdb *tzdb; /* opened first: a missing zone database is told as such */
     sked_engine *engine;
@@ -200,6 +204,9 @@ static int http_open(server *sv)
 {
     sked_http_options o = {.listen = sv->listen,
                            .token = sv->token,
+                           .mcp_allow_origin = sv->mcp_origins,
+                           .n_mcp_allow_origin = sv->n_mcp_origins,
+                           .mcp_idle = sv->mcp_idle,
                            .access = log_access,
                            .access_ctx = &sv->log};
     char url[300];
@@ -386,7 +393,8 @@ static int server_run(server *sv)
 
 typedef struct server_flags {
     const char *db, *workflows, *tick, *log_format, *log_level, *workers;
-    const char *lease, *listen, *token_file;
+    const char *lease, *listen, *token_file, *mcp_idle;
+    cli_list mcp_allow_origin;
 } server_flags;
 
 /* The longest token accepted from a file or the environment. */
@@ -434,6 +442,8 @@ static int server_config(const cli_cmd *self, const server_flags *f, server *sv)
 
     sv->db_url = direct_db_url(f->db);
     sv->workflows = f->workflows;
+    sv->mcp_origins = f->mcp_allow_origin.v;
+    sv->n_mcp_origins = (size_t) f->mcp_allow_origin.n;
     sv->listen = f->listen ? f->listen : SKED_HTTP_LISTEN_DEFAULT;
     if (strcmp(sv->listen, "off") == 0)
         sv->listen = NULL;
@@ -458,6 +468,13 @@ static int server_config(const cli_cmd *self, const server_flags *f, server *sv)
                                "invalid --tick \"%.64s\": expected a "
                                "duration from 1s to 1h",
                                f->tick);
+    if (f->mcp_idle && (sked_dur_parse(f->mcp_idle, &sv->mcp_idle, &err) < 0 ||
+                        sv->mcp_idle < SKED_USEC_PER_SEC ||
+                        sv->mcp_idle > 24 * 3600 * SKED_USEC_PER_SEC))
+        return cli_usage_error(self,
+                               "invalid --mcp-session-idle \"%.64s\": "
+                               "expected a duration from 1s to 24h",
+                               f->mcp_idle);
     if (f->log_format && log_format_parse(f->log_format, &format) < 0)
         return cli_usage_error(self,
                                "invalid --log-format \"%.64s\": expected "
@@ -486,6 +503,8 @@ static int server_cmd(const cli_cmd *self, int argc, char **argv)
         {"lease", 0, CLI_OPT_VALUE, &f.lease},
         {"listen", 0, CLI_OPT_VALUE, &f.listen},
         {"token-file", 0, CLI_OPT_VALUE, &f.token_file},
+        {"mcp-allow-origin", 0, CLI_OPT_LIST, &f.mcp_allow_origin},
+        {"mcp-session-idle", 0, CLI_OPT_VALUE, &f.mcp_idle},
         {0},
     };
     server sv = {0};
@@ -511,6 +530,8 @@ const cli_cmd cli_cmd_server = {
     .help = "Usage: sked server [--db URL] [--workflows FILE] [--workers N]\n"
             "                   [--lease D] [--tick D]\n"
             "                   [--listen ADDR] [--token-file F]\n"
+            "                   [--mcp-allow-origin ORIGIN]...\n"
+            "                   [--mcp-session-idle D]\n"
             "                   [--log-format logfmt|json]\n"
             "                   [--log-level L]\n"
             "\n"
@@ -538,6 +559,13 @@ const cli_cmd cli_cmd_server = {
             "                     TOKEN the first line of F (default\n"
             "                     $SKED_TOKEN); needed to listen beyond\n"
             "                     loopback\n"
+            "  --mcp-allow-origin ORIGIN\n"
+            "                     let pages of ORIGIN (https://app.example)\n"
+            "                     call /mcp, the MCP endpoint, besides\n"
+            "                     loopback ones; repeatable (default: none)\n"
+            "  --mcp-session-idle D\n"
+            "                     end an MCP session unused (no request, no\n"
+            "                     open stream) for D, 1s to 24h (default 30m)\n"
             "  --tick D           how often changes by others are reread,\n"
             "                     1s to 1h (default 1s)\n"
             "  --log-format F     logfmt (default) or json, on stderr\n"

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTTP server of "sked server" (SPEC 6, docs/api.md): the API, the
- * event stream, the metrics and the dashboard, on libmicrohttpd's thread
- * pool, calling the engine, which is thread-safe.
+ * event stream, the metrics, the dashboard and the MCP endpoint (/mcp),
+ * on libmicrohttpd's thread pool, calling the engine, which is
+ * thread-safe.
  *
  * Every connection is event-driven (epoll), so a slow or half-open client
  * costs a socket and at most 16 KiB, never a thread; a connection that
  * does not finish a request's headers within the header timeout (from
  * its start, or from its last answer when kept alive) is closed, and so
- * is one idle for longer than the timeout, except the event streams,
- * which are kept alive by a comment every 15 s. */
+ * is one idle for longer than the timeout, except the event streams and
+ * the MCP sessions' streams, which are kept alive by a comment every
+ * 15 s. */
 #ifndef SKED_HTTP_HTTP_H
 #define SKED_HTTP_HTTP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sked/engine.h"
@@ -40,7 +43,14 @@ typedef struct sked_http_options {
                                      the connection's start or its last
                                      answer; 0: 10 */
     unsigned max_connections;     /* 0: 4096 */
-    sked_http_access_fn access;   /* may be NULL */
+    /* The Origins allowed to call /mcp besides loopback ones
+     * ("https://app.example:8443"), N_MCP_ALLOW_ORIGIN of them. */
+    const char *const *mcp_allow_origin;
+    size_t n_mcp_allow_origin;
+    /* An MCP session with no request and no open stream for this long
+     * ends; 0: 30 minutes. */
+    sked_dur mcp_idle;
+    sked_http_access_fn access; /* may be NULL */
     void *access_ctx;
 } sked_http_options;
 

@@ -6,7 +6,8 @@
  * before it is read), checks the token, finds the route (router.c: 404,
  * or 405 with Allow), calls its handler, and sends what the handler put
  * in the http_resp. Handlers know nothing of libmicrohttpd except the
- * event stream, which hands server.c a streaming response.
+ * streams (the event stream, /mcp's), which hand server.c a streaming
+ * response.
  *
  * Every module of the API exports its table of routes (ending with a
  * zeroed entry); router.c looks through all of them, in the order of
@@ -57,6 +58,14 @@ typedef struct http_resp {
     /* A streaming response (the event stream): when set, server.c queues
      * it (and drops its reference) instead of BODY. */
     struct MHD_Response *stream;
+    /* The Mcp-Session-Id header to send ("": none), for /mcp's answer
+     * to an initialize: a copy, as the session may end meanwhile. */
+    char mcp_session[40];
+    /* /mcp's answer to a page of an allowed origin: the Origin (borrowed
+     * from the request) that may read it, and whether it answers a
+     * preflight (OPTIONS). */
+    const char *cors_origin;
+    bool cors_preflight;
 } http_resp;
 
 /* A handler fills RESP (through the helpers below) and returns 0, or a
@@ -78,6 +87,7 @@ extern const http_route sked__api_event_routes[];    /* api_events.c */
 extern const http_route sked__api_misc_routes[];     /* api_misc.c */
 extern const http_route sked__api_cron_routes[];     /* api_cron.c */
 extern const http_route sked__api_simulate_routes[]; /* api_simulate.c */
+extern const http_route sked__mcp_routes[];          /* mcp_http.c */
 /* Every table, NULL-terminated (router.c). */
 extern const http_route *const sked__http_tables[];
 

@@ -17,6 +17,7 @@ const http_route *const sked__http_tables[] = {
     sked__api_event_routes,
     sked__api_cron_routes,
     sked__api_misc_routes,
+    sked__mcp_routes, /* /mcp, not the API: it speaks JSON-RPC */
     NULL,
 };
 

@@ -34,6 +34,7 @@
 #include "base/json_io.h"
 #include "engine/request.h"
 #include "http/http_int.h"
+#include "http/mcp_http.h"
 #include "http/sse.h"
 #include "http/watch.h"
 
@@ -50,6 +51,7 @@ struct sked_http {
     char *token;         /* owned; NULL: no auth */
     size_t token_len;
     sked_sse_hub *hub; /* owned */
+    sked_mcp_hub *mcp; /* owned: the sessions of /mcp */
     http_watch *watch; /* owned */
     unsigned port;
     sked_http_access_fn access;
@@ -171,6 +173,11 @@ sked_sse_hub *sked__http_hub(const http_req *req)
     return req->server ? req->server->hub : NULL;
 }
 
+sked_mcp_hub *sked__http_mcp_hub(const http_req *req)
+{
+    return req->server ? req->server->mcp : NULL;
+}
+
 /* Compare A (length AN) with B (length BN) in a time that depends on BN
  * only, so the token cannot be guessed byte by byte from timings. */
 static bool same_secret(const char *a, size_t an, const char *b, size_t bn)
@@ -182,11 +189,13 @@ static bool same_secret(const char *a, size_t an, const char *b, size_t bn)
     return diff == 0;
 }
 
-/* True when PATH needs the token: the API and the metrics. Health checks
- * and the dashboard's files (which hold no data) are open. */
+/* True when PATH needs the token: the API, the metrics and MCP (whose
+ * tools are the API). Health checks and the dashboard's files (which hold
+ * no data) are open. */
 static bool guarded(const char *path)
 {
-    return strncmp(path, "/api/", 5) == 0 || strcmp(path, "/metrics") == 0;
+    return strncmp(path, "/api/", 5) == 0 || strcmp(path, "/metrics") == 0 ||
+           sked__mcp_http_path(path);
 }
 
 bool sked__http_authorized(const char *token, size_t token_len,
@@ -201,8 +210,12 @@ bool sked__http_authorized(const char *token, size_t token_len,
 }
 
 static bool authorized(const sked_http *h, struct MHD_Connection *conn,
-                       const char *path)
+                       const char *method, const char *path)
 {
+    /* A browser asks before it sends the token (a CORS preflight), and
+     * /mcp answers that with what it allows, nothing more. */
+    if (strcmp(method, "OPTIONS") == 0 && sked__mcp_http_path(path))
+        return true;
     return sked__http_authorized(
         h->token, h->token_len, path,
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
@@ -304,6 +317,14 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, http_resp *resp)
     if (resp->status == 401)
         (void) MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                                        "Bearer");
+    if (resp->cors_origin)
+        sked__mcp_http_cors(r, resp);
+    if (resp->mcp_session[0] &&
+        MHD_add_response_header(r, "Mcp-Session-Id", resp->mcp_session) !=
+            MHD_YES) {
+        MHD_destroy_response(r); /* a session its client cannot name */
+        return MHD_NO;
+    }
     (void) MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
                                    "no-store");
     ok = MHD_queue_response(conn, resp->status, r);
@@ -320,6 +341,8 @@ static enum MHD_Result refuse(const sked_http *h, struct MHD_Connection *conn,
     http_resp resp = {0};
 
     (void) sked__http_error(&resp, code, field, "%s", msg);
+    if (sked__mcp_http_path(path))
+        sked__mcp_http_refusal(&resp, h->mcp, conn);
     rs->answered = true;
     report(h, method, path, rs, resp.status);
     return send_resp(conn, &resp);
@@ -342,6 +365,8 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
     http_match m;
 
     (void) sked__http_serve(&req, &resp, &m);
+    if (sked__mcp_http_path(path) && resp.status >= 400 && !resp.stream)
+        sked__mcp_http_refusal(&resp, h->mcp, conn); /* the router's 405 */
     rs->answered = true;
     report(h, method, path, rs, resp.stream ? 200 : resp.status);
     enum MHD_Result ok = send_resp(conn, &resp);
@@ -423,7 +448,7 @@ static enum MHD_Result on_first(sked_http *h, struct MHD_Connection *conn,
                       field[0] ? field : NULL, why);
     if (rs->refusal)
         ; /* the request line is refused already (on_uri) */
-    else if (!authorized(h, conn, path))
+    else if (!authorized(h, conn, method, path))
         refuse_later(rs, SKED_EUNAUTH,
                      "a valid bearer token is required "
                      "(Authorization: Bearer TOKEN)");
@@ -608,6 +633,8 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
     if ((rc = resolve_listen(listen, &a, err)) < 0 ||
         (rc = configure(h, o, listen, err)) < 0 ||
         (rc = sked__sse_hub_new(e, &h->hub, err)) < 0 ||
+        (rc = sked__mcp_hub_new(e, o->mcp_allow_origin, o->n_mcp_allow_origin,
+                                o->mcp_idle, &h->mcp, err)) < 0 ||
         (rc = sked__http_watch_start(o->header_timeout_secs
                                          ? o->header_timeout_secs
                                          : HEADER_TIMEOUT_DEFAULT,
@@ -657,10 +684,12 @@ void sked__http_stop(sked_http *h)
         return;
     if (h->hub)
         sked__sse_hub_shutdown(h->hub);
+    sked__mcp_hub_shutdown(h->mcp);
     if (h->daemon)
         MHD_stop_daemon(h->daemon);
     sked__http_watch_stop(h->watch);
     sked__sse_hub_free(h->hub);
+    sked__mcp_hub_free(h->mcp);
     free(h->token);
     free(h);
 }
