@@ -254,7 +254,7 @@ export async function stdioClient(args, { version, env = {} } = {}) {
         } catch {
             // already closed
         }
-        await Promise.race([client.exited, sleep(ms)]);
+        await Promise.race([client.exited, sleep(ms, undefined, { ref: false })]);
         await client.close();
     };
     stdioSessions.push({ args, client });

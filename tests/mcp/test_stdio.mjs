@@ -28,7 +28,7 @@ describe('sked mcp over stdio (--db)', () => {
         assert.ok(stdioSessions.length > 5, `${stdioSessions.length} sessions`);
         for (const [i, { args, client }] of stdioSessions.entries()) {
             await client.end();
-            const end = await Promise.race([client.exited, sleep(5000).then(() => 'still running')]);
+            const end = await Promise.race([client.exited, sleep(5000, undefined, { ref: false }).then(() => 'still running')]);
             await sleep(10); // the last of its stderr
             const methods = client.wire.sent.map((m) => m.params?.name ?? m.method).slice(-4);
             const what = `session ${i} (sked mcp ${args.join(' ')}; last sent: ${methods.join(', ')})`;
