@@ -787,3 +787,59 @@ int sked__query_cron_read(sked__query_get_fn get, void *ctx,
                             .dst = SKED_DST_ONCE};
     return query_read(cron_keys, get, ctx, q, err);
 }
+
+/* ---- the keys, described ------------------------------------------------ */
+
+static bool body_param(const body_key *keys, size_t i, sked__request_param *p)
+{
+    static const char types[] = {
+        [BODY_SET] = 'a',     [BODY_BOOL] = 'b',  [BODY_NAME] = 's',
+        [BODY_INSTANT] = 't', [BODY_SPANS] = 'p', [BODY_SECS] = 'd',
+        [BODY_COUNT] = 'n'};
+    size_t n = 0;
+
+    while (keys[n].key)
+        n++;
+    if (i >= n)
+        return false;
+    *p = (sked__request_param){keys[i].key, types[keys[i].kind], keys[i].min,
+                               keys[i].max, false};
+    return true;
+}
+
+static bool query_param(const query_key *keys, size_t i, sked__request_param *p)
+{
+    static const char types[] = {
+        [QUERY_TEXT] = 's',  [QUERY_COUNT] = 'n',   [QUERY_ID] = 'i',
+        [QUERY_FLAG] = 'f',  [QUERY_INSTANT] = 't', [QUERY_DST] = 'e',
+        [QUERY_CURSOR] = 'c'};
+
+    for (const query_key *k = keys; k->key; k++) {
+        if (k->alias || i-- > 0)
+            continue;
+        *p = (sked__request_param){k->key, types[k->kind], k->min, k->max,
+                                   k->kind == QUERY_FLAG};
+        return true;
+    }
+    return false;
+}
+
+bool sked__request_param_at(sked__request_table t, size_t i,
+                            sked__request_param *p)
+{
+    switch (t) {
+    case SKED__REQUEST_SCHEDULES:
+        return query_param(schedule_keys, i, p);
+    case SKED__REQUEST_RUNS:
+        return query_param(run_keys, i, p);
+    case SKED__REQUEST_EVENTS:
+        return query_param(event_keys, i, p);
+    case SKED__REQUEST_BACKFILL:
+        return body_param(backfill_keys, i, p);
+    case SKED__REQUEST_SIMULATE:
+        return body_param(simulate_keys, i, p);
+    case SKED__REQUEST_CRON:
+        return query_param(cron_keys, i, p);
+    }
+    return false;
+}

@@ -140,4 +140,37 @@ int sked__query_cron_read(sked__query_get_fn get, void *ctx,
 int sked__query_long(const char *s, const char *key, long min, long max,
                      long dflt, long *out, sked_error *err);
 
+/* ---- the keys, described ------------------------------------------------ */
+
+/* The key tables above, for what describes the requests to a client (the
+ * input schemas of the MCP server's tools): so that a key added to a
+ * table shows there too. */
+typedef enum sked__request_table {
+    SKED__REQUEST_SCHEDULES, /* GET /api/v1/schedules: the query */
+    SKED__REQUEST_RUNS,      /* GET /api/v1/runs: the query */
+    SKED__REQUEST_EVENTS,    /* GET /api/v1/events: the query */
+    SKED__REQUEST_BACKFILL,  /* POST .../backfill: the body */
+    SKED__REQUEST_SIMULATE,  /* POST .../simulate: the body */
+    SKED__REQUEST_CRON,      /* GET /api/v1/cron/explain: the query */
+} sked__request_table;
+
+typedef struct sked__request_param {
+    const char *key;
+    /* 's' text, 'e' the name of a schedule field's enumeration (the
+     * key is the field's), 'n' a whole number in min..max, 'd' a number
+     * of seconds in min..max, 'i' an id (a whole number in min..max,
+     * which a cursor gives as its text), 'c' an event cursor (an id, or
+     * "latest"), 'f' a flag (1 or 0), 'b' true or false, 't' an RFC 3339
+     * instant, 'p' an array of at most max periods {"from", "to"}, 'a'
+     * another array */
+    char type;
+    long min, max;
+    bool stream; /* a flag that asks for a stream instead of a page */
+} sked__request_param;
+
+/* The I-th key of table T into *p (another name of a key left out).
+ * Returns false past the last. */
+bool sked__request_param_at(sked__request_table t, size_t i,
+                            sked__request_param *p);
+
 #endif

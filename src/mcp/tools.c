@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: MIT */
+/* The tools of a session (mcp_int.h, SPEC 8): one table, a row a tool,
+ * each tool one request of the HTTP API (docs/api.md).
+ *
+ * A row says what a client lists (name, title, description, the input
+ * and output schemas, the hints) and the request the tool makes: its
+ * method and path, where "{arg}" is the argument ARG escaped as one path
+ * segment; the other arguments go into the query or the body, as the
+ * row says, one may be the whole body and one the Idempotency-Key. The
+ * input schemas come from the model's tables (tools_schema.c), and the
+ * arguments are checked against them before any request: a key not in
+ * the schema, a value of the wrong type or a required one missing is a
+ * tool error naming the argument, and nothing is asked of the API. What
+ * the API answers is the result: its JSON as the text and as the
+ * structured content, or its error as a tool error, "FIELD: MESSAGE". */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "mcp/tools_int.h"
+#include "sked/engine.h"
+
+enum { RO = 1, DESTRUCTIVE = 2, IDEMPOTENT = 4 };
+
+typedef struct tool {
+    const char *name, *title, *desc;
+    const char *method, *path;
+    char rest;          /* the other arguments: 'q' query, 'b' body */
+    const char *whole;  /* the argument that is the whole body, or NULL */
+    const char *header; /* the argument sent as Idempotency-Key, or NULL */
+    unsigned hints;
+    json_t *(*input)(void);
+    json_t *(*output)(void);
+} tool;
+
+/* ---- input schemas ------------------------------------------------------- */
+
+static const char *const need_name[] = {"name", NULL};
+static const char *const need_id[] = {"id", NULL};
+
+/* PROPS with the schedule's name as "name", described as DESC. */
+static json_t *with_name(json_t *props, const char *desc)
+{
+    if (props && json_object_set_new(props, "name",
+                                     sked__mcp_schedule_prop("name", desc))) {
+        json_decref(props);
+        return NULL;
+    }
+    return props;
+}
+
+static json_t *in_create(void)
+{
+    return sked__mcp_object(sked__mcp_schedule_props(true),
+                            (const char *const[]){"name", "workflow", NULL},
+                            true);
+}
+
+static json_t *in_update(void)
+{
+    return sked__mcp_object(
+        with_name(sked__mcp_schedule_props(true),
+                  "the schedule to change (a name cannot be changed)"),
+        need_name, true);
+}
+
+static json_t *in_name(void)
+{
+    return sked__mcp_object(with_name(json_object(), "the schedule's name"),
+                            need_name, true);
+}
+
+static json_t *in_list_schedules(void)
+{
+    return sked__mcp_object(sked__mcp_request_props(SKED__REQUEST_SCHEDULES),
+                            NULL, true);
+}
+
+static json_t *in_backfill(void)
+{
+    return sked__mcp_object(
+        with_name(sked__mcp_request_props(SKED__REQUEST_BACKFILL),
+                  "the schedule whose missed occurrences to run"),
+        (const char *const[]){"name", "start", "end", NULL}, true);
+}
+
+static json_t *in_preview(void)
+{
+    json_t *props = json_pack(
+        "{s:{s:s, s:s, s:i, s:i, s:i}, s:{s:s, s:s, s:s}}", "n", "type",
+        "integer", "description", "how many occurrences", "minimum", 1,
+        "maximum", SKED_PREVIEW_MAX, "default", 10, "after", "type", "string",
+        "format", "date-time", "description",
+        "the occurrences strictly after this RFC 3339 instant (default: now)");
+
+    return sked__mcp_object(with_name(props, "the schedule to preview"),
+                            need_name, true);
+}
+
+static json_t *in_list_runs(void)
+{
+    return sked__mcp_object(sked__mcp_request_props(SKED__REQUEST_RUNS), NULL,
+                            true);
+}
+
+static json_t *in_run_id(void)
+{
+    return sked__mcp_object(
+        json_pack("{s:{s:s, s:s}}", "id", "type", "string", "description",
+                  "the run's id (the run_id of a trigger, the id of a run)"),
+        need_id, true);
+}
+
+static json_t *in_start_run(void)
+{
+    json_t *props = json_pack(
+        "{s:o, s:{s:s, s:s}, s:{s:s, s:s, s:i, s:i}}", "workflow",
+        sked__mcp_schedule_prop("workflow", "the registered workflow to run"),
+        "input", "type", "object", "description",
+        "the run's input: a JSON object handed to its steps (default {})",
+        "idempotency_key", "type", "string", "description",
+        "a key of this start: another start with the same key returns the "
+        "run it started instead of starting one more",
+        "minLength", 1, "maxLength", SKED_RUN_KEY_MAX);
+
+    return sked__mcp_object(props, (const char *const[]){"workflow", NULL},
+                            true);
+}
+
+static json_t *in_none(void)
+{
+    return sked__mcp_object(json_object(), NULL, true);
+}
+
+static json_t *in_explain(void)
+{
+    return sked__mcp_object(sked__mcp_request_props(SKED__REQUEST_CRON),
+                            (const char *const[]){"expr", NULL}, true);
+}
+
+static json_t *in_simulate(void)
+{
+    return sked__mcp_object(
+        with_name(sked__mcp_request_props(SKED__REQUEST_SIMULATE),
+                  "the schedule to simulate"),
+        (const char *const[]){"name", "from", "to", NULL}, true);
+}
+
+static json_t *in_list_events(void)
+{
+    return sked__mcp_object(sked__mcp_request_props(SKED__REQUEST_EVENTS), NULL,
+                            true);
+}
+
+/* ---- output schemas ------------------------------------------------------ */
+
+static json_t *out_run_id(void)
+{
+    return sked__mcp_object(json_pack("{s:{s:s, s:s}}", "run_id", "type",
+                                      "string", "description",
+                                      "the id of the run created"),
+                            (const char *const[]){"run_id", NULL}, false);
+}
+
+static json_t *out_backfill(void)
+{
+    return sked__mcp_object(
+        json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "created", "type", "integer",
+                  "description", "runs created", "skipped", "type", "integer",
+                  "description", "occurrences that already had a run"),
+        (const char *const[]){"created", "skipped", NULL}, false);
+}
+
+static json_t *occurrence_item(void)
+{
+    return json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:[s, s]}}}", "type",
+                     "object", "properties", "at", "type", "string", "local",
+                     "type", "string", "mark", "type", "string", "null");
+}
+
+static json_t *out_occurrences(void)
+{
+    json_t *item = occurrence_item();
+
+    return sked__mcp_object(item ? json_pack("{s:{s:s, s:o}}", "occurrences",
+                                             "type", "array", "items", item)
+                                 : NULL,
+                            (const char *const[]){"occurrences", NULL}, false);
+}
+
+static json_t *out_explain(void)
+{
+    json_t *item = occurrence_item();
+
+    return sked__mcp_object(
+        item ? json_pack("{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s, s:o}}", "expr",
+                         "type", "string", "timezone", "type", "string",
+                         "description", "type", "string", "occurrences", "type",
+                         "array", "items", item)
+             : NULL,
+        (const char *const[]){"description", "occurrences", NULL}, false);
+}
+
+static json_t *out_simulate(void)
+{
+    json_t *item =
+        json_pack("{s:s, s:{s:{s:s, s:[s, s]}, s:{}, s:{}, s:{}}}", "type",
+                  "object", "properties", "decision", "type", "string", "enum",
+                  "fire", "drop", "occurrence", "reason", "run_id");
+
+    return sked__mcp_object(item ? json_pack("{s:{s:s, s:o}}", "decisions",
+                                             "type", "array", "items", item)
+                                 : NULL,
+                            (const char *const[]){"decisions", NULL}, false);
+}
+
+static json_t *out_deleted(void)
+{
+    return sked__mcp_object(
+        json_pack("{s:{s:s}, s:{s:s, s:s}}", "name", "type", "string",
+                  "deleted", "type", "boolean", "description",
+                  "true: the schedule is gone (also when it did not exist)"),
+        (const char *const[]){"name", "deleted", NULL}, false);
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+#define SCHEDULE "/api/v1/schedules/{name}"
+
+static const tool tools[] = {
+    {"create_schedule", "Create a schedule",
+     "Create a schedule that starts runs of a workflow: give name, workflow "
+     "and exactly one time spec: cron (a cron expression, read in timezone), "
+     "every_secs (an interval) or at (one RFC 3339 instant). The other "
+     "fields are optional and take the defaults shown. Answers the "
+     "schedule as stored, with next_fire_at.",
+     "POST", "/api/v1/schedules", 'b', NULL, NULL, 0, in_create,
+     sked__mcp_schedule_schema},
+    {"list_schedules", "List schedules",
+     "List schedules by name, a page at a time, optionally only those of a "
+     "status, a workflow or a name prefix. Pass next_cursor back as cursor "
+     "for the next page.",
+     "GET", "/api/v1/schedules", 'q', NULL, NULL, RO | IDEMPOTENT,
+     in_list_schedules, sked__mcp_schedule_page_schema},
+    {"get_schedule", "Get a schedule",
+     "Read one schedule: its definition and the state the scheduler keeps "
+     "(status, next_fire_at, last_fired_at, last_error).",
+     "GET", SCHEDULE, 0, NULL, NULL, RO | IDEMPOTENT, in_name,
+     sked__mcp_schedule_schema},
+    {"update_schedule", "Update a schedule",
+     "Change some fields of a schedule: give its name and only the fields "
+     "to change (null clears a field). A time spec given replaces the old "
+     "one. Answers the schedule as stored.",
+     "PATCH", SCHEDULE, 'b', NULL, NULL, IDEMPOTENT, in_update,
+     sked__mcp_schedule_schema},
+    {"pause_schedule", "Pause a schedule",
+     "Pause a schedule: it fires nothing until resumed; its occurrences "
+     "meanwhile are missed, and resume_schedule applies its catch-up policy "
+     "to them.",
+     "POST", SCHEDULE "/pause", 0, NULL, NULL, IDEMPOTENT, in_name,
+     sked__mcp_schedule_schema},
+    {"resume_schedule", "Resume a schedule",
+     "Resume a paused schedule: it fires again from its next occurrence, and "
+     "its catch-up policy decides what of those missed while paused runs.",
+     "POST", SCHEDULE "/resume", 0, NULL, NULL, IDEMPOTENT, in_name,
+     sked__mcp_schedule_schema},
+    {"delete_schedule", "Delete a schedule",
+     "Delete a schedule for good: it fires no more. Its runs are kept. "
+     "Succeeds also when there is no such schedule.",
+     "DELETE", SCHEDULE, 0, NULL, NULL, DESTRUCTIVE | IDEMPOTENT, in_name,
+     out_deleted},
+    {"trigger_schedule", "Trigger a schedule now",
+     "Start one run of a schedule's workflow now, outside its time spec, "
+     "with its context. Answers the new run's id; refused (conflict) while "
+     "a run is active and the schedule's overlap is skip.",
+     "POST", SCHEDULE "/trigger", 0, NULL, NULL, 0, in_name, out_run_id},
+    {"backfill_schedule", "Backfill a schedule",
+     "Create a run for each occurrence of a schedule after start and up to "
+     "end that has none yet (past occurrences, for example after an "
+     "outage). Answers how many runs were created and how many occurrences "
+     "were skipped because they had one.",
+     "POST", SCHEDULE "/backfill", 'b', NULL, NULL, IDEMPOTENT, in_backfill,
+     out_backfill},
+    {"preview_schedule", "Preview a schedule's occurrences",
+     "List the next n occurrences of a schedule after an instant, each in "
+     "UTC (at) and on the schedule zone's clock (local), marked when a "
+     "daylight saving change shifted or doubled it.",
+     "GET", SCHEDULE "/occurrences", 'q', NULL, NULL, RO | IDEMPOTENT,
+     in_preview, out_occurrences},
+    {"list_runs", "List runs",
+     "List runs, newest first, a page at a time, optionally only those of a "
+     "status, a schedule or a workflow (status failed: what went wrong). "
+     "Pass next_cursor back as cursor for the next page.",
+     "GET", "/api/v1/runs", 'q', NULL, NULL, RO | IDEMPOTENT, in_list_runs,
+     sked__mcp_run_page_schema},
+    {"get_run", "Get a run",
+     "Read one run with every attempt of every step: status, error, exit "
+     "code, output and stderr of each.",
+     "GET", "/api/v1/runs/{id}", 0, NULL, NULL, RO | IDEMPOTENT, in_run_id,
+     sked__mcp_run_schema},
+    {"cancel_run", "Cancel a run",
+     "Cancel a pending, waiting or running run: its running step is stopped "
+     "and its compensations run. Refused (conflict) when the run has "
+     "already finished.",
+     "POST", "/api/v1/runs/{id}/cancel", 0, NULL, NULL,
+     DESTRUCTIVE | IDEMPOTENT, in_run_id, sked__mcp_run_schema},
+    {"start_run", "Start a run of a workflow",
+     "Start one run of a registered workflow now with an input object. With "
+     "an idempotency_key, starting again with the same key returns the "
+     "same run instead of a new one.",
+     "POST", "/api/v1/workflows/{workflow}/runs", 0, "input", "idempotency_key",
+     0, in_start_run, sked__mcp_run_schema},
+    {"list_workflows", "List workflows",
+     "List the workflows the servers have registered, with their version "
+     "and definition (steps, queue, retries): the names a schedule's "
+     "workflow may take.",
+     "GET", "/api/v1/workflows", 0, NULL, NULL, RO | IDEMPOTENT, in_none,
+     sked__mcp_workflows_schema},
+    {"explain_cron", "Explain a cron expression",
+     "Say in words what a cron expression means and list its next "
+     "occurrences in a time zone, with what daylight saving changes do to "
+     "them. Use it to check an expression before creating a schedule.",
+     "GET", "/api/v1/cron/explain", 'q', NULL, NULL, RO | IDEMPOTENT,
+     in_explain, out_explain},
+    {"simulate_schedule", "Simulate a schedule",
+     "Replay a schedule over a period without running anything: for each "
+     "occurrence whether it would fire or be dropped and why (catch-up, "
+     "overlap, window), given periods the scheduler was down. Use it to "
+     "see why a schedule did or did not fire.",
+     "POST", SCHEDULE "/simulate", 'b', NULL, NULL, RO | IDEMPOTENT,
+     in_simulate, out_simulate},
+    {"list_events", "List events",
+     "List the event log, oldest first, a page at a time: schedules "
+     "created, changed, paused, disabled; runs created, started, finished; "
+     "steps; and schedule.occurrences_missed, the occurrences that did not "
+     "fire with the reason. Pass next_cursor back as after for the next "
+     "page.",
+     "GET", "/api/v1/events", 'q', NULL, NULL, RO | IDEMPOTENT, in_list_events,
+     sked__mcp_event_page_schema},
+};
+
+#define NTOOLS (sizeof tools / sizeof tools[0])
+
+static json_t *annotations(const tool *t)
+{
+    return json_pack("{s:s, s:b, s:b, s:b, s:b}", "title", t->title,
+                     "readOnlyHint", (t->hints & RO) != 0, "destructiveHint",
+                     (t->hints & DESTRUCTIVE) != 0, "idempotentHint",
+                     (t->hints & IDEMPOTENT) != 0, "openWorldHint", 0);
+}
+
+/* The tools/list result, built from the tables. */
+static json_t *tools_build(void)
+{
+    json_t *list = json_array();
+
+    for (size_t i = 0; list && i < NTOOLS; i++) {
+        const tool *t = &tools[i];
+        json_t *in = t->input(), *out = t->output(), *a = annotations(t);
+        json_t *o = in && out && a
+                        ? json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "name",
+                                    t->name, "title", t->title, "description",
+                                    t->desc, "inputSchema", in, "outputSchema",
+                                    out, "annotations", a)
+                        : NULL;
+        if (!o) {
+            if (!(in && out && a)) {
+                json_decref(in);
+                json_decref(out);
+                json_decref(a);
+            }
+            json_decref(list);
+            return NULL;
+        }
+        if (json_array_append_new(list, o) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list ? json_pack("{s:o}", "tools", list) : NULL;
+}
+
+/* The tables are constants of the program, so the list is built once and
+ * only read after: a tools/list or a call does not write the schemas
+ * again. NULL when it could not be built (each is built again then). */
+static pthread_once_t built_once = PTHREAD_ONCE_INIT;
+static json_t *built;
+
+static void build(void)
+{
+    built = tools_build();
+}
+
+static const json_t *tools_built(void)
+{
+    (void) pthread_once(&built_once, build);
+    return built;
+}
+
+json_t *sked__mcp_tools_list(void)
+{
+    const json_t *list = tools_built();
+
+    /* A copy: the caller may add to it (a cursor, _meta). */
+    return list ? json_deep_copy(list) : tools_build();
+}
+
+/* The input schema of tool I, a new reference; NULL: out of memory. */
+static json_t *input_schema(size_t i)
+{
+    const json_t *list = json_object_get(tools_built(), "tools");
+    json_t *in = json_object_get(json_array_get(list, i), "inputSchema");
+
+    return in ? json_incref(in) : tools[i].input();
+}
+
+/* ---- checking the arguments ---------------------------------------------- */
+
+/* Tell whether V is of the JSON Schema type TYPE. */
+static bool is_type(const char *type, const json_t *v)
+{
+    if (strcmp(type, "string") == 0)
+        return json_is_string(v);
+    if (strcmp(type, "integer") == 0)
+        return json_is_integer(v) ||
+               (json_is_real(v) &&
+                json_real_value(v) == (double) (json_int_t) json_real_value(v));
+    if (strcmp(type, "number") == 0)
+        return json_is_number(v);
+    if (strcmp(type, "boolean") == 0)
+        return json_is_boolean(v);
+    if (strcmp(type, "object") == 0)
+        return json_is_object(v);
+    if (strcmp(type, "array") == 0)
+        return json_is_array(v);
+    if (strcmp(type, "null") == 0)
+        return json_is_null(v);
+    return true;
+}
+
+/* Check V against the type of PROP; else "expected T or U" into MSG. */
+static bool type_ok(const json_t *prop, const json_t *v, char *msg, size_t n)
+{
+    const json_t *type = json_object_get(prop, "type"), *t;
+    size_t i, len = 0;
+
+    if (!type || (json_is_string(type) && is_type(json_string_value(type), v)))
+        return true;
+    json_array_foreach(type, i,
+                       t) if (is_type(json_string_value(t), v)) return true;
+    len = (size_t) snprintf(msg, n, "expected ");
+    if (json_is_string(type))
+        (void) snprintf(msg + len, n - len, "%s", json_string_value(type));
+    json_array_foreach(type, i, t)
+    {
+        int w = snprintf(msg + len, n - len, "%s%s", i ? " or " : "",
+                         json_string_value(t));
+        if (w > 0 && (size_t) w < n - len)
+            len += (size_t) w;
+    }
+    return false;
+}
+
+/* Check ARGS against SCHEMA; the first fault into *result, a tool error
+ * naming the argument. Returns 0 (*result NULL when none) or
+ * SKED_ENOMEM. */
+static int check_args(const json_t *schema, json_t *args, json_t **result)
+{
+    const json_t *props = json_object_get(schema, "properties"), *v, *req;
+    char msg[160], field[SKED_ERROR_FIELD_MAX] = "";
+    const char *key;
+    size_t i;
+
+    *result = NULL;
+    json_object_foreach(args, key, v)
+    {
+        const json_t *p = json_object_get(props, key);
+        if (!p) {
+            *result = sked__mcp_tool_error(key, "unknown argument");
+            return *result ? 0 : SKED_ENOMEM;
+        }
+        if (!type_ok(p, v, msg, sizeof msg)) {
+            *result = sked__mcp_tool_error(key, msg);
+            return *result ? 0 : SKED_ENOMEM;
+        }
+    }
+    json_array_foreach(json_object_get(schema, "required"), i, req)
+    {
+        key = json_string_value(req);
+        v = json_object_get(args, key);
+        if (!v || json_is_null(v)) {
+            (void) snprintf(field, sizeof field, "%s", key);
+            *result = sked__mcp_tool_error(field, "required");
+            return *result ? 0 : SKED_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* ---- the request --------------------------------------------------------- */
+
+/* Tell whether KEY is one of T's path arguments. */
+static bool in_path(const tool *t, const char *key)
+{
+    size_t n = strlen(key);
+
+    for (const char *p = strchr(t->path, '{'); p; p = strchr(p + 1, '{'))
+        if (strncmp(p + 1, key, n) == 0 && p[n + 1] == '}')
+            return true;
+    return false;
+}
+
+/* Refuse an empty path argument of T into *result: the path would name
+ * another route. Returns 0 or SKED_ENOMEM. */
+static int check_path(const tool *t, json_t *args, json_t **result)
+{
+    const char *key;
+    json_t *v;
+
+    *result = NULL;
+    json_object_foreach(args, key, v)
+    {
+        if (in_path(t, key) && json_string_length(v) == 0) {
+            *result = sked__mcp_tool_error(key, "must not be empty");
+            return *result ? 0 : SKED_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* Tell whether the argument KEY of T goes where the rest does. */
+static bool is_rest(const tool *t, const char *key)
+{
+    return !in_path(t, key) && !(t->whole && strcmp(t->whole, key) == 0) &&
+           !(t->header && strcmp(t->header, key) == 0);
+}
+
+/* Append the value V of a query parameter to B. */
+static void query_value(sked_buf *b, const json_t *v)
+{
+    char num[48];
+
+    if (json_is_string(v)) {
+        sked__mcp_escape(b, json_string_value(v));
+        return;
+    }
+    if (json_is_integer(v))
+        (void) snprintf(num, sizeof num, "%lld",
+                        (long long) json_integer_value(v));
+    else if (json_is_real(v) &&
+             json_real_value(v) == (double) (json_int_t) json_real_value(v))
+        (void) snprintf(num, sizeof num, "%lld",
+                        (long long) json_real_value(v));
+    else if (json_is_real(v))
+        (void) snprintf(num, sizeof num, "%.17g", json_real_value(v));
+    else
+        (void) snprintf(num, sizeof num, "%s", json_is_true(v) ? "1" : "0");
+    (void) sked__buf_puts(b, num);
+}
+
+/* The target of T with ARGS: its path with each "{arg}" escaped, then
+ * the query. NULL when out of memory. */
+static char *target_of(const tool *t, json_t *args)
+{
+    sked_buf b = {0};
+    const char *key, *p = t->path, *end;
+    const json_t *v;
+    char sep = '?', name[64];
+
+    for (; (end = strchr(p, '{')); p = strchr(end, '}') + 1) {
+        size_t n = (size_t) (strchr(end, '}') - end - 1);
+        (void) sked__buf_add(&b, p, (size_t) (end - p));
+        (void) snprintf(name, sizeof name, "%.*s", (int) n, end + 1);
+        sked__mcp_escape(&b, json_string_value(json_object_get(args, name)));
+    }
+    (void) sked__buf_puts(&b, p);
+    json_object_foreach(args, key, v)
+    {
+        if (t->rest != 'q' || !is_rest(t, key) || json_is_null(v))
+            continue;
+        (void) sked__buf_printf(&b, "%c", sep);
+        sked__mcp_escape(&b, key);
+        (void) sked__buf_puts(&b, "=");
+        query_value(&b, v);
+        sep = '&';
+    }
+    return sked__buf_take(&b, NULL);
+}
+
+/* The body of T with ARGS into *body (NULL: none). */
+static int body_of(const tool *t, json_t *args, json_t **body)
+{
+    const char *key;
+    json_t *v;
+
+    *body = NULL;
+    if (t->whole) {
+        v = json_object_get(args, t->whole);
+        *body = v ? json_incref(v) : json_object();
+    } else if (t->rest == 'b') {
+        *body = json_object();
+        json_object_foreach(args, key, v)
+        {
+            if (*body && is_rest(t, key) && json_object_set(*body, key, v)) {
+                json_decref(*body);
+                *body = NULL;
+            }
+        }
+    } else {
+        return 0;
+    }
+    return *body ? 0 : SKED_ENOMEM;
+}
+
+/* What a request answered with no body (a DELETE's 204) stands for. */
+static json_t *empty_answer(const tool *t, json_t *args)
+{
+    if (strcmp(t->method, "DELETE") == 0)
+        return json_pack("{s:O, s:b}", "name", json_object_get(args, "name"),
+                         "deleted", 1);
+    return json_object();
+}
+
+/* Make T's request with ARGS (checked) and put its result into *out. */
+static int request(const mcp_ctx *c, const tool *t, json_t *args, json_t **out,
+                   sked_error *err)
+{
+    const char *key =
+        t->header ? json_string_value(json_object_get(args, t->header)) : NULL;
+    char *target = target_of(t, args), msg[SKED_ERROR_MSG_MAX + 64];
+    json_t *body = NULL, *answer = NULL;
+    unsigned status = 0;
+    int rc = target ? body_of(t, args, &body) : SKED_ENOMEM;
+
+    if (rc == 0)
+        rc = sked__mcp_api(c, t->method, target, body, key, &status, &answer,
+                           err);
+    free(target);
+    json_decref(body);
+    if (rc == SKED_ENOMEM || (rc == 0 && status >= 200 && status < 300 &&
+                              !answer && !(answer = empty_answer(t, args))))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, "out of memory");
+    if (rc != 0) /* no answer: the server cannot be reached */
+        *out = sked__mcp_tool_error(err->field, err->msg);
+    else if (status < 200 || status >= 300) {
+        sked__mcp_api_message(answer, status, msg, sizeof msg);
+        *out = sked__mcp_tool_error(NULL, msg);
+    } else
+        *out = sked__mcp_tool_result(answer, true);
+    json_decref(answer);
+    return *out ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+}
+
+int sked__mcp_tool_call(const mcp_ctx *c, const char *name, json_t *args,
+                        json_t **out, sked_error *err)
+{
+    const tool *t = NULL;
+    json_t *schema, *none = NULL;
+    int rc;
+
+    *out = NULL;
+    for (size_t i = 0; !t && i < NTOOLS; i++)
+        if (strcmp(tools[i].name, name) == 0)
+            t = &tools[i];
+    if (!t)
+        return sked__error_set(err, SKED_ENOTFOUND, "name", -1,
+                               "no tool \"%.60s\"", name);
+    if (args && !json_is_object(args))
+        return sked__error_set(err, SKED_EINVAL, "arguments", -1,
+                               "the arguments are not an object");
+    if (!args && !(args = none = json_object()))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (!(schema = input_schema((size_t) (t - tools))))
+        rc = SKED_ENOMEM;
+    else if ((rc = check_args(schema, args, out)) == 0 && !*out &&
+             (rc = check_path(t, args, out)) == 0 && !*out)
+        rc = request(c, t, args, out, err);
+    json_decref(schema);
+    json_decref(none);
+    if (rc == SKED_ENOMEM && !err->code)
+        (void) sked__error_set(err, SKED_ENOMEM, NULL, -1, "out of memory");
+    return rc;
+}
