@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Install every Debian package that sked's build, tests and benchmarks need,
 # the npm oracle (croner) used by the differential tests, the npm peer
-# (graphile-worker) of the execution benchmark, and the official MCP SDK
-# whose client drives the MCP tests. Idempotent and quiet when
+# (graphile-worker) of the execution benchmark, playwright-core, which
+# drives Debian's chromium in the dashboard's tests, and the official MCP
+# SDK, whose client drives the MCP tests. Idempotent and quiet when
 # everything is already there. Run as root or with sudo.
 set -euo pipefail
 
@@ -18,8 +19,10 @@ packages=(
     libmicrohttpd-dev libcurl4-openssl-dev curl
     libjansson-dev libfyaml-dev
     tzdata
+    prometheus # its promtool: the metrics' linter (tests/lint)
     python3 python3-croniter python3-requests
     wrk hyperfine valgrind
+    chromium
 )
 
 missing=()
@@ -41,6 +44,18 @@ if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Only its promtool is wanted (tests/lint): the Prometheus server the
+    # package starts where services start on install is stopped and kept
+    # from starting at boot.
+    case " ${missing[*]} " in
+    *" prometheus "*)
+        if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+            $sudo systemctl disable --now prometheus >/dev/null 2>&1 || true
+        elif [ -x /etc/init.d/prometheus ]; then
+            $sudo /etc/init.d/prometheus stop >/dev/null 2>&1 || true
+        fi
+        ;;
+    esac
 fi
 
 # npm packages pinned by a package-lock.json: installed when missing, and
@@ -51,9 +66,14 @@ npm_ci() { # DIR PACKAGE
     if [ ! -f "$dir/node_modules/$2/package.json" ] ||
         [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
         echo "deps: installing $2 (npm)"
-        (cd "$dir" && npm ci --silent --no-audit --no-fund >/dev/null)
+        # Playwright drives the system's chromium: it downloads no browser.
+        (cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
+            npm ci --silent --no-audit --no-fund >/dev/null)
     fi
 }
+# Redocly CLI, the OpenAPI document's linter (tests/lint).
+npm_ci tests/lint @redocly/cli
 npm_ci tests/oracle croner
 npm_ci bench/peers graphile-worker
+npm_ci tests/dashboard playwright-core
 npm_ci tests/mcp @modelcontextprotocol/sdk

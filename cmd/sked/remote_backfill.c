@@ -24,7 +24,7 @@ static int one_request(remote *r, const char *path, sked_time start,
                        sked_time end, sked_backfill_result *res,
                        sked_error *err)
 {
-    const sked__backfill_request req = {start, end};
+    const sked__backfill_request req = {start, end, false};
     json_t *body = sked__request_backfill(&req, err), *j = NULL;
     sked_backfill_result one;
     int rc;

@@ -144,6 +144,30 @@ SKED_API int sked_engine_backfill(sked_engine *e, const char *name,
                                   sked_progress_fn progress, void *ctx,
                                   sked_backfill_result *out, sked_error *err);
 
+/* The most occurrences a backfill preview looks up one by one. */
+#define SKED_BACKFILL_PREVIEW_MAX 1000
+
+/* What a backfill of a range would do (sked_engine_backfill_preview). */
+typedef struct sked_backfill_preview {
+    size_t total;   /* occurrences in the range */
+    size_t checked; /* the first ones looked up: at most
+                       SKED_BACKFILL_PREVIEW_MAX */
+    size_t create;  /* of those: runs the backfill would create */
+    size_t skip;    /* of those: occurrences whose run exists (skipped) */
+    sked_time *at;  /* the CHECKED occurrences, oldest first */
+    bool *exists;   /* for each: its run exists */
+} sked_backfill_preview;
+
+/* Tell what sked_engine_backfill(E, NAME, START, END) would do, writing
+ * nothing: the same checks and errors, then the first
+ * SKED_BACKFILL_PREVIEW_MAX occurrences with whether each one's run
+ * exists. *out is freed with sked_backfill_preview_done. */
+SKED_API int sked_engine_backfill_preview(sked_engine *e, const char *name,
+                                          sked_time start, sked_time end,
+                                          sked_backfill_preview *out,
+                                          sked_error *err);
+SKED_API void sked_backfill_preview_done(sked_backfill_preview *p);
+
 /* Apply a set of schedules declared by code or a workflows file (SPEC
  * 3.5 code sync) as the engine's app (the option "app"): create new
  * ones, update changed ones, delete the app's code schedules not in the

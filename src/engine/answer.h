@@ -52,6 +52,11 @@ json_t *sked__answer_run_id(const char *id);
 json_t *sked__answer_backfill(const sked_backfill_result *r);
 int sked__answer_backfill_read(const json_t *j, sked_backfill_result *r);
 
+/* A backfill's dry run: {"dry_run": true, "total": n, "checked": n,
+ * "created": n, "skipped": n, "create": [T...], "skip": [T...]}, the
+ * counts and lists of the first "checked" occurrences of "total". */
+json_t *sked__answer_backfill_preview(const sked_backfill_preview *p);
+
 /* An apply's: {"created", "updated", "unchanged", "deleted"}. */
 json_t *sked__answer_apply(const sked_apply_result *r);
 int sked__answer_apply_read(const json_t *j, sked_apply_result *r);

@@ -20,6 +20,8 @@
 typedef enum body_kind {
     BODY_SET,     /* sked_schedule *, its count at n_off */
     BODY_BOOL,    /* bool; absent or null: false */
+    BODY_FLAG,    /* as BODY_BOOL, written only when true (a key added
+                     later, which older servers do not know) */
     BODY_NAME,    /* const char *; absent or null: SKED_APP_DEFAULT */
     BODY_INSTANT, /* sked_time; absent or null: SKED_TIME_NONE */
     BODY_SPANS,   /* sked_sim_span *, its count at n_off; absent: none */
@@ -48,6 +50,7 @@ static const body_key apply_keys[] = {
 static const body_key backfill_keys[] = {
     {"start", BODY_INSTANT, offsetof(sked__backfill_request, start), 0, 0, 0},
     {"end", BODY_INSTANT, offsetof(sked__backfill_request, end), 0, 0, 0},
+    {"dry_run", BODY_FLAG, offsetof(sked__backfill_request, dry_run), 0, 0, 0},
     {NULL, BODY_BOOL, 0, 0, 0, 0},
 };
 
@@ -139,6 +142,11 @@ static int value_write(const body_key *k, const void *r, json_t **out,
     case BODY_SET:
         return set_write(*AT_C(r, k->off, sked_schedule *),
                          *AT_C(r, k->n_off, size_t), out, err);
+    case BODY_FLAG:
+        if (!*AT_C(r, k->off, bool))
+            return 0;
+        *out = json_true();
+        break;
     case BODY_BOOL:
         *out = json_boolean(*AT_C(r, k->off, bool));
         break;
@@ -328,6 +336,7 @@ static int value_read(const body_key *k, const json_t *v, void *r,
                                    "expected an array of schedules");
         return 0;
     case BODY_BOOL:
+    case BODY_FLAG:
         if (v && !json_is_null(v) && !json_is_boolean(v))
             return sked__error_set(err, SKED_EINVAL, k->key, -1,
                                    "expected true or false");

@@ -46,9 +46,11 @@ int sked__request_apply_read(const json_t *body, sked__apply_request *a,
 void sked__apply_request_done(sked__apply_request *a);
 
 /* POST /api/v1/schedules/{name}/backfill: the occurrences in (start,
- * end); SKED_TIME_NONE is absent (the engine names a missing end). */
+ * end); SKED_TIME_NONE is absent (the engine names a missing end).
+ * DRY_RUN: answer what it would create and skip, writing nothing. */
 typedef struct sked__backfill_request {
     sked_time start, end;
+    bool dry_run;
 } sked__backfill_request;
 
 json_t *sked__request_backfill(const sked__backfill_request *b,

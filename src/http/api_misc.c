@@ -5,15 +5,17 @@
  * The OpenAPI 3.1 document is built from the route tables themselves, so
  * it lists exactly the routes the server answers. The dashboard's files
  * are looked up by name in the table built into the binary: a path is a
- * name or nothing, so no request can reach the disk. */
+ * name or nothing, so no request can reach the disk. They carry a
+ * Content-Security-Policy that allows nothing but the server's own
+ * files and API (no inline script), and the page names the others
+ * under their content hash so that a browser may keep them for good. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "http/asset.h"
 #include "http/http_int.h"
-#include "model/schedule_json.h"
-#include "sked/version.h"
 
 static int healthz(const http_req *req, http_resp *resp)
 {
@@ -34,98 +36,11 @@ static int readyz(const http_req *req, http_resp *resp)
 
 /* ---- OpenAPI ------------------------------------------------------------ */
 
-/* The path parameters of PATTERN ("{name}" segments) as OpenAPI
- * parameter objects. */
-static json_t *path_params(const char *pattern)
-{
-    json_t *list = json_array();
-
-    for (const char *p = strchr(pattern, '{'); p && list;
-         p = strchr(p + 1, '{')) {
-        size_t n = strcspn(p + 1, "}");
-        json_t *one =
-            json_pack("{s:s%, s:s, s:b, s:{s:s}}", "name", p + 1, n, "in",
-                      "path", "required", 1, "schema", "type", "string");
-        if (!one || json_array_append_new(list, one) < 0) {
-            json_decref(list);
-            return NULL;
-        }
-    }
-    return list;
-}
-
-/* The operation object of route R. */
-static json_t *operation(const http_route *r)
-{
-    char ok[16];
-    unsigned status = r->ok_status ? r->ok_status : 200;
-    const char *type = "application/json";
-
-    if (strcmp(r->pattern, "/") == 0 ||
-        strncmp(r->pattern, "/dashboard", 10) == 0)
-        type = "text/html";
-    else if (strcmp(r->pattern, "/metrics") == 0)
-        type = "text/plain";
-
-    snprintf(ok, sizeof ok, "%u", status);
-    return json_pack(
-        "{s:s, s:o, s:{s:{s:s, s:{s:{}}}, s:{s:s, s:{s:{s:{s:s}}}}}}",
-        "summary", r->summary ? r->summary : "", "parameters",
-        path_params(r->pattern), "responses", ok, "description", "success",
-        "content", type, "default", "description", "an error (docs/api.md)",
-        "content", "application/json", "schema", "$ref",
-        "#/components/schemas/Error");
-}
-
-/* Add route R to the paths object PATHS. Returns 0 or -1. */
-static int add_route(json_t *paths, const http_route *r)
-{
-    json_t *item = json_object_get(paths, r->pattern);
-    char method[8];
-    size_t i;
-
-    if (!item) {
-        item = json_object();
-        if (!item || json_object_set_new(paths, r->pattern, item) < 0)
-            return -1;
-    }
-    for (i = 0; r->method[i] && i + 1 < sizeof method; i++)
-        method[i] = (char) (r->method[i] | 0x20); /* lower case */
-    method[i] = '\0';
-    return json_object_set_new(item, method, operation(r));
-}
-
-static json_t *error_schema(void)
-{
-    return json_pack("{s:s, s:[s], s:{s:{s:s, s:[s,s], s:{s:{s:s}, s:{s:s}, "
-                     "s:{s:s}}}}}",
-                     "type", "object", "required", "error", "properties",
-                     "error", "type", "object", "required", "code", "message",
-                     "properties", "code", "type", "string", "message", "type",
-                     "string", "field", "type", "string");
-}
-
+/* The document is built from the route tables (openapi.c). */
 static int openapi(const http_req *req, http_resp *resp)
 {
-    json_t *paths = json_object();
-    json_t *doc;
-
     (void) req;
-    for (size_t t = 0; paths && sked__http_tables[t]; t++)
-        for (const http_route *r = sked__http_tables[t]; r->method; r++)
-            if (add_route(paths, r) < 0) {
-                json_decref(paths);
-                paths = NULL;
-                break;
-            }
-    doc = json_pack("{s:s, s:{s:s, s:s}, s:o, s:{s:{s:o, s:o}, "
-                    "s:{s:{s:s, s:s}}}, s:[{s:[]}]}",
-                    "openapi", "3.1.0", "info", "title", "sked", "version",
-                    SKED_VERSION, "paths", paths, "components", "schemas",
-                    "Error", error_schema(), "Schedule",
-                    sked__schedule_json_schema(), "securitySchemes", "bearer",
-                    "type", "http", "scheme", "bearer", "security", "bearer");
-    return sked__http_json(resp, 200, doc);
+    return sked__http_json(resp, 200, sked__http_openapi());
 }
 
 /* ---- the dashboard ------------------------------------------------------ */
@@ -149,8 +64,21 @@ static const char *content_type(const char *name)
     return "application/octet-stream";
 }
 
-/* Send the built-in file NAME, or 404. */
-static int send_asset(const char *name, http_resp *resp)
+/* What the dashboard may load: its own files and its own API, nothing
+ * from another origin, no inline script or style, no plugin, no frame. */
+static const char dashboard_csp[] =
+    "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/* A file named by the current content hash never changes; any other
+ * (the page, a file asked for by its bare name or under an old hash) is
+ * revalidated each time. */
+static const char cache_forever[] = "public, max-age=31536000, immutable";
+static const char cache_revalidate[] = "no-cache";
+
+/* Send the built-in file NAME with the Cache-Control CACHE, or 404. */
+static int send_asset(const char *name, const char *cache, http_resp *resp)
 {
     for (const struct sked__asset *a = sked__dashboard_files; a->name; a++) {
         if (strcmp(a->name, name) != 0)
@@ -162,6 +90,8 @@ static int send_asset(const char *name, http_resp *resp)
         resp->len = a->len;
         resp->status = 200;
         resp->content_type = content_type(a->name);
+        resp->cache_control = cache;
+        resp->csp = dashboard_csp;
         return 0;
     }
     return sked__http_error(resp, SKED_ENOTFOUND, NULL,
@@ -171,12 +101,20 @@ static int send_asset(const char *name, http_resp *resp)
 static int dashboard_index(const http_req *req, http_resp *resp)
 {
     (void) req;
-    return send_asset("index.html", resp);
+    return send_asset("index.html", cache_revalidate, resp);
 }
 
 static int dashboard_file(const http_req *req, http_resp *resp)
 {
-    return send_asset(req->param[0], resp);
+    return send_asset(req->param[0], cache_revalidate, resp);
+}
+
+static int dashboard_hashed(const http_req *req, http_resp *resp)
+{
+    bool current = strcmp(req->param[0], sked__dashboard_hash) == 0;
+
+    return send_asset(req->param[1], current ? cache_forever : cache_revalidate,
+                      resp);
 }
 
 const http_route sked__api_misc_routes[] = {
@@ -186,5 +124,7 @@ const http_route sked__api_misc_routes[] = {
     {"GET", "/api/v1/openapi.json", openapi, "this document", 0},
     {"GET", "/", dashboard_index, "the dashboard", 0},
     {"GET", "/dashboard/{file}", dashboard_file, "a file of the dashboard", 0},
+    {"GET", "/dashboard/{hash}/{file}", dashboard_hashed,
+     "a file of the dashboard under its content hash (cached for good)", 0},
     {0},
 };

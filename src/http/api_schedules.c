@@ -321,6 +321,24 @@ static int schedule_trigger(const http_req *req, http_resp *resp)
     return rc;
 }
 
+/* A backfill with "dry_run": what it would create and skip. */
+static int backfill_dry_run(const http_req *req, http_resp *resp,
+                            const sked__backfill_request *b)
+{
+    sked_backfill_preview p;
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked_engine_backfill_preview(req->engine, req->param[0], b->start,
+                                      b->end, &p, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    rc = sked__http_json(resp, 200, sked__answer_backfill_preview(&p));
+    sked_backfill_preview_done(&p);
+    return rc;
+}
+
 static int schedule_backfill(const http_req *req, http_resp *resp)
 {
     sked_backfill_result res = {0, 0};
@@ -334,6 +352,8 @@ static int schedule_backfill(const http_req *req, http_resp *resp)
     sked_error_clear(&err);
     rc = sked__request_backfill_read(body, &b, &err);
     json_decref(body);
+    if (rc == 0 && b.dry_run)
+        return backfill_dry_run(req, resp, &b);
     if (rc == 0)
         rc = sked_engine_backfill(req->engine, req->param[0], b.start, b.end,
                                   NULL, NULL, &res, &err);
@@ -405,7 +425,9 @@ const http_route sked__api_schedule_routes[] = {
     {"POST", "/api/v1/schedules/{name}/trigger", schedule_trigger,
      "Start one run of a schedule now", 201},
     {"POST", "/api/v1/schedules/{name}/backfill", schedule_backfill,
-     "Create the runs of every occurrence between start and end", 200},
+     "Create the runs of every occurrence between start and end (with "
+     "dry_run: tell what it would create and skip)",
+     200},
     {"GET", "/api/v1/schedules/{name}/occurrences", schedule_occurrences,
      "Preview the next occurrences after now (or ?after=T), marked across "
      "DST changes",

@@ -15,4 +15,8 @@ struct sked__asset {
 /* The dashboard's files, ending with {NULL, NULL, 0}. */
 extern const struct sked__asset sked__dashboard_files[];
 
+/* The content hash of the files but index.html (16 hex digits), which
+ * index.html names its other files under: /dashboard/HASH/NAME. */
+extern const char sked__dashboard_hash[];
+
 #endif

@@ -53,8 +53,10 @@ typedef struct http_resp {
     unsigned status; /* 0 until a handler sets it */
     char *body;      /* owned (malloc); NULL: empty */
     size_t len;
-    const char *content_type; /* static; NULL: application/json */
-    const char *allow;        /* static; the Allow header of a 405 */
+    const char *content_type;  /* static; NULL: application/json */
+    const char *allow;         /* static; the Allow header of a 405 */
+    const char *cache_control; /* static; NULL: no-store */
+    const char *csp; /* static; the Content-Security-Policy, or NULL */
     /* A streaming response (the event stream): when set, server.c queues
      * it (and drops its reference) instead of BODY. */
     struct MHD_Response *stream;
@@ -90,6 +92,10 @@ extern const http_route sked__api_simulate_routes[]; /* api_simulate.c */
 extern const http_route sked__mcp_routes[];          /* mcp_http.c */
 /* Every table, NULL-terminated (router.c). */
 extern const http_route *const sked__http_tables[];
+
+/* The OpenAPI 3.1 document of every route of sked__http_tables
+ * (openapi.c), or NULL when out of memory. */
+json_t *sked__http_openapi(void);
 
 /* ---- routing (router.c) ----------------------------------------------- */
 

@@ -326,7 +326,14 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, http_resp *resp)
         return MHD_NO;
     }
     (void) MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
-                                   "no-store");
+                                   resp->cache_control ? resp->cache_control
+                                                       : "no-store");
+    if (resp->csp) {
+        (void) MHD_add_response_header(
+            r, MHD_HTTP_HEADER_CONTENT_SECURITY_POLICY, resp->csp);
+        (void) MHD_add_response_header(
+            r, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff");
+    }
     ok = MHD_queue_response(conn, resp->status, r);
     MHD_destroy_response(r);
     return ok;

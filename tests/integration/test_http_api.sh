@@ -256,12 +256,37 @@ call POST /api/v1/schedules '{"name":"hourly","workflow":"ghost","every":"1h",
     "anchor":"2026-01-01T00:00:00Z","end_at":"2026-01-03T00:00:00Z"}'
 expect "create hourly" 201
 bf='{"start":"2026-01-01T00:00:00Z","end":"2026-01-02T00:00:00Z"}'
+# A dry run tells what the backfill would create, and writes nothing.
+before=$(snapshot)
+call POST /api/v1/schedules/hourly/backfill \
+    '{"start":"2026-01-01T00:00:00Z","end":"2026-01-02T00:00:00Z","dry_run":true}'
+expect "backfill dry run" 200
+check "backfill dry run: 23 to create" "$(j '[j["dry_run"], j["total"],
+    j["checked"], j["created"], j["skipped"], len(j["create"]), j["create"][0],
+    j["skip"]]')" "[True, 23, 23, 23, 0, 23, '2026-01-01T01:00:00Z', []]"
+[ "$before" = "$(snapshot)" ] && pass ||
+    fail "backfill dry run: wrote nothing" "the database changed"
 call POST /api/v1/schedules/hourly/backfill "$bf"
 expect "backfill" 200
 check "backfill: 23 runs" "$(j '[j["created"], j["skipped"]]')" "[23, 0]"
 call POST /api/v1/schedules/hourly/backfill "$bf"
 check "backfill again: all skipped" "$(j '[j["created"], j["skipped"]]')" \
     "[0, 23]"
+# Past the backfilled range, the dry run tells existing runs from new ones.
+call POST /api/v1/schedules/hourly/backfill \
+    '{"start":"2026-01-01T00:00:00Z","end":"2026-01-02T06:00:00Z","dry_run":true}'
+check "backfill dry run: 23 to skip, 6 to create" "$(j '[j["total"],
+    j["created"], j["skipped"], j["create"][0], j["skip"][-1]]')" \
+    "[29, 6, 23, '2026-01-02T00:00:00Z', '2026-01-01T23:00:00Z']"
+fails "backfill dry run: not a boolean" 422 invalid_argument dry_run \
+    POST /api/v1/schedules/hourly/backfill \
+    '{"start":"2026-01-01T00:00:00Z","end":"2026-01-02T00:00:00Z","dry_run":"yes"}'
+fails "backfill dry run: reversed" 422 invalid_argument end \
+    POST /api/v1/schedules/hourly/backfill \
+    '{"start":"2026-01-02T00:00:00Z","end":"2026-01-01T00:00:00Z","dry_run":true}'
+fails "backfill dry run: unknown" 404 not_found name \
+    POST /api/v1/schedules/nope/backfill \
+    '{"start":"2026-01-01T00:00:00Z","end":"2026-01-02T00:00:00Z","dry_run":true}'
 fails "backfill: malformed start" 422 invalid_argument start \
     POST /api/v1/schedules/hourly/backfill '{"start":"yesterday","end":"2026-01-02T00:00:00Z"}'
 fails "backfill: start not a string" 422 invalid_argument start \

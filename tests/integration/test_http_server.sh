@@ -60,6 +60,32 @@ check dash.js "$(curl -s -o /dev/null -w '%{http_code} %{content_type}' \
     "$u/dashboard/sked.js")" "200 text/javascript; charset=utf-8"
 grep -q '<title>sked</title>' <(curl -s "$u/") && pass ||
     fail dash.page "the page is not the dashboard"
+# The page is never cached and names its files under their content hash,
+# which are cached for good; every one forbids inline script and other
+# origins.
+hdr() { curl -s -D - -o /dev/null "$1" | tr -d '\r' | sed -n "s/^$2: //Ip"; }
+check dash.index.cache "$(hdr "$u/" Cache-Control)" "no-cache"
+csp=$(hdr "$u/" Content-Security-Policy)
+case $csp in
+*"default-src 'self'"*"script-src 'self'"*) pass ;;
+*) fail dash.csp "Content-Security-Policy: $csp" ;;
+esac
+case $csp in
+*unsafe-inline* | *unsafe-eval* | *http:* | *https:* | *\**) fail dash.csp.strict "$csp" ;;
+*) pass ;;
+esac
+asset=$(curl -s "$u/" | grep -o '/dashboard/[0-9a-f]\{16\}/sked\.js' | head -1)
+[ -n "$asset" ] && pass || fail dash.hashed "the page names no hashed sked.js"
+check dash.hashed.cache "$(hdr "$u$asset" Cache-Control)" \
+    "public, max-age=31536000, immutable"
+check dash.hashed.type "$(hdr "$u$asset" Content-Type)" \
+    "text/javascript; charset=utf-8"
+check dash.css.type "$(hdr "$u${asset%sked.js}sked.css" Content-Type)" \
+    "text/css; charset=utf-8"
+check dash.stale.cache "$(hdr "$u/dashboard/0000000000000000/sked.js" \
+    Cache-Control)" "no-cache"
+check dash.bare.cache "$(hdr "$u/dashboard/sked.js" Cache-Control)" "no-cache"
+check dash.api.cache "$(hdr "$u/healthz" Cache-Control)" "no-store"
 
 # ---- 2. routing -------------------------------------------------------------
 check route.404 "$(error_code "$(req GET "$u/api/v1/nothing")")" "404 not_found"

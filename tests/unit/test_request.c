@@ -523,11 +523,15 @@ static void test_backfill_round_trip(void **state)
         w.end = rnd() % 5 == 0 ? SKED_TIME_NONE
                                : (sked_time) (rnd() % 9467280000000000ULL) -
                                      2208988800000000LL;
+        w.dry_run = rnd() % 2 == 0;
         sked_error_clear(&err);
         body = wire(sked__request_backfill(&w, &err));
+        /* "dry_run" is written only when true: older servers refuse it. */
+        assert_true((json_object_get(body, "dry_run") != NULL) == w.dry_run);
         assert_int_equal(sked__request_backfill_read(body, &r, &err), 0);
         assert_true(r.start == w.start);
         assert_true(r.end == w.end);
+        assert_true(r.dry_run == w.dry_run);
         json_decref(body);
     }
 }

@@ -1,161 +1,94 @@
-// The dashboard: schedules, runs and events from the API, refreshed when
-// an event arrives on the stream, with the operations a person needs.
-"use strict";
+// The dashboard's entry: a single page routed by the URL's hash
+// (#/schedules, #/schedules/NAME, #/runs, #/runs/ID, #/events, #/queues,
+// #/playground), the header's live status of the event stream, and the
+// token prompt shown when the API answers 401.
+import { onUnauthorized, onStreamState, setToken, startStream, token } from "./api.js";
+import { clear, h } from "./ui.js";
+import * as schedules from "./schedules.js";
+import * as schedule from "./schedule.js";
+import * as runs from "./runs.js";
+import * as run from "./run.js";
+import * as events from "./events.js";
+import * as queues from "./queues.js";
+import * as playground from "./playground.js";
 
-const $ = (sel) => document.querySelector(sel);
-const tokenInput = $("#token");
-tokenInput.value = localStorage.getItem("sked.token") || "";
-tokenInput.addEventListener("change", () => {
-  localStorage.setItem("sked.token", tokenInput.value);
-  refresh();
-  follow();
+const routes = [
+  [/^\/schedules$/, schedules, "schedules"],
+  [/^\/schedules\/(.+)$/, schedule, "schedules"],
+  [/^\/runs$/, runs, "runs"],
+  [/^\/runs\/(.+)$/, run, "runs"],
+  [/^\/events$/, events, "events"],
+  [/^\/queues$/, queues, "queues"],
+  [/^\/playground$/, playground, "playground"],
+];
+
+const main = document.getElementById("main");
+let cleanup = null;
+
+function route() {
+  const hash = location.hash.replace(/^#/, "") || "/schedules";
+  const [path, qs] = hash.split("?");
+  if (cleanup) {
+    try { cleanup(); } catch (e) { console.error(e); }
+    cleanup = null;
+  }
+  for (const [re, page, nav] of routes) {
+    const m = path.match(re);
+    if (!m) continue;
+    for (const a of document.querySelectorAll("[data-nav]"))
+      if (a.dataset.nav === nav) a.setAttribute("aria-current", "page");
+      else a.removeAttribute("aria-current");
+    const params = m.slice(1).map((s) => { try { return decodeURIComponent(s); } catch (e) { return s; } });
+    clear(main);
+    cleanup = page.render(main, params, new URLSearchParams(qs || "")) || null;
+    const h1 = main.querySelector("h1");
+    document.title = (h1 ? h1.textContent + " · " : "") + "sked";
+    if (h1 && navigated) h1.focus({ preventScroll: false });
+    return;
+  }
+  clear(main, h("h1", { tabindex: "-1", text: "Not found" }),
+    h("p", {}, "No page at ", h("code", { text: hash }), ". ", h("a", { href: "#/schedules", text: "Schedules" })));
+  document.title = "Not found · sked";
+}
+
+// The skip link moves the focus, not the route (the hash is the route).
+document.querySelector(".skip").addEventListener("click", (e) => {
+  e.preventDefault();
+  main.focus();
 });
 
-function headers() {
-  const t = tokenInput.value;
-  return t ? { Authorization: "Bearer " + t } : {};
-}
+let navigated = false;
+window.addEventListener("hashchange", () => { navigated = true; route(); });
 
-async function api(method, path, body) {
-  const init = { method, headers: headers() };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers["Content-Type"] = "application/json";
-  }
-  const r = await fetch(path, init);
-  const text = await r.text();
-  const data = text ? JSON.parse(text) : null;
-  if (!r.ok) throw new Error(data && data.error ? data.error.message : r.statusText);
-  return data;
-}
+// ---- the token ---------------------------------------------------------
 
-function cell(text, cls) {
-  const td = document.createElement("td");
-  td.textContent = text == null ? "" : String(text);
-  if (cls) td.className = cls;
-  return td;
+const dialog = document.getElementById("token-dialog");
+const input = document.getElementById("token-input");
+function openToken() {
+  if (dialog.open) return;
+  input.value = token();
+  dialog.showModal();
+  input.focus();
 }
+onUnauthorized(openToken);
+document.getElementById("token-open").addEventListener("click", openToken);
+document.getElementById("token-close").addEventListener("click", () => dialog.close());
+document.getElementById("token-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  setToken(input.value.trim());
+  dialog.close();
+  startStream();
+  route();
+});
 
-function relative(iso) {
-  if (!iso) return "";
-  const s = Math.round((Date.parse(iso) - Date.now()) / 1000);
-  const a = Math.abs(s);
-  const v = a < 90 ? a + "s" : a < 5400 ? Math.round(a / 60) + "m"
-          : a < 129600 ? Math.round(a / 3600) + "h" : Math.round(a / 86400) + "d";
-  return s >= 0 ? "in " + v : v + " ago";
-}
+// ---- the stream's state ------------------------------------------------
 
-function local(iso) {
-  return iso ? new Date(iso).toLocaleString() + " (" + relative(iso) + ")" : "";
-}
+const live = document.getElementById("live");
+onStreamState((s) => {
+  live.textContent = s.message;
+  live.className = "live " + (s.connected ? "live-on" : "live-off");
+});
 
-function button(label, fn) {
-  const b = document.createElement("button");
-  b.textContent = label;
-  b.addEventListener("click", async () => {
-    try { await fn(); } catch (e) { alert(e.message); }
-    refresh();
-  });
-  return b;
-}
-
-function when(s) {
-  return s.cron || (s.every_secs != null ? "every " + s.every_secs + "s" : s.at);
-}
-
-async function loadSchedules() {
-  const { schedules } = await api("GET", "/api/v1/schedules?limit=1000");
-  const body = $("#schedules tbody");
-  body.replaceChildren();
-  for (const s of schedules) {
-    const tr = document.createElement("tr");
-    const n = encodeURIComponent(s.name);
-    tr.append(cell(s.name), cell(when(s)), cell(s.timezone), cell(s.status, s.status),
-              cell(local(s.next_fire_at)), cell(local(s.last_fired_at)));
-    const ops = document.createElement("td");
-    ops.append(s.status === "paused"
-      ? button("resume", () => api("POST", `/api/v1/schedules/${n}/resume`))
-      : button("pause", () => api("POST", `/api/v1/schedules/${n}/pause`)));
-    ops.append(button("trigger", () => api("POST", `/api/v1/schedules/${n}/trigger`)));
-    tr.append(ops);
-    body.append(tr);
-  }
-}
-
-async function loadRuns() {
-  const { runs } = await api("GET", "/api/v1/runs?limit=50");
-  const body = $("#runs tbody");
-  body.replaceChildren();
-  for (const r of runs) {
-    const tr = document.createElement("tr");
-    tr.append(cell(r.id), cell(r.workflow), cell(r.status, r.status), cell(r.trigger),
-              cell(local(r.created_at)), cell(r.error));
-    const ops = document.createElement("td");
-    if (["pending", "running", "waiting"].includes(r.status))
-      ops.append(button("cancel", () =>
-        api("POST", `/api/v1/runs/${encodeURIComponent(r.id)}/cancel`)));
-    tr.append(ops);
-    body.append(tr);
-  }
-}
-
-let pending = null;
-function refresh() {
-  if (pending) return;
-  pending = setTimeout(async () => {
-    pending = null;
-    try {
-      await Promise.all([loadSchedules(), loadRuns()]);
-      $("#status").textContent = "live";
-    } catch (e) {
-      $("#status").textContent = e.message;
-    }
-  }, 200);
-}
-
-function showEvent(ev) {
-  const li = document.createElement("li");
-  li.textContent = `${ev.at} ${ev.type} ${ev.subject} ${JSON.stringify(ev.payload)}`;
-  const list = $("#events");
-  list.prepend(li);
-  while (list.children.length > 200) list.lastChild.remove();
-}
-
-// The event stream, read with fetch so the token can travel in a header.
-let reader = null;
-async function follow() {
-  if (reader) reader.cancel();
-  let last = null;
-  for (;;) {
-    try {
-      const h = headers();
-      if (last) h["Last-Event-ID"] = last;
-      const r = await fetch("/api/v1/events?follow=1", { headers: h });
-      if (!r.ok) throw new Error(r.statusText);
-      reader = r.body.getReader();
-      const dec = new TextDecoder();
-      let buf = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += dec.decode(value, { stream: true });
-        let i;
-        while ((i = buf.indexOf("\n\n")) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          for (const line of block.split("\n")) {
-            if (line.startsWith("id: ")) last = line.slice(4);
-            if (line.startsWith("data: ")) { showEvent(JSON.parse(line.slice(6))); refresh(); }
-          }
-        }
-      }
-    } catch (e) {
-      $("#status").textContent = "reconnecting…";
-    }
-    await new Promise((res) => setTimeout(res, 2000));
-  }
-}
-
-refresh();
-follow();
-setInterval(refresh, 10000);
+if (!location.hash) history.replaceState(null, "", "#/schedules");
+startStream();
+route();

@@ -1,0 +1,228 @@
+// #/schedules/NAME: a schedule's definition (every field), its next 10
+// occurrences with their DST marks, its runs, its missed occurrences
+// with their reasons, and its actions: pause or resume, trigger,
+// backfill after a preview of what it will create and skip, delete
+// after a confirmation, and the simulation of a period with outages.
+import { api, get, onEvent, post, query } from "./api.js";
+import { MISSED, recent } from "./feed.js";
+import { button, clear, confirmDialog, debounce, duration, enc, errorText, h, heading,
+         message, refreshRelative, runLink, say, section, status, table, term, time } from "./ui.js";
+import { simulateSection } from "./simulate.js";
+import { words } from "./words.js";
+
+const BASE = (name) => "/api/v1/schedules/" + enc(name);
+
+function value(k, v, s) {
+  if (v === null || v === undefined) return h("span", { class: "none", text: "—" });
+  if (/_at$/.test(k) || k === "anchor" || k === "at")
+    return time(v, s.timezone, { relative: k === "next_fire_at" || k === "last_fired_at" });
+  if (/_secs$/.test(k)) return `${duration(v)} (${v} s)`;
+  if (typeof v === "object") return h("pre", { class: "json", text: JSON.stringify(v, null, 2) });
+  if (k === "status") return status(v);
+  return String(v);
+}
+
+function definition(s) {
+  const dl = h("dl", { class: "fields" });
+  for (const [k, v] of Object.entries(s)) {
+    if (k === "warnings") continue;
+    dl.append(term(k, value(k, v, s)));
+  }
+  return dl;
+}
+
+function occurrences(list, zone) {
+  return table("Next occurrences", ["#", `In ${zone || "UTC"}`, "UTC", "Mark"],
+    list.map((o, i) => ({
+      class: o.mark ? "marked" : null,
+      cells: [String(i + 1), h("time", { datetime: o.at, title: "your time: " + time(o.at, Intl.DateTimeFormat().resolvedOptions().timeZone).textContent },
+        o.local.replace("T", " ")), o.at, o.mark ? h("span", { class: "mark", text: o.mark }) : "—"],
+    })), { empty: "It never fires again.", stack: false });
+}
+
+function runsTable(runs, zone) {
+  return table("Runs", ["Run", "Status", "Trigger", "Scheduled for", "Created", "Duration", "Error"],
+    runs.map((r) => [runLink(r.id), status(r.status), r.trigger,
+      time(r.scheduled_for, zone), time(r.created_at, zone, { relative: true }),
+      r.duration_secs != null ? duration(r.duration_secs) : "—", r.error || ""]),
+    { empty: "No run yet." });
+}
+
+function missedTable(evs, zone) {
+  return table("Missed occurrences", ["Decided", "Reason", "Count", "First", "Last"],
+    evs.slice().reverse().map((ev) => {
+      const p = ev.payload || {};
+      return { class: "missed", cells: [time(ev.at, zone), h("span", { class: "reason", text: p.reason }),
+        String(p.count), time(p.first, zone), time(p.last, zone)] };
+    }), { empty: "No occurrence was missed (in the events kept)." });
+}
+
+function isoMinus(ms) {
+  return new Date(Date.now() - ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function backfillSection(name, zone, after) {
+  const start = h("input", { type: "text", value: isoMinus(86400000), autocomplete: "off", spellcheck: "false" });
+  const end = h("input", { type: "text", value: isoMinus(0), autocomplete: "off", spellcheck: "false" });
+  const out = h("div", { class: "preview" });
+  const msg = message();
+  let previewed = null;
+  const go = button("Backfill", async () => {
+    if (!previewed || previewed.start !== start.value || previewed.end !== end.value) {
+      say(msg, "Preview the range first.", "error");
+      return;
+    }
+    try {
+      const r = await post(BASE(name) + "/backfill", { start: start.value, end: end.value });
+      say(msg, `Backfill done: ${r.created} runs created, ${r.skipped} skipped (they existed).`, "ok");
+      previewed = null;
+      go.hidden = true;
+      after();
+    } catch (e) {
+      say(msg, "Backfill refused: " + errorText(e), "error");
+    }
+  });
+  go.hidden = true;
+  const preview = button("Preview", async () => {
+    clear(out);
+    go.hidden = true;
+    try {
+      const r = await post(BASE(name) + "/backfill", { start: start.value, end: end.value, dry_run: true });
+      if (!r || !r.dry_run) throw new Error("this server cannot preview a backfill");
+      previewed = { start: start.value, end: end.value };
+      const more = r.total > r.checked ? ` (the first ${r.checked} of ${r.total} occurrences looked at)` : "";
+      say(msg, `It would create ${r.created} runs and skip ${r.skipped} that exist${more}.`, "info");
+      const rows = [...r.create.map((t) => [t, "create"]), ...r.skip.map((t) => [t, "skip: its run exists"])]
+        .sort((a, b) => Date.parse(a[0]) - Date.parse(b[0]))
+        .map(([t, what]) => ({ class: what === "create" ? "create" : "skip", cells: [time(t, zone), what] }));
+      out.append(table("Backfill preview", ["Occurrence", "What it does"], rows, { empty: "No occurrence in this range.", stack: false }));
+      go.hidden = r.created === 0;
+    } catch (e) {
+      say(msg, "Cannot preview: " + errorText(e), "error");
+    }
+  });
+  const fld = (label, input) => h("div", { class: "field" }, h("label", { for: input.id = "bf-" + label.toLowerCase(), text: label }), input);
+  return section("Backfill",
+    h("p", { class: "hint", text: "The occurrences strictly between start and end (RFC 3339 instants) get the runs live firing would have made; those whose run exists are skipped." }),
+    h("form", { class: "inline", on: { submit: (e) => e.preventDefault() } },
+      fld("Start", start), fld("End", end), h("div", { class: "buttons" }, preview, go)),
+    msg, out);
+}
+
+export function render(main, params) {
+  const name = params[0];
+  const head = heading(name, "Schedule");
+  const wordsP = h("p", { class: "lead" });
+  const statusP = h("p", { class: "state" });
+  const actions = h("div", { class: "actions", role: "group", "aria-label": "Actions" });
+  const msg = message();
+  const parts = {
+    def: h("div", {}, "Loading…"), next: h("div"), runs: h("div"), missed: h("div"),
+  };
+  main.append(h("p", { class: "crumbs" }, h("a", { href: "#/schedules", text: "Schedules" })),
+    head, wordsP, statusP, actions, msg);
+  let s = null, built = false;
+
+  async function act(what, fn) {
+    try {
+      const r = await fn();
+      say(msg, typeof what === "function" ? "" : what, "ok");
+      if (typeof what === "function") msg.append(...what(r));
+      load();
+    } catch (e) {
+      say(msg, errorText(e), "error");
+    }
+  }
+
+  function drawActions() {
+    clear(actions,
+      s.status === "paused"
+        ? button("Resume", () => act("Resumed.", () => post(BASE(name) + "/resume")))
+        : button("Pause", () => act("Paused.", () => post(BASE(name) + "/pause"))),
+      button("Trigger", () => act((r) => ["Triggered: ", runLink(r.run_id)],
+        () => post(BASE(name) + "/trigger"))),
+      button("Delete", async () => {
+        const yes = await confirmDialog(`Delete the schedule "${name}"? Its runs are kept.`, "Confirm deletion", "Keep it");
+        if (!yes) return;
+        try {
+          await api("DELETE", BASE(name));
+          location.hash = "#/schedules";
+        } catch (e) {
+          say(msg, errorText(e), "error");
+        }
+      }, { class: "danger" }));
+  }
+
+  async function load() {
+    try {
+      s = await get(BASE(name));
+    } catch (e) {
+      clear(parts.def, e.status === 404 ? `No schedule "${name}".` : "Cannot load: " + errorText(e));
+      if (!built) main.append(parts.def);
+      built = true;
+      return;
+    }
+    words(s).then((t) => { wordsP.textContent = `${t} · ${s.workflow} · ${s.timezone || "UTC"}`; });
+    clear(statusP, status(s.status), s.last_error ? " — " + s.last_error : "",
+      s.status === "active" ? [" · next ", time(s.next_fire_at, s.timezone, { relative: true })] : "");
+    drawActions();
+    clear(parts.def, definition(s));
+    if (!built) {
+      built = true;
+      main.append(
+        section("Next occurrences", parts.next),
+        section("Runs", parts.runs),
+        section("Missed occurrences", parts.missed),
+        backfillSection(name, s.timezone, () => load()),
+        simulateSection(name, s.timezone),
+        section("Definition", parts.def));
+    }
+    const zone = s.timezone;
+    get(BASE(name) + "/occurrences?n=10").then((r) => clear(parts.next, occurrences(r.occurrences, zone)))
+      .catch((e) => clear(parts.next, errorText(e)));
+    loadRuns();
+    if (!missed) {
+      missed = [];
+      recent({ type: MISSED, schedule: name, subject: name }, 20000, 200)
+        .then((evs) => {
+          const ids = new Set(missed.map((e) => e.id));
+          missed = [...evs.filter((e) => !ids.has(e.id)), ...missed];
+          drawMissed();
+        })
+        .catch((e) => clear(parts.missed, errorText(e)));
+    }
+  }
+
+  let missed = null;
+  function drawMissed() {
+    if (s) clear(parts.missed, missedTable(missed.slice(-200), s.timezone));
+  }
+
+  function loadRuns() {
+    return get("/api/v1/runs" + query({ schedule: name, limit: 50 }))
+      .then((r) => clear(parts.runs, runsTable(r.runs, s && s.timezone)))
+      .catch((e) => clear(parts.runs, errorText(e)));
+  }
+
+  // The stream: a change of the schedule reads it again, a run of it
+  // reads its runs again, a miss is added as it comes.
+  const reload = debounce(load, 400);
+  const reloadRuns = debounce(loadRuns, 700);
+  const off = onEvent((ev) => {
+    const p = ev.payload || {};
+    if (ev.type === MISSED && (ev.subject === name || p.schedule === name)) {
+      if (missed) {
+        missed.push(ev);
+        drawMissed();
+      }
+    } else if ((ev.type.startsWith("schedule.") && ev.subject === name) ||
+               (ev.type === "run.created" && p.schedule === name)) {
+      reload(); // its state, and the next occurrences once one fired
+    } else if (p.schedule === name || (ev.subject || "").startsWith("sched-" + name + "-")) {
+      reloadRuns();
+    }
+  });
+  const tick = setInterval(() => refreshRelative(main), 15000);
+  load();
+  return () => { off(); clearInterval(tick); };
+}
