@@ -106,8 +106,9 @@ static struct curl_slist *headers(const remote *r, bool body, const char *key)
     return h;
 }
 
-/* Report a failed exchange: why the server could not be reached. */
-static int unreachable(const remote *r, CURLcode cc)
+/* Why the server could not be reached: the system's word for a
+ * connection that failed ("Connection refused"), else libcurl's. */
+static const char *why_unreachable(const remote *r, CURLcode cc)
 {
     long os_errno = 0;
 
@@ -115,10 +116,15 @@ static int unreachable(const remote *r, CURLcode cc)
     if ((cc == CURLE_COULDNT_CONNECT || cc == CURLE_SEND_ERROR ||
          cc == CURLE_RECV_ERROR) &&
         os_errno > 0)
-        return cli_fail_once(SKED_EIO, "cannot reach %s: %s", r->url,
-                             strerror((int) os_errno));
+        return strerror((int) os_errno);
+    return curl_easy_strerror(cc);
+}
+
+/* Report a failed exchange: why the server could not be reached. */
+static int unreachable(const remote *r, CURLcode cc)
+{
     return cli_fail_once(SKED_EIO, "cannot reach %s: %s", r->url,
-                         curl_easy_strerror(cc));
+                         why_unreachable(r, cc));
 }
 
 /* Map the API's code string back to a SKED_E... code. */
@@ -259,6 +265,77 @@ int remote_call(remote *r, const char *method, const char *path,
     else
         json_decref(j);
     return rc;
+}
+
+/* Stop an exchange once the flag CTX is set. */
+static int on_cancel(void *ctx, curl_off_t a, curl_off_t b, curl_off_t c,
+                     curl_off_t d)
+{
+    const atomic_int *cancel = ctx;
+
+    (void) a, (void) b, (void) c, (void) d;
+    return atomic_load(cancel) ? 1 : 0;
+}
+
+/* Whether KEY (may be NULL) can be a header's value: no control
+ * characters, which would end the header line. */
+static bool header_safe(const char *key)
+{
+    for (; key && *key; key++)
+        if ((unsigned char) *key < 0x20 || *key == 0x7f)
+            return false;
+    return true;
+}
+
+int remote_raw(remote *r, const sked_mcp_call *call, sked_mcp_reply *reply,
+               sked_error *err)
+{
+    struct curl_slist *h = NULL;
+    sked_buf b = {.max = ANSWER_MAX};
+    char *url = NULL;
+    long status = 0;
+    CURLcode cc;
+
+    memset(reply, 0, sizeof *reply);
+    if (!header_safe(call->idempotency_key))
+        return sked__error_set(err, SKED_EINVAL, "idempotency_key", -1,
+                               "must not hold control characters");
+    h = headers(r, call->body != NULL, call->idempotency_key);
+    if (!h || !(url = cli_format("%s%s", r->url, call->target))) {
+        curl_slist_free_all(h);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    curl_easy_reset(r->curl);
+    curl_easy_setopt(r->curl, CURLOPT_URL, url);
+    common_options(r);
+    curl_easy_setopt(r->curl, CURLOPT_TIMEOUT, REQUEST_TIMEOUT_SECS);
+    curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, &b);
+    if (call->cancel) {
+        curl_easy_setopt(r->curl, CURLOPT_NOPROGRESS, 0L);
+        curl_easy_setopt(r->curl, CURLOPT_XFERINFOFUNCTION, on_cancel);
+        curl_easy_setopt(r->curl, CURLOPT_XFERINFODATA, (void *) call->cancel);
+    }
+    set_method(r, call->method, call->body);
+    cc = curl_easy_perform(r->curl);
+    curl_slist_free_all(h);
+    free(url);
+    if (cc == CURLE_OK)
+        curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (b.failed || cc != CURLE_OK) {
+        sked__buf_reset(&b);
+        if (cc == CURLE_ABORTED_BY_CALLBACK)
+            return sked__error_set(err, SKED_ECANCELED, NULL, -1, NULL);
+        if (cc == CURLE_OK || cc == CURLE_WRITE_ERROR)
+            return sked__error_set(err, SKED_ETOOBIG, NULL, -1,
+                                   "the answer of %s is too large", r->url);
+        return sked__error_set(err, SKED_EIO, NULL, -1, "cannot reach %s: %s",
+                               r->url, why_unreachable(r, cc));
+    }
+    reply->status = (unsigned) status;
+    reply->body = sked__buf_take(&b, &reply->len);
+    return 0;
 }
 
 /* ---- the event stream ---------------------------------------------------- */

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "mcp/mcp.h"
 #include "sked/sked.h"
 
 typedef struct remote remote;
@@ -36,6 +37,17 @@ void remote_close(remote *r);
 int remote_call(remote *r, const char *method, const char *path,
                 const json_t *body, const char *key, json_t **out,
                 sked_error *err);
+
+/* Send the request CALL as it is given (its target escaped, its body a
+ * JSON text) and put the answer into *reply as it came, whatever its
+ * status: the sked_mcp_api_fn of "sked mcp --server" (mcp/mcp.h), for
+ * one thread at a time on R. Nothing is printed. CALL->cancel, once
+ * set, ends the exchange. Returns 0 when the server answered; SKED_EIO
+ * (no answer: ERR says why), SKED_ECANCELED, SKED_ETOOBIG (the answer is
+ * larger than remote.c's limit), SKED_EINVAL (an idempotency key with a
+ * control character), SKED_ENOMEM. */
+int remote_raw(remote *r, const sked_mcp_call *call, sked_mcp_reply *reply,
+               sked_error *err);
 
 /* Return S percent-encoded for a path segment or a query value, to be
  * freed with free(); NULL when out of memory. */

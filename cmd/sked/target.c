@@ -17,8 +17,8 @@ void target_set_global(const char *db, const char *server)
         global_server = server;
 }
 
-int target_open(const cli_cmd *self, const char *db, const char *server,
-                sked_tzdb *tzdb, target **out)
+int target_choose(const cli_cmd *self, const char *db, const char *server,
+                  const char **out_db, const char **out_server)
 {
     const char *env = getenv("SKED_SERVER");
 
@@ -30,6 +30,18 @@ int target_open(const cli_cmd *self, const char *db, const char *server,
         server = env;
     if (server && !server[0])
         return cli_usage_error(self, "option --server needs a URL");
+    *out_db = server ? NULL : db;
+    *out_server = server;
+    return 0;
+}
+
+int target_open(const cli_cmd *self, const char *db, const char *server,
+                sked_tzdb *tzdb, target **out)
+{
+    int rc = target_choose(self, db, server, &db, &server);
+
+    if (rc != 0)
+        return rc;
     if (server)
         return remote_target_open(server, tzdb, out);
     return direct_target_open(db, tzdb, out);

@@ -137,6 +137,13 @@ struct target {
 /* Remember the --db and --server given before the command (main.c). */
 void target_set_global(const char *db, const char *server);
 
+/* Choose the target of SELF, as target_open does, without opening it:
+ * *server the server's URL (remote mode), else NULL and *db the --db
+ * given (NULL: $SKED_DB or the default, direct_db_url). Returns 0, or
+ * the exit code of a usage error (printed). */
+int target_choose(const cli_cmd *self, const char *db, const char *server,
+                  const char **out_db, const char **out_server);
+
 /* Choose and open the target for SELF from its own --db DB and --server
  * SERVER (NULL when not given) and the global ones; TZDB (borrowed; may
  * be NULL) validates what direct mode writes and finds the zones of the

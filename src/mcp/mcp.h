@@ -17,6 +17,7 @@
 #ifndef SKED_MCP_MCP_H
 #define SKED_MCP_MCP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -36,7 +37,7 @@ typedef struct sked_mcp_call {
     /* Set (non-zero) once the caller has given up on the answer; may be
      * NULL. What can stop early does; the rest finishes and its answer
      * is dropped. */
-    volatile const int *cancel;
+    const atomic_int *cancel;
 } sked_mcp_call;
 
 /* The API's answer. */

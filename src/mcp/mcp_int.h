@@ -15,7 +15,7 @@
 typedef struct mcp_ctx {
     sked_mcp_api_fn api;
     void *api_ctx;
-    volatile const int *cancel; /* the request's; may be NULL */
+    const atomic_int *cancel; /* the request's; may be NULL */
 } mcp_ctx;
 
 /* Make one API request through C: METHOD, TARGET (path and query,

@@ -172,6 +172,9 @@ static int diagnose_run(const mcp_ctx *c, json_t *args, json_t **out,
     rc = target && uri ? sked__mcp_get(c, target, &run, err)
                        : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     free(target);
+    /* The API names its path's parameter; the prompt's is run_id. */
+    if (rc != 0 && strcmp(err->field, "id") == 0)
+        (void) snprintf(err->field, sizeof err->field, "run_id");
     if (rc == 0) {
         (void) sked__buf_printf(
             &b, "Run %s of workflow %s is %s.\n", id,

@@ -792,6 +792,7 @@ static void test_prompts(void **state)
     assert_int_equal(
         sked__mcp_prompt_get(&ctx, "diagnose_run", args, &out, &err),
         SKED_ENOTFOUND);
+    assert_string_equal(err.field, "run_id"); /* the prompt's argument */
     json_decref(args);
     assert_int_equal(
         sked__mcp_prompt_get(&ctx, "diagnose_run", NULL, &out, &err),
