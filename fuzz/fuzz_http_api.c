@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "http/http_int.h"
+#include "engine_fixture.h"
 #include "sked/engine.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,64 +37,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 typedef struct fake {
     http_pairs query, headers;
 } fake;
-
-static sked_engine *engine;
-static char dir[512];
-
-static void cleanup(void)
-{
-    char path[600];
-
-    sked_engine_close(engine);
-    engine = NULL;
-    for (const char *const *f =
-             (const char *const[]){"/api.db", "/api.db-wal", "/api.db-shm",
-                                   "/api.db-journal", NULL};
-         *f; f++) {
-        snprintf(path, sizeof path, "%s%s", dir, *f);
-        (void) unlink(path);
-    }
-    (void) rmdir(dir);
-}
-
-static int step(sked_ctx *ctx, const char *input, char **output)
-{
-    (void) ctx;
-    (void) input;
-    (void) output;
-    return 0;
-}
-
-/* One engine for the whole run, on a fresh SQLite file, with a workflow
- * "w" registered so that runs can start; no thread runs. */
-static sked_engine *the_engine(void)
-{
-    sked_engine_options o = {.sqlite_synchronous = "normal", .workers = -1};
-    sked_workflow *w = NULL;
-    sked_error err;
-    char url[600];
-
-    if (engine)
-        return engine;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/sked-fuzz-XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror(dir);
-        abort();
-    }
-    snprintf(url, sizeof url, "sqlite:%s/api.db", dir);
-    o.db_url = url;
-    if (sked_engine_open(&o, &engine, &err) != 0 ||
-        sked_workflow_new("w", &w, &err) != 0 ||
-        sked_workflow_add_step(w, "s", step, NULL, &err) != 0 ||
-        sked_engine_register(engine, w, &err) != 0) {
-        fprintf(stderr, "the engine of %s: %s\n", url, err.msg);
-        abort();
-    }
-    atexit(cleanup);
-    return engine;
-}
 
 static const char *lookup(const http_req *req, bool header, const char *key)
 {
@@ -220,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     .body_len = body >= in && body <= in + size
                                     ? size - (size_t) (body - in)
                                     : 0,
-                    .engine = the_engine(),
+                    .engine = fuzz_engine("api.db"),
                     .value = lookup,
                     .value_ctx = &f};
     check_token(req.path, lookup(&req, true, "Authorization"));

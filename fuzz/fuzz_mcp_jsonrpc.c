@@ -16,76 +16,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "http/http.h"
 #include "mcp/mcp.h"
+#include "engine_fixture.h"
 #include "sked/engine.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Most messages read from one input. */
 #define MESSAGES_MAX 64
-
-static sked_engine *engine;
-static char dir[512];
-
-static void cleanup(void)
-{
-    char path[600];
-
-    sked_engine_close(engine);
-    engine = NULL;
-    for (const char *const *f =
-             (const char *const[]){"/mcp.db", "/mcp.db-wal", "/mcp.db-shm",
-                                   "/mcp.db-journal", NULL};
-         *f; f++) {
-        snprintf(path, sizeof path, "%s%s", dir, *f);
-        (void) unlink(path);
-    }
-    (void) rmdir(dir);
-}
-
-static int step(sked_ctx *ctx, const char *input, char **output)
-{
-    (void) ctx;
-    (void) input;
-    (void) output;
-    return 0;
-}
-
-/* One engine for the whole run, on a fresh SQLite file, with a workflow
- * "w" registered so that runs can start; no thread runs. */
-static sked_engine *the_engine(void)
-{
-    sked_engine_options o = {.sqlite_synchronous = "normal", .workers = -1};
-    sked_workflow *w = NULL;
-    sked_error err;
-    char url[600];
-
-    if (engine)
-        return engine;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/sked-fuzz-XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror(dir);
-        abort();
-    }
-    snprintf(url, sizeof url, "sqlite:%s/mcp.db", dir);
-    o.db_url = url;
-    if (sked_engine_open(&o, &engine, &err) != 0 ||
-        sked_workflow_new("w", &w, &err) != 0 ||
-        sked_workflow_add_step(w, "s", step, NULL, &err) != 0 ||
-        sked_engine_register(engine, w, &err) != 0) {
-        fprintf(stderr, "the engine of %s: %s\n", url, err.msg);
-        abort();
-    }
-    atexit(cleanup);
-    return engine;
-}
 
 /* Say what the answer broke, and abort. */
 static void broken(const char *what, const char *msg, size_t len,
@@ -157,7 +99,8 @@ static void check_owed(const char *msg, size_t len, const char *reply,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    sked_mcp_options o = {.api = sked__http_call, .api_ctx = the_engine()};
+    sked_mcp_options o = {.api = sked__http_call,
+                          .api_ctx = fuzz_engine("mcp.db")};
     const char *p = (const char *) data, *end = p + size;
     sked_mcp *m = NULL;
     sked_error err;

@@ -26,6 +26,10 @@
 # (GET a schedule, POST a trigger), target >= 20,000 GET/s, p99 <= 5 ms.
 # bench_sse.sh: 1,000 idle event streams against a real server, target
 # <= 50 MB of extra server RSS.
+# bench_mcp.sh: the MCP server — tools/list and a get_schedule call over
+# stdio on SQLite (median and p99 of 1,000 calls, target median <= 2 ms),
+# and the server memory of one HTTP MCP session (200 opened on /mcp,
+# target <= 1 MB each).
 # Ratios matter more than raw times: these machines are shared and noisy.
 # The figures of a run are kept in BUILD_DIR/bench.out; --summary prints
 # the comparison again from such a file without running anything. The
@@ -178,6 +182,24 @@ summary() {
         if (n == 0) { print "bench_sse: no figures"; exit }
         printf "target 1,000 idle streams <= 50 MB of RSS, each gets the event: %s\n",
             bad ? "NOT met" : "met"
+    }' "$out"
+
+    echo
+    echo "== the MCP server (bench_mcp: stdio on SQLite, sessions on /mcp)"
+    awk -F'\t' '
+    $1 != "bench" { next }
+    $2 == "mcp_stdio" { n++; stdio++
+        printf "stdio %-13s %5d calls  median %.3f ms  p99 %.3f ms\n", $3, $4, $5, $6
+        if ($5 > 2) bad_stdio = 1 }
+    $2 == "mcp_session" { n++; http++
+        printf "http  %d sessions (%d open)  %.1f KB per session\n", $3, $4, $5
+        if ($5 > 1024 || $4 < $3) bad_session = 1 }
+    END {
+        if (n == 0) { print "bench_mcp: no figures"; exit }
+        printf "target tools/list and get_schedule median <= 2 ms over stdio: %s\n",
+            !stdio ? "not measured" : bad_stdio ? "NOT met" : "met"
+        printf "target one HTTP MCP session <= 1 MB of server memory: %s\n",
+            !http ? "not measured" : bad_session ? "NOT met" : "met"
     }' "$out"
 }
 

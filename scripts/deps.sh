@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Install every Debian package that sked's build, tests and benchmarks need,
 # the npm oracle (croner) used by the differential tests, the npm peer
-# (graphile-worker) of the execution benchmark, and playwright-core, which
-# drives Debian's chromium in the dashboard's tests. Idempotent and quiet when
+# (graphile-worker) of the execution benchmark, playwright-core, which
+# drives Debian's chromium in the dashboard's tests, and the official MCP
+# SDK, whose client drives the MCP tests. Idempotent and quiet when
 # everything is already there. Run as root or with sudo.
 set -euo pipefail
 
@@ -75,3 +76,4 @@ npm_ci tests/lint @redocly/cli
 npm_ci tests/oracle croner
 npm_ci bench/peers graphile-worker
 npm_ci tests/dashboard playwright-core
+npm_ci tests/mcp @modelcontextprotocol/sdk
