@@ -407,13 +407,18 @@ json_t *sked__mcp_tools_list(void)
     return list ? json_deep_copy(list) : tools_build();
 }
 
-/* The input schema of tool I, a new reference; NULL: out of memory. */
-static json_t *input_schema(size_t i)
+/* The input schema of tool I: borrowed from the list built once, which
+ * calls on several threads read at once (jansson's reference counts are
+ * not atomic, so the shared list is never increfed), or, when it could
+ * not be built, made anew into *owned (freed by the caller). NULL: out
+ * of memory. */
+static const json_t *input_schema(size_t i, json_t **owned)
 {
     const json_t *list = json_object_get(tools_built(), "tools");
     json_t *in = json_object_get(json_array_get(list, i), "inputSchema");
 
-    return in ? json_incref(in) : tools[i].input();
+    *owned = in ? NULL : tools[i].input();
+    return in ? in : *owned;
 }
 
 /* ---- checking the arguments ---------------------------------------------- */
@@ -657,7 +662,8 @@ int sked__mcp_tool_call(const mcp_ctx *c, const char *name, json_t *args,
                         json_t **out, sked_error *err)
 {
     const tool *t = NULL;
-    json_t *schema, *none = NULL;
+    const json_t *schema;
+    json_t *owned = NULL, *none = NULL;
     int rc;
 
     *out = NULL;
@@ -672,12 +678,12 @@ int sked__mcp_tool_call(const mcp_ctx *c, const char *name, json_t *args,
                                "the arguments are not an object");
     if (!args && !(args = none = json_object()))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    if (!(schema = input_schema((size_t) (t - tools))))
+    if (!(schema = input_schema((size_t) (t - tools), &owned)))
         rc = SKED_ENOMEM;
     else if ((rc = check_args(schema, args, out)) == 0 && !*out &&
              (rc = check_path(t, args, out)) == 0 && !*out)
         rc = request(c, t, args, out, err);
-    json_decref(schema);
+    json_decref(owned);
     json_decref(none);
     if (rc == SKED_ENOMEM && !err->code)
         (void) sked__error_set(err, SKED_ENOMEM, NULL, -1, "out of memory");
