@@ -1,7 +1,8 @@
 // The dashboard's only door to the server: the HTTP API (docs/api.md),
 // with the token from session storage sent as a header (never in a URL),
 // and the event stream read with fetch, which can send that header
-// (EventSource cannot), resumed with Last-Event-ID after a drop.
+// (EventSource cannot), resumed with Last-Event-ID after a drop, even one
+// that came before any event (it starts after the newest event stored).
 
 const KEY = "sked.token";
 let askToken = () => {};
@@ -141,7 +142,26 @@ function dispatch(block) {
   }
 }
 
+// Where the first connection starts: after the newest event stored. A
+// stream opened without an id starts with the events written from then
+// on, so one that drops before any event came would lose, on
+// reconnecting, those written while the server was away. "0" when none is
+// stored (then from the first); "" for an older server without
+// after=latest (from now on, as before).
+async function newestId() {
+  try {
+    const r = await get("/api/v1/events?after=latest");
+    return r && r.next_cursor != null ? String(r.next_cursor) : "0";
+  } catch (e) {
+    if (e.status === 400 || e.status === 422) return "";
+    if (e.status === 401) e.unauthorized = true;
+    throw e;
+  }
+}
+
 async function readOnce(signal) {
+  if (!lastId) lastId = await newestId();
+  if (signal.aborted) throw new Error("stopped");
   const h = headers({ Accept: "text/event-stream" });
   if (lastId) h["Last-Event-ID"] = lastId;
   const r = await fetch("/api/v1/events?follow=1", { headers: h, signal });
