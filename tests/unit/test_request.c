@@ -205,7 +205,8 @@ static void test_event_query_round_trip(void **state)
         sked__event_query w = {rnd() % 2 == 0,
                                round < 4 ? big[round]
                                          : (int64_t) (rnd() % 1000000) - 1,
-                               rnd() % 1001},
+                               rnd() % 1001, round % 3 == 0 ? "run.started,a b" : NULL,
+                               round % 2 == 0 ? "nightly/é&x" : NULL},
                           r;
         char *url = sked__query_events("/api/v1/events", &w);
         sked_error err;
@@ -219,6 +220,15 @@ static void test_event_query_round_trip(void **state)
         assert_true(r.after == w.after);
         /* A stream has no page: its limit is not read. */
         assert_int_equal(r.limit, w.follow || !w.limit ? 100 : w.limit);
+        /* The filter is read for a page and a stream alike. */
+        if (w.type)
+            assert_string_equal(r.type, w.type);
+        else
+            assert_null(r.type);
+        if (w.subject)
+            assert_string_equal(r.subject, w.subject);
+        else
+            assert_null(r.subject);
         query_done(&q);
         free(url);
     }
@@ -335,7 +345,7 @@ static void test_cron_query_refused(void **state)
  * its other name, cursor. */
 static void test_event_query_latest(void **state)
 {
-    sked__event_query w = {false, SKED__EVENTS_LATEST, 0}, r;
+    sked__event_query w = {false, SKED__EVENTS_LATEST, 0, NULL, NULL}, r;
     const char *pairs[] = {"cursor=latest"};
     char *url = sked__query_events("/e", &w);
     sked_error err;
