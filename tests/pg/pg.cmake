@@ -116,6 +116,11 @@ sked_add_pg_test(http.pg_api_cron bash
 # SQLite: integration.http_events).
 sked_add_pg_test(http.pg_events bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_events.sh pg)
+# The event log's type and subject filters on PostgreSQL's pages
+# (tests/integration/test_http_event_filters.sh; SQLite:
+# integration.http_event_filters).
+sked_add_pg_test(http.pg_event_filters bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_event_filters.sh pg)
 # The CLI's --json against the API's answers on PostgreSQL
 # (tests/integration/test_cli_json.sh; SQLite: integration.cli_json).
 sked_add_pg_test(cli.pg_json bash
