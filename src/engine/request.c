@@ -779,9 +779,11 @@ char *sked__query_events(const char *path, const sked__event_query *q)
 int sked__query_events_read(sked__query_get_fn get, void *ctx,
                             sked__event_query *q, sked_error *err)
 {
-    *q = (sked__event_query){
-        .follow = false, .after = -1, .limit = 100, .type = NULL,
-        .subject = NULL};
+    *q = (sked__event_query){.follow = false,
+                             .after = -1,
+                             .limit = 100,
+                             .type = NULL,
+                             .subject = NULL};
     return query_read(event_keys, get, ctx, q, err);
 }
 

@@ -98,9 +98,9 @@ typedef const char *(*sked__query_get_fn)(void *ctx, const char *key);
 /* GET /api/v1/events: a page after an id, or with FOLLOW a stream. */
 typedef struct sked__event_query {
     bool follow;
-    int64_t after; /* -1: none, SKED__EVENTS_LATEST: "latest" ("cursor"
-                      is read as its other name) */
-    size_t limit;  /* 1..1000, a page's only; 0: 100 */
+    int64_t after;       /* -1: none, SKED__EVENTS_LATEST: "latest" ("cursor"
+                            is read as its other name) */
+    size_t limit;        /* 1..1000, a page's only; 0: 100 */
     const char *type;    /* "T1,T2,...": exact types; NULL: any */
     const char *subject; /* exact; NULL: any */
 } sked__event_query;

@@ -59,7 +59,7 @@ typedef struct sse_stream {
     struct sse_stream *next; /* the hub's list */
     char *buf;               /* bytes to send: buf[off..len) */
     size_t off, len, cap;
-    int64_t sent_id;     /* the highest event id given to the stream */
+    int64_t sent_id;          /* the highest event id given to the stream */
     sked_event_filter filter; /* the events it wants; strings in own */
     char *filter_own;
     bool live;           /* fed by the hub; else catching up */
@@ -116,8 +116,8 @@ static bool buf_add(sse_stream *s, const char *p, size_t len)
 /* Give the live stream S the event text P (LEN bytes) of EV, unless it
  * had it; one that fell behind reads the store from then on. An event
  * its filter refuses is passed over as if given. */
-static void stream_give(sse_stream *s, const sked_event_view *ev,
-                        const char *p, size_t len)
+static void stream_give(sse_stream *s, const sked_event_view *ev, const char *p,
+                        size_t len)
 {
     int64_t id = ev->id;
 

@@ -45,11 +45,13 @@ enum rows_stmt {
 /* The events of type ?K (NULL: none) after ?1, and of subject ?19 when
  * it is not NULL: one range of events_type (schema 0008), at most ?2. */
 #define TYPE_ARM(k)                                                            \
-    "SELECT * FROM (SELECT " SKED__EVENT_COLUMNS " FROM events WHERE type = ?" \
-    #k " AND id > ?1 AND (?19 IS NULL OR subject = ?19) ORDER BY id LIMIT ?2)"
+    "SELECT * FROM (SELECT " SKED__EVENT_COLUMNS                               \
+    " FROM events WHERE type = ?" #k                                           \
+    " AND id > ?1 AND (?19 IS NULL OR subject = ?19) ORDER BY id LIMIT ?2)"
 #define TYPE_ARMS4(a, b, c, d)                                                 \
-    TYPE_ARM(a) " UNION ALL " TYPE_ARM(b) " UNION ALL " TYPE_ARM(c)            \
-                " UNION ALL " TYPE_ARM(d)
+    TYPE_ARM(a)                                                                \
+    " UNION ALL " TYPE_ARM(b) " UNION ALL " TYPE_ARM(                          \
+        c) " UNION ALL " TYPE_ARM(d)
 
 /* An event's row (event_bind's order). */
 #define EVENT_ROW "(?, ?, ?, ?)"
@@ -91,10 +93,14 @@ static const char *const rows_sql[S_COUNT] = {
                               "ORDER BY id LIMIT ?2"),
     /* One arm per type (SKED__EVENT_TYPES_MAX), each in id order, which
      * SQLite merges: a page reads at most its limit of each type. */
-    [S_EVENT_LIST_TYPES] =
-        (TYPE_ARMS4(3, 4, 5, 6) " UNION ALL " TYPE_ARMS4(
-            7, 8, 9, 10) " UNION ALL " TYPE_ARMS4(11, 12, 13, 14) " UNION ALL " TYPE_ARMS4(15, 16, 17,
-                                                                          18) " ORDER BY id LIMIT ?2"),
+    [S_EVENT_LIST_TYPES] = (TYPE_ARMS4(3, 4, 5, 6) " UNION ALL " TYPE_ARMS4(
+        7, 8, 9,
+        10) " UNION ALL " TYPE_ARMS4(11, 12, 13,
+                                     14) " UNION ALL " TYPE_ARMS4(15, 16, 17,
+                                                                  18) " ORDER "
+                                                                      "BY id "
+                                                                      "LIMIT "
+                                                                      "?2"),
     /* max() of the primary key is one look at the end of its b-tree. */
     [S_EVENT_LAST] = "SELECT coalesce(max(id), 0) FROM events",
     [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1",
@@ -329,7 +335,7 @@ _Static_assert(SKED__EVENT_TYPES_MAX == 16, "S_EVENT_LIST_TYPES has 16 arms");
 static int event_list_stmt(sked__tx *c, const sked__event_filter *f,
                            sqlite3_stmt **s, sked_error *err)
 {
-    int id = !f ? S_EVENT_LIST
+    int id = !f               ? S_EVENT_LIST
              : f->ntypes == 0 ? S_EVENT_LIST_SUBJECT
                               : S_EVENT_LIST_TYPES;
     int rc = stmt(c, id, s, err), b = 0;

@@ -498,7 +498,7 @@ static int event_list_tx(sked_store *st, sked__tx *tx, void *arg,
     a->list = NULL;
     a->n = 0;
     return st->ops->event_list(tx, a->after_id, a->limit, a->f, &a->list, &a->n,
-                              err);
+                               err);
 }
 
 static int event_last_tx(sked_store *st, sked__tx *tx, void *arg,
@@ -530,8 +530,8 @@ int sked__store_event_find(sked_store *st, int64_t after_id, size_t limit,
     if (f && (f->ntypes > 0 || f->subject))
         a.f = f;
     if (f && f->ntypes > SKED__EVENT_TYPES_MAX)
-        return sked__error_set(err, SKED_EINVAL, "type", -1,
-                               "at most %d types", SKED__EVENT_TYPES_MAX);
+        return sked__error_set(err, SKED_EINVAL, "type", -1, "at most %d types",
+                               SKED__EVENT_TYPES_MAX);
 
     if (limit == 0)
         a.limit = LIST_DEFAULT;

@@ -142,8 +142,7 @@ static int setup(void **state)
     vclock.t = 1767000000 * SKED_USEC_PER_SEC;
     if (sked__store_open(db_url, &o, &st, &err) != 0)
         fail_msg("open %s: %s", db_url, err.msg);
-    snprintf(sql, sizeof sql, "DELETE FROM %s",
-             sked_test_events_table(db_url));
+    snprintf(sql, sizeof sql, "DELETE FROM %s", sked_test_events_table(db_url));
     assert_int_equal(sked_test_sql(db_url, sql, NULL), 0);
     *state = st;
     return 0;
@@ -158,15 +157,15 @@ static int teardown(void **state)
 static void test_filters_read_exactly(void **state)
 {
     static const char *const many[] = {
-        "u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9", "u10", "u11",
-        "u12", "u13", "u14", "u15", "run.completed"};
+        "u1", "u2",  "u3",  "u4",  "u5",  "u6",  "u7",  "u8",
+        "u9", "u10", "u11", "u12", "u13", "u14", "u15", "run.completed"};
     static const char *const two[] = {"run.started", "schedule.paused"};
     static const char *const one[] = {"run.completed"};
     static const char *const none[] = {"no.such.type"};
     const sked__event_filter filters[] = {
-        {one, 1, NULL},  {two, 2, NULL},   {NULL, 0, "s2"},
-        {NULL, 0, "r-9"}, {one, 1, "s3"},  {two, 2, "nightly/x"},
-        {many, 16, NULL}, {many, 16, "s1"}, {none, 1, NULL},
+        {one, 1, NULL},      {two, 2, NULL},    {NULL, 0, "s2"},
+        {NULL, 0, "r-9"},    {one, 1, "s3"},    {two, 2, "nightly/x"},
+        {many, 16, NULL},    {many, 16, "s1"},  {none, 1, NULL},
         {NULL, 0, "nobody"}, {one, 1, "nobody"}};
     static const size_t limits[] = {1, 2, 3, 7, 64, 65, 100, 1000};
     sked_store *st = *state;
