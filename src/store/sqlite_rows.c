@@ -48,10 +48,15 @@ enum rows_stmt {
     "SELECT * FROM (SELECT " SKED__EVENT_COLUMNS                               \
     " FROM events WHERE type = ?" #k                                           \
     " AND id > ?1 AND (?19 IS NULL OR subject = ?19) ORDER BY id LIMIT ?2)"
+#define UNION_ALL " UNION ALL "
 #define TYPE_ARMS4(a, b, c, d)                                                 \
-    TYPE_ARM(a)                                                                \
-    " UNION ALL " TYPE_ARM(b) " UNION ALL " TYPE_ARM(                          \
-        c) " UNION ALL " TYPE_ARM(d)
+    TYPE_ARM(a) UNION_ALL TYPE_ARM(b)                                          \
+    UNION_ALL TYPE_ARM(c)                                                      \
+    UNION_ALL TYPE_ARM(d)
+#define TYPE_ARMS16                                                            \
+    TYPE_ARMS4(3, 4, 5, 6)                                                     \
+    UNION_ALL TYPE_ARMS4(7, 8, 9, 10) UNION_ALL TYPE_ARMS4(11, 12, 13, 14)     \
+        UNION_ALL TYPE_ARMS4(15, 16, 17, 18)
 
 /* An event's row (event_bind's order). */
 #define EVENT_ROW "(?, ?, ?, ?)"
@@ -93,14 +98,7 @@ static const char *const rows_sql[S_COUNT] = {
                               "ORDER BY id LIMIT ?2"),
     /* One arm per type (SKED__EVENT_TYPES_MAX), each in id order, which
      * SQLite merges: a page reads at most its limit of each type. */
-    [S_EVENT_LIST_TYPES] = (TYPE_ARMS4(3, 4, 5, 6) " UNION ALL " TYPE_ARMS4(
-        7, 8, 9,
-        10) " UNION ALL " TYPE_ARMS4(11, 12, 13,
-                                     14) " UNION ALL " TYPE_ARMS4(15, 16, 17,
-                                                                  18) " ORDER "
-                                                                      "BY id "
-                                                                      "LIMIT "
-                                                                      "?2"),
+    [S_EVENT_LIST_TYPES] = (TYPE_ARMS16 " ORDER BY id LIMIT ?2"),
     /* max() of the primary key is one look at the end of its b-tree. */
     [S_EVENT_LAST] = "SELECT coalesce(max(id), 0) FROM events",
     [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1",
