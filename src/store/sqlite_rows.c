@@ -333,9 +333,9 @@ _Static_assert(SKED__EVENT_TYPES_MAX == 16, "S_EVENT_LIST_TYPES has 16 arms");
 static int event_list_stmt(sked__tx *c, const sked__event_filter *f,
                            sqlite3_stmt **s, sked_error *err)
 {
-    int id = !f               ? S_EVENT_LIST
-             : f->ntypes == 0 ? S_EVENT_LIST_SUBJECT
-                              : S_EVENT_LIST_TYPES;
+    enum rows_stmt id = !f               ? S_EVENT_LIST
+                        : f->ntypes == 0 ? S_EVENT_LIST_SUBJECT
+                                         : S_EVENT_LIST_TYPES;
     int rc = stmt(c, id, s, err), b = 0;
 
     if (rc != 0 || !f)
