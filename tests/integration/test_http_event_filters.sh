@@ -217,5 +217,8 @@ check "nothing changed by a refused request" "$(all_events | wc -l)" \
     "$before"
 
 stop_server a TERM
+check "the server stops cleanly" "$stop_rc" 0
+check "no memory or undefined-behaviour report in its log" \
+    "$(grep -cE 'AddressSanitizer|LeakSanitizer|runtime error' "$tmp/a.log")" 0
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
