@@ -522,6 +522,46 @@ typedef struct sked_event_view {
     sked_time at;
 } sked_event_view;
 
+/* Which stored events a reader wants: those of one of TYPES (exact
+ * names; none: every type) and of SUBJECT (exact; NULL: every subject).
+ * A type is 1..SKED_EVENT_TYPE_MAX bytes with no control character, a
+ * subject 1..SKED_EVENT_SUBJECT_MAX bytes; a name no event has matches
+ * nothing. */
+#define SKED_EVENT_TYPES_MAX   16
+#define SKED_EVENT_TYPE_MAX    64
+#define SKED_EVENT_SUBJECT_MAX 384 /* a run id's most (SKED_RUN_ID_MAX) */
+
+typedef struct sked_event_filter {
+    const char *types[SKED_EVENT_TYPES_MAX]; /* borrowed: ntypes */
+    size_t ntypes;
+    const char *subject; /* borrowed; NULL: any */
+} sked_event_filter;
+
+/* A page of the event log: up to LIMIT (1..1000; 0: 100) events with an
+ * id above AFTER_ID that FILTER matches, oldest first. */
+typedef struct sked_event_query {
+    int64_t after_id;
+    size_t limit;
+    sked_event_filter filter;
+} sked_event_query;
+
+/* Whether F (NULL: every event) matches EV. */
+SKED_API bool sked_event_filter_matches(const sked_event_filter *f,
+                                        const sked_event_view *ev);
+
+/* Check F: SKED_EINVAL naming "type" or "subject" for the first value
+ * out of the bounds above. */
+SKED_API int sked_event_filter_check(const sked_event_filter *f,
+                                     sked_error *err);
+
+/* The page Q asks for as {"events":[...],"next_cursor":"ID"|null} into
+ * *out_json (sked_free), filtered by the store: every page but the last
+ * is full, and its cursor is the id of its last event. Returns 0,
+ * SKED_EINVAL (field "limit", "after", "type" or "subject"), SKED_ENOMEM,
+ * SKED_EIO. */
+SKED_API int sked_engine_event_query(sked_engine *e, const sked_event_query *q,
+                                     char **out_json, sked_error *err);
+
 /* Up to LIMIT (1..1000; 0: 100) stored events with an id above
  * AFTER_ID, oldest first, as {"events":[{"id","type","subject",
  * "payload","at"}],"next_cursor":"ID"|null} into *out_json (sked_free).

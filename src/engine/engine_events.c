@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The stored events as the API lists them (sked_engine_event_list and
+/* The stored events as the API lists them (sked_engine_event_query and
  * engine_events.h): every engine's events on the database, oldest first,
- * paged by id. */
+ * paged by id, those of some types or of one subject filtered by the
+ * store, so that every page but the last is full. */
 #include "engine/engine_events.h"
 
 #include <stdio.h>
@@ -86,9 +87,56 @@ static int page_of(sked_event *ev, size_t n, sked_event_page *out,
     return 0;
 }
 
-int sked_engine_event_read(sked_engine *e, int64_t after_id, size_t limit,
-                           sked_event_page *out, sked_error *err)
+bool sked_event_filter_matches(const sked_event_filter *f,
+                               const sked_event_view *ev)
 {
+    bool type = !f || f->ntypes == 0;
+
+    if (f && f->subject && (!ev->subject || strcmp(f->subject, ev->subject)))
+        return false;
+    for (size_t i = 0; !type && i < f->ntypes; i++)
+        type = ev->type && strcmp(f->types[i], ev->type) == 0;
+    return type;
+}
+
+/* Whether S is 1..MAX bytes without a control character. */
+static bool value_ok(const char *s, size_t max)
+{
+    size_t n = 0;
+
+    for (; s[n]; n++)
+        if ((unsigned char) s[n] < 0x20 || s[n] == 0x7f || n >= max)
+            return false;
+    return n > 0;
+}
+
+int sked_event_filter_check(const sked_event_filter *f, sked_error *err)
+{
+    if (!f)
+        return 0;
+    if (f->ntypes > SKED_EVENT_TYPES_MAX)
+        return sked__error_set(err, SKED_EINVAL, "type", -1,
+                               "type: at most %d types", SKED_EVENT_TYPES_MAX);
+    for (size_t i = 0; i < f->ntypes; i++)
+        if (!f->types[i] || !value_ok(f->types[i], SKED_EVENT_TYPE_MAX))
+            return sked__error_set(err, SKED_EINVAL, "type", -1,
+                                   "type: each is 1 to %d bytes with no "
+                                   "control character",
+                                   SKED_EVENT_TYPE_MAX);
+    if (f->subject && !value_ok(f->subject, SKED_EVENT_SUBJECT_MAX))
+        return sked__error_set(err, SKED_EINVAL, "subject", -1,
+                               "subject: 1 to %d bytes with no control "
+                               "character",
+                               SKED_EVENT_SUBJECT_MAX);
+    return 0;
+}
+
+/* sked_engine_event_read of the events F matches (NULL: all). */
+static int event_read(sked_engine *e, int64_t after_id, size_t limit,
+                      const sked_event_filter *f, sked_event_page *out,
+                      sked_error *err)
+{
+    sked__event_filter sf = {NULL, 0, NULL};
     sked_event *ev = NULL;
     size_t n = 0;
     int rc;
@@ -102,8 +150,20 @@ int sked_engine_event_read(sked_engine *e, int64_t after_id, size_t limit,
     if (after_id < 0)
         return sked__error_set(err, SKED_EINVAL, "after", -1,
                                "must be 0 or more");
-    rc = sked__store_event_list(e->store, after_id, limit, &ev, &n, err);
+    if (f) {
+        if ((rc = sked_event_filter_check(f, err)) != 0)
+            return rc;
+        sf = (sked__event_filter){f->types, f->ntypes, f->subject};
+    }
+    rc = sked__store_event_find(e->store, after_id, limit, f ? &sf : NULL, &ev,
+                                &n, err);
     return rc != 0 ? rc : page_of(ev, n, out, err);
+}
+
+int sked_engine_event_read(sked_engine *e, int64_t after_id, size_t limit,
+                           sked_event_page *out, sked_error *err)
+{
+    return event_read(e, after_id, limit, NULL, out, err);
 }
 
 int sked_engine_event_last(sked_engine *e, int64_t *out_id, sked_error *err)
@@ -131,13 +191,21 @@ bool sked_event_follows(int64_t last_id, int64_t id)
 int sked_engine_event_list(sked_engine *e, int64_t after_id, size_t limit,
                            char **out_json, sked_error *err)
 {
+    sked_event_query q = {.after_id = after_id, .limit = limit};
+
+    return sked_engine_event_query(e, &q, out_json, err);
+}
+
+int sked_engine_event_query(sked_engine *e, const sked_event_query *q,
+                            char **out_json, sked_error *err)
+{
+    size_t ask, limit = q ? q->limit : 0;
     sked_event_page p;
-    size_t ask;
     int rc;
 
-    if (!e || !out_json)
+    if (!e || !q || !out_json)
         return sked__error_set(err, SKED_EINVAL, NULL, -1,
-                               "an engine and an output");
+                               "an engine, a query and an output");
     if (limit == 0)
         limit = 100;
     if (limit > SKED_STORE_LIST_MAX)
@@ -147,7 +215,7 @@ int sked_engine_event_list(sked_engine *e, int64_t after_id, size_t limit,
     /* One more than asked tells whether a page follows; at the cap, a
      * full page gets a cursor (the next may be empty). */
     ask = limit < SKED_STORE_LIST_MAX ? limit + 1 : limit;
-    if ((rc = sked_engine_event_read(e, after_id, ask, &p, err)) != 0)
+    if ((rc = event_read(e, q->after_id, ask, &q->filter, &p, err)) != 0)
         return rc;
     json_t *o = page_json(p.items, p.n, limit,
                           p.n > limit || p.n == SKED_STORE_LIST_MAX);

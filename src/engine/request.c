@@ -537,6 +537,8 @@ static const query_key event_keys[] = {
      -1, true, false},
     {"limit", QUERY_COUNT, offsetof(sked__event_query, limit), 1, 1000, 100,
      false, true},
+    TEXT(sked__event_query, "type", type),
+    TEXT(sked__event_query, "subject", subject),
     {NULL, QUERY_TEXT, 0, 0, 0, 0, false, false},
 };
 
@@ -777,8 +779,45 @@ char *sked__query_events(const char *path, const sked__event_query *q)
 int sked__query_events_read(sked__query_get_fn get, void *ctx,
                             sked__event_query *q, sked_error *err)
 {
-    *q = (sked__event_query){.follow = false, .after = -1, .limit = 100};
+    *q = (sked__event_query){.follow = false,
+                             .after = -1,
+                             .limit = 100,
+                             .type = NULL,
+                             .subject = NULL};
     return query_read(event_keys, get, ctx, q, err);
+}
+
+int sked__query_event_filter(const sked__event_query *q, sked_event_filter *f,
+                             char **own, sked_error *err)
+{
+    sked_error why = {0};
+    char *p;
+
+    *f = (sked_event_filter){.ntypes = 0, .subject = q->subject};
+    *own = NULL;
+    if (q->type) {
+        if (!(*own = sked__strdup(q->type)))
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        for (p = *own; f->ntypes < SKED_EVENT_TYPES_MAX; p++) {
+            f->types[f->ntypes++] = p;
+            if (!(p = strchr(p, ',')))
+                break;
+            *p = '\0';
+        }
+        if (p) {
+            free(*own);
+            *own = NULL;
+            return sked__error_set(err, SKED_ESYNTAX, "type", -1,
+                                   "type: at most %d types, comma-separated",
+                                   SKED_EVENT_TYPES_MAX);
+        }
+    }
+    if (sked_event_filter_check(f, &why) != 0) {
+        free(*own);
+        *own = NULL;
+        return sked__error_set(err, SKED_ESYNTAX, why.field, -1, "%s", why.msg);
+    }
+    return 0;
 }
 
 char *sked__query_cron(const char *path, const sked__cron_query *q)

@@ -98,10 +98,20 @@ typedef const char *(*sked__query_get_fn)(void *ctx, const char *key);
 /* GET /api/v1/events: a page after an id, or with FOLLOW a stream. */
 typedef struct sked__event_query {
     bool follow;
-    int64_t after; /* -1: none, SKED__EVENTS_LATEST: "latest" ("cursor"
-                      is read as its other name) */
-    size_t limit;  /* 1..1000, a page's only; 0: 100 */
+    int64_t after;       /* -1: none, SKED__EVENTS_LATEST: "latest" ("cursor"
+                            is read as its other name) */
+    size_t limit;        /* 1..1000, a page's only; 0: 100 */
+    const char *type;    /* "T1,T2,...": exact types; NULL: any */
+    const char *subject; /* exact; NULL: any */
 } sked__event_query;
+
+/* Q's type and subject as a filter into *f, its types split at the
+ * commas into *own (free; NULL when there is no type). A value out of
+ * sked_event_filter's bounds (an empty type, a control character, too
+ * long, more than SKED_EVENT_TYPES_MAX) is SKED_ESYNTAX naming "type" or
+ * "subject". */
+int sked__query_event_filter(const sked__event_query *q, sked_event_filter *f,
+                             char **own, sked_error *err);
 
 /* GET /api/v1/cron/explain: an expression in words, and its next
  * occurrences in a zone. */

@@ -9,7 +9,10 @@
  * else from now on. "after=latest" names the newest event stored: a page
  * after it is empty, its cursor that event's id (null when none is
  * stored), so that a reader can start from now and page on from there;
- * a stream after it is a stream from now on. */
+ * a stream after it is a stream from now on.
+ *
+ * type=T1,T2 and subject=S keep the events of those types and of that
+ * subject, in a page (filtered by the store) and in a stream alike. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,36 +76,51 @@ static int latest_page(http_resp *resp, int64_t id, bool none)
         json_pack("{s:[], s:s?}", "events", "next_cursor", none ? NULL : text));
 }
 
-static int events_get(const http_req *req, http_resp *resp)
+/* The page Q and its filter F ask for. */
+static int events_page(const http_req *req, http_resp *resp,
+                       const sked__event_query *q, const sked_event_filter *f)
 {
-    bool latest, none;
-    sked__event_query q;
+    sked_event_query eq = {q->after < 0 ? 0 : q->after, q->limit, *f};
     sked_error err = {0};
     char *json = NULL;
-    int64_t after;
-    int rc;
+    int rc = sked_engine_event_query(req->engine, &eq, &json, &err);
 
-    rc = sked__query_events_read(sked__http_query_get, (void *) req, &q, &err);
-    if (rc != 0)
-        return sked__http_fail(resp, rc, &err);
-    latest = q.after == SKED__EVENTS_LATEST;
-    if ((rc = after_latest(req, resp, &q, &none)) != 0)
-        return rc;
-    if (latest && !q.follow)
-        return latest_page(resp, q.after, none);
-    if (q.follow) {
-        if ((rc = stream_after(req, resp, &q, &after)) != 0)
-            return rc;
-        return sked__sse_open(req, resp, after >= 0, after);
-    }
-    rc = sked_engine_event_list(req->engine, q.after < 0 ? 0 : q.after, q.limit,
-                                &json, &err);
     if (rc != 0)
         return sked__http_fail(resp, rc, &err);
     resp->status = 200;
     resp->body = json;
     resp->len = strlen(json);
     return 0;
+}
+
+/* The query read and its filter checked before anything else: a refused
+ * request reads nothing. */
+static int events_get(const http_req *req, http_resp *resp)
+{
+    bool latest, none;
+    sked__event_query q;
+    sked_event_filter f;
+    sked_error err = {0};
+    char *own = NULL;
+    int64_t after;
+    int rc;
+
+    rc = sked__query_events_read(sked__http_query_get, (void *) req, &q, &err);
+    if (rc == 0)
+        rc = sked__query_event_filter(&q, &f, &own, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    latest = q.after == SKED__EVENTS_LATEST;
+    rc = after_latest(req, resp, &q, &none);
+    if (rc == 0 && latest && !q.follow)
+        rc = latest_page(resp, q.after, none);
+    else if (rc == 0 && q.follow) {
+        if ((rc = stream_after(req, resp, &q, &after)) == 0)
+            rc = sked__sse_open(req, resp, after >= 0, after, &f);
+    } else if (rc == 0)
+        rc = events_page(req, resp, &q, &f);
+    free(own);
+    return rc;
 }
 
 static int metrics_get(const http_req *req, http_resp *resp)

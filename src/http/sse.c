@@ -59,7 +59,9 @@ typedef struct sse_stream {
     struct sse_stream *next; /* the hub's list */
     char *buf;               /* bytes to send: buf[off..len) */
     size_t off, len, cap;
-    int64_t sent_id;     /* the highest event id given to the stream */
+    int64_t sent_id;          /* the highest event id given to the stream */
+    sked_event_filter filter; /* the events it wants; strings in own */
+    char *filter_own;
     bool live;           /* fed by the hub; else catching up */
     bool suspended;      /* its connection is suspended */
     bool ending;         /* out of memory: end after what it holds */
@@ -111,13 +113,19 @@ static bool buf_add(sse_stream *s, const char *p, size_t len)
     return true;
 }
 
-/* Give the live stream S the event text P (LEN bytes) of id ID, unless
- * it had it; one that fell behind reads the store from then on. */
-static void stream_give(sse_stream *s, int64_t id, const char *p, size_t len)
+/* Give the live stream S the event text P (LEN bytes) of EV, unless it
+ * had it; one that fell behind reads the store from then on. An event
+ * its filter refuses is passed over as if given. */
+static void stream_give(sse_stream *s, const sked_event_view *ev, const char *p,
+                        size_t len)
 {
+    int64_t id = ev->id;
+
     if (id <= s->sent_id || s->ending || atomic_load(&s->gone))
         return;
-    if (s->len - s->off + len > BACKLOG_MAX)
+    if (!sked_event_filter_matches(&s->filter, ev))
+        s->sent_id = id;
+    else if (s->len - s->off + len > BACKLOG_MAX)
         s->live = false;
     else if (!buf_add(s, p, len))
         s->ending = true;
@@ -172,6 +180,7 @@ static void reap(sked_sse_hub *hub)
             *p = s->next;
             hub->nstreams--;
             free(s->buf);
+            free(s->filter_own);
             free(s);
         } else {
             p = &s->next;
@@ -210,7 +219,7 @@ static bool distribute(sked_sse_hub *hub, const sked_event_view *ev, size_t n,
         if (event_text(&ev[i], &p, &len) == 0)
             for (sse_stream *s = hub->streams; s; s = s->next)
                 if (s->live)
-                    stream_give(s, ev[i].id, p, len);
+                    stream_give(s, &ev[i], p, len);
         free(p);
         hub->last_id = ev[i].id;
     }
@@ -356,6 +365,7 @@ void sked__sse_hub_free(sked_sse_hub *hub)
         sse_stream *s = hub->streams;
         hub->streams = s->next;
         free(s->buf);
+        free(s->filter_own);
         free(s);
     }
     (void) pthread_cond_destroy(&hub->cv);
@@ -390,6 +400,10 @@ static int catch_up(sse_stream *s)
     for (size_t i = 0; rc == 0 && i < n && ev[i].id <= top; i++) {
         char *p = NULL;
         size_t len = 0;
+        if (!sked_event_filter_matches(&s->filter, &ev[i])) {
+            s->sent_id = ev[i].id;
+            continue;
+        }
         rc = event_text(&ev[i], &p, &len);
         if (rc == 0 && !buf_add(s, p, len))
             rc = SKED_ENOMEM;
@@ -554,14 +568,41 @@ static int hub_add(sked_sse_hub *hub, sse_stream *s, bool resume, int64_t after)
     return 0;
 }
 
+/* A copy of F (NULL: none) for S, its strings in s->filter_own. */
+static bool filter_copy(sse_stream *s, const sked_event_filter *f)
+{
+    size_t size = 0;
+    char *p;
+
+    s->filter = (sked_event_filter){.ntypes = 0, .subject = NULL};
+    if (!f || (f->ntypes == 0 && !f->subject))
+        return true;
+    for (size_t i = 0; i < f->ntypes; i++)
+        size += strlen(f->types[i]) + 1;
+    size += f->subject ? strlen(f->subject) + 1 : 0;
+    if (!(p = s->filter_own = sked__malloc(size)))
+        return false;
+    for (size_t i = 0; i < f->ntypes; i++) {
+        s->filter.types[s->filter.ntypes++] = p;
+        p = stpcpy(p, f->types[i]) + 1;
+    }
+    if (f->subject)
+        s->filter.subject = strcpy(p, f->subject);
+    return true;
+}
+
 int sked__sse_open(const http_req *req, http_resp *resp, bool resume,
-                   int64_t after)
+                   int64_t after, const sked_event_filter *filter)
 {
     sked_sse_hub *hub = sked__http_hub(req);
     sse_stream *s = sked__calloc(1, sizeof *s);
     struct MHD_Response *r = NULL;
     int rc;
 
+    if (s && !filter_copy(s, filter)) {
+        free(s);
+        s = NULL;
+    }
     if (!s)
         return sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
     s->hub = hub;
@@ -569,6 +610,7 @@ int sked__sse_open(const http_req *req, http_resp *resp, bool resume,
     atomic_init(&s->gone, false);
     rc = hub ? hub_add(hub, s, resume, after) : SKED_EBUSY;
     if (rc != 0) {
+        free(s->filter_own);
         free(s);
         return sked__http_error(resp, rc, NULL, "%s",
                                 rc == SKED_EIO ? "cannot read the events"

@@ -27,7 +27,7 @@ void sked__sse_hub_free(sked_sse_hub *hub);
  * AFTER when RESUME, else those from now on. Returns 0, or an error code
  * with the error in RESP (503 once the hub stops). */
 int sked__sse_open(const http_req *req, http_resp *resp, bool resume,
-                   int64_t after);
+                   int64_t after, const sked_event_filter *filter);
 
 /* The hub of the server serving REQ (server.c). */
 sked_sse_hub *sked__http_hub(const http_req *req);

@@ -27,6 +27,7 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_RUNS_INSERT,
     SKED__PG_EVENT_APPEND,
     SKED__PG_EVENT_LIST,
+    SKED__PG_EVENT_FIND,
     SKED__PG_EVENT_PRUNE,
     SKED__PG_EVENT_LAST,
     SKED__PG_SCHEDULE_HEADS,
@@ -172,7 +173,8 @@ int sked__pg_rows_event_append(sked__tx *tx, const char *type,
                                const char *subject, const char *payload,
                                sked_time at, sked_error *err);
 int sked__pg_rows_event_list(sked__tx *tx, int64_t after_id, size_t limit,
-                             sked_event **out, size_t *n, sked_error *err);
+                             const sked__event_filter *f, sked_event **out,
+                             size_t *n, sked_error *err);
 int sked__pg_rows_event_last(sked__tx *tx, int64_t *out, sked_error *err);
 int sked__pg_rows_event_prune(sked__tx *tx, sked_time before, int64_t *deleted,
                               sked_error *err);

@@ -502,6 +502,26 @@ static const sked__pg_stmt EVENT_LIST = {
     "WITH ORDINALITY AS e(type, subject, payload, at, k)) ev "
     "WHERE id > $1::bigint ORDER BY id LIMIT $2::bigint"};
 
+/* As EVENT_LIST, the events of one of the types $3 (none: any) and of
+ * subject $4 (NULL: any): the pages that hold one (event_filter_keys,
+ * schema/pg/0008_event_filters.sql) are found by their GIN index, and
+ * each holds one, but the first may hold only older ones: $2 + 1 pages
+ * hold $2 events when so many exist. */
+static const sked__pg_stmt EVENT_FIND = {
+    SKED__PG_EVENT_FIND, 4,
+    "SELECT " SKED__EVENT_COLUMNS " FROM (SELECT p.id + e.k - 1 AS id, "
+    "e.type, e.subject, e.payload, e.at "
+    "FROM (SELECT id, types, subjects, payloads, ats FROM event_pages "
+    "WHERE id > $1::bigint - 64 AND id + cardinality(types) - 1 > $1::bigint "
+    "AND event_page_keys(types, subjects) && "
+    "event_filter_keys($3::text[], $4::text) "
+    "ORDER BY id LIMIT $2::bigint + 1) p "
+    "CROSS JOIN LATERAL unnest(p.types, p.subjects, p.payloads, p.ats) "
+    "WITH ORDINALITY AS e(type, subject, payload, at, k)) ev "
+    "WHERE id > $1::bigint AND (cardinality($3::text[]) = 0 "
+    "OR type = ANY ($3::text[])) AND ($4::text IS NULL OR subject = $4::text) "
+    "ORDER BY id LIMIT $2::bigint"};
+
 static const sked__pg_stmt EVENT_PRUNE = {
     SKED__PG_EVENT_PRUNE, 1,
     "WITH d AS (DELETE FROM event_pages WHERE last_at < $1::bigint "
@@ -519,14 +539,29 @@ int sked__pg_rows_event_append(sked__tx *tx, const char *type,
 }
 
 int sked__pg_rows_event_list(sked__tx *tx, int64_t after_id, size_t limit,
-                             sked_event **out, size_t *n, sked_error *err)
+                             const sked__event_filter *f, sked_event **out,
+                             size_t *n, sked_error *err)
 {
     char after[NUMLEN], lim[NUMLEN];
-    const char *params[2] = {sked__pg_num(after_id, after),
-                             sked__pg_num((int64_t) limit, lim)};
+    const char *params[4] = {sked__pg_num(after_id, after),
+                             sked__pg_num((int64_t) limit, lim), NULL, NULL};
+    sked__pg_alit types = {0};
+    int rc;
 
-    return sked__pg_query_rows(tx, &EVENT_LIST, params, &sked__row_event,
-                               (void **) out, n, err);
+    if (!f)
+        return sked__pg_query_rows(tx, &EVENT_LIST, params, &sked__row_event,
+                                   (void **) out, n, err);
+    for (size_t i = 0; i < f->ntypes; i++)
+        sked__pg_alit_text(&types, f->types[i], i == 0);
+    if (sked__pg_alits_close(&types, 1, f->ntypes, &params[2])) {
+        sked__pg_alits_free(&types, 1);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    params[3] = f->subject;
+    rc = sked__pg_query_rows(tx, &EVENT_FIND, params, &sked__row_event,
+                             (void **) out, n, err);
+    sked__pg_alits_free(&types, 1);
+    return rc;
 }
 
 /* The newest page's last event: the primary key read from its end. */

@@ -29,6 +29,8 @@ enum rows_stmt {
     S_EVENT_APPEND,
     S_EVENTS_APPEND,
     S_EVENT_LIST,
+    S_EVENT_LIST_SUBJECT,
+    S_EVENT_LIST_TYPES,
     S_EVENT_LAST,
     S_EVENT_PRUNE,
     S_COUNT
@@ -39,6 +41,22 @@ enum rows_stmt {
 #define RUNS_ACTIVE(names)                                                     \
     "SELECT schedule, count(*) FROM runs WHERE schedule IN (" names ") "       \
     "AND " SKED__SQLITE_ACTIVE("status") " GROUP BY schedule"
+
+/* The events of type ?K (NULL: none) after ?1, and of subject ?19 when
+ * it is not NULL: one range of events_type (schema 0008), at most ?2. */
+#define TYPE_ARM(k)                                                            \
+    "SELECT * FROM (SELECT " SKED__EVENT_COLUMNS                               \
+    " FROM events WHERE type = ?" #k                                           \
+    " AND id > ?1 AND (?19 IS NULL OR subject = ?19) ORDER BY id LIMIT ?2)"
+#define UNION_ALL " UNION ALL "
+#define TYPE_ARMS4(a, b, c, d)                                                 \
+    TYPE_ARM(a) UNION_ALL TYPE_ARM(b)                                          \
+    UNION_ALL TYPE_ARM(c)                                                      \
+    UNION_ALL TYPE_ARM(d)
+#define TYPE_ARMS16                                                            \
+    TYPE_ARMS4(3, 4, 5, 6)                                                     \
+    UNION_ALL TYPE_ARMS4(7, 8, 9, 10) UNION_ALL TYPE_ARMS4(11, 12, 13, 14)     \
+        UNION_ALL TYPE_ARMS4(15, 16, 17, 18)
 
 /* An event's row (event_bind's order). */
 #define EVENT_ROW "(?, ?, ?, ?)"
@@ -74,6 +92,13 @@ static const char *const rows_sql[S_COUNT] = {
      * missing comma. */
     [S_EVENT_LIST] = ("SELECT " SKED__EVENT_COLUMNS " FROM events "
                       "WHERE id > ?1 ORDER BY id LIMIT ?2"),
+    /* One range of events_subject (schema 0008), in id order. */
+    [S_EVENT_LIST_SUBJECT] = ("SELECT " SKED__EVENT_COLUMNS " FROM events "
+                              "WHERE subject = ?3 AND id > ?1 "
+                              "ORDER BY id LIMIT ?2"),
+    /* One arm per type (SKED__EVENT_TYPES_MAX), each in id order, which
+     * SQLite merges: a page reads at most its limit of each type. */
+    [S_EVENT_LIST_TYPES] = (TYPE_ARMS16 " ORDER BY id LIMIT ?2"),
     /* max() of the primary key is one look at the end of its b-tree. */
     [S_EVENT_LAST] = "SELECT coalesce(max(id), 0) FROM events",
     [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1",
@@ -302,11 +327,41 @@ int sked__sqlite_rows_event_append(sked__tx *c, const char *type,
                              "appending an event", err);
 }
 
+_Static_assert(SKED__EVENT_TYPES_MAX == 16, "S_EVENT_LIST_TYPES has 16 arms");
+
+/* The statement of F (NULL: none) into *s, its filter bound from ?3. */
+static int event_list_stmt(sked__tx *c, const sked__event_filter *f,
+                           sqlite3_stmt **s, sked_error *err)
+{
+    enum rows_stmt id = !f               ? S_EVENT_LIST
+                        : f->ntypes == 0 ? S_EVENT_LIST_SUBJECT
+                                         : S_EVENT_LIST_TYPES;
+    int rc = stmt(c, id, s, err), b = 0;
+
+    if (rc != 0 || !f)
+        return rc;
+    if (f->ntypes == 0)
+        b = bind_text(*s, 3, f->subject);
+    for (size_t i = 0; i < f->ntypes; i++)
+        b |= bind_text(*s, 3 + (int) i, f->types[i]);
+    for (size_t i = f->ntypes; f->ntypes > 0 && i < SKED__EVENT_TYPES_MAX; i++)
+        b |= sqlite3_bind_null(*s, 3 + (int) i);
+    if (f->ntypes > 0)
+        b |= f->subject ? bind_text(*s, 19, f->subject)
+                        : sqlite3_bind_null(*s, 19);
+    if (b != SQLITE_OK) {
+        sqlite3_reset(*s);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    return 0;
+}
+
 int sked__sqlite_rows_event_list(sked__tx *c, int64_t after_id, size_t limit,
-                                 sked_event **out, size_t *n, sked_error *err)
+                                 const sked__event_filter *f, sked_event **out,
+                                 size_t *n, sked_error *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = stmt(c, S_EVENT_LIST, &s, err);
+    int rc = event_list_stmt(c, f, &s, err);
 
     if (rc != 0)
         return rc;

@@ -22,7 +22,8 @@ int sked__sqlite_rows_event_append(sked__tx *c, const char *type,
 int sked__sqlite_rows_events_append(sked__tx *c, const sked_event *ev, size_t n,
                                     int64_t *ids, sked_error *err);
 int sked__sqlite_rows_event_list(sked__tx *c, int64_t after_id, size_t limit,
-                                 sked_event **out, size_t *n, sked_error *err);
+                                 const sked__event_filter *f, sked_event **out,
+                                 size_t *n, sked_error *err);
 int sked__sqlite_rows_event_last(sked__tx *c, int64_t *out, sked_error *err);
 int sked__sqlite_rows_event_prune(sked__tx *c, sked_time before,
                                   int64_t *deleted, sked_error *err);

@@ -484,6 +484,7 @@ int sked__store_event_append(sked_store *st, const char *type,
 struct event_list_arg {
     int64_t after_id;
     size_t limit;
+    const sked__event_filter *f;
     sked_event *list;
     size_t n;
 };
@@ -496,7 +497,8 @@ static int event_list_tx(sked_store *st, sked__tx *tx, void *arg,
     sked__events_free(a->list, a->n); /* from an attempt that failed */
     a->list = NULL;
     a->n = 0;
-    return st->ops->event_list(tx, a->after_id, a->limit, &a->list, &a->n, err);
+    return st->ops->event_list(tx, a->after_id, a->limit, a->f, &a->list, &a->n,
+                               err);
 }
 
 static int event_last_tx(sked_store *st, sked__tx *tx, void *arg,
@@ -514,8 +516,22 @@ int sked__store_event_last(sked_store *st, int64_t *out, sked_error *err)
 int sked__store_event_list(sked_store *st, int64_t after_id, size_t limit,
                            sked_event **out, size_t *n, sked_error *err)
 {
+    return sked__store_event_find(st, after_id, limit, NULL, out, n, err);
+}
+
+int sked__store_event_find(sked_store *st, int64_t after_id, size_t limit,
+                           const sked__event_filter *f, sked_event **out,
+                           size_t *n, sked_error *err)
+{
     struct event_list_arg a = {.after_id = after_id, .limit = limit};
     int rc;
+
+    /* An empty filter is none: the plain list, its own statement. */
+    if (f && (f->ntypes > 0 || f->subject))
+        a.f = f;
+    if (f && f->ntypes > SKED__EVENT_TYPES_MAX)
+        return sked__error_set(err, SKED_EINVAL, "type", -1, "at most %d types",
+                               SKED__EVENT_TYPES_MAX);
 
     if (limit == 0)
         a.limit = LIST_DEFAULT;

@@ -377,11 +377,26 @@ int sked__store_event_append(sked_store *st, const char *type,
  * freed with sked__events_free. */
 int sked__store_event_list(sked_store *st, int64_t after_id, size_t limit,
                            sked_event **out, size_t *n, sked_error *err);
-/* Free the strings of E and zero it. */
+/* Which events a list wants (the engine's sked_event_filter): one of
+ * TYPES (NTYPES; 0: any type) and SUBJECT (NULL: any), exact values. */
+#define SKED__EVENT_TYPES_MAX 16
+
+typedef struct sked__event_filter {
+    const char *const *types;
+    size_t ntypes;
+    const char *subject;
+} sked__event_filter;
+
+/* As sked__store_event_list, the events F matches (NULL: all), filtered
+ * in SQL over an index (schema 0008): every list but the last is full. */
+int sked__store_event_find(sked_store *st, int64_t after_id, size_t limit,
+                           const sked__event_filter *f, sked_event **out,
+                           size_t *n, sked_error *err);
 /* The id of the newest event into *out, 0 when there is none: where a
  * reader that wants only what comes next starts. */
 int sked__store_event_last(sked_store *st, int64_t *out, sked_error *err);
 
+/* Free the strings of E and zero it. */
 void sked__event_done(sked_event *e);
 void sked__events_free(sked_event *list, size_t n);
 

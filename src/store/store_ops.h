@@ -401,9 +401,11 @@ struct sked__store_ops {
     /* Append one event; PAYLOAD is JSON text, never NULL here. */
     int (*event_append)(sked__tx *tx, const char *type, const char *subject,
                         const char *payload, sked_time at, sked_error *err);
-    /* Events with id > AFTER_ID, oldest first, at most LIMIT. */
+    /* Events with id > AFTER_ID that F matches (NULL: all), oldest first,
+     * at most LIMIT. */
     int (*event_list)(sked__tx *tx, int64_t after_id, size_t limit,
-                      sked_event **out, size_t *n, sked_error *err);
+                      const sked__event_filter *f, sked_event **out, size_t *n,
+                      sked_error *err);
     /* The id of the newest event into *out; 0 when there is none. */
     int (*event_last)(sked__tx *tx, int64_t *out, sked_error *err);
     /* Delete events with at < BEFORE; *deleted is the count. */

@@ -36,6 +36,9 @@ endif()
 if(TARGET test_store)
     sked_add_pg_test(store.pg $<TARGET_FILE:test_store>)
 endif()
+if(TARGET test_store_events)
+    sked_add_pg_test(store_events.pg $<TARGET_FILE:test_store_events>)
+endif()
 if(TARGET test_store_run)
     sked_add_pg_test(store_run.pg $<TARGET_FILE:test_store_run>)
 endif()
@@ -116,6 +119,11 @@ sked_add_pg_test(http.pg_api_cron bash
 # SQLite: integration.http_events).
 sked_add_pg_test(http.pg_events bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_events.sh pg)
+# The event log's type and subject filters on PostgreSQL's pages
+# (tests/integration/test_http_event_filters.sh; SQLite:
+# integration.http_event_filters).
+sked_add_pg_test(http.pg_event_filters bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_event_filters.sh pg)
 # The CLI's --json against the API's answers on PostgreSQL
 # (tests/integration/test_cli_json.sh; SQLite: integration.cli_json).
 sked_add_pg_test(cli.pg_json bash

@@ -538,6 +538,44 @@ static void test_event_pages(void **state)
     assert_string_equal(err.field, "after");
 }
 
+/* The engine's filtered page: a subject's events, a cursor only when
+ * more match; a malformed filter is SKED_EINVAL naming it. */
+static void test_event_query_filter(void **state)
+{
+    sked_engine *e = *state;
+    sked_event_query q = {.limit = 1};
+    sked_error err;
+    char *json = NULL;
+
+    create(e, "fa", "w", "0 * * * *", NULL);
+    create(e, "fb", "w", "0 * * * *", NULL);
+    q.filter.subject = "fb";
+    q.filter.types[0] = "schedule.created";
+    q.filter.ntypes = 1;
+    assert_int_equal(sked_engine_event_query(e, &q, &json, &err), 0);
+    assert_non_null(strstr(json, "\"subject\":\"fb\""));
+    assert_null(strstr(json, "\"subject\":\"fa\""));
+    assert_non_null(strstr(json, "\"next_cursor\":null")); /* the last */
+    sked_free(json);
+    q.filter.subject = NULL; /* fa's and fb's: a cursor after fa's */
+    assert_int_equal(sked_engine_event_query(e, &q, &json, &err), 0);
+    assert_non_null(strstr(json, "\"subject\":\"fa\""));
+    assert_null(strstr(json, "\"next_cursor\":null"));
+    sked_free(json);
+    q.filter.types[0] = "no.such.type";
+    q.limit = 5;
+    assert_int_equal(sked_engine_event_query(e, &q, &json, &err), 0);
+    assert_string_equal(json, "{\"events\":[],\"next_cursor\":null}");
+    sked_free(json);
+    q.filter.types[0] = "";
+    assert_int_equal(sked_engine_event_query(e, &q, &json, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "type");
+    q.filter.types[0] = "schedule.created";
+    q.filter.subject = "a\nb";
+    assert_int_equal(sked_engine_event_query(e, &q, &json, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "subject");
+}
+
 static void test_event_follows(void **state)
 {
     (void) state;
@@ -722,6 +760,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_simulate_refusals, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_event_pages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_event_query_filter, setup,
+                                        teardown),
         cmocka_unit_test(test_event_follows),
         cmocka_unit_test_setup_teardown(test_run_start_created, setup,
                                         teardown),

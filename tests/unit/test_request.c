@@ -205,7 +205,9 @@ static void test_event_query_round_trip(void **state)
         sked__event_query w = {rnd() % 2 == 0,
                                round < 4 ? big[round]
                                          : (int64_t) (rnd() % 1000000) - 1,
-                               rnd() % 1001},
+                               rnd() % 1001,
+                               round % 3 == 0 ? "run.started,a b" : NULL,
+                               round % 2 == 0 ? "nightly/é&x" : NULL},
                           r;
         char *url = sked__query_events("/api/v1/events", &w);
         sked_error err;
@@ -219,6 +221,15 @@ static void test_event_query_round_trip(void **state)
         assert_true(r.after == w.after);
         /* A stream has no page: its limit is not read. */
         assert_int_equal(r.limit, w.follow || !w.limit ? 100 : w.limit);
+        /* The filter is read for a page and a stream alike. */
+        if (w.type)
+            assert_string_equal(r.type, w.type);
+        else
+            assert_null(r.type);
+        if (w.subject)
+            assert_string_equal(r.subject, w.subject);
+        else
+            assert_null(r.subject);
         query_done(&q);
         free(url);
     }
@@ -331,11 +342,68 @@ static void test_cron_query_refused(void **state)
     refused(read_cron, "dst=sometimes", NULL, SKED_EINVAL, "dst");
 }
 
+/* type= splits at its commas into a filter; what sked_event_filter
+ * refuses is a 400 (SKED_ESYNTAX) naming type or subject. */
+static void test_event_filter(void **state)
+{
+    char t65[66], s385[386], t17[64] = "";
+    sked__event_query q = {false, -1, 0, "run.created,a.b,run.completed",
+                           "nightly"};
+    sked_event_filter f;
+    sked_error err;
+    char *own = NULL;
+
+    (void) state;
+    assert_int_equal(sked__query_event_filter(&q, &f, &own, &err), 0);
+    assert_int_equal(f.ntypes, 3);
+    assert_string_equal(f.types[0], "run.created");
+    assert_string_equal(f.types[2], "run.completed");
+    assert_string_equal(f.subject, "nightly");
+    free(own);
+    q.type = NULL;
+    q.subject = NULL;
+    assert_int_equal(sked__query_event_filter(&q, &f, &own, &err), 0);
+    assert_int_equal(f.ntypes, 0);
+    assert_null(own);
+    memset(t65, 'a', 65);
+    t65[65] = '\0';
+    memset(s385, 's', 385);
+    s385[385] = '\0';
+    for (int i = 0; i < 17; i++)
+        strcat(t17, i ? ",t" : "t");
+    const char *const bad_types[] = {",", "a,", ",a", "a,,b", "a\tb", t65, t17};
+    for (size_t i = 0; i < sizeof bad_types / sizeof *bad_types; i++) {
+        q = (sked__event_query){false, -1, 0, bad_types[i], NULL};
+        sked_error_clear(&err);
+        assert_int_equal(sked__query_event_filter(&q, &f, &own, &err),
+                         SKED_ESYNTAX);
+        assert_string_equal(err.field, "type");
+        assert_null(own);
+    }
+    t65[64] = '\0'; /* 64 bytes, and 16 types, are fine */
+    t17[strlen(t17) - 2] = '\0';
+    const char *const good[] = {t65, t17};
+    for (size_t i = 0; i < 2; i++) {
+        q = (sked__event_query){false, -1, 0, good[i], NULL};
+        assert_int_equal(sked__query_event_filter(&q, &f, &own, &err), 0);
+        free(own);
+    }
+    const char *const bad_subjects[] = {"a\nb", "\x7f", s385};
+    for (size_t i = 0; i < 3; i++) {
+        q = (sked__event_query){false, -1, 0, "run.created", bad_subjects[i]};
+        sked_error_clear(&err);
+        assert_int_equal(sked__query_event_filter(&q, &f, &own, &err),
+                         SKED_ESYNTAX);
+        assert_string_equal(err.field, "subject");
+        assert_null(own);
+    }
+}
+
 /* "latest" goes through the events' writer and reader, as after or as
  * its other name, cursor. */
 static void test_event_query_latest(void **state)
 {
-    sked__event_query w = {false, SKED__EVENTS_LATEST, 0}, r;
+    sked__event_query w = {false, SKED__EVENTS_LATEST, 0, NULL, NULL}, r;
     const char *pairs[] = {"cursor=latest"};
     char *url = sked__query_events("/e", &w);
     sked_error err;
@@ -710,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_cron_query_round_trip),
         cmocka_unit_test(test_cron_query_refused),
         cmocka_unit_test(test_event_query_latest),
+        cmocka_unit_test(test_event_filter),
         cmocka_unit_test(test_out_of_memory),
     };
 

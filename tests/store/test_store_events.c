@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/* The event log read with a filter (sked__store_event_find), on the
+ * back-end SKED_TEST_DB_URL names (a fresh SQLite file without it), as
+ * test_store does.
+ *
+ * A log of a few hundred events, written in transactions of 1 to 100
+ * (on PostgreSQL: pages of up to 64, several per transaction), of a few
+ * types and subjects, is read with every kind of filter (types, a
+ * subject, both; unknown names; the 16 types allowed) from many starting
+ * ids and at many page sizes. Every read must be exactly what filtering
+ * the whole log gives: the matches after the id, oldest first, as many
+ * as asked for while that many remain. The indexes of schema 0008 exist,
+ * and a filter of 17 types is refused naming "type". */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_db.h"
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "store/store.h"
+#include "store/store_int.h"
+#include "store/store_ops.h"
+
+#define NEVENTS 600
+
+static char db_url[1024];
+static char tmp_dir[256];
+static sked_virtual_clock vclock;
+static sked_clock clock_;
+static uint64_t seed = 0x9e3779b97f4a7c15u;
+
+static const char *const types[] = {"run.created", "run.started",
+                                    "run.completed", "schedule.paused"};
+static const char *const subjects[] = {"s1", "s2", "s3", "nightly/x", "r-9"};
+
+/* A reproducible xorshift. */
+static uint64_t rnd(void)
+{
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+}
+
+static bool is_sqlite(void)
+{
+    return strncmp(db_url, "sqlite:", 7) == 0;
+}
+
+struct batch {
+    size_t n;
+    sked_event ev[100];
+    int64_t ids[100];
+};
+
+static int append_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct batch *b = arg;
+
+    return st->ops->events_append(tx, b->ev, b->n, b->ids, err);
+}
+
+/* Write NEVENTS events of random types and subjects, in transactions of
+ * random sizes, into the store ST; the last 20 one at a time. */
+static void write_log(sked_store *st)
+{
+    struct batch b;
+    size_t done = 0;
+    sked_error err;
+
+    while (done < NEVENTS - 20) {
+        b.n = 1 + rnd() % 100;
+        if (b.n > NEVENTS - 20 - done)
+            b.n = NEVENTS - 20 - done;
+        for (size_t i = 0; i < b.n; i++)
+            b.ev[i] = (sked_event){.type = (char *) types[rnd() % 4],
+                                   .subject = (char *) subjects[rnd() % 5],
+                                   .payload = "{}",
+                                   .at = vclock.t};
+        if (sked__store_run_tx(st, SKED__TX_WRITE, append_tx, &b, &err) != 0)
+            fail_msg("append: %s", err.msg);
+        done += b.n;
+    }
+    for (; done < NEVENTS; done++)
+        assert_int_equal(sked__store_event_append(st, types[rnd() % 4],
+                                                  subjects[rnd() % 5], NULL,
+                                                  NULL),
+                         0);
+}
+
+static bool matches(const sked__event_filter *f, const sked_event *e)
+{
+    bool type = f->ntypes == 0;
+
+    for (size_t i = 0; i < f->ntypes; i++)
+        type = type || strcmp(f->types[i], e->type) == 0;
+    return type && (!f->subject || strcmp(f->subject, e->subject) == 0);
+}
+
+/* Read F from AFTER by LIMIT and compare with ALL (N) filtered. */
+static void check_read(sked_store *st, const sked__event_filter *f,
+                       int64_t after, size_t limit, const sked_event *all,
+                       size_t n)
+{
+    sked_event *got = NULL;
+    size_t ngot = 0, k = 0;
+    sked_error err;
+
+    if (sked__store_event_find(st, after, limit, f, &got, &ngot, &err) != 0)
+        fail_msg("find: %s", err.msg);
+    for (size_t i = 0; i < n && k < limit; i++) {
+        if (all[i].id <= after || !matches(f, &all[i]))
+            continue;
+        if (k >= ngot)
+            fail_msg("after %lld by %zu: short at %zu (%zu read)",
+                     (long long) after, limit, k, ngot);
+        assert_int_equal(got[k].id, all[i].id);
+        assert_string_equal(got[k].type, all[i].type);
+        assert_string_equal(got[k].subject, all[i].subject);
+        k++;
+    }
+    assert_int_equal(ngot, k);
+    sked__events_free(got, ngot);
+}
+
+static int setup(void **state)
+{
+    sked_store_options o = {.clock = &clock_};
+    sked_store *st = NULL;
+    sked_error err;
+    char sql[128];
+
+    vclock.t = 1767000000 * SKED_USEC_PER_SEC;
+    if (sked__store_open(db_url, &o, &st, &err) != 0)
+        fail_msg("open %s: %s", db_url, err.msg);
+    snprintf(sql, sizeof sql, "DELETE FROM %s", sked_test_events_table(db_url));
+    assert_int_equal(sked_test_sql(db_url, sql, NULL), 0);
+    *state = st;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    sked__store_close(*state);
+    return 0;
+}
+
+static void test_filters_read_exactly(void **state)
+{
+    static const char *const many[] = {
+        "u1", "u2",  "u3",  "u4",  "u5",  "u6",  "u7",  "u8",
+        "u9", "u10", "u11", "u12", "u13", "u14", "u15", "run.completed"};
+    static const char *const two[] = {"run.started", "schedule.paused"};
+    static const char *const one[] = {"run.completed"};
+    static const char *const none[] = {"no.such.type"};
+    const sked__event_filter filters[] = {
+        {one, 1, NULL},      {two, 2, NULL},    {NULL, 0, "s2"},
+        {NULL, 0, "r-9"},    {one, 1, "s3"},    {two, 2, "nightly/x"},
+        {many, 16, NULL},    {many, 16, "s1"},  {none, 1, NULL},
+        {NULL, 0, "nobody"}, {one, 1, "nobody"}};
+    static const size_t limits[] = {1, 2, 3, 7, 64, 65, 100, 1000};
+    sked_store *st = *state;
+    sked_event *all = NULL;
+    size_t n = 0;
+
+    write_log(st);
+    assert_int_equal(sked__store_event_list(st, 0, 1000, &all, &n, NULL), 0);
+    assert_int_equal(n, NEVENTS);
+    for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++)
+        for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
+            check_read(st, &filters[f], 0, limits[l], all, n);
+            for (int r = 0; r < 6; r++)
+                check_read(st, &filters[f], all[rnd() % n].id + (r % 2),
+                           limits[l], all, n);
+        }
+    /* Paged to its end, each filter gives its matches once. */
+    for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++) {
+        size_t seen = 0, want = 0;
+        int64_t after = 0;
+        sked_event *p;
+        size_t m;
+        for (size_t i = 0; i < n; i++)
+            want += matches(&filters[f], &all[i]);
+        do {
+            assert_int_equal(
+                sked__store_event_find(st, after, 5, &filters[f], &p, &m, 0),
+                0);
+            seen += m;
+            after = m ? p[m - 1].id : after;
+            sked__events_free(p, m);
+        } while (m == 5);
+        assert_int_equal(seen, want);
+    }
+    sked__events_free(all, n);
+}
+
+static void test_indexes_and_bounds(void **state)
+{
+    static const char *const t17[17] = {"a", "b", "c", "d", "e", "f",
+                                        "g", "h", "i", "j", "k", "l",
+                                        "m", "n", "o", "p", "q"};
+    const sked__event_filter f = {t17, 17, NULL};
+    sked_store *st = *state;
+    sked_event *ev = NULL;
+    size_t n = 0;
+    long long k = 0;
+    sked_error err;
+
+    if (is_sqlite())
+        assert_int_equal(sked_test_sql(db_url,
+                                       "SELECT count(*) FROM sqlite_master "
+                                       "WHERE type = 'index' AND name IN "
+                                       "('events_type', 'events_subject')",
+                                       &k),
+                         0);
+    else
+        assert_int_equal(sked_test_sql(db_url,
+                                       "SELECT count(*) + 1 FROM pg_indexes "
+                                       "WHERE indexname = 'event_pages_keys'",
+                                       &k),
+                         0);
+    assert_int_equal(k, 2);
+    assert_int_equal(sked__store_event_find(st, 0, 10, &f, &ev, &n, &err),
+                     SKED_EINVAL);
+    assert_string_equal(err.field, "type");
+}
+
+int main(void)
+{
+    const char *url = getenv("SKED_TEST_DB_URL");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_filters_read_exactly, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_indexes_and_bounds, setup,
+                                        teardown),
+    };
+    int failed;
+
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/sked-store-events-XXXXXX");
+    if (!mkdtemp(tmp_dir))
+        return 1;
+    if (url && url[0])
+        snprintf(db_url, sizeof db_url, "%s", url);
+    else
+        snprintf(db_url, sizeof db_url, "sqlite:%s/events.db", tmp_dir);
+    sked__clock_virtual(&vclock, &clock_);
+    failed = cmocka_run_group_tests(tests, NULL, NULL);
+    if (!failed) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
+        (void) !system(cmd);
+    }
+    return failed;
+}
