@@ -143,8 +143,8 @@ static const struct {
      "only the events after this id: the next_cursor of the "
      "previous page (latest: from the newest on)"},
     {"type", 0,
-     "only the events of this type (\"run.failed\", "
-     "\"schedule.occurrences_missed\", ...)"},
+     "only the events of these types: exact names, comma-separated, at "
+     "most 16 (\"run.failed,schedule.occurrences_missed\")"},
     {"subject", 0,
      "only the events of this subject: a schedule's name or a "
      "run's id"},
