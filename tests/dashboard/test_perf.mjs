@@ -46,7 +46,7 @@ await step("seed 1,000 schedules and 10,000 runs", async () => {
 const { context } = await launch(pw);
 // Every change of the number of table rows, with its time since the
 // navigation's start, recorded from before the page's own scripts run;
-// and the time of the table's last change of any kind (the words, the
+// and the time of the page's last change of any kind (the words, the
 // last runs and the strips filled in after the rows): the page complete.
 await context.addInitScript(() => {
   window.skedRows = [];
@@ -61,7 +61,7 @@ await context.addInitScript(() => {
     }
     for (const r of records) {
       const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
-      if (el && el.closest && el.closest("table")) {
+      if (el && el.closest && el.closest("main")) {
         window.skedDone = performance.now();
         break;
       }
