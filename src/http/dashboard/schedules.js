@@ -132,12 +132,7 @@ export function render(main, params, qs) {
   let seq = 0;
   async function load() {
     const mine = ++seq;
-    // Asked at once, beside the schedules, not after them.
-    const later = Promise.all([
-      get("/api/v1/runs?limit=1000").then((r) => r.runs),
-      recent({ type: MISSED }, 5000, 2000).catch(() => []),
-    ]);
-    later.catch(() => {}); // told below, once the schedules are in
+    let later = null;
     try {
       // Drawn at the first page (the list is by name: its first rows are
       // the page's), and again once a later page adds to it.
@@ -148,7 +143,16 @@ export function render(main, params, qs) {
         if (mine !== seq) return;
         schedules.push(...page.schedules);
         cursor = page.next_cursor;
-        if (++pages === 1) got(schedules);
+        if (++pages === 1) {
+          got(schedules);
+          // Asked once the first rows are drawn, not beside the schedules:
+          // the server answers them one after the other.
+          later = Promise.all([
+            get("/api/v1/runs?limit=1000").then((r) => r.runs),
+            recent({ type: MISSED }, 5000, 2000).catch(() => []),
+          ]);
+          later.catch(() => {}); // told below, once the schedules are in
+        }
       } while (cursor && schedules.length < 5000);
       if (pages > 1) got(schedules);
       const [runs, missed] = await later;
