@@ -103,9 +103,11 @@ export function render(main, params, qs) {
       (!wfSel.value || s.workflow === wfSel.value) &&
       (!name || s.name.toLowerCase().includes(name)));
     const listed = shown.slice(0, limit);
-    count.textContent = `${shown.length} of ${data.schedules.length} schedules` +
-      (listed.length < shown.length ? `, the first ${listed.length} listed` : "");
-    const left = shown.length - listed.length;
+    count.textContent = data.partial
+      ? `the first ${listed.length} listed; loading the others…`
+      : `${shown.length} of ${data.schedules.length} schedules` +
+        (listed.length < shown.length ? `, the first ${listed.length} listed` : "");
+    const left = data.partial ? 0 : shown.length - listed.length;
     more.hidden = left <= 0;
     all.hidden = left <= PAGE;
     more.textContent = `Show ${Math.min(PAGE, left)} more`;
@@ -119,8 +121,8 @@ export function render(main, params, qs) {
   // The schedules drawn as their pages come (by name, so the first rows
   // are right from the first page on); the runs and misses behind the
   // last-run column and the strips after them.
-  function got(schedules) {
-    data = Object.assign(data || { last: new Map(), outs: new Map() }, { schedules });
+  function got(schedules, partial) {
+    data = Object.assign(data || { last: new Map(), outs: new Map() }, { schedules, partial });
     const wfs = [...new Set(schedules.map((s) => s.workflow))].sort();
     const keep = wfSel.value || f.workflow;
     clear(wfSel, h("option", { value: "", text: "any" }),
@@ -134,17 +136,19 @@ export function render(main, params, qs) {
     const mine = ++seq;
     let later = null;
     try {
-      // Drawn at the first page (the list is by name: its first rows are
-      // the page's), and again once a later page adds to it.
+      // The first PAGE schedules drawn at once (the list is by name: they
+      // are the first rows when no filter is set), the others after them
+      // in pages of 1,000.
       const schedules = [];
       let cursor = "", pages = 0;
       do {
-        const page = await get("/api/v1/schedules?limit=1000" + (cursor ? "&cursor=" + enc(cursor) : ""));
+        const page = await get("/api/v1/schedules?limit=" + (pages ? 1000 : PAGE) +
+          (cursor ? "&cursor=" + enc(cursor) : ""));
         if (mine !== seq) return;
         schedules.push(...page.schedules);
         cursor = page.next_cursor;
         if (++pages === 1) {
-          got(schedules);
+          got(schedules, !!cursor);
           // Asked once the first rows are drawn, not beside the schedules:
           // the server answers them one after the other.
           later = Promise.all([
@@ -154,7 +158,7 @@ export function render(main, params, qs) {
           later.catch(() => {}); // told below, once the schedules are in
         }
       } while (cursor && schedules.length < 5000);
-      if (pages > 1) got(schedules);
+      if (pages > 1) got(schedules, false);
       const [runs, missed] = await later;
       if (mine !== seq) return;
       const last = new Map();
