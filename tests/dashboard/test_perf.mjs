@@ -129,6 +129,13 @@ await step("the words without a request, more rows on demand, filters over all",
   await page.getByLabel("Name").fill("");
   await page.getByRole("button", { name: "Show all 1001" }).click();
   await eventually(async () => (await rows()) === 1001, 5000, "all 1001 rows");
+  // A change told by the stream reloads the list: the rows stay.
+  await page.evaluate(() => { window.skedRows = []; });
+  await server.api("POST", "/api/v1/schedules/perf-0500/pause");
+  const st = () => page.getByRole("row").filter({ hasText: "perf-0500" }).first().textContent();
+  await eventually(async () => /paused/.test(await st()), 5000, "perf-0500 shown paused without a reload");
+  const counts = await page.evaluate(() => window.skedRows.map(([, k]) => k));
+  check("the reload keeps every row in place", counts.every((k) => k === 1001), counts.join(","));
 });
 
 noErrors("perf", errors);

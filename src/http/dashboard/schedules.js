@@ -136,19 +136,21 @@ export function render(main, params, qs) {
     const mine = ++seq;
     let later = null;
     try {
-      // The first PAGE schedules drawn at once (the list is by name: they
-      // are the first rows when no filter is set), the others after them
-      // in pages of 1,000.
+      // At the first load, the first PAGE schedules drawn at once (the
+      // list is by name: they are the first rows when no filter is set),
+      // the others after them in pages of 1,000; a reload draws once, so
+      // that the rows in view do not shrink and grow back.
+      const first = !data;
       const schedules = [];
       let cursor = "", pages = 0;
       do {
-        const page = await get("/api/v1/schedules?limit=" + (pages ? 1000 : PAGE) +
+        const page = await get("/api/v1/schedules?limit=" + (pages || !first ? 1000 : PAGE) +
           (cursor ? "&cursor=" + enc(cursor) : ""));
         if (mine !== seq) return;
         schedules.push(...page.schedules);
         cursor = page.next_cursor;
         if (++pages === 1) {
-          got(schedules, !!cursor);
+          if (first) got(schedules, !!cursor);
           // Asked once the first rows are drawn, not beside the schedules:
           // the server answers them one after the other.
           later = Promise.all([
@@ -158,7 +160,7 @@ export function render(main, params, qs) {
           later.catch(() => {}); // told below, once the schedules are in
         }
       } while (cursor && schedules.length < 5000);
-      if (pages > 1) got(schedules, false);
+      if (pages > 1 || !first) got(schedules, false);
       const [runs, missed] = await later;
       if (mine !== seq) return;
       const last = new Map();
