@@ -190,6 +190,7 @@ static int set_field(const orow *r, const char *v, sked_schedule *s,
         return set_str(at, v, false);
     case SKED__SK_BOOL:
     case SKED__SK_PAUSED:
+    case SKED__SK_WORDS:
         break;
     }
     return SKED_EINTERNAL;

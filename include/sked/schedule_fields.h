@@ -20,7 +20,9 @@
  *                three time specs, checked together), INSTANT, DUR (µs,
  *                seconds in JSON), I32, I64, BOOL (0 or 1), ENUM (stored
  *                and written as its name), CONTEXT (a JSON object), PAUSED
- *                (the status seen as a boolean);
+ *                (the status seen as a boolean), WORDS (the cron
+ *                expression in words, as "sked cron explain" says them;
+ *                shown, never read);
  *   ctype        its C type;
  *   enum         for an ENUM, the enumeration's short name (its names are
  *                the model's); else "_";
@@ -57,6 +59,9 @@
       (0, 2, NULL), SKED_SPEC_CRON, "", "which time spec it has")              \
     X(cron, CRON, char *, _, DEF, "cron", "cron", "cron", "cron",              \
       (0, 0, NULL), NULL, "", "a cron expression (one of cron, every, at)")    \
+    X(cron_words, WORDS, char *, _, VIEW, NULL, "cron_words", NULL, NULL,      \
+      (0, 0, NULL), NULL, "",                                                  \
+      "the cron expression in words, without the zone (null: no cron)")        \
     X(every, EVERY, sked_dur, _, DEF, "every_us", "every_secs", "every",       \
       "every", (SKED_EVERY_MIN, SKED_EVERY_MAX, NULL), 0,                      \
       "  --every D            an interval schedule: every D (1s to 366d)\n",   \

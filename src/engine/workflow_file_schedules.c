@@ -209,6 +209,7 @@ static int flag_value(parser *p, struct fy_node *v, int32_t *out)
 #define YFN_I64(m, e)
 #define YFN_CONTEXT(m, e)
 #define YFN_PAUSED(m, e)
+#define YFN_WORDS(m, e)
 #define YFN(member, kind, ctype, en, role, ...)                                \
     YROLE_##role(YFN_##kind(member, en))
 SKED_SCHEDULE_FIELDS(YFN)
@@ -228,6 +229,7 @@ SKED_SCHEDULE_FIELDS(YFN)
 #define YKEY_ENUM(m, k)    KEY_FN(k, key_##m),
 #define YKEY_CONTEXT(m, k) KEY_FN(k, sch_context),
 #define YKEY_PAUSED(m, k)  KEY_FN(k, sch_paused),
+#define YKEY_WORDS(m, k)   /* shown only */
 #define YKEY(member, kind, ctype, en, role, sql, json, yaml, ...)              \
     YROLE_##role(YKEY_##kind(member, yaml))
 

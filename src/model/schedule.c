@@ -44,6 +44,7 @@
 #define CLASS_BOOL(str, num)    num
 #define CLASS_ENUM(str, num)    num
 #define CLASS_PAUSED(str, num)  num
+#define CLASS_WORDS(str, num)   num
 #define ROW_OF(use, member, kind, ctype, en, role, sql, json, yaml, cli,       \
                bounds, def, ...)                                               \
     MEMBER_##role(CLASS_##kind(use##_STR, use##_NUM)(member, def))

@@ -63,6 +63,7 @@ _Static_assert(sizeof(sked_source) == sizeof(int), "enum size");
 #define NUM_BOOL(d)    (d)
 #define NUM_ENUM(d)    (d)
 #define NUM_PAUSED(d)  (d)
+#define NUM_WORDS(d)   0
 #define TXT_NAME(d)    (d)
 #define TXT_STR(d)     (d)
 #define TXT_CRON(d)    (d)
@@ -76,6 +77,7 @@ _Static_assert(sizeof(sked_source) == sizeof(int), "enum size");
 #define TXT_BOOL(d)    NULL
 #define TXT_ENUM(d)    NULL
 #define TXT_PAUSED(d)  NULL
+#define TXT_WORDS(d)   NULL
 #define EN_ENUM(e)     (&sked__enum_##e)
 #define EN_OTHER(e)    NULL
 #define EN_NAME        EN_OTHER
@@ -90,6 +92,7 @@ _Static_assert(sizeof(sked_source) == sizeof(int), "enum size");
 #define EN_I64         EN_OTHER
 #define EN_BOOL        EN_OTHER
 #define EN_PAUSED      EN_OTHER
+#define EN_WORDS       EN_OTHER
 
 #define DESCRIPTOR(member, kind, ctype, en, role, sql, json, yaml, cli,        \
                    bounds, def, help, desc)                                    \

@@ -31,6 +31,7 @@ typedef enum sked__skind {
     SKED__SK_ENUM,
     SKED__SK_CONTEXT,
     SKED__SK_PAUSED,
+    SKED__SK_WORDS,
 } sked__skind;
 
 typedef enum sked__srole {

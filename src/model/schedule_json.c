@@ -18,6 +18,7 @@
 #include "base/error.h"
 #include "base/json_io.h"
 #include "base/json_text.h"
+#include "sked/cron.h"
 #include "model/schedule_fields.h"
 
 typedef sked__sfield field;
@@ -29,6 +30,13 @@ typedef sked__sfield field;
 static bool is_state(const field *f)
 {
     return f->role == SKED__SR_STATE || f->role == SKED__SR_CREATED;
+}
+
+/* Tell whether F is shown and never taken: the state, and the views
+ * computed from the definition (the words). */
+static bool is_shown_only(const field *f)
+{
+    return is_state(f) || f->kind == SKED__SK_WORDS;
 }
 
 /* ---- writing ---------------------------------------------------------- */
@@ -52,6 +60,22 @@ json_t *sked__json_secs(sked_dur d)
 json_t *sked__json_str(const char *s)
 {
     return s ? json_string(s) : json_null();
+}
+
+/* The words of S's cron expression, without the zone (the timezone field
+ * names it), or null: another spec, or an expression that does not parse
+ * (a stored row is valid; an unchecked one is not explained). */
+static json_t *cron_words(const sked_schedule *s)
+{
+    char words[SKED_CRON_EXPLAIN_MAX];
+    sked_cron c;
+    sked_error err = {0};
+
+    if (s->kind != SKED_SPEC_CRON || !s->cron ||
+        sked_cron_parse(s->cron, &c, &err) != 0 ||
+        sked_cron_explain(&c, NULL, words, sizeof words) < 0)
+        return json_null();
+    return json_string(words);
 }
 
 /* Return the JSON value of field F of S; NULL when out of memory or when
@@ -80,6 +104,8 @@ static json_t *field_json(const sked_schedule *s, const field *f,
         return json_boolean(*CAT(s, f, int32_t));
     case SKED__SK_PAUSED:
         return json_boolean(s->status == SKED_SCHEDULE_PAUSED);
+    case SKED__SK_WORDS:
+        return cron_words(s);
     case SKED__SK_CONTEXT: {
         json_t *v =
             s->context ? json_loads(s->context, 0, NULL) : json_object();
@@ -149,7 +175,7 @@ int sked__schedule_definition_json(const sked_schedule *s, json_t **out,
     for (size_t i = 0; rc == 0 && i < SKED__SF_COUNT; i++) {
         const field *f = &sked__sfields[i];
 
-        if (f->json && is_state(f))
+        if (f->json && is_shown_only(f))
             json_object_del(o, f->json);
         /* A request flag (allow_past): never written back, so sent only
          * when set. */
@@ -387,6 +413,11 @@ static int read_field(const field *f, const char *key, const json_t *v,
         return read_context(key, v, AT(s, f, char *), err);
     case SKED__SK_ENUM:
         return read_enum(f, v, s, err);
+    case SKED__SK_WORDS: /* shown only: an answer's words are left */
+        return json_is_string(v) || json_is_null(v)
+                   ? 0
+                   : sked__error_set(err, SKED_EINVAL, key, -1,
+                                     "must be a string or null");
     }
     return sked__error_set(err, SKED_EINTERNAL, key, -1, NULL);
 }
@@ -453,7 +484,7 @@ int sked__schedule_patch_json(const json_t *obj, unsigned flags,
             rc = sked__error_set(err, SKED_ESYNTAX, key, -1, "unknown field");
             break;
         }
-        if (is_state(f) && !(flags & SKED__SCHEDULE_JSON_STATE)) {
+        if (is_shown_only(f) && !(flags & SKED__SCHEDULE_JSON_STATE)) {
             rc = sked__error_set(err, SKED_EINVAL, key, -1, "is read-only");
             break;
         }
@@ -513,6 +544,7 @@ static json_t *schema_type(const field *f)
                          : json_pack("[s, s]", "string", "null");
     case SKED__SK_STR:
     case SKED__SK_CRON:
+    case SKED__SK_WORDS:
     case SKED__SK_AT:
     case SKED__SK_INSTANT:
         return json_pack("[s, s]", "string", "null");
@@ -607,7 +639,7 @@ static json_t *schema_property(const field *f)
         json_pack("{s:o, s:s}", "type", schema_type(f), "description", f->desc);
     int rc = p ? schema_bounds(f, p) : SKED_ENOMEM;
 
-    if (rc == 0 && is_state(f))
+    if (rc == 0 && is_shown_only(f))
         rc = json_object_set_new(p, "readOnly", json_true());
     if (rc == 0 && f->role == SKED__SR_REQUEST)
         rc = json_object_set_new(p, "writeOnly", json_true());

@@ -48,8 +48,9 @@ int sked__schedule_to_json_text(const sked_schedule *s, char **out,
                                 sked_error *err);
 
 /* Build the definition of S as a request gives it (POST, PUT): the
- * object of sked__schedule_to_json without the read-only state fields,
- * with "allow_past" when S has it. OUT: *out, a new reference. */
+ * object of sked__schedule_to_json without the read-only fields (the
+ * state, the cron expression's words), with "allow_past" when S has it. OUT:
+ * *out, a new reference. */
 int sked__schedule_definition_json(const sked_schedule *s, json_t **out,
                                    sked_error *err);
 

@@ -503,7 +503,8 @@ static int field_eq(const sked_schedule *a, const sked_schedule *b,
     case SKED__SK_ENUM:
         return *(const int *) x == *(const int *) y;
     case SKED__SK_PAUSED:
-        return 1; /* the status: state, not definition */
+    case SKED__SK_WORDS:
+        return 1; /* the status, the words: views, not definition */
     default:
         return *(const int64_t *) x == *(const int64_t *) y;
     }

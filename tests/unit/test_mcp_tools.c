@@ -295,7 +295,8 @@ static const char *const all_tools[] = {
 #define NALL (sizeof all_tools / sizeof all_tools[0])
 
 /* Every writable field of the schedule's table (its API key) is a
- * property of TOOL, with the table's description; no state field is. */
+ * property of TOOL, with the table's description; no state field is, nor
+ * the words of the expression (shown, never taken). */
 static void covers_schedule(const char *tool)
 {
     json_t *props = json_object_get(
@@ -304,7 +305,8 @@ static void covers_schedule(const char *tool)
     for (size_t i = 0; i < SKED__SF_COUNT; i++) {
         const sked__sfield *f = &sked__sfields[i];
         json_t *p = f->json ? json_object_get(props, f->json) : NULL;
-        bool state = f->role == SKED__SR_STATE || f->role == SKED__SR_CREATED;
+        bool state = f->role == SKED__SR_STATE || f->role == SKED__SR_CREATED ||
+                     f->kind == SKED__SK_WORDS;
 
         if (!f->json)
             continue;

@@ -424,6 +424,7 @@ static void test_json_definition(void **state)
         assert_int_equal(sked__schedule_definition_json(&s, &def, NULL), 0);
         assert_null(json_object_get(def, "next_fire_at"));
         assert_null(json_object_get(def, "status"));
+        assert_null(json_object_get(def, "cron_words"));
         assert_true(json_is_true(json_object_get(def, "paused")));
         assert_int_equal(json_object_get(def, "allow_past") != NULL,
                          allow_past);
@@ -441,6 +442,43 @@ static void test_json_definition(void **state)
         sked_schedule_done(&back);
     }
     sked_schedule_done(&s);
+}
+
+/* The answer says the expression in words, without the zone (its own
+ * field), null for an interval; a request cannot set them. */
+static void test_json_cron_words(void **state)
+{
+    static const char *const cron =
+        "{\"name\":\"n\",\"workflow\":\"w\",\"cron\":\"0 9 * * 1-5\","
+        "\"timezone\":\"Europe/Paris\"}";
+    static const char *const every =
+        "{\"name\":\"n\",\"workflow\":\"w\",\"every\":60}";
+    static const char *const given =
+        "{\"name\":\"n\",\"workflow\":\"w\",\"cron\":\"0 9 * * *\","
+        "\"cron_words\":\"At noon\"}";
+    sked_schedule s;
+    sked_error err;
+    json_t *o = NULL;
+
+    (void) state;
+    assert_int_equal(
+        sked__schedule_from_json_text(cron, strlen(cron), 0, &s, NULL), 0);
+    assert_int_equal(sked__schedule_to_json(&s, &o, NULL), 0);
+    assert_string_equal(json_string_value(json_object_get(o, "cron_words")),
+                        "At 09:00, Monday through Friday");
+    json_decref(o);
+    sked_schedule_done(&s);
+    assert_int_equal(
+        sked__schedule_from_json_text(every, strlen(every), 0, &s, NULL), 0);
+    assert_int_equal(sked__schedule_to_json(&s, &o, NULL), 0);
+    assert_true(json_is_null(json_object_get(o, "cron_words")));
+    json_decref(o);
+    sked_schedule_done(&s);
+    sked_error_clear(&err);
+    assert_int_equal(
+        sked__schedule_from_json_text(given, strlen(given), 0, &s, &err),
+        SKED_EINVAL);
+    assert_string_equal(err.field, "cron_words");
 }
 
 struct json_bad {
@@ -644,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_json_definition),
+        cmocka_unit_test(test_json_cron_words),
         cmocka_unit_test(test_json_bad),
         cmocka_unit_test(test_json_patch_replaces_spec),
         cmocka_unit_test(test_json_schema),

@@ -162,7 +162,7 @@ export function render(main, params) {
       built = true;
       return;
     }
-    words(s).then((t) => { wordsP.textContent = `${t} · ${s.workflow} · ${s.timezone || "UTC"}`; });
+    wordsP.textContent = `${words(s)} · ${s.workflow} · ${s.timezone || "UTC"}`;
     clear(statusP, status(s.status), s.last_error ? " — " + s.last_error : "",
       s.status === "active" ? [" · next ", time(s.next_fire_at, s.timezone, { relative: true })] : "");
     drawActions();

@@ -2,14 +2,17 @@
 // next occurrence in that zone (the viewer's time in its title), its
 // status and why, its last run, and a strip of its recent occurrences'
 // outcomes, filtered by status, workflow and name; kept current by the
-// event stream.
-import { getAll, get, onEvent } from "./api.js";
+// event stream. The first PAGE rows of those the filters keep are drawn,
+// more at the press of a button: a thousand rows cost the browser far
+// more to build and lay out than anyone reads at once.
+import { get, onEvent } from "./api.js";
 import { MISSED, recent } from "./feed.js";
 import { clear, debounce, enc, errorText, field, h, heading, inZone, keepFilters, message,
          refreshRelative, say, scheduleLink, select, status, table, time } from "./ui.js";
-import { spec, words } from "./words.js";
+import { words } from "./words.js";
 
 const STRIP = 12;
+const PAGE = 100;
 
 // The recent outcomes of each schedule, newest last: runs and misses.
 function outcomes(runs, missed) {
@@ -59,13 +62,9 @@ function statusCell(s) {
 }
 
 function row(s, last, outs) {
-  const w = h("span", { class: "words", text: spec(s) });
-  const code = s.cron ? h("code", { class: "spec", text: s.cron, hidden: true }) : null;
-  words(s).then((t) => {
-    w.textContent = t;
-    if (code) code.hidden = t === s.cron;
-  });
-  const when = h("div", {}, w, code);
+  const t = words(s);
+  const when = h("div", {}, h("span", { class: "words", text: t }),
+    s.cron && t !== s.cron ? h("code", { class: "spec", text: s.cron }) : null);
   const lastCell = last
     ? h("div", {}, h("a", { href: "#/runs/" + enc(last.id) }, status(last.status)), " ",
         time(last.finished_at || last.created_at, s.timezone, { relative: true }))
@@ -84,10 +83,15 @@ export function render(main, params, qs) {
   const msg = message();
   const box = h("div", { class: "list" }, h("p", { class: "loading", text: "Loading…" }));
   const count = h("p", { class: "count" });
+  let limit = PAGE;
+  const more = h("button", { type: "button", class: "quiet more", hidden: true,
+    on: { click: () => { limit += PAGE; draw(); } } });
+  const all = h("button", { type: "button", class: "quiet more", hidden: true,
+    on: { click: () => { limit = Infinity; draw(); } } });
   main.append(heading("Schedules"),
     h("form", { class: "filters", role: "search", "aria-label": "Filter schedules", on: { submit: (e) => e.preventDefault() } },
       field("Status", stSel), field("Workflow", wfSel), field("Name", nameIn)),
-    msg, count, box);
+    msg, count, box, h("p", { class: "buttons" }, more, " ", all));
 
   let data = null;
   function draw() {
@@ -98,32 +102,66 @@ export function render(main, params, qs) {
       (!stSel.value || s.status === stSel.value) &&
       (!wfSel.value || s.workflow === wfSel.value) &&
       (!name || s.name.toLowerCase().includes(name)));
-    count.textContent = `${shown.length} of ${data.schedules.length} schedules`;
+    const listed = shown.slice(0, limit);
+    count.textContent = data.partial
+      ? `the first ${listed.length} listed; loading the others…`
+      : `${shown.length} of ${data.schedules.length} schedules` +
+        (listed.length < shown.length ? `, the first ${listed.length} listed` : "");
+    const left = data.partial ? 0 : shown.length - listed.length;
+    more.hidden = left <= 0;
+    all.hidden = left <= PAGE;
+    more.textContent = `Show ${Math.min(PAGE, left)} more`;
+    all.textContent = `Show all ${shown.length}`;
     clear(box, table("Schedules",
       ["Name", "When", "Zone", "Next", "Status", "Workflow", "Last run", "Recent"],
-      shown.map((s) => row(s, data.last.get(s.name), data.outs.get(s.name))),
+      listed.map((s) => row(s, data.last.get(s.name), data.outs.get(s.name))),
       { empty: data.schedules.length ? "No schedule matches these filters." : "No schedule yet." }));
   }
 
-  // The schedules first, drawn at once; the runs and misses behind the
-  // last-run column and the strips as they come.
+  // The schedules drawn as their pages come (by name, so the first rows
+  // are right from the first page on); the runs and misses behind the
+  // last-run column and the strips after them.
+  function got(schedules, partial) {
+    data = Object.assign(data || { last: new Map(), outs: new Map() }, { schedules, partial });
+    const wfs = [...new Set(schedules.map((s) => s.workflow))].sort();
+    const keep = wfSel.value || f.workflow;
+    clear(wfSel, h("option", { value: "", text: "any" }),
+      wfs.map((w) => h("option", { value: w, selected: w === keep, text: w })));
+    say(msg, "");
+    draw();
+  }
+
   let seq = 0;
   async function load() {
     const mine = ++seq;
+    let later = null;
     try {
-      const schedules = await getAll("/api/v1/schedules", "schedules", 5000);
-      if (mine !== seq) return;
-      data = Object.assign(data || { last: new Map(), outs: new Map() }, { schedules });
-      const wfs = [...new Set(schedules.map((s) => s.workflow))].sort();
-      const keep = wfSel.value || f.workflow;
-      clear(wfSel, h("option", { value: "", text: "any" }),
-        wfs.map((w) => h("option", { value: w, selected: w === keep, text: w })));
-      say(msg, "");
-      draw();
-      const [runs, missed] = await Promise.all([
-        get("/api/v1/runs?limit=1000").then((r) => r.runs),
-        recent({ type: MISSED }, 5000, 2000).catch(() => []),
-      ]);
+      // At the first load, the first PAGE schedules drawn at once (the
+      // list is by name: they are the first rows when no filter is set),
+      // the others after them in pages of 1,000; a reload draws once, so
+      // that the rows in view do not shrink and grow back.
+      const first = !data;
+      const schedules = [];
+      let cursor = "", pages = 0;
+      do {
+        const page = await get("/api/v1/schedules?limit=" + (pages || !first ? 1000 : PAGE) +
+          (cursor ? "&cursor=" + enc(cursor) : ""));
+        if (mine !== seq) return;
+        schedules.push(...page.schedules);
+        cursor = page.next_cursor;
+        if (++pages === 1) {
+          if (first) got(schedules, !!cursor);
+          // Asked once the first rows are drawn, not beside the schedules:
+          // the server answers them one after the other.
+          later = Promise.all([
+            get("/api/v1/runs?limit=1000").then((r) => r.runs),
+            recent({ type: MISSED }, 5000, 2000).catch(() => []),
+          ]);
+          later.catch(() => {}); // told below, once the schedules are in
+        }
+      } while (cursor && schedules.length < 5000);
+      if (pages > 1 || !first) got(schedules, false);
+      const [runs, missed] = await later;
       if (mine !== seq) return;
       const last = new Map();
       for (const r of runs) if (r.schedule && !last.has(r.schedule)) last.set(r.schedule, r);
@@ -137,8 +175,10 @@ export function render(main, params, qs) {
     }
   }
 
-  const redraw = debounce(draw, 150);
-  for (const el of [stSel, wfSel]) el.addEventListener("change", draw);
+  // New filters list from the first page again.
+  const filtered = () => { limit = PAGE; draw(); };
+  const redraw = debounce(filtered, 150);
+  for (const el of [stSel, wfSel]) el.addEventListener("change", filtered);
   nameIn.addEventListener("input", redraw);
   const reload = debounce(load, 500);
   const off = onEvent((ev) => {
