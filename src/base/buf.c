@@ -141,3 +141,18 @@ void sked__buf_reset(sked_buf *b)
     free(b->p);
     *b = (sked_buf){.max = b->max};
 }
+
+bool sked__buf_escape(sked_buf *b, const char *v)
+{
+    static const char hex[] = "0123456789ABCDEF";
+
+    for (const unsigned char *p = (const unsigned char *) v; *p; p++) {
+        char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+        bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                     (*p >= '0' && *p <= '9') || strchr("-._~", *p);
+
+        if (!(plain ? sked__buf_add(b, p, 1) : sked__buf_add(b, e, 3)))
+            return false;
+    }
+    return true;
+}

@@ -46,6 +46,11 @@ void sked__buf_grew(sked_buf *b, size_t n);
  * writers of many numbers. */
 size_t sked__i64_text(int64_t v, char *out);
 
+/* Append the string V percent-encoded (RFC 3986): every byte but the
+ * unreserved ones (letters, digits, "-._~") as %XX, for a segment of a
+ * path or a value of a query. */
+bool sked__buf_escape(sked_buf *b, const char *v);
+
 /* Append printf-style text. */
 bool sked__buf_printf(sked_buf *b, const char *fmt, ...) SKED__PRINTF(2, 3);
 

@@ -575,20 +575,6 @@ int sked__query_long(const char *s, const char *key, long min, long max,
     return 0;
 }
 
-/* Append V to B percent-encoded: all but RFC 3986's unreserved. */
-static void escape(sked_buf *b, const char *v)
-{
-    static const char hex[] = "0123456789ABCDEF";
-
-    for (const unsigned char *p = (const unsigned char *) v; *p; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-            (*p >= '0' && *p <= '9') || strchr("-._~", *p))
-            (void) sked__buf_add(b, p, 1);
-        else
-            (void) sked__buf_printf(b, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
-    }
-}
-
 /* The value of K in Q as text into V (VALUE_MAX), NULL when unset. */
 static const char *query_value(const query_key *k, const void *q, char *v)
 {
@@ -636,7 +622,7 @@ static char *query_write(const query_key *keys, const char *path, const void *q)
         if (k->alias || !(value = query_value(k, q, v)))
             continue;
         (void) sked__buf_printf(&b, "%c%s=", sep, k->key);
-        escape(&b, value);
+        (void) sked__buf_escape(&b, value);
         sep = '&';
     }
     return sked__buf_take(&b, NULL);

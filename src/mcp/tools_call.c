@@ -14,21 +14,12 @@
 
 void sked__mcp_escape(sked_buf *b, const char *v)
 {
-    static const char hex[] = "0123456789ABCDEF";
-
     /* A segment "." or ".." would be a step of the path to a client
      * that resolves dot segments (libcurl does): escaped, it is a name. */
-    if (strcmp(v, ".") == 0 || strcmp(v, "..") == 0) {
+    if (strcmp(v, ".") == 0 || strcmp(v, "..") == 0)
         (void) sked__buf_puts(b, v[1] ? "%2E%2E" : "%2E");
-        return;
-    }
-    for (const unsigned char *p = (const unsigned char *) v; *p; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-            (*p >= '0' && *p <= '9') || strchr("-._~", *p))
-            (void) sked__buf_add(b, p, 1);
-        else
-            (void) sked__buf_printf(b, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
-    }
+    else
+        (void) sked__buf_escape(b, v);
 }
 
 /* A URI is the template's expansion (RFC 6570, {id}: every byte but
@@ -36,17 +27,10 @@ void sked__mcp_escape(sked_buf *b, const char *v)
  * resources/templates/list is the one listed and notified. */
 char *sked__mcp_uri(const char *prefix, const char *v)
 {
-    static const char hex[] = "0123456789ABCDEF";
     sked_buf b = {0};
 
     (void) sked__buf_puts(&b, prefix);
-    for (const unsigned char *p = (const unsigned char *) v; *p; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-            (*p >= '0' && *p <= '9') || strchr("-._~", *p))
-            (void) sked__buf_add(&b, p, 1);
-        else
-            (void) sked__buf_printf(&b, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
-    }
+    (void) sked__buf_escape(&b, v);
     return sked__buf_take(&b, NULL);
 }
 
