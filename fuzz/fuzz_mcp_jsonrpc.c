@@ -10,8 +10,12 @@
  * it). Every answer must be a JSON-RPC 2.0 object with an id (a string,
  * an integer or null) and either a result object or an error with an
  * integer code and a message; a request gets one with its own id, a
- * notification none. Any other outcome aborts; leaks are found by the
+ * notification none, and a request whose id an earlier
+ * notifications/cancelled named may go unanswered (the session keeps a
+ * cancel that comes before its request, as a transport's queue can
+ * deliver them). Any other outcome aborts; leaks are found by the
  * sanitizers. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,10 +74,40 @@ static void check_answer(const char *msg, size_t len, const char *reply,
     json_decref(j);
 }
 
+/* Remember the request id a cancel notification J names in CANCELLED
+ * (an array). */
+static void note_cancel(json_t *j, json_t *cancelled)
+{
+    const char *method = json_string_value(json_object_get(j, "method"));
+    json_t *rid = json_object_get(json_object_get(j, "params"), "requestId");
+
+    if (method && strcmp(method, "notifications/cancelled") == 0 &&
+        (json_is_string(rid) || json_is_integer(rid)))
+        (void) json_array_append(cancelled, rid);
+}
+
+/* Whether ID is in CANCELLED; taken out of it when TAKE. */
+static bool was_cancelled(json_t *cancelled, json_t *id, bool take)
+{
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(cancelled, i, v)
+    {
+        if (json_equal(v, id)) {
+            if (take)
+                (void) json_array_remove(cancelled, i);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* A request (an object of JSON-RPC 2.0 with a valid id and a method)
- * is owed an answer with its id; a notification is owed none. */
+ * is owed an answer with its id, unless CANCELLED holds its id; a
+ * notification is owed none. */
 static void check_owed(const char *msg, size_t len, const char *reply,
-                       size_t reply_len)
+                       size_t reply_len, json_t *cancelled)
 {
     json_t *j =
         len <= SKED_MCP_MESSAGE_MAX ? json_loadb(msg, len, 0, NULL) : NULL;
@@ -87,9 +121,13 @@ static void check_owed(const char *msg, size_t len, const char *reply,
     }
     if (!id && reply)
         broken("an answer to a notification", msg, len, reply, reply_len);
+    if (!id)
+        note_cancel(j, cancelled);
     if (json_is_string(id) || json_is_integer(id)) {
+        bool excused = !reply && was_cancelled(cancelled, id, true);
+
         a = reply ? json_loadb(reply, reply_len, 0, NULL) : NULL;
-        if (!json_equal(json_object_get(a, "id"), id))
+        if (!excused && !json_equal(json_object_get(a, "id"), id))
             broken("a request without its answer", msg, len, reply ? reply : "",
                    reply_len);
         json_decref(a);
@@ -103,9 +141,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                           .api_ctx = fuzz_engine("mcp.db")};
     const char *p = (const char *) data, *end = p + size;
     sked_mcp *m = NULL;
+    json_t *cancelled = json_array();
     sked_error err;
 
-    if (sked__mcp_open(&o, &m, &err) != 0)
+    if (!cancelled || sked__mcp_open(&o, &m, &err) != 0)
         abort();
     for (int i = 0; i < MESSAGES_MAX && p < end; i++) {
         const char *nl = memchr(p, '\n', (size_t) (end - p));
@@ -117,10 +156,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort(); /* out of memory, which the fuzzer does not cause */
         if (reply)
             check_answer(p, len, reply, reply_len);
-        check_owed(p, len, reply, reply_len);
+        check_owed(p, len, reply, reply_len, cancelled);
         free(reply);
         p += len + (nl ? 1 : 0);
     }
     sked__mcp_close(m);
+    json_decref(cancelled);
     return 0;
 }
