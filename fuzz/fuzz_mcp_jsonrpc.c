@@ -86,8 +86,9 @@ static void note_cancel(json_t *j, json_t *cancelled)
         (void) json_array_append(cancelled, rid);
 }
 
-/* Whether ID is in CANCELLED; taken out of it when TAKE. */
-static bool was_cancelled(json_t *cancelled, json_t *id, bool take)
+/* Whether ID is in CANCELLED; taken out of it then, as the session
+ * forgets a cancel once it has kept its request from running. */
+static bool take_cancelled(json_t *cancelled, json_t *id)
 {
     size_t i;
     json_t *v;
@@ -95,8 +96,7 @@ static bool was_cancelled(json_t *cancelled, json_t *id, bool take)
     json_array_foreach(cancelled, i, v)
     {
         if (json_equal(v, id)) {
-            if (take)
-                (void) json_array_remove(cancelled, i);
+            (void) json_array_remove(cancelled, i);
             return true;
         }
     }
@@ -124,7 +124,7 @@ static void check_owed(const char *msg, size_t len, const char *reply,
     if (!id)
         note_cancel(j, cancelled);
     if (json_is_string(id) || json_is_integer(id)) {
-        bool excused = !reply && was_cancelled(cancelled, id, true);
+        bool excused = !reply && take_cancelled(cancelled, id);
 
         a = reply ? json_loadb(reply, reply_len, 0, NULL) : NULL;
         if (!excused && !json_equal(json_object_get(a, "id"), id))
