@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/* Recurrence rules (RFC 5545 RRULE) expanded to days through libical.
+ *
+ * The plan: split off an optional DTSTART, check the parts libical lets
+ * through or reads loosely (FREQ finer than DAILY, BYSETPOS out of
+ * -366..366 or 0, RSCALE, unknown parts) so each error names its byte,
+ * parse with icalrecurrencetype_from_string, then walk
+ * icalrecur_iterator_next from DTSTART to the range's end.
+ *
+ * libical's quirks, met and guarded: an iterator may hand out one date
+ * twice or stop advancing (FREQ=DAILY;UNTIL=… from a DATE whose hour is
+ * -1), so dates that do not advance are dropped, COUNT is counted here
+ * over distinct dates, and a run of non-advancing dates or a walk past
+ * SKED__DAYCAL_RULE_MAX_STEPS is an error, never a loop. */
+#include "cron/daycal_rule.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libical/ical.h>
+
+#include "base/error.h"
+#include "cron/daycal.h"
+#include "time/civil.h"
+
+/* How many dates in a row may fail to advance before the walk stops. */
+#define MAX_STALLS 1000
+
+/* The parts a rule may have, as libical reads them (RFC 5545 3.3.10). */
+static const char *const known_parts[] = {
+    "FREQ",     "UNTIL",   "COUNT",    "INTERVAL",   "BYSECOND",
+    "BYMINUTE", "BYHOUR",  "BYDAY",    "BYMONTHDAY", "BYYEARDAY",
+    "BYWEEKNO", "BYMONTH", "BYSETPOS", "WKST",
+};
+
+static const char *const freqs[] = {"YEARLY", "MONTHLY", "WEEKLY", "DAILY"};
+static const char *const fine_freqs[] = {"HOURLY", "MINUTELY", "SECONDLY"};
+
+static bool word_is(const char *s, size_t n, const char *w)
+{
+    return strlen(w) == n && strncmp(s, w, n) == 0;
+}
+
+static bool in_list(const char *s, size_t n, const char *const *list,
+                    size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (word_is(s, n, list[i]))
+            return true;
+    return false;
+}
+
+int sked__daycal_basic_date(const char *s, size_t len, int64_t *out)
+{
+    int v[8], y, m, d;
+
+    if (len < 8)
+        return SKED_EINVAL;
+    for (int i = 0; i < 8; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return SKED_EINVAL;
+        v[i] = s[i] - '0';
+    }
+    y = v[0] * 1000 + v[1] * 100 + v[2] * 10 + v[3];
+    m = v[4] * 10 + v[5];
+    d = v[6] * 10 + v[7];
+    if (y < 1 || m < 1 || m > 12 || d < 1 || d > sked__days_in_month(y, m))
+        return SKED_EINVAL;
+    *out = sked__days_from_civil(y, m, d);
+    return 0;
+}
+
+/* The rule proper, after any DTSTART: its bytes and where they start. */
+struct rule_text {
+    const char *s;
+    size_t len, off;
+    int64_t start;
+};
+
+static int bad(sked_error *err, const char *field, size_t pos, const char *what)
+{
+    return sked__error_set(err, SKED_EINVAL, field, (long) pos, "%s", what);
+}
+
+/* Read the two-line "DTSTART[;params]:DATE\nRRULE:…" form at TEXT. */
+static int split_two_lines(const char *text, size_t len, const char *field,
+                           struct rule_text *r, sked_error *err)
+{
+    const char *nl = memchr(text, '\n', len), *colon;
+    size_t eol, v;
+
+    if (!nl)
+        return bad(err, field, 0, "DTSTART… needs a second line, RRULE:…");
+    eol = (size_t) (nl - text);
+    colon = memchr(text, ':', eol);
+    if (!colon)
+        return bad(err, field, 7, "DTSTART needs ':' and a date");
+    v = (size_t) (colon - text) + 1;
+    if (sked__daycal_basic_date(text + v, eol - v, &r->start) != 0)
+        return bad(err, field, v, "DTSTART needs a date YYYYMMDD");
+    v = eol + 1;
+    if (len - v < 6 || strncmp(text + v, "RRULE:", 6) != 0)
+        return bad(err, field, v, "the second line must start with RRULE:");
+    r->off = v + 6;
+    return 0;
+}
+
+/* Split TEXT into its DTSTART (default 1970-01-01) and its rule. */
+static int split_start(const char *text, size_t len, const char *field,
+                       struct rule_text *r, sked_error *err)
+{
+    const char *semi;
+    int rc;
+
+    r->start = 0;
+    r->off = 0;
+    if (len >= 8 && strncmp(text, "DTSTART=", 8) == 0) {
+        semi = memchr(text, ';', len);
+        if (!semi ||
+            sked__daycal_basic_date(text + 8, (size_t) (semi - text) - 8,
+                                    &r->start) != 0 ||
+            semi - text != 16)
+            return bad(err, field, 8, "DTSTART= needs a date YYYYMMDD and ';'");
+        r->off = 17;
+    } else if (len >= 8 && strncmp(text, "DTSTART", 7) == 0) {
+        rc = split_two_lines(text, len, field, r, err);
+        if (rc != 0)
+            return rc;
+    } else if (len >= 6 && strncmp(text, "RRULE:", 6) == 0) {
+        r->off = 6;
+    }
+    if (r->start < sked__days_from_civil(1900, 1, 1) ||
+        r->start > SKED__DAYCAL_LAST_DAY)
+        return bad(err, field, 8, "DTSTART must be in 1900 to 2200");
+    r->s = text + r->off;
+    r->len = len - r->off;
+    return 0;
+}
+
+/* Check BYSETPOS's list V (N bytes at offset POS): each -366..366, not 0. */
+static int check_setpos(const char *v, size_t n, size_t pos, const char *field,
+                        sked_error *err)
+{
+    size_t i = 0;
+
+    while (i <= n) {
+        size_t j = i;
+        long x = 0;
+        bool neg = false;
+        size_t digits;
+
+        if (j < n && (v[j] == '-' || v[j] == '+'))
+            neg = v[j++] == '-';
+        digits = j;
+
+        while (j < n && v[j] >= '0' && v[j] <= '9' && x <= 1000)
+            x = x * 10 + (v[j++] - '0');
+        if (j == digits || (j < n && v[j] != ','))
+            return bad(err, field, pos + i, "BYSETPOS needs numbers");
+        if (x == 0 || x > 366)
+            return sked__error_set(err, SKED_EINVAL, field, (long) (pos + i),
+                                   "BYSETPOS %s%ld is outside -366..366 or 0",
+                                   neg ? "-" : "", x);
+        i = j + 1;
+    }
+    return 0;
+}
+
+/* Check one part NAME=VALUE (N bytes at offset POS of the value). */
+static int check_part(const char *p, size_t n, size_t pos, const char *field,
+                      bool *has_freq, sked_error *err)
+{
+    const char *eq = memchr(p, '=', n);
+    size_t k, vl;
+
+    if (!eq)
+        return bad(err, field, pos, "each part of a rule is NAME=VALUE");
+    k = (size_t) (eq - p);
+    vl = n - k - 1;
+    if (!in_list(p, k, known_parts, sizeof known_parts / sizeof *known_parts))
+        return sked__error_set(err, SKED_EINVAL, field, (long) pos,
+                               "unknown rule part '%.*s'", (int) k, p);
+    if (word_is(p, k, "BYSETPOS"))
+        return check_setpos(eq + 1, vl, pos + k + 1, field, err);
+    if (!word_is(p, k, "FREQ"))
+        return 0;
+    *has_freq = true;
+    if (in_list(eq + 1, vl, fine_freqs, 3))
+        return sked__error_set(err, SKED_EINVAL, field, (long) (pos + k + 1),
+                               "FREQ=%.*s is finer than DAILY: a calendar "
+                               "is days",
+                               (int) vl, eq + 1);
+    if (!in_list(eq + 1, vl, freqs, 4))
+        return bad(err, field, pos + k + 1,
+                   "FREQ must be YEARLY, MONTHLY, WEEKLY or DAILY");
+    return 0;
+}
+
+static int check_rule(const struct rule_text *r, const char *field,
+                      sked_error *err)
+{
+    bool has_freq = false;
+    size_t i = 0;
+    int rc;
+
+    while (i < r->len) {
+        const char *semi = memchr(r->s + i, ';', r->len - i);
+        size_t n = semi ? (size_t) (semi - (r->s + i)) : r->len - i;
+
+        rc = check_part(r->s + i, n, r->off + i, field, &has_freq, err);
+        if (rc != 0)
+            return rc;
+        i += n + 1;
+    }
+    if (!has_freq)
+        return bad(err, field, r->off, "a rule needs FREQ=");
+    return 0;
+}
+
+/* Find the part libical refuses, once it refused the whole rule. */
+static int refused_part(const struct rule_text *r, const char *field,
+                        sked_error *err)
+{
+    char buf[SKED__DAYCAL_RULE_MAX + 16];
+    size_t i = 0;
+
+    while (i < r->len) {
+        const char *semi = memchr(r->s + i, ';', r->len - i);
+        size_t n = semi ? (size_t) (semi - (r->s + i)) : r->len - i;
+        struct icalrecurrencetype rt;
+
+        snprintf(buf, sizeof buf, "FREQ=YEARLY;%.*s", (int) n, r->s + i);
+        rt = icalrecurrencetype_from_string(buf);
+        icalerror_clear_errno();
+        if (rt.freq == ICAL_NO_RECURRENCE)
+            return sked__error_set(err, SKED_EINVAL, field, (long) (r->off + i),
+                                   "libical refuses '%.*s'", (int) n, r->s + i);
+        i += n + 1;
+    }
+    return bad(err, field, r->off, "libical refuses the rule");
+}
+
+/* Walk IT, calling FN for each distinct date in the range; COUNT (0: no
+ * limit) counts distinct dates. */
+static int walk(icalrecur_iterator *it, int count, const char *field,
+                sked__day_fn fn, void *ctx, size_t *emitted, sked_error *err)
+{
+    int64_t prev = INT64_MIN, d;
+    long steps = 0, stalls = 0, nth = 0;
+    struct icaltimetype t;
+
+    while (!icaltime_is_null_time(t = icalrecur_iterator_next(it))) {
+        if (++steps > SKED__DAYCAL_RULE_MAX_STEPS || t.year > 9999)
+            return bad(err, field, 0, "the rule expands to too many dates");
+        d = sked__days_from_civil(t.year, t.month, t.day);
+        if (d <= prev) {
+            if (++stalls > MAX_STALLS)
+                return bad(err, field, 0,
+                           "libical's expansion of the rule "
+                           "stopped advancing");
+            continue;
+        }
+        stalls = 0;
+        prev = d;
+        if ((count > 0 && ++nth > count) || d > SKED__DAYCAL_LAST_DAY)
+            break;
+        if (d >= 0) {
+            fn(ctx, d);
+            (*emitted)++;
+        }
+    }
+    return 0;
+}
+
+int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
+                             const char *field, sked__day_fn fn, void *ctx,
+                             size_t *out_count, sked_error *err)
+{
+    char buf[SKED__DAYCAL_RULE_MAX + 1];
+    struct rule_text r = {.s = text, .len = len};
+    struct icalrecurrencetype rt;
+    struct icaltimetype st = icaltime_null_time();
+    icalrecur_iterator *it;
+    int64_t y;
+    size_t emitted = 0;
+    int count, rc;
+
+    if (len > SKED__DAYCAL_RULE_MAX)
+        return sked__error_set(err, SKED_EINVAL, field, (long) len,
+                               "a rule is at most %d bytes",
+                               SKED__DAYCAL_RULE_MAX);
+    if (memchr(text, '\0', len))
+        return bad(err, field,
+                   (size_t) ((const char *) memchr(text, '\0', len) - text),
+                   "a rule holds no NUL");
+    rc = start ? 0 : split_start(text, len, field, &r, err);
+    if (start)
+        r.start = *start;
+    if (rc == 0)
+        rc = check_rule(&r, field, err);
+    if (rc != 0)
+        return rc;
+    memcpy(buf, r.s, r.len);
+    buf[r.len] = '\0';
+    rt = icalrecurrencetype_from_string(buf);
+    icalerror_clear_errno();
+    if (rt.freq == ICAL_NO_RECURRENCE)
+        return refused_part(&r, field, err);
+    count = rt.count;
+    rt.count = 0;
+    /* A DATE built from icaltime_null_time: icaltime_null_date's hour of
+     * -1 is what makes libical's daily walk stall. */
+    sked__civil_from_days(r.start, &y, &st.month, &st.day);
+    st.year = (int) y;
+    st.is_date = 1;
+    it = icalrecur_iterator_new(rt, st);
+    icalerror_clear_errno();
+    if (!it)
+        return bad(err, field, r.off,
+                   "the rule has no date (libical "
+                   "refuses to expand it)");
+    rc = walk(it, count, field, fn, ctx, &emitted, err);
+    icalrecur_iterator_free(it);
+    if (rc == 0 && out_count)
+        *out_count = emitted;
+    return rc;
+}
