@@ -79,8 +79,8 @@ static int print_schedule_json(const sked_schedule *s)
     return out_json(j);
 }
 
-/* Write S's time spec in a few words: the expression, "every 6h", or
- * "at 2026-12-01T09:00:00Z". */
+/* Write S's time spec in a few words: the expression, "every 6h",
+ * "at 2026-12-01T09:00:00Z", or "rrule FREQ=...". */
 static void spec_words(const sked_schedule *s, char *buf, size_t size)
 {
     char t[OUT_TIME_MAX];
@@ -97,6 +97,9 @@ static void spec_words(const sked_schedule *s, char *buf, size_t size)
     case SKED_SPEC_AT:
         out_time_utc(s->at, t, sizeof t);
         snprintf(buf, size, "at %s", t);
+        return;
+    case SKED_SPEC_RRULE:
+        snprintf(buf, size, "rrule %s", s->rrule ? s->rrule : "?");
         return;
     }
     snprintf(buf, size, "?");
@@ -232,9 +235,9 @@ static int schedule_create(const cli_cmd *self, int argc, char **argv)
     if (args.npos > 2)
         return cli_usage_error(self, "too many arguments: quote the "
                                      "expression, as in \"0 9 * * 1-5\"");
-    if (args.npos == 1 && !f.every && !f.at)
-        return cli_usage_error(self, "missing the cron expression, --every "
-                                     "or --at");
+    if (args.npos == 1 && !f.every && !f.at && !f.rrule)
+        return cli_usage_error(self, "missing the cron expression, --every, "
+                                     "--at or --rrule");
     f.workflow = args.pos[0];
     f.cron = args.npos == 2 ? args.pos[1] : NULL;
     sked_schedule_init(&c.s);
@@ -512,11 +515,13 @@ static const cli_cmd create_cmd = {
     .summary = "Create a schedule",
     .run = schedule_create,
     .help = "Usage: sked schedule create WORKFLOW EXPR [OPTIONS]\n"
-            "       sked schedule create WORKFLOW --every D|--at T [OPTIONS]\n"
+            "       sked schedule create WORKFLOW --every D|--at T|--rrule R\n"
+            "           [OPTIONS]\n"
             "\n"
             "Create a schedule that runs WORKFLOW at the occurrences of the\n"
-            "cron expression EXPR (see sked cron --help), every D, or once\n"
-            "at T. The workflow need not be registered yet.\n"
+            "cron expression EXPR (see sked cron --help), every D, once at\n"
+            "T, or at those of the RFC 5545 rule R in its zone. The\n"
+            "workflow need not be registered yet.\n"
             "\n"
             "Options:\n"
             "  --name N             the schedule's name (default WORKFLOW)\n"

@@ -140,6 +140,8 @@ static void change_spec(sked_schedule *s, sked_spec_kind kind)
     s->every = 0;
     s->anchor = SKED_TIME_NONE;
     s->at = SKED_TIME_NONE;
+    free(s->rrule);
+    s->rrule = NULL;
 }
 
 /* Tell whether an empty value clears the string of R: an optional one
@@ -170,6 +172,9 @@ static int set_field(const orow *r, const char *v, sked_schedule *s,
     case SKED__SK_AT:
         change_spec(s, SKED_SPEC_AT);
         return sked_time_parse(v, at, err);
+    case SKED__SK_RRULE:
+        change_spec(s, SKED_SPEC_RRULE);
+        return set_str(at, v, false);
     case SKED__SK_DUR:
         return sked_dur_parse(v, at, err);
     case SKED__SK_INSTANT:
@@ -199,7 +204,7 @@ static int set_field(const orow *r, const char *v, sked_schedule *s,
 static bool is_spec(const orow *r)
 {
     return r->kind == SKED__SK_CRON || r->kind == SKED__SK_EVERY ||
-           r->kind == SKED__SK_AT;
+           r->kind == SKED__SK_AT || r->kind == SKED__SK_RRULE;
 }
 
 /* The value option R gave, or NULL. */
@@ -218,7 +223,7 @@ static int check_specs(const sched_flags *f)
         specs += is_spec(&sked__sfields[i]) && given(f, &sked__sfields[i]);
     if (specs > 1)
         return cli_fail(SKED_EUSAGE, "give only one of a cron expression, "
-                                     "--every and --at");
+                                     "--every, --at and --rrule");
     return 0;
 }
 

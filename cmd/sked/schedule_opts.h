@@ -33,6 +33,7 @@
 #define SCHED_FLAG_T_NAME      const char *
 #define SCHED_FLAG_T_STR       const char *
 #define SCHED_FLAG_T_CRON      const char *
+#define SCHED_FLAG_T_RRULE     const char *
 #define SCHED_FLAG_T_EVERY     const char *
 #define SCHED_FLAG_T_AT        const char *
 #define SCHED_FLAG_T_INSTANT   const char *

@@ -22,7 +22,6 @@
 #include "sked/time.h"
 #include "sked/tz.h"
 
-#define SKED_TIME_NONE INT64_MIN
 /* Longest schedule, workflow or queue name; names are [A-Za-z0-9._-],
  * and neither "." nor "..". */
 #define SKED_NAME_MAX 128
@@ -45,6 +44,7 @@ typedef enum sked_spec_kind {
     SKED_SPEC_CRON = 0,  /* cron: an expression in a zone */
     SKED_SPEC_EVERY = 1, /* every: anchor + k * interval, k >= 1 */
     SKED_SPEC_AT = 2,    /* at: one instant, then done */
+    SKED_SPEC_RRULE = 3, /* rrule: an RFC 5545 rule in a zone */
 } sked_spec_kind;
 
 typedef enum sked_catchup {

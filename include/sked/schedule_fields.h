@@ -16,32 +16,24 @@
  *                validation errors;
  *   KIND         how the value is read, written and checked: NAME (a name,
  *                required when bounds' low is 1), STR (free text of at
- *                most bounds' high bytes, 0: any), CRON, EVERY and AT (the
- *                three time specs, checked together), INSTANT, DUR (µs,
- *                seconds in JSON), I32, I64, BOOL (0 or 1), ENUM (stored
- *                and written as its name), CONTEXT (a JSON object), PAUSED
- *                (the status seen as a boolean), WORDS (the cron
- *                expression in words, as "sked cron explain" says them;
- *                shown, never read);
- *   ctype        its C type;
- *   enum         for an ENUM, the enumeration's short name (its names are
- *                the model's); else "_";
- *   ROLE         KEY (the definition's name, the table's key), DEF (the
- *                definition), INTERNAL (kept, never shown: the spec's
- *                kind), REQUEST (a flag of one write, never stored), VIEW
- *                (another face of a stored field, no member), STATE (kept
- *                by the scheduler, read-only in the API), CREATED (state
- *                written once, by the insert);
- *   sql          its column (NULL: not stored);
- *   json         its API key (NULL: none);
- *   yaml         its key in the workflows file (NULL: none);
- *   cli          its option, without "--" (NULL: none);
- *   bounds       (low, high, what 0 means or NULL): the range the checks
- *                enforce, in the C unit (µs for DUR, bytes for STR);
- *   default      its value after sked_schedule_init; for strings, what
- *                NULL stands for when stored (NULL: nothing);
- *   help         its lines of "sked schedule create/update --help" (""
- *                for an option each command lists itself);
+ *                most bounds' high bytes, 0: any), CRON, EVERY, AT and
+ *                RRULE (the four time specs, checked together), INSTANT, DUR
+ * (µs, seconds in JSON), I32, I64, BOOL (0 or 1), ENUM (stored and written as
+ * its name), CONTEXT (a JSON object), PAUSED (the status seen as a boolean),
+ * WORDS (the cron expression in words, as "sked cron explain" says them; shown,
+ * never read); ctype        its C type; enum         for an ENUM, the
+ * enumeration's short name (its names are the model's); else "_"; ROLE KEY (the
+ * definition's name, the table's key), DEF (the definition), INTERNAL (kept,
+ * never shown: the spec's kind), REQUEST (a flag of one write, never stored),
+ * VIEW (another face of a stored field, no member), STATE (kept by the
+ * scheduler, read-only in the API), CREATED (state written once, by the
+ * insert); sql          its column (NULL: not stored); json         its API key
+ * (NULL: none); yaml         its key in the workflows file (NULL: none); cli
+ * its option, without "--" (NULL: none); bounds       (low, high, what 0 means
+ * or NULL): the range the checks enforce, in the C unit (µs for DUR, bytes for
+ * STR); default      its value after sked_schedule_init; for strings, what NULL
+ * stands for when stored (NULL: nothing); help         its lines of "sked
+ * schedule create/update --help" ("" for an option each command lists itself);
  *   description  one line, for the OpenAPI schema.
  * The order of the rows is the order of the API's JSON keys. */
 #ifndef SKED_SCHEDULE_FIELDS_H
@@ -56,16 +48,22 @@
       "workflow", (1, SKED_NAME_MAX, NULL), NULL, "",                          \
       "the workflow each run starts")                                          \
     X(kind, ENUM, sked_spec_kind, kind, INTERNAL, "kind", NULL, NULL, NULL,    \
-      (0, 2, NULL), SKED_SPEC_CRON, "", "which time spec it has")              \
+      (0, 3, NULL), SKED_SPEC_CRON, "", "which time spec it has")              \
     X(cron, CRON, char *, _, DEF, "cron", "cron", "cron", "cron",              \
-      (0, 0, NULL), NULL, "", "a cron expression (one of cron, every, at)")    \
+      (0, 0, NULL), NULL, "",                                                  \
+      "a cron expression (one of cron, every, at, rrule)")    \
     X(cron_words, WORDS, char *, _, VIEW, NULL, "cron_words", NULL, NULL,      \
       (0, 0, NULL), NULL, "",                                                  \
       "the cron expression in words, without the zone (null: no cron)")        \
     X(every, EVERY, sked_dur, _, DEF, "every_us", "every_secs", "every",       \
       "every", (SKED_EVERY_MIN, SKED_EVERY_MAX, NULL), 0,                      \
       "  --every D            an interval schedule: every D (1s to 366d)\n",   \
-      "an interval, in seconds (one of cron, every, at)")                      \
+      "an interval, in seconds (one of cron, every, at, rrule)")               \
+    X(calendar_days, BOOL, int32_t, _, DEF, "calendar_days", "calendar_days",  \
+      "calendar_days", "calendar-days", (0, 1, NULL), 0,                       \
+      "  --calendar-days      with --every in whole days: keep the local\n"    \
+      "                       time of the anchor across DST\n",                \
+      "with every in whole days: the anchor's local time every N days")        \
     X(anchor, INSTANT, sked_time, _, DEF, "anchor_at", "anchor", "anchor",     \
       "anchor", (SKED_TIME_MIN, SKED_TIME_MAX, NULL), SKED_TIME_NONE,          \
       "  --anchor T           with --every: occurrences are T + k*D\n"         \
@@ -75,14 +73,21 @@
       (SKED_TIME_MIN, SKED_TIME_MAX, NULL), SKED_TIME_NONE,                    \
       "  --at T               a one-time schedule at the RFC 3339 instant T\n",\
       "the one instant of a one-time schedule (one of cron, every, at)")       \
+    X(rrule, RRULE, char *, _, DEF, "rrule", "rrule", "rrule", "rrule",        \
+      (0, 0, NULL), NULL,                                                      \
+      "  --rrule R            an RFC 5545 rule, bare or after a DTSTART\n"      \
+      "                       line (one of cron, every, at, rrule)\n",         \
+      "an RFC 5545 recurrence rule (one of cron, every, at, rrule)")           \
     X(timezone, STR, char *, _, DEF, "timezone", "timezone", "timezone",       \
       "timezone", (0, 0, NULL), "UTC",                                         \
       "  --timezone TZ        IANA zone of the expression (default UTC)\n",    \
       "IANA time zone of the expression")                                      \
     X(dst, ENUM, sked_dst, dst, DEF, "dst", "dst", "dst", "dst",               \
-      (0, 1, NULL), SKED_DST_ONCE,                                             \
-      "  --dst once|cadence   DST policy (default once; see sked cron next)\n",\
-      "what a daylight saving change does to the expression")                  \
+      (0, SKED_DST_COUNT - 1, NULL), SKED_DST_ONCE,                            \
+      "  --dst P              DST policy: once (default), cadence, or a\n"     \
+      "                       skipped time's shift|skip and a repeated\n"      \
+      "                       one's first|last|both (\"skip,both\")\n",        \
+      "what a daylight saving change does: once, cadence, or GAP,FOLD")        \
     X(context, CONTEXT, char *, _, DEF, "context", "context", "context",       \
       "context", (0, SKED_CONTEXT_MAX, NULL), "{}",                            \
       "  --context JSON       a JSON object handed to each run\n",             \

@@ -23,6 +23,8 @@ typedef int64_t sked_dur;  /* µs */
  * RFC 3339 can write. */
 #define SKED_TIME_MIN (INT64_C(-62135596800) * SKED_USEC_PER_SEC)
 #define SKED_TIME_MAX (INT64_C(253402300800) * SKED_USEC_PER_SEC - 1)
+/* "Not set", for an instant that may be absent. */
+#define SKED_TIME_NONE INT64_MIN
 /* Longest accepted input, and a buffer size that fits any output. */
 #define SKED_TIME_INPUT_MAX 64
 #define SKED_TIME_STRLEN    40

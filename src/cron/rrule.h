@@ -20,7 +20,6 @@
 #include <stdint.h>
 
 #include "sked/error.h"
-#include "sked/schedule.h" /* SKED_TIME_NONE */
 #include "sked/time.h"
 
 /* Longest accepted value, in bytes. */

@@ -4,12 +4,12 @@
  * sked/engine.h), what "sked schedule preview" prints and what
  * GET /api/v1/schedules/{name}/occurrences answers, computed once.
  *
- * The instants come from sked__schedule_next_fire, the rule the store
- * and the scheduler fire by, so a preview never promises what the
- * scheduler would not do; the marks come from the cron engine, asked for
- * the same instant. */
+ * The instants and their marks come from the schedule's occurrences
+ * (model/schedule_occ.h), which the store and the scheduler fire by, so
+ * a preview never promises what the scheduler would not do. */
 #include "base/alloc.h"
 #include "engine/engine_int.h"
+#include "model/schedule_occ.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,24 +44,23 @@ static size_t runs_left(const sked_schedule *s, size_t max)
     return left <= 0 ? 0 : (uint64_t) left < max ? (size_t) left : max;
 }
 
-/* The occurrence after AFTER into *out, its mark the cron engine's (CRON
- * parsed from S when S is a cron schedule). Returns false when none. */
-static bool next_item(const sked_schedule *s, const sked_cron *cron,
-                      const sked_tz *tz, sked_time after,
-                      sked_preview_item *out)
+/* The occurrence of O after AFTER, within S's bounds, into *out with its
+ * DST mark. Returns false when none. */
+static bool next_item(const sked_schedule *s, const sked__occ_spec *o,
+                      sked_time after, sked_preview_item *out)
 {
     sked_occurrence c;
     sked_tz_info info;
 
     *out = (sked_preview_item){.mark = SKED_OCC_NORMAL};
-    if (sked__schedule_next_fire(s, tz, after, &out->at) < 0)
+    if (s->start_at != SKED_TIME_NONE && s->start_at - 1 > after)
+        after = s->start_at - 1;
+    if (sked__occ_next(o, after, &c) != 0 ||
+        (s->end_at != SKED_TIME_NONE && c.at > s->end_at))
         return false;
-    /* The mark is the cron engine's: ask it for the same instant. */
-    if (s->kind == SKED_SPEC_CRON &&
-        sked_cron_next_occurrence(cron, tz, s->dst, out->at - 1, &c) == 0 &&
-        c.at == out->at)
-        out->mark = c.mark;
-    if (sked_tz_lookup(tz, out->at, &info) == 0) {
+    out->at = c.at;
+    out->mark = c.mark;
+    if (sked_tz_lookup(o->tz, out->at, &info) == 0) {
         out->has_local = true;
         out->utoff = info.utoff;
     }
@@ -73,7 +72,7 @@ int sked_schedule_preview(const sked_schedule *s, const sked_tz *tz,
                           sked_error *err)
 {
     sked_preview p = {NULL, 0};
-    sked_cron cron;
+    sked__occ_spec o;
     size_t left;
     int rc;
 
@@ -83,16 +82,19 @@ int sked_schedule_preview(const sked_schedule *s, const sked_tz *tz,
     if (max < 1 || max > SKED_PREVIEW_MAX)
         return sked__error_set(err, SKED_EINVAL, "n", -1, "must be 1 to %d",
                                SKED_PREVIEW_MAX);
-    if (!tz)
-        tz = sked_tz_utc();
-    if (s->kind == SKED_SPEC_CRON &&
-        (rc = sked_cron_parse(s->cron, &cron, err)) < 0)
-        return rc;
+    if ((rc = sked__occ_spec_init(&o, s, tz, NULL, after, err)) < 0)
+        return err && err->code ? rc
+                                : sked__error_set(err, rc, NULL, -1,
+                                                  "the time spec does not "
+                                                  "load");
     left = runs_left(s, max);
-    if (!(p.items = sked__calloc(left ? left : 1, sizeof *p.items)))
+    if (!(p.items = sked__calloc(left ? left : 1, sizeof *p.items))) {
+        sked__occ_spec_done(&o);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    while (p.n < left && next_item(s, &cron, tz, after, &p.items[p.n]))
+    }
+    while (p.n < left && next_item(s, &o, after, &p.items[p.n]))
         after = p.items[p.n++].at;
+    sked__occ_spec_done(&o);
     *out = p;
     return 0;
 }

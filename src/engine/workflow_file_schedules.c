@@ -201,6 +201,7 @@ static int flag_value(parser *p, struct fy_node *v, int32_t *out)
 #define YFN_NAME(m, e)
 #define YFN_STR(m, e)
 #define YFN_CRON(m, e)
+#define YFN_RRULE(m, e)
 #define YFN_EVERY(m, e)
 #define YFN_AT(m, e)
 #define YFN_INSTANT(m, e)
@@ -219,6 +220,7 @@ SKED_SCHEDULE_FIELDS(YFN)
 #define YKEY_NAME(m, k)    KEY(k, F_HSTR, SOFF(m)),
 #define YKEY_STR(m, k)     KEY(k, F_HSTR, SOFF(m)),
 #define YKEY_CRON(m, k)    KEY(k, F_HSTR, SOFF(m)),
+#define YKEY_RRULE(m, k)   KEY(k, F_HSTR, SOFF(m)),
 #define YKEY_EVERY(m, k)   KEY_RANGE(k, F_DUR, SOFF(m), 0, DUR_ANY_MAX),
 #define YKEY_DUR(m, k)     KEY_RANGE(k, F_DUR, SOFF(m), 0, DUR_ANY_MAX),
 #define YKEY_AT(m, k)      KEY(k, F_TIME, SOFF(m)),
@@ -275,15 +277,16 @@ static int sch_validate(parser *p, struct fy_node *map, const sked_schedule *s)
 /* Fill in what a schedule takes from where it stands, then check it. */
 static int sch_finish(parser *p, struct fy_node *map, sked_schedule *s)
 {
-    static const char *const specs[] = {"cron", "every", "at", NULL};
+    static const char *const specs[] = {"cron", "every", "at", "rrule", NULL};
     sked_error e;
     int which = 0, rc;
 
-    if ((rc = sked__wf_one_of(p, map, specs, "cron, every or at", &which)) < 0)
+    static const sked_spec_kind kinds[] = {SKED_SPEC_CRON, SKED_SPEC_EVERY,
+                                           SKED_SPEC_AT, SKED_SPEC_RRULE};
+    if ((rc = sked__wf_one_of(p, map, specs, "cron, every, at or rrule",
+                              &which)) < 0)
         return rc;
-    s->kind = which == 0   ? SKED_SPEC_CRON
-              : which == 1 ? SKED_SPEC_EVERY
-                           : SKED_SPEC_AT;
+    s->kind = kinds[which];
     if (s->kind != SKED_SPEC_EVERY && sked__wf_find_pair(map, "anchor"))
         return sked__wf_fail_at_key(p, map, "anchor",
                                     "an anchor needs \"every\"");

@@ -18,6 +18,7 @@
 #include "base/error.h"
 #include "base/json_io.h"
 #include "base/utf8.h"
+#include "cron/rrule.h"
 #include "model/schedule.h"
 #include "model/schedule_fields.h"
 #include "tz/tzdb.h"
@@ -34,6 +35,7 @@
 #define CLASS_NAME(str, num)    str
 #define CLASS_STR(str, num)     str
 #define CLASS_CRON(str, num)    str
+#define CLASS_RRULE(str, num)   str
 #define CLASS_CONTEXT(str, num) str
 #define CLASS_EVERY(str, num)   num
 #define CLASS_AT(str, num)      num
@@ -251,11 +253,35 @@ static int check_dur(sked_dur d, sked_dur lo, sked_dur hi, const char *field,
 /* Report FIELD set beside the time spec of KIND. */
 static int two_specs(const char *field, sked_spec_kind kind, sked_error *err)
 {
-    return sked__error_set(err, SKED_EINVAL, field, -1,
-                           "give only one of cron, every and at (this is "
-                           "a%s %s schedule)",
-                           kind == SKED_SPEC_EVERY ? "n" : "",
-                           sked_spec_kind_name(kind));
+    return sked__error_set(
+        err, SKED_EINVAL, field, -1,
+        "give only one of cron, every, at and rrule (this is "
+        "a%s %s schedule)",
+        kind == SKED_SPEC_EVERY ? "n" : "", sked_spec_kind_name(kind));
+}
+
+/* Check S's rule: it reads, produces an occurrence, and a DTSTART;TZID
+ * names the schedule's own zone. */
+static int check_rrule(const sked_schedule *s, sked_error *err)
+{
+    const char *zone = s->timezone ? s->timezone : "UTC", *tzid;
+    sked__rrule *r = NULL;
+    int rc;
+
+    if (!s->rrule || !s->rrule[0])
+        return sked__error_set(err, SKED_EINVAL, "rrule", -1,
+                               "one of cron, every, at and rrule is "
+                               "required");
+    if ((rc = sked__rrule_parse(s->rrule, 0, &r, err)) != 0)
+        return rc;
+    tzid = sked__rrule_tzid(r);
+    if (tzid && strcmp(tzid, zone) != 0)
+        rc = sked__error_set(err, SKED_EINVAL, "rrule", -1,
+                             "DTSTART's TZID %s is not the schedule's zone "
+                             "(%s)",
+                             tzid, zone);
+    sked__rrule_free(r);
+    return rc;
 }
 
 /* Check the one time spec S->kind names, and that the others are unset. */
@@ -264,9 +290,14 @@ static int check_spec(const sked_schedule *s, sked_error *err)
     sked_cron c;
     sked_error e;
 
-    if ((int) s->kind < 0 || (int) s->kind > SKED_SPEC_AT)
+    if ((int) s->kind < 0 || (int) s->kind > SKED_SPEC_RRULE)
         return sked__error_set(err, SKED_EINVAL, "kind", -1,
-                               "must be cron, every or at");
+                               "must be cron, every, at or rrule");
+    if (s->kind != SKED_SPEC_RRULE && s->rrule)
+        return two_specs("rrule", s->kind, err);
+    if (s->calendar_days && s->kind != SKED_SPEC_EVERY)
+        return sked__error_set(err, SKED_EINVAL, "calendar_days", -1,
+                               "only an interval (every) counts calendar days");
     if (s->kind != SKED_SPEC_CRON && s->cron)
         return two_specs("cron", s->kind, err);
     if (s->kind != SKED_SPEC_EVERY && s->every)
@@ -280,7 +311,8 @@ static int check_spec(const sked_schedule *s, sked_error *err)
     case SKED_SPEC_CRON:
         if (!s->cron || !s->cron[0])
             return sked__error_set(err, SKED_EINVAL, "cron", -1,
-                                   "one of cron, every and at is required");
+                                   "one of cron, every, at and rrule is "
+                                   "required");
         sked_error_clear(&e);
         if (sked_cron_parse(s->cron, &c, &e) != 0)
             return sked__error_set(err, SKED_EINVAL, "cron", e.pos, "%s%s%s",
@@ -290,8 +322,14 @@ static int check_spec(const sked_schedule *s, sked_error *err)
         if (s->anchor != SKED_TIME_NONE && !instant_ok(s->anchor))
             return sked__error_set(err, SKED_EINVAL, "anchor", -1,
                                    "instant out of range");
+        if (s->calendar_days && s->every % (86400 * SKED_USEC_PER_SEC) != 0)
+            return sked__error_set(err, SKED_EINVAL, "every", -1,
+                                   "with calendar_days, a whole number of "
+                                   "days (1d to 366d)");
         return check_dur(s->every, SKED_EVERY_MIN, SKED_EVERY_MAX, "every",
                          err);
+    case SKED_SPEC_RRULE:
+        return check_rrule(s, err);
     case SKED_SPEC_AT:
         if (!instant_ok(s->at))
             return sked__error_set(err, SKED_EINVAL, "at", -1,

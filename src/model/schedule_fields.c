@@ -11,8 +11,15 @@
 #include "base/alloc.h"
 #include "base/error.h"
 
-static const char *const kind_names[] = {"cron", "every", "at"};
-static const char *const dst_names[] = {"once", "cadence"};
+static const char *const kind_names[] = {"cron", "every", "at", "rrule"};
+/* The DST matrix's canonical names, as sked_dst_name writes them (a
+ * unit test compares the two); sked__enum_parse reads any spelling
+ * sked_dst_parse takes, so one rule holds for every door. */
+static const char *const dst_names[] = {
+    "once",       "cadence",   "shift,last", "shift,both",
+    "skip,first", "skip,last", "skip,both"};
+_Static_assert(sizeof dst_names / sizeof dst_names[0] == SKED_DST_COUNT,
+               "a name for every DST policy");
 static const char *const catchup_names[] = {"latest", "skip", "all"};
 static const char *const overlap_names[] = {"allow", "skip", "buffer_one",
                                             "buffer_all", "cancel_other"};
@@ -53,6 +60,7 @@ _Static_assert(sizeof(sked_source) == sizeof(int), "enum size");
 #define NUM_NAME(d)    0
 #define NUM_STR(d)     0
 #define NUM_CRON(d)    0
+#define NUM_RRULE(d)   0
 #define NUM_CONTEXT(d) 0
 #define NUM_EVERY(d)   (d)
 #define NUM_AT(d)      (d)
@@ -67,6 +75,7 @@ _Static_assert(sizeof(sked_source) == sizeof(int), "enum size");
 #define TXT_NAME(d)    (d)
 #define TXT_STR(d)     (d)
 #define TXT_CRON(d)    (d)
+#define TXT_RRULE(d)   (d)
 #define TXT_CONTEXT(d) (d)
 #define TXT_EVERY(d)   NULL
 #define TXT_AT(d)      NULL
@@ -83,6 +92,7 @@ _Static_assert(sizeof(sked_source) == sizeof(int), "enum size");
 #define EN_NAME        EN_OTHER
 #define EN_STR         EN_OTHER
 #define EN_CRON        EN_OTHER
+#define EN_RRULE       EN_OTHER
 #define EN_CONTEXT     EN_OTHER
 #define EN_EVERY       EN_OTHER
 #define EN_AT          EN_OTHER
@@ -122,6 +132,7 @@ bool sked__sf_stored_int(const sked__sfield *f)
     case SKED__SK_NAME:
     case SKED__SK_STR:
     case SKED__SK_CRON:
+    case SKED__SK_RRULE:
     case SKED__SK_CONTEXT:
     case SKED__SK_ENUM:
         return false;
@@ -154,6 +165,8 @@ sked__sval sked__sf_store_get(const sked_schedule *s, const sked__sfield *f)
         return sv_text(*(char *const *) p ? *(char *const *) p : f->sdef);
     case SKED__SK_CRON:
         return sv_text(s->kind == SKED_SPEC_CRON ? s->cron : NULL);
+    case SKED__SK_RRULE:
+        return sv_text(s->kind == SKED_SPEC_RRULE ? s->rrule : NULL);
     case SKED__SK_ENUM:
         v = *(const int *) p;
         return sv_text(v >= 0 && v < f->en->count ? f->en->names[v]
@@ -195,6 +208,7 @@ int sked__sf_store_set(sked_schedule *s, const sked__sfield *f,
     case SKED__SK_NAME:
     case SKED__SK_STR:
     case SKED__SK_CRON:
+    case SKED__SK_RRULE:
     case SKED__SK_CONTEXT:
         return set_text(p, v->type == SKED__SV_TEXT ? v->s : NULL);
     case SKED__SK_ENUM:
@@ -222,6 +236,17 @@ int sked__enum_parse(const sked__enum *e, const char *text, const char *field,
 {
     char allowed[160] = "";
     size_t len = 0;
+    sked_dst dst;
+
+    if (e == &sked__enum_dst) {
+        if (sked_dst_parse(text ? text : "", &dst, err) != 0) {
+            if (err)
+                (void) snprintf(err->field, sizeof err->field, "%s", field);
+            return SKED_EINVAL;
+        }
+        *out = (int) dst;
+        return 0;
+    }
 
     for (int i = 0; text && i < e->count; i++) {
         if (strcmp(text, e->names[i]) == 0) {

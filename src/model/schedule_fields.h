@@ -23,6 +23,7 @@ typedef enum sked__skind {
     SKED__SK_CRON,
     SKED__SK_EVERY,
     SKED__SK_AT,
+    SKED__SK_RRULE,
     SKED__SK_INSTANT,
     SKED__SK_DUR,
     SKED__SK_I32,

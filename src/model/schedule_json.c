@@ -87,6 +87,7 @@ static json_t *field_json(const sked_schedule *s, const field *f,
     case SKED__SK_NAME:
     case SKED__SK_STR:
     case SKED__SK_CRON:
+    case SKED__SK_RRULE:
         return sked__json_str(*CAT(s, f, char *));
     case SKED__SK_EVERY:
         return s->kind == SKED_SPEC_EVERY ? sked__json_secs(s->every)
@@ -348,6 +349,10 @@ static void set_kind(sked_schedule *s, sked_spec_kind kind)
     }
     if (kind != SKED_SPEC_AT)
         s->at = SKED_TIME_NONE;
+    if (kind != SKED_SPEC_RRULE) {
+        free(s->rrule);
+        s->rrule = NULL;
+    }
     s->kind = kind;
 }
 
@@ -393,6 +398,7 @@ static int read_field(const field *f, const char *key, const json_t *v,
     case SKED__SK_NAME:
     case SKED__SK_STR:
     case SKED__SK_CRON:
+    case SKED__SK_RRULE:
         return read_str(key, v, AT(s, f, char *), err);
     case SKED__SK_EVERY:
         return read_every(key, v, s, err);
@@ -439,7 +445,8 @@ static int spec_of(const json_t *obj, int *kind, sked_error *err)
     } keys[] = {{"cron", SKED_SPEC_CRON},
                 {"every", SKED_SPEC_EVERY},
                 {"every_secs", SKED_SPEC_EVERY},
-                {"at", SKED_SPEC_AT}};
+                {"at", SKED_SPEC_AT},
+                {"rrule", SKED_SPEC_RRULE}};
     const char *seen = NULL;
 
     *kind = -1;
@@ -449,7 +456,8 @@ static int spec_of(const json_t *obj, int *kind, sked_error *err)
             continue;
         if (seen)
             return sked__error_set(err, SKED_EINVAL, keys[i].key, -1,
-                                   "give only one of cron, every and at "
+                                   "give only one of cron, every, at and "
+                                   "rrule "
                                    "(also given: %s)",
                                    seen);
         seen = keys[i].key;
@@ -544,6 +552,7 @@ static json_t *schema_type(const field *f)
                          : json_pack("[s, s]", "string", "null");
     case SKED__SK_STR:
     case SKED__SK_CRON:
+    case SKED__SK_RRULE:
     case SKED__SK_WORDS:
     case SKED__SK_AT:
     case SKED__SK_INSTANT:

@@ -23,6 +23,7 @@
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "time/civil.h"
+#include "model/schedule_occ.h"
 #include "tz/zone.h"
 
 #define SEC     SKED_USEC_PER_SEC
@@ -78,9 +79,9 @@ void sked__policy_done(sked_policy_out *out)
 typedef struct occ_src {
     const sked_schedule *s;
     const sked_tz *tz;
-    sked_cron cron;   /* SKED_SPEC_CRON */
-    sked_time lo, hi; /* occurrences lie in [lo, hi] (start_at, end_at) */
-    int64_t visits;   /* steps left */
+    sked__occ_spec occ; /* the spec, read once; occ.cron for cron */
+    sked_time lo, hi;   /* occurrences lie in [lo, hi] (start_at, end_at) */
+    int64_t visits;     /* steps left */
     /* Cron: occurrences per matching day, and the first and last time of
      * day, in seconds. */
     int64_t per_day, first_tod, last_tod;
@@ -97,34 +98,35 @@ static int bit_high(uint64_t v)
 }
 
 static int src_init(occ_src *q, const sked_schedule *s, const sked_tz *tz,
-                    const sked_cron *parsed)
+                    const sked_cron *parsed, sked_time now)
 {
+    const sked_cron *c;
+    int rc;
+
     memset(q, 0, sizeof *q);
     q->s = s;
     q->tz = tz ? tz : sked_tz_utc();
     q->lo = s->start_at == SKED_TIME_NONE ? SKED_TIME_MIN : s->start_at;
     q->hi = s->end_at == SKED_TIME_NONE ? SKED_TIME_MAX : s->end_at;
     q->visits = SKED_POLICY_VISITS_MAX;
-    switch (s->kind) {
-    case SKED_SPEC_CRON:
-        if (parsed)
-            q->cron = *parsed;
-        else if (!s->cron || sked_cron_parse(s->cron, &q->cron, NULL) != 0)
-            return SKED_EINVAL;
-        q->per_day = (int64_t) __builtin_popcountll(q->cron.sec) *
-                     __builtin_popcountll(q->cron.min) *
-                     __builtin_popcount(q->cron.hour);
-        q->first_tod = bit_low(q->cron.hour) * 3600 +
-                       bit_low(q->cron.min) * 60 + bit_low(q->cron.sec);
-        q->last_tod = bit_high(q->cron.hour) * 3600 +
-                      bit_high(q->cron.min) * 60 + bit_high(q->cron.sec);
+    if ((rc = sked__occ_spec_init(&q->occ, s, q->tz, parsed, now, NULL)))
+        return rc;
+    if (s->kind != SKED_SPEC_CRON)
         return 0;
-    case SKED_SPEC_EVERY:
-        return s->every > 0 && s->anchor != SKED_TIME_NONE ? 0 : SKED_EINVAL;
-    case SKED_SPEC_AT:
-        return s->at != SKED_TIME_NONE ? 0 : SKED_EINVAL;
-    }
-    return SKED_EINVAL;
+    c = &q->occ.cron;
+    q->per_day = (int64_t) __builtin_popcountll(c->sec) *
+                 __builtin_popcountll(c->min) * __builtin_popcount(c->hour);
+    q->first_tod =
+        bit_low(c->hour) * 3600 + bit_low(c->min) * 60 + bit_low(c->sec);
+    q->last_tod =
+        bit_high(c->hour) * 3600 + bit_high(c->min) * 60 + bit_high(c->sec);
+    return 0;
+}
+
+/* Whether Q's occurrences are anchor + k * every, counted arithmetically. */
+static bool arithmetic(const occ_src *q)
+{
+    return q->s->kind == SKED_SPEC_EVERY && !q->s->calendar_days;
 }
 
 /* Return the smallest k >= 1 with anchor + k * every > AFTER, or -1 when
@@ -163,19 +165,18 @@ static int src_next(const occ_src *q, sked_time after, sked_time *out)
 
     if (after < q->lo - 1)
         after = q->lo - 1;
-    switch (q->s->kind) {
-    case SKED_SPEC_CRON:
-        rc = sked_cron_next(&q->cron, q->tz, q->s->dst, after, &t);
-        break;
-    case SKED_SPEC_EVERY:
+    /* Cron and plain intervals stay on their fast paths, which need no
+     * DST mark. */
+    if (q->s->kind == SKED_SPEC_CRON) {
+        rc = sked_cron_next(&q->occ.cron, q->tz, q->s->dst, after, &t);
+    } else if (arithmetic(q)) {
         k = every_k_after(q->s, after);
         rc = k < 0 ? SKED_ENOTFOUND : 0;
         t = k < 0 ? 0 : q->s->anchor + k * q->s->every;
-        break;
-    default:
-        t = q->s->at;
-        rc = t > after ? 0 : SKED_ENOTFOUND;
-        break;
+    } else {
+        sked_occurrence occ;
+        rc = sked__occ_next(&q->occ, after, &occ);
+        t = occ.at;
     }
     if (rc == 0 && t > q->hi)
         rc = SKED_ENOTFOUND;
@@ -193,19 +194,12 @@ static int src_prev(const occ_src *q, sked_time before, sked_time *out)
 
     if (before > q->hi + 1 && q->hi < SKED_TIME_MAX)
         before = q->hi + 1;
-    switch (q->s->kind) {
-    case SKED_SPEC_CRON:
-        rc = sked_cron_prev(&q->cron, q->tz, q->s->dst, before, &t);
-        break;
-    case SKED_SPEC_EVERY:
+    if (arithmetic(q)) {
         k = every_k_before(q->s, before);
         rc = k == 0 ? SKED_ENOTFOUND : 0;
         t = q->s->anchor + k * q->s->every;
-        break;
-    default:
-        t = q->s->at;
-        rc = t < before ? 0 : SKED_ENOTFOUND;
-        break;
+    } else {
+        rc = sked__occ_prev(&q->occ, before, &t);
     }
     if (rc == 0 && t < q->lo)
         rc = SKED_ENOTFOUND;
@@ -273,7 +267,7 @@ static int src_count(occ_src *q, sked_time lo, sked_time hi, sked_missed *m,
             missed_add(m, 1, q->s->at, q->s->at);
         return 0;
     }
-    if (q->s->kind == SKED_SPEC_EVERY) {
+    if (arithmetic(q)) {
         k1 = every_k_after(q->s, lo);
         k2 = hi < SKED_TIME_MAX ? every_k_before(q->s, hi + 1)
                                 : every_k_before(q->s, hi);
@@ -606,12 +600,13 @@ int sked__policy_plan(const sked_policy_in *in, sked_policy_out *out)
         *out = o;
         return 0;
     }
-    if ((rc = src_init(&p.q, s, in->tz, in->cron)) != 0)
+    if ((rc = src_init(&p.q, s, in->tz, in->cron, in->now)) != 0)
         return rc;
     plan_params(&p);
     p.start = plan_start(s, in->now);
     if ((rc = plan_decide(&p)) >= 0)
         rc = plan_finish(&p, rc == 1, &o);
+    sked__occ_spec_done(&p.q.occ);
     if (rc != 0) {
         free(p.fires);
         return rc;

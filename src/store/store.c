@@ -37,6 +37,7 @@
 #include "model/schedule.h"
 #include "model/schedule_json.h"
 #include "store/store_health.h"
+#include "model/schedule_occ.h"
 #include "store/store_int.h"
 #include "store/store_ops.h"
 
@@ -282,51 +283,24 @@ int sked__run_id_trigger(const char *schedule, sked_time now, char *buf,
 
 /* ---- next occurrence --------------------------------------------------- */
 
-/* Store in *out the first anchor + k * every (k >= 1) after AFTER. */
-static int next_every(const sked_schedule *s, sked_time after, sked_time *out)
-{
-    int64_t k = 1;
-
-    if (s->every <= 0 || s->anchor == SKED_TIME_NONE)
-        return SKED_EINVAL;
-    if (after >= s->anchor)
-        k = (after - s->anchor) / s->every + 1;
-    if (k > (SKED_TIME_MAX - s->anchor) / s->every)
-        return SKED_ENOTFOUND;
-    *out = s->anchor + k * s->every;
-    return 0;
-}
-
 int sked__schedule_next_fire(const sked_schedule *s, const sked_tz *tz,
                              sked_time after, sked_time *out)
 {
-    sked_time t = 0;
-    sked_cron c;
+    sked_occurrence occ = {0, SKED_OCC_NORMAL};
+    sked__occ_spec o;
     int rc;
 
     if (s->start_at != SKED_TIME_NONE && s->start_at - 1 > after)
         after = s->start_at - 1;
-    switch (s->kind) {
-    case SKED_SPEC_CRON:
-        if (!s->cron || sked_cron_parse(s->cron, &c, NULL) != 0)
-            return SKED_EINVAL;
-        rc = sked_cron_next(&c, tz ? tz : sked_tz_utc(), s->dst, after, &t);
-        break;
-    case SKED_SPEC_EVERY:
-        rc = next_every(s, after, &t);
-        break;
-    case SKED_SPEC_AT:
-        rc = s->at > after ? 0 : SKED_ENOTFOUND;
-        t = s->at;
-        break;
-    default:
+    if ((rc = sked__occ_spec_init(&o, s, tz, NULL, after, NULL)) != 0)
         return SKED_EINVAL;
-    }
+    rc = sked__occ_next(&o, after, &occ);
+    sked__occ_spec_done(&o);
     if (rc != 0)
         return rc;
-    if (s->end_at != SKED_TIME_NONE && t > s->end_at)
+    if (s->end_at != SKED_TIME_NONE && occ.at > s->end_at)
         return SKED_ENOTFOUND;
-    *out = t;
+    *out = occ.at;
     return 0;
 }
 

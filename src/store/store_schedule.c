@@ -111,6 +111,8 @@ static sked_time whole_second(sked_time t)
 static int start_row(sked_store *st, sked_schedule *r, sked_time now,
                      sked_error *err)
 {
+    int rc;
+
     if (r->status != SKED_SCHEDULE_ACTIVE && r->status != SKED_SCHEDULE_PAUSED)
         return sked__error_set(err, SKED_EINVAL, "status", -1,
                                "a new schedule is active or paused");
@@ -131,7 +133,14 @@ static int start_row(sked_store *st, sked_schedule *r, sked_time now,
         free(r->app);
         r->app = NULL;
     }
-    return sked__store_plan_next(st, r, now, true, err);
+    if ((rc = sked__store_plan_next(st, r, now, true, err)) != 0)
+        return rc;
+    /* A rule whose occurrences are all past would be done at birth: a
+     * mistake in its DTSTART, UNTIL or COUNT, refused like a past "at". */
+    if (r->kind == SKED_SPEC_RRULE && r->status == SKED_SCHEDULE_DONE)
+        return sked__error_set(err, SKED_EINVAL, "rrule", -1,
+                               "the rule has no occurrence after now");
+    return 0;
 }
 
 /* ---- create ------------------------------------------------------------ */
@@ -494,6 +503,7 @@ static int field_eq(const sked_schedule *a, const sked_schedule *b,
     case SKED__SK_NAME:
     case SKED__SK_STR:
     case SKED__SK_CRON:
+    case SKED__SK_RRULE:
         return str_eq(*(char *const *) x, *(char *const *) y);
     case SKED__SK_CONTEXT:
         return json_text_eq(*(char *const *) x, *(char *const *) y);

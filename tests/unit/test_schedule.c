@@ -138,7 +138,7 @@ static const struct bad_case bad_cases[] = {
     {C_PAUSE_AFTER, NULL, -1, "pause_after_failures"},
     {C_CATCHUP, NULL, 7, "catchup"},
     {C_OVERLAP, NULL, -1, "overlap"},
-    {C_DST, NULL, 2, "dst"},
+    {C_DST, NULL, SKED_DST_COUNT, "dst"},
     {C_STATUS, NULL, 9, "status"},
     {C_SOURCE, NULL, 2, "source"},
     {C_AUTOBACKFILL, NULL, 2, "automatic_backfill"},

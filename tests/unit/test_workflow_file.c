@@ -126,7 +126,7 @@ static const struct bad_case {
      "schedules[0].workflow", "not a letter"},
     /* the shape of a schedule */
     {"schedules:\n  - workflow: w\n", SKED_EINVAL, 2, 5, "schedules[0]",
-     "missing one of cron, every or at"},
+     "missing one of cron, every, at or rrule"},
     {"schedules:\n  - cron: \"0 9 * * *\"\n", SKED_EINVAL, 2, 5, "schedules[0]",
      "missing key \"workflow\""},
     {"schedules:\n  - workflow: w\n    at: 2026-12-01T09:00:00Z\n"

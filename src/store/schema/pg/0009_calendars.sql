@@ -1,5 +1,6 @@
 -- SPDX-License-Identifier: MIT
--- sked schema, version 9, PostgreSQL dialect: calendars.
+-- sked schema, version 9, PostgreSQL dialect: calendars, rrule schedules
+-- and calendar-day intervals.
 --
 -- A calendar is a named set of days (docs/calendars.md). Its definition
 -- (dates, rules, includes, an iCalendar file's text, the observed rule,
@@ -15,3 +16,16 @@ CREATE TABLE calendars (
     created_at BIGINT NOT NULL,
     updated_at BIGINT NOT NULL
 );
+
+-- Schedules given by an RFC 5545 rule (kind 'rrule': the rule's content
+-- lines, as written), and intervals counted in calendar days (1: the
+-- anchor's local time every N days, across DST; 0 or NULL: a duration).
+-- The kinds' CHECK grows 'rrule' and the DST policy's CHECK goes: its
+-- names are the matrix's ("skip,last"), which the model checks as it
+-- checks every other field.
+ALTER TABLE schedules ADD COLUMN rrule TEXT;
+ALTER TABLE schedules ADD COLUMN calendar_days INTEGER;
+ALTER TABLE schedules DROP CONSTRAINT schedules_kind_check;
+ALTER TABLE schedules ADD CONSTRAINT schedules_kind_check
+    CHECK (kind IN ('cron', 'every', 'at', 'rrule'));
+ALTER TABLE schedules DROP CONSTRAINT schedules_dst_check;
