@@ -7,11 +7,16 @@
  * parse with icalrecurrencetype_from_string, then walk
  * icalrecur_iterator_next from DTSTART to the range's end.
  *
- * libical's quirks, met and guarded: an iterator may hand out one date
- * twice or stop advancing (FREQ=DAILY;UNTIL=… from a DATE whose hour is
- * -1), so dates that do not advance are dropped, COUNT is counted here
- * over distinct dates, and a run of non-advancing dates or a walk past
- * SKED__DAYCAL_RULE_MAX_STEPS is an error, never a loop. */
+ * libical 3.0's quirks, met and guarded (tests/oracle/test_daycal_rrule.sh
+ * compares the result with python-dateutil day by day): an iterator may
+ * hand out one date twice or stop advancing (FREQ=DAILY;UNTIL=… from a
+ * DATE whose hour is -1), so dates that do not advance are dropped and a
+ * run of them, or a walk past SKED__DAYCAL_RULE_MAX_STEPS, is an error,
+ * never a loop. COUNT and INTERVAL are applied here over libical's
+ * distinct dates of every period, a DAILY rule's BYMONTHDAY is a filter
+ * here, and a YEARLY BYMONTHDAY without BYMONTH gets every month (see
+ * take_filter for what libical does instead).
+ */
 #include "cron/daycal_rule.h"
 
 #include <stdbool.h>
@@ -241,10 +246,54 @@ static int refused_part(const struct rule_text *r, const char *field,
     return bad(err, field, r->off, "libical refuses the rule");
 }
 
-/* Walk IT, calling FN for each distinct date in the range; COUNT (0: no
- * limit) counts distinct dates. */
-static int walk(icalrecur_iterator *it, int count, const char *field,
-                sked__day_fn fn, void *ctx, size_t *emitted, sked_error *err)
+/* What the walk does itself rather than trust libical with (see the
+ * quirks above): COUNT, INTERVAL and a DAILY rule's BYMONTHDAY. */
+struct filter {
+    int count;     /* 0: no limit */
+    int interval;  /* >= 1 */
+    int freq;      /* an icalrecurrencetype_frequency */
+    int wkst;      /* the weekday a week starts on, 0 = Sunday */
+    int64_t phase; /* the period of DTSTART */
+    short monthdays[ICAL_BY_MONTHDAY_SIZE];
+    int nmonthdays; /* 0: no BYMONTHDAY filter */
+};
+
+/* Return the number of the day, week, month or year DAY is in. */
+static int64_t period_of(const struct filter *f, int64_t day)
+{
+    int64_t y;
+    int m, d;
+
+    if (f->freq == ICAL_DAILY_RECURRENCE)
+        return day;
+    /* Day 0 is a Thursday: weeks start on the days (wkst - 4) mod 7. */
+    if (f->freq == ICAL_WEEKLY_RECURRENCE)
+        return sked__floor_div(day - (f->wkst + 3) % 7, 7);
+    sked__civil_from_days(day, &y, &m, &d);
+    return f->freq == ICAL_MONTHLY_RECURRENCE ? y * 12 + m - 1 : y;
+}
+
+static bool keeps(const struct filter *f, int64_t day)
+{
+    int64_t y;
+    int m, d, dim;
+
+    if (sked__floor_mod(period_of(f, day) - f->phase, f->interval) != 0)
+        return false;
+    if (f->nmonthdays == 0)
+        return true;
+    sked__civil_from_days(day, &y, &m, &d);
+    dim = sked__days_in_month(y, m);
+    for (int i = 0; i < f->nmonthdays; i++)
+        if (f->monthdays[i] == d || dim + 1 + f->monthdays[i] == d)
+            return true;
+    return false;
+}
+
+/* Walk IT, calling FN for each distinct date F keeps in the range. */
+static int walk(icalrecur_iterator *it, const struct filter *f,
+                const char *field, sked__day_fn fn, void *ctx, size_t *emitted,
+                sked_error *err)
 {
     int64_t prev = INT64_MIN, d;
     long steps = 0, stalls = 0, nth = 0;
@@ -257,13 +306,17 @@ static int walk(icalrecur_iterator *it, int count, const char *field,
         if (d <= prev) {
             if (++stalls > MAX_STALLS)
                 return bad(err, field, 0,
-                           "libical's expansion of the rule "
-                           "stopped advancing");
+                           "libical's expansion of the rule stopped "
+                           "advancing");
             continue;
         }
         stalls = 0;
         prev = d;
-        if ((count > 0 && ++nth > count) || d > SKED__DAYCAL_LAST_DAY)
+        if (d > SKED__DAYCAL_LAST_DAY)
+            break;
+        if (!keeps(f, d))
+            continue;
+        if (f->count > 0 && ++nth > f->count)
             break;
         if (d >= 0) {
             fn(ctx, d);
@@ -271,6 +324,45 @@ static int walk(icalrecur_iterator *it, int count, const char *field,
         }
     }
     return 0;
+}
+
+/* Take from RT what the walk does itself, into F, and mend what libical
+ * 3.0 reads otherwise than RFC 5545 and dateutil do. */
+static void take_filter(struct icalrecurrencetype *rt, int64_t start,
+                        struct filter *f)
+{
+    f->count = rt->count;
+    f->interval = rt->interval > 0 ? rt->interval : 1;
+    f->freq = rt->freq;
+    f->wkst = rt->week_start >= ICAL_SUNDAY_WEEKDAY
+                  ? (int) rt->week_start - ICAL_SUNDAY_WEEKDAY
+                  : 1;
+    f->phase = period_of(f, start);
+    /* COUNT over distinct dates; INTERVAL by phase over libical's every
+     * period, since with INTERVAL > 1 it finds the first period off by
+     * one when DTSTART does not match (WEEKLY;INTERVAL=2;BYDAY=SU from a
+     * Wednesday skips that week's Sunday). */
+    rt->count = 0;
+    rt->interval = 1;
+    /* A DAILY rule's negative BYMONTHDAY matches nothing in libical. */
+    if (rt->freq == ICAL_DAILY_RECURRENCE) {
+        for (int i = 0; i < ICAL_BY_MONTHDAY_SIZE &&
+                        rt->by_month_day[i] != ICAL_RECURRENCE_ARRAY_MAX;
+             i++)
+            f->monthdays[f->nmonthdays++] = rt->by_month_day[i];
+        rt->by_month_day[0] = ICAL_RECURRENCE_ARRAY_MAX;
+    }
+    /* YEARLY;BYMONTHDAY=… without BYMONTH is every month's day (RFC 5545
+     * expands it); libical keeps only DTSTART's month. */
+    if (rt->freq == ICAL_YEARLY_RECURRENCE &&
+        rt->by_month_day[0] != ICAL_RECURRENCE_ARRAY_MAX &&
+        rt->by_month[0] == ICAL_RECURRENCE_ARRAY_MAX &&
+        rt->by_year_day[0] == ICAL_RECURRENCE_ARRAY_MAX &&
+        rt->by_week_no[0] == ICAL_RECURRENCE_ARRAY_MAX) {
+        for (short m = 0; m < 12; m++)
+            rt->by_month[m] = (short) (m + 1);
+        rt->by_month[12] = ICAL_RECURRENCE_ARRAY_MAX;
+    }
 }
 
 int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
@@ -284,7 +376,8 @@ int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
     icalrecur_iterator *it;
     int64_t y;
     size_t emitted = 0;
-    int count, rc;
+    struct filter f = {0};
+    int rc;
 
     if (len > SKED__DAYCAL_RULE_MAX)
         return sked__error_set(err, SKED_EINVAL, field, (long) len,
@@ -307,8 +400,7 @@ int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
     icalerror_clear_errno();
     if (rt.freq == ICAL_NO_RECURRENCE)
         return refused_part(&r, field, err);
-    count = rt.count;
-    rt.count = 0;
+    take_filter(&rt, r.start, &f);
     /* A DATE built from icaltime_null_time: icaltime_null_date's hour of
      * -1 is what makes libical's daily walk stall. */
     sked__civil_from_days(r.start, &y, &st.month, &st.day);
@@ -320,7 +412,7 @@ int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
         return bad(err, field, r.off,
                    "the rule has no date (libical "
                    "refuses to expand it)");
-    rc = walk(it, count, field, fn, ctx, &emitted, err);
+    rc = walk(it, &f, field, fn, ctx, &emitted, err);
     icalrecur_iterator_free(it);
     if (rc == 0 && out_count)
         *out_count = emitted;
