@@ -31,7 +31,7 @@
 #define SKED__DAYCAL_NDAYS      (SKED__DAYCAL_LAST_DAY + 1)
 #define SKED__DAYCAL_NWORDS     ((size_t) ((SKED__DAYCAL_NDAYS + 63) / 64))
 
-/* How deep includes may nest: a calendar including one including one... */
+/* How deep includes may nest below the calendar built (17 calendars). */
 #define SKED__DAYCAL_MAX_DEPTH 16
 
 /* Bit N of a weekday mask is weekday N, 0 = Sunday … 6 = Saturday. */

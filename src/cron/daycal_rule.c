@@ -143,30 +143,44 @@ static int split_start(const char *text, size_t len, const char *field,
     return 0;
 }
 
-/* Check BYSETPOS's list V (N bytes at offset POS): each -366..366, not 0. */
-static int check_setpos(const char *v, size_t n, size_t pos, const char *field,
-                        sked_error *err)
+/* The bounds of a numeric list part: BYSETPOS (RFC 5545 3.3.10) and
+ * BYMONTH, which libical reads up to 13 (leap months) and then refuses
+ * to expand without saying why. */
+struct bounds {
+    const char *name;
+    long lo, hi;
+    bool negative; /* -hi..-lo too */
+};
+
+static const struct bounds setpos_bounds = {"BYSETPOS", 1, 366, true};
+static const struct bounds month_bounds = {"BYMONTH", 1, 12, false};
+
+/* Check the list V (N bytes at offset POS) against B. */
+static int check_numbers(const char *v, size_t n, size_t pos,
+                         const struct bounds *b, const char *field,
+                         sked_error *err)
 {
     size_t i = 0;
 
     while (i <= n) {
-        size_t j = i;
+        size_t j = i, digits;
         long x = 0;
         bool neg = false;
-        size_t digits;
 
         if (j < n && (v[j] == '-' || v[j] == '+'))
             neg = v[j++] == '-';
         digits = j;
-
         while (j < n && v[j] >= '0' && v[j] <= '9' && x <= 1000)
             x = x * 10 + (v[j++] - '0');
         if (j == digits || (j < n && v[j] != ','))
-            return bad(err, field, pos + i, "BYSETPOS needs numbers");
-        if (x == 0 || x > 366)
             return sked__error_set(err, SKED_EINVAL, field, (long) (pos + i),
-                                   "BYSETPOS %s%ld is outside -366..366 or 0",
-                                   neg ? "-" : "", x);
+                                   "%s needs numbers", b->name);
+        if (x < b->lo || x > b->hi || (neg && !b->negative))
+            return sked__error_set(err, SKED_EINVAL, field, (long) (pos + i),
+                                   "%s %s%ld is outside %s%ld..%ld%s", b->name,
+                                   neg ? "-" : "", x, b->negative ? "-" : "",
+                                   b->negative ? b->hi : b->lo, b->hi,
+                                   b->negative ? " or 0" : "");
         i = j + 1;
     }
     return 0;
@@ -187,7 +201,11 @@ static int check_part(const char *p, size_t n, size_t pos, const char *field,
         return sked__error_set(err, SKED_EINVAL, field, (long) pos,
                                "unknown rule part '%.*s'", (int) k, p);
     if (word_is(p, k, "BYSETPOS"))
-        return check_setpos(eq + 1, vl, pos + k + 1, field, err);
+        return check_numbers(eq + 1, vl, pos + k + 1, &setpos_bounds, field,
+                             err);
+    if (word_is(p, k, "BYMONTH"))
+        return check_numbers(eq + 1, vl, pos + k + 1, &month_bounds, field,
+                             err);
     if (!word_is(p, k, "FREQ"))
         return 0;
     *has_freq = true;
@@ -235,7 +253,11 @@ static int refused_part(const struct rule_text *r, const char *field,
         size_t n = semi ? (size_t) (semi - (r->s + i)) : r->len - i;
         struct icalrecurrencetype rt;
 
-        snprintf(buf, sizeof buf, "FREQ=YEARLY;%.*s", (int) n, r->s + i);
+        /* Each part beside a FREQ, or alone when it is the FREQ. */
+        snprintf(buf, sizeof buf, "%s%.*s",
+                 n >= 5 && strncmp(r->s + i, "FREQ=", 5) == 0 ? ""
+                                                              : "FREQ=YEARLY;",
+                 (int) n, r->s + i);
         rt = icalrecurrencetype_from_string(buf);
         icalerror_clear_errno();
         if (rt.freq == ICAL_NO_RECURRENCE)
@@ -380,7 +402,7 @@ int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
     int rc;
 
     if (len > SKED__DAYCAL_RULE_MAX)
-        return sked__error_set(err, SKED_EINVAL, field, (long) len,
+        return sked__error_set(err, SKED_EINVAL, field, SKED__DAYCAL_RULE_MAX,
                                "a rule is at most %d bytes",
                                SKED__DAYCAL_RULE_MAX);
     if (memchr(text, '\0', len))

@@ -1,0 +1,879 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of the day calendars (src/cron/daycal.h): the US federal holidays
+ * of 2020-2030 with their observed days against a table python-dateutil
+ * wrote (tests/data/daycal/gen_us_federal.py), business days and their
+ * searches (last business day of each month, a Sunday-Thursday week, a
+ * long run of holidays, the range's ends), observed rules, includes and
+ * their cycles, the .ics reader (folding, RRULE + EXDATE + RDATE,
+ * multi-day events, nested components) and every error path, named field
+ * and position, and allocation failures. The random rules compared with
+ * dateutil day by day are tests/oracle/test_daycal_rrule.sh. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/alloc.h"
+#include "cron/daycal.h"
+#include "cron/ics.h"
+#include "time/civil.h"
+
+#define MAX_RULES 32
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int64_t day_of(const char *s)
+{
+    int y, m, d;
+
+    if (sscanf(s, "%d-%d-%d", &y, &m, &d) != 3)
+        fail_msg("bad date in test table: %s", s);
+    return sked__days_from_civil(y, m, d);
+}
+
+static const char *fmt_day(int64_t day, char *buf, size_t size)
+{
+    int64_t y;
+    int m, d;
+
+    sked__civil_from_days(day, &y, &m, &d);
+    snprintf(buf, size, "%04lld-%02d-%02d", (long long) y, m, d);
+    return buf;
+}
+
+#define assert_day_equal(got, want)                                            \
+    assert_day_equal_at(got, want, __FILE__, __LINE__)
+
+static void assert_day_equal_at(int64_t got, const char *want, const char *file,
+                                int line)
+{
+    char g[16];
+
+    if (got != day_of(want))
+        fail_msg("%s:%d: got %s, want %s", file, line,
+                 fmt_day(got, g, sizeof g), want);
+}
+
+static sked__daycal *build_ok(const sked__daycal_spec *spec,
+                              sked__daycal_lookup lookup, void *ctx)
+{
+    sked__daycal *c = NULL;
+    sked_error err;
+
+    sked_error_clear(&err);
+    if (sked__daycal_build(spec, lookup, ctx, &c, &err) != 0)
+        fail_msg("build: %s: %s (pos %d)", err.field, err.msg, err.pos);
+    return c;
+}
+
+/* Build SPEC, expecting CODE with FIELD, POS (-2: any) and WANT in the
+ * message. */
+static void build_fails(const sked__daycal_spec *spec,
+                        sked__daycal_lookup lookup, void *ctx, int code,
+                        const char *field, int pos, const char *want)
+{
+    sked__daycal *c = (sked__daycal *) &c; /* must stay untouched */
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked__daycal_build(spec, lookup, ctx, &c, &err);
+    if (rc != code || strcmp(err.field, field) != 0 ||
+        (pos != -2 && err.pos != pos) || !strstr(err.msg, want))
+        fail_msg("want %d %s pos %d '%s'; got %d %s pos %d '%s'", code, field,
+                 pos, want, rc, err.field, err.pos, err.msg);
+    assert_ptr_equal(c, &c);
+}
+
+/* The US federal table: its rules and its days (a bitset over 2020-2030). */
+struct federal {
+    char rules_text[MAX_RULES][128];
+    const char *rules[MAX_RULES];
+    size_t nrules;
+    bool day[11 * 366 + 8];
+    int ndays;
+};
+
+static void read_federal(struct federal *f)
+{
+    char line[256], a[64], b[128];
+    FILE *in = fopen(SKED_TEST_DATA "/daycal/us_federal_2020_2030.tsv", "r");
+
+    assert_non_null(in);
+    memset(f, 0, sizeof *f);
+    while (fgets(line, sizeof line, in)) {
+        if (sscanf(line, "rule\t%63[^\t]\t%127[^\n]", a, b) == 2) {
+            assert_true(f->nrules < MAX_RULES);
+            strcpy(f->rules_text[f->nrules], b);
+            f->rules[f->nrules] = f->rules_text[f->nrules];
+            f->nrules++;
+        } else if (sscanf(line, "day\t%63[^\t]", a) == 1) {
+            f->day[day_of(a) - day_of("2020-01-01")] = true;
+            f->ndays++;
+        }
+    }
+    fclose(in);
+    assert_int_equal(f->nrules, 11);
+    assert_true(f->ndays > 100);
+}
+
+static sked__daycal *us_calendar(struct federal *f)
+{
+    sked__daycal_spec spec = {.name = "us",
+                              .observed = SKED__OBSERVED_NEAREST_WEEKDAY};
+
+    read_federal(f);
+    spec.rules = f->rules;
+    spec.nrules = f->nrules;
+    return build_ok(&spec, NULL, NULL);
+}
+
+/* ---- holidays and business days ---------------------------------------- */
+
+static void test_us_federal_vs_dateutil(void **state)
+{
+    static struct federal f;
+    sked__daycal *c = us_calendar(&f);
+    int64_t first = day_of("2020-01-01"), last = day_of("2030-12-31");
+    char buf[16];
+    int agree = 0;
+
+    (void) state;
+    for (int64_t d = first; d <= last; d++) {
+        if (sked__daycal_has(c, d) != f.day[d - first])
+            fail_msg("%s: sked %d, dateutil %d", fmt_day(d, buf, sizeof buf),
+                     sked__daycal_has(c, d), f.day[d - first]);
+        agree += f.day[d - first];
+        /* A holiday is never a business day; a plain weekday is. */
+        assert_int_equal(sked__daycal_business(c, d),
+                         !f.day[d - first] &&
+                             sked__weekday_from_days(d) % 6 != 0);
+    }
+    assert_int_equal(agree, f.ndays);
+    /* The observed days the table must hold, checked by name too. */
+    assert_true(sked__daycal_has(c, day_of("2021-12-31"))); /* New Year */
+    assert_true(sked__daycal_has(c, day_of("2022-01-01")));
+    assert_true(sked__daycal_has(c, day_of("2021-06-18")));  /* Juneteenth */
+    assert_false(sked__daycal_has(c, day_of("2020-06-19"))); /* not yet */
+    assert_true(sked__daycal_has(c, day_of("2026-11-26")));  /* Thanksgiving */
+    print_message("US federal 2020-2030: %d holidays and observed days "
+                  "agree with dateutil\n",
+                  agree);
+    sked__daycal_free(c);
+}
+
+static void test_last_business_of_month_2026(void **state)
+{
+    static const char *const want[12] = {
+        "2026-01-30", "2026-02-27", "2026-03-31", "2026-04-30",
+        "2026-05-29", "2026-06-30", "2026-07-31", "2026-08-31",
+        "2026-09-30", "2026-10-30", "2026-11-30", "2026-12-31"};
+    static struct federal f;
+    sked__daycal *c = us_calendar(&f);
+    char buf[16];
+    int64_t got;
+
+    (void) state;
+    for (int m = 1; m <= 12; m++) {
+        /* Any day of the month gives its last business day. */
+        for (int d = 1; d <= sked__days_in_month(2026, m); d += 9) {
+            assert_int_equal(sked__daycal_last_business_of_month(
+                                 c, sked__days_from_civil(2026, m, d), &got),
+                             0);
+            assert_day_equal(got, want[m - 1]);
+        }
+    }
+    /* 2027-12-31, a Friday, is New Year 2028's observed day. */
+    assert_int_equal(
+        sked__daycal_last_business_of_month(c, day_of("2027-12-15"), &got), 0);
+    assert_day_equal(got, "2027-12-30");
+    (void) buf;
+    sked__daycal_free(c);
+}
+
+static void test_next_prev_business(void **state)
+{
+    static struct federal f;
+    sked__daycal *c = us_calendar(&f);
+    int64_t got;
+
+    (void) state;
+    /* Thanksgiving Thursday: next is Friday, prev is Wednesday. */
+    assert_int_equal(sked__daycal_next_business(c, day_of("2026-11-26"), &got),
+                     0);
+    assert_day_equal(got, "2026-11-27");
+    assert_int_equal(sked__daycal_prev_business(c, day_of("2026-11-26"), &got),
+                     0);
+    assert_day_equal(got, "2026-11-25");
+    /* Friday 2021-12-31 (observed) and the weekend: Monday 2022-01-03. */
+    assert_int_equal(sked__daycal_next_business(c, day_of("2021-12-30"), &got),
+                     0);
+    assert_day_equal(got, "2022-01-03");
+    assert_int_equal(sked__daycal_prev_business(c, day_of("2022-01-03"), &got),
+                     0);
+    assert_day_equal(got, "2021-12-30");
+    /* Strictly after and before: a business day is not its own answer. */
+    assert_int_equal(sked__daycal_next_business(c, day_of("2026-03-02"), &got),
+                     0);
+    assert_day_equal(got, "2026-03-03");
+    sked__daycal_free(c);
+}
+
+static void test_range_ends(void **state)
+{
+    sked__daycal_spec spec = {.name = "empty"};
+    sked__daycal *c = build_ok(&spec, NULL, NULL);
+    int64_t got = 42;
+
+    (void) state;
+    assert_false(sked__daycal_has(c, -1));
+    assert_false(sked__daycal_business(c, -1));
+    assert_false(sked__daycal_business(c, SKED__DAYCAL_LAST_DAY + 1));
+    assert_int_equal(sked__daycal_weekdays(c), SKED__DAYCAL_MON_FRI);
+    /* 1970-01-01 was a Thursday; 2200-12-31 is a Wednesday. */
+    assert_true(sked__daycal_business(c, 0));
+    assert_true(sked__daycal_business(c, SKED__DAYCAL_LAST_DAY));
+    assert_int_equal(sked__daycal_prev_business(c, 0, &got), SKED_ENOTFOUND);
+    assert_int_equal(sked__daycal_next_business(c, SKED__DAYCAL_LAST_DAY, &got),
+                     SKED_ENOTFOUND);
+    assert_int_equal(got, 42);
+    assert_int_equal(sked__daycal_next_business(c, -100, &got), 0);
+    assert_int_equal(got, 0);
+    assert_int_equal(sked__daycal_prev_business(c, INT64_C(1) << 40, &got), 0);
+    assert_int_equal(got, SKED__DAYCAL_LAST_DAY);
+    assert_int_equal(sked__daycal_last_business_of_month(c, -1, &got),
+                     SKED_ENOTFOUND);
+    assert_int_equal(
+        sked__daycal_last_business_of_month(c, SKED__DAYCAL_LAST_DAY, &got), 0);
+    assert_day_equal(got, "2200-12-31");
+    sked__daycal_free(c);
+}
+
+/* Every day from 2030 through 2099 is a holiday: the searches cross the
+ * run in a word scan, and none is a business day. */
+static void test_long_run_of_holidays(void **state)
+{
+    const char *rules[] = {"DTSTART=20300101;FREQ=DAILY;UNTIL=20991231"};
+    sked__daycal_spec spec = {.rules = rules, .nrules = 1};
+    sked__daycal *c = build_ok(&spec, NULL, NULL);
+    int64_t got;
+
+    (void) state;
+    assert_int_equal(sked__daycal_next_business(c, day_of("2029-12-31"), &got),
+                     0);
+    assert_day_equal(got, "2100-01-01"); /* a Friday */
+    assert_int_equal(sked__daycal_prev_business(c, day_of("2100-01-01"), &got),
+                     0);
+    assert_day_equal(got, "2029-12-31");
+    for (int i = 0; i < 100000; i++) {
+        assert_int_equal(
+            sked__daycal_next_business(c, day_of("2030-06-01") + i % 97, &got),
+            0);
+        assert_true(got == day_of("2100-01-01"));
+    }
+    assert_int_equal(
+        sked__daycal_last_business_of_month(c, day_of("2050-05-05"), &got),
+        SKED_ENOTFOUND);
+    sked__daycal_free(c);
+}
+
+/* Sunday to Thursday, with a holiday on Sunday 2026-03-22. */
+static void test_sunday_thursday_week(void **state)
+{
+    const char *dates[] = {"2026-03-22"};
+    sked__daycal_spec spec = {.dates = dates, .ndates = 1, .weekdays = 0x1f};
+    sked__daycal *c = build_ok(&spec, NULL, NULL);
+    int64_t got;
+
+    (void) state;
+    assert_int_equal(sked__daycal_weekdays(c), 0x1f);
+    assert_true(sked__daycal_business(c, day_of("2026-03-15")));  /* Sun */
+    assert_true(sked__daycal_business(c, day_of("2026-03-19")));  /* Thu */
+    assert_false(sked__daycal_business(c, day_of("2026-03-20"))); /* Fri */
+    assert_false(sked__daycal_business(c, day_of("2026-03-21"))); /* Sat */
+    assert_int_equal(sked__daycal_next_business(c, day_of("2026-03-12"), &got),
+                     0);
+    assert_day_equal(got, "2026-03-15");
+    /* Thursday 19th: Sunday 22nd is a holiday, so Monday 23rd. */
+    assert_int_equal(sked__daycal_next_business(c, day_of("2026-03-19"), &got),
+                     0);
+    assert_day_equal(got, "2026-03-23");
+    /* Last business day of 2026-10 (31st is a Saturday): Thursday 29th. */
+    assert_int_equal(
+        sked__daycal_last_business_of_month(c, day_of("2026-10-01"), &got), 0);
+    assert_day_equal(got, "2026-10-29");
+    sked__daycal_free(c);
+}
+
+/* ---- observed rules ------------------------------------------------------ */
+
+static void test_observed(void **state)
+{
+    /* Saturday 2026-07-04 and Sunday 2026-01-04, a Wednesday 2026-03-04. */
+    const char *dates[] = {"2026-07-04", "2026-01-04", "2026-03-04"};
+    static const struct {
+        sked__observed o;
+        const char *in[4], *out[3];
+    } cases[] = {
+        {SKED__OBSERVED_NONE,
+         {"2026-07-04", "2026-01-04", "2026-03-04"},
+         {"2026-07-03", "2026-07-06", "2026-01-05"}},
+        {SKED__OBSERVED_NEAREST_WEEKDAY,
+         {"2026-07-04", "2026-07-03", "2026-01-05", "2026-03-04"},
+         {"2026-07-06", "2026-03-05", "2026-01-03"}},
+        {SKED__OBSERVED_NEXT_MONDAY,
+         {"2026-07-04", "2026-07-06", "2026-01-05", "2026-01-04"},
+         {"2026-07-03", "2026-03-05", "2026-03-03"}},
+    };
+
+    (void) state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sked__daycal_spec spec = {
+            .dates = dates, .ndates = 3, .observed = cases[i].o};
+        sked__daycal *c = build_ok(&spec, NULL, NULL);
+
+        for (int k = 0; k < 4 && cases[i].in[k]; k++)
+            if (!sked__daycal_has(c, day_of(cases[i].in[k])))
+                fail_msg("%s: %s missing", sked__observed_name(cases[i].o),
+                         cases[i].in[k]);
+        for (int k = 0; k < 3; k++)
+            if (sked__daycal_has(c, day_of(cases[i].out[k])))
+                fail_msg("%s: %s is in", sked__observed_name(cases[i].o),
+                         cases[i].out[k]);
+        sked__daycal_free(c);
+    }
+}
+
+static void test_observed_names(void **state)
+{
+    const char *names[] = {"none", "nearest_weekday", "next_monday"};
+    sked__observed o = SKED__OBSERVED_NEXT_MONDAY;
+    sked_error err;
+
+    (void) state;
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(sked__observed_parse(names[i], "observed", &o, &err),
+                         0);
+        assert_int_equal(o, i);
+        assert_string_equal(sked__observed_name(o), names[i]);
+    }
+    o = SKED__OBSERVED_NEAREST_WEEKDAY;
+    assert_int_equal(
+        sked__observed_parse("Nearest", "calendars[2].observed", &o, &err),
+        SKED_EINVAL);
+    assert_int_equal(o, SKED__OBSERVED_NEAREST_WEEKDAY);
+    assert_string_equal(err.field, "calendars[2].observed");
+    assert_non_null(strstr(err.msg, "none, nearest_weekday or next_monday"));
+    assert_int_equal(sked__observed_parse(NULL, "o", &o, &err), SKED_EINVAL);
+    assert_string_equal(sked__observed_name((sked__observed) 9), "none");
+}
+
+/* ---- includes ------------------------------------------------------------ */
+
+struct book {
+    const sked__daycal_spec *specs;
+    size_t n;
+};
+
+static int look_up(void *ctx, const char *name, const sked__daycal_spec **out)
+{
+    const struct book *b = ctx;
+
+    for (size_t i = 0; i < b->n; i++) {
+        if (strcmp(b->specs[i].name, name) == 0) {
+            *out = &b->specs[i];
+            return 0;
+        }
+    }
+    return SKED_ENOTFOUND;
+}
+
+static void test_includes_union(void **state)
+{
+    const char *a_dates[] = {"2026-03-04"}, *b_dates[] = {"2026-07-04"},
+               *c_dates[] = {"2026-12-25"};
+    const char *a_inc[] = {"b", "c"}, *b_inc[] = {"c"};
+    sked__daycal_spec specs[] = {
+        {.name = "a",
+         .dates = a_dates,
+         .ndates = 1,
+         .include = a_inc,
+         .ninclude = 2,
+         .weekdays = 0x1f},
+        /* b's observed rule moves its Saturday; a's does not apply to it. */
+        {.name = "b",
+         .dates = b_dates,
+         .ndates = 1,
+         .include = b_inc,
+         .ninclude = 1,
+         .observed = SKED__OBSERVED_NEAREST_WEEKDAY,
+         .weekdays = 0x7f},
+        {.name = "c", .dates = c_dates, .ndates = 1},
+    };
+    struct book book = {specs, 3};
+    sked__daycal *c = build_ok(&specs[0], look_up, &book);
+
+    (void) state;
+    assert_true(sked__daycal_has(c, day_of("2026-03-04")));
+    assert_true(sked__daycal_has(c, day_of("2026-07-04")));
+    assert_true(sked__daycal_has(c, day_of("2026-07-03")));
+    assert_true(sked__daycal_has(c, day_of("2026-12-25")));
+    assert_false(sked__daycal_has(c, day_of("2026-07-05")));
+    /* Only a's weekdays count: Sunday to Thursday. */
+    assert_int_equal(sked__daycal_weekdays(c), 0x1f);
+    assert_true(sked__daycal_business(c, day_of("2026-07-05")));
+    sked__daycal_free(c);
+}
+
+static void test_include_errors(void **state)
+{
+    const char *to_b[] = {"b"}, *to_a[] = {"a"}, *to_self[] = {"s"};
+    const char *unknown[] = {"ok", "nope"}, *bad_dates[] = {"2026-02-30"};
+    const char *to_bad[] = {"bad"};
+    sked__daycal_spec specs[] = {
+        {.name = "a", .include = to_b, .ninclude = 1},
+        {.name = "b", .include = to_a, .ninclude = 1},
+        {.name = "s", .include = to_self, .ninclude = 1},
+        {.name = "u", .include = unknown, .ninclude = 2},
+        {.name = "bad", .dates = bad_dates, .ndates = 1},
+        {.name = "w", .include = to_bad, .ninclude = 1},
+        {.name = "ok"},
+    };
+    struct book book = {specs, 7};
+
+    (void) state;
+    build_fails(&specs[0], look_up, &book, SKED_ECONFLICT, "include[0]", -2,
+                "include cycle: a -> b -> a");
+    build_fails(&specs[2], look_up, &book, SKED_ECONFLICT, "include[0]", -1,
+                "include cycle: s -> s");
+    build_fails(&specs[3], look_up, &book, SKED_ENOTFOUND, "include[1]", -1,
+                "unknown calendar 'nope'");
+    /* Without a lookup, every include is unknown. */
+    build_fails(&specs[3], NULL, NULL, SKED_ENOTFOUND, "include[0]", -1,
+                "unknown calendar 'ok'");
+    /* An error inside an include names the include and its own field. */
+    build_fails(&specs[5], look_up, &book, SKED_EINVAL, "include[0]", 8,
+                "'bad': dates[0]: 2026-02 has no day 30");
+}
+
+/* A chain of 17 calendars, each including the next: one too deep. */
+static void test_include_depth(void **state)
+{
+    static char names[18][8];
+    static const char *inc[18][1];
+    sked__daycal_spec specs[18];
+    struct book book = {specs, 18};
+    sked__daycal *c;
+
+    (void) state;
+    memset(specs, 0, sizeof specs);
+    for (int i = 0; i < 18; i++) {
+        snprintf(names[i], sizeof names[i], "c%d", i);
+        specs[i].name = names[i];
+    }
+    for (int i = 0; i < 17; i++) {
+        snprintf(names[i + 1], sizeof names[i + 1], "c%d", i + 1);
+        inc[i][0] = names[i + 1];
+        specs[i].include = inc[i];
+        specs[i].ninclude = 1;
+    }
+    /* c1 .. c16 and c17 below c0: 17 levels. */
+    build_fails(&specs[0], look_up, &book, SKED_EINVAL, "include[0]", -2,
+                "deeper than 16");
+    /* From c1 it is 16 levels: fine. */
+    c = build_ok(&specs[1], look_up, &book);
+    sked__daycal_free(c);
+}
+
+/* ---- bad dates, rules and weekdays -------------------------------------- */
+
+static void test_date_errors(void **state)
+{
+    static const struct {
+        const char *date;
+        int code, pos;
+        const char *msg;
+    } cases[] = {
+        {"2026-13-01", SKED_EINVAL, 5, "no month 13"},
+        {"2026-00-10", SKED_EINVAL, 5, "no month 00"},
+        {"2026-02-29", SKED_EINVAL, 8, "2026-02 has no day 29"},
+        {"2026-04-31", SKED_EINVAL, 8, "has no day 31"},
+        {"2026-2-01", SKED_EINVAL, 6, "YYYY-MM-DD"},
+        {"26-02-01", SKED_EINVAL, 2, "YYYY-MM-DD"},
+        {"2026/02/01", SKED_EINVAL, 4, "YYYY-MM-DD"},
+        {"2026-01-011", SKED_EINVAL, 10, "nothing after"},
+        {"", SKED_EINVAL, 0, "YYYY-MM-DD"},
+        {"1969-12-31", SKED_ERANGE, 0, "1970-01-01 to 2200-12-31"},
+        {"2201-01-01", SKED_ERANGE, 0, "1970-01-01 to 2200-12-31"},
+    };
+
+    (void) state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *dates[] = {"2024-02-29", cases[i].date};
+        sked__daycal_spec spec = {.name = "d", .dates = dates, .ndates = 2};
+
+        build_fails(&spec, NULL, NULL, cases[i].code, "dates[1]", cases[i].pos,
+                    cases[i].msg);
+    }
+}
+
+static void test_rule_errors(void **state)
+{
+    static char long_rule[SKED__DAYCAL_RULE_MAX + 8];
+    static const struct {
+        const char *rule;
+        int pos;
+        const char *msg;
+    } cases[] = {
+        {"FREQ=HOURLY", 5, "FREQ=HOURLY is finer than DAILY"},
+        {"FREQ=MINUTELY;COUNT=3", 5, "finer than DAILY"},
+        {"COUNT=3;FREQ=SECONDLY", 13, "finer than DAILY"},
+        {"FREQ=FORTNIGHTLY", 5, "YEARLY, MONTHLY, WEEKLY or DAILY"},
+        {"FREQ=MONTHLY;BYDAY=MO;BYSETPOS=367", 31,
+         "BYSETPOS 367 is outside -366..366 or 0"},
+        {"FREQ=MONTHLY;BYDAY=MO;BYSETPOS=1,-367", 33, "BYSETPOS -367"},
+        {"FREQ=MONTHLY;BYDAY=MO;BYSETPOS=0", 31, "BYSETPOS 0"},
+        {"FREQ=MONTHLY;BYDAY=MO;BYSETPOS=1,,2", 33, "needs numbers"},
+        {"FREQ=MONTHLY;BYDAY=MO;BYSETPOS=x", 31, "needs numbers"},
+        {"BYDAY=MO", 0, "needs FREQ="},
+        {"FREQ=YEARLY;BYMONTH", 12, "NAME=VALUE"},
+        {"FREQ=YEARLY;FOO=1", 12, "unknown rule part 'FOO'"},
+        {"FREQ=YEARLY;RSCALE=HEBREW", 12, "unknown rule part 'RSCALE'"},
+        {"FREQ=DAILY;COUNT=3;DTSTART=20260101", 19, "unknown rule part"},
+        {"FREQ=YEARLY;BYMONTH=13", 20, "BYMONTH 13 is outside 1..12"},
+        {"FREQ=YEARLY;BYMONTH=1,-2", 22, "BYMONTH -2 is outside 1..12"},
+        {"FREQ=YEARLY;BYMONTHDAY=32", 12, "libical refuses 'BYMONTHDAY=32'"},
+        {"FREQ=YEARLY;COUNT=x", 12, "libical refuses 'COUNT=x'"},
+        {"FREQ=YEARLY;UNTIL=2026", 12, "libical refuses 'UNTIL=2026'"},
+        {"FREQ=WEEKLY;BYDAY=XX", 12, "libical refuses 'BYDAY=XX'"},
+        {"FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30", -2, "no da"},
+        {"FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;UNTIL=19710101", -1,
+         "no day in 1970-01-01 to 2200-12-31"},
+        {"DTSTART=19700132;FREQ=DAILY", 8, "DTSTART= needs a date"},
+        {"DTSTART=2026010;FREQ=DAILY", 8, "DTSTART= needs a date"},
+        {"DTSTART=18991231;FREQ=YEARLY", 8, "DTSTART must be in 1900 to 2200"},
+        {"DTSTART;VALUE=DATE:20260101\nFREQ=YEARLY", 28, "RRULE:"},
+        {"DTSTART;VALUE=DATE:2026\nRRULE:FREQ=YEARLY", 19, "needs a date"},
+        {"DTSTART;VALUE=DATE:20260101", 0, "second line"},
+        {"DTSTART20260101\nRRULE:FREQ=DAILY", 7, "needs ':'"},
+        {long_rule, SKED__DAYCAL_RULE_MAX, "at most 1024 bytes"},
+    };
+
+    (void) state;
+    memset(long_rule, 'A', sizeof long_rule - 1);
+    memcpy(long_rule, "FREQ=DAILY;", 11);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *rules[] = {"FREQ=YEARLY", cases[i].rule};
+        sked__daycal_spec spec = {.name = "r", .rules = rules, .nrules = 2};
+
+        build_fails(&spec, NULL, NULL, SKED_EINVAL, "rules[1]", cases[i].pos,
+                    cases[i].msg);
+    }
+}
+
+/* The rules that work, one of them past libical's stalling quirk. */
+static void test_rule_forms(void **state)
+{
+    static const struct {
+        const char *rule;
+        const char *first, *last;
+        int count; /* days in the range; 0: not checked */
+    } cases[] = {
+        {"FREQ=DAILY;UNTIL=19700301", "1970-01-01", "1970-03-01", 60},
+        {"FREQ=YEARLY;BYMONTH=11;BYDAY=4TH", "1970-11-26", "2200-11-27", 231},
+        {"DTSTART=20260101;FREQ=YEARLY;BYMONTH=7;BYMONTHDAY=4", "2026-07-04",
+         "2200-07-04", 175},
+        {"DTSTART;VALUE=DATE:20260101\nRRULE:FREQ=MONTHLY;BYMONTHDAY=-1;"
+         "COUNT=3",
+         "2026-01-31", "2026-03-31", 3},
+        {"DTSTART:20260101\r\nRRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=SU;COUNT=2",
+         "2026-01-04", "2026-01-18", 2},
+        {"RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;COUNT=2",
+         "1970-01-30", "1970-02-27", 2},
+        {"DTSTART=19000101;FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1", "1970-01-01",
+         "2200-01-01", 231},
+    };
+
+    (void) state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *rules[] = {cases[i].rule};
+        sked__daycal_spec spec = {.rules = rules, .nrules = 1};
+        sked__daycal *c = build_ok(&spec, NULL, NULL);
+        int64_t first = -1, last = -1;
+        int n = 0;
+
+        for (int64_t d = 0; d <= SKED__DAYCAL_LAST_DAY; d++) {
+            if (!sked__daycal_has(c, d))
+                continue;
+            if (first < 0)
+                first = d;
+            last = d;
+            n++;
+        }
+        assert_day_equal(first, cases[i].first);
+        assert_day_equal(last, cases[i].last);
+        if (n != cases[i].count)
+            fail_msg("%s: %d days, want %d", cases[i].rule, n, cases[i].count);
+        sked__daycal_free(c);
+    }
+}
+
+static void test_spec_errors(void **state)
+{
+    const char *null_date[] = {NULL}, *null_rule[] = {NULL};
+    sked__daycal_spec weekdays = {.weekdays = 0x80};
+    sked__daycal_spec nd = {.dates = null_date, .ndates = 1};
+    sked__daycal_spec nr = {.rules = null_rule, .nrules = 1};
+    sked__daycal_spec obs = {.observed = (sked__observed) 7};
+    sked__daycal *c = NULL;
+
+    (void) state;
+    build_fails(&weekdays, NULL, NULL, SKED_EINVAL, "weekdays", -1,
+                "mask of bits 0 (Sunday) to 6");
+    build_fails(&nd, NULL, NULL, SKED_EINVAL, "dates[0]", -1, "no date");
+    build_fails(&nr, NULL, NULL, SKED_EINVAL, "rules[0]", -1, "no rule");
+    build_fails(&obs, NULL, NULL, SKED_EINVAL, "observed", -1, "unknown");
+    assert_int_equal(sked__daycal_build(NULL, NULL, NULL, &c, NULL),
+                     SKED_EINVAL);
+    assert_null(c);
+    sked__daycal_free(NULL);
+}
+
+/* ---- the .ics reader ----------------------------------------------------- */
+
+/* CRLF lines, a folded SUMMARY and a folded RRULE, RRULE + EXDATE +
+ * RDATE, a VALARM and a VTIMEZONE whose DTSTARTs are not the event's, then
+ * LF lines: a three-day all-day event, a quoted ':' in a parameter, a
+ * DATE-TIME event and a VTODO (ignored). */
+static const char good_ics[] = "BEGIN:VCALENDAR\r\n"
+                               "VERSION:2.0\r\n"
+                               "PRODID:-//sked//test//EN\r\n"
+                               "BEGIN:VTIMEZONE\r\n"
+                               "TZID:Europe/Paris\r\n"
+                               "BEGIN:STANDARD\r\n"
+                               "DTSTART:19701025T030000\r\n"
+                               "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU\r\n"
+                               "END:STANDARD\r\n"
+                               "END:VTIMEZONE\r\n"
+                               "BEGIN:VEVENT\r\n"
+                               "UID:1\r\n"
+                               "SUMMARY:Monthly closing, folded over\r\n"
+                               "  two lines\r\n"
+                               "DTSTART;VALUE=DATE:20260105\r\n"
+                               "RRULE:FREQ=MONTHLY;BYDAY=1MO;\r\n"
+                               "\tCOUNT=6\r\n"
+                               "EXDATE;VALUE=DATE:20260302,20260504\r\n"
+                               "RDATE;VALUE=DATE:20260615\r\n"
+                               "BEGIN:VALARM\r\n"
+                               "TRIGGER:-PT15M\r\n"
+                               "DTSTART:20270101T000000\r\n"
+                               "END:VALARM\r\n"
+                               "END:VEVENT\r\n"
+                               "BEGIN:VEVENT\n"
+                               "DTSTART;VALUE=DATE:20261224\n"
+                               "DTEND;VALUE=DATE:20261227\n"
+                               "SUMMARY;LANGUAGE=\"en:US\":Winter break\n"
+                               "END:VEVENT\n"
+                               "begin:vevent\n"
+                               "DTSTART;TZID=Europe/Paris:20261111T090000\n"
+                               "DTEND;TZID=Europe/Paris:20261113T100000\n"
+                               "END:VEVENT\n"
+                               "BEGIN:VTODO\n"
+                               "DTSTART;VALUE=DATE:20260909\n"
+                               "END:VTODO\n"
+                               "END:VCALENDAR\n";
+
+static void test_ics_days(void **state)
+{
+    static const char *const want[] = {
+        "2026-01-05", "2026-02-02", "2026-04-06", "2026-06-01", "2026-06-15",
+        "2026-11-11", "2026-12-24", "2026-12-25", "2026-12-26"};
+    sked__daycal_spec spec = {.ics = good_ics, .ics_len = strlen(good_ics)};
+    sked__daycal *c = build_ok(&spec, NULL, NULL);
+    size_t n = 0, k = 0;
+    char buf[16];
+
+    (void) state;
+    for (int64_t d = 0; d <= SKED__DAYCAL_LAST_DAY; d++) {
+        if (!sked__daycal_has(c, d))
+            continue;
+        fmt_day(d, buf, sizeof buf);
+        if (k >= 9 || strcmp(buf, want[k]) != 0)
+            fail_msg("day %zu: got %s, want %s", k, buf,
+                     k < 9 ? want[k] : "none");
+        k++;
+        n++;
+    }
+    assert_int_equal(n, 9);
+    sked__daycal_free(c);
+
+    /* The spec's observed rule applies to the file's days: Saturday
+     * 2026-12-26 is also observed on Monday the 28th. */
+    spec.observed = SKED__OBSERVED_NEXT_MONDAY;
+    c = build_ok(&spec, NULL, NULL);
+    assert_true(sked__daycal_has(c, day_of("2026-12-28")));
+    sked__daycal_free(c);
+}
+
+static void test_ics_errors(void **state)
+{
+#define CAL(body) "BEGIN:VCALENDAR\n" body "END:VCALENDAR\n"
+#define EV(body)  CAL("BEGIN:VEVENT\n" body "END:VEVENT\n")
+    static const struct {
+        const char *text;
+        int line;
+        const char *msg;
+    } cases[] = {
+        {"", 1, "line 1: no BEGIN:VCALENDAR"},
+        {"\r\n\n", 1, "no BEGIN:VCALENDAR"},
+        {"VERSION:2.0\nBEGIN:VCALENDAR\nEND:VCALENDAR\n", 1,
+         "VERSION outside BEGIN:VCALENDAR"},
+        {"BEGIN:VEVENT\nEND:VEVENT\n", 1, "where BEGIN:VCALENDAR belongs"},
+        {CAL("GARBAGE\n"), 2, "line 2: a content line is NAME[;PARAMS]:VALUE"},
+        {CAL(";X=1:y\n"), 2, "NAME[;PARAMS]:VALUE"},
+        {CAL("X;P=\"a:b:c\n"), 2, "NAME[;PARAMS]:VALUE"},
+        {CAL("BEGIN:\n"), 2, "BEGIN: where"},
+        {CAL("") "END:VCALENDAR\n", 3, "END:VCALENDAR without BEGIN"},
+        {"BEGIN:VCALENDAR\nBEGIN:VEVENT\nDTSTART:20260101\nEND:VCALENDAR\n", 4,
+         "END:VCALENDAR does not close BEGIN:VEVENT of line 2"},
+        {"BEGIN:VCALENDAR\nBEGIN:VEVENT\nDTSTART:20260101\nEND:VEVENT\n", 1,
+         "line 1: BEGIN:VCALENDAR without END"},
+        {"BEGIN:VCALENDAR\nBEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\n"
+         "BEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\n"
+         "BEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\n",
+         17, "nest deeper than 16"},
+        {EV("SUMMARY:no start\n"), 2, "line 2: BEGIN:VEVENT without DTSTART"},
+        {EV("DTSTART;VALUE=DATE:20261301\n"), 3,
+         "line 3: DTSTART needs a date"},
+        {EV("DTSTART:2026-01-01\n"), 3, "DTSTART needs a date"},
+        {EV("DTSTART:20260101T25\n"), 3, "DTSTART needs a date"},
+        {EV("DTSTART:20260101\nDTSTART:20260102\n"), 4, "a second DTSTART"},
+        {EV("DTSTART:20260105\nDTEND:20260101\n"), 2,
+         "DTEND is before its DTSTART"},
+        {EV("DTSTART:20260105\nDTEND:2026\n"), 4, "DTEND needs a date"},
+        {EV("DTSTART:20260105\nRRULE:FREQ=HOURLY\n"), 4,
+         "line 4: RRULE: FREQ=HOURLY is finer than DAILY"},
+        {EV("DTSTART:20260105\nRRULE:FREQ=MONTHLY;BYSETPOS=400;BYDAY=MO\n"), 4,
+         "BYSETPOS 400 is outside"},
+        {EV("DTSTART:20260105\nEXDATE:20260105,x\n"), 4, "EXDATE needs dates"},
+        {EV("DTSTART:20260105\nRDATE:\n"), 4, "RDATE needs dates"},
+        /* Folded lines count as the lines they are written on. */
+        {EV("SUMMARY:a\n b\n c\nDTSTART:2026\n"), 6, "line 6: DTSTART"},
+        {CAL("SUMMARY:caf\xe9\n"), 2, "line 2: not UTF-8"},
+        {CAL("X:\xc3\n"), 2, "not UTF-8"},
+        {CAL("X:\xed\xa0\x80\n"), 2, "not UTF-8"},
+    };
+
+    (void) state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sked__daycal_spec spec = {.name = "f",
+                                  .ics = cases[i].text,
+                                  .ics_len = strlen(cases[i].text)};
+
+        build_fails(&spec, NULL, NULL, SKED_EINVAL, "ics", cases[i].line,
+                    cases[i].msg);
+    }
+#undef EV
+#undef CAL
+}
+
+static void test_ics_bytes(void **state)
+{
+    static const char nul[] = "BEGIN:VCALENDAR\nX:a\0b\nEND:VCALENDAR\n";
+    sked__daycal_spec spec = {.ics = nul, .ics_len = sizeof nul - 1};
+    char *big = malloc(SKED__ICS_MAX + 1);
+
+    (void) state;
+    build_fails(&spec, NULL, NULL, SKED_EINVAL, "ics", 2, "line 2: not UTF-8");
+    assert_non_null(big);
+    memset(big, '\n', SKED__ICS_MAX + 1);
+    memcpy(big, "BEGIN:VCALENDAR\n", 16);
+    spec.ics = big;
+    spec.ics_len = SKED__ICS_MAX + 1;
+    build_fails(&spec, NULL, NULL, SKED_ETOOBIG, "ics", -1,
+                "the .ics is 1048577 bytes, over the 1048576 allowed");
+    /* At the cap exactly it is read (and is missing its END). */
+    spec.ics_len = SKED__ICS_MAX;
+    build_fails(&spec, NULL, NULL, SKED_EINVAL, "ics", 1,
+                "BEGIN:VCALENDAR without END");
+    free(big);
+}
+
+/* ---- allocation failures ------------------------------------------------- */
+
+static void test_alloc_failures(void **state)
+{
+    const char *rules[] = {"FREQ=YEARLY;BYMONTH=7;BYMONTHDAY=4"};
+    const char *inc[] = {"b"}, *dates[] = {"2026-03-04"};
+    sked__daycal_spec specs[] = {
+        {.name = "a",
+         .rules = rules,
+         .nrules = 1,
+         .include = inc,
+         .ninclude = 1,
+         .ics = good_ics,
+         .ics_len = sizeof good_ics - 1},
+        {.name = "b",
+         .dates = dates,
+         .ndates = 1,
+         .ics = good_ics,
+         .ics_len = sizeof good_ics - 1},
+    };
+    struct book book = {specs, 2};
+    long n;
+
+    (void) state;
+    for (n = 1; n < 1000; n++) {
+        sked__daycal *c = NULL;
+        sked_error err;
+        int rc;
+
+        sked__alloc_fail_at(n, 0);
+        rc = sked__daycal_build(&specs[0], look_up, &book, &c, &err);
+        sked__alloc_fail_at(0, 0);
+        if (rc == 0) {
+            assert_true(sked__daycal_has(c, day_of("2026-03-04")));
+            assert_true(sked__daycal_has(c, day_of("2026-12-25")));
+            sked__daycal_free(c);
+            if (sked__alloc_failed() == 0)
+                break;
+            continue;
+        }
+        assert_int_equal(rc, SKED_ENOMEM);
+        assert_null(c);
+    }
+    assert_true(n > 2 && n < 1000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_us_federal_vs_dateutil),
+        cmocka_unit_test(test_last_business_of_month_2026),
+        cmocka_unit_test(test_next_prev_business),
+        cmocka_unit_test(test_range_ends),
+        cmocka_unit_test(test_long_run_of_holidays),
+        cmocka_unit_test(test_sunday_thursday_week),
+        cmocka_unit_test(test_observed),
+        cmocka_unit_test(test_observed_names),
+        cmocka_unit_test(test_includes_union),
+        cmocka_unit_test(test_include_errors),
+        cmocka_unit_test(test_include_depth),
+        cmocka_unit_test(test_date_errors),
+        cmocka_unit_test(test_rule_errors),
+        cmocka_unit_test(test_rule_forms),
+        cmocka_unit_test(test_spec_errors),
+        cmocka_unit_test(test_ics_days),
+        cmocka_unit_test(test_ics_errors),
+        cmocka_unit_test(test_ics_bytes),
+        cmocka_unit_test(test_alloc_failures),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
