@@ -271,9 +271,9 @@ static int refused_part(const struct rule_text *r, const char *field,
 /* What the walk does itself rather than trust libical with (see the
  * quirks above): COUNT, INTERVAL and a DAILY rule's BYMONTHDAY. */
 struct filter {
-    int count;     /* 0: no limit */
-    int interval;  /* >= 1 */
-    int freq;      /* an icalrecurrencetype_frequency */
+    int count;    /* 0: no limit */
+    int interval; /* >= 1 */
+    icalrecurrencetype_frequency freq;
     int wkst;      /* the weekday a week starts on, 0 = Sunday */
     int64_t phase; /* the period of DTSTART */
     short monthdays[ICAL_BY_MONTHDAY_SIZE];
