@@ -4,10 +4,10 @@
  * wrote (tests/data/daycal/gen_us_federal.py), business days and their
  * searches (last business day of each month, a Sunday-Thursday week, a
  * long run of holidays, the range's ends), observed rules, includes and
- * their cycles, the .ics reader (folding, RRULE + EXDATE + RDATE,
- * multi-day events, nested components) and every error path, named field
- * and position, and allocation failures. The random rules compared with
- * dateutil day by day are tests/oracle/test_daycal_rrule.sh. */
+ * their cycles, and every error path of dates, rules and specs, with the
+ * field and the position named. The .ics reader is test_daycal_ics.c; the
+ * random rules compared with dateutil day by day are
+ * tests/oracle/test_daycal_rrule.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,77 +19,12 @@
 
 #include <cmocka.h>
 
-#include "base/alloc.h"
 #include "cron/daycal.h"
-#include "cron/ics.h"
+#include "cron/daycal_rule.h"
 #include "time/civil.h"
+#include "daycal_test.h"
 
 #define MAX_RULES 32
-
-/* ---- helpers ------------------------------------------------------------ */
-
-static int64_t day_of(const char *s)
-{
-    int y, m, d;
-
-    if (sscanf(s, "%d-%d-%d", &y, &m, &d) != 3)
-        fail_msg("bad date in test table: %s", s);
-    return sked__days_from_civil(y, m, d);
-}
-
-static const char *fmt_day(int64_t day, char *buf, size_t size)
-{
-    int64_t y;
-    int m, d;
-
-    sked__civil_from_days(day, &y, &m, &d);
-    snprintf(buf, size, "%04lld-%02d-%02d", (long long) y, m, d);
-    return buf;
-}
-
-#define assert_day_equal(got, want)                                            \
-    assert_day_equal_at(got, want, __FILE__, __LINE__)
-
-static void assert_day_equal_at(int64_t got, const char *want, const char *file,
-                                int line)
-{
-    char g[16];
-
-    if (got != day_of(want))
-        fail_msg("%s:%d: got %s, want %s", file, line,
-                 fmt_day(got, g, sizeof g), want);
-}
-
-static sked__daycal *build_ok(const sked__daycal_spec *spec,
-                              sked__daycal_lookup lookup, void *ctx)
-{
-    sked__daycal *c = NULL;
-    sked_error err;
-
-    sked_error_clear(&err);
-    if (sked__daycal_build(spec, lookup, ctx, &c, &err) != 0)
-        fail_msg("build: %s: %s (pos %d)", err.field, err.msg, err.pos);
-    return c;
-}
-
-/* Build SPEC, expecting CODE with FIELD, POS (-2: any) and WANT in the
- * message. */
-static void build_fails(const sked__daycal_spec *spec,
-                        sked__daycal_lookup lookup, void *ctx, int code,
-                        const char *field, int pos, const char *want)
-{
-    sked__daycal *c = (sked__daycal *) &c; /* must stay untouched */
-    sked_error err;
-    int rc;
-
-    sked_error_clear(&err);
-    rc = sked__daycal_build(spec, lookup, ctx, &c, &err);
-    if (rc != code || strcmp(err.field, field) != 0 ||
-        (pos != -2 && err.pos != pos) || !strstr(err.msg, want))
-        fail_msg("want %d %s pos %d '%s'; got %d %s pos %d '%s'", code, field,
-                 pos, want, rc, err.field, err.pos, err.msg);
-    assert_ptr_equal(c, &c);
-}
 
 /* The US federal table: its rules and its days (a bitset over 2020-2030). */
 struct federal {
@@ -376,24 +311,6 @@ static void test_observed_names(void **state)
 
 /* ---- includes ------------------------------------------------------------ */
 
-struct book {
-    const sked__daycal_spec *specs;
-    size_t n;
-};
-
-static int look_up(void *ctx, const char *name, const sked__daycal_spec **out)
-{
-    const struct book *b = ctx;
-
-    for (size_t i = 0; i < b->n; i++) {
-        if (strcmp(b->specs[i].name, name) == 0) {
-            *out = &b->specs[i];
-            return 0;
-        }
-    }
-    return SKED_ENOTFOUND;
-}
-
 static void test_includes_union(void **state)
 {
     const char *a_dates[] = {"2026-03-04"}, *b_dates[] = {"2026-07-04"},
@@ -645,212 +562,6 @@ static void test_spec_errors(void **state)
     sked__daycal_free(NULL);
 }
 
-/* ---- the .ics reader ----------------------------------------------------- */
-
-/* CRLF lines, a folded SUMMARY and a folded RRULE, RRULE + EXDATE +
- * RDATE, a VALARM and a VTIMEZONE whose DTSTARTs are not the event's, then
- * LF lines: a three-day all-day event, a quoted ':' in a parameter, a
- * DATE-TIME event and a VTODO (ignored). */
-static const char good_ics[] = "BEGIN:VCALENDAR\r\n"
-                               "VERSION:2.0\r\n"
-                               "PRODID:-//sked//test//EN\r\n"
-                               "BEGIN:VTIMEZONE\r\n"
-                               "TZID:Europe/Paris\r\n"
-                               "BEGIN:STANDARD\r\n"
-                               "DTSTART:19701025T030000\r\n"
-                               "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU\r\n"
-                               "END:STANDARD\r\n"
-                               "END:VTIMEZONE\r\n"
-                               "BEGIN:VEVENT\r\n"
-                               "UID:1\r\n"
-                               "SUMMARY:Monthly closing, folded over\r\n"
-                               "  two lines\r\n"
-                               "DTSTART;VALUE=DATE:20260105\r\n"
-                               "RRULE:FREQ=MONTHLY;BYDAY=1MO;\r\n"
-                               "\tCOUNT=6\r\n"
-                               "EXDATE;VALUE=DATE:20260302,20260504\r\n"
-                               "RDATE;VALUE=DATE:20260615\r\n"
-                               "BEGIN:VALARM\r\n"
-                               "TRIGGER:-PT15M\r\n"
-                               "DTSTART:20270101T000000\r\n"
-                               "END:VALARM\r\n"
-                               "END:VEVENT\r\n"
-                               "BEGIN:VEVENT\n"
-                               "DTSTART;VALUE=DATE:20261224\n"
-                               "DTEND;VALUE=DATE:20261227\n"
-                               "SUMMARY;LANGUAGE=\"en:US\":Winter break\n"
-                               "END:VEVENT\n"
-                               "begin:vevent\n"
-                               "DTSTART;TZID=Europe/Paris:20261111T090000\n"
-                               "DTEND;TZID=Europe/Paris:20261113T100000\n"
-                               "END:VEVENT\n"
-                               "BEGIN:VTODO\n"
-                               "DTSTART;VALUE=DATE:20260909\n"
-                               "END:VTODO\n"
-                               "END:VCALENDAR\n";
-
-static void test_ics_days(void **state)
-{
-    static const char *const want[] = {
-        "2026-01-05", "2026-02-02", "2026-04-06", "2026-06-01", "2026-06-15",
-        "2026-11-11", "2026-12-24", "2026-12-25", "2026-12-26"};
-    sked__daycal_spec spec = {.ics = good_ics, .ics_len = strlen(good_ics)};
-    sked__daycal *c = build_ok(&spec, NULL, NULL);
-    size_t n = 0, k = 0;
-    char buf[16];
-
-    (void) state;
-    for (int64_t d = 0; d <= SKED__DAYCAL_LAST_DAY; d++) {
-        if (!sked__daycal_has(c, d))
-            continue;
-        fmt_day(d, buf, sizeof buf);
-        if (k >= 9 || strcmp(buf, want[k]) != 0)
-            fail_msg("day %zu: got %s, want %s", k, buf,
-                     k < 9 ? want[k] : "none");
-        k++;
-        n++;
-    }
-    assert_int_equal(n, 9);
-    sked__daycal_free(c);
-
-    /* The spec's observed rule applies to the file's days: Saturday
-     * 2026-12-26 is also observed on Monday the 28th. */
-    spec.observed = SKED__OBSERVED_NEXT_MONDAY;
-    c = build_ok(&spec, NULL, NULL);
-    assert_true(sked__daycal_has(c, day_of("2026-12-28")));
-    sked__daycal_free(c);
-}
-
-static void test_ics_errors(void **state)
-{
-#define CAL(body) "BEGIN:VCALENDAR\n" body "END:VCALENDAR\n"
-#define EV(body)  CAL("BEGIN:VEVENT\n" body "END:VEVENT\n")
-    static const struct {
-        const char *text;
-        int line;
-        const char *msg;
-    } cases[] = {
-        {"", 1, "line 1: no BEGIN:VCALENDAR"},
-        {"\r\n\n", 1, "no BEGIN:VCALENDAR"},
-        {"VERSION:2.0\nBEGIN:VCALENDAR\nEND:VCALENDAR\n", 1,
-         "VERSION outside BEGIN:VCALENDAR"},
-        {"BEGIN:VEVENT\nEND:VEVENT\n", 1, "where BEGIN:VCALENDAR belongs"},
-        {CAL("GARBAGE\n"), 2, "line 2: a content line is NAME[;PARAMS]:VALUE"},
-        {CAL(";X=1:y\n"), 2, "NAME[;PARAMS]:VALUE"},
-        {CAL("X;P=\"a:b:c\n"), 2, "NAME[;PARAMS]:VALUE"},
-        {CAL("BEGIN:\n"), 2, "BEGIN: where"},
-        {CAL("") "END:VCALENDAR\n", 3, "END:VCALENDAR without BEGIN"},
-        {"BEGIN:VCALENDAR\nBEGIN:VEVENT\nDTSTART:20260101\nEND:VCALENDAR\n", 4,
-         "END:VCALENDAR does not close BEGIN:VEVENT of line 2"},
-        {"BEGIN:VCALENDAR\nBEGIN:VEVENT\nDTSTART:20260101\nEND:VEVENT\n", 1,
-         "line 1: BEGIN:VCALENDAR without END"},
-        {"BEGIN:VCALENDAR\nBEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\n"
-         "BEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\n"
-         "BEGIN:X\nBEGIN:X\nBEGIN:X\nBEGIN:X\n",
-         17, "nest deeper than 16"},
-        {EV("SUMMARY:no start\n"), 2, "line 2: BEGIN:VEVENT without DTSTART"},
-        {EV("DTSTART;VALUE=DATE:20261301\n"), 3,
-         "line 3: DTSTART needs a date"},
-        {EV("DTSTART:2026-01-01\n"), 3, "DTSTART needs a date"},
-        {EV("DTSTART:20260101T25\n"), 3, "DTSTART needs a date"},
-        {EV("DTSTART:20260101\nDTSTART:20260102\n"), 4, "a second DTSTART"},
-        {EV("DTSTART:20260105\nDTEND:20260101\n"), 2,
-         "DTEND is before its DTSTART"},
-        {EV("DTSTART:20260105\nDTEND:2026\n"), 4, "DTEND needs a date"},
-        {EV("DTSTART:20260105\nRRULE:FREQ=HOURLY\n"), 4,
-         "line 4: RRULE: FREQ=HOURLY is finer than DAILY"},
-        {EV("DTSTART:20260105\nRRULE:FREQ=MONTHLY;BYSETPOS=400;BYDAY=MO\n"), 4,
-         "BYSETPOS 400 is outside"},
-        {EV("DTSTART:20260105\nEXDATE:20260105,x\n"), 4, "EXDATE needs dates"},
-        {EV("DTSTART:20260105\nRDATE:\n"), 4, "RDATE needs dates"},
-        /* Folded lines count as the lines they are written on. */
-        {EV("SUMMARY:a\n b\n c\nDTSTART:2026\n"), 6, "line 6: DTSTART"},
-        {CAL("SUMMARY:caf\xe9\n"), 2, "line 2: not UTF-8"},
-        {CAL("X:\xc3\n"), 2, "not UTF-8"},
-        {CAL("X:\xed\xa0\x80\n"), 2, "not UTF-8"},
-    };
-
-    (void) state;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        sked__daycal_spec spec = {.name = "f",
-                                  .ics = cases[i].text,
-                                  .ics_len = strlen(cases[i].text)};
-
-        build_fails(&spec, NULL, NULL, SKED_EINVAL, "ics", cases[i].line,
-                    cases[i].msg);
-    }
-#undef EV
-#undef CAL
-}
-
-static void test_ics_bytes(void **state)
-{
-    static const char nul[] = "BEGIN:VCALENDAR\nX:a\0b\nEND:VCALENDAR\n";
-    sked__daycal_spec spec = {.ics = nul, .ics_len = sizeof nul - 1};
-    char *big = malloc(SKED__ICS_MAX + 1);
-
-    (void) state;
-    build_fails(&spec, NULL, NULL, SKED_EINVAL, "ics", 2, "line 2: not UTF-8");
-    assert_non_null(big);
-    memset(big, '\n', SKED__ICS_MAX + 1);
-    memcpy(big, "BEGIN:VCALENDAR\n", 16);
-    spec.ics = big;
-    spec.ics_len = SKED__ICS_MAX + 1;
-    build_fails(&spec, NULL, NULL, SKED_ETOOBIG, "ics", -1,
-                "the .ics is 1048577 bytes, over the 1048576 allowed");
-    /* At the cap exactly it is read (and is missing its END). */
-    spec.ics_len = SKED__ICS_MAX;
-    build_fails(&spec, NULL, NULL, SKED_EINVAL, "ics", 1,
-                "BEGIN:VCALENDAR without END");
-    free(big);
-}
-
-/* ---- allocation failures ------------------------------------------------- */
-
-static void test_alloc_failures(void **state)
-{
-    const char *rules[] = {"FREQ=YEARLY;BYMONTH=7;BYMONTHDAY=4"};
-    const char *inc[] = {"b"}, *dates[] = {"2026-03-04"};
-    sked__daycal_spec specs[] = {
-        {.name = "a",
-         .rules = rules,
-         .nrules = 1,
-         .include = inc,
-         .ninclude = 1,
-         .ics = good_ics,
-         .ics_len = sizeof good_ics - 1},
-        {.name = "b",
-         .dates = dates,
-         .ndates = 1,
-         .ics = good_ics,
-         .ics_len = sizeof good_ics - 1},
-    };
-    struct book book = {specs, 2};
-    long n;
-
-    (void) state;
-    for (n = 1; n < 1000; n++) {
-        sked__daycal *c = NULL;
-        sked_error err;
-        int rc;
-
-        sked__alloc_fail_at(n, 0);
-        rc = sked__daycal_build(&specs[0], look_up, &book, &c, &err);
-        sked__alloc_fail_at(0, 0);
-        if (rc == 0) {
-            assert_true(sked__daycal_has(c, day_of("2026-03-04")));
-            assert_true(sked__daycal_has(c, day_of("2026-12-25")));
-            sked__daycal_free(c);
-            if (sked__alloc_failed() == 0)
-                break;
-            continue;
-        }
-        assert_int_equal(rc, SKED_ENOMEM);
-        assert_null(c);
-    }
-    assert_true(n > 2 && n < 1000);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -869,10 +580,6 @@ int main(void)
         cmocka_unit_test(test_rule_errors),
         cmocka_unit_test(test_rule_forms),
         cmocka_unit_test(test_spec_errors),
-        cmocka_unit_test(test_ics_days),
-        cmocka_unit_test(test_ics_errors),
-        cmocka_unit_test(test_ics_bytes),
-        cmocka_unit_test(test_alloc_failures),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
