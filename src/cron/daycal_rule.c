@@ -186,9 +186,15 @@ static int check_numbers(const char *v, size_t n, size_t pos,
     return 0;
 }
 
+/* What check_part saw of the parts so far. */
+struct seen {
+    bool freq, coarse; /* coarse: FREQ is MONTHLY or YEARLY */
+    long setpos_at;    /* where BYSETPOS is, or -1 */
+};
+
 /* Check one part NAME=VALUE (N bytes at offset POS of the value). */
 static int check_part(const char *p, size_t n, size_t pos, const char *field,
-                      bool *has_freq, sked_error *err)
+                      struct seen *seen, sked_error *err)
 {
     const char *eq = memchr(p, '=', n);
     size_t k, vl;
@@ -200,15 +206,18 @@ static int check_part(const char *p, size_t n, size_t pos, const char *field,
     if (!in_list(p, k, known_parts, sizeof known_parts / sizeof *known_parts))
         return sked__error_set(err, SKED_EINVAL, field, (long) pos,
                                "unknown rule part '%.*s'", (int) k, p);
-    if (word_is(p, k, "BYSETPOS"))
+    if (word_is(p, k, "BYSETPOS")) {
+        seen->setpos_at = (long) pos;
         return check_numbers(eq + 1, vl, pos + k + 1, &setpos_bounds, field,
                              err);
+    }
     if (word_is(p, k, "BYMONTH"))
         return check_numbers(eq + 1, vl, pos + k + 1, &month_bounds, field,
                              err);
     if (!word_is(p, k, "FREQ"))
         return 0;
-    *has_freq = true;
+    seen->freq = true;
+    seen->coarse = in_list(eq + 1, vl, freqs, 2);
     if (in_list(eq + 1, vl, fine_freqs, 3))
         return sked__error_set(err, SKED_EINVAL, field, (long) (pos + k + 1),
                                "FREQ=%.*s is finer than DAILY: a calendar "
@@ -223,7 +232,7 @@ static int check_part(const char *p, size_t n, size_t pos, const char *field,
 static int check_rule(const struct rule_text *r, const char *field,
                       sked_error *err)
 {
-    bool has_freq = false;
+    struct seen seen = {.setpos_at = -1};
     size_t i = 0;
     int rc;
 
@@ -231,13 +240,18 @@ static int check_rule(const struct rule_text *r, const char *field,
         const char *semi = memchr(r->s + i, ';', r->len - i);
         size_t n = semi ? (size_t) (semi - (r->s + i)) : r->len - i;
 
-        rc = check_part(r->s + i, n, r->off + i, field, &has_freq, err);
+        rc = check_part(r->s + i, n, r->off + i, field, &seen, err);
         if (rc != 0)
             return rc;
         i += n + 1;
     }
-    if (!has_freq)
+    if (!seen.freq)
         return bad(err, field, r->off, "a rule needs FREQ=");
+    /* libical 3.0 ignores BYSETPOS in a WEEKLY or DAILY rule: refused
+     * rather than expanded otherwise than RFC 5545 says. */
+    if (seen.setpos_at >= 0 && !seen.coarse)
+        return bad(err, field, (size_t) seen.setpos_at,
+                   "BYSETPOS needs FREQ=MONTHLY or YEARLY");
     return 0;
 }
 
