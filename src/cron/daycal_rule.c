@@ -401,6 +401,20 @@ static void take_filter(struct icalrecurrencetype *rt, int64_t start,
     }
 }
 
+/* Whether RT has BYWEEKNO and a BYDAY with an ordinal (RFC 5545 3.3.10:
+ * "MUST NOT be specified"; libical expands it to nothing). */
+static bool ordinal_with_weekno(const struct icalrecurrencetype *rt)
+{
+    if (rt->by_week_no[0] == ICAL_RECURRENCE_ARRAY_MAX)
+        return false;
+    for (int i = 0;
+         i < ICAL_BY_DAY_SIZE && rt->by_day[i] != ICAL_RECURRENCE_ARRAY_MAX;
+         i++)
+        if (icalrecurrencetype_day_position(rt->by_day[i]) != 0)
+            return true;
+    return false;
+}
+
 int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
                              const char *field, sked__day_fn fn, void *ctx,
                              size_t *out_count, sked_error *err)
@@ -436,6 +450,9 @@ int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
     icalerror_clear_errno();
     if (rt.freq == ICAL_NO_RECURRENCE)
         return refused_part(&r, field, err);
+    if (ordinal_with_weekno(&rt))
+        return bad(err, field, r.off,
+                   "BYDAY with an ordinal and BYWEEKNO: RFC 5545 forbids it");
     take_filter(&rt, r.start, &f);
     /* A DATE built from icaltime_null_time: icaltime_null_date's hour of
      * -1 is what makes libical's daily walk stall. */

@@ -462,6 +462,7 @@ static void test_rule_errors(void **state)
         {"FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=-1", 24,
          "BYSETPOS needs FREQ=MONTHLY or YEARLY"},
         {"BYSETPOS=1;FREQ=DAILY", 0, "BYSETPOS needs FREQ=MONTHLY"},
+        {"FREQ=YEARLY;BYWEEKNO=1;BYDAY=-1TH", 0, "RFC 5545 forbids it"},
         {"FREQ=YEARLY;BYMONTH", 12, "NAME=VALUE"},
         {"FREQ=YEARLY;FOO=1", 12, "unknown rule part 'FOO'"},
         {"FREQ=YEARLY;RSCALE=HEBREW", 12, "unknown rule part 'RSCALE'"},
