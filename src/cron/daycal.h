@@ -64,7 +64,8 @@ typedef struct sked__daycal_spec {
      * leading "DTSTART=YYYYMMDD;" part, or a two-line form
      * "DTSTART;VALUE=DATE:YYYYMMDD\nRRULE:…", sets the first day (1900 to
      * 2200; default 1970-01-01). The first day is a day of the set only
-     * when the rule matches it (as python-dateutil reads rules). */
+     * when the rule matches it (as python-dateutil reads rules). FREQ is
+     * DAILY or coarser; BYSETPOS needs MONTHLY or YEARLY; no BYWEEKNO. */
     const char *const *rules;
     size_t nrules;
     const char *const *include; /* other calendars' names */

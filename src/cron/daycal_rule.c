@@ -3,9 +3,12 @@
  *
  * The plan: split off an optional DTSTART, check the parts libical lets
  * through or reads loosely (FREQ finer than DAILY, BYSETPOS out of
- * -366..366 or 0, RSCALE, unknown parts) so each error names its byte,
- * parse with icalrecurrencetype_from_string, then walk
- * icalrecur_iterator_next from DTSTART to the range's end.
+ * -366..366 or 0, BYMONTH out of 1..12, RSCALE, unknown parts, the parts
+ * RFC 5545 forbids with the FREQ) so each error names its byte, parse
+ * with icalrecurrencetype_from_string, then walk icalrecur_iterator_next
+ * from DTSTART to the range's end. BYWEEKNO is refused: libical 3.0
+ * counts its weeks otherwise than RFC 5545 and dateutil at the year's
+ * edges, and holidays do not need it.
  *
  * libical 3.0's quirks, met and guarded (tests/oracle/test_daycal_rrule.sh
  * compares the result with python-dateutil day by day): an iterator may
@@ -188,8 +191,9 @@ static int check_numbers(const char *v, size_t n, size_t pos,
 
 /* What check_part saw of the parts so far. */
 struct seen {
-    bool freq, coarse; /* coarse: FREQ is MONTHLY or YEARLY */
-    long setpos_at;    /* where BYSETPOS is, or -1 */
+    int freq;       /* index in freqs, or -1 */
+    long setpos_at; /* where BYSETPOS is, or -1; the same for: */
+    long yearday_at, weekno_at, monthday_at;
 };
 
 /* Check one part NAME=VALUE (N bytes at offset POS of the value). */
@@ -206,6 +210,12 @@ static int check_part(const char *p, size_t n, size_t pos, const char *field,
     if (!in_list(p, k, known_parts, sizeof known_parts / sizeof *known_parts))
         return sked__error_set(err, SKED_EINVAL, field, (long) pos,
                                "unknown rule part '%.*s'", (int) k, p);
+    if (word_is(p, k, "BYYEARDAY"))
+        seen->yearday_at = (long) pos;
+    if (word_is(p, k, "BYWEEKNO"))
+        seen->weekno_at = (long) pos;
+    if (word_is(p, k, "BYMONTHDAY"))
+        seen->monthday_at = (long) pos;
     if (word_is(p, k, "BYSETPOS")) {
         seen->setpos_at = (long) pos;
         return check_numbers(eq + 1, vl, pos + k + 1, &setpos_bounds, field,
@@ -216,8 +226,9 @@ static int check_part(const char *p, size_t n, size_t pos, const char *field,
                              err);
     if (!word_is(p, k, "FREQ"))
         return 0;
-    seen->freq = true;
-    seen->coarse = in_list(eq + 1, vl, freqs, 2);
+    for (int i = 0; i < 4; i++)
+        if (word_is(eq + 1, vl, freqs[i]))
+            seen->freq = i;
     if (in_list(eq + 1, vl, fine_freqs, 3))
         return sked__error_set(err, SKED_EINVAL, field, (long) (pos + k + 1),
                                "FREQ=%.*s is finer than DAILY: a calendar "
@@ -229,10 +240,40 @@ static int check_part(const char *p, size_t n, size_t pos, const char *field,
     return 0;
 }
 
+/* Refuse the parts RFC 5545 3.3.10 forbids with SEEN's FREQ, and those
+ * libical 3.0 expands otherwise than RFC 5545 (tests/oracle). */
+static int check_combination(const struct seen *seen, size_t off,
+                             const char *field, sked_error *err)
+{
+    bool yearly = seen->freq == 0, monthly = seen->freq == 1;
+
+    if (seen->freq < 0)
+        return bad(err, field, off, "a rule needs FREQ=");
+    if (seen->yearday_at >= 0 && !yearly)
+        return bad(err, field, (size_t) seen->yearday_at,
+                   "BYYEARDAY needs FREQ=YEARLY (RFC 5545)");
+    if (seen->monthday_at >= 0 && seen->freq == 2)
+        return bad(err, field, (size_t) seen->monthday_at,
+                   "BYMONTHDAY is not for FREQ=WEEKLY (RFC 5545)");
+    /* libical 3.0 ignores BYSETPOS in a WEEKLY or DAILY rule, and counts
+     * BYWEEKNO's weeks otherwise than RFC 5545 at the year's edges. */
+    if (seen->setpos_at >= 0 && !yearly && !monthly)
+        return bad(err, field, (size_t) seen->setpos_at,
+                   "BYSETPOS needs FREQ=MONTHLY or YEARLY");
+    if (seen->weekno_at >= 0)
+        return bad(err, field, (size_t) seen->weekno_at,
+                   "BYWEEKNO is not supported");
+    return 0;
+}
+
 static int check_rule(const struct rule_text *r, const char *field,
                       sked_error *err)
 {
-    struct seen seen = {.setpos_at = -1};
+    struct seen seen = {.freq = -1,
+                        .setpos_at = -1,
+                        .yearday_at = -1,
+                        .weekno_at = -1,
+                        .monthday_at = -1};
     size_t i = 0;
     int rc;
 
@@ -245,14 +286,7 @@ static int check_rule(const struct rule_text *r, const char *field,
             return rc;
         i += n + 1;
     }
-    if (!seen.freq)
-        return bad(err, field, r->off, "a rule needs FREQ=");
-    /* libical 3.0 ignores BYSETPOS in a WEEKLY or DAILY rule: refused
-     * rather than expanded otherwise than RFC 5545 says. */
-    if (seen.setpos_at >= 0 && !seen.coarse)
-        return bad(err, field, (size_t) seen.setpos_at,
-                   "BYSETPOS needs FREQ=MONTHLY or YEARLY");
-    return 0;
+    return check_combination(&seen, r->off, field, err);
 }
 
 /* Find the part libical refuses, once it refused the whole rule. */
@@ -401,20 +435,6 @@ static void take_filter(struct icalrecurrencetype *rt, int64_t start,
     }
 }
 
-/* Whether RT has BYWEEKNO and a BYDAY with an ordinal (RFC 5545 3.3.10:
- * "MUST NOT be specified"; libical expands it to nothing). */
-static bool ordinal_with_weekno(const struct icalrecurrencetype *rt)
-{
-    if (rt->by_week_no[0] == ICAL_RECURRENCE_ARRAY_MAX)
-        return false;
-    for (int i = 0;
-         i < ICAL_BY_DAY_SIZE && rt->by_day[i] != ICAL_RECURRENCE_ARRAY_MAX;
-         i++)
-        if (icalrecurrencetype_day_position(rt->by_day[i]) != 0)
-            return true;
-    return false;
-}
-
 int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
                              const char *field, sked__day_fn fn, void *ctx,
                              size_t *out_count, sked_error *err)
@@ -450,9 +470,6 @@ int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
     icalerror_clear_errno();
     if (rt.freq == ICAL_NO_RECURRENCE)
         return refused_part(&r, field, err);
-    if (ordinal_with_weekno(&rt))
-        return bad(err, field, r.off,
-                   "BYDAY with an ordinal and BYWEEKNO: RFC 5545 forbids it");
     take_filter(&rt, r.start, &f);
     /* A DATE built from icaltime_null_time: icaltime_null_date's hour of
      * -1 is what makes libical's daily walk stall. */

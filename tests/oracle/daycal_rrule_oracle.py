@@ -4,7 +4,8 @@
 
 Writes a few hundred seeded random RFC 5545 rules (FREQ YEARLY, MONTHLY,
 WEEKLY, DAILY; INTERVAL, BYMONTH, BYMONTHDAY with negatives, BYDAY with
-ordinals, BYSETPOS, COUNT, UNTIL) with a DTSTART from 1970 to 2150, has
+ordinals, BYSETPOS, COUNT, UNTIL, and now and then WKST or BYYEARDAY)
+with a DTSTART from 1970 to 2150, has
 the driver (tests/tools/daycal_driver) build a calendar of each, and
 compares the days in 1970-01-01..2200-12-31 with dateutil.rrule's.
 Rules dateutil expands to no day in the range must be refused by sked.
@@ -57,6 +58,12 @@ def random_rule(rnd):
                 not days[0][0] in "-0123456789"):
             parts.append("BYSETPOS=" + rnd.choice(["1", "-1", "2", "1,-1",
                                                    "3"]))
+    has = lambda name: any(p.startswith(name + "=") for p in parts)
+    if freq == "WEEKLY" and rnd.random() < 0.3:
+        parts.append("WKST=" + rnd.choice(["SU", "TH", "SA"]))
+    elif (freq == "YEARLY" and not has("BYMONTHDAY") and
+          not has("BYDAY") and rnd.random() < 0.3):
+        parts.append("BYYEARDAY=%d" % rnd.choice([1, 60, 100, 366, -1, -300]))
     end = rnd.random()
     if end < 0.3:
         parts.append("COUNT=%d" % rnd.randint(1, 60))
