@@ -135,7 +135,7 @@ static int add_dates(const sked__daycal_spec *spec, struct adder *a,
                      sked_error *err)
 {
     char field[32];
-    int64_t day;
+    int64_t day = 0; /* set by parse_date; -O3 cannot tell */
     int rc;
 
     for (size_t i = 0; i < spec->ndates; i++) {
