@@ -18,10 +18,10 @@ packages=(
     libpq-dev postgresql
     libmicrohttpd-dev libcurl4-openssl-dev curl
     libjansson-dev libfyaml-dev
-    libical-dev # RFC 5545 recurrence rules of the day calendars
+    libical-dev # RFC 5545 recurrence rules: calendars and rrule schedules
     tzdata
     prometheus # its promtool: the metrics' linter (tests/lint)
-    python3 python3-croniter python3-requests python3-dateutil
+    python3 python3-croniter python3-dateutil python3-requests
     wrk hyperfine valgrind
     chromium
 )

@@ -329,6 +329,55 @@ static int event_follow(target *t, int64_t after, target_event_fn fn, void *ctx,
     return 0;
 }
 
+/* ---- calendars ------------------------------------------------------- */
+
+static int calendar_create(target *t, const sked_calendar *c, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_calendar_create(e, c, err) : err->code;
+}
+
+static int calendar_put(target *t, const sked_calendar *c, bool *created,
+                        sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_calendar_put(e, c, created, err) : err->code;
+}
+
+static int calendar_get(target *t, const char *name, sked_calendar *out,
+                        sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_calendar_get(e, name, out, err) : err->code;
+}
+
+static int calendar_list(target *t, sked_calendar **out, size_t *n,
+                         sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_calendar_list(e, out, n, err) : err->code;
+}
+
+static int calendar_delete(target *t, const char *name, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_calendar_delete(e, name, NULL, err) : err->code;
+}
+
+static int calendar_days(target *t, const char *name,
+                         const sked_calendar_days_query *q,
+                         sked_calendar_day **out, size_t *n, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_calendar_days(e, name, q, out, n, err) : err->code;
+}
+
 static void done(target *t)
 {
     direct *d = (direct *) t;

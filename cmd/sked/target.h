@@ -100,6 +100,21 @@ typedef struct target_ops {
     int (*event_follow)(target *t, int64_t after, target_event_fn fn, void *ctx,
                         volatile const int *stop, sked_error *err);
 
+    /* ---- calendars: create (SKED_ECONFLICT when the name exists), put
+     * (create or replace; *created may be NULL), get, list (*out of *n,
+     * sked_calendars_free), delete (idempotent), and the days of one */
+    int (*calendar_create)(target *t, const sked_calendar *c, sked_error *err);
+    int (*calendar_put)(target *t, const sked_calendar *c, bool *created,
+                        sked_error *err);
+    int (*calendar_get)(target *t, const char *name, sked_calendar *out,
+                        sked_error *err);
+    int (*calendar_list)(target *t, sked_calendar **out, size_t *n,
+                         sked_error *err);
+    int (*calendar_delete)(target *t, const char *name, sked_error *err);
+    int (*calendar_days)(target *t, const char *name,
+                         const sked_calendar_days_query *q,
+                         sked_calendar_day **out, size_t *n, sked_error *err);
+
     /* Close T and free it. */
     void (*done)(target *t);
 } target_ops;
@@ -125,6 +140,12 @@ typedef struct target_ops {
     X(workflow_list)                                                           \
     X(event_list)                                                              \
     X(event_follow)                                                            \
+    X(calendar_create)                                                         \
+    X(calendar_put)                                                            \
+    X(calendar_get)                                                            \
+    X(calendar_list)                                                           \
+    X(calendar_delete)                                                         \
+    X(calendar_days)                                                           \
     X(done)
 #define TARGET_OP(name) .name = name,
 

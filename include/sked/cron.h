@@ -7,10 +7,15 @@
  * week). When both day fields are restricted (neither is "*" nor "?"),
  * a day matches when either matches.
  *
- * DST: SPEC 2.2. With SKED_DST_ONCE (the default) every local time fires
- * at most once: a time skipped by a forward change fires at the end of
- * the gap, a repeated time on its first pass. With SKED_DST_CADENCE an
- * expression that is not fixed-time keeps its real-time rhythm.
+ * DST: SPEC 2.2 and 12, the DST matrix. A policy says what a local time
+ * skipped by a forward change does (shift: fire at the gap's end, all
+ * times of one gap as one firing; skip: it does not exist) and what a
+ * local time repeated by a backward change does (first: fire on its first
+ * pass; last: on its second; both: on each). SKED_DST_ONCE (the default)
+ * is shift + first, so every local time fires at most once; with
+ * SKED_DST_CADENCE a fixed-time expression follows once and any other
+ * keeps its real-time rhythm (skip + both). The explicit combinations
+ * apply as written, to fixed-time expressions too.
  *
  * A sked_cron is a plain value (bitsets), safe to copy and to share
  * between threads. Searches never allocate and are bounded. */
@@ -48,10 +53,22 @@ typedef struct sked_cron {
     uint8_t flags;      /* SKED_CRON_* */
 } sked_cron;
 
+/* Values 0 and 1 are stored by schedules: they never change meaning. */
 typedef enum sked_dst {
-    SKED_DST_ONCE = 0,    /* each local time fires at most once */
-    SKED_DST_CADENCE = 1, /* keep the real-time rhythm (Vixie cron) */
+    SKED_DST_ONCE = 0,       /* shift + first: each local time at most once */
+    SKED_DST_CADENCE = 1,    /* the real-time rhythm (Vixie cron), see above */
+    SKED_DST_SHIFT_LAST = 2, /* gap: shift; repeated: second pass only */
+    SKED_DST_SHIFT_BOTH = 3, /* gap: shift; repeated: both passes */
+    SKED_DST_SKIP_FIRST = 4, /* gap: none; repeated: first pass only */
+    SKED_DST_SKIP_LAST = 5,  /* gap: none; repeated: second pass only */
+    SKED_DST_SKIP_BOTH = 6,  /* gap: none; repeated: both passes */
 } sked_dst;
+
+/* The number of sked_dst values (0 .. SKED_DST_COUNT - 1). */
+#define SKED_DST_COUNT 7
+
+/* A buffer size that fits any sked_dst_name. */
+#define SKED_DST_NAME_MAX 16
 
 /* How a DST change moved an occurrence (SPEC 3.5, preview). */
 typedef enum sked_occ_mark {
@@ -74,11 +91,14 @@ SKED_API int sked_cron_parse(const char *expr, sked_cron *out, sked_error *err);
 
 /* Store in *out the first occurrence strictly after AFTER, in zone TZ,
  * under the DST policy DST. Returns 0, SKED_ENOTFOUND (no occurrence
- * before SKED_TIME_MAX) or SKED_EINVAL (NULL argument). Never allocates. */
+ * before SKED_TIME_MAX) or SKED_EINVAL (NULL argument, or DST not a
+ * sked_dst value). Never allocates. */
 SKED_API int sked_cron_next(const sked_cron *c, const sked_tz *tz, sked_dst dst,
                             sked_time after, sked_time *out);
 
-/* Like sked_cron_next, and also tell how a DST change moved it. */
+/* Like sked_cron_next, and also tell how a DST change moved it: SHIFTED
+ * for a skipped time fired at the gap's end, FIRST_PASS / SECOND_PASS for
+ * a repeated time (both passes are marked under "both"). */
 SKED_API int sked_cron_next_occurrence(const sked_cron *c, const sked_tz *tz,
                                        sked_dst dst, sked_time after,
                                        sked_occurrence *out);
@@ -99,11 +119,19 @@ SKED_API int sked_cron_is_fixed_time(const sked_cron *c);
 SKED_API int sked_cron_explain(const sked_cron *c, const char *tzname,
                                char *buf, size_t size);
 
-/* Parse "once" or "cadence" into *out. Returns 0 or SKED_EINVAL
- * (err->field "dst"). */
+/* Parse a DST policy into *out: "once", "cadence", or a comma-separated
+ * list of at most one gap word ("shift", "skip") and at most one fold
+ * word ("first", "last", "both") in either order, a missing half taking
+ * its default (shift, first): "skip", "last", "skip,both", "both,shift".
+ * Returns 0, or SKED_EINVAL with err->field "dst" and err->pos the byte
+ * offset of the offending word (an unknown or empty word, a second gap or
+ * fold word, "once" or "cadence" beside another word); *out untouched on
+ * error. */
 SKED_API int sked_dst_parse(const char *s, sked_dst *out, sked_error *err);
 
-/* Return "once" or "cadence". */
+/* Return the canonical name of DST: "once", "cadence", or "GAP,FOLD"
+ * ("shift,last", "skip,first", ...), which sked_dst_parse reads back to
+ * DST; "unknown" for a value outside sked_dst. A static string. */
 SKED_API const char *sked_dst_name(sked_dst dst);
 
 #endif

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sked/calendar.h"
 #include "sked/clock.h"
 #include "sked/error.h"
 #include "sked/run.h"
@@ -118,6 +119,49 @@ SKED_API int sked_engine_schedule_pause(sked_engine *e, const char *name,
 /* Resume NAME: the next occurrence is computed from now, no catch-up. */
 SKED_API int sked_engine_schedule_resume(sked_engine *e, const char *name,
                                          sked_error *err);
+
+/* ---- calendars (sked/calendar.h, docs/calendars.md) --------------------
+ * Writes check the calendar, then its includes against the calendars
+ * stored (an unknown one is SKED_ENOTFOUND naming "include[i]", a cycle
+ * SKED_ECONFLICT); nothing is written on an error. create refuses a name
+ * that exists (SKED_ECONFLICT), update one that does not
+ * (SKED_ENOTFOUND), put does either and says which in *created (may be
+ * NULL). A calendar another includes cannot be deleted (SKED_ECONFLICT);
+ * deleting a missing one returns 0 with *existed (may be NULL) false. */
+SKED_API int sked_engine_calendar_create(sked_engine *e, const sked_calendar *c,
+                                         sked_error *err);
+SKED_API int sked_engine_calendar_update(sked_engine *e, const sked_calendar *c,
+                                         sked_error *err);
+SKED_API int sked_engine_calendar_put(sked_engine *e, const sked_calendar *c,
+                                      bool *created, sked_error *err);
+/* Read NAME into *out (sked_calendar_done). */
+SKED_API int sked_engine_calendar_get(sked_engine *e, const char *name,
+                                      sked_calendar *out, sked_error *err);
+/* Every calendar by name: *out of *n, freed with sked_calendars_free. */
+SKED_API int sked_engine_calendar_list(sked_engine *e, sked_calendar **out,
+                                       size_t *n, sked_error *err);
+SKED_API void sked_calendars_free(sked_calendar *v, size_t n);
+SKED_API int sked_engine_calendar_delete(sked_engine *e, const char *name,
+                                         bool *existed, sked_error *err);
+
+/* The days of a calendar in a period: FROM..TO, days since 1970-01-01
+ * (at most SKED_CALENDAR_DAYS_MAX of them); with BUSINESS the business
+ * days (its weekdays not in its set), else the days in its set. */
+#define SKED_CALENDAR_DAYS_MAX 3660
+typedef struct sked_calendar_days_query {
+    int64_t from, to;
+    bool business;
+} sked_calendar_days_query;
+typedef struct sked_calendar_day {
+    int64_t day;   /* since 1970-01-01 */
+    bool in_set;   /* one of the calendar's days (a holiday) */
+    bool business; /* a business weekday not in the set */
+} sked_calendar_day;
+/* *out (free) of *n days, in order. */
+SKED_API int sked_engine_calendar_days(sked_engine *e, const char *name,
+                                       const sked_calendar_days_query *q,
+                                       sked_calendar_day **out, size_t *n,
+                                       sked_error *err);
 
 /* Create one run of NAME now (SPEC 3.5: trigger kind manual,
  * scheduled_for null, works while paused). OUT_RUN_ID (may be NULL)

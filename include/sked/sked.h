@@ -10,6 +10,7 @@
 #include "sked/tz.h"
 #include "sked/cron.h"
 #include "sked/schedule.h"
+#include "sked/calendar.h"
 #include "sked/clock.h"
 #include "sked/workflow.h"
 #include "sked/run.h"

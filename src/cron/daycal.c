@@ -88,8 +88,8 @@ static void add_day(void *ctx, int64_t day)
 }
 
 /* Read the date S ("YYYY-MM-DD", in the range) into *out. */
-static int parse_date(const char *s, const char *field, int64_t *out,
-                      sked_error *err)
+int sked__daycal_parse_date(const char *s, const char *field, int64_t *out,
+                            sked_error *err)
 {
     static const char shape[] = "dddd-dd-dd";
     int y, m, d;
@@ -135,14 +135,14 @@ static int add_dates(const sked__daycal_spec *spec, struct adder *a,
                      sked_error *err)
 {
     char field[32];
-    int64_t day = 0; /* set by parse_date; -O3 cannot tell */
+    int64_t day = 0; /* set by sked__daycal_parse_date; -O3 cannot tell */
     int rc;
 
     for (size_t i = 0; i < spec->ndates; i++) {
         snprintf(field, sizeof field, "dates[%zu]", i);
         if (!spec->dates[i])
             return sked__error_set(err, SKED_EINVAL, field, -1, "no date");
-        rc = parse_date(spec->dates[i], field, &day, err);
+        rc = sked__daycal_parse_date(spec->dates[i], field, &day, err);
         if (rc != 0)
             return rc;
         add_day(a, day);

@@ -81,6 +81,12 @@ typedef struct sked__daycal_spec {
 typedef int (*sked__daycal_lookup)(void *ctx, const char *name,
                                    const sked__daycal_spec **out);
 
+/* Parse the date S ("YYYY-MM-DD", in the range) into its day number.
+ * SKED_EINVAL (shape, month, day) or SKED_ERANGE naming FIELD with the
+ * position. */
+int sked__daycal_parse_date(const char *s, const char *field, int64_t *out,
+                            sked_error *err);
+
 typedef struct sked__daycal sked__daycal; /* opaque, immutable once built */
 
 /* Build the calendar SPEC describes into *out (free it with

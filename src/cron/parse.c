@@ -491,22 +491,3 @@ int sked_cron_is_fixed_time(const sked_cron *c)
            __builtin_popcountll(c->min) == 1 &&
            __builtin_popcount(c->hour) == 1;
 }
-
-int sked_dst_parse(const char *s, sked_dst *out, sked_error *err)
-{
-    if (s && strcmp(s, "once") == 0) {
-        *out = SKED_DST_ONCE;
-        return 0;
-    }
-    if (s && strcmp(s, "cadence") == 0) {
-        *out = SKED_DST_CADENCE;
-        return 0;
-    }
-    return sked__error_set(err, SKED_EINVAL, "dst", -1,
-                           "expected \"once\" or \"cadence\"");
-}
-
-const char *sked_dst_name(sked_dst dst)
-{
-    return dst == SKED_DST_CADENCE ? "cadence" : "once";
-}

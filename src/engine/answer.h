@@ -28,6 +28,19 @@ json_t *sked__answer_schedule(const sked_schedule *s, sked_error *err);
 int sked__answer_schedule_read(const json_t *body, bool patch, sked_schedule *s,
                                sked_error *err);
 
+/* A calendar as the API shows it (sked/calendar.h's fields, docs/
+ * calendars.md), and the read of a request's calendar (the fields the
+ * store keeps are refused). NULL / SKED_E… with ERR. */
+json_t *sked__answer_calendar(const sked_calendar *c, sked_error *err);
+int sked__answer_calendar_read(const json_t *body, sked_calendar *c,
+                               sked_error *err);
+/* {"calendars": [...]} of N calendars. */
+json_t *sked__answer_calendars(const sked_calendar *v, size_t n,
+                               sked_error *err);
+/* {"calendar": NAME, "days": [{"date", "holiday", "business"}]}. */
+json_t *sked__answer_calendar_days(const char *name, const sked_calendar_day *v,
+                                   size_t n, sked_error *err);
+
 /* A page of schedules: {"schedules": [...], "next_cursor": name | null},
  * the cursor the last name when MORE. */
 json_t *sked__answer_schedules(const sked_schedule *v, size_t n, bool more,

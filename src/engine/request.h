@@ -173,8 +173,8 @@ typedef struct sked__request_param {
      * of seconds in min..max, 'i' an id (a whole number in min..max,
      * which a cursor gives as its text), 'c' an event cursor (an id, or
      * "latest"), 'f' a flag (1 or 0), 'b' true or false, 't' an RFC 3339
-     * instant, 'p' an array of at most max periods {"from", "to"}, 'a'
-     * another array */
+     * instant, 'y' a date (YYYY-MM-DD), 'p' an array of at most max periods
+     * {"from", "to"}, 'a' another array */
     char type;
     long min, max;
     bool stream; /* a flag that asks for a stream instead of a page */

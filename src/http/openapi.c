@@ -16,6 +16,7 @@
 
 #include "engine/request.h"
 #include "http/http_int.h"
+#include "model/calendar.h"
 #include "model/schedule_json.h"
 #include "sked/version.h"
 
@@ -36,6 +37,12 @@ typedef struct facts {
 static const sked__request_param occurrence_params[] = {
     {"n", 'n', 1, SKED_PREVIEW_MAX, false},
     {"after", 't', 0, 0, false},
+    {NULL, 0, 0, 0, false},
+};
+static const sked__request_param calendar_day_params[] = {
+    {"from", 'y', 0, 0, false},
+    {"to", 'y', 0, 0, false},
+    {"business", 'b', 0, 0, false},
     {NULL, 0, 0, 0, false},
 };
 static const sked__request_param simulate_params[] = {
@@ -66,6 +73,17 @@ static const facts route_facts[] = {
      NULL, NULL, NULL, NULL},
     {"POST", "/api/v1/schedules/{name}/simulate", NONE, simulate_params, NULL,
      "Simulate", NULL, NULL},
+    {"POST", "/api/v1/calendars", NONE, NULL, NULL, "NewCalendar",
+     "a calendar of that name exists, or its includes make a cycle",
+     "Calendar"},
+    {"GET", "/api/v1/calendars/{name}", NONE, NULL, NULL, NULL, NULL,
+     "Calendar"},
+    {"PUT", "/api/v1/calendars/{name}", NONE, NULL, NULL, "Calendar",
+     "its includes make a cycle", "Calendar"},
+    {"DELETE", "/api/v1/calendars/{name}", NONE, NULL, NULL, NULL,
+     "another calendar includes it", NULL},
+    {"GET", "/api/v1/calendars/{name}/days", NONE, calendar_day_params, NULL,
+     NULL, NULL, NULL},
     {"GET", "/api/v1/runs", SKED__REQUEST_RUNS, NULL, NULL, NULL, NULL, NULL},
     {"POST", "/api/v1/runs/{id}/cancel", NONE, NULL, NULL, NULL,
      "the run has finished", NULL},
@@ -85,6 +103,8 @@ static const struct {
 } tag_table[] = {
     {"/api/v1/schedules", "schedules",
      "Schedules: their definitions, state, runs on demand and replays"},
+    {"/api/v1/calendars", "calendars",
+     "Calendars: shared sets of days schedules exclude or keep to"},
     {"/api/v1/runs", "runs", "Runs: reading and cancelling them"},
     {"/api/v1/workflows", "workflows",
      "Workflows: the registered ones, and starting a run of one"},
@@ -275,6 +295,9 @@ static json_t *key_schema(const sked__request_param *p)
     case 't':
         return json_pack("{s:s, s:s, s:s}", "type", "string", "format",
                          "date-time", "description", "an RFC 3339 instant");
+    case 'y':
+        return json_pack("{s:s, s:s, s:s}", "type", "string", "format", "date",
+                         "description", "a date, YYYY-MM-DD");
     case 'p':
         return json_pack("{s:s, s:o, s:I, s:s}", "type", "array", "items",
                          down_schema(), "maxItems", (json_int_t) p->max,
@@ -527,6 +550,10 @@ static json_t *body_schema(const char *name)
                          "cron, every or at",
                          "allOf", ref("Schedule"), "required", "name",
                          "workflow");
+    if (strcmp(name, "NewCalendar") == 0)
+        return json_pack("{s:s, s:[o, {s:[s]}]}", "description",
+                         "a calendar to create: a name and its days",
+                         "allOf", ref("Calendar"), "required", "name");
     if (strcmp(name, "ScheduleSet") == 0)
         return json_pack(
             "{s:s, s:s, s:[s], s:{s:{s:s, s:o}, s:{s:s, s:b}, s:{s:s}}, s:b}",
@@ -560,6 +587,8 @@ static int add_schemas(json_t *schemas, json_t *used)
 
     rc |=
         json_object_set_new(schemas, "Schedule", sked__schedule_json_schema());
+    rc |=
+        json_object_set_new(schemas, "Calendar", sked__calendar_json_schema());
     json_object_foreach(used, name, v)
     {
         if (!json_object_get(schemas, name))

@@ -19,6 +19,7 @@
  * concurrent inserts safe; reads at REPEATABLE READ, READ ONLY, so a read
  * of several statements sees one snapshot. Server notices never reach
  * stderr: libsked does not print. */
+#include "store/pg_calendar.h"
 #include "store/pg.h"
 #include "base/alloc.h"
 #include "store/pg_queue.h"
@@ -787,6 +788,9 @@ const struct sked__store_ops sked__store_pg_ops = {
     .workflow_register = sked__pg_queue_workflow_register,
     .workflow_latest = sked__pg_queue_workflow_latest,
     .workflows_list = sked__pg_queue_workflows_list,
+    .calendars_read = sked__pg_calendars_read,
+    .calendar_write = sked__pg_calendar_write,
+    .calendar_delete = sked__pg_calendar_delete,
     .listen_open = pg_listen_open,
     .listen_wait = pg_listen_wait,
     .listen_wake = pg_listen_wake,

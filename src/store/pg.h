@@ -72,6 +72,11 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_WF_REGISTER,
     SKED__PG_WF_LATEST,
     SKED__PG_WF_LIST,
+    SKED__PG_CAL_READ_ALL,
+    SKED__PG_CAL_READ_ONE,
+    SKED__PG_CAL_INSERT,
+    SKED__PG_CAL_UPDATE,
+    SKED__PG_CAL_DELETE,
     SKED__PG_STMT_COUNT
 } sked__pg_stmt_id;
 

@@ -44,6 +44,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "store/sqlite_calendar.h"
 #include "store/sqlite.h"
 #include "store/sqlite_queue.h"
 #include "store/sqlite_rows.h"
@@ -767,6 +768,9 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .workflow_register = sked__sqlite_queue_workflow_register,
     .workflow_latest = sked__sqlite_queue_workflow_latest,
     .workflows_list = sked__sqlite_queue_workflows_list,
+    .calendars_read = sked__sqlite_calendars_read,
+    .calendar_write = sked__sqlite_calendar_write,
+    .calendar_delete = sked__sqlite_calendar_delete,
     .events_append = sked__sqlite_rows_events_append,
     .event_append = sked__sqlite_rows_event_append,
     .event_list = sked__sqlite_rows_event_list,

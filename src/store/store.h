@@ -27,6 +27,7 @@
 
 #include "base/clock.h"
 #include "model/run.h"
+#include "sked/calendar.h"
 #include "sked/schedule.h"
 
 typedef struct sked_store sked_store;
@@ -164,6 +165,35 @@ int sked__store_schedule_apply(sked_store *st, const sked_schedule *set,
  * it. */
 int sked__schedule_next_fire(const sked_schedule *s, const sked_tz *tz,
                              sked_time after, sked_time *out);
+
+/* ---- calendars (store_calendar.c) --------------------------------------
+ * A write validates the calendar (sked_calendar_validate), then builds it
+ * against the calendars stored, in the transaction that writes it: an
+ * unknown include is SKED_ENOTFOUND naming "include[i]", a cycle
+ * SKED_ECONFLICT; nothing is written on any error. Events
+ * calendar.created / .updated (the calendar's JSON), .deleted {"name"}. */
+typedef enum sked__cal_mode {
+    SKED__CAL_CREATE, /* SKED_ECONFLICT when the name exists */
+    SKED__CAL_UPDATE, /* SKED_ENOTFOUND when it does not */
+    SKED__CAL_PUT,    /* either */
+} sked__cal_mode;
+
+/* Write C (its definition; its source and app as given). *created (may
+ * be NULL) tells an insert from a replacement. */
+int sked__store_calendar_write(sked_store *st, const sked_calendar *c,
+                               sked__cal_mode mode, bool *created,
+                               sked_error *err);
+/* Read NAME into *out (sked_calendar_done): 0 or SKED_ENOTFOUND. */
+int sked__store_calendar_get(sked_store *st, const char *name,
+                             sked_calendar *out, sked_error *err);
+/* Every calendar, by name: *out of *n, freed with sked__calendars_free. */
+int sked__store_calendar_list(sked_store *st, sked_calendar **out, size_t *n,
+                              sked_error *err);
+void sked__calendars_free(sked_calendar *v, size_t n);
+/* Delete NAME; idempotent like a schedule's. SKED_ECONFLICT naming the
+ * calendar that includes it. */
+int sked__store_calendar_delete(sked_store *st, const char *name, bool *existed,
+                                sked_error *err);
 
 /* ---- runs -------------------------------------------------------------*/
 

@@ -51,6 +51,13 @@ struct sked__migration {
 };
 
 /* What store.c asks the back-end to list; zero-initialised is "all". */
+/* A calendar's row as written (calendar_write): its definition is the
+ * model's JSON text (model/calendar.h). Every pointer borrowed. */
+typedef struct sked__calendar_row {
+    const char *name, *definition, *source, *app; /* app NULL: none */
+    sked_time now;
+} sked__calendar_row;
+
 typedef struct sked__schedule_query {
     int status;              /* a sked_schedule_status, or -1: any */
     int source;              /* a sked_source, or -1: any */
@@ -382,6 +389,20 @@ struct sked__store_ops {
      * [{"name","version","registered_at" (µs),"definition" (JSON)}];
      * *out owned. */
     int (*workflows_list)(sked__tx *tx, char **out, sked_error *err);
+
+    /* ---- calendars (schema 0009) ----------------------------------------
+     * Rows as one JSON array text, by name: [{"name", "definition" (the
+     * JSON object), "source", "app", "created_at", "updated_at" (µs)}];
+     * NAME NULL: every calendar, else at most that one. *out owned. */
+    int (*calendars_read)(sked__tx *tx, const char *name, char **out,
+                          sked_error *err);
+    /* Insert R (CREATE) or replace the definition, source and app of the
+     * existing row R->name, setting updated_at (created_at on insert) to
+     * R->now. */
+    int (*calendar_write)(sked__tx *tx, const sked__calendar_row *r,
+                          bool create, sked_error *err);
+    int (*calendar_delete)(sked__tx *tx, const char *name, bool *existed,
+                           sked_error *err);
 
     /* ---- notifications (NULL for SQLite) ---------------------------------
      * A listener is a connection of its own, outside the pool, that

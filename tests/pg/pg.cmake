@@ -139,3 +139,7 @@ if(EXISTS ${SKED_FAULTS_SH})
     set_tests_properties(server.pg_faults PROPERTIES LABELS pg TIMEOUT 600
         ENVIRONMENT "${SCRIPT_ENV}" SKIP_RETURN_CODE 77)
 endif()
+# Calendars through the API and the CLI on PostgreSQL
+# (tests/integration/test_calendars.sh; SQLite: integration.calendars).
+sked_add_pg_test(server.pg_calendars bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_calendars.sh pg)

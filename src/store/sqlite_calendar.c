@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* Calendars on SQLite (store_ops.h, schema 0009): rows read as one JSON
+ * array, as workflow versions are, written and deleted by name. */
+#include "store/sqlite_calendar.h"
+
+#include <stdlib.h>
+
+#include "base/error.h"
+#include "store/sqlite.h"
+
+#define ROWS_SQL(where)                                                        \
+    "SELECT coalesce(json_group_array(json_object('name', name, "              \
+    "'definition', json(definition), 'source', source, 'app', app, "           \
+    "'created_at', created_at, 'updated_at', updated_at)), '[]') "             \
+    "FROM (SELECT * FROM calendars " where " ORDER BY name)"
+
+static const char *const READ_ALL = ROWS_SQL("");
+static const char *const READ_ONE = ROWS_SQL("WHERE name = ?1");
+static const char *const INSERT =
+    "INSERT INTO calendars (name, definition, source, app, created_at, "
+    "updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)";
+static const char *const UPDATE =
+    "UPDATE calendars SET definition = ?2, source = ?3, app = ?4, "
+    "updated_at = ?5 WHERE name = ?1";
+static const char *const DELETE = "DELETE FROM calendars WHERE name = ?1";
+
+int sked__sqlite_calendars_read(sked__tx *c, const char *name, char **out,
+                                sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    char *v = NULL;
+    int rc = sked__sqlite_stmt(c, name ? READ_ONE : READ_ALL, &s, err), step;
+
+    if (rc != 0)
+        return rc;
+    if (name)
+        bind_text(s, 1, name);
+    step = sqlite3_step(s);
+    if (step == SQLITE_ROW && !col_text(s, 0, &v))
+        rc = sked__nomem(err);
+    else if (step != SQLITE_ROW)
+        rc = sked__sqlite_fail(c, step, "reading calendars", err);
+    sked__sqlite_done(s);
+    if (rc == 0)
+        *out = v;
+    return rc;
+}
+
+int sked__sqlite_calendar_write(sked__tx *c, const sked__calendar_row *r,
+                                bool create, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sked__sqlite_stmt(c, create ? INSERT : UPDATE, &s, err);
+
+    if (rc != 0)
+        return rc;
+    return sked__sqlite_exec(
+        c, s,
+        bind_text(s, 1, r->name) | bind_text(s, 2, r->definition) |
+            bind_text(s, 3, r->source) | bind_text(s, 4, r->app) |
+            sqlite3_bind_int64(s, 5, r->now),
+        "writing a calendar", err);
+}
+
+int sked__sqlite_calendar_delete(sked__tx *c, const char *name, bool *existed,
+                                 sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sked__sqlite_stmt(c, DELETE, &s, err);
+
+    if (rc != 0)
+        return rc;
+    rc = sked__sqlite_exec(c, s, bind_text(s, 1, name), "deleting a calendar",
+                           err);
+    if (rc == 0 && existed)
+        *existed = sqlite3_changes(sked__sqlite_db(c)) > 0;
+    return rc;
+}
