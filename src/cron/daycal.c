@@ -89,7 +89,7 @@ static void add_day(void *ctx, int64_t day)
 
 /* Read the date S ("YYYY-MM-DD", in the range) into *out. */
 int sked__daycal_parse_date(const char *s, const char *field, int64_t *out,
-                      sked_error *err)
+                            sked_error *err)
 {
     static const char shape[] = "dddd-dd-dd";
     int y, m, d;
@@ -128,13 +128,14 @@ struct build {
     uint64_t *set;
     const sked__daycal_spec *chain[SKED__DAYCAL_MAX_DEPTH + 1];
     int depth;
+    bool wrapped; /* an error met below: its message says where */
 };
 
 static int add_dates(const sked__daycal_spec *spec, struct adder *a,
                      sked_error *err)
 {
     char field[32];
-    int64_t day = 0;
+    int64_t day = 0; /* set by sked__daycal_parse_date; -O3 cannot tell */
     int rc;
 
     for (size_t i = 0; i < spec->ndates; i++) {
@@ -204,14 +205,22 @@ static int check_cycle(const struct build *b, const sked__daycal_spec *next,
                            spec_name(next));
 }
 
-/* Say which include an error inside an included calendar came through. */
-static int wrap_include(int rc, const char *field, const char *name,
-                        sked_error *err)
+/* Say which include an error inside an included calendar came through:
+ * the innermost include names the calendar at fault and its field in the
+ * message; every include on the way out sets err->field to its own, so
+ * the caller sees which of its includes leads there. */
+static int wrap_include(struct build *b, int rc, const char *field,
+                        const char *name, sked_error *err)
 {
     sked_error inner;
 
     if (!err)
         return rc;
+    if (b->wrapped) {
+        snprintf(err->field, sizeof err->field, "%s", field);
+        return rc;
+    }
+    b->wrapped = true;
     inner = *err;
     sked__error_set(err, rc, field, inner.pos, "'%s': %s%s%s", name,
                     inner.field, inner.field[0] ? ": " : "", inner.msg);
@@ -238,13 +247,13 @@ static int add_includes(struct build *b, const sked__daycal_spec *spec,
         rc = check_cycle(b, next, field, err);
         if (rc != 0)
             return rc;
-        if (b->depth >= SKED__DAYCAL_MAX_DEPTH)
+        if (b->depth > SKED__DAYCAL_MAX_DEPTH)
             return sked__error_set(err, SKED_EINVAL, field, -1,
                                    "includes nest deeper than %d",
                                    SKED__DAYCAL_MAX_DEPTH);
         rc = add_spec(b, next, err);
         if (rc != 0)
-            return wrap_include(rc, field, name, err);
+            return wrap_include(b, rc, field, name, err);
     }
     return 0;
 }

@@ -31,7 +31,7 @@
 #define SKED__DAYCAL_NDAYS      (SKED__DAYCAL_LAST_DAY + 1)
 #define SKED__DAYCAL_NWORDS     ((size_t) ((SKED__DAYCAL_NDAYS + 63) / 64))
 
-/* How deep includes may nest: a calendar including one including one... */
+/* How deep includes may nest below the calendar built (17 calendars). */
 #define SKED__DAYCAL_MAX_DEPTH 16
 
 /* Bit N of a weekday mask is weekday N, 0 = Sunday … 6 = Saturday. */
@@ -64,7 +64,8 @@ typedef struct sked__daycal_spec {
      * leading "DTSTART=YYYYMMDD;" part, or a two-line form
      * "DTSTART;VALUE=DATE:YYYYMMDD\nRRULE:…", sets the first day (1900 to
      * 2200; default 1970-01-01). The first day is a day of the set only
-     * when the rule matches it (as python-dateutil reads rules). */
+     * when the rule matches it (as python-dateutil reads rules). FREQ is
+     * DAILY or coarser; BYSETPOS needs MONTHLY or YEARLY; no BYWEEKNO. */
     const char *const *rules;
     size_t nrules;
     const char *const *include; /* other calendars' names */

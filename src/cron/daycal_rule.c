@@ -3,15 +3,23 @@
  *
  * The plan: split off an optional DTSTART, check the parts libical lets
  * through or reads loosely (FREQ finer than DAILY, BYSETPOS out of
- * -366..366 or 0, RSCALE, unknown parts) so each error names its byte,
- * parse with icalrecurrencetype_from_string, then walk
- * icalrecur_iterator_next from DTSTART to the range's end.
+ * -366..366 or 0, BYMONTH out of 1..12, RSCALE, unknown parts, the parts
+ * RFC 5545 forbids with the FREQ) so each error names its byte, parse
+ * with icalrecurrencetype_from_string, then walk icalrecur_iterator_next
+ * from DTSTART to the range's end. BYWEEKNO is refused: libical 3.0
+ * counts its weeks otherwise than RFC 5545 and dateutil at the year's
+ * edges, and holidays do not need it.
  *
- * libical's quirks, met and guarded: an iterator may hand out one date
- * twice or stop advancing (FREQ=DAILY;UNTIL=… from a DATE whose hour is
- * -1), so dates that do not advance are dropped, COUNT is counted here
- * over distinct dates, and a run of non-advancing dates or a walk past
- * SKED__DAYCAL_RULE_MAX_STEPS is an error, never a loop. */
+ * libical 3.0's quirks, met and guarded (tests/oracle/test_daycal_rrule.sh
+ * compares the result with python-dateutil day by day): an iterator may
+ * hand out one date twice or stop advancing (FREQ=DAILY;UNTIL=… from a
+ * DATE whose hour is -1), so dates that do not advance are dropped and a
+ * run of them, or a walk past SKED__DAYCAL_RULE_MAX_STEPS, is an error,
+ * never a loop. COUNT and INTERVAL are applied here over libical's
+ * distinct dates of every period, a DAILY rule's BYMONTHDAY is a filter
+ * here, and a YEARLY BYMONTHDAY without BYMONTH gets every month (see
+ * take_filter for what libical does instead).
+ */
 #include "cron/daycal_rule.h"
 
 #include <stdbool.h>
@@ -138,38 +146,59 @@ static int split_start(const char *text, size_t len, const char *field,
     return 0;
 }
 
-/* Check BYSETPOS's list V (N bytes at offset POS): each -366..366, not 0. */
-static int check_setpos(const char *v, size_t n, size_t pos, const char *field,
-                        sked_error *err)
+/* The bounds of a numeric list part: BYSETPOS (RFC 5545 3.3.10) and
+ * BYMONTH, which libical reads up to 13 (leap months) and then refuses
+ * to expand without saying why. */
+struct bounds {
+    const char *name;
+    long lo, hi;
+    bool negative; /* -hi..-lo too */
+};
+
+static const struct bounds setpos_bounds = {"BYSETPOS", 1, 366, true};
+static const struct bounds month_bounds = {"BYMONTH", 1, 12, false};
+
+/* Check the list V (N bytes at offset POS) against B. */
+static int check_numbers(const char *v, size_t n, size_t pos,
+                         const struct bounds *b, const char *field,
+                         sked_error *err)
 {
     size_t i = 0;
 
     while (i <= n) {
-        size_t j = i;
+        size_t j = i, digits;
         long x = 0;
         bool neg = false;
-        size_t digits;
 
         if (j < n && (v[j] == '-' || v[j] == '+'))
             neg = v[j++] == '-';
         digits = j;
-
         while (j < n && v[j] >= '0' && v[j] <= '9' && x <= 1000)
             x = x * 10 + (v[j++] - '0');
         if (j == digits || (j < n && v[j] != ','))
-            return bad(err, field, pos + i, "BYSETPOS needs numbers");
-        if (x == 0 || x > 366)
             return sked__error_set(err, SKED_EINVAL, field, (long) (pos + i),
-                                   "BYSETPOS %s%ld is outside -366..366 or 0",
-                                   neg ? "-" : "", x);
+                                   "%s needs numbers", b->name);
+        if (x < b->lo || x > b->hi || (neg && !b->negative))
+            return sked__error_set(err, SKED_EINVAL, field, (long) (pos + i),
+                                   "%s %s%ld is outside %s%ld..%ld%s", b->name,
+                                   neg ? "-" : "", x, b->negative ? "-" : "",
+                                   b->negative ? b->hi : b->lo, b->hi,
+                                   b->negative ? " or 0" : "");
         i = j + 1;
     }
     return 0;
 }
 
+/* What check_part saw of the parts so far. */
+struct seen {
+    int freq;       /* index in freqs, or -1 */
+    long setpos_at; /* where BYSETPOS is, or -1; the same for: */
+    long yearday_at, weekno_at, monthday_at;
+};
+
 /* Check one part NAME=VALUE (N bytes at offset POS of the value). */
 static int check_part(const char *p, size_t n, size_t pos, const char *field,
-                      bool *has_freq, sked_error *err)
+                      struct seen *seen, sked_error *err)
 {
     const char *eq = memchr(p, '=', n);
     size_t k, vl;
@@ -181,11 +210,25 @@ static int check_part(const char *p, size_t n, size_t pos, const char *field,
     if (!in_list(p, k, known_parts, sizeof known_parts / sizeof *known_parts))
         return sked__error_set(err, SKED_EINVAL, field, (long) pos,
                                "unknown rule part '%.*s'", (int) k, p);
-    if (word_is(p, k, "BYSETPOS"))
-        return check_setpos(eq + 1, vl, pos + k + 1, field, err);
+    if (word_is(p, k, "BYYEARDAY"))
+        seen->yearday_at = (long) pos;
+    if (word_is(p, k, "BYWEEKNO"))
+        seen->weekno_at = (long) pos;
+    if (word_is(p, k, "BYMONTHDAY"))
+        seen->monthday_at = (long) pos;
+    if (word_is(p, k, "BYSETPOS")) {
+        seen->setpos_at = (long) pos;
+        return check_numbers(eq + 1, vl, pos + k + 1, &setpos_bounds, field,
+                             err);
+    }
+    if (word_is(p, k, "BYMONTH"))
+        return check_numbers(eq + 1, vl, pos + k + 1, &month_bounds, field,
+                             err);
     if (!word_is(p, k, "FREQ"))
         return 0;
-    *has_freq = true;
+    for (int i = 0; i < 4; i++)
+        if (word_is(eq + 1, vl, freqs[i]))
+            seen->freq = i;
     if (in_list(eq + 1, vl, fine_freqs, 3))
         return sked__error_set(err, SKED_EINVAL, field, (long) (pos + k + 1),
                                "FREQ=%.*s is finer than DAILY: a calendar "
@@ -197,10 +240,40 @@ static int check_part(const char *p, size_t n, size_t pos, const char *field,
     return 0;
 }
 
+/* Refuse the parts RFC 5545 3.3.10 forbids with SEEN's FREQ, and those
+ * libical 3.0 expands otherwise than RFC 5545 (tests/oracle). */
+static int check_combination(const struct seen *seen, size_t off,
+                             const char *field, sked_error *err)
+{
+    bool yearly = seen->freq == 0, monthly = seen->freq == 1;
+
+    if (seen->freq < 0)
+        return bad(err, field, off, "a rule needs FREQ=");
+    if (seen->yearday_at >= 0 && !yearly)
+        return bad(err, field, (size_t) seen->yearday_at,
+                   "BYYEARDAY needs FREQ=YEARLY (RFC 5545)");
+    if (seen->monthday_at >= 0 && seen->freq == 2)
+        return bad(err, field, (size_t) seen->monthday_at,
+                   "BYMONTHDAY is not for FREQ=WEEKLY (RFC 5545)");
+    /* libical 3.0 ignores BYSETPOS in a WEEKLY or DAILY rule, and counts
+     * BYWEEKNO's weeks otherwise than RFC 5545 at the year's edges. */
+    if (seen->setpos_at >= 0 && !yearly && !monthly)
+        return bad(err, field, (size_t) seen->setpos_at,
+                   "BYSETPOS needs FREQ=MONTHLY or YEARLY");
+    if (seen->weekno_at >= 0)
+        return bad(err, field, (size_t) seen->weekno_at,
+                   "BYWEEKNO is not supported");
+    return 0;
+}
+
 static int check_rule(const struct rule_text *r, const char *field,
                       sked_error *err)
 {
-    bool has_freq = false;
+    struct seen seen = {.freq = -1,
+                        .setpos_at = -1,
+                        .yearday_at = -1,
+                        .weekno_at = -1,
+                        .monthday_at = -1};
     size_t i = 0;
     int rc;
 
@@ -208,14 +281,12 @@ static int check_rule(const struct rule_text *r, const char *field,
         const char *semi = memchr(r->s + i, ';', r->len - i);
         size_t n = semi ? (size_t) (semi - (r->s + i)) : r->len - i;
 
-        rc = check_part(r->s + i, n, r->off + i, field, &has_freq, err);
+        rc = check_part(r->s + i, n, r->off + i, field, &seen, err);
         if (rc != 0)
             return rc;
         i += n + 1;
     }
-    if (!has_freq)
-        return bad(err, field, r->off, "a rule needs FREQ=");
-    return 0;
+    return check_combination(&seen, r->off, field, err);
 }
 
 /* Find the part libical refuses, once it refused the whole rule. */
@@ -230,7 +301,11 @@ static int refused_part(const struct rule_text *r, const char *field,
         size_t n = semi ? (size_t) (semi - (r->s + i)) : r->len - i;
         struct icalrecurrencetype rt;
 
-        snprintf(buf, sizeof buf, "FREQ=YEARLY;%.*s", (int) n, r->s + i);
+        /* Each part beside a FREQ, or alone when it is the FREQ. */
+        snprintf(buf, sizeof buf, "%s%.*s",
+                 n >= 5 && strncmp(r->s + i, "FREQ=", 5) == 0 ? ""
+                                                              : "FREQ=YEARLY;",
+                 (int) n, r->s + i);
         rt = icalrecurrencetype_from_string(buf);
         icalerror_clear_errno();
         if (rt.freq == ICAL_NO_RECURRENCE)
@@ -241,10 +316,54 @@ static int refused_part(const struct rule_text *r, const char *field,
     return bad(err, field, r->off, "libical refuses the rule");
 }
 
-/* Walk IT, calling FN for each distinct date in the range; COUNT (0: no
- * limit) counts distinct dates. */
-static int walk(icalrecur_iterator *it, int count, const char *field,
-                sked__day_fn fn, void *ctx, size_t *emitted, sked_error *err)
+/* What the walk does itself rather than trust libical with (see the
+ * quirks above): COUNT, INTERVAL and a DAILY rule's BYMONTHDAY. */
+struct filter {
+    int count;    /* 0: no limit */
+    int interval; /* >= 1 */
+    icalrecurrencetype_frequency freq;
+    int wkst;      /* the weekday a week starts on, 0 = Sunday */
+    int64_t phase; /* the period of DTSTART */
+    short monthdays[ICAL_BY_MONTHDAY_SIZE];
+    int nmonthdays; /* 0: no BYMONTHDAY filter */
+};
+
+/* Return the number of the day, week, month or year DAY is in. */
+static int64_t period_of(const struct filter *f, int64_t day)
+{
+    int64_t y;
+    int m, d;
+
+    if (f->freq == ICAL_DAILY_RECURRENCE)
+        return day;
+    /* Day 0 is a Thursday: weeks start on the days (wkst - 4) mod 7. */
+    if (f->freq == ICAL_WEEKLY_RECURRENCE)
+        return sked__floor_div(day - (f->wkst + 3) % 7, 7);
+    sked__civil_from_days(day, &y, &m, &d);
+    return f->freq == ICAL_MONTHLY_RECURRENCE ? y * 12 + m - 1 : y;
+}
+
+static bool keeps(const struct filter *f, int64_t day)
+{
+    int64_t y;
+    int m, d, dim;
+
+    if (sked__floor_mod(period_of(f, day) - f->phase, f->interval) != 0)
+        return false;
+    if (f->nmonthdays == 0)
+        return true;
+    sked__civil_from_days(day, &y, &m, &d);
+    dim = sked__days_in_month(y, m);
+    for (int i = 0; i < f->nmonthdays; i++)
+        if (f->monthdays[i] == d || dim + 1 + f->monthdays[i] == d)
+            return true;
+    return false;
+}
+
+/* Walk IT, calling FN for each distinct date F keeps in the range. */
+static int walk(icalrecur_iterator *it, const struct filter *f,
+                const char *field, sked__day_fn fn, void *ctx, size_t *emitted,
+                sked_error *err)
 {
     int64_t prev = INT64_MIN, d;
     long steps = 0, stalls = 0, nth = 0;
@@ -257,13 +376,17 @@ static int walk(icalrecur_iterator *it, int count, const char *field,
         if (d <= prev) {
             if (++stalls > MAX_STALLS)
                 return bad(err, field, 0,
-                           "libical's expansion of the rule "
-                           "stopped advancing");
+                           "libical's expansion of the rule stopped "
+                           "advancing");
             continue;
         }
         stalls = 0;
         prev = d;
-        if ((count > 0 && ++nth > count) || d > SKED__DAYCAL_LAST_DAY)
+        if (d > SKED__DAYCAL_LAST_DAY)
+            break;
+        if (!keeps(f, d))
+            continue;
+        if (f->count > 0 && ++nth > f->count)
             break;
         if (d >= 0) {
             fn(ctx, d);
@@ -271,6 +394,45 @@ static int walk(icalrecur_iterator *it, int count, const char *field,
         }
     }
     return 0;
+}
+
+/* Take from RT what the walk does itself, into F, and mend what libical
+ * 3.0 reads otherwise than RFC 5545 and dateutil do. */
+static void take_filter(struct icalrecurrencetype *rt, int64_t start,
+                        struct filter *f)
+{
+    f->count = rt->count;
+    f->interval = rt->interval > 0 ? rt->interval : 1;
+    f->freq = rt->freq;
+    f->wkst = rt->week_start >= ICAL_SUNDAY_WEEKDAY
+                  ? (int) rt->week_start - ICAL_SUNDAY_WEEKDAY
+                  : 1;
+    f->phase = period_of(f, start);
+    /* COUNT over distinct dates; INTERVAL by phase over libical's every
+     * period, since with INTERVAL > 1 it finds the first period off by
+     * one when DTSTART does not match (WEEKLY;INTERVAL=2;BYDAY=SU from a
+     * Wednesday skips that week's Sunday). */
+    rt->count = 0;
+    rt->interval = 1;
+    /* A DAILY rule's negative BYMONTHDAY matches nothing in libical. */
+    if (rt->freq == ICAL_DAILY_RECURRENCE) {
+        for (int i = 0; i < ICAL_BY_MONTHDAY_SIZE &&
+                        rt->by_month_day[i] != ICAL_RECURRENCE_ARRAY_MAX;
+             i++)
+            f->monthdays[f->nmonthdays++] = rt->by_month_day[i];
+        rt->by_month_day[0] = ICAL_RECURRENCE_ARRAY_MAX;
+    }
+    /* YEARLY;BYMONTHDAY=… without BYMONTH is every month's day (RFC 5545
+     * expands it); libical keeps only DTSTART's month. */
+    if (rt->freq == ICAL_YEARLY_RECURRENCE &&
+        rt->by_month_day[0] != ICAL_RECURRENCE_ARRAY_MAX &&
+        rt->by_month[0] == ICAL_RECURRENCE_ARRAY_MAX &&
+        rt->by_year_day[0] == ICAL_RECURRENCE_ARRAY_MAX &&
+        rt->by_week_no[0] == ICAL_RECURRENCE_ARRAY_MAX) {
+        for (short m = 0; m < 12; m++)
+            rt->by_month[m] = (short) (m + 1);
+        rt->by_month[12] = ICAL_RECURRENCE_ARRAY_MAX;
+    }
 }
 
 int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
@@ -284,10 +446,11 @@ int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
     icalrecur_iterator *it;
     int64_t y;
     size_t emitted = 0;
-    int count, rc;
+    struct filter f = {0};
+    int rc;
 
     if (len > SKED__DAYCAL_RULE_MAX)
-        return sked__error_set(err, SKED_EINVAL, field, (long) len,
+        return sked__error_set(err, SKED_EINVAL, field, SKED__DAYCAL_RULE_MAX,
                                "a rule is at most %d bytes",
                                SKED__DAYCAL_RULE_MAX);
     if (memchr(text, '\0', len))
@@ -307,8 +470,7 @@ int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
     icalerror_clear_errno();
     if (rt.freq == ICAL_NO_RECURRENCE)
         return refused_part(&r, field, err);
-    count = rt.count;
-    rt.count = 0;
+    take_filter(&rt, r.start, &f);
     /* A DATE built from icaltime_null_time: icaltime_null_date's hour of
      * -1 is what makes libical's daily walk stall. */
     sked__civil_from_days(r.start, &y, &st.month, &st.day);
@@ -320,7 +482,7 @@ int sked__daycal_rule_expand(const char *text, size_t len, const int64_t *start,
         return bad(err, field, r.off,
                    "the rule has no date (libical "
                    "refuses to expand it)");
-    rc = walk(it, count, field, fn, ctx, &emitted, err);
+    rc = walk(it, &f, field, fn, ctx, &emitted, err);
     icalrecur_iterator_free(it);
     if (rc == 0 && out_count)
         *out_count = emitted;
