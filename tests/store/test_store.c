@@ -146,6 +146,55 @@ static void create(sked_store *st, const char *name, const char *cron)
     sked_schedule_done(&s);
 }
 
+/* A schedule of each new time spec comes back as written, and its next
+ * occurrence is the spec's own: an RFC 5545 rule in its zone under a
+ * DST policy of the matrix, and an interval of calendar days. */
+static void test_rrule_and_calendar_days_round_trip(void **state)
+{
+    sked_schedule s, back;
+    sked_error err;
+    sked_time want;
+
+    sked_schedule_init(&s);
+    s.name = strdup("fri");
+    s.workflow = strdup("report");
+    s.kind = SKED_SPEC_RRULE;
+    s.rrule = strdup("DTSTART:20991023T023000\nRRULE:FREQ=WEEKLY;BYDAY=FR");
+    s.timezone = strdup("Europe/Paris");
+    s.dst = SKED_DST_SKIP_LAST;
+    sked_error_clear(&err);
+    if (sked__store_schedule_create(*state, &s, &err) != 0)
+        fail_msg("create: %s: %s", err.field, err.msg);
+    assert_int_equal(sked__store_schedule_get(*state, "fri", &back, NULL), 0);
+    assert_int_equal(back.kind, SKED_SPEC_RRULE);
+    assert_string_equal(back.rrule, s.rrule);
+    assert_int_equal(back.dst, SKED_DST_SKIP_LAST);
+    /* 2099-10-23 is a Friday, 02:30 CEST. */
+    assert_int_equal(sked_time_parse("2099-10-23T00:30:00Z", &want, NULL), 0);
+    assert_int_equal(back.next_fire_at, want);
+    sked_schedule_done(&back);
+    sked_schedule_done(&s);
+
+    sked_schedule_init(&s);
+    s.name = strdup("days");
+    s.workflow = strdup("report");
+    s.kind = SKED_SPEC_EVERY;
+    s.every = 2 * 86400 * SKED_USEC_PER_SEC;
+    s.calendar_days = 1;
+    assert_int_equal(sked_time_parse("2099-01-01T08:00:00Z", &s.anchor, NULL),
+                     0);
+    s.timezone = strdup("Europe/Paris");
+    if (sked__store_schedule_create(*state, &s, &err) != 0)
+        fail_msg("create: %s: %s", err.field, err.msg);
+    assert_int_equal(sked__store_schedule_get(*state, "days", &back, NULL), 0);
+    assert_int_equal(back.calendar_days, 1);
+    assert_int_equal(back.every, s.every);
+    assert_int_equal(sked_time_parse("2099-01-03T08:00:00Z", &want, NULL), 0);
+    assert_int_equal(back.next_fire_at, want);
+    sked_schedule_done(&back);
+    sked_schedule_done(&s);
+}
+
 /* ---- migrations and URLs ----------------------------------------------- */
 
 static void test_meta_records_version(void **state)
@@ -209,8 +258,11 @@ static void fill_field(sked_schedule *s, const sked__sfield *f, int i)
     case SKED__SK_I64:
         *(int64_t *) p = f->lo == INT64_MIN ? -7 : f->lo + 1;
         return;
-    case SKED__SK_BOOL: /* automatic_backfill rewrites the catch-up fields */
-        *(int32_t *) p = f->off != offsetof(sked_schedule, automatic_backfill);
+    case SKED__SK_BOOL: /* automatic_backfill rewrites the catch-up fields,
+                           calendar_days needs an interval (tested below) */
+        *(int32_t *) p =
+            f->off != offsetof(sked_schedule, automatic_backfill) &&
+            f->off != offsetof(sked_schedule, calendar_days);
         return;
     case SKED__SK_ENUM:
         *(int *) p = f->en->count - 1;
@@ -1591,6 +1643,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
 #define T_(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         T_(test_every_field_round_trips),
+        T_(test_rrule_and_calendar_days_round_trip),
         T_(test_meta_records_version),
         T_(test_newer_database_refused),
         T_(test_bad_urls),

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sked/calendar.h"
 #include "cron/daycal.h"
 #include "time/civil.h"
 
@@ -23,11 +24,8 @@ static inline int64_t day_of(const char *s)
 
 static inline const char *fmt_day(int64_t day, char *buf, size_t size)
 {
-    int64_t y;
-    int m, d;
-
-    sked__civil_from_days(day, &y, &m, &d);
-    snprintf(buf, size, "%04lld-%02d-%02d", (long long) y, m, d);
+    if (sked_date_format(day, buf, size) == 0 && size > 0)
+        buf[0] = '\0';
     return buf;
 }
 
