@@ -160,6 +160,8 @@ static int answer_error(const remote *r, long status, const sked_buf *b,
     sked_error_clear(err);
     err->code = rc;
     snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+    if (json_is_integer(json_object_get(e, "position")))
+        err->pos = (int) json_integer_value(json_object_get(e, "position"));
     /* The server sends the default message when the engine gave none:
      * give none too, so that the command words it as direct mode does. */
     if (msg && strcmp(msg, sked_strerror(rc)) != 0)

@@ -2,7 +2,7 @@
 /* Schedules in the workflows file (SPEC 10): the top-level "schedules"
  * list and a workflow's own. Each mapping is read by its key table into
  * a sked_schedule with source "code", then finished: exactly one of
- * cron, every or at; the workflow taken from the enclosing one, and the
+ * cron, every, at or rrule; the workflow taken from the enclosing one, and the
  * name from the workflow, when not given; names unique across the file.
  * Its keys are the field table's (model/schedule_fields.h). Then
  * sked_schedule_validate checks it, so that the file, the CLI and

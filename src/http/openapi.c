@@ -516,11 +516,12 @@ static json_t *error_schema(void)
 {
     return json_pack(
         "{s:s, s:s, s:[s], s:{s:{s:s, s:[s,s], s:{s:{s:s}, s:{s:s}, "
-        "s:{s:s}}}}}",
+        "s:{s:s}, s:{s:s, s:i}}}}}",
         "description", "an error (SPEC 6, docs/api.md \"Errors\")", "type",
         "object", "required", "error", "properties", "error", "type", "object",
         "required", "code", "message", "properties", "code", "type", "string",
-        "message", "type", "string", "field", "type", "string");
+        "message", "type", "string", "field", "type", "string", "position",
+        "type", "integer", "minimum", 0);
 }
 
 /* The schema of the body read with request.c's table T: an object of
@@ -547,13 +548,13 @@ static json_t *body_schema(const char *name)
     if (strcmp(name, "NewSchedule") == 0)
         return json_pack("{s:s, s:[o, {s:[s,s]}]}", "description",
                          "a schedule to create: name, workflow and one of "
-                         "cron, every or at",
+                         "cron, every, at or rrule",
                          "allOf", ref("Schedule"), "required", "name",
                          "workflow");
     if (strcmp(name, "NewCalendar") == 0)
         return json_pack("{s:s, s:[o, {s:[s]}]}", "description",
-                         "a calendar to create: a name and its days",
-                         "allOf", ref("Calendar"), "required", "name");
+                         "a calendar to create: a name and its days", "allOf",
+                         ref("Calendar"), "required", "name");
     if (strcmp(name, "ScheduleSet") == 0)
         return json_pack(
             "{s:s, s:s, s:[s], s:{s:{s:s, s:o}, s:{s:s, s:b}, s:{s:s}}, s:b}",

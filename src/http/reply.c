@@ -63,7 +63,7 @@ static json_t *safe_string(const char *s)
 }
 
 /* Build and send the error body of CODE with FIELD and MSG. */
-static int send_error(http_resp *resp, int code, const char *field,
+static int send_error(http_resp *resp, int code, const char *field, int pos,
                       const char *msg)
 {
     json_t *e = json_pack("{s:s, s:o}", "code", sked_error_name(code),
@@ -71,6 +71,9 @@ static int send_error(http_resp *resp, int code, const char *field,
 
     if (e && field && field[0])
         (void) json_object_set_new(e, "field", safe_string(field));
+    /* The byte of the field's value at fault, as the CLI says it. */
+    if (e && field && field[0] && pos >= 0)
+        (void) json_object_set_new(e, "position", json_integer(pos));
     (void) sked__http_json(resp, (unsigned) sked_error_http_status(code),
                            e ? json_pack("{s:o}", "error", e) : NULL);
     return code;
@@ -85,7 +88,7 @@ int sked__http_error(http_resp *resp, int code, const char *field,
     va_start(ap, fmt);
     (void) vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return send_error(resp, code, field, msg);
+    return send_error(resp, code, field, -1, msg);
 }
 
 /* Tell whether RC is a failure of the database itself, whose message
@@ -104,6 +107,7 @@ int sked__http_fail(http_resp *resp, int rc, const sked_error *err)
      * told by its code and the table's words, never with the path,
      * socket, port or database name its message holds. */
     if (database_fault(rc))
-        return send_error(resp, rc, NULL, sked_strerror(rc));
-    return send_error(resp, rc, err ? err->field : NULL, msg);
+        return send_error(resp, rc, NULL, -1, sked_strerror(rc));
+    return send_error(resp, rc, err ? err->field : NULL, err ? err->pos : -1,
+                      msg);
 }

@@ -195,7 +195,7 @@ bad "bad instant" \
     at: 2026-12-01 09:00
 '
 bad "two time specs" \
-    'sked: bad.yaml:4:5: schedules[0].every: "cron" and "every" both given: use only one of cron, every or at' \
+    'sked: bad.yaml:4:5: schedules[0].every: "cron" and "every" both given: use only one of cron, every, at or rrule' \
     'schedules:
   - workflow: w
     cron: "0 9 * * *"

@@ -85,6 +85,14 @@ schedules:
     workflow: etl
     cron: "45 5 1 1 *"
 EOF
+cat >"$tmp/office.ics" <<'EOF'
+BEGIN:VCALENDAR
+BEGIN:VEVENT
+DTSTART;VALUE=DATE:20300610
+DTEND;VALUE=DATE:20300612
+END:VEVENT
+END:VCALENDAR
+EOF
 cat >"$tmp/bad.yaml" <<'EOF'
 schedules:
   - name: code-x
@@ -116,7 +124,7 @@ every_value_option() {
         sed -nE 's/^  (--[a-z-]+) ([A-Z]+|[a-z]+(\|[a-z]+)+) .*/\1 \2/p' |
         while read -r opt ph; do
             case $opt in
-            --name | --every | --anchor | --at | --cron | --db | --server) continue ;;
+            --name | --every | --anchor | --at | --cron | --rrule | --db | --server) continue ;;
             esac
             case $opt:$ph in
             --end-at:*) v=2031-06-01T00:00:00Z ;;
@@ -163,6 +171,35 @@ scenario() {
     sk schedule create report "0 4 * * *" --name s9 "${gen[@]}" --json
     mapfile -t gen < <(every_value_option update)
     sk schedule update s9 "${gen[@]}" --timezone America/Sao_Paulo --json
+    # An RFC 5545 rule under a DST policy of the matrix, and calendar days.
+    sk schedule create report --rrule 'FREQ=WEEKLY;BYDAY=MO;BYHOUR=9;BYMINUTE=0;BYSECOND=0' \
+        --name s10 --timezone Europe/Paris --dst both,skip --paused --json
+    sk schedule update s10 --rrule 'FREQ=WEEKLY;BYDAY=XX' --json
+    sk schedule create etl --every 1d --calendar-days --name s11 \
+        --anchor 2030-01-01T08:00:00Z --timezone Europe/Paris --json
+    sk schedule update s11 --every 36h --calendar-days
+    sk schedule update s11 --every 2d --calendar-days --json
+    # -- calendars
+    sk calendar create hol --date 2030-01-01 --date 2030-12-25 \
+        --rule 'FREQ=YEARLY;BYMONTH=7;BYMONTHDAY=4' --observed nearest_weekday \
+        --weekdays mon-fri --description "holidays" --json
+    sk calendar create office --include hol --ics "$tmp/office.ics"
+    sk calendar create hol --date 2030-01-01
+    sk calendar create bad --date 2030-02-30
+    sk calendar update hol --date 2030-01-02 --json
+    sk calendar update office --rule 'FREQ=YEARLY;BYMONTH=5;BYDAY=-1MO' \
+        --include hol --ics "$tmp/office.ics" --observed next_monday \
+        --weekdays sun-thu --description "office days off"
+    sk calendar update nope --date 2030-01-02
+    sk calendar get office --json
+    sk calendar get nope
+    sk calendar list
+    sk calendar list --json
+    sk calendar days office --from 2030-01-01 --to 2031-12-31
+    sk calendar days hol --from 2030-12-20 --to 2030-12-31 --business --json
+    sk calendar delete hol
+    sk calendar delete office
+    sk calendar delete office
     # -- read
     sk schedule get s1
     sk schedule get s2 --json
@@ -295,9 +332,9 @@ $(head -c 6000 "$tmp/diff")"
 fi
 # The scenario did what it says (not two identical failures).
 n=$(grep -c '^\$ sked' "$tmp/direct.norm")
-check scenario.commands "$n" 91
+check scenario.commands "$n" 112
 check scenario.exits "$(grep '^exit ' "$tmp/remote.norm" | sort | uniq -c |
-    awk '{printf "%s:%s ", $3, $1}')" "0:63 1:14 2:1 3:10 4:3 "
+    awk '{printf "%s:%s ", $3, $1}')" "0:77 1:17 2:1 3:12 4:5 "
 grep -q '^created schedule s1 (active); next: 2027-01-01T09:00:00+01:00$' \
     "$tmp/remote.norm" && pass || fail scenario.create "no created line"
 grep -q '^stderr: sked: cannot trigger schedule "s1": ' "$tmp/remote.norm" &&
