@@ -280,6 +280,10 @@ int sked_calendar_validate(const sked_calendar *c, sked_error *err)
     spec.ninclude = 0; /* resolved by the writer */
     rc = sked__daycal_build(&spec, NULL, NULL, &d, err);
     sked__daycal_free(d);
+    /* The reader counts an iCalendar file's position in lines, which its
+     * message says ("line 12: ..."); a position is a byte everywhere else. */
+    if (rc != 0 && err && strcmp(err->field, "ics") == 0)
+        err->pos = -1;
     return rc;
 }
 

@@ -90,7 +90,9 @@ fails() {
     after=$(snapshot)
     expect "$name: status" "$status"
     got=$(j 'sorted(j) == ["error"] and sorted(j["error"]) == sorted(
-        ["code", "message"] + (["field"] if "field" in j["error"] else []))
+        ["code", "message"] + (["field"] if "field" in j["error"] else [])
+        + (["position"] if "position" in j["error"] else []))
+        and ("position" not in j["error"] or "field" in j["error"])
         and len(j["error"]["message"]) > 0 and "%s|%s" % (
         j["error"]["code"], j["error"].get("field", ""))')
     check "$name: error body" "$got" "$ecode|$field"
