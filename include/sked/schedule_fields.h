@@ -80,9 +80,11 @@
       "  --timezone TZ        IANA zone of the expression (default UTC)\n",    \
       "IANA time zone of the expression")                                      \
     X(dst, ENUM, sked_dst, dst, DEF, "dst", "dst", "dst", "dst",               \
-      (0, 1, NULL), SKED_DST_ONCE,                                             \
-      "  --dst once|cadence   DST policy (default once; see sked cron next)\n",\
-      "what a daylight saving change does to the expression")                  \
+      (0, 6, NULL), SKED_DST_ONCE,                                             \
+      "  --dst P              DST policy: once (default), cadence, or GAP,FOLD\n"\
+      "                       (shift|skip, first|last|both; see sked cron next)\n",\
+      "what a daylight saving change does to the expression: once, cadence, "  \
+      "or a skipped time's shift|skip and a repeated time's first|last|both")  \
     X(context, CONTEXT, char *, _, DEF, "context", "context", "context",       \
       "context", (0, SKED_CONTEXT_MAX, NULL), "{}",                            \
       "  --context JSON       a JSON object handed to each run\n",             \
