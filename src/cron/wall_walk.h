@@ -184,8 +184,14 @@ static inline int next_in_zone(const sked__wall_src *src, const sked_tz *tz,
         }
         /* A match years ahead (0 0 29 2 *) jumps over the changes
          * between: none of them can move it, and as it is the first match
-         * after LO, no gap or repeated range among them holds another. */
-        if (wall - seg.utoff - FAR_SECS > seg.end) {
+         * after LO, no gap or repeated range among them holds another.
+         * Under "last" and "both" a fold may repeat wall times before LO
+         * (their second pass is still to come): jump only from a segment
+         * whose wall times all lie far past LO. */
+        if (wall - seg.utoff - FAR_SECS > seg.end &&
+            (r.fold == FOLD_FIRST ||
+             (seg.start != INT64_MIN &&
+              seg.start + seg.utoff - FAR_SECS >= lo))) {
             sked__tz_segment(tz, wall - seg.utoff - FAR_SECS, &seg);
             continue;
         }
@@ -236,7 +242,15 @@ static inline int prev_in_zone(const sked__wall_src *src, const sked_tz *tz,
     hi = before_sec + seg.utoff;
     if (r.fold == FOLD_LAST && seg.end != INT64_MAX) /* as "first" in next */
         hi = min64(hi, wall_end(tz, &seg, r.fold, hi) - 1);
-    if ((rc = src_prev(src, hi, &wall)) < 0)
+    rc = src_prev(src, hi, &wall);
+    if (rc == SKED_ENOTFOUND && r.fold != FOLD_LAST && seg.start != INT64_MIN &&
+        seg.prev_utoff > seg.utoff) {
+        /* None up to HI, but the fold SEG starts with had first passes of
+         * later wall times (a source that starts there). */
+        rc = src_prev(src, seg.start + seg.prev_utoff - 1, &wall);
+        sked__tz_segment(tz, seg.start - 1, &seg);
+    }
+    if (rc < 0)
         return rc;
     for (int step = 0; step < MAX_SEGMENT_STEPS; step++) {
         if (seg.start == INT64_MIN) {
@@ -250,7 +264,9 @@ static inline int prev_in_zone(const sked__wall_src *src, const sked_tz *tz,
             *out = wall - seg.utoff;
             return 0;
         }
-        if (wall - seg.utoff + FAR_SECS < seg.start) { /* as in next */
+        if (wall - seg.utoff + FAR_SECS < seg.start && /* as in next */
+            (r.fold == FOLD_LAST ||
+             (seg.end != INT64_MAX && seg.end + seg.utoff + FAR_SECS <= hi))) {
             sked__tz_segment(tz, wall - seg.utoff + FAR_SECS, &seg);
             continue;
         }

@@ -486,8 +486,8 @@ typedef enum query_kind {
     QUERY_FLAG,    /* bool: 1/true/empty or 0/false; written when true */
     QUERY_INSTANT, /* sked_time, RFC 3339; empty: absent (SKED_TIME_NONE);
                       written when not absent */
-    QUERY_DST,     /* sked_dst, "once" or "cadence"; empty: absent (once);
-                      written when cadence */
+    QUERY_DST,     /* sked_dst, sked_dst_parse's text; empty: absent
+                      (once); written when not once */
 } query_kind;
 
 typedef struct query_key {
@@ -670,8 +670,9 @@ static int query_dst_read(const query_key *k, const char *s, sked_dst *out,
     if (!s || !*s)
         return 0;
     if (sked_dst_parse(s, out, err) != 0)
-        return sked__error_set(err, SKED_EINVAL, k->key, -1,
-                               "%s: must be once or cadence, not \"%.40s\"",
+        return sked__error_set(err, SKED_EINVAL, k->key, err ? err->pos : -1,
+                               "%s: must be once, cadence or GAP,FOLD (shift "
+                               "or skip, first, last or both), not \"%.40s\"",
                                k->key, s);
     return 0;
 }

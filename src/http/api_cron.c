@@ -9,7 +9,7 @@
  * number, after that is not an instant), 422 for a value out of range
  * or not understood: an expression that does not parse (field "expr",
  * the parser's message and byte), an unknown zone ("timezone"), n above
- * the most a preview holds, dst neither once nor cadence. */
+ * the most a preview holds, a dst sked_dst_parse refuses. */
 #include "engine/answer.h"
 #include "engine/request.h"
 #include "http/http_int.h"
@@ -81,7 +81,8 @@ static int cron_explain(const http_req *req, http_resp *resp)
 const http_route sked__api_cron_routes[] = {
     {"GET", "/api/v1/cron/explain", cron_explain,
      "Describe a cron expression in words and list its next occurrences in "
-     "a zone (?expr=E&timezone=TZ&n=N&after=T&dst=once|cadence), marked "
+     "a zone (?expr=E&timezone=TZ&n=N&after=T&dst=P, P once, cadence or "
+     "GAP,FOLD such as skip,both), marked "
      "across DST changes",
      200},
     {0},

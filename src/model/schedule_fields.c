@@ -12,14 +12,16 @@
 #include "base/error.h"
 
 static const char *const kind_names[] = {"cron", "every", "at", "rrule"};
-/* The DST matrix's canonical names, as sked_dst_name writes them (a
- * unit test compares the two); sked__enum_parse reads any spelling
- * sked_dst_parse takes, so one rule holds for every door. */
+/* The DST matrix's canonical names by value (sked_dst_name), and every
+ * spelling sked_dst_parse takes. */
 static const char *const dst_names[] = {
     "once",       "cadence",   "shift,last", "shift,both",
     "skip,first", "skip,last", "skip,both"};
-_Static_assert(sizeof dst_names / sizeof dst_names[0] == SKED_DST_COUNT,
-               "a name for every DST policy");
+static const char *const dst_spellings[] = {
+    "once",        "cadence",    "shift",      "first",      "shift,first",
+    "first,shift", "last",       "shift,last", "last,shift", "both",
+    "shift,both",  "both,shift", "skip",       "skip,first", "first,skip",
+    "skip,last",   "last,skip",  "skip,both",  "both,skip",  NULL};
 static const char *const catchup_names[] = {"latest", "skip", "all"};
 static const char *const overlap_names[] = {"allow", "skip", "buffer_one",
                                             "buffer_all", "cancel_other"};
@@ -27,15 +29,33 @@ static const char *const status_names[] = {"active", "paused", "disabled",
                                            "done"};
 static const char *const source_names[] = {"api", "code"};
 
-#define ENUM_OF(v, names)                                                      \
-    const sked__enum sked__enum_##v = {names,                                  \
-                                       (int) (sizeof names / sizeof names[0])}
+#define ENUM_OF(v, list)                                                       \
+    const sked__enum sked__enum_##v = {                                        \
+        .names = list, .count = (int) (sizeof list / sizeof list[0])}
 ENUM_OF(kind, kind_names);
-ENUM_OF(dst, dst_names);
 ENUM_OF(catchup, catchup_names);
 ENUM_OF(overlap, overlap_names);
 ENUM_OF(status, status_names);
 ENUM_OF(source, source_names);
+
+/* Read a DST policy through the cron layer's one rule for every face. */
+static int dst_parse(const char *text, int *out, sked_error *err)
+{
+    sked_dst d;
+    int rc = sked_dst_parse(text, &d, err);
+
+    if (rc == 0)
+        *out = (int) d;
+    return rc;
+}
+
+const sked__enum sked__enum_dst = {
+    .names = dst_names,
+    .count = (int) (sizeof dst_names / sizeof dst_names[0]),
+    .parse = dst_parse,
+    .spellings = dst_spellings};
+_Static_assert(sizeof dst_names / sizeof dst_names[0] == SKED_DST_COUNT,
+               "a name for each sked_dst");
 
 /* The enums are read and written through an int. */
 _Static_assert(sizeof(sked_spec_kind) == sizeof(int), "enum size");
@@ -236,18 +256,13 @@ int sked__enum_parse(const sked__enum *e, const char *text, const char *field,
 {
     char allowed[160] = "";
     size_t len = 0;
-    sked_dst dst;
 
-    if (e == &sked__enum_dst) {
-        if (sked_dst_parse(text ? text : "", &dst, err) != 0) {
-            if (err)
-                (void) snprintf(err->field, sizeof err->field, "%s", field);
-            return SKED_EINVAL;
-        }
-        *out = (int) dst;
-        return 0;
+    if (e->parse) {
+        int rc = e->parse(text, out, err);
+        if (rc < 0 && err) /* the caller's name for the field */
+            (void) snprintf(err->field, sizeof err->field, "%s", field);
+        return rc;
     }
-
     for (int i = 0; text && i < e->count; i++) {
         if (strcmp(text, e->names[i]) == 0) {
             *out = i;

@@ -45,10 +45,15 @@ typedef enum sked__srole {
     SKED__SR_CREATED,
 } sked__srole;
 
-/* An enumeration's names, by value 0..count-1. */
+/* An enumeration's names, by value 0..count-1. An enumeration with its
+ * own text form (dst: "skip,both" or "both,skip") also reads through
+ * PARSE and lists every spelling it takes in SPELLINGS (NULL-ended), for
+ * the schemas; the others read and list NAMES. */
 typedef struct sked__enum {
     const char *const *names;
     int count;
+    int (*parse)(const char *text, int *out, sked_error *err);
+    const char *const *spellings;
 } sked__enum;
 
 extern const sked__enum sked__enum_kind, sked__enum_dst, sked__enum_catchup,

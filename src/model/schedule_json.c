@@ -625,8 +625,11 @@ static int schema_bounds(const field *f, json_t *p)
 
     if (f->kind == SKED__SK_ENUM) {
         json_t *names = json_array();
-        for (int i = 0; names && i < f->en->count; i++)
+        for (int i = 0; names && i < f->en->count && !f->en->spellings; i++)
             rc |= json_array_append_new(names, json_string(f->en->names[i]));
+        for (int i = 0; names && f->en->spellings && f->en->spellings[i]; i++)
+            rc |=
+                json_array_append_new(names, json_string(f->en->spellings[i]));
         rc |= json_object_set_new(p, "enum", names);
     }
     if ((f->kind == SKED__SK_STR || f->kind == SKED__SK_NAME) && f->hi > 0)

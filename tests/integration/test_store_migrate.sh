@@ -117,6 +117,7 @@ for bad in "UPDATE runs SET status = 'done' WHERE id = 'r-done'" \
     "UPDATE schedules SET overlap = 'never' WHERE name = 'tick'" \
     "UPDATE schedules SET kind = 'yearly' WHERE name = 'tick'" \
     "UPDATE schedules SET catchup = 'some' WHERE name = 'tick'" \
+    "UPDATE schedules SET dst = 'twice' WHERE name = 'tick'" \
     "INSERT INTO steps (run_id, step, attempt, status, started_at)
      VALUES ('no-such-run', 's', 1, 'running', 1)" \
     "INSERT INTO runs (id, workflow, trigger_kind, concurrency_key,
@@ -130,6 +131,10 @@ for bad in "UPDATE runs SET status = 'done' WHERE id = 'r-done'" \
     fi
 done
 check "refused writes changed nothing" "$before" "$(rows)"
+check "a policy of the DST matrix is taken" "skip,both" \
+    "$(q "UPDATE schedules SET dst = 'skip,both' WHERE name = 'tick';
+          SELECT dst FROM schedules WHERE name = 'tick';
+          UPDATE schedules SET dst = 'once' WHERE name = 'tick';")"
 
 # A finished run frees its concurrency key; deleting a run deletes its
 # steps (the reference follows the renamed table).

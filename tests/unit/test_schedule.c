@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "model/schedule_json.h"
+#include "sked/cron.h"
 #include "sked/schedule.h"
 
 static sked_tzdb *tzdb;
@@ -532,6 +533,45 @@ static void test_json_bad(void **state)
     }
 }
 
+/* The DST matrix through JSON: every spelling the schema lists is read,
+ * written back by its canonical name; a conflict names "dst" and the
+ * offending word's byte. */
+static void test_json_dst_matrix(void **state)
+{
+    json_t *schema = sked__schedule_json_schema();
+    json_t *names = json_object_get(
+        json_object_get(json_object_get(schema, "properties"), "dst"), "enum");
+    size_t i;
+    json_t *v;
+    sked_error err;
+    sked_schedule s;
+
+    (void) state;
+    assert_true(json_array_size(names) >= 19);
+    json_array_foreach(names, i, v)
+    {
+        char text[96], *out = NULL, want[48];
+        sked_dst d;
+        snprintf(text, sizeof text, "{\"dst\":\"%s\"}", json_string_value(v));
+        if (sked__schedule_from_json_text(text, strlen(text), 0, &s, &err))
+            fail_msg("%s refused: %s", text, err.msg);
+        assert_int_equal(sked_dst_parse(json_string_value(v), &d, NULL), 0);
+        assert_int_equal(s.dst, d);
+        assert_int_equal(sked__schedule_to_json_text(&s, &out, NULL), 0);
+        snprintf(want, sizeof want, "\"dst\":\"%s\"", sked_dst_name(d));
+        if (!strstr(out, want))
+            fail_msg("%s written as %s", text, out);
+        free(out);
+        sked_schedule_done(&s);
+    }
+    json_decref(schema);
+    assert_int_equal(sked__schedule_from_json_text("{\"dst\":\"skip,shift\"}",
+                                                   20, 0, &s, &err),
+                     SKED_EINVAL);
+    assert_string_equal(err.field, "dst");
+    assert_int_equal(err.pos, 5);
+}
+
 static void test_json_patch_replaces_spec(void **state)
 {
     static const char *const patch = "{\"at\":\"2026-12-01T09:00:00Z\"}";
@@ -684,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_json_definition),
         cmocka_unit_test(test_json_cron_words),
         cmocka_unit_test(test_json_bad),
+        cmocka_unit_test(test_json_dst_matrix),
         cmocka_unit_test(test_json_patch_replaces_spec),
         cmocka_unit_test(test_json_schema),
     };

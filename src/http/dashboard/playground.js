@@ -51,7 +51,7 @@ const ZONES = (() => {
 export function render(main, params, qs) {
   const expr = h("input", { type: "text", value: qs.get("expr") || "30 2 * * *", spellcheck: "false", autocomplete: "off", class: "mono" });
   const zone = h("input", { type: "text", value: qs.get("timezone") || "Europe/Paris", list: "zones", autocomplete: "off", spellcheck: "false" });
-  const dst = select([["once", "once (each local time at most once)"], ["cadence", "cadence (keep the real-time rhythm)"]], qs.get("dst") || "once");
+  const dst = select([["once", "once (each local time at most once)"], ["cadence", "cadence (keep the real-time rhythm)"], ["shift,last", "shift,last (a repeated time on its second pass)"], ["shift,both", "shift,both (a repeated time on both passes)"], ["skip,first", "skip,first (a skipped time does not fire)"], ["skip,last", "skip,last"], ["skip,both", "skip,both"]], qs.get("dst") || "once");
   const zones = h("datalist", { id: "zones" }, ZONES.map((z) => h("option", { value: z })));
   const msg = message();
   const wordsOut = h("p", { class: "lead words-out", "aria-live": "polite" });

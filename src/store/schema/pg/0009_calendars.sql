@@ -20,12 +20,14 @@ CREATE TABLE calendars (
 -- Schedules given by an RFC 5545 rule (kind 'rrule': the rule's content
 -- lines, as written), and intervals counted in calendar days (1: the
 -- anchor's local time every N days, across DST; 0 or NULL: a duration).
--- The kinds' CHECK grows 'rrule' and the DST policy's CHECK goes: its
--- names are the matrix's ("skip,last"), which the model checks as it
--- checks every other field.
+-- The kinds' CHECK grows 'rrule', and the DST policy's takes the
+-- canonical names of the DST matrix (sked_dst_name).
 ALTER TABLE schedules ADD COLUMN rrule TEXT;
 ALTER TABLE schedules ADD COLUMN calendar_days INTEGER;
 ALTER TABLE schedules DROP CONSTRAINT schedules_kind_check;
 ALTER TABLE schedules ADD CONSTRAINT schedules_kind_check
     CHECK (kind IN ('cron', 'every', 'at', 'rrule'));
 ALTER TABLE schedules DROP CONSTRAINT schedules_dst_check;
+ALTER TABLE schedules ADD CONSTRAINT schedules_dst_check
+    CHECK (dst IN ('once', 'cadence', 'shift,last', 'shift,both',
+                   'skip,first', 'skip,last', 'skip,both'));

@@ -20,9 +20,10 @@ CREATE TABLE calendars (
 -- Schedules given by an RFC 5545 rule (kind 'rrule': the rule's content
 -- lines, as written), and intervals counted in calendar days (1: the
 -- anchor's local time every N days, across DST; 0 or NULL: a duration).
--- The kinds' CHECK grows 'rrule' and the DST policy's CHECK goes: its
--- names are the matrix's ("skip,last"), which the model checks as it
--- checks every other field. SQLite cannot alter a CHECK constraint, so
+-- The kinds' CHECK grows 'rrule', and the DST policy's takes the
+-- canonical names of the DST matrix (sked_dst_name): once, cadence,
+-- shift,last, shift,both, skip,first, skip,last, skip,both; as OR chains,
+-- not IN, for the reason version 4 gives. SQLite cannot alter a CHECK, so
 -- schedules is rebuilt with its rows in the same column order, as
 -- version 4 did (nothing references it), and its indexes made again.
 CREATE TABLE schedules_new (
@@ -36,7 +37,11 @@ CREATE TABLE schedules_new (
     anchor_at            INTEGER,
     at                   INTEGER,
     timezone             TEXT NOT NULL DEFAULT 'UTC',
-    dst                  TEXT NOT NULL DEFAULT 'once',
+    dst                  TEXT NOT NULL DEFAULT 'once'
+                         CHECK (dst = 'once' OR dst = 'cadence'
+                                OR dst = 'shift,last' OR dst = 'shift,both'
+                                OR dst = 'skip,first' OR dst = 'skip,last'
+                                OR dst = 'skip,both'),
     context              TEXT NOT NULL DEFAULT '{}',
     catchup              TEXT NOT NULL DEFAULT 'latest'
                          CHECK (catchup = 'latest' OR catchup = 'skip'
