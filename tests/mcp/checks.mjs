@@ -221,9 +221,12 @@ export function toolsSuite(ctx) {
             assert.deepEqual(missing, [], `create_schedule lacks ${missing.join(', ')}`);
             assert.deepEqual([...(props.overlap?.enum ?? [])].sort(), ['allow', 'buffer_all', 'buffer_one', 'cancel_other', 'skip'], 'overlap: enum');
             assert.deepEqual([...(props.catchup?.enum ?? [])].sort(), ['all', 'latest', 'skip'], 'catchup: enum');
-            assert.deepEqual([...(props.dst?.enum ?? [])].sort(),
-                ['cadence', 'once', 'shift,both', 'shift,last', 'skip,both', 'skip,first', 'skip,last'],
-                'dst: enum');
+            // Every spelling sked_dst_parse takes: once, cadence, and one gap
+            // word and/or one fold word in either order.
+            const gaps = ['shift', 'skip'], folds = ['first', 'last', 'both'];
+            const spellings = ['once', 'cadence', ...gaps, ...folds,
+                ...gaps.flatMap((g) => folds.flatMap((f) => [`${g},${f}`, `${f},${g}`]))];
+            assert.deepEqual([...(props.dst?.enum ?? [])].sort(), spellings.sort(), 'dst: enum');
             assert.equal(props.catchup_max?.minimum, 1, 'catchup_max: minimum');
             assert.equal(props.catchup_max?.maximum, 1000, 'catchup_max: maximum');
             const req = s.call.tool('create_schedule').inputSchema.required ?? [];
