@@ -167,10 +167,12 @@ static int calendar_days(const http_req *req, http_resp *resp)
     if ((rc = query_date(req, resp, "from", today, &q.from)) != 0 ||
         (rc = query_date(req, resp, "to", q.from + 365, &q.to)) != 0)
         return rc;
-    if (biz && strcmp(biz, "true") != 0 && strcmp(biz, "false") != 0)
+    /* A flag, as every flag of the API: true or 1, false or 0. */
+    q.business = biz && (strcmp(biz, "true") == 0 || strcmp(biz, "1") == 0);
+    if (biz && *biz && !q.business && strcmp(biz, "false") != 0 &&
+        strcmp(biz, "0") != 0)
         return sked__http_error(resp, SKED_ESYNTAX, "business",
-                                "true or false");
-    q.business = biz && strcmp(biz, "true") == 0;
+                                "1, true, 0 or false");
     sked_error_clear(&err);
     rc =
         sked_engine_calendar_days(req->engine, req->param[0], &q, &v, &n, &err);

@@ -42,7 +42,7 @@ static const sked__request_param occurrence_params[] = {
 static const sked__request_param calendar_day_params[] = {
     {"from", 'y', 0, 0, false},
     {"to", 'y', 0, 0, false},
-    {"business", 'b', 0, 0, false},
+    {"business", 'f', 0, 0, false},
     {NULL, 0, 0, 0, false},
 };
 static const sked__request_param simulate_params[] = {

@@ -228,6 +228,7 @@ static json_t *out_deleted(void)
 /* ---- the table ----------------------------------------------------------- */
 
 #define SCHEDULE "/api/v1/schedules/{name}"
+#define CALENDAR "/api/v1/calendars/{name}"
 
 static const tool tools[] = {
     {"create_schedule", "Create a schedule",
@@ -289,6 +290,37 @@ static const tool tools[] = {
      "daylight saving change shifted or doubled it.",
      "GET", SCHEDULE "/occurrences", 'q', NULL, NULL, RO | IDEMPOTENT,
      in_preview, out_occurrences},
+    {"put_calendar", "Create or replace a calendar",
+     "Create a calendar, or replace the one of that name: a named set of "
+     "days (holidays, closing days) that schedules can exclude. Its days "
+     "are the union of dates (YYYY-MM-DD), RFC 5545 rules of days (rules, "
+     "e.g. FREQ=YEARLY;BYMONTH=11;BYDAY=4TH), an iCalendar file's text "
+     "(ics) and the calendars it includes; observed adds the weekday a "
+     "weekend day is observed on; weekdays are its business weekdays. "
+     "Answers the calendar as stored.",
+     "PUT", CALENDAR, 'b', NULL, NULL, IDEMPOTENT, sked__mcp_calendar_in_put,
+     sked__mcp_calendar_schema},
+    {"list_calendars", "List calendars",
+     "List every calendar, by name, with its dates, rules, includes and "
+     "business weekdays.",
+     "GET", "/api/v1/calendars", 0, NULL, NULL, RO | IDEMPOTENT, in_none,
+     sked__mcp_calendar_list_schema},
+    {"get_calendar", "Get a calendar",
+     "Read one calendar's definition: its dates, rules, iCalendar text, "
+     "includes, observed rule and business weekdays.",
+     "GET", CALENDAR, 0, NULL, NULL, RO | IDEMPOTENT,
+     sked__mcp_calendar_in_name, sked__mcp_calendar_schema},
+    {"calendar_days", "List a calendar's days",
+     "List the days of a calendar from one date to another (holidays), or "
+     "with business true its business days: its weekdays not among its "
+     "days.",
+     "GET", CALENDAR "/days", 'q', NULL, NULL, RO | IDEMPOTENT,
+     sked__mcp_calendar_in_days, sked__mcp_calendar_days_schema},
+    {"delete_calendar", "Delete a calendar",
+     "Delete a calendar; refused (conflict) while another calendar includes "
+     "it. Succeeds also when there is no such calendar.",
+     "DELETE", CALENDAR, 0, NULL, NULL, DESTRUCTIVE | IDEMPOTENT,
+     sked__mcp_calendar_in_name, sked__mcp_calendar_deleted_schema},
     {"list_runs", "List runs",
      "List runs, newest first, a page at a time, optionally only those of a "
      "status, a schedule or a workflow (status failed: what went wrong). "

@@ -39,6 +39,17 @@ json_t *sked__mcp_run_page_schema(void);
 json_t *sked__mcp_workflows_schema(void);
 json_t *sked__mcp_event_page_schema(void);
 
+/* The calendar tools' schemas (tools_calendar.c): the input of a put
+ * (every writable field, the name required), of a name, of the days of a
+ * period; the output of a calendar, a list, the days and a delete. */
+json_t *sked__mcp_calendar_in_put(void);
+json_t *sked__mcp_calendar_in_name(void);
+json_t *sked__mcp_calendar_in_days(void);
+json_t *sked__mcp_calendar_schema(void);
+json_t *sked__mcp_calendar_list_schema(void);
+json_t *sked__mcp_calendar_days_schema(void);
+json_t *sked__mcp_calendar_deleted_schema(void);
+
 /* {"type": TYPE, "description": DESC}, TYPE a JSON Schema type name. */
 json_t *sked__mcp_prop(const char *type, const char *desc);
 

@@ -17,8 +17,10 @@ import Ajv2020 from 'ajv/dist/2020.js';
 
 import { VERSIONS, TIMEOUT, skedVersion, sked, textOf, waitNote, sleep } from './lib.mjs';
 
-// SPEC 8's sixteen tools, and the two of issue 16.
+// SPEC 8's sixteen tools, the two of issue 16, and the five of calendars.
 export const TOOLS = [
+    'put_calendar', 'list_calendars', 'get_calendar', 'calendar_days',
+    'delete_calendar',
     'create_schedule', 'list_schedules', 'get_schedule', 'update_schedule',
     'pause_schedule', 'resume_schedule', 'delete_schedule', 'trigger_schedule',
     'backfill_schedule', 'preview_schedule', 'list_runs', 'get_run',
@@ -26,6 +28,7 @@ export const TOOLS = [
     'simulate_schedule', 'list_events',
 ];
 const READ_ONLY = new Set([
+    'list_calendars', 'get_calendar', 'calendar_days',
     'list_schedules', 'get_schedule', 'preview_schedule', 'list_runs', 'get_run',
     'list_workflows', 'explain_cron', 'simulate_schedule', 'list_events',
 ]);
@@ -184,7 +187,7 @@ export function toolsSuite(ctx) {
     describe('tools', () => {
         const s = session(ctx);
 
-        it('lists the 18 tools, each with a description', () => {
+        it('lists the 23 tools, each with a description', () => {
             assert.deepEqual(s.list.map((t) => t.name).sort(), [...TOOLS].sort());
             for (const t of s.list) assert.ok(t.description?.length > 20, `${t.name}: no description`);
         });
@@ -364,6 +367,32 @@ export function toolsSuite(ctx) {
                 assert.ok(out.events.length > 0 && out.events.length <= 5, `${out.events.length} events`);
                 assert.ok(out.events.every((e) => e.id && e.type && e.at), show(out.events[0]));
                 assert.ok(out.next_cursor, 'a page of 5 of many events has a next_cursor');
+            });
+            it('put_calendar, get_calendar, list_calendars, calendar_days, delete_calendar', async () => {
+                const put = await s.call.ok('put_calendar', {
+                    name: 'mcp-holidays', dates: ['2030-07-04'], observed: 'nearest_weekday',
+                    rules: ['FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=25'], weekdays: ['mon', 'tue', 'wed', 'thu', 'fri'],
+                });
+                assert.equal(put.name, 'mcp-holidays');
+                assert.equal(put.observed, 'nearest_weekday');
+                const got = await s.call.ok('get_calendar', { name: 'mcp-holidays' });
+                assert.deepEqual(got.rules, ['FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=25']);
+                const list = await s.call.ok('list_calendars', {});
+                assert.ok(list.calendars.some((c) => c.name === 'mcp-holidays'), show(list));
+                // 2030-12-25 is a Wednesday; 2030-07-04 a Thursday.
+                const days = await s.call.ok('calendar_days', { name: 'mcp-holidays', from: '2030-01-01', to: '2030-12-31' });
+                assert.deepEqual(days.days.map((d) => d.date), ['2030-07-04', '2030-12-25']);
+                const biz = await s.call.ok('calendar_days', { name: 'mcp-holidays', from: '2030-12-23', to: '2030-12-27', business: true });
+                assert.deepEqual(biz.days.map((d) => d.date), ['2030-12-23', '2030-12-24', '2030-12-26', '2030-12-27']);
+                const del = await s.call.ok('delete_calendar', { name: 'mcp-holidays' });
+                assert.equal(del.deleted, true);
+                await s.call.bad('get_calendar', { name: 'mcp-holidays' }, ['mcp-holidays']);
+            });
+            it('put_calendar: a bad date, an unknown include, a rule that cannot be', async () => {
+                await s.call.bad('put_calendar', { name: 'mcp-bad', dates: ['2030-02-30'] }, ['dates[0]', 'no day 30']);
+                await s.call.bad('put_calendar', { name: 'mcp-bad', include: ['nope'] }, ['include[0]', 'nope']);
+                await s.call.bad('put_calendar', { name: 'mcp-bad', rules: ['FREQ=HOURLY'] }, ['rules[0]']);
+                await s.call.bad('get_calendar', { name: 'mcp-bad' }, ['mcp-bad']);
             });
             it('delete_schedule, and then it is gone', async () => {
                 await s.call.ok('delete_schedule', { [nm('delete_schedule')]: name });

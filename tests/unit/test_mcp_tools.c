@@ -290,6 +290,8 @@ static const char *const all_tools[] = {
     "preview_schedule", "list_runs",         "get_run",
     "cancel_run",       "start_run",         "list_workflows",
     "explain_cron",     "simulate_schedule", "list_events",
+    "put_calendar",     "list_calendars",    "get_calendar",
+    "calendar_days",    "delete_calendar",
 };
 
 #define NALL (sizeof all_tools / sizeof all_tools[0])
