@@ -570,7 +570,7 @@ static void fill_from_dtstart(struct icalrecurrencetype *rule, int64_t ds)
 {
     int64_t y, sod = sked__floor_mod(ds, SECS_PER_DAY);
     int64_t z = sked__floor_div(ds, SECS_PER_DAY);
-    int mo, d, f = rule->freq;
+    int mo, d, f = (int) rule->freq;
     bool no_day = rule->by_week_no[0] == ICAL_RECURRENCE_ARRAY_MAX &&
                   rule->by_year_day[0] == ICAL_RECURRENCE_ARRAY_MAX &&
                   rule->by_month_day[0] == ICAL_RECURRENCE_ARRAY_MAX &&
