@@ -13,7 +13,7 @@
  * - Further ahead, or behind the cursor, a rule without COUNT restarts
  *   libical from a later DTSTART: the start of the period (INTERVAL
  *   times FREQ's unit, counted from DTSTART) that holds the target, or
- *   the target's day inside a week, month or year. Since the rule is
+ *   the target's day inside a month or year. Since the rule is
  *   normalised, the occurrences from there are the rule's own. With
  *   BYSETPOS the positions count over the whole period, so the restart is
  *   at the period's start; with BYWEEKNO a year's weeks spill into the
@@ -171,7 +171,9 @@ static int64_t seek_start(const sked__rrule *r, int64_t lo)
 {
     int64_t iv = r->rule.interval, n = period_index(r, lo), start;
     int64_t k = n / iv * iv; /* the last aligned period at or before */
-    bool coarse = r->rule.freq >= ICAL_WEEKLY_RECURRENCE;
+    /* Not WEEKLY: libical started mid-week puts a BYDAY before the start
+     * day in the next week, out of INTERVAL's phase. */
+    bool coarse = r->rule.freq >= ICAL_MONTHLY_RECURRENCE;
 
     if (r->has_weekno)
         k = k >= iv ? k - iv : 0;

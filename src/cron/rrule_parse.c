@@ -146,9 +146,10 @@ static int read_datetime(struct reader *rd, const char *s, size_t n,
         *z = true;
         n = 15;
     }
-    if (n != 15 || s[8] != 'T' || !digits(s, 4, &y) || !digits(s + 4, 2, &mo) ||
-        !digits(s + 6, 2, &d) || !digits(s + 9, 2, &h) ||
-        !digits(s + 11, 2, &mi) || !digits(s + 13, 2, &se))
+    if (n != 15 || (s[8] != 'T' && s[8] != 't') || !digits(s, 4, &y) ||
+        !digits(s + 4, 2, &mo) || !digits(s + 6, 2, &d) ||
+        !digits(s + 9, 2, &h) || !digits(s + 11, 2, &mi) ||
+        !digits(s + 13, 2, &se))
         return fail(rd, s, "%s must be written YYYYMMDDTHHMMSS", what);
     if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > sked__days_in_month(y, mo) ||
         h > 23 || mi > 59 || se > 59)
@@ -422,6 +423,34 @@ static int fail_at(struct reader *rd, const struct parts *pt, enum part k,
     return sked__error_set(rd->err, SKED_EINVAL, FIELD, pt->pos[k], "%s", msg);
 }
 
+/* Refuse what libical 3.0 expands wrongly or too slowly: BYSETPOS below
+ * DAILY (FREQ=MINUTELY;BYSECOND=16,55;BYSETPOS=2 gives both seconds),
+ * and day parts that make it scan second by second (or minute by minute)
+ * between matching days: SECONDLY;BYYEARDAY=184 takes libical 37 s to
+ * reach its first occurrence. */
+static int check_engine_limits(struct reader *rd, const struct parts *pt)
+{
+    int f = pt->freq;
+
+    if (HAS(pt, P_BYSETPOS) && f < ICAL_DAILY_RECURRENCE)
+        return fail_at(rd, pt, P_BYSETPOS,
+                       "BYSETPOS is only supported with FREQ=DAILY or "
+                       "coarser");
+    if (f == ICAL_SECONDLY_RECURRENCE &&
+        (HAS(pt, P_BYMONTH) || HAS(pt, P_BYMONTHDAY) || HAS(pt, P_BYYEARDAY)))
+        return fail_at(rd, pt,
+                       HAS(pt, P_BYMONTH)      ? P_BYMONTH
+                       : HAS(pt, P_BYMONTHDAY) ? P_BYMONTHDAY
+                                               : P_BYYEARDAY,
+                       "FREQ=SECONDLY with BYMONTH, BYMONTHDAY or BYYEARDAY "
+                       "is not supported: use FREQ=MINUTELY or coarser");
+    if (f == ICAL_MINUTELY_RECURRENCE && HAS(pt, P_BYYEARDAY))
+        return fail_at(rd, pt, P_BYYEARDAY,
+                       "FREQ=MINUTELY with BYYEARDAY is not supported: use "
+                       "FREQ=HOURLY or coarser");
+    return 0;
+}
+
 /* Refuse what RFC 5545 3.3.10 says a rule MUST NOT combine. */
 static int check_combinations(struct reader *rd, const struct parts *pt)
 {
@@ -451,7 +480,7 @@ static int check_combinations(struct reader *rd, const struct parts *pt)
         (pt->seen & ((1u << P_BYSETPOS) - 1) & ~((1u << P_BYSECOND) - 1)) == 0)
         return fail_at(rd, pt, P_BYSETPOS,
                        "BYSETPOS needs another BYxxx part to select from");
-    return 0;
+    return check_engine_limits(rd, pt);
 }
 
 /* Check the whole rule text, part by part. */
@@ -518,6 +547,23 @@ static void fill_one(short *arr, int v)
     arr[1] = ICAL_RECURRENCE_ARRAY_MAX;
 }
 
+static int cmp_short(const void *a, const void *b)
+{
+    return *(const short *) a - *(const short *) b;
+}
+
+/* Sort libical list A (SIZE slots): libical 3.0 expands BYSECOND,
+ * BYMINUTE, BYHOUR and BYMONTH in the order written, so
+ * BYMINUTE=34,31 would go back in time. */
+static void sort_list(short *a, int size)
+{
+    int n = 0;
+
+    while (n < size && a[n] != ICAL_RECURRENCE_ARRAY_MAX)
+        n++;
+    qsort(a, (size_t) n, sizeof *a, cmp_short);
+}
+
 /* Write out the parts DTSTART fills in (RFC 5545 3.3.10; dateutil's
  * rrule fills the same ones). */
 static void fill_from_dtstart(struct icalrecurrencetype *rule, int64_t ds)
@@ -543,6 +589,10 @@ static void fill_from_dtstart(struct icalrecurrencetype *rule, int64_t ds)
         fill_one(rule->by_minute, (int) (sod / 60 % 60));
     if (f > ICAL_SECONDLY_RECURRENCE)
         fill_one(rule->by_second, (int) (sod % 60));
+    sort_list(rule->by_second, ICAL_BY_SECOND_SIZE);
+    sort_list(rule->by_minute, ICAL_BY_MINUTE_SIZE);
+    sort_list(rule->by_hour, ICAL_BY_HOUR_SIZE);
+    sort_list(rule->by_month, ICAL_BY_MONTH_SIZE);
 }
 
 /* Set R's DTSTART: the line's, or DEFAULT_START floored to the rule's

@@ -93,8 +93,8 @@ static void unescape(char *s)
     char *w = s;
 
     for (; *s; s++) {
-        if (s[0] == '\\' && s[1] == 'n')
-            *w++ = '\n', s++;
+        if (s[0] == '\\' && (s[1] == 'n' || s[1] == 'r'))
+            *w++ = s[1] == 'n' ? '\n' : '\r', s++;
         else
             *w++ = *s;
     }
