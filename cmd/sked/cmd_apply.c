@@ -78,6 +78,11 @@ static int apply_file(const cli_cmd *self, const char *file, const char *db,
     }
     if ((rc = target_open(self, db, server, tzdb, &t)) != 0)
         goto out;
+    /* A file's calendars are its app's, written by the server that loads
+     * the file (sked server --workflows). */
+    if (wf.n_calendars > 0)
+        cli_warn("the file's calendars are not applied: sked server "
+                 "--workflows writes them, or use sked calendar");
     sked_error_clear(&err);
     target_apply a = {wf.schedules, wf.n_schedules, wf.app, prune};
     rc = t->ops->schedule_apply(t, &a, &res, &err);

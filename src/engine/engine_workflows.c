@@ -51,6 +51,42 @@ static void say_failure(const char *path, const sked_error *err, int rc,
                     err->msg[0] ? err->msg : sked_strerror(rc));
 }
 
+/* Write the calendars of WF as APP's. One may include another declared
+ * later: each pass writes those whose includes are written, until a pass
+ * writes nothing new; what is left is refused with its own error. */
+static int sync_calendars(sked_engine *e, const sked_wf_file *wf,
+                          sked_error *err)
+{
+    bool *done = wf->n_calendars ? sked__calloc(wf->n_calendars, 1) : NULL;
+    size_t left = wf->n_calendars, before;
+    int rc = 0;
+
+    if (wf->n_calendars && !done)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    do {
+        before = left;
+        for (size_t i = 0; i < wf->n_calendars; i++) {
+            sked_calendar *c = &wf->calendars[i];
+            if (done[i])
+                continue;
+            free(c->app);
+            if (!(c->app = sked__strdup(wf->app))) {
+                free(done);
+                return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+            }
+            rc = sked_engine_calendar_put(e, c, NULL, err);
+            if (rc == 0) {
+                done[i] = true;
+                left--;
+            }
+        }
+    } while (left > 0 && left < before);
+    free(done);
+    if (left > 0)
+        return rc ? rc : SKED_EINVAL;
+    return 0;
+}
+
 /* Define the workflows of WF (read from PATH) and sync its schedules. */
 static int take(sked_engine *e, const char *path, const sked_wf_file *wf,
                 sked_workflows_loaded *out, sked_error *err)
@@ -58,6 +94,10 @@ static int take(sked_engine *e, const char *path, const sked_wf_file *wf,
     int rc = define(e, wf, err);
 
     if (rc < 0) {
+        say_failure(path, err, rc, out);
+        return rc;
+    }
+    if ((rc = sync_calendars(e, wf, err)) < 0) {
         say_failure(path, err, rc, out);
         return rc;
     }

@@ -152,6 +152,7 @@ static const field top_fields[] = {
     KEY_FN("queues", read_queues),
     KEY_FN("workflows", read_workflows),
     KEY_FN("schedules", sked__wf_read_schedules),
+    KEY_FN("calendars", sked__wf_read_calendars),
     KEY_END,
 };
 
@@ -458,6 +459,9 @@ void sked__workflow_file_done(sked_wf_file *f)
         sked_schedule_done(&f->schedules[i]);
     free(f->schedules);
     free(f->where);
+    for (size_t i = 0; i < f->n_calendars; i++)
+        sked_calendar_done(&f->calendars[i]);
+    free(f->calendars);
     sked__wf_arena_free(f->arena);
     memset(f, 0, sizeof *f);
 }

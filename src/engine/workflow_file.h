@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sked/calendar.h"
 #include "sked/schedule.h"
 
 /* Largest file read; a workflows file is configuration, not data. */
@@ -157,6 +158,10 @@ typedef struct sked_wf_file {
     sked_schedule *schedules;
     size_t n_schedules;
     sked_wf_where *where; /* owned; one per schedule */
+    /* The "calendars" key's, in file order, source "code"; owned
+     * (sked_calendar_done on each, then free). */
+    sked_calendar *calendars;
+    size_t n_calendars;
     sked_wf_arena *arena; /* owned */
 } sked_wf_file;
 

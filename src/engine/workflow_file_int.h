@@ -14,6 +14,8 @@
 
 #include <libfyaml.h>
 #include <stdbool.h>
+
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -177,6 +179,15 @@ int sked__wf_one_of(parser *p, struct fy_node *map, const char *const *keys,
  * schedules (under the enclosing workflow P->workflow, if any). OBJ is
  * unused. */
 int sked__wf_read_schedules(parser *p, struct fy_node *v, void *obj);
+
+/* Convert the YAML node N (at DEPTH, bounded by SKED_WF_CONTEXT_DEPTH_MAX)
+ * into JSON: plain scalars become null, booleans and numbers when they
+ * read as such, anything else a string. OUT: *out, a new reference. */
+int sked__wf_to_json(parser *p, struct fy_node *n, int depth, json_t **out);
+
+/* The top-level "calendars" key: a mapping of names to calendars
+ * (workflow_file_calendars.c); OBJ is the sked_wf_file. */
+int sked__wf_read_calendars(parser *p, struct fy_node *v, void *obj);
 
 /* Read the workflow MAP into W, whose name is already set. */
 int sked__wf_read_workflow(parser *p, struct fy_node *map, sked_wf_workflow *w);

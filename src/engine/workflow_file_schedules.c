@@ -27,10 +27,6 @@
 #include "model/schedule.h"
 #include "model/schedule_fields.h"
 
-/* Convert the YAML node N into JSON: plain scalars become null, booleans
- * and numbers when they read as such, anything else a string. */
-static int to_json(parser *p, struct fy_node *n, int depth, json_t **out);
-
 /* Fail for the text S of node N that jansson refused: not valid UTF-8 (a
  * YAML escape can write a lone surrogate), else for want of memory. */
 static int json_refused(parser *p, struct fy_node *n, const char *s)
@@ -76,7 +72,8 @@ static int map_json(parser *p, struct fy_node *n, int depth, json_t *obj)
     while ((pair = fy_node_mapping_iterate(n, &it)) != NULL) {
         if ((rc = sked__wf_scalar_text(p, fy_node_pair_key(pair), "a key",
                                        &key)) < 0 ||
-            (rc = to_json(p, fy_node_pair_value(pair), depth + 1, &v)) < 0)
+            (rc = sked__wf_to_json(p, fy_node_pair_value(pair), depth + 1,
+                                   &v)) < 0)
             return rc;
         if (json_object_set_new(obj, key, v) < 0)
             return json_refused(p, fy_node_pair_key(pair), key);
@@ -84,7 +81,7 @@ static int map_json(parser *p, struct fy_node *n, int depth, json_t *obj)
     return 0;
 }
 
-static int to_json(parser *p, struct fy_node *n, int depth, json_t **out)
+int sked__wf_to_json(parser *p, struct fy_node *n, int depth, json_t **out)
 {
     struct fy_node *item;
     void *it = NULL;
@@ -102,7 +99,7 @@ static int to_json(parser *p, struct fy_node *n, int depth, json_t **out)
         rc = map_json(p, n, depth, j);
     while (rc == 0 && !fy_node_is_mapping(n) &&
            (item = fy_node_sequence_iterate(n, &it)) != NULL)
-        if ((rc = to_json(p, item, depth + 1, &v)) == 0 &&
+        if ((rc = sked__wf_to_json(p, item, depth + 1, &v)) == 0 &&
             json_array_append_new(j, v) < 0)
             rc = sked__wf_fail_nomem(p);
     if (rc < 0)
@@ -122,7 +119,7 @@ static int sch_context(parser *p, struct fy_node *v, void *obj)
     if (!fy_node_is_mapping(v))
         return sked__wf_fail(p, v, "expected a mapping, found %s",
                              sked__wf_node_kind(v));
-    if ((rc = to_json(p, v, 0, &j)) < 0)
+    if ((rc = sked__wf_to_json(p, v, 0, &j)) < 0)
         return rc;
     text = sked__json_text(j, NULL);
     json_decref(j);

@@ -8,7 +8,9 @@
  * refused with nothing written; the row and its event (calendar.created,
  * .updated, .deleted: the calendar's JSON, or {"name"}) go in the same
  * transaction. A calendar another one includes cannot be deleted: the
- * other would no longer build. */
+ * other would no longer build. A code calendar (a workflows file's) is
+ * written over only by its own app: not over the API's, nor another
+ * app's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +156,13 @@ static int write_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     else if (!old && a->mode == SKED__CAL_UPDATE)
         rc = sked__error_set(err, SKED_ENOTFOUND, "name", -1,
                              "no calendar named \"%s\"", a->c->name);
+    if (rc == 0 && old && a->c->source == SKED_SOURCE_CODE &&
+        (old->source != SKED_SOURCE_CODE || !old->app || !a->c->app ||
+         strcmp(old->app, a->c->app) != 0))
+        rc = sked__error_set(
+            err, SKED_ECONFLICT, "name", -1, "calendar \"%s\" belongs to %s%s",
+            old->name, old->source == SKED_SOURCE_CODE ? "the app " : "the API",
+            old->source == SKED_SOURCE_CODE && old->app ? old->app : "");
     if (rc == 0)
         rc = check_includes(a->c, all, n, err);
     if (rc == 0 && sked_calendar_copy(a->c, &row) != 0)

@@ -213,10 +213,47 @@ check "cli delete refused while included: exit 4" "$? $(cat "$tmp/err")" \
 "$bin" calendar delete us --server "$url_a" 2>"$tmp/err"
 check "cli remote delete refused: exit 4" "$?" 4
 
+# ---- the workflows file's calendars ---------------------------------------
+cat >"$tmp/wf.yaml" <<'EOF'
+app: office
+calendars:
+  closed:
+    include: [federal]
+    dates: [2026-12-24, 2026-12-31]
+    weekdays: mon-fri
+  federal:
+    rules:
+      - FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=25
+      - FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1
+    observed: nearest_weekday
+EOF
+start_http f --db "$db" --workflows "$tmp/wf.yaml" --workers 0 ||
+    fail "file: server" "$(cat "$tmp/f.log")"
+check "file: code calendars of the app, a later one included" \
+    "$(q "$db" "SELECT name || ':' || source || ':' || app FROM calendars WHERE source = 'code' ORDER BY name" | tr '\n' ' ')" \
+    "closed:code:office federal:code:office "
+check "file: the days of both" \
+    "$("$bin" calendar days closed --from 2026-12-20 --to 2027-01-02 --db "$db" | tr '\n' ' ')" \
+    "2026-12-24 2026-12-25 2026-12-31 2027-01-01 "
+stop_server f TERM
+# The same names under another app, or over an API calendar, are refused.
+sed 's/^app: office/app: other/' "$tmp/wf.yaml" >"$tmp/other.yaml"
+start_server g --db "$db" --workflows "$tmp/other.yaml" --workers 0
+wait "$pid_g"
+check "file: another app's calendars are refused" \
+    "$? $(grep -c 'belongs to the app office' "$tmp/g.log")" "4 1"
+printf 'calendars:\n  bad:\n    dates: [2026-01-01, 2026-02-30]\n' >"$tmp/bad.yaml"
+start_server h --db "$db" --workflows "$tmp/bad.yaml" --workers 0
+wait "$pid_h"
+check "file: a bad date, at its line and column, with its field" \
+    "$? $(grep -c 'bad.yaml:3:5: calendars.bad.dates: dates\[1\]: 2026-02 has no day 30' "$tmp/h.log")" "1 1"
+check "file: nothing written of a refused file" \
+    "$(q "$db" "SELECT count(*) FROM calendars WHERE name = 'bad' OR app = 'other'")" 0
+
 # ---- events -------------------------------------------------------------
 check "events: created, updated, deleted" \
     "$(q "$db" "SELECT type || ':' || subject FROM events WHERE type LIKE 'calendar.%' ORDER BY id" | tr '\n' ' ')" \
-    "calendar.created:us calendar.created:gulf calendar.created:all calendar.updated:all calendar.deleted:all calendar.created:office calendar.updated:gulf calendar.deleted:office calendar.created:wrap "
+    "calendar.created:us calendar.created:gulf calendar.created:all calendar.updated:all calendar.deleted:all calendar.created:office calendar.updated:gulf calendar.deleted:office calendar.created:wrap calendar.created:federal calendar.created:closed "
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
