@@ -193,8 +193,20 @@ static int check_numbers(const char *v, size_t n, size_t pos,
 struct seen {
     int freq;       /* index in freqs, or -1 */
     long setpos_at; /* where BYSETPOS is, or -1; the same for: */
-    long yearday_at, weekno_at, monthday_at;
+    long yearday_at, weekno_at, monthday_at, month_at, byday_at;
+    bool ordinal, plain; /* BYDAY has a day with (without) an ordinal */
 };
+
+/* Note in SEEN whether the BYDAY list V (N bytes) has days with and
+ * without an ordinal ("-2FR" and "SA"). */
+static void byday_kinds(const char *v, size_t n, struct seen *seen)
+{
+    for (size_t i = 0; i < n; i++) {
+        bool num = v[i] == '+' || v[i] == '-' || (v[i] >= '0' && v[i] <= '9');
+        if (i == 0 || v[i - 1] == ',')
+            *(num ? &seen->ordinal : &seen->plain) = true;
+    }
+}
 
 /* Check one part NAME=VALUE (N bytes at offset POS of the value). */
 static int check_part(const char *p, size_t n, size_t pos, const char *field,
@@ -216,6 +228,12 @@ static int check_part(const char *p, size_t n, size_t pos, const char *field,
         seen->weekno_at = (long) pos;
     if (word_is(p, k, "BYMONTHDAY"))
         seen->monthday_at = (long) pos;
+    if (word_is(p, k, "BYMONTH"))
+        seen->month_at = (long) pos;
+    if (word_is(p, k, "BYDAY")) {
+        seen->byday_at = (long) pos;
+        byday_kinds(eq + 1, vl, seen);
+    }
     if (word_is(p, k, "BYSETPOS")) {
         seen->setpos_at = (long) pos;
         return check_numbers(eq + 1, vl, pos + k + 1, &setpos_bounds, field,
@@ -263,6 +281,18 @@ static int check_combination(const struct seen *seen, size_t off,
     if (seen->weekno_at >= 0)
         return bad(err, field, (size_t) seen->weekno_at,
                    "BYWEEKNO is not supported");
+    /* A YEARLY rule's BYDAY with ordinals: libical 3.0 scopes them to the
+     * month beside BYMONTHDAY or BYYEARDAY, and it and dateutil disagree
+     * on a list mixing days with and without one. */
+    if (yearly && seen->ordinal &&
+        (seen->plain || (seen->month_at < 0 &&
+                         (seen->monthday_at >= 0 || seen->yearday_at >= 0))))
+        return bad(err, field, (size_t) seen->byday_at,
+                   seen->plain ? "BYDAY mixing days with and without an "
+                                 "ordinal in a YEARLY rule is not supported"
+                               : "BYDAY with an ordinal beside BYMONTHDAY or "
+                                 "BYYEARDAY in a YEARLY rule without BYMONTH "
+                                 "is not supported");
     return 0;
 }
 
@@ -273,6 +303,8 @@ static int check_rule(const struct rule_text *r, const char *field,
                         .setpos_at = -1,
                         .yearday_at = -1,
                         .weekno_at = -1,
+                        .month_at = -1,
+                        .byday_at = -1,
                         .monthday_at = -1};
     size_t i = 0;
     int rc;

@@ -26,6 +26,7 @@
  * Every search takes at most SKED__RRULE_MAX_STEPS libical steps. */
 #include <stdlib.h>
 
+#include "cron/rrule_days.h"
 #include "cron/rrule_int.h"
 #include "sked/error.h"
 #include "time/civil.h"
@@ -235,6 +236,10 @@ int sked__rrule_civil_next(const sked__rrule *r, int64_t lo, int64_t *out)
         return SKED_ENOTFOUND;
     if (lo < r->dtstart)
         lo = r->dtstart;
+    if (r->days)
+        return sked__rrule_days_next(r->days, lo, out);
+    if (r->steps)
+        return sked__rrule_steps_next(r->steps, lo, out);
     pthread_mutex_lock(&m->lock);
     rc = next_locked(r, &m->cursor, lo, &steps);
     if (rc == 0)
@@ -301,6 +306,10 @@ int sked__rrule_civil_prev(const sked__rrule *r, int64_t hi, int64_t *out)
         return SKED_ENOTFOUND;
     if (hi >= WALL_END)
         hi = WALL_END - 1;
+    if (r->days)
+        return sked__rrule_days_prev(r->days, hi, out);
+    if (r->steps)
+        return sked__rrule_steps_prev(r->steps, hi, out);
     pthread_mutex_lock(&m->lock);
     if (c->valid && c->has_prev && c->prev <= hi && (c->end || c->cur > hi))
         *out = c->prev, rc = 0; /* the common case: just behind the cursor */
@@ -317,6 +326,8 @@ void sked__rrule_free(sked__rrule *r)
     if (r == NULL)
         return;
     sked__rrule_cursor_done(&r->cursor);
+    sked__rrule_days_free(r->days);
+    sked__rrule_steps_free(r->steps);
     pthread_mutex_destroy(&r->lock);
     free(r->tzid);
     free(r);

@@ -38,6 +38,10 @@ struct sked__rrule {
     sked_time until_utc;            /* UTC UNTIL, or SKED_TIME_NONE */
     char *tzid;                     /* owned; NULL: none */
     bool has_count, has_setpos, has_weekno;
+    /* FREQ=DAILY and coarser: the occurrences, days times times of day
+     * (rrule_days.h), which the search reads instead of libical's. */
+    struct sked__rrule_days *days;    /* owned; NULL: a finer FREQ */
+    struct sked__rrule_steps *steps;  /* owned: HOURLY and finer */
     pthread_mutex_t lock;             /* guards cursor */
     struct sked__rrule_cursor cursor; /* mutable under lock */
 };

@@ -19,6 +19,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "cron/rrule_days.h"
 #include "cron/rrule_int.h"
 #include "time/civil.h"
 
@@ -27,8 +28,6 @@
 /* The widest UTC offset any zone has used, with margin: a UTC UNTIL this
  * far before DTSTART's wall time is before DTSTART in every zone. */
 #define MAX_OFFSET_SECS (16 * 3600)
-/* Occurrences the probe expands to see libical advance. */
-#define PROBE_COUNT 8
 
 enum part {
     P_FREQ,
@@ -651,30 +650,54 @@ static int set_until(struct reader *rd, const struct parts *pt, sked__rrule *r)
     return 0;
 }
 
-/* Expand the first few occurrences: refuse a rule with none, or one
- * libical cannot advance (it repeats or goes back). */
-static int probe(struct reader *rd, sked__rrule *r)
+/* A rule of days: its occurrences are its days times its times of day
+ * (rrule_days.h), which agree with RFC 5545 where libical's own times do
+ * not; a refusal points at the rule. */
+static int days_of(struct reader *rd, sked__rrule *r)
 {
-    struct sked__rrule_cursor c = {0};
-    long steps = 0;
-    int rc = sked__rrule_cursor_start(r, &c, r->dtstart, &steps);
-    bool none;
+    sked_error e;
+    int rc;
 
-    for (int i = 1; rc == 0 && !c.end && i < PROBE_COUNT; i++)
-        rc = sked__rrule_cursor_step(&c, &steps);
-    none = c.end && !c.has_prev;
-    sked__rrule_cursor_done(&c);
+    sked_error_clear(&e);
+    rc = sked__rrule_days_build(&r->rule, r->dtstart, r->until, r->has_setpos,
+                                &r->days, &e);
     if (rc == SKED_ENOMEM)
         return rc;
-    if (rc != 0)
-        return fail(rd, rd->rule,
-                    "libical cannot expand this rule: its occurrences do "
-                    "not move forward%s",
-                    "");
-    if (none)
-        return fail(rd, rd->rule, "the rule never produces an occurrence%s",
-                    r->until != INT64_MAX ? " before UNTIL" : "");
-    return 0;
+    return rc ? fail(rd, rd->rule, "%s", e.msg) : 0;
+}
+
+/* The last wall second a rule may reach: 9999-12-31T23:59:59. */
+#define WALL_LAST (sked__days_from_civil(10000, 1, 1) * 86400 - 1)
+
+/* A rule finer than a day: its periods times their offsets, which allow
+ * only the parts that expand it; a limit (BYHOUR of an HOURLY rule, a
+ * day part) is refused at its byte, where a rule of days or a cron
+ * expression says the same. */
+static int steps_of(struct reader *rd, const struct parts *pt, sked__rrule *r)
+{
+    static const int limits[] = {P_BYHOUR,    P_BYDAY,    P_BYMONTHDAY,
+                                 P_BYYEARDAY, P_BYWEEKNO, P_BYMONTH,
+                                 P_BYSETPOS,  P_BYMINUTE, P_BYSECOND};
+    int f = (int) r->rule.freq;
+    size_t n = sizeof limits / sizeof limits[0];
+    sked_error e;
+    int rc;
+
+    /* BYMINUTE expands an HOURLY rule, BYSECOND an HOURLY or MINUTELY. */
+    n -= f == ICAL_HOURLY_RECURRENCE ? 2 : f == ICAL_MINUTELY_RECURRENCE;
+    for (size_t i = 0; i < n; i++)
+        if (HAS(pt, limits[i]))
+            return fail(rd, rd->value + pt->pos[limits[i]],
+                        "%s limits a rule finer than a day, which sked does "
+                        "not read: give a rule of days (FREQ=DAILY;BYHOUR=...) "
+                        "or a cron expression",
+                        part_defs[limits[i]].name);
+    sked_error_clear(&e);
+    rc = sked__rrule_steps_build(&r->rule, r->dtstart, r->until, WALL_LAST,
+                                 &r->steps, &e);
+    if (rc == SKED_ENOMEM)
+        return rc;
+    return rc ? fail(rd, rd->rule, "%s", e.msg) : 0;
 }
 
 /* Build R from the checked lines and parts. */
@@ -692,7 +715,9 @@ static int build(struct reader *rd, const struct parts *pt, sked__rrule *r,
     r->has_count = HAS(pt, P_COUNT);
     r->has_setpos = HAS(pt, P_BYSETPOS);
     r->has_weekno = HAS(pt, P_BYWEEKNO);
-    return probe(rd, r);
+    if (r->rule.freq >= ICAL_DAILY_RECURRENCE)
+        return days_of(rd, r);
+    return steps_of(rd, pt, r);
 }
 
 int sked__rrule_parse(const char *value, int64_t default_start,

@@ -6,8 +6,12 @@
  * (cron/every_days.h). */
 #include "model/schedule_occ.h"
 
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "cron/every_days.h"
 #include "cron/wall.h"
@@ -24,6 +28,102 @@ static int rrule_next(const void *ctx, int64_t lo, int64_t *out)
 static int rrule_prev(const void *ctx, int64_t hi, int64_t *out)
 {
     return sked__rrule_civil_prev(ctx, hi, out);
+}
+
+/* ---- parsed rules, kept --------------------------------------------------
+ * Reading a rule of days expands it over the calendars' range (tens of
+ * milliseconds for a daily rule), and the scheduler asks for a schedule's
+ * occurrences at every decision: the rules read are kept, by their text
+ * and default start, and shared (a rule's search keeps its cursor under
+ * its own lock). A kept rule in use by a spec is never evicted; the least
+ * recently used of the others makes room; when all are in use, a spec
+ * reads a rule of its own. */
+#define RULES_KEPT 64
+
+static struct kept {
+    char *text; /* owned; NULL: a free slot */
+    int64_t start;
+    sked__rrule *r; /* owned */
+    int refs;       /* specs using it */
+    uint64_t used;
+} kept[RULES_KEPT];
+static uint64_t kept_clock;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Take the kept rule of TEXT from START into *out (a reference). Under
+ * the lock. */
+static bool kept_take(const char *text, int64_t start, sked__rrule **out)
+{
+    for (size_t i = 0; i < RULES_KEPT; i++)
+        if (kept[i].text && kept[i].start == start &&
+            strcmp(kept[i].text, text) == 0) {
+            kept[i].used = ++kept_clock;
+            kept[i].refs++;
+            *out = kept[i].r;
+            return true;
+        }
+    return false;
+}
+
+/* Keep R (read from TEXT and START) in a slot no spec uses, taking a
+ * reference; false when every slot is in use. Under the lock. */
+static bool kept_put(const char *text, int64_t start, sked__rrule *r)
+{
+    struct kept *slot = NULL;
+    char *copy;
+
+    for (size_t i = 0; i < RULES_KEPT; i++)
+        if (kept[i].refs == 0 && (!slot || kept[i].used < slot->used))
+            slot = &kept[i];
+    if (!slot || !(copy = sked__strdup(text)))
+        return false;
+    free(slot->text);
+    sked__rrule_free(slot->r);
+    *slot = (struct kept){copy, start, r, 1, ++kept_clock};
+    return true;
+}
+
+/* The rule of TEXT from START into *out; *shared tells a kept one (given
+ * back with rule_release) from one of the caller's own. */
+static int rule_of(const char *text, int64_t start, sked__rrule **out,
+                   bool *shared, sked_error *err)
+{
+    sked__rrule *r = NULL;
+    int rc;
+
+    pthread_mutex_lock(&kept_lock);
+    *shared = kept_take(text, start, out);
+    pthread_mutex_unlock(&kept_lock);
+    if (*shared)
+        return 0;
+    /* Read outside the lock: other schedules' rules need not wait. */
+    if ((rc = sked__rrule_parse(text, start, &r, err)) != 0)
+        return rc;
+    pthread_mutex_lock(&kept_lock);
+    if (kept_take(text, start, out)) { /* another thread kept it first */
+        *shared = true;
+        sked__rrule_free(r);
+    } else {
+        *shared = kept_put(text, start, r);
+        *out = r;
+    }
+    pthread_mutex_unlock(&kept_lock);
+    return 0;
+}
+
+static void rule_release(sked__rrule *r, bool shared)
+{
+    if (!shared) {
+        sked__rrule_free(r);
+        return;
+    }
+    pthread_mutex_lock(&kept_lock);
+    for (size_t i = 0; i < RULES_KEPT; i++)
+        if (kept[i].r == r && kept[i].refs > 0) {
+            kept[i].refs--;
+            break;
+        }
+    pthread_mutex_unlock(&kept_lock);
 }
 
 static sked__wall_src rrule_src(const sked__occ_spec *o)
@@ -63,8 +163,8 @@ int sked__occ_spec_init(sked__occ_spec *o, const sked_schedule *s,
                    : SKED_EINVAL;
     case SKED_SPEC_RRULE:
         start = s->created_at != SKED_TIME_NONE ? s->created_at : now;
-        if (!s->rrule || sked__rrule_parse(s->rrule, wall_of(o->tz, start),
-                                           &o->rrule, err) != 0)
+        if (!s->rrule || rule_of(s->rrule, wall_of(o->tz, start), &o->rrule,
+                                 &o->shared, err) != 0)
             return SKED_EINVAL;
         o->until = sked__rrule_until_utc(o->rrule);
         return 0;
@@ -82,7 +182,7 @@ int sked__occ_spec_init(sked__occ_spec *o, const sked_schedule *s,
 void sked__occ_spec_done(sked__occ_spec *o)
 {
     if (o && o->rrule) {
-        sked__rrule_free(o->rrule);
+        rule_release(o->rrule, o->shared);
         o->rrule = NULL;
     }
 }

@@ -18,8 +18,10 @@ typedef struct sked__occ_spec {
     const sked_schedule *s; /* borrowed */
     const sked_tz *tz;      /* borrowed; UTC when none was given */
     sked_cron cron;         /* SKED_SPEC_CRON */
-    sked__rrule *rrule;     /* SKED_SPEC_RRULE; owned */
-    sked_time until;        /* the rule's UNTIL in UTC, or NONE */
+    sked__rrule *rrule;     /* SKED_SPEC_RRULE: the kept rule (shared) or
+                               one of its own; sked__occ_spec_done */
+    bool shared;
+    sked_time until; /* the rule's UNTIL in UTC, or NONE */
 } sked__occ_spec;
 
 /* Read S's time spec (CRON: PARSED when not NULL, else parsed here) for

@@ -23,7 +23,7 @@ source_dir=${SKED_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
 driver=${SKED_TOOLS_DIR:?SKED_TOOLS_DIR must name the build directory}/rrule_driver
 oracle_dir=$source_dir/tests/oracle
 seed=${SKED_ORACLE_SEED:-5545}
-count=${SKED_ORACLE_CASES:-600}
+count=${SKED_ORACLE_CASES:-300}
 # Debian's interpreter, the one python3-dateutil is installed for.
 python=/usr/bin/python3
 

@@ -182,7 +182,7 @@ static void test_prev_mirrors_next(void **state)
         "FREQ=MONTHLY;BYDAY=-1FR;BYSETPOS=1",
         "FREQ=DAILY;COUNT=40;BYHOUR=1,13",
         "FREQ=HOURLY;INTERVAL=7;BYMINUTE=0,30",
-        "FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO,FR",
+        "FREQ=YEARLY;BYMONTH=5;BYDAY=MO,FR;BYHOUR=8",
     };
     (void) state;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
