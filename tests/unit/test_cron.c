@@ -19,33 +19,7 @@
 #include "sked/sked.h"
 #include "time/civil.h"
 
-#define SEC SKED_USEC_PER_SEC
-
-static sked_tzdb *pinned;
-
-/* ---- helpers: instants written as RFC 3339 UTC, independent of the
- * time module under test elsewhere. */
-
-static sked_time utc(const char *s)
-{
-    int y, mo, d, h, mi, se;
-
-    if (sscanf(s, "%d-%d-%dT%d:%d:%dZ", &y, &mo, &d, &h, &mi, &se) != 6)
-        fail_msg("bad instant in test table: %s", s);
-    return (sked__days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) *
-           SEC;
-}
-
-static void fmt(sked_time t, char *buf, size_t size)
-{
-    int64_t s = sked__floor_div(t, SEC), y;
-    int mo, d;
-    int64_t sod = sked__floor_mod(s, 86400);
-
-    sked__civil_from_days(sked__floor_div(s, 86400), &y, &mo, &d);
-    snprintf(buf, size, "%04lld-%02d-%02dT%02d:%02d:%02dZ", (long long) y, mo,
-             d, (int) (sod / 3600), (int) (sod / 60 % 60), (int) (sod % 60));
-}
+#include "zone_test.h"
 
 #define assert_time_equal(a, b) assert_time_equal_at(a, b, __FILE__, __LINE__)
 
@@ -61,18 +35,6 @@ static void assert_time_equal_at(sked_time got, sked_time want,
     fail_msg("%s:%d: got %s, want %s", file, line, g, w);
 }
 
-static const sked_tz *zone(const char *name)
-{
-    const sked_tz *tz = NULL;
-    sked_error err;
-
-    if (strcmp(name, "UTC") == 0)
-        return sked_tz_utc();
-    if (sked_tzdb_get(pinned, name, &tz, &err) != 0)
-        fail_msg("zone %s: %s", name, err.msg);
-    return tz;
-}
-
 static sked_cron parse_ok(const char *expr)
 {
     sked_cron c;
@@ -82,23 +44,6 @@ static sked_cron parse_ok(const char *expr)
         fail_msg("\"%s\" rejected: %s: %s (byte %d)", expr, err.field, err.msg,
                  err.pos);
     return c;
-}
-
-static int setup(void **state)
-{
-    sked_error err;
-
-    (void) state;
-    if (sked_tzdb_open(SKED_TEST_DATA "/zoneinfo", &pinned, &err) != 0)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void) state;
-    sked_tzdb_close(pinned);
-    return 0;
 }
 
 /* ---- parsing: every syntax form */
@@ -907,5 +852,5 @@ int main(void)
         cmocka_unit_test(test_dst_parse),
     };
 
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, zone_setup, zone_teardown);
 }
