@@ -5,14 +5,14 @@
  * A wall-clock second counts seconds since 1970-01-01T00:00 of a local
  * calendar with no zone, as the cron search does (cron/cron.h); the caller
  * maps each one to an instant in the schedule's zone under its DST policy.
- * Parsing and expansion are libical's icalrecur; this module checks the
- * text first (so every error names its byte), makes the parts DTSTART
- * fills in explicit, and keeps a cursor so that a scheduler asking for
- * later and later occurrences costs a step each, not a walk from DTSTART.
+ * libical's icalrecur reads the rule; this module checks the text first
+ * (so every error names its byte), makes the parts DTSTART fills in
+ * explicit, and computes the occurrences itself (rrule.c says why): a
+ * rule of days over 1970-01-01..2200-12-31, the day calendars' range, a
+ * finer rule to 2582, the last year libical reads.
  *
  * Words: DTSTART is the rule's first wall second; an occurrence is a wall
- * second the rule produces. libical 3.0 expands no year after 2582: a
- * rule has no occurrence past it (SKED_ENOTFOUND), as past 9999. */
+ * second the rule produces. */
 #ifndef SKED_CRON_RRULE_H
 #define SKED_CRON_RRULE_H
 
@@ -24,9 +24,6 @@
 
 /* Longest accepted value, in bytes. */
 #define SKED__RRULE_MAX_LEN 2048
-/* Most libical steps one civil_next/civil_prev call may take (about a
- * third of a second); a search that needs more returns SKED_ERANGE. */
-#define SKED__RRULE_MAX_STEPS 200000
 /* The last year libical 3.0 expands (its MAX_TIME_T_YEAR). */
 #define SKED__RRULE_YEAR_LAST 2582
 
@@ -66,11 +63,9 @@ int64_t sked__rrule_dtstart(const sked__rrule *r);
 
 /* Store in *out the first wall second >= LO the rule produces (DTSTART
  * counts as the first occurrence when it matches, as RFC 5545 says).
- * Returns 0; SKED_ENOTFOUND when there is none (COUNT or UNTIL exhausted,
- * or past libical's last year); SKED_ERANGE when the search needed more
- * than SKED__RRULE_MAX_STEPS steps (the cursor keeps its progress, so a
- * second call goes on from there); SKED_EINTERNAL when libical stopped
- * advancing; SKED_ENOMEM. Safe from several threads (R holds a lock). */
+ * Returns 0, or SKED_ENOTFOUND when there is none (COUNT or UNTIL
+ * exhausted, or past the range). A few bit scans or a division; R is
+ * immutable, so several threads may search it at once. */
 int sked__rrule_civil_next(const sked__rrule *r, int64_t lo, int64_t *out);
 
 /* Store in *out the last wall second <= HI the rule produces. Returns as

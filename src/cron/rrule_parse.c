@@ -739,10 +739,6 @@ int sked__rrule_parse(const char *value, int64_t default_start,
     rc = SKED_ENOMEM;
     if ((r = sked__calloc(1, sizeof *r)) == NULL)
         goto out;
-    if (pthread_mutex_init(&r->lock, NULL) != 0) {
-        free(r), r = NULL;
-        goto out;
-    }
     r->until = INT64_MAX;
     r->until_utc = SKED_TIME_NONE;
     if ((rc = build(&rd, &pt, r, default_start)) != 0)
