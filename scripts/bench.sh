@@ -81,6 +81,26 @@ summary() {
     }' "$out"
 
     echo
+    echo "== a holiday calendar: the next 09:00 business day, chained (ratio = dateutil / sked)"
+    awk -F'\t' '
+    $1 != "bench" || $2 != "holiday" { next }
+    $3 == "sked" { sk = $5; sk_last = $6 }
+    $3 == "dateutil" { du = $5; du_last = $6 }
+    END {
+        if (sk == "") { print "bench_daycal: no figures"; exit }
+        printf "sked %.1f ns   dateutil %s us   %s\n", sk,
+            (du == "" ? "-" : sprintf("%.2f", du)),
+            (du == "" ? "-" : sprintf("%.0fx", du * 1000 / sk))
+        if (du != "")
+            printf "the same occurrences (the last of the chain: %s, %s): %s\n",
+                sk_last, du_last, (sk_last == du_last ? "yes" : "NO")
+        printf "target sked <= 1 us with 20 rules: %s\n", (sk <= 1000 ? "met" : "NOT met")
+        if (du != "")
+            printf "target dateutil >= 10 us on the same rules: %s\n",
+                (du >= 10 ? "met" : "NOT met")
+    }' "$out"
+
+    echo
     echo "== run inserts: sked against a plain prepared-INSERT loop (ratio = sked / plain)"
     awk -F'\t' '
     $1 != "bench" || $2 != "store" { next }
@@ -259,6 +279,13 @@ if /usr/bin/python3 -c 'import croniter' 2>/dev/null; then
         grep -v '^bench	'
 else
     echo "== croniter: not installed (scripts/deps.sh), skipped"
+fi
+if /usr/bin/python3 -c 'import dateutil' 2>/dev/null; then
+    echo "== dateutil $(/usr/bin/python3 -c 'import dateutil; print(dateutil.__version__)')"
+    /usr/bin/python3 "$here/bench/peers/holiday_dateutil_bench.py" |
+        tee -a "$out" | grep -v '^bench	'
+else
+    echo "== dateutil: not installed (scripts/deps.sh), skipped"
 fi
 if [ -z "${SKED_BENCH_PG_URL:-}" ]; then
     echo "== graphile-worker: no PostgreSQL, skipped"
