@@ -25,7 +25,7 @@ struct sked__rrule {
     int64_t until;                  /* floating UNTIL, or INT64_MAX */
     sked_time until_utc;            /* UTC UNTIL, or SKED_TIME_NONE */
     char *tzid;                     /* owned; NULL: none */
-    bool has_count, has_setpos, has_weekno;
+    bool has_setpos;
     struct sked__rrule_days *days;   /* owned: DAILY and coarser */
     struct sked__rrule_steps *steps; /* owned: HOURLY and finer */
 };

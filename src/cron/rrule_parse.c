@@ -712,9 +712,7 @@ static int build(struct reader *rd, const struct parts *pt, sked__rrule *r,
     fill_from_dtstart(&r->rule, r->dtstart);
     if ((rc = set_until(rd, pt, r)) != 0)
         return rc;
-    r->has_count = HAS(pt, P_COUNT);
     r->has_setpos = HAS(pt, P_BYSETPOS);
-    r->has_weekno = HAS(pt, P_BYWEEKNO);
     if (r->rule.freq >= ICAL_DAILY_RECURRENCE)
         return days_of(rd, r);
     return steps_of(rd, pt, r);

@@ -115,9 +115,8 @@ void sked__engine_deliver(void *ctx, const sked_event *ev, size_t n)
         }
 }
 
-/* Deliver one event of a schedule operation; PAYLOAD is taken. */
-static void deliver_one(sked_engine *e, const char *type, const char *subject,
-                        char *payload)
+void sked__engine_deliver_one(sked_engine *e, const char *type,
+                              const char *subject, char *payload)
 {
     sked_event ev = {0, (char *) type, (char *) subject, payload,
                      sked__clock_now(e->clock)};
@@ -152,7 +151,7 @@ static void refresh(sked_engine *e, const char *type, const char *name)
         (void) sked__schedule_to_json_text(&s, &p, NULL);
     sked_schedule_done(&s);
     if (type)
-        deliver_one(e, type, name, p);
+        sked__engine_deliver_one(e, type, name, p);
 }
 
 /* Deliver TYPE about NAME with {"name": NAME}. */
@@ -163,7 +162,7 @@ static void deliver_name(sked_engine *e, const char *type, const char *name)
 
     if (p)
         (void) snprintf(p, len, "{\"name\":\"%s\"}", name);
-    deliver_one(e, type, name, p);
+    sked__engine_deliver_one(e, type, name, p);
 }
 
 int sked_subscribe(sked_engine *e, sked_event_fn fn, void *ctx,

@@ -30,12 +30,7 @@ static int check(sked_engine *e, const void *arg, sked_error *err)
 static void announce(sked_engine *e, const char *type, const char *name,
                      char *payload)
 {
-    sked_event ev = {0, (char *) type, (char *) name, payload,
-                     sked__clock_now(e->clock)};
-
-    if (payload)
-        sked__engine_deliver(e, &ev, 1);
-    free(payload);
+    sked__engine_deliver_one(e, type, name, payload);
     if (e->loop)
         sked__loop_changed(e->loop, NULL);
 }

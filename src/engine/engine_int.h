@@ -57,6 +57,12 @@ int sked__engine_sync_app(sked_engine *e, const char *app,
  * run.created wakes the workers. */
 void sked__engine_deliver(void *ctx, const sked_event *ev, size_t n);
 
+/* Deliver the one event TYPE about SUBJECT of an operation made through
+ * E, at E's clock's now; PAYLOAD (JSON text, NULL: out of memory, nothing
+ * delivered) is taken. */
+void sked__engine_deliver_one(sked_engine *e, const char *type,
+                              const char *subject, char *payload);
+
 /* Create the runs RUNS (N) as sked__store_runs_create does, and deliver
  * their events, in order before any claim's (base/order.h). */
 int sked__engine_runs_create(sked_engine *e, const sked_run_new *runs, size_t n,
