@@ -478,12 +478,15 @@ static void *heartbeat_main(void *arg)
         struct timespec ts;
         /* At most every BEAT_MIN when woken (a firing may have asked to
          * cancel a run here: overlap cancel_other), else every third of
-         * the lease. */
+         * the lease. Both waits are counted from this beat, not from the
+         * end of the first: a server frozen (SIGSTOP, a paused VM) in the
+         * first wait renews at once when it wakes, while its leases may
+         * still hold, instead of a period after. */
         sked__clock_deadline(BEAT_MIN, &ts);
         while (!w->stopping &&
                pthread_cond_timedwait(&w->beat, &w->mu, &ts) != ETIMEDOUT)
             ;
-        sked__clock_deadline(period - BEAT_MIN, &ts);
+        sked__clock_deadline(period - (sked__clock_mono(NULL) - now), &ts);
         while (!w->stopping && !w->beat_soon &&
                pthread_cond_timedwait(&w->beat, &w->mu, &ts) != ETIMEDOUT)
             ;
