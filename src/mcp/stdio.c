@@ -5,9 +5,9 @@
  * nothing else ever written there.
  *
  * The reader hands each message to a pool of WORKERS threads through a
- * queue of at most QUEUE_MAX; beyond that it waits. While every worker
- * is busy it handles a notification itself, so that
- * notifications/cancelled reaches a long call (or keeps a queued one
+ * queue of at most QUEUE_MAX; beyond that it waits. It handles every
+ * notification itself, in the order read, so that
+ * notifications/cancelled reaches a long call (or keeps a later one
  * from running) without waiting behind the requests. Until the
  * session is initialized it handles every message itself, so that what
  * a client sends right after initialize finds it done. A line longer
@@ -148,17 +148,15 @@ static bool is_notification(const char *msg, size_t len)
 
 /* Give the line MSG (LEN bytes, owned) to the workers, or handle it
  * here: before initialize, when no worker could start, or a
- * notification while every worker is busy. */
+ * notification. A notification is handled in the order it was read: a
+ * cancel read before its request is known before any worker can take
+ * the request (two workers would race). */
 static void dispatch(server *s, char *msg, size_t len)
 {
-    bool here = s->nworkers == 0 || !sked__mcp_version(s->m);
+    bool here = s->nworkers == 0 || !sked__mcp_version(s->m) ||
+                is_notification(msg, len);
 
     pthread_mutex_lock(&s->mu);
-    if (!here && s->n + s->busy >= s->nworkers) {
-        pthread_mutex_unlock(&s->mu);
-        here = is_notification(msg, len);
-        pthread_mutex_lock(&s->mu);
-    }
     while (!here && s->n >= QUEUE_MAX)
         pthread_cond_wait(&s->cv, &s->mu);
     if (!here) {
