@@ -20,12 +20,12 @@
  *                RRULE (the four time specs, checked together), INSTANT, DUR
  * (µs, seconds in JSON), I32, I64, BOOL (0 or 1), ENUM (stored and written as
  * its name), CONTEXT (a JSON object), PAUSED (the status seen as a boolean),
- * WORDS (the cron expression in words, as "sked cron explain" says them; shown,
- * never read); ctype        its C type; enum         for an ENUM, the
- * enumeration's short name (its names are the model's); else "_"; ROLE KEY (the
- * definition's name, the table's key), DEF (the definition), INTERNAL (kept,
- * never shown: the spec's kind), REQUEST (a flag of one write, never stored),
- * VIEW (another face of a stored field, no member), STATE (kept by the
+ * WORDS (the cron expression or the RRULE in words, as "sked cron explain" says
+ * them; shown, never read); ctype        its C type; enum         for an ENUM,
+ * the enumeration's short name (its names are the model's); else "_"; ROLE KEY
+ * (the definition's name, the table's key), DEF (the definition), INTERNAL
+ * (kept, never shown: the spec's kind), REQUEST (a flag of one write, never
+ * stored), VIEW (another face of a stored field, no member), STATE (kept by the
  * scheduler, read-only in the API), CREATED (state written once, by the
  * insert); sql          its column (NULL: not stored); json         its API key
  * (NULL: none); yaml         its key in the workflows file (NULL: none); cli
@@ -78,6 +78,10 @@
       "  --rrule R            an RFC 5545 rule, bare or after a DTSTART\n"      \
       "                       line (one of cron, every, at, rrule)\n",         \
       "an RFC 5545 recurrence rule (one of cron, every, at, rrule)")           \
+    X(rrule_words, WORDS, char *, _, VIEW, NULL, "rrule_words", NULL, NULL,    \
+      (0, 0, NULL), NULL, "",                                                  \
+      "the RRULE in words, with the times its start fills in (null: no "      \
+      "rrule)")                                                                \
     X(timezone, STR, char *, _, DEF, "timezone", "timezone", "timezone",       \
       "timezone", (0, 0, NULL), "UTC",                                         \
       "  --timezone TZ        IANA zone of the expression (default UTC)\n",    \

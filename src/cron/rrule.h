@@ -17,6 +17,7 @@
 #define SKED_CRON_RRULE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sked/error.h"
@@ -76,5 +77,14 @@ int sked__rrule_civil_prev(const sked__rrule *r, int64_t hi, int64_t *out);
  * coarser, and one hour, minute and second once DTSTART filled them): DST
  * cadence treats such a rule like a fixed-time cron expression. */
 bool sked__rrule_is_fixed_time(const sked__rrule *r);
+
+/* A buffer size that fits any sked__rrule_explain output. */
+#define SKED__RRULE_WORDS_MAX 2048
+
+/* Write R in English into BUF (SIZE bytes), as sked_cron_explain says a
+ * cron expression: "At 09:00, every 2 weeks on Friday, starting
+ * 2026-12-04". Returns the length, SKED_ETOOBIG when BUF is too small
+ * (BUF then empty), or SKED_EINVAL. */
+int sked__rrule_explain(const sked__rrule *r, char *buf, size_t size);
 
 #endif

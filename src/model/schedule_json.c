@@ -19,7 +19,9 @@
 #include "base/json_io.h"
 #include "base/json_text.h"
 #include "sked/cron.h"
+#include "base/clock.h"
 #include "model/schedule_fields.h"
+#include "model/schedule_occ.h"
 
 typedef sked__sfield field;
 
@@ -78,6 +80,19 @@ static json_t *cron_words(const sked_schedule *s)
     return json_string(words);
 }
 
+/* The words of S's RRULE, or null: another spec, or a rule that does not
+ * load (its zone gone). A schedule not yet created starts now. */
+static json_t *rrule_words(const sked_schedule *s)
+{
+    char words[SKED__RRULE_WORDS_MAX];
+
+    if (s->kind != SKED_SPEC_RRULE ||
+        sked__occ_rrule_words(s, sked__clock_now(NULL), words, sizeof words) <
+            0)
+        return json_null();
+    return json_string(words);
+}
+
 /* Return the JSON value of field F of S; NULL when out of memory or when
  * the context is not JSON (*bad_context set). */
 static json_t *field_json(const sked_schedule *s, const field *f,
@@ -106,7 +121,8 @@ static json_t *field_json(const sked_schedule *s, const field *f,
     case SKED__SK_PAUSED:
         return json_boolean(s->status == SKED_SCHEDULE_PAUSED);
     case SKED__SK_WORDS:
-        return cron_words(s);
+        return strcmp(f->field, "rrule_words") == 0 ? rrule_words(s)
+                                                    : cron_words(s);
     case SKED__SK_CONTEXT: {
         json_t *v =
             s->context ? json_loads(s->context, 0, NULL) : json_object();

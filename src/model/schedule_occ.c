@@ -268,3 +268,33 @@ int sked__occ_prev(const sked__occ_spec *o, sked_time before, sked_time *out)
     }
     return SKED_EINVAL;
 }
+
+/* The zones of sked__occ_rrule_words: the system's, opened on first use
+ * and kept for the process (the zones it loaded stay valid). */
+static pthread_once_t zones_once = PTHREAD_ONCE_INIT;
+static sked_tzdb *zones;
+
+static void zones_open(void)
+{
+    if (sked_tzdb_open(NULL, &zones, NULL) != 0)
+        zones = NULL;
+}
+
+int sked__occ_rrule_words(const sked_schedule *s, sked_time now, char *buf,
+                          size_t size)
+{
+    const sked_tz *tz = sked_tz_utc();
+    sked__occ_spec o;
+
+    if (s->kind != SKED_SPEC_RRULE || !s->rrule)
+        return SKED_EINVAL;
+    (void) pthread_once(&zones_once, zones_open);
+    if (s->timezone && strcmp(s->timezone, "UTC") != 0 &&
+        (!zones || sked_tzdb_get(zones, s->timezone, &tz, NULL) != 0))
+        return SKED_EINVAL;
+    if (sked__occ_spec_init(&o, s, tz, NULL, now, NULL) != 0)
+        return SKED_EINVAL;
+    int rc = sked__rrule_explain(o.rrule, buf, size);
+    sked__occ_spec_done(&o);
+    return rc;
+}

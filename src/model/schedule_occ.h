@@ -40,4 +40,12 @@ int sked__occ_next(const sked__occ_spec *o, sked_time after,
                    sked_occurrence *out);
 int sked__occ_prev(const sked__occ_spec *o, sked_time before, sked_time *out);
 
+/* Write the words of S's RRULE (sked__rrule_explain) into BUF: its start,
+ * when the rule gives none, is S's creation in its zone, read from the
+ * system's zone database ($TZDIR, else /usr/share/zoneinfo), opened once
+ * per process. Returns the length, or SKED_EINVAL when S has no RRULE
+ * that loads, SKED_ETOOBIG. */
+int sked__occ_rrule_words(const sked_schedule *s, sked_time now, char *buf,
+                          size_t size);
+
 #endif

@@ -166,6 +166,28 @@ check "api create" "$(post '{"name":"fri","workflow":"tick","rrule":"FREQ=WEEKLY
 occ=$(curl -s "$url_a/api/v1/schedules/fri/occurrences?n=3" |
     "$py" -c 'import json,sys,datetime as d; o=json.load(sys.stdin)["occurrences"]; t=[d.datetime.fromisoformat(x["local"]) for x in o]; print(all(x.weekday()==4 and x.hour==9 and x.minute==0 for x in t), [(t[k+1]-t[k]).days for k in range(len(t)-1)])')
 check "api occurrences: Fridays at 09:00, two weeks apart" "$occ" "True [14, 14]"
+# The rule in words, with what its start (the creation, in the zone) fills
+# in: the date in Paris, and the hour in Kiritimati (UTC+14, a day ahead
+# of UTC for ten hours a day).
+words() { # NAME: "rrule_words|expected start" of schedule NAME
+    curl -s "$url_a/api/v1/schedules/$1" | "$py" -c '
+import json, sys, datetime as d, zoneinfo
+j = json.load(sys.stdin)
+t = d.datetime.fromisoformat(j["created_at"].replace("Z", "+00:00"))
+local = t.astimezone(zoneinfo.ZoneInfo(j["timezone"]))
+print("%s|%s" % (j["rrule_words"], local.strftime(sys.argv[1])))' "$2"
+}
+w=$(words fri "%Y-%m-%d")
+fri_words=${w%%|*}
+check "api rrule_words" "$fri_words" \
+    "At 09:00, every 2 weeks on Friday, starting ${w#*|}"
+check "api create hourly" "$(post '{"name":"kiri","workflow":"tick","rrule":"FREQ=HOURLY;INTERVAL=5;BYMINUTE=30","timezone":"Pacific/Kiritimati"}')" \
+    "201 kiri FREQ=HOURLY;INTERVAL=5;BYMINUTE=30 once"
+w=$(words kiri "%Y-%m-%d %H:00")
+check "api rrule_words in the zone's hour" "${w%%|*}" \
+    "Every 5 hours, at minute 30, starting ${w#*|}"
+check "cli rrule_words" "$("$bin" schedule get fri --db "$db" |
+    sed -n 's/^rrule_words  *//p')" "$fri_words"
 check "bad: syntax" "$(post '{"name":"b","workflow":"tick","rrule":"FREQ=WEEKLY;BYDAY=XX"}')" "422 rrule"
 check "bad: BYSETPOS" "$(post '{"name":"b","workflow":"tick","rrule":"FREQ=MONTHLY;BYDAY=MO;BYSETPOS=400"}')" "422 rrule"
 check "bad: never" "$(post '{"name":"b","workflow":"tick","rrule":"FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30"}')" "422 rrule"
