@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "direct.h"
 #include "engine/answer.h"
 #include "output.h"
 #include "schedule_ctx.h"
@@ -17,26 +18,46 @@
 #define PREVIEW_MAX     1000
 
 typedef struct preview_q {
+    target *t;
     const sked_schedule *s;
     const sked_tz *tz;
     sked_time after;
     long count;
 } preview_q;
 
+/* What the calendars did to item IT, for the text output: "" when
+ * nothing. */
+static const char *calendar_note(const sked_preview_item *it, char *buf,
+                                 size_t size)
+{
+    char occ[OUT_TIME_MAX];
+
+    if (it->excluded)
+        return "  excluded";
+    if (it->occurrence == it->at)
+        return "";
+    out_time_utc(it->occurrence, occ, sizeof occ);
+    snprintf(buf, size, "  moved from %s", occ);
+    return buf;
+}
+
 static int preview_print(const preview_q *q, bool json)
 {
-    char utc[OUT_TIME_MAX], local[OUT_TIME_MAX];
+    char utc[OUT_TIME_MAX], local[OUT_TIME_MAX], note[OUT_TIME_MAX + 16];
     sked_preview p = {NULL, 0};
     sked_error err;
     int rc;
 
     sked_error_clear(&err);
-    rc = sked_schedule_preview(q->s, q->tz, q->after, (size_t) q->count, &p,
-                               &err);
+    rc = q->t->ops->schedule_preview(q->t, q->s->name, q->after,
+                                     (size_t) q->count, &p, &err);
     if (rc == SKED_ENOMEM)
         return cli_fail(rc, "out of memory");
     if (rc < 0)
-        return cli_invalid("stored cron expression", q->s->cron, &err);
+        return rc == SKED_ENOTFOUND && err.field[0]
+                   ? cli_fail(rc, "cannot preview schedule \"%.128s\": %s: %s",
+                              q->s->name, err.field, err.msg)
+                   : direct_schedule_fail("preview", q->s->name, &err, rc);
     if (json) {
         json_t *j = sked__answer_occurrences(&p);
 
@@ -48,7 +69,8 @@ static int preview_print(const preview_q *q, bool json)
 
         out_time_utc(p.items[i].at, utc, sizeof utc);
         out_time_local(p.items[i].at, q->tz, local, sizeof local);
-        printf("%s  %s%s%s\n", utc, local, mark ? "  " : "", mark ? mark : "");
+        printf("%s  %s%s%s%s\n", utc, local, mark ? "  " : "", mark ? mark : "",
+               calendar_note(&p.items[i], note, sizeof note));
     }
     size_t n = p.n;
     sked_preview_done(&p);
@@ -87,6 +109,7 @@ static int schedule_preview(const cli_cmd *self, int argc, char **argv)
     sked_schedule_init(&c.s);
     if ((rc = schedule_ctx_open(&c, self, db, server)) == 0 &&
         (rc = schedule_ctx_get(&c, args.pos[0])) == 0) {
+        q.t = c.t;
         q.s = &c.s;
         q.tz = schedule_zone_of(c.tzdb, &c.s);
         if (c.s.status == SKED_SCHEDULE_PAUSED)

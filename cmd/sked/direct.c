@@ -369,6 +369,15 @@ static int calendar_delete(target *t, const char *name, sked_error *err)
     return e ? sked_engine_calendar_delete(e, name, NULL, err) : err->code;
 }
 
+static int schedule_preview(target *t, const char *name, sked_time after,
+                            size_t max, sked_preview *out, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_schedule_preview(e, name, after, max, out, err)
+             : err->code;
+}
+
 static int calendar_days(target *t, const char *name,
                          const sked_calendar_days_query *q,
                          sked_calendar_day **out, size_t *n, sked_error *err)

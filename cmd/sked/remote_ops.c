@@ -542,6 +542,56 @@ static int days_read(const json_t *a, sked_calendar_day **out, size_t *n,
     return 0;
 }
 
+/* One occurrence of the API's preview into *it. */
+static int preview_item_read(const json_t *o, sked_preview_item *it,
+                             sked_error *err)
+{
+    const char *at = json_string_value(json_object_get(o, "at"));
+    const char *occ = json_string_value(json_object_get(o, "occurrence"));
+    const char *mark = json_string_value(json_object_get(o, "mark"));
+    const char *cal = json_string_value(json_object_get(o, "calendar"));
+
+    *it = (sked_preview_item){.mark = SKED_OCC_NORMAL};
+    if (!at || sked_time_parse(at, &it->at, NULL) != 0 ||
+        (occ && sked_time_parse(occ, &it->occurrence, NULL) != 0))
+        return sked__error_set(err, SKED_EIO, "occurrences", -1,
+                               "an occurrence without its instant");
+    if (!occ)
+        it->occurrence = it->at;
+    it->excluded = cal && strcmp(cal, "excluded") == 0;
+    for (int m = SKED_OCC_SHIFTED; mark && m <= SKED_OCC_SECOND_PASS; m++)
+        if (strcmp(mark, sked_occ_mark_name((sked_occ_mark) m)) == 0)
+            it->mark = (sked_occ_mark) m;
+    return 0;
+}
+
+static int schedule_preview(target *t, const char *name, sked_time after,
+                            size_t max, sked_preview *out, sked_error *err)
+{
+    char when[SKED_TIME_STRLEN], suffix[96];
+    json_t *j = NULL, *list;
+    int rc;
+
+    *out = (sked_preview){NULL, 0};
+    if (sked_time_format(after, when, sizeof when) < 0)
+        return sked__error_set(err, SKED_EINVAL, "after", -1, "out of range");
+    snprintf(suffix, sizeof suffix, "/occurrences?n=%zu&after=%s", max, when);
+    rc = get_json(remote_of(t), remote_path("/api/v1/schedules", name, suffix),
+                  &j, err);
+    list = json_object_get(j, "occurrences");
+    if (rc == 0 && json_array_size(list) > 0 &&
+        !(out->items = calloc(json_array_size(list), sizeof *out->items)))
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t i = 0; rc == 0 && i < json_array_size(list); i++) {
+        rc = preview_item_read(json_array_get(list, i), &out->items[i], err);
+        out->n = rc == 0 ? i + 1 : out->n;
+    }
+    json_decref(j);
+    if (rc != 0)
+        sked_preview_done(out);
+    return rc;
+}
+
 static int calendar_days(target *t, const char *name,
                          const sked_calendar_days_query *q,
                          sked_calendar_day **out, size_t *n, sked_error *err)

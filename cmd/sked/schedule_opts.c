@@ -162,6 +162,7 @@ static int set_field(const orow *r, const char *v, sked_schedule *s,
     switch (r->kind) {
     case SKED__SK_NAME:
     case SKED__SK_STR:
+    case SKED__SK_CALS:
         return set_str(at, v, clears(r));
     case SKED__SK_CRON:
         change_spec(s, SKED_SPEC_CRON);

@@ -42,6 +42,7 @@
 #define SCHED_FLAG_T_I64       const char *
 #define SCHED_FLAG_T_ENUM      const char *
 #define SCHED_FLAG_T_CONTEXT   const char *
+#define SCHED_FLAG_T_CALS      const char *
 #define SCHED_FLAG_T_WORDS     const char * /* no option (no cli) */
 #define SCHED_FLAG(member, kind, ctype, en, role, ...)                         \
     SCHED_FLAG_##role(SCHED_FLAG_T_##kind member;)

@@ -77,6 +77,10 @@ typedef struct target_ops {
                              sked_error *err);
     int (*schedule_apply)(target *t, const target_apply *a,
                           sked_apply_result *res, sked_error *err);
+    /* The next MAX slots of NAME after AFTER, seen through its calendars
+     * (sked_engine_schedule_preview); OUT: *out (sked_preview_done). */
+    int (*schedule_preview)(target *t, const char *name, sked_time after,
+                            size_t max, sked_preview *out, sked_error *err);
 
     /* ---- runs and workflows: the pages of sked/run.h into *out (freed
      * with sked_run_page_done, sked_workflow_page_done) */
@@ -133,6 +137,7 @@ typedef struct target_ops {
     X(schedule_trigger)                                                        \
     X(schedule_backfill)                                                       \
     X(schedule_apply)                                                          \
+    X(schedule_preview)                                                        \
     X(run_list)                                                                \
     X(run_get)                                                                 \
     X(run_cancel)                                                              \

@@ -274,8 +274,12 @@ SKED_API int sked_engine_schedule_apply(sked_engine *e, const char *app,
 
 /* One occurrence of a preview. */
 typedef struct sked_preview_item {
-    sked_time at;       /* the instant it fires */
-    sked_occ_mark mark; /* how a DST change moved it */
+    sked_time at;         /* the instant it fires (or, excluded, would) */
+    sked_time occurrence; /* the occurrence it stands for: AT, unless
+                             moved off an excluded day to another one */
+    bool excluded;        /* on a day of its exclude calendars (or off
+                             its only ones): it does not fire */
+    sked_occ_mark mark;   /* how a DST change moved it */
     bool has_local;     /* false when the zone could not say (utoff 0) */
     int32_t utoff;      /* the zone's offset at AT, seconds east of UTC */
 } sked_preview_item;
@@ -300,7 +304,10 @@ SKED_API int sked_schedule_preview(const sked_schedule *s, const sked_tz *tz,
 
 /* sked_schedule_preview of the schedule NAME, in its zone by the
  * engine's zone database (a zone that no longer loads: UTC, as the
- * schedule is disabled anyway), after AFTER (SKED_TIME_NONE: now).
+ * schedule is disabled anyway), after AFTER (SKED_TIME_NONE: now), seen
+ * through its calendars: an occurrence on an excluded day is listed
+ * marked excluded, or where it moves to (its occurrence then differs).
+ * sked_schedule_preview knows no calendars: it lists the time spec's.
  * Also SKED_ENOTFOUND, and SKED_EINTERNAL when its stored cron expression
  * no longer parses. */
 SKED_API int sked_engine_schedule_preview(sked_engine *e, const char *name,
@@ -349,6 +356,9 @@ typedef struct sked_simulate_options {
 /* One decided occurrence. */
 typedef struct sked_sim_decision {
     sked_time occurrence;
+    sked_time scheduled_for; /* when it fires: the occurrence, or the
+                                business day it moved to off an excluded
+                                day (dropped: the occurrence) */
     sked_time at;         /* when the decision was made */
     bool fire;            /* fired (a run), else dropped */
     sked_miss_reason why; /* when dropped */

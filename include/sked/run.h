@@ -80,7 +80,11 @@ typedef struct sked_run_view {
     const char *error, *error_code; /* why it failed or was cancelled */
     int32_t attempts;               /* times it was claimed */
     const char *executor;           /* the node that runs or ran it */
-    sked_time scheduled_for, not_before, created_at, started_at, finished_at;
+    /* When it was due to start, and the occurrence of its schedule it was
+     * created for: the same instant, unless the occurrence fell on an
+     * excluded day and was moved (NONE for manual and API runs). */
+    sked_time scheduled_for, occurrence;
+    sked_time not_before, created_at, started_at, finished_at;
     sked_time updated_at, lease_until, cancel_requested_at;
     sked_time timeout_exceeded_at;
     /* Its attempts, oldest first, when they were read (one run read by

@@ -30,6 +30,8 @@
 #define SKED_RUN_KEY_MAX     200
 #define SKED_DESCRIPTION_MAX 1024
 #define SKED_CONTEXT_MAX     (64 << 10) /* bytes of JSON */
+/* Most calendars a schedule's exclude, or its only, names. */
+#define SKED_SCHEDULE_CALENDARS_MAX 16
 /* SPEC 3.3 and 3.2 ranges. */
 #define SKED_CATCHUP_MAX_DEFAULT    10
 #define SKED_CATCHUP_MAX_LIMIT      1000
@@ -60,6 +62,14 @@ typedef enum sked_overlap {
     SKED_OVERLAP_BUFFER_ALL = 3,
     SKED_OVERLAP_CANCEL_OTHER = 4,
 } sked_overlap;
+
+/* Where an occurrence on an excluded day goes (SPEC 12): dropped, or
+ * moved to the next or previous business day at its time of day. */
+typedef enum sked_on_excluded {
+    SKED_ON_EXCLUDED_SKIP = 0, /* the default */
+    SKED_ON_EXCLUDED_NEXT_BUSINESS_DAY = 1,
+    SKED_ON_EXCLUDED_PREVIOUS_BUSINESS_DAY = 2,
+} sked_on_excluded;
 
 typedef enum sked_schedule_status {
     SKED_SCHEDULE_ACTIVE = 0,
@@ -122,6 +132,7 @@ SKED_API int sked_schedule_validate(const sked_schedule *s, sked_tzdb *db,
  * "buffer_one", "paused", "code", "cron"); never NULL. */
 SKED_API const char *sked_catchup_name(sked_catchup c);
 SKED_API const char *sked_overlap_name(sked_overlap o);
+SKED_API const char *sked_on_excluded_name(sked_on_excluded o);
 SKED_API const char *sked_schedule_status_name(sked_schedule_status s);
 SKED_API const char *sked_source_name(sked_source s);
 SKED_API const char *sked_spec_kind_name(sked_spec_kind k);
@@ -132,6 +143,8 @@ SKED_API int sked_catchup_parse(const char *s, const char *field,
                                 sked_catchup *out, sked_error *err);
 SKED_API int sked_overlap_parse(const char *s, const char *field,
                                 sked_overlap *out, sked_error *err);
+SKED_API int sked_on_excluded_parse(const char *s, const char *field,
+                                    sked_on_excluded *out, sked_error *err);
 SKED_API int sked_schedule_status_parse(const char *s, const char *field,
                                         sked_schedule_status *out,
                                         sked_error *err);
@@ -152,7 +165,8 @@ typedef enum sked_miss_reason {
     SKED_MISS_CATCHUP_MAX = 2,    /* "catchup_max" */
     SKED_MISS_OUTSIDE_WINDOW = 3, /* "outside_window" */
     SKED_MISS_OVERLAP = 4,        /* "overlap" */
-    SKED_MISS__COUNT = 5,
+    SKED_MISS_EXCLUDED = 5,       /* "excluded": a day of its calendars */
+    SKED_MISS__COUNT = 6,
 } sked_miss_reason;
 
 /* What applying a set of schedules changed (SPEC 3.5): the counts, and

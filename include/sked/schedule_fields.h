@@ -92,6 +92,23 @@
       "                       skipped time's shift|skip and a repeated\n"      \
       "                       one's first|last|both (\"skip,both\")\n",        \
       "what a daylight saving change does: once, cadence, or GAP,FOLD")        \
+    X(exclude, CALS, char *, _, DEF, "exclude_cals", "exclude", "exclude",     \
+      "exclude", (0, SKED_SCHEDULE_CALENDARS_MAX, NULL), NULL,                 \
+      "  --exclude CAL,...    no occurrence on the days of these calendars\n", \
+      "calendars whose days have no occurrence (on_excluded says what "        \
+      "happens instead)")                                                      \
+    X(only, CALS, char *, _, DEF, "only_cals", "only", "only", "only",         \
+      (0, SKED_SCHEDULE_CALENDARS_MAX, NULL), NULL,                            \
+      "  --only CAL,...       occurrences only on the days of these calendars\n"\
+      , "calendars outside whose days there is no occurrence")                 \
+    X(on_excluded, ENUM, sked_on_excluded, on_excluded, DEF, "on_excluded",    \
+      "on_excluded", "on_excluded", "on-excluded", (0, 2, NULL),               \
+      SKED_ON_EXCLUDED_SKIP,                                                   \
+      "  --on-excluded P      skip (default), next_business_day or\n"          \
+      "                       previous_business_day: where an excluded\n"      \
+      "                       occurrence goes, at its time of day\n",          \
+      "what an excluded occurrence does: skip, or move to the next or "        \
+      "previous business day at its time of day")                              \
     X(context, CONTEXT, char *, _, DEF, "context", "context", "context",       \
       "context", (0, SKED_CONTEXT_MAX, NULL), "{}",                            \
       "  --context JSON       a JSON object handed to each run\n",             \

@@ -228,9 +228,18 @@ json_t *sked__answer_occurrences(const sked_preview *p)
         if (!it->has_local ||
             sked_time_format_offset(it->at, it->utoff, local, sizeof local) < 0)
             local[0] = '\0';
-        o = json_pack("{s:o, s:s?, s:s?}", "at", sked__json_instant(it->at),
-                      "local", local[0] ? local : NULL, "mark",
-                      sked_occ_mark_name(it->mark));
+        /* The calendars' part: excluded, or moved from its occurrence. */
+        o = json_pack("{s:o, s:s?, s:s?, s:s?, s:o?}", "at",
+                      sked__json_instant(it->at), "local",
+                      local[0] ? local : NULL, "mark",
+                      sked_occ_mark_name(it->mark), "calendar",
+                      it->excluded               ? "excluded"
+                      : it->occurrence != it->at ? "moved"
+                                                 : NULL,
+                      "occurrence",
+                      it->occurrence != it->at && !it->excluded
+                          ? sked__json_instant(it->occurrence)
+                          : NULL);
         if (json_array_append_new(arr, o) != 0) {
             json_decref(arr);
             arr = NULL;
@@ -245,9 +254,14 @@ json_t *sked__answer_sim_decision(const char *name, const sked_sim_decision *d)
 
     if (!d->fire || sked_run_id_of(name, d->occurrence, id, sizeof id) < 0)
         id[0] = '\0';
-    return json_pack("{s:o, s:s, s:s?, s:s?, s:o}", "occurrence",
-                     sked__json_instant(d->occurrence), "decision",
-                     d->fire ? "fire" : "drop", "reason",
+    /* scheduled_for only for a run moved off an excluded day. */
+    return json_pack("{s:o, s:o?, s:s, s:s?, s:s?, s:o}", "occurrence",
+                     sked__json_instant(d->occurrence), "scheduled_for",
+                     d->fire && d->scheduled_for != d->occurrence &&
+                             d->scheduled_for != 0
+                         ? sked__json_instant(d->scheduled_for)
+                         : NULL,
+                     "decision", d->fire ? "fire" : "drop", "reason",
                      d->fire ? NULL : sked_miss_reason_name(d->why), "run_id",
                      id[0] ? id : NULL, "at", sked__json_instant(d->at));
 }

@@ -609,7 +609,7 @@ struct backfill {
 static int backfill_next(const struct backfill *b, sked_time t, sked_time *out)
 {
     sked_time n = 0;
-    int rc = sked__schedule_next_fire(&b->s, b->tz, t, &n);
+    int rc = sked__schedule_next_fire(&b->s, b->tz, NULL, t, &n);
 
     if (rc == 0 && n >= b->end)
         rc = SKED_ENOTFOUND;

@@ -41,7 +41,7 @@ static int walk(const sked_schedule *s, const sked_tz *tz, sked_time start,
     sked_time t = start, next = 0;
     int rc;
 
-    while ((rc = sked__schedule_next_fire(s, tz, t, &next)) == 0 &&
+    while ((rc = sked__schedule_next_fire(s, tz, NULL, t, &next)) == 0 &&
            next < end) {
         if (++p->total > SKED_BACKFILL_MAX)
             return sked__error_set(err, SKED_ERANGE, "end", -1,

@@ -4,6 +4,7 @@
  * (sched/simulate.h) with its records in the public shape. */
 #include "base/alloc.h"
 #include "engine/engine_int.h"
+#include "model/calbook.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,7 @@ static int down_copy(const sked_simulate_options *o, sked_sim_down **out,
 static sked_sim_decision decision_of(const sked_sim_record *x)
 {
     return (sked_sim_decision){.occurrence = x->occurrence,
+                               .scheduled_for = x->scheduled_for,
                                .at = x->at,
                                .fire = x->fire != 0,
                                .why = x->why,
@@ -115,9 +117,11 @@ static sked_sim_decision decision_of(const sked_sim_record *x)
                                .cancel_active = x->cancel_active != 0};
 }
 
-int sked_schedule_simulate(const sked_schedule *s, const sked_tz *tz,
-                           const sked_simulate_options *o, sked_simulation *out,
-                           sked_error *err)
+/* sked_schedule_simulate seen through the calendars DAYS (NULL: none). */
+static int simulate_with(const sked_schedule *s, const sked_tz *tz,
+                         const sked__occ_days *days,
+                         const sked_simulate_options *o, sked_simulation *out,
+                         sked_error *err)
 {
     sked_sim_down *down = NULL;
     sked_sim_out r = {0};
@@ -130,6 +134,7 @@ int sked_schedule_simulate(const sked_schedule *s, const sked_tz *tz,
         return rc;
     sked_sim_in in = {.s = s,
                       .tz = tz,
+                      .days = days,
                       .from = o->from,
                       .to = o->to,
                       .down = down,
@@ -149,6 +154,13 @@ int sked_schedule_simulate(const sked_schedule *s, const sked_tz *tz,
     return d ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
 }
 
+int sked_schedule_simulate(const sked_schedule *s, const sked_tz *tz,
+                           const sked_simulate_options *o, sked_simulation *out,
+                           sked_error *err)
+{
+    return simulate_with(s, tz, NULL, o, out, err);
+}
+
 /* Say that the zone NAME of a schedule no longer loads (RC; ERR holds
  * the zone database's reason). */
 static void zone_fail(const char *name, int rc, sked_error *err)
@@ -166,6 +178,8 @@ int sked_engine_schedule_simulate(sked_engine *e, const char *name,
                                   sked_simulation *out, sked_error *err)
 {
     const sked_tz *tz = sked_tz_utc();
+    sked__calbook *book = NULL;
+    sked__occ_days days;
     sked_schedule s;
     int rc;
 
@@ -175,8 +189,9 @@ int sked_engine_schedule_simulate(sked_engine *e, const char *name,
         return rc;
     if (s.timezone && (rc = sked_tzdb_get(e->tzdb, s.timezone, &tz, err)) < 0)
         zone_fail(s.timezone, rc, err);
-    else
-        rc = sked_schedule_simulate(&s, tz, o, out, err);
+    else if ((rc = sked__store_days_read(e->store, &s, &book, &days, err)) == 0)
+        rc = simulate_with(&s, tz, book ? &days : NULL, o, out, err);
+    sked__calbook_release(book);
     sked_schedule_done(&s);
     return rc;
 }

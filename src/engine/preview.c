@@ -9,6 +9,7 @@
  * a preview never promises what the scheduler would not do. */
 #include "base/alloc.h"
 #include "engine/engine_int.h"
+#include "model/calbook.h"
 #include "model/schedule_occ.h"
 
 #include <stdio.h>
@@ -44,19 +45,31 @@ static size_t runs_left(const sked_schedule *s, size_t max)
     return left <= 0 ? 0 : (uint64_t) left < max ? (size_t) left : max;
 }
 
-/* The occurrence of O after AFTER, within S's bounds, into *out with its
- * DST mark. Returns false when none. */
+/* The slot of O after AFTER, within S's bounds, into *out with its DST
+ * mark. Returns false when none. */
 static bool next_item(const sked_schedule *s, const sked__occ_spec *o,
                       sked_time after, sked_preview_item *out)
 {
+    sked__occ_slot x;
     sked_occurrence c;
     sked_tz_info info;
 
     *out = (sked_preview_item){.mark = SKED_OCC_NORMAL};
     if (s->start_at != SKED_TIME_NONE && s->start_at - 1 > after)
         after = s->start_at - 1;
-    if (sked__occ_next(o, after, &c) != 0 ||
-        (s->end_at != SKED_TIME_NONE && c.at > s->end_at))
+    /* Without calendars the marks come from the occurrence itself. */
+    if (o->days) {
+        if (sked__occ_slot_next(o, after, &x) != 0)
+            return false;
+        c = (sked_occurrence){x.at, x.mark};
+        out->occurrence = x.occurrence;
+        out->excluded = x.kind == SKED__SLOT_EXCLUDED;
+    } else if (sked__occ_next(o, after, &c) == 0) {
+        out->occurrence = c.at;
+    } else {
+        return false;
+    }
+    if (s->end_at != SKED_TIME_NONE && c.at > s->end_at)
         return false;
     out->at = c.at;
     out->mark = c.mark;
@@ -67,13 +80,15 @@ static bool next_item(const sked_schedule *s, const sked__occ_spec *o,
     return true;
 }
 
-int sked_schedule_preview(const sked_schedule *s, const sked_tz *tz,
-                          sked_time after, size_t max, sked_preview *out,
-                          sked_error *err)
+/* sked_schedule_preview seen through DAYS (NULL: none). Excluded slots
+ * are listed but do not count against max_runs. */
+static int preview_with(const sked_schedule *s, const sked_tz *tz,
+                        const sked__occ_days *days, sked_time after, size_t max,
+                        sked_preview *out, sked_error *err)
 {
     sked_preview p = {NULL, 0};
     sked__occ_spec o;
-    size_t left;
+    size_t left, fires = 0;
     int rc;
 
     if (!s || !out)
@@ -82,21 +97,31 @@ int sked_schedule_preview(const sked_schedule *s, const sked_tz *tz,
     if (max < 1 || max > SKED_PREVIEW_MAX)
         return sked__error_set(err, SKED_EINVAL, "n", -1, "must be 1 to %d",
                                SKED_PREVIEW_MAX);
-    if ((rc = sked__occ_spec_init(&o, s, tz, NULL, after, err)) < 0)
+    if ((rc = sked__occ_spec_init(&o, s, tz, NULL, days, after, err)) < 0)
         return err && err->code ? rc
                                 : sked__error_set(err, rc, NULL, -1,
                                                   "the time spec does not "
                                                   "load");
     left = runs_left(s, max);
-    if (!(p.items = sked__calloc(left ? left : 1, sizeof *p.items))) {
+    if (!(p.items = sked__calloc(max, sizeof *p.items))) {
         sked__occ_spec_done(&o);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
-    while (p.n < left && next_item(s, &o, after, &p.items[p.n]))
+    while (p.n < max && fires < left &&
+           next_item(s, &o, after, &p.items[p.n])) {
+        fires += !p.items[p.n].excluded;
         after = p.items[p.n++].at;
+    }
     sked__occ_spec_done(&o);
     *out = p;
     return 0;
+}
+
+int sked_schedule_preview(const sked_schedule *s, const sked_tz *tz,
+                          sked_time after, size_t max, sked_preview *out,
+                          sked_error *err)
+{
+    return preview_with(s, tz, NULL, after, max, out, err);
 }
 
 int sked_engine_schedule_preview(sked_engine *e, const char *name,
@@ -104,6 +129,8 @@ int sked_engine_schedule_preview(sked_engine *e, const char *name,
                                  sked_error *err)
 {
     const sked_tz *tz = sked_tz_utc();
+    sked__calbook *book = NULL;
+    sked__occ_days days;
     sked_schedule s;
     int rc;
 
@@ -120,7 +147,14 @@ int sked_engine_schedule_preview(sked_engine *e, const char *name,
         tz = sked_tz_utc();
     if (after == SKED_TIME_NONE)
         after = sked__clock_now(e->clock);
-    rc = sked_schedule_preview(&s, tz, after, max, out, err);
+    rc = sked__store_days_read(e->store, &s, &book, &days, err);
+    if (rc == 0) {
+        rc = preview_with(&s, tz, book ? &days : NULL, after, max, out, err);
+        sked__calbook_release(book);
+    } else if (rc != SKED_ENOMEM) {
+        sked_schedule_done(&s);
+        return rc; /* a calendar gone: said as it is */
+    }
     sked_schedule_done(&s);
     /* Every stored expression was checked when written: one that does
      * not parse now is the engine's fault, not the caller's. */

@@ -130,6 +130,58 @@ static int sch_context(parser *p, struct fy_node *v, void *obj)
     return 0;
 }
 
+/* Read a calendar list, a name or a sequence of names, into *out as
+ * "a,b" (the member's form); an item that is no name is refused at it. */
+static int cals_value(parser *p, struct fy_node *v, char **out)
+{
+    struct fy_node *item;
+    void *it = NULL;
+    const char *why;
+    char *name, *list = NULL;
+    size_t len = 0;
+    int rc;
+
+    if (sked__wf_is_null(v)) {
+        free(*out);
+        *out = NULL;
+        return 0;
+    }
+    if (!fy_node_is_sequence(v)) {
+        if ((rc = sked__wf_scalar_text(p, v, "a calendar name", &name)) < 0)
+            return rc;
+        if ((why = sked__wf_name_problem(name)))
+            return sked__wf_fail(p, v, "%s", why);
+        if (!(list = sked__strdup(name)))
+            return sked__wf_fail_nomem(p);
+        free(*out);
+        *out = list;
+        return 0;
+    }
+    while ((item = fy_node_sequence_iterate(v, &it)) != NULL) {
+        char *grown;
+
+        if ((rc = sked__wf_scalar_text(p, item, "a calendar name", &name)) < 0)
+            break;
+        if ((why = sked__wf_name_problem(name))) {
+            rc = sked__wf_fail(p, item, "%s", why);
+            break;
+        }
+        if (!(grown = sked__realloc(list, len + strlen(name) + 2))) {
+            rc = sked__wf_fail_nomem(p);
+            break;
+        }
+        list = grown;
+        len += (size_t) sprintf(list + len, "%s%s", len ? "," : "", name);
+    }
+    if (item) {
+        free(list);
+        return rc;
+    }
+    free(*out);
+    *out = list;
+    return 0;
+}
+
 /* Read the name V of the enumeration E into *out, reporting the message
  * about the field NAME (the names allowed). */
 static int enum_value(parser *p, struct fy_node *v, const char *name,
@@ -206,6 +258,11 @@ static int flag_value(parser *p, struct fy_node *v, int32_t *out)
 #define YFN_I32(m, e)
 #define YFN_I64(m, e)
 #define YFN_CONTEXT(m, e)
+#define YFN_CALS(m, e)                                                         \
+    static int key_##m(parser *p, struct fy_node *v, void *obj)                \
+    {                                                                          \
+        return cals_value(p, v, &OBJ(m));                                      \
+    }
 #define YFN_PAUSED(m, e)
 #define YFN_WORDS(m, e)
 #define YFN(member, kind, ctype, en, role, ...)                                \
@@ -227,6 +284,7 @@ SKED_SCHEDULE_FIELDS(YFN)
 #define YKEY_BOOL(m, k)    KEY_FN(k, key_##m),
 #define YKEY_ENUM(m, k)    KEY_FN(k, key_##m),
 #define YKEY_CONTEXT(m, k) KEY_FN(k, sch_context),
+#define YKEY_CALS(m, k)    KEY_FN(k, key_##m),
 #define YKEY_PAUSED(m, k)  KEY_FN(k, sch_paused),
 #define YKEY_WORDS(m, k)   /* shown only */
 #define YKEY(member, kind, ctype, en, role, sql, json, yaml, ...)              \

@@ -287,6 +287,13 @@ int sked_calendar_validate(const sked_calendar *c, sked_error *err)
     return rc;
 }
 
+void sked__calendars_free(sked_calendar *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        sked_calendar_done(&v[i]);
+    free(v);
+}
+
 /* ---- building a day set ------------------------------------------------ */
 
 typedef struct lookup_ctx {

@@ -14,6 +14,9 @@
 void sked__strlist_done(sked_strlist *l);
 int sked__strlist_add(sked_strlist *l, const char *s);
 
+/* Free the N calendars V and V itself; NULL does nothing. */
+void sked__calendars_free(sked_calendar *v, size_t n);
+
 /* The short name of weekday WD (0 = "sun"). */
 const char *sked__weekday_short(int wd);
 

@@ -35,6 +35,7 @@ typedef struct sked_run {
     int32_t priority;
     int32_t attempts; /* times it was claimed */
     sked_time scheduled_for, not_before, lease_until;
+    sked_time occurrence; /* the schedule's occurrence; NONE: none */
     sked_time created_at, started_at, finished_at, updated_at;
     sked_time cancel_requested_at; /* NONE: no cancel asked */
     sked_time timeout_exceeded_at; /* NONE: the soft timeout not reached */

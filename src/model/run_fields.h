@@ -40,6 +40,7 @@
     X(attempts, I32, "attempts", "attempts")                                   \
     X(executor, TEXT, "executor", "executor")                                  \
     X(scheduled_for, TIME, "scheduled_for", "scheduled_for")                   \
+    X(occurrence, TIME, "occurrence_at", "occurrence")                         \
     X(not_before, TIME, "not_before", "not_before")                            \
     X(created_at, TIME, "created_at", "created_at")                            \
     X(started_at, TIME, "started_at", "started_at")                            \

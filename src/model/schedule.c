@@ -37,6 +37,7 @@
 #define CLASS_CRON(str, num)    str
 #define CLASS_RRULE(str, num)   str
 #define CLASS_CONTEXT(str, num) str
+#define CLASS_CALS(str, num)    str
 #define CLASS_EVERY(str, num)   num
 #define CLASS_AT(str, num)      num
 #define CLASS_INSTANT(str, num) num
@@ -137,6 +138,8 @@ static const char *name_of(const sked__enum *e, int v)
 
 ENUM_API(sked_catchup, sked_catchup_name, sked_catchup_parse, catchup)
 ENUM_API(sked_overlap, sked_overlap_name, sked_overlap_parse, overlap)
+ENUM_API(sked_on_excluded, sked_on_excluded_name, sked_on_excluded_parse,
+         on_excluded)
 ENUM_API(sked_schedule_status, sked_schedule_status_name,
          sked_schedule_status_parse, status)
 ENUM_API(sked_source, sked_source_name, sked_source_parse, source)
@@ -414,6 +417,63 @@ int sked__schedule_context_check(const char *ctx, const char *field,
     return 0;
 }
 
+size_t sked__schedule_cal_at(const char *list, size_t i, char *buf, size_t size)
+{
+    size_t len;
+
+    for (; list && *list && i > 0; i--) {
+        list = strchr(list, ',');
+        list = list ? list + 1 : NULL;
+    }
+    if (!list || !*list || size == 0)
+        return 0;
+    len = strcspn(list, ",");
+    if (len >= size)
+        len = size - 1;
+    memcpy(buf, list, len);
+    buf[len] = '\0';
+    return len;
+}
+
+int sked__schedule_cals_check(const char *list, const char *field, size_t max,
+                              sked_error *err)
+{
+    char name[SKED_ERROR_FIELD_MAX];
+    size_t i = 0;
+
+    for (const char *p = list; p && *p; i++) {
+        size_t len = strcspn(p, ",");
+        char one[SKED_NAME_MAX + 2];
+        const char *q;
+        int rc;
+
+        (void) snprintf(name, sizeof name, "%s[%zu]", field, i);
+        if (i >= max)
+            return sked__error_set(err, SKED_EINVAL, field, p - list,
+                                   "more than %zu calendars", max);
+        if (len > SKED_NAME_MAX)
+            return sked__error_set(err, SKED_EINVAL, name, p - list,
+                                   "longer than %d characters", SKED_NAME_MAX);
+        memcpy(one, p, len);
+        one[len] = '\0';
+        if ((rc = sked__schedule_name_check(one, name, err)) != 0) {
+            if (err)
+                err->pos = (int) (p - list) + (err->pos > 0 ? err->pos : 0);
+            return rc;
+        }
+        /* A name twice is a mistake the list would otherwise hide. */
+        for (q = list; q < p; q += strcspn(q, ",") + 1)
+            if (strcspn(q, ",") == len && memcmp(q, p, len) == 0)
+                return sked__error_set(err, SKED_EINVAL, name, p - list,
+                                       "\"%s\" is named twice", one);
+        p += len;
+        if (*p == ',' && *++p == '\0')
+            return sked__error_set(err, SKED_EINVAL, field, p - list,
+                                   "ends with a comma");
+    }
+    return 0;
+}
+
 /* Write "must be A, B or C" for the names of E into ERR, naming FIELD. */
 static int enum_range(const sked__enum *e, const char *field, sked_error *err)
 {
@@ -469,6 +529,9 @@ static int check_field(const sked_schedule *s, const sked__sfield *f,
         return 0;
     case SKED__SK_CONTEXT:
         return sked__schedule_context_check(*(char *const *) p, f->field, err);
+    case SKED__SK_CALS:
+        return sked__schedule_cals_check(*(char *const *) p, f->field,
+                                         (size_t) f->hi, err);
     case SKED__SK_INSTANT:
         if (*(const sked_time *) p != SKED_TIME_NONE &&
             !instant_ok(*(const sked_time *) p))
@@ -529,6 +592,10 @@ int sked_schedule_validate(const sked_schedule *s, sked_tzdb *db,
         s->end_at != SKED_TIME_NONE && s->start_at >= s->end_at)
         rc = sked__error_set(err, SKED_EINVAL, "end_at", -1,
                              "must be after start_at");
+    if (rc == 0 && s->on_excluded != SKED_ON_EXCLUDED_SKIP &&
+        !(s->exclude && *s->exclude) && !(s->only && *s->only))
+        rc = sked__error_set(err, SKED_EINVAL, "on_excluded", -1,
+                             "needs exclude or only: no day is excluded");
     if (rc == 0)
         rc = check_timezone(s->timezone, db, err);
     return rc;

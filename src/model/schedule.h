@@ -37,4 +37,16 @@ int sked__schedule_past_check(const sked_schedule *s, const sked_schedule *old,
 int sked__schedule_context_check(const char *ctx, const char *field,
                                  sked_error *err);
 
+/* Check the calendar list LIST (NULL or "": none), names joined by ",":
+ * at most MAX names, each a name (sked__schedule_name_check), none twice.
+ * Returns 0 or SKED_EINVAL with err->field "FIELD[i]" for the i-th name
+ * and err->pos its byte in LIST. */
+int sked__schedule_cals_check(const char *list, const char *field, size_t max,
+                              sked_error *err);
+
+/* Copy the I-th name of the list LIST into BUF (SIZE > SKED_NAME_MAX) and
+ * return its length, or 0 when LIST has no I-th name. */
+size_t sked__schedule_cal_at(const char *list, size_t i, char *buf,
+                             size_t size);
+
 #endif

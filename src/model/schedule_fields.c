@@ -25,6 +25,8 @@ static const char *const dst_spellings[] = {
 static const char *const catchup_names[] = {"latest", "skip", "all"};
 static const char *const overlap_names[] = {"allow", "skip", "buffer_one",
                                             "buffer_all", "cancel_other"};
+static const char *const on_excluded_names[] = {"skip", "next_business_day",
+                                                "previous_business_day"};
 static const char *const status_names[] = {"active", "paused", "disabled",
                                            "done"};
 static const char *const source_names[] = {"api", "code"};
@@ -35,6 +37,7 @@ static const char *const source_names[] = {"api", "code"};
 ENUM_OF(kind, kind_names);
 ENUM_OF(catchup, catchup_names);
 ENUM_OF(overlap, overlap_names);
+ENUM_OF(on_excluded, on_excluded_names);
 ENUM_OF(status, status_names);
 ENUM_OF(source, source_names);
 
@@ -62,6 +65,7 @@ _Static_assert(sizeof(sked_spec_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(sked_dst) == sizeof(int), "enum size");
 _Static_assert(sizeof(sked_catchup) == sizeof(int), "enum size");
 _Static_assert(sizeof(sked_overlap) == sizeof(int), "enum size");
+_Static_assert(sizeof(sked_on_excluded) == sizeof(int), "enum size");
 _Static_assert(sizeof(sked_schedule_status) == sizeof(int), "enum size");
 _Static_assert(sizeof(sked_source) == sizeof(int), "enum size");
 
@@ -82,6 +86,7 @@ _Static_assert(sizeof(sked_source) == sizeof(int), "enum size");
 #define NUM_CRON(d)    0
 #define NUM_RRULE(d)   0
 #define NUM_CONTEXT(d) 0
+#define NUM_CALS(d)    0
 #define NUM_EVERY(d)   (d)
 #define NUM_AT(d)      (d)
 #define NUM_INSTANT(d) (d)
@@ -97,6 +102,7 @@ _Static_assert(sizeof(sked_source) == sizeof(int), "enum size");
 #define TXT_CRON(d)    (d)
 #define TXT_RRULE(d)   (d)
 #define TXT_CONTEXT(d) (d)
+#define TXT_CALS(d)    (d)
 #define TXT_EVERY(d)   NULL
 #define TXT_AT(d)      NULL
 #define TXT_INSTANT(d) NULL
@@ -114,6 +120,7 @@ _Static_assert(sizeof(sked_source) == sizeof(int), "enum size");
 #define EN_CRON        EN_OTHER
 #define EN_RRULE       EN_OTHER
 #define EN_CONTEXT     EN_OTHER
+#define EN_CALS        EN_OTHER
 #define EN_EVERY       EN_OTHER
 #define EN_AT          EN_OTHER
 #define EN_INSTANT     EN_OTHER
@@ -154,6 +161,7 @@ bool sked__sf_stored_int(const sked__sfield *f)
     case SKED__SK_CRON:
     case SKED__SK_RRULE:
     case SKED__SK_CONTEXT:
+    case SKED__SK_CALS:
     case SKED__SK_ENUM:
         return false;
     default:
@@ -182,6 +190,7 @@ sked__sval sked__sf_store_get(const sked_schedule *s, const sked__sfield *f)
     case SKED__SK_NAME:
     case SKED__SK_STR:
     case SKED__SK_CONTEXT:
+    case SKED__SK_CALS:
         return sv_text(*(char *const *) p ? *(char *const *) p : f->sdef);
     case SKED__SK_CRON:
         return sv_text(s->kind == SKED_SPEC_CRON ? s->cron : NULL);
@@ -230,6 +239,7 @@ int sked__sf_store_set(sked_schedule *s, const sked__sfield *f,
     case SKED__SK_CRON:
     case SKED__SK_RRULE:
     case SKED__SK_CONTEXT:
+    case SKED__SK_CALS:
         return set_text(p, v->type == SKED__SV_TEXT ? v->s : NULL);
     case SKED__SK_ENUM:
         return v->type == SKED__SV_TEXT &&

@@ -18,8 +18,8 @@
 #include "base/error.h"
 #include "base/json_io.h"
 #include "base/json_text.h"
-#include "sked/cron.h"
 #include "base/clock.h"
+#include "model/schedule.h"
 #include "model/schedule_fields.h"
 #include "model/schedule_occ.h"
 
@@ -42,6 +42,21 @@ static bool is_shown_only(const field *f)
 }
 
 /* ---- writing ---------------------------------------------------------- */
+
+/* The calendar list LIST ("a,b"; NULL: none) as an array of names. */
+static json_t *cals_json(const char *list)
+{
+    char name[SKED_NAME_MAX + 1];
+    json_t *a = json_array();
+
+    for (size_t i = 0;
+         a && sked__schedule_cal_at(list, i, name, sizeof name) > 0; i++)
+        if (json_array_append_new(a, json_string(name)) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
 
 json_t *sked__json_instant(sked_time t)
 {
@@ -121,8 +136,10 @@ static json_t *field_json(const sked_schedule *s, const field *f,
     case SKED__SK_PAUSED:
         return json_boolean(s->status == SKED_SCHEDULE_PAUSED);
     case SKED__SK_WORDS:
-        return strcmp(f->field, "rrule_words") == 0 ? rrule_words(s)
-                                                    : cron_words(s);
+        return f == &sked__sfields[SKED__SF_rrule_words] ? rrule_words(s)
+                                                         : cron_words(s);
+    case SKED__SK_CALS:
+        return cals_json(*CAT(s, f, char *));
     case SKED__SK_CONTEXT: {
         json_t *v =
             s->context ? json_loads(s->context, 0, NULL) : json_object();
@@ -337,6 +354,47 @@ static int read_every(const char *key, const json_t *v, sked_schedule *s,
     return 0;
 }
 
+/* Read the array of calendar names V (null: none) into *out, joined by
+ * ","; an entry that is not a name is refused as "KEY[i]". */
+static int read_cals(const char *key, const json_t *v, char **out,
+                     sked_error *err)
+{
+    char name[SKED_ERROR_FIELD_MAX];
+    size_t i, len = 0;
+    json_t *x;
+    char *list;
+
+    if (json_is_null(v)) {
+        free(*out);
+        *out = NULL;
+        return 0;
+    }
+    if (!json_is_array(v))
+        return type_error(key, "an array of calendar names", err);
+    json_array_foreach(v, i, x)
+    {
+        (void) snprintf(name, sizeof name, "%s[%zu]", key, i);
+        if (!json_is_string(x))
+            return type_error(name, "a calendar name", err);
+        if (sked__schedule_name_check(json_string_value(x), name, err) != 0)
+            return SKED_EINVAL;
+        len += json_string_length(x) + 1;
+    }
+    if (!(list = sked__malloc(len + 1)))
+        return sked__error_set(err, SKED_ENOMEM, key, -1, NULL);
+    len = 0;
+    json_array_foreach(v, i, x)
+    {
+        len += (size_t) sprintf(list + len, "%s%s", i ? "," : "",
+                                json_string_value(x));
+    }
+    free(*out);
+    *out = len > 0 ? list : NULL;
+    if (len == 0)
+        free(list);
+    return 0;
+}
+
 /* Read the enum name V into the field F of S. */
 static int read_enum(const field *f, const json_t *v, sked_schedule *s,
                      sked_error *err)
@@ -433,6 +491,8 @@ static int read_field(const field *f, const char *key, const json_t *v,
         return read_bool(f, v, s, err);
     case SKED__SK_CONTEXT:
         return read_context(key, v, AT(s, f, char *), err);
+    case SKED__SK_CALS:
+        return read_cals(key, v, AT(s, f, char *), err);
     case SKED__SK_ENUM:
         return read_enum(f, v, s, err);
     case SKED__SK_WORDS: /* shown only: an answer's words are left */
@@ -585,6 +645,8 @@ static json_t *schema_type(const field *f)
         return json_string("boolean");
     case SKED__SK_CONTEXT:
         return json_string("object");
+    case SKED__SK_CALS:
+        return json_string("array");
     case SKED__SK_ENUM:
         return json_string("string");
     }
@@ -650,6 +712,12 @@ static int schema_bounds(const field *f, json_t *p)
     }
     if ((f->kind == SKED__SK_STR || f->kind == SKED__SK_NAME) && f->hi > 0)
         rc |= json_object_set_new(p, "maxLength", json_integer(f->hi));
+    if (f->kind == SKED__SK_CALS) {
+        rc |= json_object_set_new(p, "items",
+                                  json_pack("{s:s, s:i}", "type", "string",
+                                            "maxLength", SKED_NAME_MAX));
+        rc |= json_object_set_new(p, "maxItems", json_integer(f->hi));
+    }
     if (ranged(f)) {
         rc |= json_object_set_new(p, "minimum", json_integer(f->lo / unit));
         rc |= json_object_set_new(p, "maximum", json_integer(f->hi / unit));

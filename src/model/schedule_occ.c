@@ -144,12 +144,14 @@ static int64_t wall_of(const sked_tz *tz, sked_time t)
 
 int sked__occ_spec_init(sked__occ_spec *o, const sked_schedule *s,
                         const sked_tz *tz, const sked_cron *parsed,
-                        sked_time now, sked_error *err)
+                        const sked__occ_days *days, sked_time now,
+                        sked_error *err)
 {
     sked_time start;
 
     memset(o, 0, sizeof *o);
     o->s = s;
+    o->days = days;
     o->tz = tz ? tz : sked_tz_utc();
     o->until = SKED_TIME_NONE;
     switch (s->kind) {
@@ -292,7 +294,7 @@ int sked__occ_rrule_words(const sked_schedule *s, sked_time now, char *buf,
     if (s->timezone && strcmp(s->timezone, "UTC") != 0 &&
         (!zones || sked_tzdb_get(zones, s->timezone, &tz, NULL) != 0))
         return SKED_EINVAL;
-    if (sked__occ_spec_init(&o, s, tz, NULL, now, NULL) != 0)
+    if (sked__occ_spec_init(&o, s, tz, NULL, NULL, now, NULL) != 0)
         return SKED_EINVAL;
     int rc = sked__rrule_explain(o.rrule, buf, size);
     sked__occ_spec_done(&o);

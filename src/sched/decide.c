@@ -32,17 +32,18 @@ static int make_run(const sked_schedule *s, const sked_fire *f,
 
     if (n < 0)
         return n;
-    *r = (sked_run_new){.id = sked__strdup(id),
-                        .workflow = s->workflow,
-                        .schedule = s->name,
-                        .trigger = f->trigger,
-                        .scheduled_for = f->occurrence,
-                        .queue = s->queue,
-                        .priority = s->priority,
-                        .not_before =
-                            f->occurrence + sked__policy_jitter(id, s->jitter),
-                        .context = s->context,
-                        .buffered = f->buffered};
+    *r =
+        (sked_run_new){.id = sked__strdup(id),
+                       .workflow = s->workflow,
+                       .schedule = s->name,
+                       .trigger = f->trigger,
+                       .scheduled_for = f->at,
+                       .occurrence = f->occurrence,
+                       .queue = s->queue,
+                       .priority = s->priority,
+                       .not_before = f->at + sked__policy_jitter(id, s->jitter),
+                       .context = s->context,
+                       .buffered = f->buffered};
     if (!r->id)
         return SKED_ENOMEM;
     /* SPEC 3.4: overlap skip holds the key; the others run one at a time
@@ -88,7 +89,8 @@ static int take_plan(const sked_schedule *s, const sked_policy_out *p,
 }
 
 int sked__decide(sked_tzdb *tzdb, sked_time now, sked_dur tick,
-                 const sked_schedule *s, int64_t active, sked_firing *out)
+                 const sked_schedule *s, const sked__occ_days *days,
+                 int64_t active, sked_firing *out)
 {
     const sked_tz *tz = NULL;
     sked_policy_out p;
@@ -109,7 +111,8 @@ int sked__decide(sked_tzdb *tzdb, sked_time now, sked_dur tick,
                           .active_runs =
                               active > 1000000 ? 1000000 : (int) active,
                           .buffered_runs = active > 1 ? (int) active - 1 : 0,
-                          .cron = s->kind == SKED_SPEC_CRON ? &c : NULL},
+                          .cron = s->kind == SKED_SPEC_CRON ? &c : NULL,
+                          .days = days},
         &p);
     if (rc == SKED_EINVAL)
         return disable(s, "the time spec no longer loads", out);

@@ -19,6 +19,7 @@
  * (borrowed). Returns 0, or a negative SKED_E... code; OUT then holds
  * what was built so far, which the store frees either way. */
 int sked__decide(sked_tzdb *tzdb, sked_time now, sked_dur tick,
-                 const sked_schedule *s, int64_t active, sked_firing *out);
+                 const sked_schedule *s, const sked__occ_days *days,
+                 int64_t active, sked_firing *out);
 
 #endif

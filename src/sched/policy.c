@@ -37,8 +37,11 @@
 /* Returned inside this file when the visit budget ran out. */
 #define PARTIAL 1
 
-static const char *const reason_names[SKED_MISS__COUNT] = {
-    "catchup_skip", "superseded", "catchup_max", "outside_window", "overlap"};
+static const char *const reason_names[] = {"catchup_skip", "superseded",
+                                           "catchup_max",  "outside_window",
+                                           "overlap",      "excluded"};
+_Static_assert(sizeof reason_names / sizeof reason_names[0] == SKED_MISS__COUNT,
+               "a name for each sked_miss_reason");
 
 const char *sked__miss_reason_name(sked_miss_reason r)
 {
@@ -98,7 +101,8 @@ static int bit_high(uint64_t v)
 }
 
 static int src_init(occ_src *q, const sked_schedule *s, const sked_tz *tz,
-                    const sked_cron *parsed, sked_time now)
+                    const sked_cron *parsed, const sked__occ_days *days,
+                    sked_time now)
 {
     const sked_cron *c;
     int rc;
@@ -109,7 +113,9 @@ static int src_init(occ_src *q, const sked_schedule *s, const sked_tz *tz,
     q->lo = s->start_at == SKED_TIME_NONE ? SKED_TIME_MIN : s->start_at;
     q->hi = s->end_at == SKED_TIME_NONE ? SKED_TIME_MAX : s->end_at;
     q->visits = SKED_POLICY_VISITS_MAX;
-    if ((rc = sked__occ_spec_init(&q->occ, s, q->tz, parsed, now, NULL)))
+    if (days && !days->exclude && !days->only)
+        days = NULL;
+    if ((rc = sked__occ_spec_init(&q->occ, s, q->tz, parsed, days, now, NULL)))
         return rc;
     if (s->kind != SKED_SPEC_CRON)
         return 0;
@@ -155,10 +161,17 @@ static int64_t every_k_before(const sked_schedule *s, sked_time before)
     return k;
 }
 
-/* Store in *out the first occurrence after AFTER within the bounds.
- * Returns 0, SKED_ENOTFOUND, SKED_EINVAL. */
-static int src_next(const occ_src *q, sked_time after, sked_time *out)
+/* The slot of the occurrence T of a spec without calendars. */
+static sked__occ_slot plain(sked_time t)
 {
+    return (sked__occ_slot){t, t, SKED__SLOT_FIRE, SKED_OCC_NORMAL};
+}
+
+/* Store in *out the first slot after AFTER within the bounds. Returns 0,
+ * SKED_ENOTFOUND, SKED_EINVAL. */
+static int src_next(const occ_src *q, sked_time after, sked__occ_slot *out)
+{
+    sked__occ_slot x;
     sked_time t;
     int64_t k;
     int rc = 0;
@@ -167,44 +180,53 @@ static int src_next(const occ_src *q, sked_time after, sked_time *out)
         after = q->lo - 1;
     /* Cron and plain intervals stay on their fast paths, which need no
      * DST mark. */
-    if (q->s->kind == SKED_SPEC_CRON) {
+    if (q->occ.days) {
+        rc = sked__occ_slot_next(&q->occ, after, &x);
+    } else if (q->s->kind == SKED_SPEC_CRON) {
         rc = sked_cron_next(&q->occ.cron, q->tz, q->s->dst, after, &t);
+        x = plain(t);
     } else if (arithmetic(q)) {
         k = every_k_after(q->s, after);
         rc = k < 0 ? SKED_ENOTFOUND : 0;
-        t = k < 0 ? 0 : q->s->anchor + k * q->s->every;
+        x = plain(k < 0 ? 0 : q->s->anchor + k * q->s->every);
     } else {
         sked_occurrence occ;
         rc = sked__occ_next(&q->occ, after, &occ);
-        t = occ.at;
+        x = plain(occ.at);
     }
-    if (rc == 0 && t > q->hi)
+    if (rc == 0 && x.at > q->hi)
         rc = SKED_ENOTFOUND;
     if (rc == 0)
-        *out = t;
+        *out = x;
     return rc;
 }
 
-/* Store in *out the last occurrence before BEFORE within the bounds. */
-static int src_prev(const occ_src *q, sked_time before, sked_time *out)
+/* Store in *out the last slot before BEFORE within the bounds. */
+static int src_prev(const occ_src *q, sked_time before, sked__occ_slot *out)
 {
-    sked_time t;
+    sked__occ_slot x;
+    sked_time t = 0;
     int64_t k;
     int rc = 0;
 
     if (before > q->hi + 1 && q->hi < SKED_TIME_MAX)
         before = q->hi + 1;
-    if (arithmetic(q)) {
+    if (q->occ.days) {
+        rc = sked__occ_slot_prev(&q->occ, before, &x);
+        t = rc == 0 ? x.at : 0;
+    } else if (arithmetic(q)) {
         k = every_k_before(q->s, before);
         rc = k == 0 ? SKED_ENOTFOUND : 0;
         t = q->s->anchor + k * q->s->every;
+        x = plain(t);
     } else {
         rc = sked__occ_prev(&q->occ, before, &t);
+        x = plain(t);
     }
     if (rc == 0 && t < q->lo)
         rc = SKED_ENOTFOUND;
     if (rc == 0)
-        *out = t;
+        *out = x;
     return rc;
 }
 
@@ -248,12 +270,21 @@ static int64_t day_span(const occ_src *q, sked_time t, sked_time hi,
     return q->per_day;
 }
 
-/* Count into M the occurrences in (LO, HI]. Returns 0, or PARTIAL when
- * the visits ran out, with *reached the last one counted (LO if none). */
-static int src_count(occ_src *q, sked_time lo, sked_time hi, sked_missed *m,
-                     sked_time *reached)
+/* Move *upto to T when T is later (or *upto is NONE). */
+static void upto_add(sked_time *upto, sked_time t)
 {
-    sked_time t, last, pos = lo;
+    if (*upto == SKED_TIME_NONE || t > *upto)
+        *upto = t;
+}
+
+/* Count the slots in (LO, HI]: those that would fire into M, the
+ * excluded ones into EX; *upto moves to the last one counted. Returns 0,
+ * or PARTIAL when the visits ran out. */
+static int src_count(occ_src *q, sked_time lo, sked_time hi, sked_missed *m,
+                     sked_missed *ex, sked_time *upto)
+{
+    sked__occ_slot x;
+    sked_time last, pos = lo;
     int64_t k1, k2, n;
 
     if (lo < q->lo - 1)
@@ -262,35 +293,41 @@ static int src_count(occ_src *q, sked_time lo, sked_time hi, sked_missed *m,
         hi = q->hi;
     if (hi <= lo)
         return 0;
-    if (q->s->kind == SKED_SPEC_AT) {
-        if (q->s->at > lo && q->s->at <= hi)
+    if (!q->occ.days && q->s->kind == SKED_SPEC_AT) {
+        if (q->s->at > lo && q->s->at <= hi) {
             missed_add(m, 1, q->s->at, q->s->at);
+            upto_add(upto, q->s->at);
+        }
         return 0;
     }
-    if (arithmetic(q)) {
+    if (!q->occ.days && arithmetic(q)) {
         k1 = every_k_after(q->s, lo);
         k2 = hi < SKED_TIME_MAX ? every_k_before(q->s, hi + 1)
                                 : every_k_before(q->s, hi);
-        if (k1 >= 1 && k2 >= k1)
+        if (k1 >= 1 && k2 >= k1) {
             missed_add(m, k2 - k1 + 1, q->s->anchor + k1 * q->s->every,
                        q->s->anchor + k2 * q->s->every);
+            upto_add(upto, q->s->anchor + k2 * q->s->every);
+        }
         return 0;
     }
     for (;;) {
-        if (q->visits <= 0) {
-            *reached = pos;
+        if (q->visits <= 0)
             return PARTIAL;
-        }
         q->visits--;
-        if (src_next(q, pos, &t) != 0 || t > hi)
+        if (src_next(q, pos, &x) != 0 || x.at > hi)
             return 0;
-        n = day_span(q, t, hi, &last);
+        n = q->occ.days ? 0 : day_span(q, x.at, hi, &last);
         if (n == 0) {
             n = 1;
-            last = t;
+            last = x.at;
         }
-        missed_add(m, n, t, last);
+        if (x.kind == SKED__SLOT_EXCLUDED)
+            missed_add(ex, 1, x.occurrence, x.occurrence);
+        else
+            missed_add(m, n, n == 1 ? x.occurrence : x.at, last);
         pos = last;
+        upto_add(upto, last);
     }
 }
 
@@ -303,7 +340,7 @@ typedef struct plan {
     int64_t catchup_max;
     sked_dur grace, window;
     sked_time start;   /* decide the occurrences after this */
-    sked_time decided; /* the last occurrence decided, or NONE */
+    sked_time decided; /* the last slot decided (its at), or NONE */
     int more;
     sked_fire *fires; /* owned until handed to the output */
     size_t nfires, cap;
@@ -339,7 +376,7 @@ static sked_time plan_start(const sked_schedule *s, sked_time now)
     return start == SKED_TIME_NONE ? now : start;
 }
 
-static int push_fire(plan *p, sked_time occ, sked_trigger trigger)
+static int push_fire(plan *p, const sked__occ_slot *x, sked_trigger trigger)
 {
     if (p->nfires == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 16;
@@ -350,7 +387,8 @@ static int push_fire(plan *p, sked_time occ, sked_trigger trigger)
         p->fires = v;
         p->cap = cap;
     }
-    p->fires[p->nfires++] = (sked_fire){.occurrence = occ, .trigger = trigger};
+    p->fires[p->nfires++] = (sked_fire){
+        .occurrence = x->occurrence, .at = x->at, .trigger = trigger};
     return 0;
 }
 
@@ -362,7 +400,7 @@ static int plan_outside(plan *p)
     if (hi <= p->start)
         return 0;
     return src_count(&p->q, p->start, hi, &p->missed[SKED_MISS_OUTSIDE_WINDOW],
-                     &p->decided);
+                     &p->missed[SKED_MISS_EXCLUDED], &p->decided);
 }
 
 /* Return how many of the most recent late occurrences may fire. */
@@ -390,28 +428,46 @@ static int plan_late(plan *p)
         [SKED_CATCHUP_ALL] = SKED_MISS_CATCHUP_MAX,
     };
     sked_time lo = later(p->start, sat_sub(sat_sub(p->in->now, p->window), 1));
-    sked_time hi = sat_sub(p->in->now, p->grace), t, pos = hi + 1;
+    sked_time hi = sat_sub(p->in->now, p->grace), pos = hi + 1;
+    /* Excluded slots among the kept ones: counted once the whole range
+     * is decided, not when a partial count leaves it for later. */
+    sked_missed ex = {0, SKED_TIME_NONE, SKED_TIME_NONE};
+    sked_time ex_upto = SKED_TIME_NONE;
     size_t first = p->nfires;
-    int64_t keep = late_keep(p);
+    int64_t keep = late_keep(p), kept = 0;
+    sked__occ_slot x;
     int rc;
 
     if (hi <= lo)
         return 0;
     if (p->q.visits <= keep)
         return PARTIAL; /* the outside count spent them: decide later */
-    for (int64_t i = 0; i < keep; i++) {
+    while (kept < keep && p->q.visits > 0) {
         p->q.visits--;
-        if (src_prev(&p->q, pos, &t) != 0 || t <= lo)
+        if (src_prev(&p->q, pos, &x) != 0 || x.at <= lo)
             break;
-        if ((rc = push_fire(p, t, SKED_TRIGGER_CATCHUP)) != 0)
+        pos = x.at;
+        if (x.kind == SKED__SLOT_EXCLUDED) {
+            missed_add(&ex, 1, x.occurrence, x.occurrence);
+            upto_add(&ex_upto, x.at);
+            continue;
+        }
+        if ((rc = push_fire(p, &x, SKED_TRIGGER_CATCHUP)) != 0)
             return rc;
-        pos = t;
+        kept++;
     }
     rc = src_count(&p->q, lo, pos - 1, &p->missed[reason[p->catchup]],
-                   &p->decided);
+                   &p->missed[SKED_MISS_EXCLUDED], &p->decided);
     if (rc != 0) {
         p->nfires = first; /* after the prefix decided: not yet */
         return rc;
+    }
+    if (ex.count > 0) {
+        sked_missed *m = &p->missed[SKED_MISS_EXCLUDED];
+        missed_add(m, ex.count, ex.first, ex.last);
+        if (ex.first < m->first) /* counted backwards, before the rest */
+            m->first = ex.first;
+        upto_add(&p->decided, ex_upto);
     }
     for (size_t i = first, j = p->nfires; i + 1 < j; i++) {
         sked_fire f = p->fires[i];
@@ -422,18 +478,25 @@ static int plan_late(plan *p)
     return 0;
 }
 
-/* List the on-time occurrences: they fire. */
+/* List the on-time slots: they fire, or are dropped as excluded. */
 static int plan_on_time(plan *p)
 {
-    sked_time pos = later(p->start, sat_sub(p->in->now, p->grace)), t;
+    sked_time pos = later(p->start, sat_sub(p->in->now, p->grace));
+    sked__occ_slot x;
     int rc;
 
-    while (src_next(&p->q, pos, &t) == 0 && t <= p->in->now) {
+    while (src_next(&p->q, pos, &x) == 0 && x.at <= p->in->now) {
         if (p->q.visits-- <= 0)
             return PARTIAL;
-        if ((rc = push_fire(p, t, SKED_TRIGGER_CRON)) != 0)
+        pos = x.at;
+        if (x.kind == SKED__SLOT_EXCLUDED) {
+            missed_add(&p->missed[SKED_MISS_EXCLUDED], 1, x.occurrence,
+                       x.occurrence);
+            upto_add(&p->decided, x.at);
+            continue;
+        }
+        if ((rc = push_fire(p, &x, SKED_TRIGGER_CRON)) != 0)
             return rc;
-        pos = t;
     }
     return 0;
 }
@@ -489,6 +552,7 @@ static int plan_overlap(plan *p)
         if (!overlap_one(s->overlap, &k, &f)) {
             missed_add(&p->missed[SKED_MISS_OVERLAP], 1, f.occurrence,
                        f.occurrence);
+            upto_add(&p->decided, f.at);
             continue;
         }
         p->fires[n++] = f;
@@ -543,13 +607,8 @@ static sked_time plan_last_decided(const plan *p)
 {
     sked_time t = p->decided;
 
-    for (int i = 0; i < SKED_MISS__COUNT; i++)
-        if (p->missed[i].count > 0)
-            t = t == SKED_TIME_NONE ? p->missed[i].last
-                                    : later(t, p->missed[i].last);
     if (p->nfires > 0)
-        t = t == SKED_TIME_NONE ? p->fires[p->nfires - 1].occurrence
-                                : later(t, p->fires[p->nfires - 1].occurrence);
+        upto_add(&t, p->fires[p->nfires - 1].at);
     return t != SKED_TIME_NONE && t > p->start ? t : SKED_TIME_NONE;
 }
 
@@ -564,8 +623,11 @@ static int plan_finish(plan *p, int max_reached, sked_policy_out *out)
         out->cursor = decided;
     out->done = max_reached;
     if (!max_reached) {
-        rc = src_next(&p->q, decided != SKED_TIME_NONE ? decided : p->start,
-                      &out->next);
+        sked__occ_slot x;
+        rc =
+            src_next(&p->q, decided != SKED_TIME_NONE ? decided : p->start, &x);
+        if (rc == 0)
+            out->next = x.at;
         if (rc == SKED_ENOTFOUND)
             out->done = 1;
         else if (rc != 0)
@@ -600,7 +662,7 @@ int sked__policy_plan(const sked_policy_in *in, sked_policy_out *out)
         *out = o;
         return 0;
     }
-    if ((rc = src_init(&p.q, s, in->tz, in->cron, in->now)) != 0)
+    if ((rc = src_init(&p.q, s, in->tz, in->cron, in->days, in->now)) != 0)
         return rc;
     plan_params(&p);
     p.start = plan_start(s, in->now);

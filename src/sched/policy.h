@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/schedule_occ.h"
 #include "sked/cron.h"
 #include "sked/schedule.h"
 #include "store/store.h"
@@ -43,7 +44,9 @@ typedef struct sked_missed {
 
 /* One occurrence to fire. */
 typedef struct sked_fire {
-    sked_time occurrence;
+    sked_time occurrence; /* the time spec's occurrence: the run's id */
+    sked_time at;         /* when it fires: the occurrence, or the business
+                             day it moved to off an excluded day */
     sked_trigger trigger; /* SKED_TRIGGER_CRON on time, _CATCHUP late */
     int buffered;         /* overlap buffer_one / buffer_all: it waits */
     int cancel_active;    /* overlap cancel_other: cancel the active run */
@@ -59,6 +62,8 @@ typedef struct sked_policy_in {
     int buffered_runs;     /* of them, waiting as an overlap buffer */
     const sked_cron *cron; /* borrowed: S's expression already parsed;
                               NULL: parsed here */
+    const sked__occ_days *days; /* borrowed: S's calendars built; NULL:
+                                   none */
 } sked_policy_in;
 
 typedef struct sked_policy_out {

@@ -123,12 +123,18 @@ static int add_record(sim *m, const sked_sim_record *rec, sked_error *err)
     return 0;
 }
 
-/* Return the reason O dropped OCC for, or -1 when none holds it. */
-static int drop_reason(const sked_policy_out *o, sked_time occ)
+/* Return the reason O dropped slot X for, or -1 when none holds it: an
+ * excluded slot says so itself; the others by the ranges of occurrences
+ * of the other reasons. */
+static int drop_reason(const sked_policy_out *o, const sked__occ_slot *x)
 {
+    if (x->kind == SKED__SLOT_EXCLUDED)
+        return o->missed[SKED_MISS_EXCLUDED].count > 0 ? SKED_MISS_EXCLUDED
+                                                       : -1;
     for (int r = 0; r < SKED_MISS__COUNT; r++)
-        if (o->missed[r].count > 0 && o->missed[r].first <= occ &&
-            occ <= o->missed[r].last)
+        if (r != SKED_MISS_EXCLUDED && o->missed[r].count > 0 &&
+            o->missed[r].first <= x->occurrence &&
+            x->occurrence <= o->missed[r].last)
             return r;
     return -1;
 }
@@ -140,29 +146,40 @@ static int record_decision(sim *m, const sked_policy_out *o, sked_time from,
 {
     int64_t drops = 0, want = 0;
     size_t fi = 0;
-    sked_time occ = from;
+    sked__occ_slot x;
+    sked__occ_spec q;
     int rc, why;
 
     for (int r = 0; r < SKED_MISS__COUNT; r++)
         want += o->missed[r].count;
-    while (sked__schedule_next_fire(&m->w, m->in->tz, occ, &occ) == 0 &&
-           occ <= o->cursor) {
-        sked_sim_record rec = {.occurrence = occ, .at = t};
+    if (sked__occ_spec_init(&q, &m->w, m->in->tz, NULL, m->in->days, t, NULL) !=
+        0)
+        return sked__error_set(err, SKED_EINTERNAL, NULL, -1,
+                               "the time spec does not load");
+    x.at = m->w.start_at != SKED_TIME_NONE && m->w.start_at - 1 > from
+               ? m->w.start_at - 1
+               : from;
+    while (sked__occ_slot_next(&q, x.at, &x) == 0 && x.at <= o->cursor) {
+        sked_sim_record rec = {
+            .occurrence = x.occurrence, .scheduled_for = x.at, .at = t};
 
-        if (fi < o->nfires && o->fires[fi].occurrence == occ) {
+        if (fi < o->nfires && o->fires[fi].at == x.at) {
             rec.fire = 1;
             rec.trigger = o->fires[fi].trigger;
             rec.buffered = o->fires[fi].buffered;
             rec.cancel_active = o->fires[fi++].cancel_active;
-        } else if ((why = drop_reason(o, occ)) >= 0) {
+        } else if ((why = drop_reason(o, &x)) >= 0) {
             rec.why = (sked_miss_reason) why;
             drops++;
         } else {
             break;
         }
-        if ((rc = add_record(m, &rec, err)) != 0)
+        if ((rc = add_record(m, &rec, err)) != 0) {
+            sked__occ_spec_done(&q);
             return rc;
+        }
     }
+    sked__occ_spec_done(&q);
     if (fi != o->nfires || drops != want)
         return sked__error_set(err, SKED_EINTERNAL, NULL, -1,
                                "the replay does not add up to the decision");
@@ -217,8 +234,11 @@ static sked_time decision_time(const sked_sim_in *in, sked_time t)
  * the schedule is done. *next gets the next instant due. */
 static int decide_at(sim *m, sked_time t, sked_time *next, sked_error *err)
 {
-    sked_policy_in pin = {
-        .s = &m->w, .tz = m->in->tz, .now = t, .tick = m->in->tick};
+    sked_policy_in pin = {.s = &m->w,
+                          .tz = m->in->tz,
+                          .now = t,
+                          .tick = m->in->tick,
+                          .days = m->in->days};
     sked_time from = m->w.last_fired_at;
     sked_policy_out o;
     int rc;

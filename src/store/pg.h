@@ -77,6 +77,8 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_CAL_INSERT,
     SKED__PG_CAL_UPDATE,
     SKED__PG_CAL_DELETE,
+    SKED__PG_CAL_STAMP,
+    SKED__PG_CAL_USER,
     SKED__PG_STMT_COUNT
 } sked__pg_stmt_id;
 

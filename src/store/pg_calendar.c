@@ -28,6 +28,16 @@ static const sked__pg_stmt UPDATE = {
     "updated_at = $5::bigint WHERE name = $1"};
 static const sked__pg_stmt DELETE = {SKED__PG_CAL_DELETE, 1,
                                      "DELETE FROM calendars WHERE name = $1"};
+static const sked__pg_stmt STAMP = {
+    SKED__PG_CAL_STAMP, 0,
+    "SELECT count(*), coalesce(max(updated_at), 0) FROM calendars"};
+/* Lists are names joined by ",": a name is in one when ",name," is in
+ * ",list,". */
+static const sked__pg_stmt USER = {
+    SKED__PG_CAL_USER, 1,
+    "SELECT name FROM schedules WHERE strpos(',' || coalesce(exclude_cals, "
+    "'') || ',' || coalesce(only_cals, '') || ',', ',' || $1 || ',') > 0 "
+    "ORDER BY name LIMIT 1"};
 
 int sked__pg_calendars_read(sked__tx *tx, const char *name, char **out,
                             sked_error *err)
@@ -70,4 +80,38 @@ int sked__pg_calendar_delete(sked__tx *tx, const char *name, bool *existed,
         *existed = strtoll(PQcmdTuples(res), NULL, 10) > 0;
     PQclear(res);
     return 0;
+}
+
+int sked__pg_calendars_stamp(sked__tx *tx, int64_t out[2], sked_error *err)
+{
+    PGresult *res = NULL;
+    int rc = sked__pg_exec(tx, &STAMP, NULL, &res, err);
+
+    if (rc != 0)
+        return rc;
+    if (PQntuples(res) != 1) {
+        PQclear(res);
+        return sked__error_set(err, SKED_EIO, NULL, -1,
+                               "reading the calendars' state: no row");
+    }
+    out[0] = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    out[1] = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+    PQclear(res);
+    return 0;
+}
+
+int sked__pg_calendar_user(sked__tx *tx, const char *name, char **out,
+                           sked_error *err)
+{
+    const char *params[1] = {name};
+    PGresult *res = NULL;
+    int rc = sked__pg_exec(tx, &USER, params, &res, err);
+
+    *out = NULL;
+    if (rc != 0)
+        return rc;
+    if (PQntuples(res) > 0 && !(*out = sked__strdup(PQgetvalue(res, 0, 0))))
+        rc = sked__nomem(err);
+    PQclear(res);
+    return rc;
 }

@@ -85,10 +85,12 @@ int sked__pg_query_rows(sked__tx *tx, const sked__pg_stmt *stmt,
  * registered definition's), else "default". */
 #define RUNS_INSERT_SQL(conflict)                                              \
     "INSERT INTO runs (id, workflow, workflow_version, status, trigger_kind, " \
-    "schedule, scheduled_for, queue, priority, concurrency_key, not_before, "  \
-    "context, created_at, updated_at, serial_key) "                            \
+    "schedule, scheduled_for, occurrence_at, queue, priority, "                \
+    "concurrency_key, not_before, context, created_at, updated_at, "           \
+    "serial_key) "                                                             \
     "SELECT r.id, r.workflow, r.version, r.status, r.trig, r.schedule, "       \
-    "r.sched_for, coalesce(r.queue, (SELECT v.definition::json->>'queue' "     \
+    "r.sched_for, coalesce(r.occ, r.sched_for), coalesce(r.queue, (SELECT "    \
+    "v.definition::json->>'queue' "                                            \
     "FROM workflow_versions v WHERE v.workflow = r.workflow "                  \
     "AND v.registered_at = (SELECT max(m.registered_at) "                      \
     "FROM workflow_versions m WHERE m.workflow = r.workflow) LIMIT 1), "       \
@@ -97,18 +99,18 @@ int sked__pg_query_rows(sked__tx *tx, const sked__pg_stmt *stmt,
     "$12::bigint, $12::bigint, r.skey "                                        \
     "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "             \
     "$5::text[], $6::bigint[], $7::text[], $8::integer[], $9::text[], "        \
-    "$10::bigint[], $11::text[], $13::text[], $14::text[]) "                   \
+    "$10::bigint[], $11::text[], $13::text[], $14::text[], $15::bigint[]) "    \
     "AS r(id, workflow, version, trig, schedule, sched_for, queue, priority, " \
-    "ckey, not_before, context, skey, status) "                                \
+    "ckey, not_before, context, skey, status, occ) "                           \
     "ORDER BY r.id " conflict " RETURNING id"
 
 static const sked__pg_stmt RUNS_INSERT = {
-    SKED__PG_RUNS_INSERT, 14, RUNS_INSERT_SQL("ON CONFLICT (id) DO NOTHING")};
+    SKED__PG_RUNS_INSERT, 15, RUNS_INSERT_SQL("ON CONFLICT (id) DO NOTHING")};
 
 /* No conflict target: DO NOTHING covers the id and the active-key index
  * alike; the ids not returned are then looked up to tell them apart. */
 static const sked__pg_stmt RUNS_INSERT_LENIENT = {
-    SKED__PG_RUNS_INSERT_LENIENT, 14,
+    SKED__PG_RUNS_INSERT_LENIENT, 15,
     RUNS_INSERT_SQL("ON CONFLICT DO NOTHING")};
 
 static const sked__pg_stmt RUNS_EXISTING = {
@@ -226,11 +228,12 @@ enum {
     R_CTX,
     R_COUNT
 };
-/* The serial keys and the statuses: two more arrays, parameters 13 and
- * 14, after "now" (12). */
+/* The serial keys, the statuses and the occurrences: three more arrays,
+ * parameters 13 to 15, after "now" (12). */
 #define R_SKEY   R_COUNT
 #define R_STATUS (R_COUNT + 1)
-#define R_ARRAYS (R_COUNT + 2)
+#define R_OCC    (R_COUNT + 2)
+#define R_ARRAYS (R_COUNT + 3)
 
 /* Fill the R_ARRAYS array literals from the N runs. */
 static void runs_to_arrays(const sked_run_new *runs, size_t n, sked__pg_alit *a)
@@ -256,6 +259,9 @@ static void runs_to_arrays(const sked_run_new *runs, size_t n, sked__pg_alit *a)
         sked__pg_alit_text(&a[R_SKEY], r->serial_key, first);
         sked__pg_alit_text(&a[R_STATUS], r->buffered ? "waiting" : "pending",
                            first);
+        sked__pg_alit_int(&a[R_OCC], r->occurrence,
+                          r->occurrence == 0 || r->occurrence == SKED_TIME_NONE,
+                          first);
     }
     for (i = 0; i < R_ARRAYS; i++)
         sked__pg_alit_put(&a[i], "}", 1);
@@ -351,6 +357,7 @@ static int runs_exec(sked__tx *tx, const sked__pg_stmt *stmt,
     params[R_COUNT] = nowbuf;
     params[R_COUNT + 1] = a[R_SKEY].p;
     params[R_COUNT + 2] = a[R_STATUS].p;
+    params[R_COUNT + 3] = a[R_OCC].p;
     for (i = 0; i < R_ARRAYS; i++)
         if (a[i].failed)
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);

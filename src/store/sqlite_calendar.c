@@ -23,6 +23,14 @@ static const char *const UPDATE =
     "UPDATE calendars SET definition = ?2, source = ?3, app = ?4, "
     "updated_at = ?5 WHERE name = ?1";
 static const char *const DELETE = "DELETE FROM calendars WHERE name = ?1";
+static const char *const STAMP =
+    "SELECT count(*), coalesce(max(updated_at), 0) FROM calendars";
+/* Lists are names joined by ",": a name is in one when ",name," is in
+ * ",list,". */
+static const char *const USER =
+    "SELECT name FROM schedules WHERE instr(',' || coalesce(exclude_cals, '') "
+    "|| ',' || coalesce(only_cals, '') || ',', ',' || ?1 || ',') > 0 "
+    "ORDER BY name LIMIT 1";
 
 int sked__sqlite_calendars_read(sked__tx *c, const char *name, char **out,
                                 sked_error *err)
@@ -74,5 +82,42 @@ int sked__sqlite_calendar_delete(sked__tx *c, const char *name, bool *existed,
                            err);
     if (rc == 0 && existed)
         *existed = sqlite3_changes(sked__sqlite_db(c)) > 0;
+    return rc;
+}
+
+int sked__sqlite_calendars_stamp(sked__tx *c, int64_t out[2], sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sked__sqlite_stmt(c, STAMP, &s, err), step;
+
+    if (rc != 0)
+        return rc;
+    step = sqlite3_step(s);
+    if (step == SQLITE_ROW) {
+        out[0] = sqlite3_column_int64(s, 0);
+        out[1] = sqlite3_column_int64(s, 1);
+    } else {
+        rc = sked__sqlite_fail(c, step, "reading the calendars' state", err);
+    }
+    sked__sqlite_done(s);
+    return rc;
+}
+
+int sked__sqlite_calendar_user(sked__tx *c, const char *name, char **out,
+                               sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sked__sqlite_stmt(c, USER, &s, err), step;
+
+    *out = NULL;
+    if (rc != 0)
+        return rc;
+    bind_text(s, 1, name);
+    step = sqlite3_step(s);
+    if (step == SQLITE_ROW && !col_text(s, 0, out))
+        rc = sked__nomem(err);
+    else if (step != SQLITE_ROW && step != SQLITE_DONE)
+        rc = sked__sqlite_fail(c, step, "reading a calendar's schedules", err);
+    sked__sqlite_done(s);
     return rc;
 }

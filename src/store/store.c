@@ -38,6 +38,7 @@
 #include "model/schedule_json.h"
 #include "store/store_health.h"
 #include "model/schedule_occ.h"
+#include "model/calbook.h"
 #include "store/store_int.h"
 #include "store/store_ops.h"
 
@@ -176,6 +177,7 @@ int sked__store_open(const char *url, const sked_store_options *opts,
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     st->ops = ops;
     st->clock = opts->clock;
+    pthread_mutex_init(&st->days.lock, NULL);
     st->tzdb = opts->tzdb;
     if (!st->tzdb) {
         rc = sked_tzdb_open(NULL, &st->own_tzdb, err);
@@ -203,6 +205,8 @@ void sked__store_close(sked_store *st)
         st->ops->close(st->b);
     sked_tzdb_close(st->own_tzdb);
     sked__health_free(st->health);
+    sked__store_days_done(st);
+    pthread_mutex_destroy(&st->days.lock);
     free(st);
 }
 
@@ -284,47 +288,64 @@ int sked__run_id_trigger(const char *schedule, sked_time now, char *buf,
 /* ---- next occurrence --------------------------------------------------- */
 
 int sked__schedule_next_fire(const sked_schedule *s, const sked_tz *tz,
-                             sked_time after, sked_time *out)
+                             const sked__occ_days *days, sked_time after,
+                             sked_time *out)
 {
-    sked_occurrence occ = {0, SKED_OCC_NORMAL};
+    sked__occ_slot x;
     sked__occ_spec o;
     int rc;
 
     if (s->start_at != SKED_TIME_NONE && s->start_at - 1 > after)
         after = s->start_at - 1;
-    if ((rc = sked__occ_spec_init(&o, s, tz, NULL, after, NULL)) != 0)
+    if ((rc = sked__occ_spec_init(&o, s, tz, NULL, days, after, NULL)) != 0)
         return SKED_EINVAL;
-    rc = sked__occ_next(&o, after, &occ);
+    rc = sked__occ_slot_next(&o, after, &x);
     sked__occ_spec_done(&o);
     if (rc != 0)
         return rc;
-    if (s->end_at != SKED_TIME_NONE && occ.at > s->end_at)
+    if (s->end_at != SKED_TIME_NONE && x.at > s->end_at)
         return SKED_ENOTFOUND;
-    *out = occ.at;
+    *out = x.at;
     return 0;
 }
 
 /* Set S->next_fire_at from NOW (see the file header); a schedule with no
  * occurrence left becomes done. With KEEP_PAST_AT an "at" instant in the
- * past is kept for the scheduler's catch-up policy. */
-int sked__store_plan_next(sked_store *st, sked_schedule *s, sked_time now,
-                          bool keep_past_at, sked_error *err)
+ * past is kept for the scheduler's catch-up policy. The calendars are
+ * looked up first, so that one that does not exist is refused whatever
+ * the status. */
+int sked__store_plan_next(sked_store *st, sked__tx *tx, sked_schedule *s,
+                          sked_time now, bool keep_past_at, sked_error *err)
 {
     const sked_tz *tz = NULL;
     sked_time t = SKED_TIME_NONE;
+    sked__calbook *book = NULL;
+    sked__occ_days days;
     int rc;
 
     s->next_fire_at = SKED_TIME_NONE;
-    if (s->status != SKED_SCHEDULE_ACTIVE)
+    /* A calendar it names that does not exist is a mistake in the
+     * definition, as an unknown zone is. */
+    if ((rc = sked__store_days(st, tx, s, &book, &days, err)) != 0) {
+        if (rc == SKED_ENOTFOUND && err)
+            err->code = rc = SKED_EINVAL;
+        return rc;
+    }
+    if (s->status != SKED_SCHEDULE_ACTIVE) {
+        sked__calbook_release(book);
         return 0;
+    }
     if (s->timezone && strcmp(s->timezone, "UTC") != 0) {
         rc = sked_tzdb_get(st->tzdb, s->timezone, &tz, err);
-        if (rc != 0)
+        if (rc != 0) {
+            sked__calbook_release(book);
             return rc;
+        }
     }
     if (keep_past_at && s->kind == SKED_SPEC_AT)
         now = s->at - 1 < now ? s->at - 1 : now;
-    rc = sked__schedule_next_fire(s, tz, now, &t);
+    rc = sked__schedule_next_fire(s, tz, book ? &days : NULL, now, &t);
+    sked__calbook_release(book);
     if (rc == SKED_ENOTFOUND) {
         s->status = SKED_SCHEDULE_DONE;
         return 0;

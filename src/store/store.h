@@ -27,6 +27,7 @@
 
 #include "base/clock.h"
 #include "model/run.h"
+#include "model/schedule_occ.h"
 #include "sked/calendar.h"
 #include "sked/schedule.h"
 
@@ -157,14 +158,26 @@ int sked__store_schedule_apply(sked_store *st, const sked_schedule *set,
                                size_t n, const char *app, bool prune,
                                sked_apply_result *out, sked_error *err);
 
-/* Store in *out the first occurrence of S strictly after AFTER, within
- * its bounds (start_at, end_at): cron in its zone TZ with its dst policy
+/* Store in *out when S next fires strictly after AFTER, within its
+ * bounds (start_at, end_at): cron in its zone TZ with its dst policy
  * (TZ NULL: UTC), every at anchor + k * every (k >= 1), at its one
- * instant when later than AFTER. Returns 0, or SKED_ENOTFOUND when it
- * never fires again. Pure: the store, preview and the scheduler share
- * it. */
+ * instant when later than AFTER; seen through its calendars DAYS (NULL:
+ * none), the next slot (model/schedule_occ.h): a moved occurrence's new
+ * instant, or an excluded one's, when it is decided. Returns 0, or
+ * SKED_ENOTFOUND when it never fires again. Pure: the store, preview and
+ * the scheduler share it. */
 int sked__schedule_next_fire(const sked_schedule *s, const sked_tz *tz,
-                             sked_time after, sked_time *out);
+                             const sked__occ_days *days, sked_time after,
+                             sked_time *out);
+
+/* S's calendars as they are now, built (store_days.c): *out borrows
+ * from *book, a reference given back with sked__calbook_release (NULL
+ * and no sets for a schedule with none). SKED_ENOTFOUND naming
+ * "exclude[i]" or "only[i]" for a calendar that does not exist. */
+struct sked__calbook;
+int sked__store_days_read(sked_store *st, const sked_schedule *s,
+                          struct sked__calbook **book, sked__occ_days *out,
+                          sked_error *err);
 
 /* ---- calendars (store_calendar.c) --------------------------------------
  * A write validates the calendar (sked_calendar_validate), then builds it
@@ -189,7 +202,6 @@ int sked__store_calendar_get(sked_store *st, const char *name,
 /* Every calendar, by name: *out of *n, freed with sked__calendars_free. */
 int sked__store_calendar_list(sked_store *st, sked_calendar **out, size_t *n,
                               sked_error *err);
-void sked__calendars_free(sked_calendar *v, size_t n);
 /* Delete NAME; idempotent like a schedule's. SKED_ECONFLICT naming the
  * calendar that includes it. */
 int sked__store_calendar_delete(sked_store *st, const char *name, bool *existed,
@@ -214,6 +226,9 @@ typedef struct sked_run_new {
     const char *schedule;         /* NULL for API runs */
     sked_trigger trigger;
     sked_time scheduled_for; /* NONE for manual and API runs */
+    sked_time occurrence;    /* the occurrence it is for, when not
+                                scheduled_for (moved off an excluded
+                                day); 0 or NONE: scheduled_for */
     const char *queue;       /* NULL: "default" */
     int32_t priority;
     const char *concurrency_key; /* NULL: none */
@@ -319,10 +334,12 @@ void sked__firing_done(sked_firing *f);
 
 /* Decide, inside the firing transaction, for the row S (fresh, locked)
  * with ACTIVE_RUNS active runs of S (counted only when S->overlap is not
- * allow; else 0). Write the decision into OUT (zeroed). Must be pure: it
- * may run again when the transaction is retried. Returns 0 or a code
- * that rolls everything back. */
+ * allow; else 0) and its calendars DAYS (NULL: none; borrowed for the
+ * call). Write the decision into OUT (zeroed). Must be pure: it may run
+ * again when the transaction is retried. Returns 0 or a code that rolls
+ * everything back. */
 typedef int (*sked_fire_decide_fn)(void *ctx, const sked_schedule *s,
+                                   const sked__occ_days *days,
                                    int64_t active_runs, sked_firing *out);
 
 /* The firing transaction (SPEC 3.2). For each of the N schedules NAMES

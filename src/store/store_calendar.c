@@ -7,8 +7,9 @@
  * stored then, so an include that names no calendar or closes a cycle is
  * refused with nothing written; the row and its event (calendar.created,
  * .updated, .deleted: the calendar's JSON, or {"name"}) go in the same
- * transaction. A calendar another one includes cannot be deleted: the
- * other would no longer build. A code calendar (a workflows file's) is
+ * transaction. A calendar another one includes, or a schedule names in
+ * its exclude or only, cannot be deleted: the other would no longer
+ * build, the schedule no longer decide. A code calendar (a workflows file's) is
  * written over only by its own app: not over the API's, nor another
  * app's. */
 #include <stdlib.h>
@@ -22,13 +23,6 @@
 #include "base/json_text.h"
 #include "model/calendar.h"
 #include "store/store_int.h"
-
-void sked__calendars_free(sked_calendar *v, size_t n)
-{
-    for (size_t i = 0; v && i < n; i++)
-        sked_calendar_done(&v[i]);
-    free(v);
-}
 
 /* One row of calendars_read into *c. */
 static int row_read(const json_t *row, sked_calendar *c, sked_error *err)
@@ -54,9 +48,8 @@ static int row_read(const json_t *row, sked_calendar *c, sked_error *err)
     return 0;
 }
 
-/* Read the rows (NAME NULL: all) in TX into *out, *n. */
-static int rows_read(sked_store *st, sked__tx *tx, const char *name,
-                     sked_calendar **out, size_t *n, sked_error *err)
+int sked__store_calendars_read(sked_store *st, sked__tx *tx, const char *name,
+                               sked_calendar **out, size_t *n, sked_error *err)
 {
     char *text = NULL;
     json_t *a = NULL;
@@ -143,7 +136,7 @@ static int write_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     size_t n = 0;
     char *def = NULL;
     json_t *o = NULL;
-    int rc = rows_read(st, tx, NULL, &all, &n, err);
+    int rc = sked__store_calendars_read(st, tx, NULL, &all, &n, err);
 
     if (rc != 0)
         return rc;
@@ -221,7 +214,7 @@ static int read_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     sked__calendars_free(a->v, a->n); /* from an attempt that failed */
     a->v = NULL;
     a->n = 0;
-    return rows_read(st, tx, a->name, &a->v, &a->n, err);
+    return sked__store_calendars_read(st, tx, a->name, &a->v, &a->n, err);
 }
 
 int sked__store_calendar_list(sked_store *st, sked_calendar **out, size_t *n,
@@ -283,14 +276,21 @@ static int delete_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct delete_arg *a = arg;
     sked_calendar *all = NULL;
+    char *user = NULL;
     const char *by;
     size_t n = 0;
-    int rc = rows_read(st, tx, NULL, &all, &n, err);
+    int rc = sked__store_calendars_read(st, tx, NULL, &all, &n, err);
 
     if (rc == 0 && (by = includer(all, n, a->name)))
         rc = sked__error_set(err, SKED_ECONFLICT, "name", -1,
                              "calendar \"%s\" includes it", by);
     sked__calendars_free(all, n);
+    /* A schedule's calendars must build at each of its decisions. */
+    if (rc == 0 &&
+        (rc = st->ops->calendar_user(tx, a->name, &user, err)) == 0 && user)
+        rc = sked__error_set(err, SKED_ECONFLICT, "name", -1,
+                             "schedule \"%.100s\" uses it", user);
+    free(user);
     if (rc == 0)
         rc = st->ops->calendar_delete(tx, a->name, &a->existed, err);
     if (rc == 0 && a->existed)

@@ -26,6 +26,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/json_obj.h"
+#include "model/calbook.h"
 #include "store/store_int.h"
 
 #define HEAD_PAGE 5000
@@ -126,6 +127,10 @@ static int ev_run_created(sked__ev_list *l, const sked_run_new *r,
     sked__jobj_str(&o, "schedule", r->schedule);
     sked__jobj_str(&o, "trigger", sked__trigger_name(r->trigger));
     jobj_time(&o, "scheduled_for", r->scheduled_for);
+    /* A run moved off an excluded day says the occurrence it replaces. */
+    if (r->occurrence != 0 && r->occurrence != SKED_TIME_NONE &&
+        r->occurrence != r->scheduled_for)
+        jobj_time(&o, "occurrence", r->occurrence);
     jobj_time(&o, "not_before",
               r->not_before == SKED_TIME_NONE ? now : r->not_before);
     return sked__ev_add(l, "run.created", r->id, sked__jobj_take(&o), now, err);
@@ -199,7 +204,10 @@ static void merge_refused(sked_firing *f)
     for (size_t i = 0; i < f->nruns; i++) {
         if (f->state[i] != SKED_RUN_REFUSED)
             continue;
-        sked_time t = f->runs[i].scheduled_for;
+        sked_time t = f->runs[i].occurrence != 0 &&
+                              f->runs[i].occurrence != SKED_TIME_NONE
+                          ? f->runs[i].occurrence
+                          : f->runs[i].scheduled_for;
         if (m.count == 0 || t < m.first)
             m.first = t;
         if (m.count == 0 || t > m.last)
@@ -280,9 +288,13 @@ static int fire_counts(sked_store *st, sked__tx *tx,
 /* Decide the locked row S, which has ACTIVE active runs (counted when
  * its overlap policy is not allow), into F: how it fires, under the
  * lock. */
-static int fire_decide(struct fire_arg *a, const sked_schedule *s,
-                       int64_t active, sked_firing *f, fire_kind *kind)
+static int fire_decide(sked_store *st, sked__tx *tx, struct fire_arg *a,
+                       const sked_schedule *s, int64_t active, sked_firing *f,
+                       fire_kind *kind, sked_error *err)
 {
+    sked__calbook *book = NULL;
+    sked__occ_days days;
+    sked_error cal_err;
     int rc;
 
     *kind = FIRE_NONE;
@@ -292,9 +304,24 @@ static int fire_decide(struct fire_arg *a, const sked_schedule *s,
     f->next_fire_at = s->next_fire_at;
     if (s->status != SKED_SCHEDULE_ACTIVE)
         return 0;
-    rc = a->decide(a->ctx, s, active, f);
-    if (rc != 0)
+    /* A calendar gone (deleted on a server that did not know the
+     * schedule used it) disables the schedule, as a zone gone does. */
+    sked_error_clear(&cal_err);
+    rc = sked__store_days(st, tx, s, &book, &days, &cal_err);
+    if (rc == SKED_ENOTFOUND) {
+        char msg[SKED_ERROR_MSG_MAX + 64];
+        (void) snprintf(msg, sizeof msg, "%s: %s", cal_err.field, cal_err.msg);
+        if (!(f->disable = sked__strdup(msg)))
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    } else if (rc != 0) {
+        *err = cal_err;
         return rc;
+    } else {
+        rc = a->decide(a->ctx, s, book ? &days : NULL, active, f);
+        sked__calbook_release(book);
+        if (rc != 0)
+            return rc;
+    }
     f->found = true;
     if (f->disable) {
         f->status = SKED_SCHEDULE_DISABLED;
@@ -494,8 +521,8 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
         if (i >= a->n)
             continue;
         rows[nrows] = (fire_row){.s = &locked[r], .f = &a->out[i]};
-        rc = fire_decide(a, &locked[r], active[r], &a->out[i],
-                         &rows[nrows].kind);
+        rc = fire_decide(st, tx, a, &locked[r], active[r], &a->out[i],
+                         &rows[nrows].kind, err);
         nrows++;
     }
     if (rc == 0)

@@ -6,16 +6,25 @@
 #ifndef SKED_STORE_STORE_INT_H
 #define SKED_STORE_STORE_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "store/store.h"
 #include "store/store_ops.h"
+#include "model/schedule_occ.h"
 #include "store/store_run.h"
 
 /* The store's health (store_health.c). */
 typedef struct sked__health sked__health;
 int sked__health_new(sked__health **out);
 void sked__health_free(sked__health *h);
+
+/* The calendars as last read, for the decisions (store_days.c). */
+typedef struct sked__days_cache {
+    pthread_mutex_t lock;
+    struct sked__calbook *book; /* owned reference; NULL: none read yet */
+    int64_t stamp[2];           /* the calendars' state it was read at */
+} sked__days_cache;
 
 struct sked_store {
     const struct sked__store_ops *ops; /* borrowed: static */
@@ -24,6 +33,7 @@ struct sked_store {
     sked_tzdb *own_tzdb;               /* owned; NULL when given */
     const sked_clock *clock;           /* borrowed; NULL: the real one */
     sked__health *health;              /* owned */
+    sked__days_cache days;
 };
 
 /* Pick the back-end for URL (NULL: SKED_STORE_DEFAULT_URL). OUT: *ops and
@@ -72,10 +82,29 @@ int sked__store_cancel_others(sked_store *st, sked__tx *tx,
 /* The store clock's wall time. */
 sked_time sked__store_now(const sked_store *st);
 
-/* Set S->next_fire_at (and status done when nothing is left) from NOW;
- * KEEP_PAST_AT keeps an "at" instant already past (create, update). */
-int sked__store_plan_next(sked_store *st, sked_schedule *s, sked_time now,
-                          bool keep_past_at, sked_error *err);
+/* Set S->next_fire_at (and status done when nothing is left) from NOW,
+ * its calendars read in TX; KEEP_PAST_AT keeps an "at" instant already
+ * past (create, update). A calendar S names that does not exist is
+ * SKED_ENOTFOUND naming "exclude[i]" or "only[i]". */
+int sked__store_plan_next(sked_store *st, sked__tx *tx, sked_schedule *s,
+                          sked_time now, bool keep_past_at, sked_error *err);
+
+/* Read every calendar (NAME NULL) or NAME's row in TX into *out, *n
+ * (sked__calendars_free). */
+int sked__store_calendars_read(sked_store *st, sked__tx *tx, const char *name,
+                               sked_calendar **out, size_t *n,
+                               sked_error *err);
+
+/* S's calendars, built, for a decision in TX (store_days.c): *out
+ * borrows from *book, a reference the caller gives back with
+ * sked__calbook_release. A schedule with no calendars gets *book NULL
+ * and no sets. The calendars are read again when their state in the
+ * database changed since the last read (a look at their count and
+ * latest change per call). */
+int sked__store_days(sked_store *st, sked__tx *tx, const sked_schedule *s,
+                     struct sked__calbook **book, sked__occ_days *out,
+                     sked_error *err);
+void sked__store_days_done(sked_store *st);
 
 /* Check the fields of run R a claim and the API depend on (id, workflow,
  * queue: store_aside.c). Returns 0, or SKED_EINVAL with the reason, for

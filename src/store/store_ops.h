@@ -403,6 +403,13 @@ struct sked__store_ops {
                           bool create, sked_error *err);
     int (*calendar_delete)(sked__tx *tx, const char *name, bool *existed,
                            sked_error *err);
+    /* The mark of the calendars' state: their count and their latest
+     * updated_at (0 with none); a write or a delete changes it. */
+    int (*calendars_stamp)(sked__tx *tx, int64_t out[2], sked_error *err);
+    /* The name of a schedule whose exclude or only names calendar NAME
+     * into *out (owned), or NULL when none does (schema 0010). */
+    int (*calendar_user)(sked__tx *tx, const char *name, char **out,
+                         sked_error *err);
 
     /* ---- notifications (NULL for SQLite) ---------------------------------
      * A listener is a connection of its own, outside the pool, that

@@ -108,8 +108,8 @@ static sked_time whole_second(sked_time t)
 }
 
 /* Fill the store-kept fields of a new row R at NOW. */
-static int start_row(sked_store *st, sked_schedule *r, sked_time now,
-                     sked_error *err)
+static int start_row(sked_store *st, sked__tx *tx, sked_schedule *r,
+                     sked_time now, sked_error *err)
 {
     int rc;
 
@@ -133,7 +133,7 @@ static int start_row(sked_store *st, sked_schedule *r, sked_time now,
         free(r->app);
         r->app = NULL;
     }
-    if ((rc = sked__store_plan_next(st, r, now, true, err)) != 0)
+    if ((rc = sked__store_plan_next(st, tx, r, now, true, err)) != 0)
         return rc;
     /* A rule whose occurrences are all past would be done at birth: a
      * mistake in its DTSTART, UNTIL or COUNT, refused like a past "at". */
@@ -147,8 +147,11 @@ static int start_row(sked_store *st, sked_schedule *r, sked_time now,
 
 static int create_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
-    const sked_schedule *r = arg;
-    int rc = st->ops->schedule_insert(tx, r, err);
+    sked_schedule *r = arg;
+    int rc = start_row(st, tx, r, sked__store_now(st), err);
+
+    if (rc == 0)
+        rc = st->ops->schedule_insert(tx, r, err);
 
     if (rc == 0)
         rc = emit(st, tx, "schedule.created", r, r->name, err);
@@ -163,9 +166,7 @@ int sked__store_schedule_create(sked_store *st, const sked_schedule *s,
 
     if (rc != 0)
         return rc;
-    rc = start_row(st, &r, sked__store_now(st), err);
-    if (rc == 0)
-        rc = sked__store_run_tx(st, SKED__TX_WRITE, create_tx, &r, err);
+    rc = sked__store_run_tx(st, SKED__TX_WRITE, create_tx, &r, err);
     sked_schedule_done(&r);
     return rc;
 }
@@ -262,7 +263,7 @@ int sked__store_schedule_list(sked_store *st, const sked_schedule_filter *f,
 
 /* Build in *out the row for the new definition DEF (prepared) over the
  * stored row OLD at NOW, keeping OLD's state (see the file header). */
-static int merge(sked_store *st, const sked_schedule *old,
+static int merge(sked_store *st, sked__tx *tx, const sked_schedule *old,
                  const sked_schedule *def, sked_time now, sked_schedule *out,
                  sked_error *err)
 {
@@ -296,7 +297,7 @@ static int merge(sked_store *st, const sked_schedule *old,
     if (r.kind == SKED_SPEC_EVERY && r.anchor == SKED_TIME_NONE)
         r.anchor =
             old->kind == SKED_SPEC_EVERY ? old->anchor : whole_second(now);
-    rc = sked__store_plan_next(st, &r, now, true, err);
+    rc = sked__store_plan_next(st, tx, &r, now, true, err);
     if (rc != 0) {
         sked_schedule_done(&r);
         return rc;
@@ -317,7 +318,7 @@ static int replace(sked_store *st, sked__tx *tx, const sked_schedule *old,
                    const sked_schedule *def, sked_error *err)
 {
     sked_schedule r;
-    int rc = merge(st, old, def, sked__store_now(st), &r, err);
+    int rc = merge(st, tx, old, def, sked__store_now(st), &r, err);
 
     if (rc != 0)
         return rc;
@@ -392,8 +393,8 @@ struct pause_arg {
 };
 
 /* Move the loaded row S to paused, or to active from A->now. */
-static int flip(sked_store *st, sked_schedule *s, const struct pause_arg *a,
-                sked_error *err)
+static int flip(sked_store *st, sked__tx *tx, sked_schedule *s,
+                const struct pause_arg *a, sked_error *err)
 {
     if (!a->resume) {
         s->status = SKED_SCHEDULE_PAUSED;
@@ -415,7 +416,7 @@ static int flip(sked_store *st, sked_schedule *s, const struct pause_arg *a,
      * scheduler's policy starts from the next one. */
     if (s->last_fired_at == SKED_TIME_NONE || s->last_fired_at < a->now)
         s->last_fired_at = a->now;
-    return sked__store_plan_next(st, s, a->now, false, err);
+    return sked__store_plan_next(st, tx, s, a->now, false, err);
 }
 
 static int pause_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
@@ -428,7 +429,7 @@ static int pause_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
         return rc;
     if (s.status == (a->resume ? SKED_SCHEDULE_ACTIVE : SKED_SCHEDULE_PAUSED))
         goto out; /* already so: nothing to write, no event */
-    rc = flip(st, &s, a, err);
+    rc = flip(st, tx, &s, a, err);
     if (rc != 0)
         goto out;
     s.updated_at = sked__store_now(st);
@@ -504,6 +505,7 @@ static int field_eq(const sked_schedule *a, const sked_schedule *b,
     case SKED__SK_STR:
     case SKED__SK_CRON:
     case SKED__SK_RRULE:
+    case SKED__SK_CALS:
         return str_eq(*(char *const *) x, *(char *const *) y);
     case SKED__SK_CONTEXT:
         return json_text_eq(*(char *const *) x, *(char *const *) y);
@@ -596,7 +598,7 @@ static int apply_one(sked_store *st, sked__tx *tx, struct apply_arg *a,
         /* R is written only when the copy succeeds. */
         if ((rc = sked_schedule_copy(def, &r)) != 0)
             return sked__error_set(err, rc, NULL, -1, NULL);
-        rc = start_row(st, &r, sked__store_now(st), err);
+        rc = start_row(st, tx, &r, sked__store_now(st), err);
         if (rc == 0)
             rc = st->ops->schedule_insert(tx, &r, err);
         if (rc == 0)

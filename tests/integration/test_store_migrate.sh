@@ -75,9 +75,10 @@ VALUES ('run.created', 'r-pending', '{}', 12),
 # rows: every row, of the columns the old file has (the later migrations
 # add schedule columns: they are checked to be NULL below).
 old_cols=$(q "SELECT group_concat(name, ', ') FROM pragma_table_info('schedules')")
+old_run_cols=$(q "SELECT group_concat(name, ', ') FROM pragma_table_info('runs')")
 rows() {
     q "SELECT $old_cols FROM schedules ORDER BY name;
-       SELECT * FROM runs ORDER BY id;
+       SELECT $old_run_cols FROM runs ORDER BY id;
        SELECT * FROM steps ORDER BY run_id, step, compensation, attempt;
        SELECT * FROM events ORDER BY id;
        SELECT * FROM queues ORDER BY name;
@@ -93,10 +94,20 @@ latest=$(ls "$schema" | sed -n 's/^0*\([0-9][0-9]*\)_.*\.sql$/\1/p' |
 check "the schema is the latest, $latest" "$latest" \
     "$(q "SELECT value FROM meta WHERE key = 'schema_version'")"
 check "every row comes through unchanged" "$before" "$(rows)"
-for c in $(q "SELECT name FROM pragma_table_info('schedules')
-              WHERE name NOT IN ('$(echo "$old_cols" | sed "s/, /', '/g")')"); do
-    check "the new column $c is NULL in old rows" "0" \
-        "$(q "SELECT count(*) FROM schedules WHERE $c IS NOT NULL")"
+# A new column is NULL in old rows, or its default when it has one.
+new_cols() { # TABLE OLD_COLUMNS
+    q "SELECT name || ':' || coalesce(dflt_value, 'NULL')
+       FROM pragma_table_info('$1')
+       WHERE name NOT IN ('$(echo "$2" | sed "s/, /', '/g")')"
+}
+for t in schedules runs; do
+    old=$old_cols
+    [ "$t" = runs ] && old=$old_run_cols
+    for cd in $(new_cols "$t" "$old"); do
+        c=${cd%%:*} d=${cd#*:}
+        check "the new column $t.$c is $d in old rows" "0" \
+            "$(q "SELECT count(*) FROM $t WHERE $c IS NOT $d")"
+    done
 done
 check "the file is intact" "ok" "$(q 'PRAGMA integrity_check')"
 check "no foreign key is broken" "" "$(q 'PRAGMA foreign_key_check')"

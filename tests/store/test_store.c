@@ -23,6 +23,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "model/calendar.h"
 #include "model/schedule_fields.h"
 #include "model/schedule_json.h"
 #include "sched/loop.h"
@@ -242,6 +243,10 @@ static void fill_field(sked_schedule *s, const sked__sfield *f, int i)
         free(*(char **) p);
         *(char **) p = strdup("{\"k\":[1,\"v\"]}");
         return;
+    case SKED__SK_CALS: /* calendars the test creates */
+        free(*(char **) p);
+        *(char **) p = strdup("cal-a,cal-b");
+        return;
     case SKED__SK_INSTANT: /* later rows later: end_at after start_at */
         if (s->kind == SKED_SPEC_EVERY ||
             f->off != offsetof(sked_schedule, anchor))
@@ -272,6 +277,20 @@ static void fill_field(sked_schedule *s, const sked__sfield *f, int i)
     }
 }
 
+/* Store a calendar NAME of one date. */
+static void make_calendar(sked_store *st, const char *name)
+{
+    sked_calendar c;
+    sked_error err;
+
+    sked_calendar_init(&c);
+    c.name = strdup(name);
+    assert_int_equal(sked__strlist_add(&c.dates, "2026-12-25"), 0);
+    if (sked__store_calendar_write(st, &c, SKED__CAL_CREATE, NULL, &err) != 0)
+        fail_msg("calendar %s: %s", name, err.msg);
+    sked_calendar_done(&c);
+}
+
 /* Every field of a schedule's definition, each given a value other than
  * its default, comes back as written (the field table's rows, so a new
  * field is tried without a word here). */
@@ -282,6 +301,8 @@ static void test_every_field_round_trips(void **state)
     sked_error err;
 
     make(&s, "f", "0 9 * * *");
+    make_calendar(*state, "cal-a");
+    make_calendar(*state, "cal-b");
     for (size_t i = 0; i < SKED__SF_COUNT; i++)
         if (sked__sfields[i].role == SKED__SR_DEF ||
             sked__sfields[i].role == SKED__SR_KEY)
@@ -1122,9 +1143,11 @@ static int decide_run(const sked_schedule *s, sked_time occ, sked_dur next,
     return 0;
 }
 
-static int decide_one(void *ctx, const sked_schedule *s, int64_t active,
+static int decide_one(void *ctx, const sked_schedule *s,
+                      const sked__occ_days *days, int64_t active,
                       sked_firing *out)
 {
+    (void) days;
     (void) active;
     if (atoi(s->name + 1) % 3 == 1) {
         out->disable = strdup("the expression no longer loads");
@@ -1202,9 +1225,11 @@ struct seen_active {
     int calls;
 };
 
-static int decide_count(void *ctx, const sked_schedule *s, int64_t active,
+static int decide_count(void *ctx, const sked_schedule *s,
+                        const sked__occ_days *days, int64_t active,
                         sked_firing *out)
 {
+    (void) days;
     struct seen_active *seen = ctx;
 
     seen->active[atoi(s->name + 1)] = active;
@@ -1219,7 +1244,7 @@ static void test_fire_counts_active(void **state)
 {
     enum { N = 70 };
     sked_store *st = *state;
-    static char names[N][16], ids[N][6][24];
+    static char names[N][16], ids[N][6][32];
     const char *list[N];
     sked_firing f[N];
     struct seen_active seen = {{0}, 0};
@@ -1299,8 +1324,10 @@ static long long events_of(const char *type)
 /* Decide one run at the row's next occurrence and two occurrences
  * dropped before it, and move the cursor there. */
 static int decide_run_and_miss(void *ctx, const sked_schedule *s,
-                               int64_t active, sked_firing *out)
+                               const sked__occ_days *days, int64_t active,
+                               sked_firing *out)
 {
+    (void) days;
     (void) ctx;
     (void) active;
     out->missed[0] = (sked_fire_miss){"superseded", 2, s->next_fire_at - 120,

@@ -1342,9 +1342,11 @@ static void test_cancel(void **state)
 
 /* The decide callback of the cancel_other firing below: one run at the
  * occurrence in CTX, cancelling the others. */
-static int decide_cancel(void *ctx, const sked_schedule *s, int64_t active,
+static int decide_cancel(void *ctx, const sked_schedule *s,
+                         const sked__occ_days *days, int64_t active,
                          sked_firing *out)
 {
+    (void) days;
     sked_time occ = *(const sked_time *) ctx;
 
     (void) active;

@@ -285,6 +285,7 @@ static void same_run(const sked_run_view *r, json_t *j)
     same_int(r->attempts, j, "attempts");
     same_text(r->executor, j, "executor");
     same_time(r->scheduled_for, j, "scheduled_for");
+    same_time(r->occurrence, j, "occurrence");
     same_time(r->not_before, j, "not_before");
     same_time(r->created_at, j, "created_at");
     same_time(r->started_at, j, "started_at");
@@ -294,8 +295,8 @@ static void same_run(const sked_run_view *r, json_t *j)
     same_time(r->cancel_requested_at, j, "cancel_requested_at");
     same_time(r->timeout_exceeded_at, j, "timeout_exceeded_at");
     json_t *steps = json_object_get(j, "steps");
-    /* 24 fields and the duration, and the steps when read. */
-    assert_int_equal(json_object_size(j), 25 + (r->steps != NULL));
+    /* 25 fields and the duration, and the steps when read. */
+    assert_int_equal(json_object_size(j), 26 + (r->steps != NULL));
     if (!r->steps) {
         assert_null(steps);
         return;
