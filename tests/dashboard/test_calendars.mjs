@@ -2,7 +2,7 @@
 // Calendars in the dashboard, on a server with two calendars made through
 // the API: "us-holidays" (Christmas and New Year's Day by RRULE, observed
 // on the nearest weekday) and "office" (it includes us-holidays, plus the
-// date 2027-08-18, a Wednesday).
+// date 2027-08-18, a Wednesday; its business weekdays Sunday to Thursday).
 //
 // 1. #/calendars, reached from the navigation: one row per calendar with
 //    its description, its source, how many dates, rules and includes it
@@ -21,7 +21,8 @@
 //    shows 2025, whose grids differ (2025-12-24, a Wednesday, is a
 //    business day there).
 // 3. office's page: its include links to us-holidays' page; 2027-08-18 is
-//    a holiday there and a business day in us-holidays.
+//    a holiday there and a business day in us-holidays; its Sundays are
+//    business days and its Fridays weekend days, as its weekdays say.
 // 4. An unknown calendar's page says there is none.
 // No console error or uncaught exception on any page.
 import {
@@ -41,6 +42,7 @@ await server.api("POST", "/api/v1/calendars", {
   description: "Office closing days",
   include: ["us-holidays"],
   dates: ["2027-08-18"],
+  weekdays: "sun-thu",
 });
 
 const { context } = await launch(pw);
@@ -83,6 +85,8 @@ await step("the list, from the navigation", async () => {
   check("office: 0 rules", (await col("office", "Rules")) === "0");
   check("office: 1 include", (await col("office", "Includes")) === "1");
   check("office: observed none", (await col("office", "Observed")) === "none");
+  const owd = await col("office", "Business weekdays");
+  check("office: Sunday to Thursday", owd === "Sunday to Thursday", owd);
   check("us-holidays: 0 dates", (await col("us-holidays", "Dates")) === "0");
   check("us-holidays: 2 rules", (await col("us-holidays", "Rules")) === "2");
   check("us-holidays: 0 includes", (await col("us-holidays", "Includes")) === "0");
@@ -175,6 +179,10 @@ await step("an include links to the included calendar's page", async () => {
   check("office: 2027-08-18 a holiday", aug === "Wednesday 2027-08-18: holiday", aug);
   const xmas = await dayName("2027-12-25");
   check("office: 2027-12-25 a holiday, from its include", /^Saturday 2027-12-25: holiday/.test(xmas), xmas);
+  const sun = await dayName("2027-12-26");
+  check("office: a Sunday, a business day", sun === "Sunday 2027-12-26: business day", sun);
+  const fri = await dayName("2027-12-17");
+  check("office: a Friday, a weekend day", fri === "Friday 2027-12-17: weekend", fri);
   const def = page.getByRole("region", { name: "Definition" });
   await def.getByText("2027-08-18").waitFor();
   const link = def.getByRole("link", { name: "us-holidays", exact: true });

@@ -1,7 +1,8 @@
 // The dashboard's entry: a single page routed by the URL's hash
 // (#/schedules, #/schedules/NAME, #/runs, #/runs/ID, #/events, #/queues,
-// #/calendars, #/calendars/NAME, #/playground), the header's live status of the event stream, and the
-// token prompt shown when the API answers 401.
+// #/calendars, #/calendars/NAME, #/playground), the header's live status
+// of the event stream, and the token prompt shown when the API answers
+// 401.
 import { onUnauthorized, onStreamState, setToken, startStream, token } from "./api.js";
 import { clear, h } from "./ui.js";
 import * as schedules from "./schedules.js";
