@@ -23,7 +23,11 @@
 // 3. office's page: its include links to us-holidays' page; 2027-08-18 is
 //    a holiday there and a business day in us-holidays; its Sundays are
 //    business days and its Fridays weekend days, as its weekdays say.
-// 4. An unknown calendar's page says there is none.
+// 4. A change of the calendar through the API (a date added) shows on its
+//    open page without a reload.
+// 5. The first and last years of the range (1970, 2200) are drawn, with
+//    no year before or after them to go to.
+// 6. An unknown calendar's page says there is none.
 // No console error or uncaught exception on any page.
 import {
   playwright, startServer, launch, watch, noErrors, check, step, finish, eventually,
@@ -197,6 +201,33 @@ await step("an include links to the included calendar's page", async () => {
   }
   const there = await dayName("2027-08-18");
   check("us-holidays: 2027-08-18 a business day", there === "Wednesday 2027-08-18: business day", there);
+});
+
+await step("a change of the calendar shows without a reload", async () => {
+  await page.goto(`${server.url}/#/calendars/us-holidays?year=2027`);
+  await page.getByRole("heading", { level: 2, name: "Year 2027" }).waitFor();
+  check("2027-12-22 a business day first", (await dayName("2027-12-22")) === "Wednesday 2027-12-22: business day");
+  await page.evaluate(() => { window.skedNoReload = true; });
+  const c = await server.api("GET", "/api/v1/calendars/us-holidays");
+  await server.api("PUT", "/api/v1/calendars/us-holidays", {
+    description: c.description, rules: c.rules, observed: c.observed, dates: ["2027-12-22"],
+  });
+  await eventually(async () => (await dayName("2027-12-22")) === "Wednesday 2027-12-22: holiday", 10000,
+    "2027-12-22 a holiday once the calendar has it");
+  check("without a reload", await page.evaluate(() => window.skedNoReload === true));
+  await page.getByRole("region", { name: "Definition" }).getByText("2027-12-22").waitFor();
+});
+
+await step("the range's ends: 1970 and 2200", async () => {
+  await page.goto(`${server.url}/#/calendars/us-holidays?year=2200`);
+  await page.getByRole("table", { name: "December 2200", exact: true }).waitFor();
+  check("2200-12-25 a holiday", /^Thursday 2200-12-25: holiday$/.test(await dayName("2200-12-25")));
+  check("no next year after 2200", await page.getByRole("button", { name: /^Next year/ }).isDisabled());
+  await page.goto(`${server.url}/#/calendars/us-holidays?year=1970`);
+  await page.getByRole("table", { name: "January 1970", exact: true }).waitFor();
+  check("1970-01-01 a holiday", /^Thursday 1970-01-01: holiday$/.test(await dayName("1970-01-01")));
+  check("no previous year before 1970", await page.getByRole("button", { name: /^Previous year/ }).isDisabled());
+  check("no error said", (await page.locator(".msg-error").count()) === 0);
 });
 
 await step("an unknown calendar", async () => {
