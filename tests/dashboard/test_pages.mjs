@@ -3,8 +3,9 @@
 // (390x844), on a server with schedules, a completed and a failed run:
 //
 // - each route (#/schedules, #/schedules/NAME, #/runs, #/runs/ID,
-//   #/events, #/queues, #/playground) has one h1 naming the page and
-//   shows what it is about (a schedule's name, a run's id, a queue's);
+//   #/events, #/queues, #/calendars, #/calendars/NAME, #/playground) has
+//   one h1 naming the page and shows what it is about (a schedule's name,
+//   a run's id, a queue's, a calendar's);
 // - at 390 px nothing scrolls sideways: document.scrollingElement's
 //   scrollWidth is at most window.innerWidth;
 // - the navigation reaches each list page by its link;
@@ -21,6 +22,11 @@ import {
 const pw = await playwright();
 const server = await startServer({
   workflows: `
+calendars:
+  us-holidays:
+    description: Christmas and New Year's Day
+    rules: ["FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=25", "FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1"]
+    observed: nearest_weekday
 queues:
   reports: {concurrency: 2, rate_limit: {limit: 10, period: 1m}}
 workflows:
@@ -65,6 +71,8 @@ const pages = [
   { name: "run", hash: `#/runs/${encodeURIComponent(ok.run_id)}`, h1: /run/i, shows: "published to the team" },
   { name: "events", hash: "#/events", h1: /events/i, shows: "run.completed" },
   { name: "queues", hash: "#/queues", h1: /queues/i, shows: "reports" },
+  { name: "calendars", hash: "#/calendars", h1: /calendars/i, shows: "us-holidays" },
+  { name: "calendar", hash: "#/calendars/us-holidays?year=2027", h1: /us-holidays/, shows: "December 2027" },
   { name: "playground", hash: "#/playground", h1: /playground/i, shows: null },
 ];
 
@@ -99,7 +107,7 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
   await step(`the navigation at ${width}px`, async () => {
     await page.goto(`${server.url}/#/schedules`);
     for (const [link, h1] of [["Runs", /runs/i], ["Events", /events/i], ["Queues", /queues/i],
-      ["Playground", /playground/i], ["Schedules", /schedules/i]]) {
+      ["Calendars", /calendars/i], ["Playground", /playground/i], ["Schedules", /schedules/i]]) {
       const nav = page.getByRole("navigation").getByRole("link", { name: link, exact: true });
       // A phone's navigation may sit behind a menu button.
       if (!(await nav.isVisible())) {

@@ -1,7 +1,8 @@
 // The dashboard's entry: a single page routed by the URL's hash
 // (#/schedules, #/schedules/NAME, #/runs, #/runs/ID, #/events, #/queues,
-// #/playground), the header's live status of the event stream, and the
-// token prompt shown when the API answers 401.
+// #/calendars, #/calendars/NAME, #/playground), the header's live status
+// of the event stream, and the token prompt shown when the API answers
+// 401.
 import { onUnauthorized, onStreamState, setToken, startStream, token } from "./api.js";
 import { clear, h } from "./ui.js";
 import * as schedules from "./schedules.js";
@@ -10,6 +11,8 @@ import * as runs from "./runs.js";
 import * as run from "./run.js";
 import * as events from "./events.js";
 import * as queues from "./queues.js";
+import * as calendars from "./calendars.js";
+import * as calendar from "./calendar.js";
 import * as playground from "./playground.js";
 
 const routes = [
@@ -19,6 +22,8 @@ const routes = [
   [/^\/runs\/(.+)$/, run, "runs"],
   [/^\/events$/, events, "events"],
   [/^\/queues$/, queues, "queues"],
+  [/^\/calendars$/, calendars, "calendars"],
+  [/^\/calendars\/(.+)$/, calendar, "calendars"],
   [/^\/playground$/, playground, "playground"],
 ];
 
