@@ -8,7 +8,8 @@
 # changed date is an update; --prune deletes a calendar gone from the
 # file, but not one another calendar still includes; a bad date or an
 # unknown include is refused at its FILE:LINE:COLUMN and nothing is
-# written; a name the API owns is not the file's to change.
+# written; a name the API owns is not the file's to change; a schedule
+# refused after the calendars were written leaves them, with a warning.
 #
 # Env: SKED_BIN, SKED_SOURCE_DIR. Ends with "N passed, M failed".
 set -u
@@ -206,6 +207,23 @@ office code hol"
     applied "$m: --prune, no calendars left" "calendars: 0 created, 0 updated, 0 unchanged, 1 deleted
 schedules: 0 created, 0 updated, 1 unchanged, 0 deleted" none.yaml --prune
     check "$m: only the API's calendar is left" "$(calendars)" "by-hand api -"
+
+    # The calendars and the schedules are two transactions: a schedule
+    # refused after the calendars changed leaves them applied, and says so.
+    "$bin" schedule create pay --every 1h --name taken $T >/dev/null 2>&1
+    printf 'app: hol\ncalendars:\n  late:\n    dates: [2026-03-01]\nschedules:\n  - {name: taken, workflow: pay, every: 1h}\n' \
+        >taken.yaml
+    sk apply taken.yaml
+    check "$m: a refused schedule: exit" "$rc" 4
+    check "$m: a refused schedule: stderr" "$(cat "$tmp/err")" \
+        "sked: warning: the file's calendars were applied; its schedules were not
+sked: taken.yaml:6:6: schedules[0].name: \"taken\" exists with source api"
+    check "$m: a refused schedule: the calendar is there" "$(calendars)" \
+        "by-hand api -
+late code hol"
+    "$bin" schedule delete taken $T >/dev/null 2>&1
+    applied "$m: once fixed, the calendar is unchanged" "calendars: 0 created, 0 updated, 1 unchanged, 0 deleted
+schedules: 1 created, 0 updated, 0 unchanged, 0 deleted" taken.yaml
 }
 
 T="--db sqlite:$tmp/direct.db"
@@ -218,8 +236,9 @@ scenario remote
 stop_server srv TERM
 check "the server stops cleanly" "$stop_rc" 0
 check "the remote database holds what the server wrote" \
-    "$(q "sqlite:$tmp/remote.db" "SELECT name || ':' || source FROM calendars ORDER BY name")" \
-    "by-hand:api"
+    "$(q "sqlite:$tmp/remote.db" "SELECT name || ':' || source || ':' || coalesce(app, '-') FROM calendars ORDER BY name")" \
+    "by-hand:api:-
+late:code:hol"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
