@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: MIT */
-/* "sked apply FILE [--prune]": make the database's schedules match the
- * workflows file (SPEC 3.5 apply, SPEC 10).
+/* "sked apply FILE [--prune]": make the database's calendars and
+ * schedules match the workflows file (SPEC 3.5 apply, SPEC 10, 12).
  *
  * The whole file is read and checked first (workflow_file.c): a mistake
  * anywhere is reported as "FILE:LINE:COLUMN: path: message" and nothing
- * is written. Then its schedules — those under workflows.<name> and the
- * top-level ones — are applied in one transaction with source "code", as
- * the file's app (its "app" key, else its file name): created, replaced
- * when changed, left alone when equal; with --prune the app's code
- * schedules no longer in the file are deleted, never another app's. Schedules
- * created through the API or the CLI (source "api") are never touched. With
- * --server the file is read here all the same, and its schedules are
- * sent to the server (PUT /api/v1/schedules), which applies them in the
- * same transaction and answers the same errors. This
- * version applies only the schedules; queues and workflows are checked
- * and will be executed by the server. */
+ * is written. Then its calendars are applied, in one transaction, as the
+ * file's app's code calendars: created, replaced when changed, left alone
+ * when equal, each checked against the calendars as they will stand (so
+ * one may include another in any order); with --prune the app's code
+ * calendars no longer in the file are deleted, unless another calendar
+ * still includes one (refused, nothing written). They go first because
+ * schedules name calendars. Then its schedules — those under workflows.<name>
+ * and the top-level ones — are applied in one transaction with source "code",
+ * as the file's app (its "app" key, else its file name): created, replaced when
+ * changed, left alone when equal; with --prune the app's code schedules no
+ * longer in the file are deleted, never another app's. Schedules created
+ * through the API or the CLI (source "api") are never touched. With
+ * --server the file is read here all the same, and its calendars and
+ * schedules are sent to the server (PUT /api/v1/calendars, then PUT
+ * /api/v1/schedules), which applies each set in one transaction and
+ * answers the same errors. The two sets are two transactions: when the
+ * schedules are refused after the calendars changed, the calendars stay
+ * applied, and a warning says so. Queues and workflows are checked and
+ * will be executed by the server. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,24 +58,63 @@ static int apply_fail(const char *file, const sked_wf_file *wf,
                     err->msg[0] ? err->msg : sked_strerror(rc));
 }
 
-static int print_result(const sked_apply_result *r, bool json)
+static bool changed_any(const sked_apply_result *r)
 {
-    if (json)
-        return out_json(sked__answer_apply(r));
+    return r->created || r->updated || r->deleted;
+}
+
+/* Print the counts of the schedules R and, when CAL is not NULL, of the
+ * calendars first, each line named. */
+static int print_result(const sked_apply_result *r,
+                        const sked_apply_result *cal, bool json)
+{
+    json_t *o;
+
+    if (json) {
+        o = sked__answer_apply(r);
+        if (o && cal &&
+            json_object_set_new(o, "calendars", sked__answer_apply(cal)) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+        return out_json(o);
+    }
+    if (cal)
+        printf("calendars: %zu created, %zu updated, %zu unchanged, "
+               "%zu deleted\nschedules: ",
+               cal->created, cal->updated, cal->unchanged, cal->deleted);
     printf("%zu created, %zu updated, %zu unchanged, %zu deleted\n", r->created,
            r->updated, r->unchanged, r->deleted);
     return cli_flush();
 }
 
+/* Apply the calendars of WF to T (with PRUNE, also when it has none);
+ * *applied tells whether they were sent. */
+static int apply_calendars(target *t, const char *file, const sked_wf_file *wf,
+                           bool prune, sked_apply_result *res, bool *applied)
+{
+    target_calendar_apply a = {wf->calendars, wf->n_calendars, wf->app, prune};
+    sked_error err;
+    int rc;
+
+    *applied = wf->n_calendars > 0 || prune;
+    if (!*applied)
+        return 0;
+    sked_error_clear(&err);
+    rc = t->ops->calendar_apply(t, &a, res, &err);
+    return rc < 0 ? apply_fail(file, wf, &err, rc) : 0;
+}
+
 static int apply_file(const cli_cmd *self, const char *file, const char *db,
                       const char *server, bool prune, bool json)
 {
-    sked_apply_result res = {0};
+    sked_apply_result res = {0}, cal = {0};
     sked_wf_file wf = {0};
     sked_tzdb *tzdb = NULL;
     target *t = NULL;
     sked_wf_error e;
     sked_error err;
+    bool cals;
     int rc;
 
     if ((rc = direct_tzdb_open(&tzdb)) != 0)
@@ -78,15 +125,19 @@ static int apply_file(const cli_cmd *self, const char *file, const char *db,
     }
     if ((rc = target_open(self, db, server, tzdb, &t)) != 0)
         goto out;
-    /* A file's calendars are its app's, written by the server that loads
-     * the file (sked server --workflows). */
-    if (wf.n_calendars > 0)
-        cli_warn("the file's calendars are not applied: sked server "
-                 "--workflows writes them, or use sked calendar");
+    /* The calendars first: the schedules name them. */
+    if ((rc = apply_calendars(t, file, &wf, prune, &cal, &cals)) != 0)
+        goto out;
+    /* A file without calendars prints what it did before it had any. */
+    cals = cals && (wf.n_calendars > 0 || cal.deleted > 0);
     sked_error_clear(&err);
     target_apply a = {wf.schedules, wf.n_schedules, wf.app, prune};
     rc = t->ops->schedule_apply(t, &a, &res, &err);
-    rc = rc < 0 ? apply_fail(file, &wf, &err, rc) : print_result(&res, json);
+    if (rc < 0 && changed_any(&cal))
+        cli_warn("the file's calendars were applied; its schedules were "
+                 "not");
+    rc = rc < 0 ? apply_fail(file, &wf, &err, rc)
+                : print_result(&res, cals ? &cal : NULL, json);
 out:
     target_close(t);
     sked__workflow_file_done(&wf);
@@ -118,23 +169,29 @@ static int apply_run(const cli_cmd *self, int argc, char **argv)
 const cli_cmd cli_cmd_apply = {
     .name = "apply",
     .path = "sked apply",
-    .summary = "Apply the schedules of a workflows file",
+    .summary = "Apply the calendars and schedules of a workflows file",
     .run = apply_run,
     .help =
         "Usage: sked apply FILE [--prune] [--json]\n"
         "\n"
         "Read the workflows file FILE (docs/workflows-file.md), check all\n"
-        "of it, then create or update its schedules in one transaction,\n"
-        "with source \"code\". Nothing is written when any part of the\n"
-        "file is wrong; the error reads FILE:LINE:COLUMN: path: message.\n"
-        "Schedules created with \"sked schedule create\" or the API are\n"
-        "never touched. Prints how many schedules were created, updated,\n"
-        "left unchanged and deleted, and on stderr a warning for each\n"
-        "schedule whose workflow no server has registered yet.\n"
+        "of it, then create or update its calendars in one transaction,\n"
+        "then its schedules in another, with source \"code\" as the\n"
+        "file's app. Nothing is written when any part of the file is\n"
+        "wrong; the error reads FILE:LINE:COLUMN: path: message.\n"
+        "Calendars and schedules created with \"sked calendar\",\n"
+        "\"sked schedule\" or the API are never touched. Prints how many\n"
+        "schedules were created, updated, left unchanged and deleted\n"
+        "(when the file has calendars, a \"calendars:\" line first and a\n"
+        "\"schedules:\" line), and on stderr a warning for each schedule\n"
+        "whose workflow no server has registered yet.\n"
         "\n"
         "Options:\n"
-        "  --prune        also delete the code schedules not in FILE\n"
+        "  --prune        also delete the app's code calendars and\n"
+        "                 schedules not in FILE (a calendar another\n"
+        "                 includes is refused, nothing deleted)\n"
         "  --json         print the API's answer: {\"created\", \"updated\",\n"
-        "                 \"unchanged\", \"deleted\"}\n" TARGET_HELP
-        "  -h, --help     show this help\n",
+        "                 \"unchanged\", \"deleted\"}, with the calendars'\n"
+        "                 counts in \"calendars\" when the file has "
+        "any\n" TARGET_HELP "  -h, --help     show this help\n",
 };

@@ -396,6 +396,16 @@ static void done(target *t)
     free(d);
 }
 
+static int calendar_apply(target *t, const target_calendar_apply *a,
+                          sked_apply_result *res, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_calendar_apply(e, a->app, a->set, a->n, a->prune,
+                                          res, err)
+             : err->code;
+}
+
 static const target_ops direct_ops = {TARGET_OPS(TARGET_OP)};
 
 int direct_target_open(const char *db, sked_tzdb *tzdb, target **out)

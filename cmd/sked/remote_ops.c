@@ -622,6 +622,26 @@ static void done(target *t)
     free(t);
 }
 
+static int calendar_apply(target *t, const target_calendar_apply *a,
+                          sked_apply_result *res, sked_error *err)
+{
+    /* The writer only reads the set. */
+    const sked__calendar_apply_request req = {(sked_calendar *) a->set, a->n,
+                                              a->prune, a->app};
+    json_t *body = sked__request_calendar_apply(&req, err), *j = NULL;
+    int rc;
+
+    if (!body)
+        return err->code ? err->code : no_memory(err);
+    rc = remote_call(remote_of(t), "PUT", "/api/v1/calendars", body, NULL, &j,
+                     err);
+    json_decref(body);
+    if (rc == 0 && sked__answer_apply_read(j, res) != 0)
+        rc = remote_bad_answer("an apply's counts", err);
+    json_decref(j);
+    return rc;
+}
+
 static const target_ops remote_ops = {TARGET_OPS(TARGET_OP)};
 
 int remote_target_open(const char *url, sked_tzdb *tzdb, target **out)

@@ -49,6 +49,16 @@ typedef struct target_apply {
     bool prune;
 } target_apply;
 
+/* What "sked apply" applies of the file's calendars: the N calendars SET
+ * as code calendars of APP; with PRUNE, APP's code calendars not in SET
+ * are deleted. Everything borrowed. */
+typedef struct target_calendar_apply {
+    const sked_calendar *set;
+    size_t n;
+    const char *app;
+    bool prune;
+} target_calendar_apply;
+
 /* Called with each event (its JSON object text) as it happens. */
 typedef void (*target_event_fn)(void *ctx, const char *event_json);
 
@@ -106,7 +116,8 @@ typedef struct target_ops {
 
     /* ---- calendars: create (SKED_ECONFLICT when the name exists), put
      * (create or replace; *created may be NULL), get, list (*out of *n,
-     * sked_calendars_free), delete (idempotent), and the days of one */
+     * sked_calendars_free), delete (idempotent), the days of one, and
+     * the apply of a set (all or nothing) */
     int (*calendar_create)(target *t, const sked_calendar *c, sked_error *err);
     int (*calendar_put)(target *t, const sked_calendar *c, bool *created,
                         sked_error *err);
@@ -118,6 +129,8 @@ typedef struct target_ops {
     int (*calendar_days)(target *t, const char *name,
                          const sked_calendar_days_query *q,
                          sked_calendar_day **out, size_t *n, sked_error *err);
+    int (*calendar_apply)(target *t, const target_calendar_apply *a,
+                          sked_apply_result *res, sked_error *err);
 
     /* Close T and free it. */
     void (*done)(target *t);
@@ -151,6 +164,7 @@ typedef struct target_ops {
     X(calendar_list)                                                           \
     X(calendar_delete)                                                         \
     X(calendar_days)                                                           \
+    X(calendar_apply)                                                          \
     X(done)
 #define TARGET_OP(name) .name = name,
 

@@ -143,6 +143,19 @@ SKED_API int sked_engine_calendar_list(sked_engine *e, sked_calendar **out,
 SKED_API void sked_calendars_free(sked_calendar *v, size_t n);
 SKED_API int sked_engine_calendar_delete(sked_engine *e, const char *name,
                                          bool *existed, sked_error *err);
+/* Apply the N calendars of SET as the code calendars of APP (NULL: the
+ * engine's app), all or nothing (sked apply, PUT /api/v1/calendars):
+ * create the new ones, replace the changed ones, leave the equal ones
+ * (counted unchanged) and, with PRUNE, delete APP's code calendars not in
+ * SET. Includes are checked against the calendars as they will stand, so
+ * the set may include its own in any order. Errors name
+ * "calendars[i].field"; a name the API or another app has is
+ * SKED_ECONFLICT; a calendar to prune that another still includes is
+ * SKED_ECONFLICT. OUT (may be NULL): what changed. */
+SKED_API int sked_engine_calendar_apply(sked_engine *e, const char *app,
+                                        const sked_calendar *set, size_t n,
+                                        bool prune, sked_apply_result *out,
+                                        sked_error *err);
 
 /* The days of a calendar in a period: FROM..TO, days since 1970-01-01
  * (at most SKED_CALENDAR_DAYS_MAX of them); with BUSINESS the business

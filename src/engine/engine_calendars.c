@@ -121,6 +121,22 @@ int sked_engine_calendar_delete(sked_engine *e, const char *name, bool *existed,
     return 0;
 }
 
+int sked_engine_calendar_apply(sked_engine *e, const char *app,
+                               const sked_calendar *set, size_t n, bool prune,
+                               sked_apply_result *out, sked_error *err)
+{
+    int rc;
+
+    if (!e)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
+    rc = sked__store_calendar_apply(e->store, set, n, app ? app : e->app, prune,
+                                    out, err);
+    /* The events are in the store, as a schedule apply's. */
+    if (rc == 0 && e->loop)
+        sked__loop_changed(e->loop, NULL);
+    return rc;
+}
+
 /* ---- its days -------------------------------------------------------- */
 
 /* Build NAME's day set against every stored calendar. */

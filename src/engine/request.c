@@ -13,12 +13,14 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "engine/answer.h"
+#include "model/calendar.h"
 #include "model/schedule_json.h"
 
 /* ---- bodies ------------------------------------------------------------- */
 
 typedef enum body_kind {
     BODY_SET,     /* sked_schedule *, its count at n_off */
+    BODY_CALS,    /* sked_calendar *, its count at n_off */
     BODY_BOOL,    /* bool; absent or null: false */
     BODY_FLAG,    /* as BODY_BOOL, written only when true (a key added
                      later, which older servers do not know) */
@@ -46,6 +48,15 @@ static const body_key apply_keys[] = {
     {"app", BODY_NAME, offsetof(sked__apply_request, app), 0, 0, 0},
     {NULL, BODY_BOOL, 0, 0, 0, 0},
 };
+
+#define CAL(member) offsetof(sked__calendar_apply_request, member)
+static const body_key calendar_apply_keys[] = {
+    {"calendars", BODY_CALS, CAL(set), CAL(n), 0, 0},
+    {"prune", BODY_BOOL, CAL(prune), 0, 0, 0},
+    {"app", BODY_NAME, CAL(app), 0, 0, 0},
+    {NULL, BODY_BOOL, 0, 0, 0, 0},
+};
+#undef CAL
 
 static const body_key backfill_keys[] = {
     {"start", BODY_INSTANT, offsetof(sked__backfill_request, start), 0, 0, 0},
@@ -108,6 +119,25 @@ static int set_write(const sked_schedule *set, size_t n, json_t **out,
     return 0;
 }
 
+/* The definitions of the N calendars of SET as an array into *out. */
+static int cals_write(const sked_calendar *set, size_t n, json_t **out,
+                      sked_error *err)
+{
+    json_t *arr = json_array(), *d;
+
+    for (size_t i = 0; arr && i < n; i++) {
+        if (!(d = sked__calendar_to_json(&set[i], true)) ||
+            json_array_append_new(arr, d) != 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    if (!arr)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    *out = arr;
+    return 0;
+}
+
 /* The N intervals of SPANS as an array of {"from", "to"} into *out;
  * none: left out. */
 static int spans_write(const sked_sim_span *spans, size_t n, json_t **out,
@@ -142,6 +172,9 @@ static int value_write(const body_key *k, const void *r, json_t **out,
     case BODY_SET:
         return set_write(*AT_C(r, k->off, sked_schedule *),
                          *AT_C(r, k->n_off, size_t), out, err);
+    case BODY_CALS:
+        return cals_write(*AT_C(r, k->off, sked_calendar *),
+                          *AT_C(r, k->n_off, size_t), out, err);
     case BODY_FLAG:
         if (!*AT_C(r, k->off, bool))
             return 0;
@@ -335,6 +368,11 @@ static int value_read(const body_key *k, const json_t *v, void *r,
             return sked__error_set(err, SKED_EINVAL, k->key, -1,
                                    "expected an array of schedules");
         return 0;
+    case BODY_CALS:
+        if (!json_is_array(v))
+            return sked__error_set(err, SKED_EINVAL, k->key, -1,
+                                   "expected an array of calendars");
+        return 0;
     case BODY_BOOL:
     case BODY_FLAG:
         if (v && !json_is_null(v) && !json_is_boolean(v))
@@ -392,6 +430,32 @@ static int set_read(const body_key *k, const json_t *arr, void *r,
     return 0;
 }
 
+/* Read the calendars of the array ARR of K into R (owned: freed by the
+ * request's done, also on error). */
+static int cals_read(const body_key *k, const json_t *arr, void *r,
+                     sked_error *err)
+{
+    sked_calendar **set = AT(r, k->off, sked_calendar *);
+    size_t *n = AT(r, k->n_off, size_t);
+    const json_t *item;
+    size_t i;
+
+    *n = 0;
+    if (!(*set = sked__calloc(json_array_size(arr) + 1, sizeof **set)))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    json_array_foreach(arr, i, item)
+    {
+        int rc = json_is_object(item)
+                     ? sked__calendar_from_json(item, 0, &(*set)[i], err)
+                     : sked__error_set(err, SKED_EINVAL, NULL, -1,
+                                       "expected a calendar object");
+        *n = i + 1; /* the request's done frees what it holds */
+        if (rc != 0)
+            return at_index(k->key, i, err);
+    }
+    return 0;
+}
+
 static int body_read(const body_key *keys, const json_t *body, void *r,
                      sked_error *err)
 {
@@ -412,6 +476,8 @@ static int body_read(const body_key *keys, const json_t *body, void *r,
     for (k = keys; rc == 0 && k->key; k++) {
         if (k->kind == BODY_SET)
             rc = set_read(k, json_object_get(body, k->key), r, err);
+        else if (k->kind == BODY_CALS)
+            rc = cals_read(k, json_object_get(body, k->key), r, err);
     }
     return rc;
 }
@@ -431,6 +497,27 @@ int sked__request_apply_read(const json_t *body, sked__apply_request *a,
 void sked__apply_request_done(sked__apply_request *a)
 {
     sked_schedule_page_done(&(sked_schedule_page){a->set, a->n, NULL});
+    a->set = NULL;
+    a->n = 0;
+}
+
+json_t *sked__request_calendar_apply(const sked__calendar_apply_request *a,
+                                     sked_error *err)
+{
+    return body_write(calendar_apply_keys, a, err);
+}
+
+int sked__request_calendar_apply_read(const json_t *body,
+                                      sked__calendar_apply_request *a,
+                                      sked_error *err)
+{
+    memset(a, 0, sizeof *a);
+    return body_read(calendar_apply_keys, body, a, err);
+}
+
+void sked__calendar_apply_request_done(sked__calendar_apply_request *a)
+{
+    sked_calendars_free(a->set, a->n);
     a->set = NULL;
     a->n = 0;
 }

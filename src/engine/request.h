@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The requests of the API that are not one schedule (docs/api.md): the
- * bodies of an apply ({"schedules", "prune", "app"}) and of a backfill
+ * bodies of an apply ({"schedules", "prune", "app"}), of a calendars
+ * apply ({"calendars", "prune", "app"}) and of a backfill
  * ({"start", "end"}), and the query strings of the schedule, run and
  * event lists. Each is one key table, walked by one writer, which the
  * CLI's remote mode sends, and by one reader, which the API reads the
@@ -44,6 +45,27 @@ json_t *sked__request_apply(const sked__apply_request *a, sked_error *err);
 int sked__request_apply_read(const json_t *body, sked__apply_request *a,
                              sked_error *err);
 void sked__apply_request_done(sked__apply_request *a);
+
+/* PUT /api/v1/calendars: a set of calendars, applied as APP's code
+ * calendars (sked apply). */
+typedef struct sked__calendar_apply_request {
+    sked_calendar *set; /* n; the reader's is owned (done below) */
+    size_t n;
+    bool prune;
+    const char *app; /* as sked__apply_request's */
+} sked__calendar_apply_request;
+
+/* The body of A: each calendar as its definition. NULL with ERR set out
+ * of memory. */
+json_t *sked__request_calendar_apply(const sked__calendar_apply_request *a,
+                                     sked_error *err);
+/* Read BODY into *a (zeroed here; free with
+ * sked__calendar_apply_request_done, also on error). A calendar's error
+ * names "calendars[i].field". */
+int sked__request_calendar_apply_read(const json_t *body,
+                                      sked__calendar_apply_request *a,
+                                      sked_error *err);
+void sked__calendar_apply_request_done(sked__calendar_apply_request *a);
 
 /* POST /api/v1/schedules/{name}/backfill: the occurrences in (start,
  * end); SKED_TIME_NONE is absent (the engine names a missing end).

@@ -459,6 +459,7 @@ void sked__workflow_file_done(sked_wf_file *f)
         sked_schedule_done(&f->schedules[i]);
     free(f->schedules);
     free(f->where);
+    free(f->calendar_where);
     for (size_t i = 0; i < f->n_calendars; i++)
         sked_calendar_done(&f->calendars[i]);
     free(f->calendars);
@@ -494,14 +495,21 @@ bool sked__workflow_file_locate(const char *file, const sked_wf_file *f,
     unsigned long i;
     char *end;
 
+    const sked_wf_where *w = NULL;
+
     if (strncmp(err->field, "schedules[", 10) == 0) {
         i = strtoul(err->field + 10, &end, 10);
-        if (end[0] == ']' && i < f->n_schedules) {
-            const sked_wf_where *w = &f->where[i];
-            snprintf(buf, size, "%s:%d:%d: %s%s: %s", file, w->line, w->column,
-                     w->path, end + 1, msg);
-            return true;
-        }
+        if (end[0] == ']' && i < f->n_schedules)
+            w = &f->where[i];
+    } else if (strncmp(err->field, "calendars[", 10) == 0) {
+        i = strtoul(err->field + 10, &end, 10);
+        if (end[0] == ']' && i < f->n_calendars && f->calendar_where)
+            w = &f->calendar_where[i];
+    }
+    if (w) {
+        snprintf(buf, size, "%s:%d:%d: %s%s: %s", file, w->line, w->column,
+                 w->path, end + 1, msg);
+        return true;
     }
     if (!err->field[0])
         return false;

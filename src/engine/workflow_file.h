@@ -162,7 +162,8 @@ typedef struct sked_wf_file {
      * (sked_calendar_done on each, then free). */
     sked_calendar *calendars;
     size_t n_calendars;
-    sked_wf_arena *arena; /* owned */
+    sked_wf_where *calendar_where; /* owned; one per calendar: its key */
+    sked_wf_arena *arena;          /* owned */
 } sked_wf_file;
 
 /* Parse the LEN bytes of TEXT as a workflows file and check it whole.
@@ -193,8 +194,9 @@ void sked__workflow_file_done(sked_wf_file *f);
 
 /* Write ERR, an error of the store or the engine about the schedules of
  * F (read from FILE), into BUF of SIZE bytes: "FILE:LINE:COLUMN:
- * path.field: message" when it names "schedules[i]...", i indexing F's
- * schedules in order, else "FILE: field: message". Returns false, BUF
+ * path.field: message" when it names "schedules[i]..." or
+ * "calendars[i]...", i indexing F's schedules or calendars in order, else
+ * "FILE: field: message". Returns false, BUF
  * untouched, when ERR names no field. */
 bool sked__workflow_file_locate(const char *file, const sked_wf_file *f,
                                 const sked_error *err, char *buf, size_t size);

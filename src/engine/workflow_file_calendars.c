@@ -19,6 +19,7 @@
  * ("calendars.office.dates: dates[1]: 2026-02 has no day 30"). Includes
  * are resolved when the file's calendars are written, among them and the
  * stored ones. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,7 +92,9 @@ int sked__wf_read_calendars(parser *p, struct fy_node *v, void *obj)
                              "found %s",
                              sked__wf_node_kind(v));
     n = (size_t) fy_node_mapping_item_count(v);
-    if (n > 0 && !(f->calendars = sked__calloc(n, sizeof *f->calendars)))
+    if (n > 0 &&
+        (!(f->calendars = sked__calloc(n, sizeof *f->calendars)) ||
+         !(f->calendar_where = sked__calloc(n, sizeof *f->calendar_where))))
         return sked__wf_fail_nomem(p);
     while ((pair = fy_node_mapping_iterate(v, &it)) != NULL) {
         struct fy_node *key = fy_node_pair_key(pair);
@@ -100,6 +103,12 @@ int sked__wf_read_calendars(parser *p, struct fy_node *v, void *obj)
             return rc;
         p->mark = sked__wf_node_mark(p, key);
         old = sked__wf_path_push_key(p, name, strlen(name));
+        /* Where it stands, for the errors its write finds (an include). */
+        f->calendar_where[f->n_calendars] = (sked_wf_where){
+            .line = p->mark.line + 1, .column = p->mark.column + 1};
+        (void) snprintf(f->calendar_where[f->n_calendars].path,
+                        sizeof f->calendar_where[f->n_calendars].path, "%s",
+                        p->path);
         rc = (why = sked__wf_name_problem(name))
                  ? sked__wf_fail(p, key, "%s", why)
                  : read_calendar(p, name, fy_node_pair_value(pair),

@@ -9,12 +9,15 @@
  * (naming the field: "dates[2]", "rules[0]" with the position, "ics"
  * with the line), 404 for an unknown calendar or include, 409 for a name
  * that exists, a cycle of includes, or a calendar still included by
- * another. A refused request changes nothing. */
+ * another. A refused request changes nothing. PUT on the collection
+ * applies a set as an app's code calendars (sked apply), as PUT
+ * /api/v1/schedules does schedules. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "engine/answer.h"
+#include "engine/request.h"
 #include "http/http_int.h"
 #include "sked/sked.h"
 
@@ -98,6 +101,34 @@ static int calendar_create(const http_req *req, http_resp *resp)
     rc = rc != 0 ? sked__http_fail(resp, rc, &err)
                  : send_named(req, resp, 201, c.name);
     sked_calendar_done(&c);
+    return rc;
+}
+
+/* PUT /api/v1/calendars: {"calendars", "prune", "app"}, applied as the
+ * app's code calendars, all or nothing (sked apply). */
+static int calendar_apply(const http_req *req, http_resp *resp)
+{
+    sked_apply_result res = {0};
+    sked__calendar_apply_request a;
+    json_t *body = NULL, *o;
+    sked_error err;
+    int rc;
+
+    if ((rc = sked__http_body_object(req, resp, false, &body)) != 0)
+        return rc;
+    sked_error_clear(&err);
+    rc = sked__request_calendar_apply_read(body, &a, &err);
+    if (rc == 0)
+        rc = sked_engine_calendar_apply(req->engine, a.app, a.set, a.n, a.prune,
+                                        &res, &err);
+    if (rc != 0)
+        rc = sked__http_fail(resp, rc, &err);
+    else if (!(o = sked__answer_apply(&res)))
+        rc = sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
+    else
+        rc = sked__http_json(resp, 200, o);
+    sked__calendar_apply_request_done(&a);
+    json_decref(body); /* after the apply: a.app is the body's */
     return rc;
 }
 
@@ -187,6 +218,8 @@ static int calendar_days(const http_req *req, http_resp *resp)
 const http_route sked__api_calendar_routes[] = {
     {"GET", "/api/v1/calendars", calendar_list, "List the calendars", 200},
     {"POST", "/api/v1/calendars", calendar_create, "Create a calendar", 201},
+    {"PUT", "/api/v1/calendars", calendar_apply,
+     "Apply a set of calendars (source code) as an app's, all or nothing", 200},
     {"GET", "/api/v1/calendars/{name}", calendar_get, "Read a calendar", 200},
     {"PUT", "/api/v1/calendars/{name}", calendar_put,
      "Create or replace a calendar", 200},

@@ -76,6 +76,10 @@ static const facts route_facts[] = {
     {"POST", "/api/v1/calendars", NONE, NULL, NULL, "NewCalendar",
      "a calendar of that name exists, or its includes make a cycle",
      "Calendar"},
+    {"PUT", "/api/v1/calendars", NONE, NULL, NULL, "CalendarSet",
+     "a name of the set is a calendar of another app or of the API, its "
+     "includes make a cycle, or one to prune is still included",
+     NULL},
     {"GET", "/api/v1/calendars/{name}", NONE, NULL, NULL, NULL, NULL,
      "Calendar"},
     {"PUT", "/api/v1/calendars/{name}", NONE, NULL, NULL, "Calendar",
@@ -564,6 +568,15 @@ static json_t *body_schema(const char *name)
             "type", "array", "items", ref("NewSchedule"), "prune", "type",
             "boolean", "default", 0, "app", "type", "string",
             "additionalProperties", 0);
+    if (strcmp(name, "CalendarSet") == 0)
+        return json_pack(
+            "{s:s, s:s, s:[s], s:{s:{s:s, s:o}, s:{s:s, s:b}, s:{s:s}}, s:b}",
+            "description",
+            "the code calendars of an app, applied all or nothing", "type",
+            "object", "required", "calendars", "properties", "calendars",
+            "type", "array", "items", ref("NewCalendar"), "prune", "type",
+            "boolean", "default", 0, "app", "type", "string",
+            "additionalProperties", 0);
     if (strcmp(name, "Backfill") == 0)
         return table_schema(SKED__REQUEST_BACKFILL, "start", "end",
                             "the period (start, end) of the runs to create");
@@ -600,6 +613,11 @@ static int add_schemas(json_t *schemas, json_t *used)
         !json_object_get(schemas, "NewSchedule"))
         rc |= json_object_set_new(schemas, "NewSchedule",
                                   body_schema("NewSchedule"));
+    /* A set of calendars is made of new ones. */
+    if (json_object_get(used, "CalendarSet") &&
+        !json_object_get(schemas, "NewCalendar"))
+        rc |= json_object_set_new(schemas, "NewCalendar",
+                                  body_schema("NewCalendar"));
     return rc ? -1 : 0;
 }
 

@@ -206,6 +206,19 @@ int sked__store_calendar_list(sked_store *st, sked_calendar **out, size_t *n,
  * calendar that includes it. */
 int sked__store_calendar_delete(sked_store *st, const char *name, bool *existed,
                                 sked_error *err);
+/* Apply the N calendars of SET as the code calendars of APP, in one
+ * transaction (sked apply, PUT /api/v1/calendars): create the new ones,
+ * replace the changed ones (each after those of the set it includes),
+ * count the equal ones as unchanged and, with PRUNE, delete APP's code
+ * calendars not in SET. Checked whole first against the calendars as
+ * they will stand: errors name "calendars[i].field"; a name given twice
+ * is SKED_EINVAL; a name the API or another app has is SKED_ECONFLICT; an
+ * unknown include SKED_ENOTFOUND, a cycle SKED_ECONFLICT; pruning a
+ * calendar that one left includes is SKED_ECONFLICT naming both. OUT (may
+ * be NULL): the counts and the first names, as a schedule apply's. */
+int sked__store_calendar_apply(sked_store *st, const sked_calendar *set,
+                               size_t n, const char *app, bool prune,
+                               sked_apply_result *out, sked_error *err);
 
 /* ---- runs -------------------------------------------------------------*/
 

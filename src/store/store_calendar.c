@@ -11,7 +11,9 @@
  * its exclude or only, cannot be deleted: the other would no longer
  * build, the schedule no longer decide. A code calendar (a workflows file's) is
  * written over only by its own app: not over the API's, nor another
- * app's. */
+ * app's. An apply writes a set of code calendars as one app's, all or
+ * nothing. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,7 @@
 #include "base/json_io.h"
 #include "base/json_text.h"
 #include "model/calendar.h"
+#include "model/schedule.h"
 #include "store/store_int.h"
 
 /* One row of calendars_read into *c. */
@@ -309,5 +312,285 @@ int sked__store_calendar_delete(sked_store *st, const char *name, bool *existed,
     rc = sked__store_run_tx(st, SKED__TX_WRITE, delete_tx, &a, err);
     if (rc == 0 && existed)
         *existed = a.existed;
+    return rc;
+}
+
+/* ---- apply a set --------------------------------------------------------
+ *
+ * The plan: read every stored calendar; check each of the set against it
+ * (a name the API or another app has is not the set's); compute the
+ * calendars as they will stand after the apply (the stored ones, the set's
+ * in place of theirs, without those pruned) and build each of the set
+ * against them, so an include that will name nothing, or a cycle, is
+ * refused before anything is written; refuse to prune a calendar that one
+ * left standing includes. Then write, each calendar after those of the
+ * set it includes, skipping the unchanged, and delete the pruned. */
+
+struct apply_arg {
+    const sked_calendar *set; /* n */
+    size_t n;
+    const char *app;
+    bool prune;
+    sked_apply_result res;
+};
+
+/* Count NAME under KIND of R, keeping the names while they are few. */
+static void noted(sked_apply_result *r, sked_apply_kind kind, const char *name)
+{
+    size_t *count[SKED_APPLY_KINDS] = {&r->created, &r->updated, &r->deleted};
+    size_t k = (*count[kind])++;
+
+    if (k < SKED_APPLY_NAMES_MAX)
+        (void) snprintf(r->names[kind][k], sizeof r->names[kind][k], "%s",
+                        name);
+}
+
+/* Prefix err->field with "calendars[I]." (what apply reports). */
+static int at_index(int rc, size_t i, sked_error *err)
+{
+    char field[SKED_ERROR_FIELD_MAX + 32];
+    size_t len;
+
+    if (rc == 0 || !err)
+        return rc;
+    (void) snprintf(field, sizeof field, "calendars[%zu]%s%s", i,
+                    err->field[0] ? "." : "", err->field);
+    len = strlen(field);
+    if (len >= SKED_ERROR_FIELD_MAX)
+        len = SKED_ERROR_FIELD_MAX - 1;
+    memcpy(err->field, field, len);
+    err->field[len] = '\0';
+    return rc;
+}
+
+/* Tell whether the stored OLD is a code calendar the set of APP prunes
+ * when the set (A) does not name it. */
+static bool prunable(const struct apply_arg *a, const sked_calendar *old)
+{
+    return a->prune && old->source == SKED_SOURCE_CODE && old->app &&
+           strcmp(old->app, a->app) == 0 && !find(a->set, a->n, old->name);
+}
+
+/* Refuse the set's calendar C when the stored OLD (may be NULL) is not
+ * APP's: the API's, or another app's. One of no app is taken over. */
+static int owner_check(const sked_calendar *c, const sked_calendar *old,
+                       const char *app, sked_error *err)
+{
+    if (!old)
+        return 0;
+    if (old->source != SKED_SOURCE_CODE)
+        return sked__error_set(err, SKED_ECONFLICT, "name", -1,
+                               "calendar \"%.80s\" exists with source api",
+                               c->name);
+    if (old->app && strcmp(old->app, app) != 0)
+        return sked__error_set(err, SKED_ECONFLICT, "name", -1,
+                               "calendar \"%.80s\" belongs to app \"%.60s\"",
+                               c->name, old->app);
+    return 0;
+}
+
+/* The calendars as they will stand after the apply into *out (N + the
+ * set's): shallow copies, borrowed from ALL and the set. */
+static int after_apply(const struct apply_arg *a, const sked_calendar *all,
+                       size_t n, sked_calendar **out, size_t *k,
+                       sked_error *err)
+{
+    sked_calendar *v = sked__calloc(n + a->n + 1, sizeof *v);
+
+    if (!v)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    *k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!find(a->set, a->n, all[i].name) && !prunable(a, &all[i]))
+            v[(*k)++] = all[i];
+    for (size_t i = 0; i < a->n; i++)
+        v[(*k)++] = a->set[i];
+    *out = v;
+    return 0;
+}
+
+/* Check the whole set against the stored ALL (N) before any write. */
+static int apply_check(const struct apply_arg *a, const sked_calendar *all,
+                       size_t n, sked_error *err)
+{
+    sked_calendar *v = NULL;
+    const char *by;
+    size_t k = 0;
+    int rc = 0;
+
+    for (size_t i = 0; rc == 0 && i < a->n; i++)
+        rc = at_index(
+            owner_check(&a->set[i], find(all, n, a->set[i].name), a->app, err),
+            i, err);
+    if (rc == 0)
+        rc = after_apply(a, all, n, &v, &k, err);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (prunable(a, &all[i]) && (by = includer(v, k, all[i].name)))
+            rc = sked__error_set(err, SKED_ECONFLICT, NULL, -1,
+                                 "calendar \"%.80s\" is no longer in the set "
+                                 "but cannot be deleted: calendar \"%.80s\" "
+                                 "includes it",
+                                 all[i].name, by);
+    for (size_t i = 0; rc == 0 && i < a->n; i++)
+        rc = at_index(check_includes(&a->set[i], v, k, err), i, err);
+    free(v);
+    return rc;
+}
+
+/* 1 when C, given by the set, is the stored OLD as it is (its definition
+ * and app), else 0, or SKED_ENOMEM. */
+static int unchanged(const sked_calendar *c, const char *app,
+                     const sked_calendar *old)
+{
+    json_t *x, *y;
+    int eq;
+
+    if (old->source != SKED_SOURCE_CODE || !old->app ||
+        strcmp(old->app, app) != 0)
+        return 0;
+    x = sked__calendar_to_json(c, true);
+    y = sked__calendar_to_json(old, true);
+    eq = x && y ? json_equal(x, y) : SKED_ENOMEM;
+    json_decref(x);
+    json_decref(y);
+    return eq;
+}
+
+/* Write the set's calendar C as A->app's (OLD: the stored one, or NULL). */
+static int apply_one(sked_store *st, sked__tx *tx, struct apply_arg *a,
+                     const sked_calendar *c, const sked_calendar *old,
+                     sked_error *err)
+{
+    sked_calendar row;
+    char *def = NULL;
+    json_t *o = NULL;
+    int rc = old ? unchanged(c, a->app, old) : 0;
+
+    if (rc < 0)
+        return sked__error_set(err, rc, NULL, -1, NULL);
+    if (rc == 1) {
+        a->res.unchanged++;
+        return 0;
+    }
+    if (sked_calendar_copy(c, &row) != 0)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    free(row.app);
+    row.app = sked__strdup(a->app);
+    row.source = SKED_SOURCE_CODE;
+    row.created_at = old ? old->created_at : sked__store_now(st);
+    row.updated_at = sked__store_now(st);
+    if (!row.app || !(o = sked__calendar_to_json(&row, true)) ||
+        !(def = sked__json_text(o, NULL)))
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    json_decref(o);
+    if (rc == 0)
+        rc = st->ops->calendar_write(tx,
+                                     &(sked__calendar_row){row.name, def,
+                                                           "code", row.app,
+                                                           row.updated_at},
+                                     !old, err);
+    if (rc == 0)
+        rc = emit(st, tx, old ? "calendar.updated" : "calendar.created", &row,
+                  row.name, err);
+    if (rc == 0)
+        noted(&a->res, old ? SKED_APPLY_UPDATED : SKED_APPLY_CREATED, row.name);
+    free(def);
+    sked_calendar_done(&row);
+    return rc;
+}
+
+/* Tell whether every include of C that the set names is DONE. */
+static bool includes_done(const struct apply_arg *a, const sked_calendar *c,
+                          const bool *done)
+{
+    for (size_t k = 0; k < c->include.n; k++)
+        for (size_t j = 0; j < a->n; j++)
+            if (!done[j] && strcmp(a->set[j].name, c->include.v[k]) == 0 &&
+                strcmp(c->name, c->include.v[k]) != 0)
+                return false;
+    return true;
+}
+
+/* Write the set, each calendar after those of it it includes: a pass
+ * writes those whose includes are written; apply_check refused cycles, so
+ * each pass writes one at least. */
+static int apply_writes(sked_store *st, sked__tx *tx, struct apply_arg *a,
+                        const sked_calendar *all, size_t n, sked_error *err)
+{
+    bool *done = sked__calloc(a->n + 1, sizeof *done);
+    size_t left = a->n, before;
+    int rc = 0;
+
+    if (!done)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    do {
+        before = left;
+        for (size_t i = 0; rc == 0 && i < a->n; i++) {
+            const sked_calendar *c = &a->set[i];
+            if (done[i] || !includes_done(a, c, done))
+                continue;
+            rc = at_index(apply_one(st, tx, a, c, find(all, n, c->name), err),
+                          i, err);
+            done[i] = true;
+            left--;
+        }
+    } while (rc == 0 && left > 0 && left < before);
+    free(done);
+    if (rc == 0 && left > 0)
+        rc = sked__error_set(err, SKED_ECONFLICT, "calendars", -1,
+                             "the set's includes form a cycle");
+    return rc;
+}
+
+static int apply_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    struct apply_arg *a = arg;
+    sked_calendar *all = NULL;
+    bool existed;
+    size_t n = 0;
+    int rc = rows_read(st, tx, NULL, &all, &n, err);
+
+    memset(&a->res, 0, sizeof a->res);
+    if (rc == 0)
+        rc = apply_check(a, all, n, err);
+    if (rc == 0)
+        rc = apply_writes(st, tx, a, all, n, err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (!prunable(a, &all[i]))
+            continue;
+        rc = st->ops->calendar_delete(tx, all[i].name, &existed, err);
+        if (rc == 0 && existed)
+            rc = emit(st, tx, "calendar.deleted", NULL, all[i].name, err);
+        if (rc == 0 && existed)
+            noted(&a->res, SKED_APPLY_DELETED, all[i].name);
+    }
+    sked__calendars_free(all, n);
+    return rc;
+}
+
+int sked__store_calendar_apply(sked_store *st, const sked_calendar *set,
+                               size_t n, const char *app, bool prune,
+                               sked_apply_result *out, sked_error *err)
+{
+    struct apply_arg a = {set, n, app, prune, {0}};
+    int rc = 0;
+
+    if (!set && n > 0)
+        return sked__error_set(err, SKED_EINVAL, "calendars", -1, "no set");
+    rc = sked__schedule_name_check(app, "app", err);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = at_index(sked_calendar_validate(&set[i], err), i, err);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (find(set, i, set[i].name))
+            rc = at_index(sked__error_set(err, SKED_EINVAL, "name", -1,
+                                          "\"%.80s\" appears twice in the set",
+                                          set[i].name),
+                          i, err);
+    if (rc == 0)
+        /* Serial, as a schedule apply: servers applying one set at once
+         * end with that set. */
+        rc = sked__store_run_tx(st, SKED__TX_SERIAL, apply_tx, &a, err);
+    if (rc == 0 && out)
+        *out = a.res;
     return rc;
 }

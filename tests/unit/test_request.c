@@ -576,6 +576,74 @@ static void test_apply_refused(void **state)
                  SKED_EINVAL, "prune");
 }
 
+/* A calendar apply's body: the set's definitions, prune and app, back
+ * as they were; a bad calendar names its place in the set. */
+static void test_calendar_apply_round_trip(void **state)
+{
+    sked_calendar set[2];
+    char *dates[] = {"2026-12-24", "2026-12-31"}, *incl[] = {"b"};
+    sked__calendar_apply_request w = {set, 2, true, "office"}, r;
+    sked_error err;
+    json_t *body;
+
+    (void) state;
+    sked_calendar_init(&set[0]);
+    sked_calendar_init(&set[1]);
+    set[0].name = "a";
+    set[0].dates = (sked_strlist){dates, 2};
+    set[0].include = (sked_strlist){incl, 1};
+    set[1].name = "b";
+    set[1].observed = SKED_OBSERVED_NEAREST_WEEKDAY;
+    sked_error_clear(&err);
+    body = wire(sked__request_calendar_apply(&w, &err));
+    assert_int_equal(sked__request_calendar_apply_read(body, &r, &err), 0);
+    assert_int_equal(r.n, 2);
+    assert_true(r.prune);
+    assert_string_equal(r.app, "office");
+    assert_string_equal(r.set[0].name, "a");
+    assert_int_equal(r.set[0].dates.n, 2);
+    assert_string_equal(r.set[0].dates.v[1], "2026-12-31");
+    assert_string_equal(r.set[0].include.v[0], "b");
+    assert_string_equal(r.set[1].name, "b");
+    assert_int_equal(r.set[1].observed, SKED_OBSERVED_NEAREST_WEEKDAY);
+    sked__calendar_apply_request_done(&r);
+    json_decref(body);
+}
+
+/* TEXT is refused as a calendar apply's body with CODE naming FIELD. */
+static void calendar_body_refused(const char *text, int code, const char *field)
+{
+    json_t *body = json_loads(text, 0, NULL);
+    sked__calendar_apply_request a;
+    sked_error err;
+
+    assert_non_null(body);
+    sked_error_clear(&err);
+    assert_int_equal(sked__request_calendar_apply_read(body, &a, &err), code);
+    assert_string_equal(err.field, field);
+    sked__calendar_apply_request_done(&a);
+    json_decref(body);
+}
+
+static void test_calendar_apply_refused(void **state)
+{
+    (void) state;
+    calendar_body_refused("{}", SKED_EINVAL, "calendars");
+    calendar_body_refused("{\"calendars\": {}}", SKED_EINVAL, "calendars");
+    calendar_body_refused("{\"calendars\": [], \"prunes\": true}", SKED_ESYNTAX,
+                          "prunes");
+    calendar_body_refused("{\"calendars\": [], \"app\": 5}", SKED_EINVAL,
+                          "app");
+    calendar_body_refused("{\"calendars\": [{\"name\": \"a\"}, 3]}",
+                          SKED_EINVAL, "calendars[1]");
+    calendar_body_refused(
+        "{\"calendars\": [{\"name\": \"a\", \"dates\": [5]}]}", SKED_EINVAL,
+        "calendars[0].dates[0]");
+    calendar_body_refused(
+        "{\"calendars\": [{\"name\": \"a\", \"colour\": \"red\"}]}",
+        SKED_ESYNTAX, "calendars[0].colour");
+}
+
 static void test_backfill_round_trip(void **state)
 {
     (void) state;
@@ -771,6 +839,8 @@ int main(void)
         cmocka_unit_test(test_event_query_names),
         cmocka_unit_test(test_apply_round_trip),
         cmocka_unit_test(test_apply_refused),
+        cmocka_unit_test(test_calendar_apply_round_trip),
+        cmocka_unit_test(test_calendar_apply_refused),
         cmocka_unit_test(test_backfill_round_trip),
         cmocka_unit_test(test_backfill_refused),
         cmocka_unit_test(test_simulate_round_trip),
