@@ -548,7 +548,7 @@ static int apply_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     sked_calendar *all = NULL;
     bool existed;
     size_t n = 0;
-    int rc = rows_read(st, tx, NULL, &all, &n, err);
+    int rc = sked__store_calendars_read(st, tx, NULL, &all, &n, err);
 
     memset(&a->res, 0, sizeof a->res);
     if (rc == 0)
@@ -556,9 +556,18 @@ static int apply_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     if (rc == 0)
         rc = apply_writes(st, tx, a, all, n, err);
     for (size_t i = 0; rc == 0 && i < n; i++) {
+        char *user = NULL;
         if (!prunable(a, &all[i]))
             continue;
-        rc = st->ops->calendar_delete(tx, all[i].name, &existed, err);
+        rc = st->ops->calendar_user(tx, all[i].name, &user, err);
+        if (rc == 0 && user)
+            rc = sked__error_set(err, SKED_ECONFLICT, "calendars", -1,
+                                 "cannot prune calendar \"%.100s\": schedule "
+                                 "\"%.100s\" uses it",
+                                 all[i].name, user);
+        free(user);
+        if (rc == 0)
+            rc = st->ops->calendar_delete(tx, all[i].name, &existed, err);
         if (rc == 0 && existed)
             rc = emit(st, tx, "calendar.deleted", NULL, all[i].name, err);
         if (rc == 0 && existed)
