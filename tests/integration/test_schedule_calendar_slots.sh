@@ -552,5 +552,26 @@ check "KNOWN FAILING 2: the second into one gap instant is excluded" \
     "$(slots k-gap2 2027-03-26T00:00:00Z 3)" \
     "2027-03-27T01:45:00Z/excluded/- 2027-03-28T01:00:00Z/moved/2027-03-27T01:15:00Z 2027-04-03T00:15:00Z/-/-"
 
+# 3. "sked schedule simulate" replays a schedule without its calendars
+#    (it calls sked_schedule_simulate with no days): the 25th fires on
+#    Dec 25 where the API's simulate fires it on Monday Dec 28.
+sim_of() { # simulate JSON on stdin: "occurrence/at/scheduled_for" of each
+    "$py" -c 'import json, sys
+t = sys.stdin.read()
+d = json.loads(t)["decisions"] if t.startswith("{\"schedule\"") else [json.loads(l) for l in t.splitlines() if l.strip()]
+print(" ".join("%s/%s/%s" % (x["occurrence"], x["at"], x["scheduled_for"]) for x in d))'
+}
+start_http a --db "$db" --workers 0 || cat "$tmp/a.log"
+check "api simulate: the 25th fires on Monday Dec 28" \
+    "$(curl -s -X POST -H 'Content-Type: application/json' \
+        -d '{"from":"2026-12-20T00:00:00Z","to":"2026-12-30T00:00:00Z"}' \
+        "$url_a/api/v1/schedules/h-25th/simulate" | sim_of)" \
+    "2026-12-25T08:00:00Z/2026-12-28T08:00:00Z/2026-12-28T08:00:00Z"
+check "KNOWN FAILING 3: cli simulate: the 25th fires on Monday Dec 28" \
+    "$("$bin" schedule simulate h-25th --from 2026-12-20T00:00:00Z \
+        --to 2026-12-30T00:00:00Z --json --db "$db" | sim_of)" \
+    "2026-12-25T08:00:00Z/2026-12-28T08:00:00Z/2026-12-28T08:00:00Z"
+stop_server a TERM
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
