@@ -152,7 +152,10 @@ static void why_words(const sked_sim_decision *r, char *buf, size_t size)
         snprintf(buf, size, "%s", sked_miss_reason_name(r->why));
         return;
     }
-    snprintf(buf, size, "%s%s%s", r->catchup ? "catch-up" : "on time",
+    snprintf(buf, size, "%s%s%s%s", r->catchup ? "catch-up" : "on time",
+             r->scheduled_for != r->occurrence && r->scheduled_for != 0
+                 ? ", moved"
+                 : "",
              r->buffered ? ", waits" : "",
              r->cancel_active ? ", cancels active" : "");
 }
@@ -256,7 +259,14 @@ static int simulate(const cli_cmd *self, const sim_opts *o, const sim_args *a,
         (rc = target_open(self, o->db, o->server, db, &t)) == 0 &&
         (rc = read_schedule(t, db, name, &s, &tz)) == 0) {
         sked_error_clear(&err);
-        if ((rc = sked_schedule_simulate(&s, tz, &in, &out, &err)) < 0) {
+        /* A schedule with calendars is replayed where they are, by the
+         * engine of the database or the server; one without is replayed
+         * here, with no bound on the period's decisions. */
+        if ((s.exclude && *s.exclude) || (s.only && *s.only))
+            rc = t->ops->schedule_simulate(t, name, &in, &out, &err);
+        else
+            rc = sked_schedule_simulate(&s, tz, &in, &out, &err);
+        if (rc < 0) {
             rc = sim_fail(o, &err, rc);
         } else {
             if (o->json)

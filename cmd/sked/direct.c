@@ -378,6 +378,15 @@ static int schedule_preview(target *t, const char *name, sked_time after,
              : err->code;
 }
 
+static int schedule_simulate(target *t, const char *name,
+                             const sked_simulate_options *o,
+                             sked_simulation *out, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_schedule_simulate(e, name, o, out, err) : err->code;
+}
+
 static int calendar_days(target *t, const char *name,
                          const sked_calendar_days_query *q,
                          sked_calendar_day **out, size_t *n, sked_error *err)

@@ -542,6 +542,24 @@ static int days_read(const json_t *a, sked_calendar_day **out, size_t *n,
     return 0;
 }
 
+/* The UTC offset of the local time LOCAL ("...+01:00" or "...Z") into
+ * *out; false when there is none. */
+static bool local_offset(const char *local, int32_t *out)
+{
+    size_t n = local ? strlen(local) : 0;
+    int h, m;
+
+    if (n > 0 && local[n - 1] == 'Z') {
+        *out = 0;
+        return true;
+    }
+    if (n < 6 || (local[n - 6] != '+' && local[n - 6] != '-') ||
+        sscanf(local + n - 5, "%2d:%2d", &h, &m) != 2)
+        return false;
+    *out = (int32_t) ((h * 3600 + m * 60) * (local[n - 6] == '-' ? -1 : 1));
+    return true;
+}
+
 /* One occurrence of the API's preview into *it. */
 static int preview_item_read(const json_t *o, sked_preview_item *it,
                              sked_error *err)
@@ -559,6 +577,8 @@ static int preview_item_read(const json_t *o, sked_preview_item *it,
     if (!occ)
         it->occurrence = it->at;
     it->excluded = cal && strcmp(cal, "excluded") == 0;
+    it->has_local = local_offset(json_string_value(json_object_get(o, "local")),
+                                 &it->utoff);
     for (int m = SKED_OCC_SHIFTED; mark && m <= SKED_OCC_SECOND_PASS; m++)
         if (strcmp(mark, sked_occ_mark_name((sked_occ_mark) m)) == 0)
             it->mark = (sked_occ_mark) m;
@@ -589,6 +609,68 @@ static int schedule_preview(target *t, const char *name, sked_time after,
     json_decref(j);
     if (rc != 0)
         sked_preview_done(out);
+    return rc;
+}
+
+/* The body of a replay's request for O. */
+static json_t *simulate_body(const sked_simulate_options *o)
+{
+    json_t *b = json_pack(
+        "{s:o, s:o, s:f, s:f, s:i}", "from", sked__json_instant(o->from), "to",
+        sked__json_instant(o->to), "tick_secs",
+        (double) o->tick / SKED_USEC_PER_SEC, "run_duration_secs",
+        (double) o->run_duration / SKED_USEC_PER_SEC, "limit",
+        SKED_SIMULATE_REMOTE_MAX);
+    json_t *down = json_array();
+
+    for (size_t i = 0; b && down && i < o->ndown; i++)
+        if (json_array_append_new(
+                down, json_pack("{s:o, s:o}", "from",
+                                sked__json_instant(o->down[i].from), "to",
+                                sked__json_instant(o->down[i].to))) != 0) {
+            json_decref(down);
+            down = NULL;
+        }
+    if (!b || !down || json_object_set_new(b, "down", down) != 0) {
+        json_decref(b);
+        return NULL;
+    }
+    return b;
+}
+
+static int schedule_simulate(target *t, const char *name,
+                             const sked_simulate_options *o,
+                             sked_simulation *out, sked_error *err)
+{
+    char *path = remote_path("/api/v1/schedules", name, "/simulate");
+    json_t *body = simulate_body(o), *j = NULL, *list;
+    size_t n;
+    int rc;
+
+    *out = (sked_simulation){NULL, 0};
+    if (!path || !body)
+        rc = no_memory(err);
+    else
+        rc = remote_call(remote_of(t), "POST", path, body, NULL, &j, err);
+    free(path);
+    json_decref(body);
+    list = json_object_get(j, "decisions");
+    n = json_array_size(list);
+    if (rc == 0 && json_is_true(json_object_get(j, "truncated")))
+        rc = sked__error_set(err, SKED_ETOOBIG, "to", -1,
+                             "the period holds more than %d decisions, "
+                             "the most a server answers; shorten it",
+                             SKED_SIMULATE_REMOTE_MAX);
+    if (rc == 0 && n > 0 && !(out->items = calloc(n, sizeof *out->items)))
+        rc = no_memory(err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = sked__answer_sim_decision_read(json_array_get(list, i),
+                                            &out->items[i], err);
+        out->n = rc == 0 ? i + 1 : out->n;
+    }
+    json_decref(j);
+    if (rc != 0)
+        sked_simulation_done(out);
     return rc;
 }
 

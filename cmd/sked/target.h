@@ -39,6 +39,9 @@
 
 typedef struct target target;
 
+/* The most decisions a server's replay answers (its "limit"). */
+#define SKED_SIMULATE_REMOTE_MAX 10000
+
 /* What "sked apply" applies: the N schedules SET of a workflows file as
  * code schedules of APP (SPEC 3.5); with PRUNE, APP's code schedules not
  * in SET are deleted. Everything borrowed. */
@@ -91,6 +94,12 @@ typedef struct target_ops {
      * (sked_engine_schedule_preview); OUT: *out (sked_preview_done). */
     int (*schedule_preview)(target *t, const char *name, sked_time after,
                             size_t max, sked_preview *out, sked_error *err);
+    /* Replay NAME as its server does, calendars and all
+     * (sked_engine_schedule_simulate); OUT: *out (sked_simulation_done).
+     * A server answers at most SKED_SIMULATE_REMOTE_MAX decisions. */
+    int (*schedule_simulate)(target *t, const char *name,
+                             const sked_simulate_options *o,
+                             sked_simulation *out, sked_error *err);
 
     /* ---- runs and workflows: the pages of sked/run.h into *out (freed
      * with sked_run_page_done, sked_workflow_page_done) */
@@ -151,6 +160,7 @@ typedef struct target_ops {
     X(schedule_backfill)                                                       \
     X(schedule_apply)                                                          \
     X(schedule_preview)                                                        \
+    X(schedule_simulate)                                                       \
     X(run_list)                                                                \
     X(run_get)                                                                 \
     X(run_cancel)                                                              \

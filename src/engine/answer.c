@@ -229,7 +229,7 @@ json_t *sked__answer_occurrences(const sked_preview *p)
             sked_time_format_offset(it->at, it->utoff, local, sizeof local) < 0)
             local[0] = '\0';
         /* The calendars' part: excluded, or moved from its occurrence. */
-        o = json_pack("{s:o, s:s?, s:s?, s:s?, s:o?}", "at",
+        o = json_pack("{s:o, s:s?, s:s?, s:s*, s:o*}", "at",
                       sked__json_instant(it->at), "local",
                       local[0] ? local : NULL, "mark",
                       sked_occ_mark_name(it->mark), "calendar",
@@ -251,19 +251,69 @@ json_t *sked__answer_occurrences(const sked_preview *p)
 json_t *sked__answer_sim_decision(const char *name, const sked_sim_decision *d)
 {
     char id[SKED_RUN_ID_MAX];
+    json_t *o;
+    int rc = 0;
 
     if (!d->fire || sked_run_id_of(name, d->occurrence, id, sizeof id) < 0)
         id[0] = '\0';
-    /* scheduled_for only for a run moved off an excluded day. */
-    return json_pack("{s:o, s:o?, s:s, s:s?, s:s?, s:o}", "occurrence",
-                     sked__json_instant(d->occurrence), "scheduled_for",
-                     d->fire && d->scheduled_for != d->occurrence &&
-                             d->scheduled_for != 0
-                         ? sked__json_instant(d->scheduled_for)
-                         : NULL,
-                     "decision", d->fire ? "fire" : "drop", "reason",
-                     d->fire ? NULL : sked_miss_reason_name(d->why), "run_id",
-                     id[0] ? id : NULL, "at", sked__json_instant(d->at));
+    /* scheduled_for only for a run moved off an excluded day; the flags
+     * of a fire only when they hold. */
+    o = json_pack("{s:o, s:o*, s:s, s:s?, s:s?, s:o}", "occurrence",
+                  sked__json_instant(d->occurrence), "scheduled_for",
+                  d->fire && d->scheduled_for != d->occurrence &&
+                          d->scheduled_for != 0
+                      ? sked__json_instant(d->scheduled_for)
+                      : NULL,
+                  "decision", d->fire ? "fire" : "drop", "reason",
+                  d->fire ? NULL : sked_miss_reason_name(d->why), "run_id",
+                  id[0] ? id : NULL, "at", sked__json_instant(d->at));
+    if (o && d->fire && d->catchup)
+        rc |= json_object_set_new(o, "catchup", json_true());
+    if (o && d->fire && d->buffered)
+        rc |= json_object_set_new(o, "buffered", json_true());
+    if (o && d->fire && d->cancel_active)
+        rc |= json_object_set_new(o, "cancels_active", json_true());
+    if (rc != 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* The instant of key KEY of O into *out; false when it is not one. */
+static bool instant_of(const json_t *o, const char *key, sked_time *out)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+
+    return s && sked_time_parse(s, out, NULL) == 0;
+}
+
+int sked__answer_sim_decision_read(const json_t *o, sked_sim_decision *d,
+                                   sked_error *err)
+{
+    const char *decision = json_string_value(json_object_get(o, "decision"));
+    const char *reason = json_string_value(json_object_get(o, "reason"));
+    int why = -1;
+
+    *d = (sked_sim_decision){0};
+    if (!decision || !instant_of(o, "occurrence", &d->occurrence) ||
+        !instant_of(o, "at", &d->at))
+        return sked__error_set(err, SKED_EIO, "decisions", -1,
+                               "a decision without its occurrence");
+    d->fire = strcmp(decision, "fire") == 0;
+    if (!instant_of(o, "scheduled_for", &d->scheduled_for))
+        d->scheduled_for = d->occurrence;
+    for (int r = 0; reason && r < SKED_MISS__COUNT; r++)
+        if (strcmp(reason, sked_miss_reason_name((sked_miss_reason) r)) == 0)
+            why = r;
+    if (!d->fire && why < 0)
+        return sked__error_set(err, SKED_EIO, "decisions", -1,
+                               "a drop without a known reason");
+    d->why = why < 0 ? SKED_MISS_CATCHUP_SKIP : (sked_miss_reason) why;
+    d->catchup = json_is_true(json_object_get(o, "catchup"));
+    d->buffered = json_is_true(json_object_get(o, "buffered"));
+    d->cancel_active = json_is_true(json_object_get(o, "cancels_active"));
+    return 0;
 }
 
 /* The counts of SIM's drops by reason, every reason that dropped one. */

@@ -83,14 +83,21 @@ json_t *sked__answer_set_warnings(sked_engine *e, const sked_schedule *set,
                                   size_t n);
 
 /* A preview's: {"occurrences": [{"at", "local", "mark"}]}, "local" on
- * the schedule zone's clock, with its offset. */
+ * the schedule zone's clock, with its offset; "calendar" ("excluded" or
+ * "moved") and "occurrence" (a moved one's) only when its calendars
+ * did something. */
 json_t *sked__answer_occurrences(const sked_preview *p);
 
 /* One decision of a replay of the schedule NAME, the object "sked
  * schedule simulate --json" prints a line of and the API lists:
  * {"occurrence", "decision": "fire" | "drop", "reason": null | REASON,
- * "run_id": ID | null, "at"}, keys in that order. */
+ * "run_id": ID | null, "at"}, keys in that order; a fire moved off an
+ * excluded day also has "scheduled_for" (after "occurrence"), and a fire
+ * "catchup", "buffered" and "cancels_active" (true) when they hold. */
 json_t *sked__answer_sim_decision(const char *name, const sked_sim_decision *d);
+/* Read a decision object back (a server's, for the CLI's remote mode). */
+int sked__answer_sim_decision_read(const json_t *o, sked_sim_decision *d,
+                                   sked_error *err);
 
 /* A replay's: {"schedule", "from", "to", "decisions": [the first LIMIT
  * decisions], "fired": n, "dropped": {REASON: n, ...}, "truncated":

@@ -9,7 +9,9 @@
  * (days since 1970-01-01); an *excluded* day is one of the exclude
  * calendars' days, or a day outside the only calendars; a *target* is a
  * day a moved occurrence may land on: not excluded, and one of the
- * business weekdays (the exclude calendars', else the only ones').
+ * exclude calendars' business weekdays. Only the exclude calendars' days
+ * move their occurrences (on_excluded); a day outside the only calendars
+ * drops them: "only" says when the schedule runs at all.
  *
  * Slots are ordered by when they are decided, which for moved ones is
  * not the order of their occurrences: a moved slot is at or after its
@@ -67,12 +69,19 @@ static bool excluded(const sked__occ_days *d, int64_t day)
            (d->only && !sked__daycal_has(d->only, day));
 }
 
+/* Whether DAY's occurrences move (on_excluded): an exclude calendar's. */
+static bool moves(const sked__occ_days *d, int64_t day)
+{
+    return d->exclude && sked__daycal_has(d->exclude, day) &&
+           !(d->only && !sked__daycal_has(d->only, day));
+}
+
 static bool is_target(const sked__occ_days *d, int64_t day)
 {
-    const sked__daycal *c = d->exclude ? d->exclude : d->only;
     int wd = (int) sked__floor_mod(day + 4, 7); /* 1970-01-01: Thursday */
 
-    return !excluded(d, day) && (sked__daycal_weekdays(c) >> wd & 1u);
+    return d->exclude && !excluded(d, day) &&
+           (sked__daycal_weekdays(d->exclude) >> wd & 1u);
 }
 
 /* The first target after DAY going DIR (+1 or -1), within MOVE_MAX_DAYS. */
@@ -141,29 +150,45 @@ static bool raw_at(const sked__occ_spec *o, sked_time t)
     return sked__occ_next(o, t - 1, &x) == 0 && x.at == t;
 }
 
-/* Tell whether an occurrence other than R, on an excluded day from LO to
- * DAY(R) that moves to the same target, comes before R at R's wall time:
- * the first of them is the one that moves. */
+/* Tell whether an occurrence before R, on a moving day from LO to RDAY
+ * (all of which move to the same target), has a wall time from TOD_LO to
+ * TOD_HI, seconds of its day: one that lands where R would. The first
+ * occurrence to land on an instant is the one that moves there. */
 static bool earlier_mover(const sked__occ_spec *o, int64_t lo, int64_t rday,
-                          int64_t tod, sked_time r)
+                          int64_t tod_lo, int64_t tod_hi, sked_time r)
 {
     for (int64_t e = lo; e <= rday; e++) {
-        sked_occurrence x;
-        sked_time after;
+        int64_t w_lo = e * DAY_SEC + tod_lo, w_hi = e * DAY_SEC + tod_hi;
+        sked_occurrence x = {wall_floor(w_lo), SKED_OCC_NORMAL};
 
-        if (!excluded(o->days, e))
+        if (!moves(o->days, e))
             continue;
-        /* Every instant of that wall time (both passes of a fold). */
-        after = wall_floor(e * DAY_SEC + tod);
-        while (wall_instant(o, e * DAY_SEC + tod, 0, after, SKED_DST_SKIP_BOTH,
-                            &x) == 0 &&
-               x.at < r) {
-            if (raw_at(o, x.at + sked__floor_mod(r, SEC)))
+        while (sked__occ_next(o, x.at, &x) == 0 && x.at < r &&
+               x.at <= w_hi * SEC + OFFSET_MAX) {
+            int64_t w = wall_sec(o->tz, x.at);
+            if (w >= w_lo && w <= w_hi)
                 return true;
-            after = x.at;
         }
     }
     return false;
+}
+
+/* The wall times of day TARGET (seconds of the day, *lo to *hi) that land
+ * on the instant M there: its own, or under "shift" every time of the gap
+ * it ends. */
+static void landing_times(const sked__occ_spec *o, const sked_occurrence *m,
+                          int64_t target, int64_t tod, int64_t *lo, int64_t *hi)
+{
+    int64_t sec = sked__floor_div(m->at, SEC);
+    sked__tz_seg before, after;
+
+    *lo = *hi = tod;
+    if (m->mark != SKED_OCC_SHIFTED)
+        return;
+    sked__tz_segment(o->tz, sec - 1, &before);
+    sked__tz_segment(o->tz, sec, &after);
+    *lo = sec + before.utoff - target * DAY_SEC;
+    *hi = sec + after.utoff - 1 - target * DAY_SEC;
 }
 
 /* The slot of the occurrence OCC. */
@@ -171,7 +196,7 @@ static void slot_of(const sked__occ_spec *o, const sked_occurrence *occ,
                     sked__occ_slot *out)
 {
     const sked__occ_days *d = days_of(o);
-    int64_t wall = wall_sec(o->tz, occ->at), day, target, tod, lo;
+    int64_t wall = wall_sec(o->tz, occ->at), day, target, tod, lo, t_lo, t_hi;
     sked_occurrence m;
     int dir;
 
@@ -180,7 +205,7 @@ static void slot_of(const sked__occ_spec *o, const sked_occurrence *occ,
     if (!d || !excluded(d, day))
         return;
     out->kind = SKED__SLOT_EXCLUDED;
-    if (d->on_excluded == SKED_ON_EXCLUDED_SKIP)
+    if (d->on_excluded == SKED_ON_EXCLUDED_SKIP || !moves(d, day))
         return;
     dir = move_dir(d);
     if (target_from(d, day, dir, &target) != 0)
@@ -190,11 +215,14 @@ static void slot_of(const sked__occ_spec *o, const sked_occurrence *occ,
                      wall_floor(target * DAY_SEC + tod), o->s->dst, &m) != 0 ||
         raw_at(o, m.at))
         return; /* a skipped local time, or where it fires anyway */
+    /* The days that move to TARGET: after the target before it (within
+     * the reach of a move), or, moving back, after TARGET. */
     if (dir > 0 && target_from(d, target, -1, &lo) != 0)
-        lo = day - MOVE_MAX_DAYS;
+        lo = target - MOVE_MAX_DAYS - 1;
     if (dir < 0)
         lo = target;
-    if (earlier_mover(o, lo + 1, day, tod, occ->at))
+    landing_times(o, &m, target, tod, &t_lo, &t_hi);
+    if (earlier_mover(o, lo + 1, day, t_lo, t_hi, occ->at))
         return;
     *out = (sked__occ_slot){m.at, occ->at, SKED__SLOT_MOVED, m.mark};
 }
@@ -212,7 +240,7 @@ int sked__occ_slot_next(const sked__occ_spec *o, sked_time after,
     bool found = false;
     int rc;
 
-    if (!d || d->on_excluded == SKED_ON_EXCLUDED_SKIP) {
+    if (!d || d->on_excluded == SKED_ON_EXCLUDED_SKIP || !d->exclude) {
         if ((rc = sked__occ_next(o, after, &occ)) == 0)
             slot_of(o, &occ, out);
         return rc;
@@ -265,7 +293,7 @@ int sked__occ_slot_prev(const sked__occ_spec *o, sked_time before,
     bool found = false;
     int rc;
 
-    if (!d || d->on_excluded == SKED_ON_EXCLUDED_SKIP) {
+    if (!d || d->on_excluded == SKED_ON_EXCLUDED_SKIP || !d->exclude) {
         if ((rc = sked__occ_prev(o, before, &occ.at)) == 0)
             slot_of(o, &occ, out);
         return rc;

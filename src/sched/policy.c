@@ -325,7 +325,8 @@ static int src_count(occ_src *q, sked_time lo, sked_time hi, sked_missed *m,
         if (x.kind == SKED__SLOT_EXCLUDED)
             missed_add(ex, 1, x.occurrence, x.occurrence);
         else
-            missed_add(m, n, n == 1 ? x.occurrence : x.at, last);
+            missed_add(m, n, n == 1 ? x.occurrence : x.at,
+                       n == 1 ? x.occurrence : last);
         pos = last;
         upto_add(upto, last);
     }

@@ -197,8 +197,22 @@ scenario() {
     sk calendar list --json
     sk calendar days office --from 2030-01-01 --to 2031-12-31
     sk calendar days hol --from 2030-12-20 --to 2030-12-31 --business --json
+    # Schedules over calendars: excluded and moved occurrences previewed,
+    # a calendar in use not deleted, an unknown one refused.
+    sk schedule create etl '0 9 2 1 *' --name s12 --timezone Europe/Paris \
+        --exclude hol,office --on-excluded next_business_day
+    sk schedule create etl '0 9 * * *' --name s13 --only office --json
+    sk schedule create etl '0 9 * * *' --name s14 --exclude nope
+    sk schedule update s12 --exclude hol --on-excluded previous_business_day
+    sk schedule update s13 --only hol --json
+    sk schedule preview s12 --after 2030-01-01T00:00:00Z -n 3
+    sk schedule preview s12 --after 2030-01-01T00:00:00Z -n 2 --json
     sk calendar delete hol
     sk calendar delete office
+    sk calendar delete hol
+    sk schedule delete s12
+    sk schedule delete s13
+    sk calendar delete hol
     sk calendar delete office
     # -- read
     sk schedule get s1
@@ -332,9 +346,9 @@ $(head -c 6000 "$tmp/diff")"
 fi
 # The scenario did what it says (not two identical failures).
 n=$(grep -c '^\$ sked' "$tmp/direct.norm")
-check scenario.commands "$n" 112
+check scenario.commands "$n" 123
 check scenario.exits "$(grep '^exit ' "$tmp/remote.norm" | sort | uniq -c |
-    awk '{printf "%s:%s ", $3, $1}')" "0:77 1:17 2:1 3:12 4:5 "
+    awk '{printf "%s:%s ", $3, $1}')" "0:86 1:18 2:1 3:12 4:6 "
 grep -q '^created schedule s1 (active); next: 2027-01-01T09:00:00+01:00$' \
     "$tmp/remote.norm" && pass || fail scenario.create "no created line"
 grep -q '^stderr: sked: cannot trigger schedule "s1": ' "$tmp/remote.norm" &&

@@ -66,7 +66,7 @@ out "seed: JSON lines" \
 '{"occurrence": "2026-03-25T08:00:00Z", "decision": "fire", "reason": null, "run_id": "sched-morning-report-2026-03-25T08:00:00Z", "at": "2026-03-25T08:00:00Z"}
 {"occurrence": "2026-03-26T08:00:00Z", "decision": "fire", "reason": null, "run_id": "sched-morning-report-2026-03-26T08:00:00Z", "at": "2026-03-26T08:00:00Z"}
 {"occurrence": "2026-03-27T08:00:00Z", "decision": "drop", "reason": "outside_window", "run_id": null, "at": "2026-03-30T10:00:00Z"}
-{"occurrence": "2026-03-28T08:00:00Z", "decision": "fire", "reason": null, "run_id": "sched-morning-report-2026-03-28T08:00:00Z", "at": "2026-03-30T10:00:00Z"}
+{"occurrence": "2026-03-28T08:00:00Z", "decision": "fire", "reason": null, "run_id": "sched-morning-report-2026-03-28T08:00:00Z", "at": "2026-03-30T10:00:00Z", "catchup": true}
 {"occurrence": "2026-03-29T07:00:00Z", "decision": "drop", "reason": "overlap", "run_id": null, "at": "2026-03-30T10:00:00Z"}
 {"occurrence": "2026-03-30T07:00:00Z", "decision": "drop", "reason": "overlap", "run_id": null, "at": "2026-03-30T10:00:00Z"}
 {"occurrence": "2026-03-31T07:00:00Z", "decision": "fire", "reason": null, "run_id": "sched-morning-report-2026-03-31T07:00:00Z", "at": "2026-03-31T07:00:00Z"}' \
@@ -76,7 +76,11 @@ name="seed: JSON lines parse"
 if python3 -c 'import json,sys
 for line in open(sys.argv[1]):
     o = json.loads(line)
-    assert list(o) == ["occurrence", "decision", "reason", "run_id", "at"], list(o)
+    keys = list(o)
+    assert keys[:5] == ["occurrence", "decision", "reason", "run_id", "at"], keys
+    # A fire says catchup, buffered, cancels_active when they hold.
+    assert all(o[k] is True and o["decision"] == "fire" for k in keys[5:]), keys
+    assert set(keys[5:]) <= {"catchup", "buffered", "cancels_active"}, keys
 ' "$tmp/out" 2>/dev/null; then pass; else fail "a line is not the object"; fi
 
 run schedule simulate morning-report "${period[@]}" --run-duration 30m
@@ -95,7 +99,7 @@ out "latest: one catch-up" \
 '{"occurrence": "2026-03-27T08:00:00Z", "decision": "drop", "reason": "outside_window", "run_id": null, "at": "2026-03-30T10:00:00Z"}
 {"occurrence": "2026-03-28T08:00:00Z", "decision": "drop", "reason": "superseded", "run_id": null, "at": "2026-03-30T10:00:00Z"}
 {"occurrence": "2026-03-29T07:00:00Z", "decision": "drop", "reason": "superseded", "run_id": null, "at": "2026-03-30T10:00:00Z"}
-{"occurrence": "2026-03-30T07:00:00Z", "decision": "fire", "reason": null, "run_id": "sched-morning-report-2026-03-30T07:00:00Z", "at": "2026-03-30T10:00:00Z"}' \
+{"occurrence": "2026-03-30T07:00:00Z", "decision": "fire", "reason": null, "run_id": "sched-morning-report-2026-03-30T07:00:00Z", "at": "2026-03-30T10:00:00Z", "catchup": true}' \
     schedule simulate morning-report --from 2026-03-26T12:00:00Z \
     --to 2026-03-30T10:00:00Z --down 2026-03-26T12:00:00Z..2026-03-30T10:00:00Z --json
 
@@ -105,9 +109,9 @@ out "latest: one catch-up" \
 
 out "interval buffer_one" \
 '{"occurrence": "2026-01-01T01:30:00Z", "decision": "fire", "reason": null, "run_id": "sched-tick-2026-01-01T01:30:00Z", "at": "2026-01-01T01:30:00Z"}
-{"occurrence": "2026-01-01T03:00:00Z", "decision": "fire", "reason": null, "run_id": "sched-tick-2026-01-01T03:00:00Z", "at": "2026-01-01T03:00:00Z"}
+{"occurrence": "2026-01-01T03:00:00Z", "decision": "fire", "reason": null, "run_id": "sched-tick-2026-01-01T03:00:00Z", "at": "2026-01-01T03:00:00Z", "buffered": true}
 {"occurrence": "2026-01-01T04:30:00Z", "decision": "drop", "reason": "overlap", "run_id": null, "at": "2026-01-01T04:30:00Z"}
-{"occurrence": "2026-01-01T06:00:00Z", "decision": "fire", "reason": null, "run_id": "sched-tick-2026-01-01T06:00:00Z", "at": "2026-01-01T06:00:00Z"}' \
+{"occurrence": "2026-01-01T06:00:00Z", "decision": "fire", "reason": null, "run_id": "sched-tick-2026-01-01T06:00:00Z", "at": "2026-01-01T06:00:00Z", "buffered": true}' \
     schedule simulate tick --from 2026-01-01T00:00:00Z \
     --to 2026-01-01T06:00:00Z --run-duration 4h --json
 

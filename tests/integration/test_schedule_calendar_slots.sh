@@ -9,10 +9,12 @@
 # - a day is the local date of an instant in the schedule's zone; a day
 #   is excluded when it is one of the exclude calendars' days or (with
 #   --only) none of the only calendars'; a target is a day not excluded
-#   whose weekday is one of the business weekdays (those all the exclude
-#   calendars share, else those all the only ones share);
+#   whose weekday is one of the business weekdays all the exclude
+#   calendars share (with no exclude calendar there is none);
 # - an occurrence on a day not excluded fires; on an excluded one, with
-#   skip, it is dropped ("excluded" at its instant); with
+#   skip, or on a day outside the only calendars (those never move: only
+#   says when the schedule runs at all), it is dropped ("excluded" at its
+#   instant); otherwise, with
 #   next_business_day (previous_business_day) it moves to the first
 #   target after (before) its day, within 366 days, at its local time of
 #   day, resolved under the schedule's DST policy ("moved" at that
@@ -29,8 +31,7 @@
 # a day far from UTC's, daily crons inside the gaps and the repeated
 # hours, every 6 hours, weekdays, days of the month and every 20 minutes,
 # calendars of runs of days around the changes and the month ends of
-# 2026-2027; then hand cases with literal values, and the known failures
-# at the end, each marked "KNOWN FAILING".
+# 2026-2027; then hand cases with literal values.
 #
 # Usage: test_schedule_calendar_slots.sh. Env: SKED_BIN, SKED_SOURCE_DIR.
 # Ends with "N passed, M failed".
@@ -112,9 +113,8 @@ class Case:
         self.tz = ZoneInfo(zone)
         self.ex_days = set().union(*[set(d) for d, _ in exclude])
         self.only_days = set().union(*[set(d) for d, _ in only])
-        cals = exclude if exclude else only
-        self.wd = set(range(7))
-        for _, w in cals:
+        self.wd = set(range(7)) if exclude else set()
+        for _, w in exclude:
             self.wd &= weekdays(w)
 
     def describe(self):
@@ -129,6 +129,11 @@ class Case:
 
     def excluded(self, d):
         return d in self.ex_days or (bool(self.only) and d not in self.only_days)
+
+    def moves(self, d):
+        """Whether the occurrences of the excluded day D move: an exclude
+        calendar's day inside the only ones."""
+        return d in self.ex_days and not (self.only and d not in self.only_days)
 
     def target(self, d):
         return not self.excluded(d) and d.weekday() in self.wd
@@ -179,7 +184,7 @@ class Case:
             if not self.excluded(e):
                 out.append((r, None, None, mark))
                 continue
-            if self.mode == "skip":
+            if self.mode == "skip" or not self.moves(e):
                 out.append((r, "excluded", None, mark))
                 continue
             t = self.target_from(e, 1 if self.mode == "next" else -1)
@@ -251,7 +256,7 @@ class Case:
         while True:
             page = preview(self.name + "-raw", pos, 1000)
             for o in page:
-                if o["calendar"] is not None:
+                if o.get("calendar") is not None:
                     raise RuntimeError("raw twin has calendar %r" % o)
                 got.append((ts(o["at"]), o["mark"]))
             if len(page) < 1000 or got[-1][0] >= hi:
@@ -287,7 +292,7 @@ class Case:
             wv = w and {"at": rfc(w[0]), "local": self.local(w[0]),
                         "calendar": w[1],
                         "occurrence": w[2] and rfc(w[2])}
-            gv = g and {k: g[k] for k in ("at", "local", "calendar",
+            gv = g and {k: g.get(k) for k in ("at", "local", "calendar",
                                           "occurrence")}
             if w and g and g["mark"] != w[3]:
                 gv["mark"], wv["mark"] = g["mark"], w[3]
@@ -414,23 +419,16 @@ PY
 
 # ---- generated cases against the oracle ----------------------------------
 seeds=$(seq 1 40)
-# Seeds that disagree through known failure 1 below (--only, and a move
-# from about a year before the first target).
-known_seeds="5 35"
 echo "seeds:" $seeds
 "$py" "$tmp/oracle.py" "$bin" "$db" generated "$seeds" 200 >"$tmp/gen" 2>&1
 grep -v '^ok' "$tmp/gen" | head -40
-new_bad= known_bad=
+new_bad=
 for s in $(sed -n 's/^FAIL\tseed \([0-9]*\):.*/\1/p' "$tmp/gen"); do
-    case " $known_seeds " in
-    *" $s "*) known_bad="$known_bad $s" ;;
-    *) new_bad="$new_bad $s" ;;
-    esac
+    new_bad="$new_bad $s"
 done
 echo "generated cases: $(grep -c '^ok' "$tmp/gen") of 40 agree"
 check "generated cases: all ran" "$(grep -c '^ok\|^FAIL' "$tmp/gen")" 40
 check "generated cases agree with the oracle (seeds disagreeing:)" "$new_bad" ""
-check "KNOWN FAILING 1: generated seeds $known_seeds agree (disagreeing:)" "$known_bad" ""
 
 # ---- hand cases -----------------------------------------------------------
 # sched NAME ARGS...: create the schedule NAME of workflow tick.
@@ -444,7 +442,7 @@ sched() {
 slots() {
     "$bin" schedule preview "$1" --after "$2" -n "$3" --json --db "$db" |
         "$py" -c 'import json, sys
-print(" ".join("%s/%s/%s" % (o["at"], o["calendar"] or "-", o["occurrence"] or "-")
+print(" ".join("%s/%s/%s" % (o["at"], o.get("calendar") or "-", o.get("occurrence") or "-")
                for o in json.load(sys.stdin)["occurrences"]))'
 }
 cal() { "$bin" calendar create "$@" --db "$db" >/dev/null || fail "calendar $1" "refused"; }
@@ -518,48 +516,37 @@ sched h-two-prev "0 9 * * 6,0" --timezone UTC --exclude wkend \
 check "two to one Friday: the first moves" "$(slots h-two-prev 2027-01-07T00:00:00Z 3)" \
     "2027-01-08T09:00:00Z/moved/2027-01-09T09:00:00Z 2027-01-10T09:00:00Z/excluded/- 2027-01-16T09:00:00Z/-/-"
 
-# Only: the days outside are excluded; a move lands on the next one in,
-# on the zone's date (Apia is 13 hours ahead of UTC).
+# Only: the days outside are dropped, never moved (on the zone's date:
+# Apia is 13 hours ahead of UTC), whatever on_excluded says.
 cal weekdays --rule 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR'
-sched h-only "0 9 * * 0" --timezone Pacific/Apia --only weekdays \
+sched h-only "0 9 * * 0,1" --timezone Pacific/Apia --only weekdays \
     --on-excluded next_business_day
-check "only: Sundays moved to Monday" "$(slots h-only 2027-01-01T00:00:00Z 2)" \
-    "2027-01-03T20:00:00Z/moved/2027-01-02T20:00:00Z 2027-01-10T20:00:00Z/moved/2027-01-09T20:00:00Z"
-sched h-only-prev "0 9 * * 0" --timezone Pacific/Apia --only weekdays \
-    --on-excluded previous_business_day
-check "only: Sundays moved to Friday" "$(slots h-only-prev 2026-12-31T00:00:00Z 2)" \
-    "2026-12-31T20:00:00Z/moved/2027-01-02T20:00:00Z 2027-01-07T20:00:00Z/moved/2027-01-09T20:00:00Z"
+check "only: Sundays dropped, Mondays fire" "$(slots h-only 2027-01-01T00:00:00Z 2)" \
+    "2027-01-02T20:00:00Z/excluded/- 2027-01-03T20:00:00Z/-/-"
 
-# ---- known failures of sked (to be fixed in src/model/schedule_slots.c) ---
-# 1. With --only (or days excluded for a year), the first occurrence that
-#    can reach a target (at most 366 days before it) is dropped as if an
-#    earlier one moved there: earlier_mover looks back 366 days from the
-#    occurrence's day, not from the target, and counts occurrences that
-#    have no target at all. Generated seeds 5 and 35 fail with it.
-cal lone --date 2027-02-19
-sched k-lone "30 2 * * 6" --timezone UTC --only lone --on-excluded next_business_day
-check "KNOWN FAILING 1: first occurrence within 366 days moves" \
-    "$(slots k-lone 2027-02-15T00:00:00Z 2)" \
-    "2027-02-19T02:30:00Z/moved/2026-02-21T02:30:00Z 2027-02-20T02:30:00Z/excluded/-"
-# 2. Two times of day moved into one gap land on one instant: sked makes
-#    both "moved" there and the preview (and every search after that
-#    instant) loses the second, which is neither fired nor dropped; two
-#    occurrences never share a slot, so the second is excluded.
+# A year of excluded days: only the occurrences within a move's reach
+# (366 days) of the first target move, the earliest of them there.
+cal year --rule 'DTSTART=20260101;FREQ=DAILY;UNTIL=20270216'
+sched h-year "30 2 * * 6" --timezone UTC --exclude year --on-excluded next_business_day
+check "a year excluded: the first occurrence within reach moves" \
+    "$(slots h-year 2027-02-15T00:00:00Z 2)" \
+    "2027-02-17T02:30:00Z/moved/2026-02-21T02:30:00Z 2027-02-20T02:30:00Z/-/-"
+# Two times of day moved into one gap land on one instant: the first
+# moves there, the second is excluded (two occurrences never share a
+# slot).
 cal sat2 --date 2027-03-27 --weekdays mon-sun
 sched k-gap2 "15,45 2 * * 6" --timezone Europe/Paris --exclude sat2 \
     --on-excluded next_business_day
-check "KNOWN FAILING 2: the second into one gap instant is excluded" \
+check "the second into one gap instant is excluded" \
     "$(slots k-gap2 2027-03-26T00:00:00Z 3)" \
     "2027-03-27T01:45:00Z/excluded/- 2027-03-28T01:00:00Z/moved/2027-03-27T01:15:00Z 2027-04-03T00:15:00Z/-/-"
 
-# 3. "sked schedule simulate" replays a schedule without its calendars
-#    (it calls sked_schedule_simulate with no days): the 25th fires on
-#    Dec 25 where the API's simulate fires it on Monday Dec 28.
+# The replay, through the API and the CLI, knows the calendars.
 sim_of() { # simulate JSON on stdin: "occurrence/at/scheduled_for" of each
     "$py" -c 'import json, sys
 t = sys.stdin.read()
 d = json.loads(t)["decisions"] if t.startswith("{\"schedule\"") else [json.loads(l) for l in t.splitlines() if l.strip()]
-print(" ".join("%s/%s/%s" % (x["occurrence"], x["at"], x["scheduled_for"]) for x in d))'
+print(" ".join("%s/%s/%s" % (x["occurrence"], x["at"], x.get("scheduled_for")) for x in d))'
 }
 start_http a --db "$db" --workers 0 || cat "$tmp/a.log"
 check "api simulate: the 25th fires on Monday Dec 28" \
@@ -567,7 +554,7 @@ check "api simulate: the 25th fires on Monday Dec 28" \
         -d '{"from":"2026-12-20T00:00:00Z","to":"2026-12-30T00:00:00Z"}' \
         "$url_a/api/v1/schedules/h-25th/simulate" | sim_of)" \
     "2026-12-25T08:00:00Z/2026-12-28T08:00:00Z/2026-12-28T08:00:00Z"
-check "KNOWN FAILING 3: cli simulate: the 25th fires on Monday Dec 28" \
+check "cli simulate: the 25th fires on Monday Dec 28" \
     "$("$bin" schedule simulate h-25th --from 2026-12-20T00:00:00Z \
         --to 2026-12-30T00:00:00Z --json --db "$db" | sim_of)" \
     "2026-12-25T08:00:00Z/2026-12-28T08:00:00Z/2026-12-28T08:00:00Z"

@@ -97,6 +97,10 @@ set_tests_properties(store.pg_run_rate PROPERTIES SKIP_RETURN_CODE 77)
 if(TARGET test_engine)
     sked_add_pg_test(engine.pg $<TARGET_FILE:test_engine>)
 endif()
+# Schedules over calendars through the engine, on PostgreSQL.
+if(TARGET test_engine_calendars)
+    sked_add_pg_test(engine_calendars.pg $<TARGET_FILE:test_engine_calendars>)
+endif()
 # The scheduler and the executor under allocation failures on PostgreSQL.
 if(TARGET test_alloc_exec)
     sked_add_pg_test(exec_alloc.pg $<TARGET_FILE:test_alloc_exec>)
