@@ -78,7 +78,8 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_CAL_UPDATE,
     SKED__PG_CAL_DELETE,
     SKED__PG_CAL_STAMP,
-    SKED__PG_CAL_USER,
+    SKED__PG_CAL_BUMP,
+    SKED__PG_CAL_USERS,
     SKED__PG_STMT_COUNT
 } sked__pg_stmt_id;
 

@@ -28,16 +28,23 @@ static const sked__pg_stmt UPDATE = {
     "updated_at = $5::bigint WHERE name = $1"};
 static const sked__pg_stmt DELETE = {SKED__PG_CAL_DELETE, 1,
                                      "DELETE FROM calendars WHERE name = $1"};
+/* Every write and delete counts itself in meta, so that a reader knows
+ * the calendars changed whatever the servers' clocks said. */
+static const sked__pg_stmt BUMP = {
+    SKED__PG_CAL_BUMP, 0,
+    "INSERT INTO meta (key, value) VALUES ('calendar_changes', '1') "
+    "ON CONFLICT (key) DO UPDATE SET value = (meta.value::bigint + 1)::text"};
 static const sked__pg_stmt STAMP = {
     SKED__PG_CAL_STAMP, 0,
-    "SELECT count(*), coalesce(max(updated_at), 0) FROM calendars"};
+    "SELECT coalesce((SELECT value::bigint FROM meta WHERE key = "
+    "'calendar_changes'), 0), (SELECT count(*) FROM calendars)"};
 /* Lists are names joined by ",": a name is in one when ",name," is in
  * ",list,". */
-static const sked__pg_stmt USER = {
-    SKED__PG_CAL_USER, 1,
-    "SELECT name FROM schedules WHERE strpos(',' || coalesce(exclude_cals, "
-    "'') || ',' || coalesce(only_cals, '') || ',', ',' || $1 || ',') > 0 "
-    "ORDER BY name LIMIT 1"};
+static const sked__pg_stmt USERS = {
+    SKED__PG_CAL_USERS, 1,
+    "SELECT string_agg(name, E'\\n' ORDER BY name) FROM schedules WHERE "
+    "strpos(',' || coalesce(exclude_cals, '') || ',' || "
+    "coalesce(only_cals, '') || ',', ',' || $1 || ',') > 0"};
 
 int sked__pg_calendars_read(sked__tx *tx, const char *name, char **out,
                             sked_error *err)
@@ -64,7 +71,9 @@ int sked__pg_calendar_write(sked__tx *tx, const sked__calendar_row *r,
     const char *params[5] = {r->name, r->definition, r->source, r->app,
                              sked__pg_num(r->now, nowbuf)};
 
-    return sked__pg_exec(tx, create ? &INSERT : &UPDATE, params, NULL, err);
+    int rc = sked__pg_exec(tx, create ? &INSERT : &UPDATE, params, NULL, err);
+
+    return rc == 0 ? sked__pg_exec(tx, &BUMP, NULL, NULL, err) : rc;
 }
 
 int sked__pg_calendar_delete(sked__tx *tx, const char *name, bool *existed,
@@ -79,7 +88,7 @@ int sked__pg_calendar_delete(sked__tx *tx, const char *name, bool *existed,
     if (existed)
         *existed = strtoll(PQcmdTuples(res), NULL, 10) > 0;
     PQclear(res);
-    return 0;
+    return sked__pg_exec(tx, &BUMP, NULL, NULL, err);
 }
 
 int sked__pg_calendars_stamp(sked__tx *tx, int64_t out[2], sked_error *err)
@@ -100,17 +109,18 @@ int sked__pg_calendars_stamp(sked__tx *tx, int64_t out[2], sked_error *err)
     return 0;
 }
 
-int sked__pg_calendar_user(sked__tx *tx, const char *name, char **out,
-                           sked_error *err)
+int sked__pg_calendar_users(sked__tx *tx, const char *name, char **out,
+                            sked_error *err)
 {
     const char *params[1] = {name};
     PGresult *res = NULL;
-    int rc = sked__pg_exec(tx, &USER, params, &res, err);
+    int rc = sked__pg_exec(tx, &USERS, params, &res, err);
 
     *out = NULL;
     if (rc != 0)
         return rc;
-    if (PQntuples(res) > 0 && !(*out = sked__strdup(PQgetvalue(res, 0, 0))))
+    if (PQntuples(res) > 0 && !PQgetisnull(res, 0, 0) &&
+        !(*out = sked__strdup(PQgetvalue(res, 0, 0))))
         rc = sked__nomem(err);
     PQclear(res);
     return rc;

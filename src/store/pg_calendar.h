@@ -14,7 +14,7 @@ int sked__pg_calendar_delete(sked__tx *tx, const char *name, bool *existed,
                              sked_error *err);
 
 int sked__pg_calendars_stamp(sked__tx *tx, int64_t out[2], sked_error *err);
-int sked__pg_calendar_user(sked__tx *tx, const char *name, char **out,
+int sked__pg_calendar_users(sked__tx *tx, const char *name, char **out,
                            sked_error *err);
 
 #endif

@@ -23,14 +23,21 @@ static const char *const UPDATE =
     "UPDATE calendars SET definition = ?2, source = ?3, app = ?4, "
     "updated_at = ?5 WHERE name = ?1";
 static const char *const DELETE = "DELETE FROM calendars WHERE name = ?1";
+/* Every write and delete counts itself in meta, so that a reader knows
+ * the calendars changed whatever their clocks said (stamp_read). */
+static const char *const BUMP =
+    "INSERT INTO meta (key, value) VALUES ('calendar_changes', '1') "
+    "ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 "
+    "AS TEXT)";
 static const char *const STAMP =
-    "SELECT count(*), coalesce(max(updated_at), 0) FROM calendars";
+    "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = "
+    "'calendar_changes'), 0), (SELECT count(*) FROM calendars)";
 /* Lists are names joined by ",": a name is in one when ",name," is in
  * ",list,". */
-static const char *const USER =
-    "SELECT name FROM schedules WHERE instr(',' || coalesce(exclude_cals, '') "
-    "|| ',' || coalesce(only_cals, '') || ',', ',' || ?1 || ',') > 0 "
-    "ORDER BY name LIMIT 1";
+static const char *const USERS =
+    "SELECT group_concat(name, char(10)) FROM (SELECT name FROM schedules "
+    "WHERE instr(',' || coalesce(exclude_cals, '') || ',' || "
+    "coalesce(only_cals, '') || ',', ',' || ?1 || ',') > 0 ORDER BY name)";
 
 int sked__sqlite_calendars_read(sked__tx *c, const char *name, char **out,
                                 sked_error *err)
@@ -54,6 +61,15 @@ int sked__sqlite_calendars_read(sked__tx *c, const char *name, char **out,
     return rc;
 }
 
+static int bump(sked__tx *c, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sked__sqlite_stmt(c, BUMP, &s, err);
+
+    return rc ? rc
+              : sked__sqlite_exec(c, s, 0, "counting a calendar change", err);
+}
+
 int sked__sqlite_calendar_write(sked__tx *c, const sked__calendar_row *r,
                                 bool create, sked_error *err)
 {
@@ -62,12 +78,13 @@ int sked__sqlite_calendar_write(sked__tx *c, const sked__calendar_row *r,
 
     if (rc != 0)
         return rc;
-    return sked__sqlite_exec(
+    rc = sked__sqlite_exec(
         c, s,
         bind_text(s, 1, r->name) | bind_text(s, 2, r->definition) |
             bind_text(s, 3, r->source) | bind_text(s, 4, r->app) |
             sqlite3_bind_int64(s, 5, r->now),
         "writing a calendar", err);
+    return rc == 0 ? bump(c, err) : rc;
 }
 
 int sked__sqlite_calendar_delete(sked__tx *c, const char *name, bool *existed,
@@ -82,7 +99,7 @@ int sked__sqlite_calendar_delete(sked__tx *c, const char *name, bool *existed,
                            err);
     if (rc == 0 && existed)
         *existed = sqlite3_changes(sked__sqlite_db(c)) > 0;
-    return rc;
+    return rc == 0 ? bump(c, err) : rc;
 }
 
 int sked__sqlite_calendars_stamp(sked__tx *c, int64_t out[2], sked_error *err)
@@ -103,11 +120,11 @@ int sked__sqlite_calendars_stamp(sked__tx *c, int64_t out[2], sked_error *err)
     return rc;
 }
 
-int sked__sqlite_calendar_user(sked__tx *c, const char *name, char **out,
-                               sked_error *err)
+int sked__sqlite_calendar_users(sked__tx *c, const char *name, char **out,
+                                sked_error *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = sked__sqlite_stmt(c, USER, &s, err), step;
+    int rc = sked__sqlite_stmt(c, USERS, &s, err), step;
 
     *out = NULL;
     if (rc != 0)

@@ -182,6 +182,9 @@ static int write_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     if (rc == 0)
         rc = emit(st, tx, old ? "calendar.updated" : "calendar.created", &row,
                   row.name, err);
+    if (rc == 0 && old)
+        rc = sked__store_replan_calendars(
+            st, tx, (const char *const[]){row.name}, 1, err);
     free(def);
     sked_calendar_done(&row);
     sked__calendars_free(all, n);
@@ -290,7 +293,7 @@ static int delete_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     sked__calendars_free(all, n);
     /* A schedule's calendars must build at each of its decisions. */
     if (rc == 0 &&
-        (rc = st->ops->calendar_user(tx, a->name, &user, err)) == 0 && user)
+        (rc = st->ops->calendar_users(tx, a->name, &user, err)) == 0 && user)
         rc = sked__error_set(err, SKED_ECONFLICT, "name", -1,
                              "schedule \"%.100s\" uses it", user);
     free(user);
@@ -559,12 +562,12 @@ static int apply_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
         char *user = NULL;
         if (!prunable(a, &all[i]))
             continue;
-        rc = st->ops->calendar_user(tx, all[i].name, &user, err);
+        rc = st->ops->calendar_users(tx, all[i].name, &user, err);
         if (rc == 0 && user)
             rc = sked__error_set(err, SKED_ECONFLICT, "calendars", -1,
                                  "cannot prune calendar \"%.100s\": schedule "
-                                 "\"%.100s\" uses it",
-                                 all[i].name, user);
+                                 "\"%.*s\" uses it",
+                                 all[i].name, (int) strcspn(user, "\n"), user);
         free(user);
         if (rc == 0)
             rc = st->ops->calendar_delete(tx, all[i].name, &existed, err);
@@ -572,6 +575,15 @@ static int apply_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
             rc = emit(st, tx, "calendar.deleted", NULL, all[i].name, err);
         if (rc == 0 && existed)
             noted(&a->res, SKED_APPLY_DELETED, all[i].name);
+    }
+    /* Replaced calendars change their users' days (new ones have none). */
+    if (rc == 0 && a->res.updated > 0) {
+        const char **names = sked__calloc(a->n + 1, sizeof *names);
+        for (size_t i = 0; names && i < a->n; i++)
+            names[i] = a->set[i].name;
+        rc = names ? sked__store_replan_calendars(st, tx, names, a->n, err)
+                   : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        free(names);
     }
     sked__calendars_free(all, n);
     return rc;

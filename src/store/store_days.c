@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The calendars of the decisions (store_int.h): the store keeps one
  * calendar book (model/calbook.h) of every calendar as last read, and
- * reads them again when their state in the database — their count and
- * their latest updated_at, one indexed look — is not the book's. So a
+ * reads them again when their state in the database — the count of
+ * calendar changes kept in meta, one look — is not the book's. So a
  * calendar changed by any server is used from the next decision on,
  * while a decision costs no read of the calendars themselves. */
 #include <stdlib.h>

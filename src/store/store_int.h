@@ -99,12 +99,20 @@ int sked__store_calendars_read(sked_store *st, sked__tx *tx, const char *name,
  * borrows from *book, a reference the caller gives back with
  * sked__calbook_release. A schedule with no calendars gets *book NULL
  * and no sets. The calendars are read again when their state in the
- * database changed since the last read (a look at their count and
- * latest change per call). */
+ * database changed since the last read (a look at the count of changes
+ * per call). */
 int sked__store_days(sked_store *st, sked__tx *tx, const sked_schedule *s,
                      struct sked__calbook **book, sked__occ_days *out,
                      sked_error *err);
 void sked__store_days_done(sked_store *st);
+
+/* Set again, in TX, the next slot of every schedule whose calendars are
+ * the N CHANGED ones or include one of them (store_replan.c): their
+ * cursors kept, their updated_at moved so that the schedulers reread
+ * them. */
+int sked__store_replan_calendars(sked_store *st, sked__tx *tx,
+                                 const char *const *changed, size_t n,
+                                 sked_error *err);
 
 /* Check the fields of run R a claim and the API depend on (id, workflow,
  * queue: store_aside.c). Returns 0, or SKED_EINVAL with the reason, for

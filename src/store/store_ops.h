@@ -403,13 +403,15 @@ struct sked__store_ops {
                           bool create, sked_error *err);
     int (*calendar_delete)(sked__tx *tx, const char *name, bool *existed,
                            sked_error *err);
-    /* The mark of the calendars' state: their count and their latest
-     * updated_at (0 with none); a write or a delete changes it. */
+    /* The mark of the calendars' state: how many writes and deletes
+     * there have been (calendar_write and calendar_delete count them in
+     * meta) and how many calendars there are. */
     int (*calendars_stamp)(sked__tx *tx, int64_t out[2], sked_error *err);
-    /* The name of a schedule whose exclude or only names calendar NAME
-     * into *out (owned), or NULL when none does (schema 0010). */
-    int (*calendar_user)(sked__tx *tx, const char *name, char **out,
-                         sked_error *err);
+    /* The names of the schedules whose exclude or only names calendar
+     * NAME, joined by newlines, by name, into *out (owned), or NULL when
+     * none does (schema 0010). */
+    int (*calendar_users)(sked__tx *tx, const char *name, char **out,
+                          sked_error *err);
 
     /* ---- notifications (NULL for SQLite) ---------------------------------
      * A listener is a connection of its own, outside the pool, that

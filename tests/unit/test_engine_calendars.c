@@ -239,6 +239,34 @@ static void test_calendar_change_seen(void **state)
     assert_int_equal(q("SELECT count(*) FROM runs"), 2);
 }
 
+/* A holiday added tomorrow moves tomorrow's occurrence to today: the
+ * schedule's next instant is planned again when the calendar changes,
+ * so the scheduler does not sleep past it. */
+static void test_calendar_change_replans(void **state)
+{
+    sked_engine *e = *state;
+    sked_schedule s;
+    sked_error err;
+
+    vnow = T("2026-12-20T00:00:00Z");
+    calendar(e, "hol", "2026-12-01");
+    assert_int_equal(create(e, "month", "0 9 25 * *", "hol",
+                            SKED_ON_EXCLUDED_PREVIOUS_BUSINESS_DAY, &err),
+                     0);
+    assert_int_equal(sked_engine_schedule_get(e, "month", &s, NULL), 0);
+    assert_int_equal(s.next_fire_at, T("2026-12-25T08:00:00Z"));
+    sked_schedule_done(&s);
+    calendar(e, "hol", "2026-12-25");
+    assert_int_equal(sked_engine_schedule_get(e, "month", &s, NULL), 0);
+    assert_int_equal(s.next_fire_at, T("2026-12-24T08:00:00Z"));
+    sked_schedule_done(&s);
+    tick_at(e, "2026-12-24T08:00:00Z");
+    assert_int_equal(q("SELECT count(*) FROM runs WHERE id = "
+                       "'sched-month-2026-12-25T08:00:00Z' AND scheduled_for = "
+                       "1798099200000000"),
+                     1);
+}
+
 static void test_bad_and_used_calendars(void **state)
 {
     sked_engine *e = *state;
@@ -275,6 +303,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_moved_run_keeps_both_instants,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_calendar_change_seen, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_calendar_change_replans, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_bad_and_used_calendars, setup,
                                         teardown),
