@@ -109,6 +109,9 @@
       "                       occurrence goes, at its time of day\n",          \
       "what an excluded occurrence does: skip, or move to the next or "        \
       "previous business day at its time of day")                              \
+    X(calendar_words, WORDS, char *, _, VIEW, NULL, "calendar_words", NULL,    \
+      NULL, (0, 0, NULL), NULL, "",                                            \
+      "the calendars in words, with what an excluded day does (null: none)")   \
     X(context, CONTEXT, char *, _, DEF, "context", "context", "context",       \
       "context", (0, SKED_CONTEXT_MAX, NULL), "{}",                            \
       "  --context JSON       a JSON object handed to each run\n",             \

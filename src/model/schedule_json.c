@@ -43,6 +43,54 @@ static bool is_shown_only(const field *f)
 
 /* ---- writing ---------------------------------------------------------- */
 
+/* Append to BUF (SIZE) the names of LIST, "a, b and c". */
+static size_t put_names(char *buf, size_t size, size_t n, const char *list)
+{
+    char name[SKED_NAME_MAX + 1];
+    size_t count = 0;
+
+    while (sked__schedule_cal_at(list, count, name, sizeof name) > 0)
+        count++;
+    for (size_t i = 0; i < count && n < size; i++) {
+        (void) sked__schedule_cal_at(list, i, name, sizeof name);
+        int w = snprintf(buf + n, size - n, "%s%s",
+                         i == 0           ? ""
+                         : i + 1 == count ? " and "
+                                          : ", ",
+                         name);
+        n += w > 0 ? (size_t) w : 0;
+    }
+    return n < size ? n : size - 1;
+}
+
+/* S's calendars in words: "Excluding the days of us-federal; on an
+ * excluded day, the next business day"; null when it has none. */
+static json_t *calendar_words(const sked_schedule *s)
+{
+    static const char *const moves[] = {
+        "", "; on an excluded day, the next business day",
+        "; on an excluded day, the previous business day"};
+    bool ex = s->exclude && *s->exclude, only = s->only && *s->only;
+    char buf[2 * SKED_SCHEDULE_CALENDARS_MAX * (SKED_NAME_MAX + 8) + 128];
+    size_t n = 0;
+
+    if (!ex && !only)
+        return json_null();
+    if (only) {
+        n += (size_t) snprintf(buf, sizeof buf, "Only on the days of ");
+        n = put_names(buf, sizeof buf, n, s->only);
+    }
+    if (ex) {
+        n += (size_t) snprintf(buf + n, sizeof buf - n, "%s",
+                               only ? ", excluding those of "
+                                    : "Excluding the days of ");
+        n = put_names(buf, sizeof buf, n, s->exclude);
+    }
+    if ((int) s->on_excluded > 0 && s->on_excluded <= 2 && ex)
+        (void) snprintf(buf + n, sizeof buf - n, "%s", moves[s->on_excluded]);
+    return json_string(buf);
+}
+
 /* The calendar list LIST ("a,b"; NULL: none) as an array of names. */
 static json_t *cals_json(const char *list)
 {
@@ -136,8 +184,11 @@ static json_t *field_json(const sked_schedule *s, const field *f,
     case SKED__SK_PAUSED:
         return json_boolean(s->status == SKED_SCHEDULE_PAUSED);
     case SKED__SK_WORDS:
-        return f == &sked__sfields[SKED__SF_rrule_words] ? rrule_words(s)
-                                                         : cron_words(s);
+        if (f == &sked__sfields[SKED__SF_rrule_words])
+            return rrule_words(s);
+        if (f == &sked__sfields[SKED__SF_calendar_words])
+            return calendar_words(s);
+        return cron_words(s);
     case SKED__SK_CALS:
         return cals_json(*CAT(s, f, char *));
     case SKED__SK_CONTEXT: {

@@ -461,6 +461,14 @@ check "the 25th moved to Monday Dec 28" "$(slots h-25th 2026-12-01T00:00:00Z 2)"
 sched h-25th-skip "0 9 25 * *" --timezone Europe/Paris --exclude xmas
 check "the 25th skipped" "$(slots h-25th-skip 2026-12-01T00:00:00Z 2)" \
     "2026-12-25T08:00:00Z/excluded/- 2027-01-25T08:00:00Z/-/-"
+# The schedule says its calendars in words, through the API's object.
+words() {
+    "$bin" schedule get "$1" --json --db "$db" |
+        "$py" -c 'import json, sys; print(json.load(sys.stdin)["calendar_words"])'
+}
+check "words: moved" "$(words h-25th)" \
+    "Excluding the days of xmas; on an excluded day, the next business day"
+check "words: skipped" "$(words h-25th-skip)" "Excluding the days of xmas"
 
 # The last business day of the month at 18:00 in New York, Dec 31 off.
 cal eoy --date 2026-12-31
