@@ -14,7 +14,13 @@
  * start_at/end_at: intervals and one instant are pure arithmetic; cron
  * steps with sked_cron_next/prev, and counts whole local days at once
  * where the zone's offset is constant (see day_span). Each cron step and
- * each listed fire spends one visit of SKED_POLICY_VISITS_MAX. */
+ * each listed fire spends one visit of SKED_POLICY_VISITS_MAX.
+ *
+ * Through calendars the source yields slots (model/schedule_occ.h): each
+ * occurrence fires, fires moved to another business day (the plan works
+ * on the instant it fires, the run keeps its occurrence) or is dropped as
+ * excluded, counted apart from the range it falls in, whatever the
+ * catch-up policy. The cursor is the last slot decided, by its instant. */
 #include "sched/policy.h"
 
 #include <stdlib.h>
