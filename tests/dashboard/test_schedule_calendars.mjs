@@ -31,11 +31,13 @@
 // 5. moved-back's run, once fired: its page says "for the occurrence of"
 //    the day after, "moved off an excluded day"; the runs list marks it
 //    moved.
+// 6. At a phone's width (390 px) the schedule's and the calendar's pages
+//    fit without scrolling sideways.
 // No console error or uncaught exception on any page.
 import { execFileSync } from "node:child_process";
 import {
   playwright, startServer, launch, watch, noErrors, check, step, finish, eventually,
-  bin, civil, wall, pad, shot,
+  bin, civil, wall, pad, shot, newContext, fitsWidth,
 } from "./lib.mjs";
 
 const PARIS = "Europe/Paris";
@@ -90,7 +92,7 @@ sked("schedule", "create", "report", "--rrule", `DTSTART;TZID=UTC:${stamp}\nRRUL
   "--name", "moved-back", "--timezone", "UTC", "--exclude", "tomorrow-off",
   "--on-excluded", "previous_business_day");
 
-const { context } = await launch(pw);
+const { browser, context } = await launch(pw);
 const page = await context.newPage();
 const errors = watch(page);
 const flat = (s) => (s || "").replace(/\s+/g, " ").trim();
@@ -212,6 +214,18 @@ await step("moved-back's run: its occurrence", async () => {
   const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: run.id, exact: true }) });
   await row.waitFor();
   check("the runs list marks it moved", /\bmoved\b/.test(flat(await row.textContent())));
+});
+
+await step("at 390 px: nothing to scroll sideways", async () => {
+  const phone = await (await newContext(browser, { width: 390, height: 844 })).newPage();
+  const perr = watch(phone);
+  for (const [path, what] of [["#/schedules/monthly-25th", "Next occurrences"], ["#/calendars/hol", "Schedules"]]) {
+    await phone.goto(`${server.url}/${path}`);
+    await phone.getByRole("region", { name: what, exact: true }).getByRole("table").first().waitFor();
+    const w = await fitsWidth(phone);
+    check(`${path}: fits 390 px`, w.scroll <= w.inner, `${w.scroll} > ${w.inner}`);
+  }
+  noErrors("at 390 px", perr);
 });
 
 noErrors("schedule calendars", errors);
