@@ -5,10 +5,14 @@
 // weekend day, with the previous and next years a button away
 // (#/calendars/NAME?year=2027). The days come from one request of the
 // API's days (GET /api/v1/calendars/NAME/days) for the year and the days
-// around it that an observed rule reads.
+// around it that an observed rule reads. Under it, the schedules that use
+// the calendar (their exclude or only, directly or through a calendar
+// that includes it), from the list of schedules.
 import { get, onEvent, query } from "./api.js";
 import { calendarLink, observedText, sourceText, weekdaysText } from "./calendars.js";
-import { clear, debounce, enc, errorText, h, heading, message, say, section, term, time } from "./ui.js";
+import { clear, debounce, enc, errorText, h, heading, message, say, scheduleLink, section, table, term,
+         time } from "./ui.js";
+import { onExcludedText, words } from "./words.js";
 
 const FIRST_YEAR = 1970, LAST_YEAR = 2200; // the range of a calendar's days
 const DAY_MS = 86400000;
@@ -121,6 +125,55 @@ function definition(c, includedBy) {
     term("updated_at", time(c.updated_at, "UTC")));
 }
 
+// The calendars whose days hold NAME's: NAME and those that include it,
+// at any depth, from the list of calendars ALL.
+function holders(name, all) {
+  const out = new Set([name]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const c of all)
+      if (!out.has(c.name) && (c.include || []).some((i) => out.has(i))) {
+        out.add(c.name);
+        grew = true;
+      }
+  }
+  return out;
+}
+
+// How schedule S uses the calendar NAME (HELD: the calendars holding its
+// days): "exclude", "only", "exclude (through office)"; null if it does not.
+function use(s, name, held) {
+  const out = [];
+  for (const k of ["exclude", "only"]) {
+    const via = (s[k] || []).filter((c) => held.has(c));
+    if (!via.length) continue;
+    const through = via.filter((c) => c !== name);
+    out.push(via.includes(name) ? k : `${k} (through ${through.join(", ")})`);
+  }
+  return out.length ? out.join(", ") : null;
+}
+
+function schedulesTable(list, name, held) {
+  const rows = list.map((s) => ({ s, how: use(s, name, held) })).filter((x) => x.how)
+    .map(({ s, how }) => [scheduleLink(s.name), how,
+      (s.exclude || []).some((c) => held.has(c)) ? onExcludedText(s.on_excluded) : "—",
+      words(s), s.timezone || "UTC", s.status]);
+  return table("Schedules using this calendar", ["Schedule", "Uses it as", "On an excluded day", "When", "Zone", "Status"],
+    rows, { empty: "No schedule uses this calendar." });
+}
+
+// Every schedule, through the pages of the list.
+async function allSchedules() {
+  const out = [];
+  let cursor = "";
+  do {
+    const page = await get("/api/v1/schedules" + query({ limit: 1000, cursor: cursor || undefined }));
+    out.push(...page.schedules);
+    cursor = page.next_cursor;
+  } while (cursor && out.length < 20000);
+  return out;
+}
+
 export function render(main, params, qs) {
   const name = params[0];
   const thisYear = new Date().getFullYear();
@@ -135,11 +188,13 @@ export function render(main, params, qs) {
   const prev = h("button", { type: "button", on: { click: () => go(year - 1) } });
   const next = h("button", { type: "button", on: { click: () => go(year + 1) } });
   const legendBox = h("div");
+  const users = h("div", {}, h("p", { class: "loading", text: "Loading…" }));
   main.append(h("p", { class: "crumbs" }, h("a", { href: "#/calendars", text: "Calendars" })),
     heading(name, "Calendar"), lead, msg,
     h("section", { "aria-labelledby": "s-year" }, yearTitle,
       h("div", { class: "buttons year-nav", role: "group", "aria-label": "Year" }, prev, next),
       summary, legendBox, grids),
+    section("Schedules", users),
     section("Definition", def));
 
   let cal = null, days = null, seq = 0;
@@ -212,12 +267,29 @@ export function render(main, params, qs) {
     get("/api/v1/calendars").then((r) => {
       const by = r.calendars.filter((c) => (c.include || []).includes(name)).map((c) => c.name);
       if (cal) clear(def, definition(cal, by));
+      return loadUsers(holders(name, r.calendars));
     }).catch(() => {});
   }
 
-  // A change of a calendar (this one, or one it includes) reads it again.
+  let held = null;
+  async function loadUsers(h0) {
+    if (h0) held = h0;
+    if (!held) return;
+    try {
+      clear(users, schedulesTable(await allSchedules(), name, held));
+    } catch (e) {
+      clear(users, "Cannot read the schedules: " + errorText(e));
+    }
+  }
+
+  // A change of a calendar (this one, or one it includes) reads it again;
+  // a change of a schedule reads the schedules again.
   const reload = debounce(() => { load(); loadDays(); }, 400);
-  const off = onEvent((ev) => { if (ev.type.startsWith("calendar.")) reload(); });
+  const reloadUsers = debounce(() => loadUsers(), 700);
+  const off = onEvent((ev) => {
+    if (ev.type.startsWith("calendar.")) reload();
+    else if (/^schedule\.(created|updated|deleted|paused|resumed)$/.test(ev.type)) reloadUsers();
+  });
   load();
   loadDays();
   return () => { off(); };

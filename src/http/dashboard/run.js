@@ -1,4 +1,5 @@
-// #/runs/ID: a run's summary (trigger, scheduled_for, times, error), its
+// #/runs/ID: a run's summary (trigger, scheduled_for, the occurrence it
+// stands for when a calendar moved it, times, error), its
 // step timeline — each attempt a bar on a time axis, the waits between
 // retries, the compensations, the workflow's deadline as a line — and
 // each attempt's exit code, duration, error and output as captured,
@@ -10,11 +11,20 @@ import { ACTIVE, clear, debounce, duration, enc, errorText, h, heading, message,
 
 const ms = (t) => Date.parse(t);
 
-function summary(r) {
+// When the run was moved off an excluded day (its occurrence is not its
+// scheduled_for), what it stands for, in the schedule's zone ZONE.
+function scheduledFor(r, zone) {
+  if (!r.occurrence || r.occurrence === r.scheduled_for) return time(r.scheduled_for, zone);
+  return h("span", {}, time(r.scheduled_for, zone), " ",
+    h("span", { class: "cal-mark moved occurrence" }, "for the occurrence of ", time(r.occurrence, zone),
+      ", moved off an excluded day"));
+}
+
+function summary(r, zone) {
   const rows = [
     ["Status", status(r.status)], ["Workflow", `${r.workflow} (version ${r.workflow_version})`],
     ["Schedule", scheduleLink(r.schedule)], ["Trigger", r.trigger],
-    ["Scheduled for", time(r.scheduled_for)], ["Created", time(r.created_at, null, { relative: true })],
+    ["Scheduled for", scheduledFor(r, zone)], ["Created", time(r.created_at, null, { relative: true })],
     ["Not before", time(r.not_before)], ["Started", time(r.started_at)], ["Finished", time(r.finished_at)],
     ["Duration", r.duration_secs != null ? duration(r.duration_secs) : "—"],
     ["Queue", r.queue], ["Priority", String(r.priority)], ["Attempts", String(r.attempts)],
@@ -123,6 +133,16 @@ async function workflowTimeout(r) {
   return deadlines.get(key);
 }
 
+// The zone of the schedule NAME, null when it has none or is gone: a
+// moved run's scheduled_for and occurrence are shown in it.
+const zones = new Map();
+function scheduleZone(name) {
+  if (!name) return Promise.resolve(null);
+  if (!zones.has(name))
+    zones.set(name, get("/api/v1/schedules/" + enc(name)).then((s) => s.timezone || null, () => null));
+  return zones.get(name);
+}
+
 export function render(main, params) {
   const id = params[0];
   const msg = message();
@@ -139,10 +159,11 @@ export function render(main, params) {
       clear(parts.sum, e.status === 404 ? `No run "${id}".` : "Cannot load: " + errorText(e));
       return;
     }
-    const secs = await workflowTimeout(r);
+    const moved = r.occurrence && r.occurrence !== r.scheduled_for;
+    const [secs, zone] = await Promise.all([workflowTimeout(r), moved ? scheduleZone(r.schedule) : null]);
     const deadline = secs && r.started_at ? new Date(ms(r.started_at) + secs * 1000).toISOString() : null;
     clear(actions, ACTIVE.includes(r.status) ? cancelButton(id, load, msg) : null);
-    clear(parts.sum, summary(r));
+    clear(parts.sum, summary(r, zone));
     clear(parts.tl, timeline(r, r.steps || [], deadline));
     clear(parts.steps, (r.steps || []).length
       ? [table("Attempts", ["Step", "Attempt", "Status", "Exit code", "Duration", "Error"],

@@ -53,7 +53,10 @@ export function render(main, params, qs) {
         (x) => makeRow(COLS, {
           class: "run-" + x.status,
           cells: [runLink(x.id), status(x.status), x.workflow, scheduleLink(x.schedule), x.trigger,
-            time(x.scheduled_for), time(x.created_at, null, { relative: true }),
+            x.occurrence && x.occurrence !== x.scheduled_for
+              ? [time(x.scheduled_for), " ", h("span", { class: "cal-mark moved", title: "moved off an excluded day from " + x.occurrence, text: "moved" })]
+              : time(x.scheduled_for),
+            time(x.created_at, null, { relative: true }),
             x.duration_secs != null ? duration(x.duration_secs) : "—", x.error || "",
             ACTIVE.includes(x.status) ? cancelButton(x.id, load, msg) : ""],
         }));

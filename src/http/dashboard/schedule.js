@@ -1,19 +1,45 @@
-// #/schedules/NAME: a schedule's definition (every field), its next 10
-// occurrences with their DST marks, its runs, its missed occurrences
+// #/schedules/NAME: a schedule's definition (every field), its
+// calendars (exclude and only, as links, and what it does on an excluded
+// day), its next 10 occurrences with their DST marks and their calendars'
+// (excluded, or moved from their occurrence), its runs, its missed occurrences
 // with their reasons, and its actions: pause or resume, trigger,
 // backfill after a preview of what it will create and skip, delete
 // after a confirmation, and the simulation of a period with outages.
 import { api, get, onEvent, post, query } from "./api.js";
 import { MISSED, recent } from "./feed.js";
+import { calendarLink } from "./calendars.js";
 import { button, clear, confirmDialog, debounce, duration, enc, errorText, h, heading,
          message, refreshRelative, runLink, say, section, status, table, term, time } from "./ui.js";
 import { simulateSection } from "./simulate.js";
-import { words } from "./words.js";
+import { onExcludedText, words } from "./words.js";
 
 const BASE = (name) => "/api/v1/schedules/" + enc(name);
 
+// NAMES as links to the calendars' pages: "a, b".
+function calendarLinks(names) {
+  const out = [];
+  names.forEach((n, i) => out.push(i ? ", " : "", calendarLink(n)));
+  return out;
+}
+
+// The calendars of S in words, or null when it has none: "Not on the
+// days of hol; on an excluded day: the next business day. Only on the
+// days of office."
+function calendarsText(s) {
+  const ex = s.exclude || [], only = s.only || [];
+  if (!ex.length && !only.length) return null;
+  return h("p", { class: "calendars" }, h("span", { class: "label", text: "Calendars: " }),
+    ex.length ? ["not on the days of ", calendarLinks(ex), `; on an excluded day: ${onExcludedText(s.on_excluded)}.`] : null,
+    ex.length && only.length ? " " : null,
+    only.length ? [ex.length ? "Only" : "only", " on the days of ", calendarLinks(only),
+      " (other days are dropped, never moved)."] : null);
+}
+
 function value(k, v, s) {
   if (v === null || v === undefined) return h("span", { class: "none", text: "—" });
+  if ((k === "exclude" || k === "only") && Array.isArray(v))
+    return v.length ? calendarLinks(v) : h("span", { class: "none", text: "none" });
+  if (k === "on_excluded") return `${v}: ${onExcludedText(v)}`;
   if (/_at$/.test(k) || k === "anchor" || k === "at")
     return time(v, s.timezone, { relative: k === "next_fire_at" || k === "last_fired_at" });
   if (/_secs$/.test(k)) return `${duration(v)} (${v} s)`;
@@ -31,19 +57,38 @@ function definition(s) {
   return dl;
 }
 
+// The calendar cell of occurrence O: "excluded", "moved from <its
+// occurrence>" (in the schedule's zone), or "—".
+function calendarCell(o, zone) {
+  if (o.calendar === "excluded") return h("span", { class: "cal-mark excluded", text: "excluded" });
+  if (o.calendar === "moved")
+    return h("span", { class: "cal-mark moved" }, "moved from ", o.occurrence ? time(o.occurrence, zone) : "an excluded day");
+  return "—";
+}
+
 function occurrences(list, zone) {
-  return table("Next occurrences", ["#", `In ${zone || "UTC"}`, "UTC", "Mark"],
-    list.map((o, i) => ({
-      class: o.mark ? "marked" : null,
-      cells: [String(i + 1), h("time", { datetime: o.at, title: "your time: " + time(o.at, Intl.DateTimeFormat().resolvedOptions().timeZone).textContent },
-        o.local.replace("T", " ")), o.at, o.mark ? h("span", { class: "mark", text: o.mark }) : "—"],
-    })), { empty: "It never fires again.", stack: false });
+  const mine = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const cal = list.some((o) => o.calendar);
+  return table("Next occurrences", ["#", `In ${zone || "UTC"}`, "UTC", "Mark", ...(cal ? ["Calendar"] : [])],
+    list.map((o, i) => {
+      const at = h("time", { datetime: o.at, title: "your time: " + time(o.at, mine).textContent },
+        (o.local || o.at).replace("T", " "));
+      const struck = o.calendar === "excluded";
+      return {
+        class: [o.mark ? "marked" : "", o.calendar ? "cal-" + o.calendar : ""].join(" ").trim() || null,
+        cells: [String(i + 1), struck ? h("s", {}, at) : at, struck ? h("s", { text: o.at }) : o.at,
+          o.mark ? h("span", { class: "mark", text: o.mark }) : "—", ...(cal ? [calendarCell(o, zone)] : [])],
+      };
+    }), { empty: "It never fires again.", stack: false });
 }
 
 function runsTable(runs, zone) {
   return table("Runs", ["Run", "Status", "Trigger", "Scheduled for", "Created", "Duration", "Error"],
     runs.map((r) => [runLink(r.id), status(r.status), r.trigger,
-      time(r.scheduled_for, zone), time(r.created_at, zone, { relative: true }),
+      r.occurrence && r.occurrence !== r.scheduled_for
+        ? [time(r.scheduled_for, zone), h("br"), h("span", { class: "cal-mark moved" }, "moved from ", time(r.occurrence, zone))]
+        : time(r.scheduled_for, zone),
+      time(r.created_at, zone, { relative: true }),
       r.duration_secs != null ? duration(r.duration_secs) : "—", r.error || ""]),
     { empty: "No run yet." });
 }
@@ -113,6 +158,7 @@ export function render(main, params) {
   const name = params[0];
   const head = heading(name, "Schedule");
   const wordsP = h("p", { class: "lead" });
+  const calP = h("div");
   const statusP = h("p", { class: "state" });
   const actions = h("div", { class: "actions", role: "group", "aria-label": "Actions" });
   const msg = message();
@@ -120,7 +166,7 @@ export function render(main, params) {
     def: h("div", {}, "Loading…"), next: h("div"), runs: h("div"), missed: h("div"),
   };
   main.append(h("p", { class: "crumbs" }, h("a", { href: "#/schedules", text: "Schedules" })),
-    head, wordsP, statusP, actions, msg);
+    head, wordsP, calP, statusP, actions, msg);
   let s = null, built = false;
 
   async function act(what, fn) {
@@ -163,6 +209,7 @@ export function render(main, params) {
       return;
     }
     wordsP.textContent = `${words(s)} · ${s.workflow} · ${s.timezone || "UTC"}`;
+    clear(calP, calendarsText(s));
     clear(statusP, status(s.status), s.last_error ? " — " + s.last_error : "",
       s.status === "active" ? [" · next ", time(s.next_fire_at, s.timezone, { relative: true })] : "");
     drawActions();

@@ -1,7 +1,10 @@
 // A schedule's simulation (POST /api/v1/schedules/{name}/simulate): a
 // period replayed through the scheduler's own policies with the outages
 // given, drawn as a timeline (outages shaded, each occurrence fired or
-// dropped with its reason) and listed.
+// dropped with its reason) and listed: where a calendar moved an
+// occurrence off an excluded day, when its run is scheduled for; and
+// each fire's flags (a catch-up, buffered behind the active run, or
+// cancelling it).
 import { post } from "./api.js";
 import { clear, enc, errorText, h, inZone, message, say, section, table, time } from "./ui.js";
 
@@ -34,6 +37,13 @@ function tickLabel(t, zone) {
   return z.date.slice(5) + " " + z.time.slice(0, 5);
 }
 
+// The flags of a fire D, in words.
+const FLAGS = [["catchup", "catch-up"], ["buffered", "buffered (after the active run)"],
+               ["cancels_active", "cancels the active run"]];
+function flags(d) {
+  return FLAGS.filter(([k]) => d[k]).map(([, text]) => text);
+}
+
 function timeline(r, down, zone) {
   const t0 = Date.parse(r.from), t1 = Date.parse(r.to);
   const W = 1000, H = 90, x = (t) => ((Date.parse(t) - t0) / (t1 - t0)) * W;
@@ -55,8 +65,10 @@ function timeline(r, down, zone) {
         tickLabel(iso(t), zone)));
   }
   for (const d of r.decisions) {
-    const cx = x(d.occurrence);
-    const label = `${d.occurrence}: ${d.decision}${d.reason ? " (" + d.reason + ")" : ""}, decided ${d.at}`;
+    const cx = x(d.scheduled_for || d.occurrence);
+    const label = `${d.occurrence}: ${d.decision}${d.reason ? " (" + d.reason + ")" : ""}` +
+      (d.scheduled_for ? `, moved to ${d.scheduled_for}` : "") +
+      flags(d).map((f) => ", " + f).join("") + `, decided ${d.at}`;
     if (d.decision === "fire")
       svg.append(s("line", { x1: cx, y1: 22, x2: cx, y2: 58, class: "fire" }, s("title", {}, label)));
     else
@@ -94,9 +106,12 @@ export function simulateSection(name, zone) {
       });
       const dropped = Object.entries(r.dropped || {}).map(([k, v]) => `${v} ${k}`).join(", ");
       say(msg, `${r.fired} fired, ${dropped ? "dropped: " + dropped : "none dropped"}${r.truncated ? " (the list is cut short)" : ""}.`, "info");
-      out.append(timeline(r, d, zone), table("Decisions", ["Occurrence", "Decision", "Reason", "Decided at", "Run"],
-        r.decisions.slice(0, 500).map((x) => ({ class: x.decision === "drop" ? "missed" : null,
-          cells: [time(x.occurrence, zone), x.decision, x.reason || "—", time(x.at, zone), x.run_id || "—"] })),
+      out.append(timeline(r, d, zone), table("Decisions", ["Occurrence", "Decision", "Reason", "Scheduled for", "Flags", "Decided at", "Run"],
+        r.decisions.slice(0, 500).map((x) => ({ class: [x.decision === "drop" ? "missed" : "", x.scheduled_for ? "cal-moved" : ""].join(" ").trim() || null,
+          cells: [time(x.occurrence, zone), x.decision, x.reason || "—",
+            x.scheduled_for ? h("span", {}, time(x.scheduled_for, zone), " ", h("span", { class: "cal-mark moved", text: "moved off an excluded day" })) : "—",
+            flags(x).length ? flags(x).map((f) => h("span", { class: "flag", text: f })) : "—",
+            time(x.at, zone), x.run_id || "—"] })),
         { empty: "No occurrence in the period." }));
     } catch (e) {
       say(msg, (e.status === 404 && !e.field ? "This server cannot simulate: " : "Cannot simulate: ") + errorText(e), "error");

@@ -21,3 +21,13 @@ export function spec(s) {
   if (s.every_secs != null) return "every " + duration(s.every_secs);
   return s.at ? "at " + s.at : "";
 }
+
+// What a schedule does on a day of its exclude calendars (on_excluded).
+export const ON_EXCLUDED = {
+  skip: "skipped (no run that day)",
+  next_business_day: "the next business day",
+  previous_business_day: "the previous business day",
+};
+export function onExcludedText(v) {
+  return ON_EXCLUDED[v || "skip"] || String(v);
+}
