@@ -39,6 +39,9 @@
  * local time of the day is repeated or skipped. */
 #define DAY_MARGIN_SEC (2 * DAY_SEC)
 #define GRACE_MIN      (60 * SEC)
+/* How far before its occurrence a moved slot may fire (a move's reach,
+ * model/schedule_slots.c, and a day of zone offsets). */
+#define MOVE_REACH (368 * DAY_SEC * SEC)
 
 /* Returned inside this file when the visit budget ran out. */
 #define PARTIAL 1
@@ -367,12 +370,14 @@ static sked_time later(sked_time a, sked_time b)
 /* Return where the plan starts (see policy.h): last_fired_at, moved up to
  * next_fire_at - 1; else the creation time (an interval's anchor), else
  * NOW. An "at" schedule never fired always considers its instant. */
-static sked_time plan_start(const sked_schedule *s, sked_time now)
+static sked_time plan_start(const sked_schedule *s, const sked__occ_days *days,
+                            sked_time now)
 {
     sked_time start = s->last_fired_at;
 
+    /* A moved one-time instant may fire a business day before it. */
     if (s->kind == SKED_SPEC_AT && start == SKED_TIME_NONE)
-        return s->at - 1;
+        return s->at - 1 - (days ? MOVE_REACH : 0);
     if (s->next_fire_at != SKED_TIME_NONE &&
         (start == SKED_TIME_NONE || s->next_fire_at - 1 > start))
         start = s->next_fire_at - 1;
@@ -672,7 +677,7 @@ int sked__policy_plan(const sked_policy_in *in, sked_policy_out *out)
     if ((rc = src_init(&p.q, s, in->tz, in->cron, in->days, in->now)) != 0)
         return rc;
     plan_params(&p);
-    p.start = plan_start(s, in->now);
+    p.start = plan_start(s, p.q.occ.days, in->now);
     if ((rc = plan_decide(&p)) >= 0)
         rc = plan_finish(&p, rc == 1, &o);
     sked__occ_spec_done(&p.q.occ);

@@ -195,6 +195,31 @@ static void test_moved_to_the_previous_business_day(void **state)
     sked__daycal_free(c);
 }
 
+/* A one-time schedule moved to the business day before its instant fires
+ * there, and is done. */
+static void test_one_time_moved_back(void **state)
+{
+    sked__daycal *c = cal(XMAS, 1);
+    sked__occ_days days = {c, NULL, SKED_ON_EXCLUDED_PREVIOUS_BUSINESS_DAY};
+    sked_schedule s;
+    char out[1024];
+
+    (void) state;
+    cron_sched(&s, "0 9 * * *", "UTC", NULL);
+    free(s.cron);
+    s.cron = NULL;
+    s.kind = SKED_SPEC_AT;
+    s.at = T("2026-12-25T09:00:00Z");
+    s.created_at = T("2026-12-20T00:00:00Z");
+    decide(&s, &days, "2026-12-24T09:00:00Z", out, sizeof out);
+    assert_string_equal(out, "F sched-r-2026-12-25T09:00:00Z cron at "
+                             "2026-12-24T09:00:00Z\n"
+                             "cursor 2026-12-24T09:00:00Z\n"
+                             "next -\n");
+    sked_schedule_done(&s);
+    sked__daycal_free(c);
+}
+
 /* A daily schedule moved off a holiday lands where it fires anyway: it
  * runs once that day, the holiday's occurrence dropped as excluded. */
 static void test_a_move_onto_a_fire_merges(void **state)
@@ -437,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_excluded_is_dropped_with_its_reason),
         cmocka_unit_test(test_moved_to_the_next_business_day),
         cmocka_unit_test(test_moved_to_the_previous_business_day),
+        cmocka_unit_test(test_one_time_moved_back),
         cmocka_unit_test(test_a_move_onto_a_fire_merges),
         cmocka_unit_test(test_only_its_days),
         cmocka_unit_test(test_every_slot_decided_once),
