@@ -99,3 +99,20 @@ int sked__error_set(sked_error *err, int code, const char *field, long pos,
     sked__utf8_scrub(err->msg);
     return code;
 }
+
+int sked__error_at_index(int rc, const char *list, size_t i, sked_error *err)
+{
+    char field[SKED_ERROR_FIELD_MAX + 32];
+    size_t len;
+
+    if (rc == 0 || !err)
+        return rc;
+    (void) snprintf(field, sizeof field, "%s[%zu]%s%s", list, i,
+                    err->field[0] ? "." : "", err->field);
+    len = strlen(field);
+    if (len >= sizeof err->field)
+        len = sizeof err->field - 1;
+    memcpy(err->field, field, len);
+    err->field[len] = '\0';
+    return rc;
+}

@@ -266,10 +266,6 @@ static int name_read(const body_key *k, const json_t *v, const char **out,
     return 0;
 }
 
-/* Prefix err->field with "KEY[I]." as the store's apply does, so that
- * both kinds of error name a field of the set the same way. */
-static int at_index(const char *key, size_t i, sked_error *err);
-
 /* Read the number of seconds V of K into *out, left as it is when V is
  * absent. */
 static int secs_read(const body_key *k, const json_t *v, sked_dur *out,
@@ -324,7 +320,7 @@ static int span_read(const body_key *k, size_t i, const json_t *v,
         rc = sked__error_set(err, SKED_EINVAL,
                              out->from == SKED_TIME_NONE ? "from" : "to", -1,
                              "required: an interval has both ends");
-    return rc != 0 ? at_index(k->key, i, err) : 0;
+    return rc != 0 ? sked__error_at_index(err->code, k->key, i, err) : 0;
 }
 
 /* Read the array V of intervals of K into R (owned: freed by the
@@ -394,21 +390,6 @@ static int value_read(const body_key *k, const json_t *v, void *r,
     return 0;
 }
 
-static int at_index(const char *key, size_t i, sked_error *err)
-{
-    char field[SKED_ERROR_FIELD_MAX + 32];
-    size_t len;
-
-    (void) snprintf(field, sizeof field, "%s[%zu]%s%s", key, i,
-                    err->field[0] ? "." : "", err->field);
-    len = strlen(field);
-    if (len >= sizeof err->field)
-        len = sizeof err->field - 1;
-    memcpy(err->field, field, len);
-    err->field[len] = '\0';
-    return err->code;
-}
-
 /* Read the schedules of the array ARR of K into R. */
 static int set_read(const body_key *k, const json_t *arr, void *r,
                     sked_error *err)
@@ -424,7 +405,7 @@ static int set_read(const body_key *k, const json_t *arr, void *r,
     json_array_foreach(arr, i, item)
     {
         if (sked__answer_schedule_read(item, false, &(*set)[i], err) != 0)
-            return at_index(k->key, i, err);
+            return sked__error_at_index(err->code, k->key, i, err);
         *n = i + 1;
     }
     return 0;
@@ -451,7 +432,7 @@ static int cals_read(const body_key *k, const json_t *arr, void *r,
                                        "expected a calendar object");
         *n = i + 1; /* the request's done frees what it holds */
         if (rc != 0)
-            return at_index(k->key, i, err);
+            return sked__error_at_index(err->code, k->key, i, err);
     }
     return 0;
 }

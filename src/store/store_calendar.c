@@ -348,24 +348,6 @@ static void noted(sked_apply_result *r, sked_apply_kind kind, const char *name)
                         name);
 }
 
-/* Prefix err->field with "calendars[I]." (what apply reports). */
-static int at_index(int rc, size_t i, sked_error *err)
-{
-    char field[SKED_ERROR_FIELD_MAX + 32];
-    size_t len;
-
-    if (rc == 0 || !err)
-        return rc;
-    (void) snprintf(field, sizeof field, "calendars[%zu]%s%s", i,
-                    err->field[0] ? "." : "", err->field);
-    len = strlen(field);
-    if (len >= SKED_ERROR_FIELD_MAX)
-        len = SKED_ERROR_FIELD_MAX - 1;
-    memcpy(err->field, field, len);
-    err->field[len] = '\0';
-    return rc;
-}
-
 /* Tell whether the stored OLD is a code calendar the set of APP prunes
  * when the set (A) does not name it. */
 static bool prunable(const struct apply_arg *a, const sked_calendar *old)
@@ -422,9 +404,9 @@ static int apply_check(const struct apply_arg *a, const sked_calendar *all,
     int rc = 0;
 
     for (size_t i = 0; rc == 0 && i < a->n; i++)
-        rc = at_index(
+        rc = sked__error_at_index(
             owner_check(&a->set[i], find(all, n, a->set[i].name), a->app, err),
-            i, err);
+            "calendars", i, err);
     if (rc == 0)
         rc = after_apply(a, all, n, &v, &k, err);
     for (size_t i = 0; rc == 0 && i < n; i++)
@@ -435,7 +417,8 @@ static int apply_check(const struct apply_arg *a, const sked_calendar *all,
                                  "includes it",
                                  all[i].name, by);
     for (size_t i = 0; rc == 0 && i < a->n; i++)
-        rc = at_index(check_includes(&a->set[i], v, k, err), i, err);
+        rc = sked__error_at_index(check_includes(&a->set[i], v, k, err),
+                                  "calendars", i, err);
     free(v);
     return rc;
 }
@@ -532,8 +515,9 @@ static int apply_writes(sked_store *st, sked__tx *tx, struct apply_arg *a,
             const sked_calendar *c = &a->set[i];
             if (done[i] || !includes_done(a, c, done))
                 continue;
-            rc = at_index(apply_one(st, tx, a, c, find(all, n, c->name), err),
-                          i, err);
+            rc = sked__error_at_index(
+                apply_one(st, tx, a, c, find(all, n, c->name), err),
+                "calendars", i, err);
             done[i] = true;
             left--;
         }
@@ -600,13 +584,15 @@ int sked__store_calendar_apply(sked_store *st, const sked_calendar *set,
         return sked__error_set(err, SKED_EINVAL, "calendars", -1, "no set");
     rc = sked__schedule_name_check(app, "app", err);
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = at_index(sked_calendar_validate(&set[i], err), i, err);
+        rc = sked__error_at_index(sked_calendar_validate(&set[i], err),
+                                  "calendars", i, err);
     for (size_t i = 0; rc == 0 && i < n; i++)
         if (find(set, i, set[i].name))
-            rc = at_index(sked__error_set(err, SKED_EINVAL, "name", -1,
-                                          "\"%.80s\" appears twice in the set",
-                                          set[i].name),
-                          i, err);
+            rc = sked__error_at_index(
+                sked__error_set(err, SKED_EINVAL, "name", -1,
+                                "\"%.80s\" appears twice in the set",
+                                set[i].name),
+                "calendars", i, err);
     if (rc == 0)
         /* Serial, as a schedule apply: servers applying one set at once
          * end with that set. */

@@ -568,24 +568,6 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
-/* Prefix err->field with "schedules[I]." (what apply reports). */
-static int at_index(int rc, size_t i, sked_error *err)
-{
-    char field[SKED_ERROR_FIELD_MAX + 32];
-    size_t len;
-
-    if (rc == 0 || !err)
-        return rc;
-    (void) snprintf(field, sizeof field, "schedules[%zu]%s%s", i,
-                    err->field[0] ? "." : "", err->field);
-    len = strlen(field);
-    if (len >= SKED_ERROR_FIELD_MAX)
-        len = SKED_ERROR_FIELD_MAX - 1;
-    memcpy(err->field, field, len);
-    err->field[len] = '\0';
-    return rc;
-}
-
 /* Create or replace row I of the set. */
 static int apply_one(sked_store *st, sked__tx *tx, struct apply_arg *a,
                      size_t i, sked_error *err)
@@ -680,7 +662,8 @@ static int apply_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 
     memset(&a->res, 0, sizeof a->res);
     for (size_t i = 0; i < a->n && rc == 0; i++)
-        rc = at_index(apply_one(st, tx, a, i, err), i, err);
+        rc = sked__error_at_index(apply_one(st, tx, a, i, err), "schedules", i,
+                                  err);
     if (rc == 0 && a->prune)
         rc = apply_prune(st, tx, a, err);
     return rc;
@@ -698,7 +681,8 @@ static int apply_prepare(sked_store *st, const sked_schedule *set, size_t n,
     if (!a->rows || !a->names)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = at_index(prepare(st, &set[i], &a->rows[i], err), i, err);
+        rc = sked__error_at_index(prepare(st, &set[i], &a->rows[i], err),
+                                  "schedules", i, err);
         if (rc != 0)
             break;
         a->rows[i].source = SKED_SOURCE_CODE;
