@@ -26,6 +26,7 @@
  *   stored, but the store does not hand their ids back). */
 #include "base/alloc.h"
 #include "engine/engine_int.h"
+#include "model/calbook.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -594,38 +595,69 @@ int sked_engine_trigger(sked_engine *e, const char *name, char **out_run_id,
     return rc;
 }
 
+/* ---- a schedule's fires (engine_int.h) ---------------------------------- */
+
+int sked__fires_open(sked_engine *e, const sked_schedule *s, const sked_tz *tz,
+                     sked__fires *f, sked_error *err)
+{
+    *f = (sked__fires){.s = s, .tz = tz};
+    return sked__store_days_read(e->store, s, &f->book, &f->days, err);
+}
+
+int sked__fires_next(const sked__fires *f, sked_time t, sked__occ_slot *out)
+{
+    const sked_schedule *s = f->s;
+    sked__occ_spec o;
+    int rc;
+
+    if (s->start_at != SKED_TIME_NONE && s->start_at - 1 > t)
+        t = s->start_at - 1;
+    if (sked__occ_spec_init(&o, s, f->tz, NULL, f->book ? &f->days : NULL, t,
+                            NULL) != 0)
+        return SKED_EINVAL;
+    while ((rc = sked__occ_slot_next(&o, t, out)) == 0 &&
+           out->kind == SKED__SLOT_EXCLUDED)
+        t = out->at;
+    sked__occ_spec_done(&o);
+    if (rc == 0 && s->end_at != SKED_TIME_NONE && out->at > s->end_at)
+        rc = SKED_ENOTFOUND;
+    return rc;
+}
+
+void sked__fires_done(sked__fires *f)
+{
+    sked__calbook_release(f->book);
+    f->book = NULL;
+}
+
 /* What one backfill call works on. */
 struct backfill {
     sked_engine *e;
     sked_schedule s; /* owned */
-    const sked_tz *tz;
+    sked__fires fires;
     sked_time start, end;
     size_t total;
     char key[SKED_NAME_MAX + 16];
 };
 
-/* Store in *out the first occurrence of B strictly after T and before
- * B->end; SKED_ENOTFOUND when there is none. */
-static int backfill_next(const struct backfill *b, sked_time t, sked_time *out)
+/* Store in *out the first fire of B strictly after T and before B->end;
+ * SKED_ENOTFOUND when there is none. */
+static int backfill_next(const struct backfill *b, sked_time t,
+                         sked__occ_slot *out)
 {
-    sked_time n = 0;
-    int rc = sked__schedule_next_fire(&b->s, b->tz, NULL, t, &n);
+    int rc = sked__fires_next(&b->fires, t, out);
 
-    if (rc == 0 && n >= b->end)
-        rc = SKED_ENOTFOUND;
-    if (rc == 0)
-        *out = n;
-    return rc;
+    return rc == 0 && out->at >= b->end ? SKED_ENOTFOUND : rc;
 }
 
 /* Count B's occurrences (SPEC 3.5: over SKED_BACKFILL_MAX is refused). */
 static int backfill_count(struct backfill *b, sked_error *err)
 {
-    sked_time t = b->start;
+    sked__occ_slot x = {.at = b->start};
     int rc;
 
     b->total = 0;
-    while ((rc = backfill_next(b, t, &t)) == 0)
+    while ((rc = backfill_next(b, x.at, &x)) == 0)
         if (++b->total > SKED_BACKFILL_MAX)
             return sked__error_set(err, SKED_ERANGE, "end", -1,
                                    "the range holds more than %d "
@@ -644,20 +676,23 @@ static int backfill_fill(struct backfill *b, sked_time *t, sked_run_new *runs,
                          size_t *n)
 {
     char id[SKED_RUN_ID_MAX + 1];
-    sked_time next = 0;
+    sked__occ_slot x;
 
     *n = 0;
-    while (*n < SKED_STORE_BATCH_MAX && backfill_next(b, *t, &next) == 0) {
-        int len = sked__run_id_scheduled(b->s.name, next, id, sizeof id);
+    while (*n < SKED_STORE_BATCH_MAX && backfill_next(b, *t, &x) == 0) {
+        /* The id of the occurrence, as firing gives it: the same run. */
+        int len =
+            sked__run_id_scheduled(b->s.name, x.occurrence, id, sizeof id);
         char *owned = len < 0 ? NULL : sked__strdup(id);
         if (!owned)
             return len < 0 ? len : SKED_ENOMEM;
         run_of(&b->s, owned, b->key, false, &runs[*n]);
         runs[*n].trigger = SKED_TRIGGER_BACKFILL;
-        runs[*n].scheduled_for = next;
-        runs[*n].not_before = next + sked__policy_jitter(owned, b->s.jitter);
+        runs[*n].scheduled_for = x.at;
+        runs[*n].occurrence = x.occurrence;
+        runs[*n].not_before = x.at + sked__policy_jitter(owned, b->s.jitter);
         (*n)++;
-        *t = next;
+        *t = x.at;
     }
     return 0;
 }
@@ -709,7 +744,8 @@ static int backfill_open(struct backfill *b, const char *name, sked_error *err)
     if (b->s.timezone &&
         (rc = sked_tzdb_get(b->e->tzdb, b->s.timezone, &tz, err)) != 0)
         return rc;
-    b->tz = tz;
+    if ((rc = sked__fires_open(b->e, &b->s, tz, &b->fires, err)) != 0)
+        return rc;
     (void) snprintf(b->key, sizeof b->key, "schedule:%s", name);
     return 0;
 }
@@ -737,6 +773,7 @@ int sked_engine_backfill(sked_engine *e, const char *name, sked_time start,
         if (rc == 0 && progress)
             progress(ctx, done, b.total);
     }
+    sked__fires_done(&b.fires);
     sked_schedule_done(&b.s);
     if (rc == 0 && out)
         *out = res;

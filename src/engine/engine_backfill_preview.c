@@ -33,24 +33,24 @@ static int range_check(sked_time start, sked_time end, sked_error *err)
     return 0;
 }
 
-/* Walk S's occurrences in (START, END): count them into P->total and
- * keep the first SKED_BACKFILL_PREVIEW_MAX in P->at. */
-static int walk(const sked_schedule *s, const sked_tz *tz, sked_time start,
-                sked_time end, sked_backfill_preview *p, sked_error *err)
+/* Walk the fires of F in (START, END), through the schedule's calendars
+ * as the backfill does: count them into P->total and keep the first
+ * SKED_BACKFILL_PREVIEW_MAX occurrences (their runs' ids) in P->at. */
+static int walk(const sked__fires *f, sked_time start, sked_time end,
+                sked_backfill_preview *p, sked_error *err)
 {
-    sked_time t = start, next = 0;
+    const sked_schedule *s = f->s;
+    sked__occ_slot x = {.at = start};
     int rc;
 
-    while ((rc = sked__schedule_next_fire(s, tz, NULL, t, &next)) == 0 &&
-           next < end) {
+    while ((rc = sked__fires_next(f, x.at, &x)) == 0 && x.at < end) {
         if (++p->total > SKED_BACKFILL_MAX)
             return sked__error_set(err, SKED_ERANGE, "end", -1,
                                    "the range holds more than %d "
                                    "occurrences",
                                    SKED_BACKFILL_MAX);
         if (p->checked < SKED_BACKFILL_PREVIEW_MAX)
-            p->at[p->checked++] = next;
-        t = next;
+            p->at[p->checked++] = x.occurrence;
     }
     if (rc != 0 && rc != SKED_ENOTFOUND)
         return sked__error_set(err, SKED_EINVAL, "cron", -1,
@@ -89,6 +89,7 @@ int sked_engine_backfill_preview(sked_engine *e, const char *name,
 {
     sked_backfill_preview p = {0};
     const sked_tz *tz = NULL;
+    sked__fires f = {0};
     sked_schedule s;
     int rc;
 
@@ -108,9 +109,12 @@ int sked_engine_backfill_preview(sked_engine *e, const char *name,
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
     if (rc == 0)
-        rc = walk(&s, tz, start, end, &p, err);
+        rc = sked__fires_open(e, &s, tz, &f, err);
+    if (rc == 0)
+        rc = walk(&f, start, end, &p, err);
     if (rc == 0)
         rc = look_up(e, name, &p, err);
+    sked__fires_done(&f);
     sked_schedule_done(&s);
     if (rc != 0) {
         sked_backfill_preview_done(&p);

@@ -15,6 +15,7 @@
 #include "exec/registry.h"
 #include "exec/workers.h"
 #include "sched/loop.h"
+#include "model/schedule_occ.h"
 #include "sked/engine.h"
 #include "store/store.h"
 #include "store/store_health.h"
@@ -92,6 +93,23 @@ void sked__engine_exec_stop(sked_engine *e);
 
 /* The engine's store, borrowed until sked_engine_close. */
 sked_store *sked__engine_store(sked_engine *e);
+
+/* A schedule's fires in a range, through its calendars (engine.c): what
+ * a backfill creates. Open with its schedule and zone, then ask for the
+ * next fire after an instant; done frees the calendars it holds. */
+typedef struct sked__fires {
+    const sked_schedule *s; /* borrowed */
+    const sked_tz *tz;      /* borrowed */
+    struct sked__calbook *book;
+    sked__occ_days days;
+} sked__fires;
+int sked__fires_open(sked_engine *e, const sked_schedule *s, const sked_tz *tz,
+                     sked__fires *f, sked_error *err);
+/* The first slot of F that fires strictly after T (its at: when; its
+ * occurrence: the run's id), within the schedule's bounds; excluded ones
+ * are passed over. 0 or SKED_ENOTFOUND, SKED_EINVAL. */
+int sked__fires_next(const sked__fires *f, sked_time t, sked__occ_slot *out);
+void sked__fires_done(sked__fires *f);
 
 /* The occurrences of SCHEDULE dropped for reason R since the engine
  * opened (sked_schedule_missed_total{schedule,reason}). */

@@ -267,6 +267,40 @@ static void test_calendar_change_replans(void **state)
                      1);
 }
 
+/* A backfill creates what firing would have: no run on an excluded day,
+ * a moved one on its business day with the occurrence's id. */
+static void test_backfill_through_calendars(void **state)
+{
+    sked_engine *e = *state;
+    sked_backfill_result r;
+    sked_error err;
+
+    vnow = T("2027-01-10T00:00:00Z");
+    calendar(e, "hol", "2026-12-25");
+    assert_int_equal(
+        create(e, "daily", "0 9 * * *", "hol", SKED_ON_EXCLUDED_SKIP, &err), 0);
+    assert_int_equal(create(e, "month", "0 9 25 * *", "hol",
+                            SKED_ON_EXCLUDED_NEXT_BUSINESS_DAY, &err),
+                     0);
+    assert_int_equal(sked_engine_backfill(e, "daily", T("2026-12-20T00:00:00Z"),
+                                          T("2026-12-31T00:00:00Z"), NULL, NULL,
+                                          &r, &err),
+                     0);
+    assert_int_equal(r.created, 10);
+    assert_int_equal(q("SELECT count(*) FROM runs WHERE id = "
+                       "'sched-daily-2026-12-25T08:00:00Z'"),
+                     0);
+    assert_int_equal(sked_engine_backfill(e, "month", T("2026-12-20T00:00:00Z"),
+                                          T("2026-12-31T00:00:00Z"), NULL, NULL,
+                                          &r, &err),
+                     0);
+    assert_int_equal(r.created, 1);
+    assert_int_equal(q("SELECT count(*) FROM runs WHERE id = "
+                       "'sched-month-2026-12-25T08:00:00Z' AND scheduled_for = "
+                       "1798444800000000 AND occurrence_at = 1798185600000000"),
+                     1);
+}
+
 static void test_bad_and_used_calendars(void **state)
 {
     sked_engine *e = *state;
@@ -305,6 +339,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_calendar_change_seen, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_calendar_change_replans, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_backfill_through_calendars, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_bad_and_used_calendars, setup,
                                         teardown),
