@@ -47,6 +47,15 @@ typedef struct sked__rrule sked__rrule; /* opaque; parsed once */
 int sked__rrule_parse(const char *value, int64_t default_start,
                       sked__rrule **out, sked_error *err);
 
+/* Read VALUE as sked__rrule_parse does, all but its search: the rule's
+ * occurrences are not computed (microseconds, where a rule of days takes
+ * milliseconds to expand), so civil_next and civil_prev find none, but
+ * sked__rrule_explain, _tzid, _dtstart and _until_utc answer. For the
+ * words of a rule already checked; a rule with no occurrence, which only
+ * its search finds, is not refused here. */
+int sked__rrule_parse_words(const char *value, int64_t default_start,
+                            sked__rrule **out, sked_error *err);
+
 /* Free R (NULL: nothing). */
 void sked__rrule_free(sked__rrule *r);
 

@@ -700,9 +700,9 @@ static int steps_of(struct reader *rd, const struct parts *pt, sked__rrule *r)
     return rc ? fail(rd, rd->rule, "%s", e.msg) : 0;
 }
 
-/* Build R from the checked lines and parts. */
+/* Build R from the checked lines and parts; its search too when SEARCH. */
 static int build(struct reader *rd, const struct parts *pt, sked__rrule *r,
-                 int64_t default_start)
+                 int64_t default_start, bool search)
 {
     int rc;
 
@@ -713,13 +713,16 @@ static int build(struct reader *rd, const struct parts *pt, sked__rrule *r,
     if ((rc = set_until(rd, pt, r)) != 0)
         return rc;
     r->has_setpos = HAS(pt, P_BYSETPOS);
+    if (!search)
+        return 0;
     if (r->rule.freq >= ICAL_DAILY_RECURRENCE)
         return days_of(rd, r);
     return steps_of(rd, pt, r);
 }
 
-int sked__rrule_parse(const char *value, int64_t default_start,
-                      sked__rrule **out, sked_error *err)
+/* sked__rrule_parse, or with SEARCH false sked__rrule_parse_words. */
+static int parse(const char *value, int64_t default_start, bool search,
+                 sked__rrule **out, sked_error *err)
 {
     struct reader rd = {.value = value, .err = err};
     struct parts pt = {0};
@@ -739,7 +742,7 @@ int sked__rrule_parse(const char *value, int64_t default_start,
         goto out;
     r->until = INT64_MAX;
     r->until_utc = SKED_TIME_NONE;
-    if ((rc = build(&rd, &pt, r, default_start)) != 0)
+    if ((rc = build(&rd, &pt, r, default_start, search)) != 0)
         goto out;
     r->tzid = rd.tzid, rd.tzid = NULL;
     *out = r, r = NULL;
@@ -749,4 +752,16 @@ out:
     free(rd.tzid);
     sked__rrule_free(r);
     return rc;
+}
+
+int sked__rrule_parse(const char *value, int64_t default_start,
+                      sked__rrule **out, sked_error *err)
+{
+    return parse(value, default_start, true, out, err);
+}
+
+int sked__rrule_parse_words(const char *value, int64_t default_start,
+                            sked__rrule **out, sked_error *err)
+{
+    return parse(value, default_start, false, out, err);
 }

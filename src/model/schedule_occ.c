@@ -286,7 +286,9 @@ int sked__occ_rrule_words(const sked_schedule *s, sked_time now, char *buf,
                           size_t size)
 {
     const sked_tz *tz = sked_tz_utc();
-    sked__occ_spec o;
+    sked__rrule *r = NULL;
+    sked_time start;
+    int rc;
 
     if (s->kind != SKED_SPEC_RRULE || !s->rrule)
         return SKED_EINVAL;
@@ -294,9 +296,12 @@ int sked__occ_rrule_words(const sked_schedule *s, sked_time now, char *buf,
     if (s->timezone && strcmp(s->timezone, "UTC") != 0 &&
         (!zones || sked_tzdb_get(zones, s->timezone, &tz, NULL) != 0))
         return SKED_EINVAL;
-    if (sked__occ_spec_init(&o, s, tz, NULL, NULL, now, NULL) != 0)
+    /* The words need the rule, not its occurrences: a listing of many
+     * schedules reads each rule in microseconds. */
+    start = s->created_at != SKED_TIME_NONE ? s->created_at : now;
+    if (sked__rrule_parse_words(s->rrule, wall_of(tz, start), &r, NULL) != 0)
         return SKED_EINVAL;
-    int rc = sked__rrule_explain(o.rrule, buf, size);
-    sked__occ_spec_done(&o);
+    rc = sked__rrule_explain(r, buf, size);
+    sked__rrule_free(r);
     return rc;
 }
