@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cron/daycal.h"
+#include "holidays.h"
 #include "sked/sked.h"
 
 #define QUERIES 10000000L
@@ -40,29 +41,6 @@ static sked__daycal *build(const char *const *rules, size_t n,
     }
     return c;
 }
-
-/* The twenty holiday rules of the calendar comparison, the same as
- * bench/peers/holiday_dateutil_bench.py's. */
-static const char *const twenty[] = {"FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1",
-                                     "FREQ=YEARLY;BYMONTH=1;BYDAY=3MO",
-                                     "FREQ=YEARLY;BYMONTH=2;BYDAY=3MO",
-                                     "FREQ=YEARLY;BYMONTH=5;BYDAY=-1MO",
-                                     "FREQ=YEARLY;BYMONTH=6;BYMONTHDAY=19",
-                                     "FREQ=YEARLY;BYMONTH=7;BYMONTHDAY=4",
-                                     "FREQ=YEARLY;BYMONTH=9;BYDAY=1MO",
-                                     "FREQ=YEARLY;BYMONTH=10;BYDAY=2MO",
-                                     "FREQ=YEARLY;BYMONTH=11;BYMONTHDAY=11",
-                                     "FREQ=YEARLY;BYMONTH=11;BYDAY=4TH",
-                                     "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=25",
-                                     "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=24",
-                                     "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=31",
-                                     "FREQ=YEARLY;BYMONTH=11;BYDAY=4FR",
-                                     "FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=17",
-                                     "FREQ=YEARLY;BYMONTH=4;BYMONTHDAY=15",
-                                     "FREQ=YEARLY;BYMONTH=8;BYDAY=1MO",
-                                     "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=14",
-                                     "FREQ=YEARLY;BYMONTH=10;BYMONTHDAY=31",
-                                     "FREQ=YEARLY;BYMONTH=5;BYDAY=2SU"};
 
 #define CHAIN 300
 
@@ -142,7 +120,7 @@ int main(void)
     sked__daycal_free(r);
     sked__daycal_free(c);
     /* No observed days: dateutil's exrules have none. */
-    c = build(twenty, sizeof twenty / sizeof twenty[0], SKED__OBSERVED_NONE);
+    c = build(sked_bench_holidays, SKED_BENCH_NHOLIDAYS, SKED__OBSERVED_NONE);
     t0 = holiday_next_ns(c, &hits, &last);
     (void) sked_time_format(last, when, sizeof when);
     printf("next 09:00 business day, 20-rule holiday calendar, chained: "

@@ -5,6 +5,17 @@
 # ns per next (chained), croner's and croniter's µs per next, the ratios
 # croner/sked and croniter/sked, and sked's parse time, with the targets
 # of the cron engine: >= 100x croner, >= 300x croniter, parse < 2 µs.
+# bench_daycal: the day calendars' queries, and the next 09:00 business
+# day of a 20-rule holiday calendar (bench/holidays.h) against
+# python3-dateutil (bench/peers/holiday_dateutil_bench.py).
+# bench_schedcal: the next firing of cron schedules in Europe/Paris that
+# exclude that calendar, through the scheduler's search, chained, under
+# each on_excluded, with the target <= 1 us; its peer,
+# bench/peers/schedcal_dateutil_bench.py, times dateutil's rruleset of
+# the same schedules (chained after(), target >= 10 us) and gives a digest
+# of the occurrences, which must equal sked's: the summary fails when
+# they differ. And the JSON of 1,000 cron and RRULE schedules (the RRULE
+# words computed for each), in us per schedule.
 # bench_store: runs inserted per second through the store and through a
 # plain loop on the same engine, batched by 1, 100 and 1000, on SQLite and
 # on PostgreSQL, with the target: batched >= 80% of the plain loop.
@@ -45,7 +56,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 # summary FILE: print every comparison from the bench lines of FILE.
 summary() {
-    local out=$1
+    local out=$1 status=0
     echo
     echo "== sked against its peers (chained next; ratio = peer time / sked time)"
     awk -F'\t' '
@@ -99,6 +110,65 @@ summary() {
             printf "target dateutil >= 10 us on the same rules: %s\n",
                 (du >= 10 ? "met" : "NOT met")
     }' "$out"
+
+    echo
+    echo "== schedules over a 20-rule holiday calendar: the next firing in Europe/Paris, chained 2026-2029 (ratio = dateutil / sked)"
+    if ! awk -F'\t' '
+    $1 != "bench" || $2 != "schedcal" { next }
+    $3 == "sked" { k = $4 "\t" $5; order[++n] = k; sk[k] = $6
+        if ($5 == "skip") { cnt[$4] = $7; dig[$4] = $8; last[$4] = $9 } }
+    $3 == "dateutil" { du[$4] = $6; du_cnt[$4] = $7; du_dig[$4] = $8
+        du_last[$4] = $9; du_how[$4] = $10; du_it[$4] = $11; nd++ }
+    END {
+        if (n == 0) { print "bench_schedcal: no figures"; exit }
+        printf "%-12s %-22s %8s %11s %7s %-13s %9s %6s\n", "expression",
+            "on_excluded", "sked ns", "dateutil us", "du/sk", "(fastest)",
+            "iter us", "it/sk"
+        ok_sk = ok_du = same = 1
+        for (i = 1; i <= n; i++) {
+            k = order[i]; split(k, f, "\t")
+            if (sk[k] > 1000) { ok_sk = 0; miss = miss sprintf("%s%s %s %.0f ns", (miss == "" ? "" : ", "), f[1], f[2], sk[k]) }
+            peer = (f[2] == "skip" && (f[1] in du))
+            if (peer)
+                printf "%-12s %-22s %8.1f %11.2f %6.0fx %-13s %9.2f %5.0fx\n",
+                    f[1], f[2], sk[k], du[f[1]], du[f[1]] * 1000 / sk[k],
+                    du_how[f[1]], du_it[f[1]], du_it[f[1]] * 1000 / sk[k]
+            else
+                printf "%-12s %-22s %8.1f %11s %7s\n", f[1], f[2], sk[k], "-", "-"
+        }
+        for (e in du) {
+            if (du[e] < 10) ok_du = 0
+            if (!(e in cnt) || cnt[e] != du_cnt[e] || dig[e] != du_dig[e] ||
+                last[e] != du_last[e]) {
+                same = 0
+                printf "%s: sked %s firings (digest %s, last %s), dateutil %s (digest %s, last %s)\n",
+                    e, cnt[e], dig[e], last[e], du_cnt[e], du_dig[e], du_last[e]
+            }
+        }
+        print ""
+        if (nd > 0)
+            printf "the same occurrences as dateutil in skip mode, 2026-2029: %s\n",
+                same ? "yes" : "NO (bench_schedcal --list and schedcal_dateutil_bench.py --list give both)"
+        printf "target sked next <= 1 us with a 20-rule calendar on every schedule: %s\n",
+            ok_sk ? "met" : "NOT met (" miss ")"
+        if (nd > 0)
+            printf "target dateutil >= 10 us on the same rule: %s\n",
+                ok_du ? "met" : "NOT met"
+        if (!same) exit 1
+    }' "$out"; then
+        status=1
+    fi
+
+    echo
+    echo "== listing schedules: the API JSON of 1,000 schedules (rrule_words computed for each)"
+    awk -F'\t' '
+    $1 != "bench" || $2 != "schedjson" { next }
+    { n++; us[$3] = $5
+      printf "%-18s %12.2f us per schedule (%d measured)", $3, $5, $4
+      if ($3 != "cron" && ("cron" in us) && $3 != "rrule_words_only")
+          printf ", %.1fx cron", $5 / us["cron"]
+      print "" }
+    END { if (n == 0) print "bench_schedcal: no figures" }' "$out"
 
     echo
     echo "== run inserts: sked against a plain prepared-INSERT loop (ratio = sked / plain)"
@@ -221,6 +291,7 @@ summary() {
         printf "target one HTTP MCP session <= 1 MB of server memory: %s\n",
             !http ? "not measured" : bad_session ? "NOT met" : "met"
     }' "$out"
+    return "$status"
 }
 
 if [ "${1:-}" = --summary ]; then
@@ -286,6 +357,11 @@ if /usr/bin/python3 -c 'import dateutil' 2>/dev/null; then
         tee -a "$out" | grep -v '^bench	'
 else
     echo "== dateutil: not installed (scripts/deps.sh), skipped"
+fi
+if /usr/bin/python3 -c 'import dateutil' 2>/dev/null; then
+    echo "== dateutil $(/usr/bin/python3 -c 'import dateutil; print(dateutil.__version__)'), schedules over a calendar"
+    /usr/bin/python3 "$here/bench/peers/schedcal_dateutil_bench.py" |
+        tee -a "$out" | grep -v '^bench	'
 fi
 if [ -z "${SKED_BENCH_PG_URL:-}" ]; then
     echo "== graphile-worker: no PostgreSQL, skipped"

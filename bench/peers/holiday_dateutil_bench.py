@@ -2,10 +2,10 @@
 """Time python3-dateutil on bench/bench_daycal.c's holiday comparison.
 
 The occurrences of "09:00, Monday to Friday, but not on a day of twenty
-holiday rules", chained from 2026-01-01: an rruleset of the daily rule
-with one exrule per holiday rule, iterated (dateutil's fastest way to
-walk a set in order: each step continues the merge of the rules, where
-after() would start it again). Microseconds per occurrence, the median of
+holiday rules" (bench/holidays.h), chained from 2026-01-01: an rruleset
+of the daily rule with one exrule per holiday rule, iterated (dateutil's
+fastest way to walk a set in order: each step continues the merge of the
+rules, where after() would start it again). Microseconds per occurrence, the median of
 REPEATS runs. Run with Debian's /usr/bin/python3, which has dateutil.
 
 Output: a line, then the tab-separated
@@ -23,28 +23,8 @@ import time
 
 from dateutil.rrule import DAILY, MO, TU, WE, TH, FR, rrule, rruleset, rrulestr
 
-RULES = [
-    "FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1",
-    "FREQ=YEARLY;BYMONTH=1;BYDAY=3MO",
-    "FREQ=YEARLY;BYMONTH=2;BYDAY=3MO",
-    "FREQ=YEARLY;BYMONTH=5;BYDAY=-1MO",
-    "FREQ=YEARLY;BYMONTH=6;BYMONTHDAY=19",
-    "FREQ=YEARLY;BYMONTH=7;BYMONTHDAY=4",
-    "FREQ=YEARLY;BYMONTH=9;BYDAY=1MO",
-    "FREQ=YEARLY;BYMONTH=10;BYDAY=2MO",
-    "FREQ=YEARLY;BYMONTH=11;BYMONTHDAY=11",
-    "FREQ=YEARLY;BYMONTH=11;BYDAY=4TH",
-    "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=25",
-    "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=24",
-    "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=31",
-    "FREQ=YEARLY;BYMONTH=11;BYDAY=4FR",
-    "FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=17",
-    "FREQ=YEARLY;BYMONTH=4;BYMONTHDAY=15",
-    "FREQ=YEARLY;BYMONTH=8;BYDAY=1MO",
-    "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=14",
-    "FREQ=YEARLY;BYMONTH=10;BYMONTHDAY=31",
-    "FREQ=YEARLY;BYMONTH=5;BYDAY=2SU",
-]
+from bench_holidays import RULES  # bench/holidays.h
+
 CHAIN = 300
 REPEATS = 7
 START = dt.datetime(2026, 1, 1)

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 # The summary of `make bench` (scripts/bench.sh --summary FILE) reads the
 # figures of every benchmark and prints each target, met or not, under
-# every awk a Debian machine may have: mawk (its default) and gawk. Each
-# figure below is the kind of line its benchmark prints; the ones of
-# PostgreSQL and the MCP get_schedule latency are set to miss their
-# targets, the others to meet them.
+# every awk a Debian machine may have: mawk (its default) and gawk, and
+# fails when sked's and dateutil's occurrences of a schedule over a
+# calendar differ. Each figure below is the kind of line its benchmark
+# prints; the ones of PostgreSQL, the MCP get_schedule latency and a
+# schedule moved off the calendar are set to miss their targets, the
+# others to meet them.
 #
 # Env: SKED_SOURCE_DIR. Ends with "N passed, M failed".
 set -u
@@ -19,6 +21,11 @@ cat >"$tmp/bench.out" <<EOF
 bench${T}sked${T}*/5 * * * *${T}Europe/Paris${T}300.0${T}25.1${T}1
 bench${T}croner${T}*/5 * * * *${T}Europe/Paris${T}20.000${T}8.100
 bench${T}croniter${T}*/5 * * * *${T}Europe/Paris${T}30.000${T}40.100
+bench${T}schedcal${T}sked${T}0 9 * * 1-5${T}skip${T}250.0${T}738${T}f1d92006816d4beb${T}2028-12-29T08:00:00Z
+bench${T}schedcal${T}sked${T}0 9 * * 1-5${T}next_business_day${T}1500.0${T}738${T}f1d92006816d4beb${T}2028-12-29T08:00:00Z
+bench${T}schedcal${T}dateutil${T}0 9 * * 1-5${T}skip${T}45.000${T}738${T}f1d92006816d4beb${T}2028-12-29T08:00:00Z${T}exdate+cache${T}5.000
+bench${T}schedjson${T}cron${T}1000${T}15.000
+bench${T}schedjson${T}rrule_one_rule${T}1000${T}20.000
 bench${T}store${T}sqlite${T}100${T}300000${T}280000${T}0.933
 bench${T}store${T}postgres${T}1000${T}100000${T}70000${T}0.700
 bench${T}run${T}sqlite${T}1000${T}1${T}21000${T}1.20${T}3.10
@@ -43,6 +50,8 @@ EOF
 want="sked >= 100x faster than croner on every expression: met
 sked >= 300x faster than croniter on every expression: met
 parse < 2 us on every expression: met
+sked next <= 1 us with a 20-rule calendar on every schedule: NOT met (0 9 * * 1-5 next_business_day 1500 ns)
+dateutil >= 10 us on the same rule: met
 batched inserts >= 80% of the plain loop: NOT met
 >= 10,000 runs/s on SQLite: met
 >= 15,000 runs/s on PostgreSQL: NOT met
@@ -74,6 +83,21 @@ for a in mawk gawk; do
         failed=$((failed + 1))
         echo "FAIL $a: exit $rc; stderr: $(cat "$tmp/$a.err")"
         diff <(echo "$want") <(echo "$got")
+    fi
+    # Occurrences of sked and of dateutil that differ fail the summary.
+    sed "/${T}dateutil${T}/s/f1d92006816d4beb/0000000000000000/" \
+        "$tmp/bench.out" >"$tmp/differ.out"
+    PATH=$tmp/$a:$PATH "$root/scripts/bench.sh" --summary "$tmp/differ.out" \
+        >"$tmp/$a.differ" 2>&1
+    rc=$?
+    if [ "$rc" != 0 ] && grep -q \
+        '^the same occurrences as dateutil in skip mode, 2026-2029: NO' \
+        "$tmp/$a.differ"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $a: occurrences that differ: exit $rc"
+        cat "$tmp/$a.differ"
     fi
 done
 if [ "$awks" = 0 ]; then
