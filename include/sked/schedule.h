@@ -166,7 +166,8 @@ typedef enum sked_miss_reason {
     SKED_MISS_OUTSIDE_WINDOW = 3, /* "outside_window" */
     SKED_MISS_OVERLAP = 4,        /* "overlap" */
     SKED_MISS_EXCLUDED = 5,       /* "excluded": a day of its calendars */
-    SKED_MISS__COUNT = 6,
+    SKED_MISS_SKIPPED = 6,        /* "skipped": dropped ahead of time */
+    SKED_MISS__COUNT = 7,
 } sked_miss_reason;
 
 /* What applying a set of schedules changed (SPEC 3.5): the counts, and
