@@ -118,6 +118,10 @@ endif()
 # (tests/integration/test_http_api.sh; SQLite: integration.http_api).
 sked_add_pg_test(http.pg_api bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_api.sh pg)
+# Skipping and running one occurrence over HTTP on PostgreSQL
+# (tests/integration/test_http_skips.sh; SQLite: integration.http_skips).
+sked_add_pg_test(http.pg_skips bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_skips.sh pg)
 # The API's cron explain, simulate and events after=latest on PostgreSQL
 # (tests/integration/test_http_api_cron.sh; SQLite: integration.http_api_cron).
 sked_add_pg_test(http.pg_api_cron bash
