@@ -5,8 +5,8 @@
  * it runs again; an instant that is no occurrence is refused naming the
  * nearest ones, one already decided is refused; the preview marks the
  * skipped one; a past occurrence run now gets the id firing gives it, and
- * twice is still one run. The database is SKED_TEST_DB_URL when set, else
- * a fresh SQLite file. */
+ * twice is still one run; skips go with their schedule. The database is
+ * SKED_TEST_DB_URL when set, else a fresh SQLite file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -241,6 +241,14 @@ static void test_unskip_restores(void **state)
     assert_int_equal(q("SELECT count(*) FROM runs WHERE id = "
                        "'sched-daily-2026-12-25T08:00:00Z'"),
                      1);
+    /* A skip goes with its schedule. */
+    assert_int_equal(sked_engine_schedule_skip(e, "daily",
+                                               T("2026-12-27T08:00:00Z"), NULL,
+                                               NULL, &changed, &err),
+                     0);
+    assert_int_equal(q("SELECT count(*) FROM schedule_skips"), 1);
+    assert_int_equal(sked_engine_schedule_delete(e, "daily", &err), 0);
+    assert_int_equal(q("SELECT count(*) FROM schedule_skips"), 0);
 }
 
 static void test_refused(void **state)
