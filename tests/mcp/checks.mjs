@@ -189,7 +189,7 @@ export function toolsSuite(ctx) {
     describe('tools', () => {
         const s = session(ctx);
 
-        it('lists the 23 tools, each with a description', () => {
+        it('lists the 27 tools, each with a description', () => {
             assert.deepEqual(s.list.map((t) => t.name).sort(), [...TOOLS].sort());
             for (const t of s.list) assert.ok(t.description?.length > 20, `${t.name}: no description`);
         });
