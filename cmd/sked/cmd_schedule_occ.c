@@ -34,15 +34,12 @@ static int skip_common(const cli_cmd *self, int argc, char **argv, bool skip)
 {
     const char *db = NULL, *server = NULL, *at_s = NULL, *reason = NULL;
     bool json = false, changed = false;
-    const cli_opt skip_opts[] = {
-        {"at", 0, CLI_OPT_VALUE, &at_s},
-        {"reason", 0, CLI_OPT_VALUE, &reason},
-        {"json", 0, CLI_OPT_FLAG, &json},
-        {"db", 0, CLI_OPT_VALUE, &db},
-        {"server", 0, CLI_OPT_VALUE, &server},
-        {0},
+    /* unskip takes no --reason: its table is this one past it. */
+    const cli_opt opts[] = {
+        {"reason", 0, CLI_OPT_VALUE, &reason}, {"at", 0, CLI_OPT_VALUE, &at_s},
+        {"json", 0, CLI_OPT_FLAG, &json},      {"db", 0, CLI_OPT_VALUE, &db},
+        {"server", 0, CLI_OPT_VALUE, &server}, {0},
     };
-    const cli_opt *opts = skip_opts;
     char when[SKED_TIME_STRLEN];
     target *t = NULL;
     sked_time at = SKED_TIME_NONE;
@@ -50,17 +47,8 @@ static int skip_common(const cli_cmd *self, int argc, char **argv, bool skip)
     sked_error err;
     int rc;
 
-    /* unskip takes no --reason. */
-    const cli_opt unskip_opts[] = {
-        {"at", 0, CLI_OPT_VALUE, &at_s},
-        {"json", 0, CLI_OPT_FLAG, &json},
-        {"db", 0, CLI_OPT_VALUE, &db},
-        {"server", 0, CLI_OPT_VALUE, &server},
-        {0},
-    };
-    if (!skip)
-        opts = unskip_opts;
-    if ((rc = cli_parse(self, argc, argv, opts, &args)) != CLI_CONTINUE ||
+    if ((rc = cli_parse(self, argc, argv, skip ? opts : opts + 1, &args)) !=
+            CLI_CONTINUE ||
         (rc = cli_one_arg(self, &args, "schedule name")) != 0 ||
         (rc = need_at(self, at_s, &at)) != 0)
         return rc;
