@@ -82,6 +82,11 @@ extern const cli_cmd cli_cmd_mcp;
 /* Subcommands of "sked schedule" that live in cmd_schedule_ops.c. */
 extern const cli_cmd cli_cmd_schedule_trigger;
 extern const cli_cmd cli_cmd_schedule_backfill;
+/* One occurrence: in cmd_schedule_occ.c. */
+extern const cli_cmd cli_cmd_schedule_skip;
+extern const cli_cmd cli_cmd_schedule_unskip;
+extern const cli_cmd cli_cmd_schedule_skips;
+extern const cli_cmd cli_cmd_schedule_run;
 /* "sked schedule simulate", in cmd_simulate.c. */
 extern const cli_cmd cli_cmd_schedule_simulate;
 /* "sked schedule preview", in cmd_schedule_preview.c. */

@@ -642,6 +642,10 @@ static const cli_cmd *const schedule_cmds[] = {
     &cli_cmd_schedule_preview,
     &cli_cmd_schedule_trigger,
     &cli_cmd_schedule_backfill,
+    &cli_cmd_schedule_skip,
+    &cli_cmd_schedule_unskip,
+    &cli_cmd_schedule_skips,
+    &cli_cmd_schedule_run,
     &cli_cmd_schedule_simulate,
     NULL,
 };

@@ -25,8 +25,8 @@ typedef struct preview_q {
     long count;
 } preview_q;
 
-/* What the calendars did to item IT, for the text output: "" when
- * nothing. */
+/* What the calendars (or a skip) did to item IT, for the text output:
+ * "" when nothing. */
 static const char *calendar_note(const sked_preview_item *it, char *buf,
                                  size_t size)
 {
@@ -34,6 +34,8 @@ static const char *calendar_note(const sked_preview_item *it, char *buf,
 
     if (it->excluded)
         return "  excluded";
+    if (it->skipped && it->occurrence == it->at)
+        return "  skipped";
     if (it->occurrence == it->at)
         return "";
     out_time_utc(it->occurrence, occ, sizeof occ);

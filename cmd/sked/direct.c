@@ -195,6 +195,38 @@ static int schedule_backfill(target *t, const char *name, sked_time start,
              : err->code;
 }
 
+static int schedule_skip(target *t, const char *name, sked_time at, bool skip,
+                         const char *actor, const char *reason, bool *changed,
+                         sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    if (!e)
+        return err->code;
+    return skip ? sked_engine_schedule_skip(e, name, at, actor, reason, changed,
+                                            err)
+                : sked_engine_schedule_unskip(e, name, at, actor, changed, err);
+}
+
+static int schedule_skips(target *t, const char *name, sked_skip **out,
+                          size_t *n, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_schedule_skips(e, name, out, n, err) : err->code;
+}
+
+static int schedule_run_at(target *t, const char *name, sked_time at,
+                           char **run_id, bool *created, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+    char *id = NULL;
+    int rc = e ? sked_engine_schedule_run_at(e, name, at, &id, created, err)
+               : err->code;
+
+    return rc == 0 ? own_text(id, run_id, err) : rc;
+}
+
 /* The same after an apply: one warning per schedule of SET (N) whose
  * workflow is not registered, the API's "warnings" of PUT. */
 static void warn_set(sked_engine *e, const sked_schedule *set, size_t n)

@@ -577,6 +577,7 @@ static int preview_item_read(const json_t *o, sked_preview_item *it,
     if (!occ)
         it->occurrence = it->at;
     it->excluded = cal && strcmp(cal, "excluded") == 0;
+    it->skipped = json_is_true(json_object_get(o, "skipped"));
     it->has_local = local_offset(json_string_value(json_object_get(o, "local")),
                                  &it->utoff);
     for (int m = SKED_OCC_SHIFTED; mark && m <= SKED_OCC_SECOND_PASS; m++)
@@ -720,6 +721,127 @@ static int calendar_apply(target *t, const target_calendar_apply *a,
     json_decref(body);
     if (rc == 0 && sked__answer_apply_read(j, res) != 0)
         rc = remote_bad_answer("an apply's counts", err);
+    json_decref(j);
+    return rc;
+}
+
+/* ---- one occurrence ------------------------------------------------------ */
+
+static int schedule_skip(target *t, const char *name, sked_time at, bool skip,
+                         const char *actor, const char *reason, bool *changed,
+                         sked_error *err)
+{
+    const sked__skip_request req = {at, reason, actor};
+    char when[SKED_TIME_STRLEN], suffix[96];
+    json_t *body = NULL, *j = NULL;
+    char *path;
+    int rc;
+
+    if (sked_time_format(at, when, sizeof when) < 0)
+        return sked__error_set(err, SKED_EINVAL, "at", -1, "out of range");
+    if (skip) {
+        if (!(body = sked__request_skip(&req, err)))
+            return err->code ? err->code : no_memory(err);
+        path = remote_path("/api/v1/schedules", name, "/skips");
+    } else {
+        snprintf(suffix, sizeof suffix, "/skips/%s?actor=%s", when,
+                 actor ? actor : "api");
+        path = remote_path("/api/v1/schedules", name, suffix);
+    }
+    if (!path) {
+        json_decref(body);
+        return no_memory(err);
+    }
+    rc = remote_call(remote_of(t), skip ? "POST" : "DELETE", path, body, NULL,
+                     &j, err);
+    free(path);
+    json_decref(body);
+    if (rc == 0 && changed)
+        *changed = json_is_true(json_object_get(j, "changed"));
+    json_decref(j);
+    return rc;
+}
+
+static int schedule_skips(target *t, const char *name, sked_skip **out,
+                          size_t *n, sked_error *err)
+{
+    json_t *j = NULL, *list, *o;
+    size_t i;
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    rc = get_json(remote_of(t),
+                  remote_path("/api/v1/schedules", name, "/skips"), &j, err);
+    if (rc != 0)
+        return rc;
+    list = json_object_get(j, "skips");
+    if (!json_is_array(list)) {
+        json_decref(j);
+        return remote_bad_answer("a list of skips", err);
+    }
+    if (json_array_size(list) > 0 &&
+        !(*out = calloc(json_array_size(list), sizeof **out))) {
+        json_decref(j);
+        return no_memory(err);
+    }
+    json_array_foreach(list, i, o)
+    {
+        sked_skip *k = &(*out)[i];
+        const char *at = json_string_value(json_object_get(o, "occurrence"));
+        const char *c = json_string_value(json_object_get(o, "created_at"));
+        const char *actor = json_string_value(json_object_get(o, "actor"));
+        const char *why = json_string_value(json_object_get(o, "reason"));
+
+        *n = i + 1;
+        if (!at || sked_time_parse(at, &k->occurrence, NULL) != 0 ||
+            (c && sked_time_parse(c, &k->created_at, NULL) != 0)) {
+            rc = remote_bad_answer("a skip", err);
+            break;
+        }
+        k->schedule = strdup(name);
+        k->actor = strdup(actor ? actor : "");
+        k->reason = why ? strdup(why) : NULL;
+        if (!k->schedule || !k->actor || (why && !k->reason)) {
+            rc = no_memory(err);
+            break;
+        }
+    }
+    json_decref(j);
+    if (rc != 0) {
+        sked_skips_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+static int schedule_run_at(target *t, const char *name, sked_time at,
+                           char **run_id, bool *created, sked_error *err)
+{
+    const sked__skip_request req = {at, NULL, NULL};
+    json_t *body = sked__request_skip(&req, err), *j = NULL;
+    char *path = remote_path("/api/v1/schedules", name, "/runs");
+    const char *id;
+    int rc;
+
+    if (!body || !path) {
+        json_decref(body);
+        free(path);
+        return err->code ? err->code : no_memory(err);
+    }
+    rc = remote_call(remote_of(t), "POST", path, body, NULL, &j, err);
+    free(path);
+    json_decref(body);
+    if (rc == 0) {
+        id = json_string_value(json_object_get(j, "run_id"));
+        if (!id)
+            rc = remote_bad_answer("a run id", err);
+        else if (run_id && !(*run_id = strdup(id)))
+            rc = no_memory(err);
+        if (created)
+            *created = json_is_true(json_object_get(j, "created"));
+    }
     json_decref(j);
     return rc;
 }

@@ -24,6 +24,7 @@ static const char *const missed_keys[] = {"reason", "count", "first", "last",
 static const char *const sched_def_keys[] = {
     "workflow", "cron", "every", "at", "timezone", "next_fire_at", NULL};
 static const char *const sched_state_keys[] = {"next_fire_at", NULL};
+static const char *const skip_keys[] = {"occurrence", "actor", "reason", NULL};
 static const char *const disabled_keys[] = {"reason", "last_error", "error",
                                             NULL};
 static const char *const run_keys[] = {"schedule", "workflow", "trigger",
@@ -63,6 +64,10 @@ static const event_rule rules[] = {
      sched_state_keys},
     {"schedule.resumed", LOG_INFO, "schedule resumed", "schedule",
      sched_state_keys},
+    {"schedule.occurrence_skipped", LOG_INFO, "occurrence skipped", "schedule",
+     skip_keys},
+    {"schedule.occurrence_unskipped", LOG_INFO, "occurrence unskipped",
+     "schedule", skip_keys},
 };
 
 static const event_rule *find_rule(const char *type)

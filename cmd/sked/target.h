@@ -88,6 +88,19 @@ typedef struct target_ops {
                              sked_time end, sked_progress_fn progress,
                              void *ctx, sked_backfill_result *res,
                              sked_error *err);
+    /* Skip (SKIP) or unskip the occurrence AT of NAME as ACTOR, with
+     * REASON (may be NULL; skip only); *changed (may be NULL) whether it
+     * changed. */
+    int (*schedule_skip)(target *t, const char *name, sked_time at, bool skip,
+                         const char *actor, const char *reason, bool *changed,
+                         sked_error *err);
+    /* The pending skips of NAME (*out: sked_skips_free). */
+    int (*schedule_skips)(target *t, const char *name, sked_skip **out,
+                          size_t *n, sked_error *err);
+    /* Run the past occurrence AT of NAME now; *run_id (owned) its id,
+     * *created (may be NULL) whether this created it. */
+    int (*schedule_run_at)(target *t, const char *name, sked_time at,
+                           char **run_id, bool *created, sked_error *err);
     int (*schedule_apply)(target *t, const target_apply *a,
                           sked_apply_result *res, sked_error *err);
     /* The next MAX slots of NAME after AFTER, seen through its calendars
@@ -158,6 +171,9 @@ typedef struct target_ops {
     X(schedule_delete)                                                         \
     X(schedule_trigger)                                                        \
     X(schedule_backfill)                                                       \
+    X(schedule_skip)                                                           \
+    X(schedule_skips)                                                          \
+    X(schedule_run_at)                                                         \
     X(schedule_apply)                                                          \
     X(schedule_preview)                                                        \
     X(schedule_simulate)                                                       \

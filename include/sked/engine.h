@@ -201,6 +201,45 @@ SKED_API int sked_engine_backfill(sked_engine *e, const char *name,
                                   sked_progress_fn progress, void *ctx,
                                   sked_backfill_result *out, sked_error *err);
 
+/* Skip the occurrence AT of NAME ahead of time (sked schedule skip): the
+ * scheduler decides it as missed with reason "skipped" and creates no run.
+ * ACTOR says who ("api", "cli", "mcp" or the caller's; NULL: "api"; at
+ * most SKED_SKIP_ACTOR_MAX bytes), REASON why (may be NULL; at most
+ * SKED_SKIP_REASON_MAX bytes). Event schedule.occurrence_skipped
+ * {"schedule", "occurrence", "actor", "reason"}. Idempotent: *changed
+ * (may be NULL) is false when it was skipped already. Returns 0,
+ * SKED_ENOTFOUND, SKED_EINVAL (field "at": not an occurrence of NAME's
+ * time spec, the message naming the nearest ones before and after;
+ * "actor", "reason": too long), SKED_ECONFLICT (field "at": already
+ * decided, at or before the schedule's cursor). */
+SKED_API int sked_engine_schedule_skip(sked_engine *e, const char *name,
+                                       sked_time at, const char *actor,
+                                       const char *reason, bool *changed,
+                                       sked_error *err);
+
+/* Undo sked_engine_schedule_skip: AT fires again as it would have. Event
+ * schedule.occurrence_unskipped. *changed false when AT was not skipped.
+ * The same errors. */
+SKED_API int sked_engine_schedule_unskip(sked_engine *e, const char *name,
+                                         sked_time at, const char *actor,
+                                         bool *changed, sked_error *err);
+
+/* The pending skips of NAME (after its cursor), by occurrence, into *out
+ * (*n entries; free with sked_skips_free). SKED_ENOTFOUND. */
+SKED_API int sked_engine_schedule_skips(sked_engine *e, const char *name,
+                                        sked_skip **out, size_t *n,
+                                        sked_error *err);
+
+/* Run the occurrence AT of NAME now (sked schedule run --at): a backfill
+ * of that one occurrence, with the id firing gives it, so it runs once
+ * whoever creates it first. OUT_RUN_ID (may be NULL; sked_free) receives
+ * the run id, *created (may be NULL) whether this call created it.
+ * Returns 0, SKED_ENOTFOUND, SKED_EINVAL (field "at": not an occurrence,
+ * as for sked_engine_schedule_skip, or not yet come). */
+SKED_API int sked_engine_schedule_run_at(sked_engine *e, const char *name,
+                                         sked_time at, char **out_run_id,
+                                         bool *created, sked_error *err);
+
 /* The most occurrences a backfill preview looks up one by one. */
 #define SKED_BACKFILL_PREVIEW_MAX 1000
 
@@ -292,9 +331,11 @@ typedef struct sked_preview_item {
                              moved off an excluded day to another one */
     bool excluded;        /* on a day of its exclude calendars (or off
                              its only ones): it does not fire */
+    bool skipped;         /* its occurrence is skipped (sked schedule
+                             skip): it does not fire */
     sked_occ_mark mark;   /* how a DST change moved it */
-    bool has_local;     /* false when the zone could not say (utoff 0) */
-    int32_t utoff;      /* the zone's offset at AT, seconds east of UTC */
+    bool has_local;       /* false when the zone could not say (utoff 0) */
+    int32_t utoff;        /* the zone's offset at AT, seconds east of UTC */
 } sked_preview_item;
 
 /* The next occurrences of a schedule (SPEC 3.5 preview); free with
@@ -372,12 +413,12 @@ typedef struct sked_sim_decision {
     sked_time scheduled_for; /* when it fires: the occurrence, or the
                                 business day it moved to off an excluded
                                 day (dropped: the occurrence) */
-    sked_time at;         /* when the decision was made */
-    bool fire;            /* fired (a run), else dropped */
-    sked_miss_reason why; /* when dropped */
-    bool catchup;         /* fired late, as catch-up */
-    bool buffered;        /* fired, waiting for the active run */
-    bool cancel_active;   /* fired, cancelling the active run */
+    sked_time at;            /* when the decision was made */
+    bool fire;               /* fired (a run), else dropped */
+    sked_miss_reason why;    /* when dropped */
+    bool catchup;            /* fired late, as catch-up */
+    bool buffered;           /* fired, waiting for the active run */
+    bool cancel_active;      /* fired, cancelling the active run */
 } sked_sim_decision;
 
 /* A replay's decisions; free with sked_simulation_done. */

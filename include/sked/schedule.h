@@ -166,8 +166,24 @@ typedef enum sked_miss_reason {
     SKED_MISS_OUTSIDE_WINDOW = 3, /* "outside_window" */
     SKED_MISS_OVERLAP = 4,        /* "overlap" */
     SKED_MISS_EXCLUDED = 5,       /* "excluded": a day of its calendars */
-    SKED_MISS__COUNT = 6,
+    SKED_MISS_SKIPPED = 6,        /* "skipped": dropped ahead of time */
+    SKED_MISS__COUNT = 7,
 } sked_miss_reason;
+
+/* One occurrence of a schedule dropped ahead of time (sked schedule
+ * skip): the firing decides it as missed with reason "skipped". */
+#define SKED_SKIP_REASON_MAX 1024 /* bytes of a skip's reason */
+#define SKED_SKIP_ACTOR_MAX  128  /* bytes of who skipped it */
+typedef struct sked_skip {
+    char *schedule;       /* owned */
+    sked_time occurrence; /* the time spec's instant: the run id's */
+    char *actor;          /* owned: who ("api", "cli", "mcp" or given) */
+    char *reason;         /* owned; NULL: none given */
+    sked_time created_at;
+} sked_skip;
+
+/* Free the N skips of LIST and LIST. NULL does nothing. */
+SKED_API void sked_skips_free(sked_skip *list, size_t n);
 
 /* What applying a set of schedules changed (SPEC 3.5): the counts, and
  * the names of the first SKED_APPLY_NAMES_MAX of each kind. */

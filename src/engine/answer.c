@@ -229,7 +229,7 @@ json_t *sked__answer_occurrences(const sked_preview *p)
             sked_time_format_offset(it->at, it->utoff, local, sizeof local) < 0)
             local[0] = '\0';
         /* The calendars' part: excluded, or moved from its occurrence. */
-        o = json_pack("{s:o, s:s?, s:s?, s:s*, s:o*}", "at",
+        o = json_pack("{s:o, s:s?, s:s?, s:s*, s:o*, s:o*}", "at",
                       sked__json_instant(it->at), "local",
                       local[0] ? local : NULL, "mark",
                       sked_occ_mark_name(it->mark), "calendar",
@@ -239,7 +239,8 @@ json_t *sked__answer_occurrences(const sked_preview *p)
                       "occurrence",
                       it->occurrence != it->at && !it->excluded
                           ? sked__json_instant(it->occurrence)
-                          : NULL);
+                          : NULL,
+                      "skipped", it->skipped ? json_true() : NULL);
         if (json_array_append_new(arr, o) != 0) {
             json_decref(arr);
             arr = NULL;
@@ -359,4 +360,30 @@ json_t *sked__answer_simulation(const char *name,
                      sked__json_instant(o->to), "decisions", list, "fired",
                      (json_int_t) fired, "dropped", dropped_counts(sim),
                      "truncated", sim->n > limit);
+}
+
+json_t *sked__answer_skips(const char *name, const sked_skip *k, size_t n)
+{
+    json_t *arr = json_array();
+
+    for (size_t i = 0; arr && i < n; i++) {
+        json_t *o =
+            json_pack("{s:o, s:s, s:s?, s:o}", "occurrence",
+                      sked__json_instant(k[i].occurrence), "actor",
+                      k[i].actor ? k[i].actor : "", "reason", k[i].reason,
+                      "created_at", sked__json_instant(k[i].created_at));
+        if (json_array_append_new(arr, o) != 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    return arr ? json_pack("{s:s, s:o}", "schedule", name, "skips", arr) : NULL;
+}
+
+json_t *sked__answer_skip(const char *name, sked_time occ, bool skipped,
+                          bool changed)
+{
+    return json_pack("{s:s, s:o, s:b, s:b}", "schedule", name, "occurrence",
+                     sked__json_instant(occ), "skipped", skipped, "changed",
+                     changed);
 }

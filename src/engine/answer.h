@@ -85,8 +85,17 @@ json_t *sked__answer_set_warnings(sked_engine *e, const sked_schedule *set,
 /* A preview's: {"occurrences": [{"at", "local", "mark"}]}, "local" on
  * the schedule zone's clock, with its offset; "calendar" ("excluded" or
  * "moved") and "occurrence" (a moved one's) only when its calendars
- * did something. */
+ * did something; "skipped": true only for a skipped one. */
 json_t *sked__answer_occurrences(const sked_preview *p);
+
+/* A schedule's pending skips: {"schedule", "skips": [{"occurrence",
+ * "actor", "reason" (null: none), "created_at"}]}, by occurrence. */
+json_t *sked__answer_skips(const char *name, const sked_skip *k, size_t n);
+
+/* The answer of one skip or unskip: {"schedule", "occurrence",
+ * "skipped": bool (what holds now), "changed": bool}. */
+json_t *sked__answer_skip(const char *name, sked_time occ, bool skipped,
+                          bool changed);
 
 /* One decision of a replay of the schedule NAME, the object "sked
  * schedule simulate --json" prints a line of and the API lists:

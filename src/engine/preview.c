@@ -80,10 +80,21 @@ static bool next_item(const sked_schedule *s, const sked__occ_spec *o,
     return true;
 }
 
-/* sked_schedule_preview seen through DAYS (NULL: none). Excluded slots
- * are listed but do not count against max_runs. */
+/* Tell whether OCC is one of the N skips K (by occurrence). */
+static bool is_skipped(const sked_skip *k, size_t n, sked_time occ)
+{
+    for (size_t i = 0; i < n; i++)
+        if (k[i].occurrence == occ)
+            return true;
+    return false;
+}
+
+/* sked_schedule_preview seen through DAYS (NULL: none) and the N skips
+ * SKIPS. Excluded and skipped slots are listed but do not count against
+ * max_runs. */
 static int preview_with(const sked_schedule *s, const sked_tz *tz,
-                        const sked__occ_days *days, sked_time after, size_t max,
+                        const sked__occ_days *days, const sked_skip *skips,
+                        size_t nskips, sked_time after, size_t max,
                         sked_preview *out, sked_error *err)
 {
     sked_preview p = {NULL, 0};
@@ -109,7 +120,10 @@ static int preview_with(const sked_schedule *s, const sked_tz *tz,
     }
     while (p.n < max && fires < left &&
            next_item(s, &o, after, &p.items[p.n])) {
-        fires += !p.items[p.n].excluded;
+        sked_preview_item *it = &p.items[p.n];
+        it->skipped =
+            !it->excluded && is_skipped(skips, nskips, it->occurrence);
+        fires += !it->excluded && !it->skipped;
         after = p.items[p.n++].at;
     }
     sked__occ_spec_done(&o);
@@ -121,7 +135,7 @@ int sked_schedule_preview(const sked_schedule *s, const sked_tz *tz,
                           sked_time after, size_t max, sked_preview *out,
                           sked_error *err)
 {
-    return preview_with(s, tz, NULL, after, max, out, err);
+    return preview_with(s, tz, NULL, NULL, 0, after, max, out, err);
 }
 
 int sked_engine_schedule_preview(sked_engine *e, const char *name,
@@ -131,6 +145,8 @@ int sked_engine_schedule_preview(sked_engine *e, const char *name,
     const sked_tz *tz = sked_tz_utc();
     sked__calbook *book = NULL;
     sked__occ_days days;
+    sked_skip *skips = NULL;
+    size_t nskips = 0;
     sked_schedule s;
     int rc;
 
@@ -147,15 +163,20 @@ int sked_engine_schedule_preview(sked_engine *e, const char *name,
         tz = sked_tz_utc();
     if (after == SKED_TIME_NONE)
         after = sked__clock_now(e->clock);
-    rc = sked__store_days_read(e->store, &s, &book, &days, err);
+    rc = sked_engine_schedule_skips(e, name, &skips, &nskips, err);
+    if (rc == 0)
+        rc = sked__store_days_read(e->store, &s, &book, &days, err);
     if (rc == 0) {
-        rc = preview_with(&s, tz, book ? &days : NULL, after, max, out, err);
+        rc = preview_with(&s, tz, book ? &days : NULL, skips, nskips, after,
+                          max, out, err);
         sked__calbook_release(book);
     } else if (rc != SKED_ENOMEM) {
         sked_schedule_done(&s);
+        sked_skips_free(skips, nskips);
         return rc; /* a calendar gone: said as it is */
     }
     sked_schedule_done(&s);
+    sked_skips_free(skips, nskips);
     /* Every stored expression was checked when written: one that does
      * not parse now is the engine's fault, not the caller's. */
     if (rc != 0 && rc != SKED_ENOMEM) {

@@ -31,6 +31,8 @@ typedef enum body_kind {
                      null: left as it was (the default) */
     BODY_COUNT,   /* size_t in min..max; absent or null: 0; written when
                      not 0 */
+    BODY_TEXT,    /* const char * of at most max bytes; absent or null:
+                     NULL */
 } body_kind;
 
 typedef struct body_key {
@@ -64,6 +66,15 @@ static const body_key backfill_keys[] = {
     {"dry_run", BODY_FLAG, offsetof(sked__backfill_request, dry_run), 0, 0, 0},
     {NULL, BODY_BOOL, 0, 0, 0, 0},
 };
+
+#define SKIP(member) offsetof(sked__skip_request, member)
+static const body_key skip_keys[] = {
+    {"at", BODY_INSTANT, SKIP(at), 0, 0, 0},
+    {"reason", BODY_TEXT, SKIP(reason), 0, 0, SKED_SKIP_REASON_MAX},
+    {"actor", BODY_TEXT, SKIP(actor), 0, 1, SKED_SKIP_ACTOR_MAX},
+    {NULL, BODY_BOOL, 0, 0, 0, 0},
+};
+#undef SKIP
 
 /* The longest duration a replay takes, in seconds: ten years. */
 #define SECS_MAX (10L * 366 * 86400)
@@ -184,6 +195,7 @@ static int value_write(const body_key *k, const void *r, json_t **out,
         *out = json_boolean(*AT_C(r, k->off, bool));
         break;
     case BODY_NAME:
+    case BODY_TEXT:
         if (!*AT_C(r, k->off, text_member))
             return 0;
         *out = json_string(*AT_C(r, k->off, text_member));
@@ -263,6 +275,26 @@ static int name_read(const body_key *k, const json_t *v, const char **out,
     if (strlen(*out) > SKED_NAME_MAX)
         return sked__error_set(err, SKED_EINVAL, k->key, -1,
                                "longer than %d characters", SKED_NAME_MAX);
+    return 0;
+}
+
+/* Read the text V of K (at most k->max bytes, at least k->min) into *out;
+ * absent or null: NULL. */
+static int text_read(const body_key *k, const json_t *v, const char **out,
+                     sked_error *err)
+{
+    size_t n;
+
+    *out = NULL;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_string(v))
+        return sked__error_set(err, SKED_EINVAL, k->key, -1, "expected text");
+    n = json_string_length(v);
+    if (n < (size_t) k->min || n > (size_t) k->max)
+        return sked__error_set(err, SKED_EINVAL, k->key, -1,
+                               "must be %ld to %ld bytes", k->min, k->max);
+    *out = json_string_value(v);
     return 0;
 }
 
@@ -378,6 +410,8 @@ static int value_read(const body_key *k, const json_t *v, void *r,
         return 0;
     case BODY_NAME:
         return name_read(k, v, AT(r, k->off, const char *), err);
+    case BODY_TEXT:
+        return text_read(k, v, AT(r, k->off, const char *), err);
     case BODY_INSTANT:
         return instant_read(k, v, AT(r, k->off, sked_time), err);
     case BODY_SPANS:
@@ -512,6 +546,26 @@ int sked__request_backfill_read(const json_t *body, sked__backfill_request *b,
                                 sked_error *err)
 {
     return body_read(backfill_keys, body, b, err);
+}
+
+json_t *sked__request_skip(const sked__skip_request *r, sked_error *err)
+{
+    return body_write(skip_keys, r, err);
+}
+
+int sked__request_skip_read(const json_t *body, sked__skip_request *r,
+                            sked_error *err)
+{
+    int rc;
+
+    memset(r, 0, sizeof *r);
+    if ((rc = body_read(skip_keys, body, r, err)) != 0)
+        return rc;
+    if (r->at == SKED_TIME_NONE)
+        return sked__error_set(err, SKED_EINVAL, "at", -1,
+                               "required: the occurrence, an RFC 3339 "
+                               "instant");
+    return 0;
 }
 
 json_t *sked__request_simulate(const sked__simulate_request *r, sked_error *err)
@@ -898,7 +952,7 @@ static bool body_param(const body_key *keys, size_t i, sked__request_param *p)
     static const char types[] = {
         [BODY_SET] = 'a',     [BODY_BOOL] = 'b',  [BODY_NAME] = 's',
         [BODY_INSTANT] = 't', [BODY_SPANS] = 'p', [BODY_SECS] = 'd',
-        [BODY_COUNT] = 'n'};
+        [BODY_COUNT] = 'n',   [BODY_TEXT] = 's'};
     size_t n = 0;
 
     while (keys[n].key)
@@ -941,6 +995,8 @@ bool sked__request_param_at(sked__request_table t, size_t i,
         return body_param(backfill_keys, i, p);
     case SKED__REQUEST_SIMULATE:
         return body_param(simulate_keys, i, p);
+    case SKED__REQUEST_SKIP:
+        return body_param(skip_keys, i, p);
     case SKED__REQUEST_CRON:
         return query_param(cron_keys, i, p);
     }

@@ -80,6 +80,18 @@ json_t *sked__request_backfill(const sked__backfill_request *b,
 int sked__request_backfill_read(const json_t *body, sked__backfill_request *b,
                                 sked_error *err);
 
+/* POST /api/v1/schedules/{name}/skips and .../runs: the occurrence AT
+ * (required), why (REASON, may be NULL; skips only) and who (ACTOR, may
+ * be NULL: the API's "api"). The strings are borrowed from the body. */
+typedef struct sked__skip_request {
+    sked_time at;
+    const char *reason, *actor;
+} sked__skip_request;
+
+json_t *sked__request_skip(const sked__skip_request *r, sked_error *err);
+int sked__request_skip_read(const json_t *body, sked__skip_request *r,
+                            sked_error *err);
+
 /* POST /api/v1/schedules/{name}/simulate: a replay of the period (from,
  * to] with its down intervals, and how many decisions the answer lists
  * (its counts cover all). */
@@ -185,6 +197,7 @@ typedef enum sked__request_table {
     SKED__REQUEST_EVENTS,    /* GET /api/v1/events: the query */
     SKED__REQUEST_BACKFILL,  /* POST .../backfill: the body */
     SKED__REQUEST_SIMULATE,  /* POST .../simulate: the body */
+    SKED__REQUEST_SKIP,      /* POST .../skips and .../runs: the body */
     SKED__REQUEST_CRON,      /* GET /api/v1/cron/explain: the query */
 } sked__request_table;
 

@@ -362,6 +362,110 @@ static int schedule_backfill(const http_req *req, http_resp *resp)
     return sked__http_json(resp, 200, sked__answer_backfill(&res));
 }
 
+/* ---- one occurrence ------------------------------------------------------ */
+
+/* The body of a skip or a run of one occurrence into *r; BODY into
+ * *body, to json_decref once R is used. */
+static int skip_body(const http_req *req, http_resp *resp, json_t **body,
+                     sked__skip_request *r)
+{
+    sked_error err;
+    int rc;
+
+    if ((rc = sked__http_body_object(req, resp, false, body)) != 0)
+        return rc;
+    sked_error_clear(&err);
+    if ((rc = sked__request_skip_read(*body, r, &err)) != 0) {
+        json_decref(*body);
+        *body = NULL;
+        return sked__http_fail(resp, rc, &err);
+    }
+    return 0;
+}
+
+static int schedule_skip(const http_req *req, http_resp *resp)
+{
+    sked__skip_request r;
+    json_t *body = NULL;
+    bool changed = false;
+    sked_error err;
+    int rc;
+
+    if ((rc = skip_body(req, resp, &body, &r)) != 0)
+        return rc;
+    sked_error_clear(&err);
+    rc = sked_engine_schedule_skip(req->engine, req->param[0], r.at,
+                                   r.actor ? r.actor : "api", r.reason,
+                                   &changed, &err);
+    json_decref(body);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    return sked__http_json(
+        resp, changed ? 201 : 200,
+        sked__answer_skip(req->param[0], r.at, true, changed));
+}
+
+static int schedule_unskip(const http_req *req, http_resp *resp)
+{
+    sked_time at = SKED_TIME_NONE;
+    bool changed = false;
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    if (sked_time_parse(req->param[1], &at, &err) != 0)
+        return sked__http_error(resp, SKED_ESYNTAX, "at",
+                                "\"%.60s\" is not an RFC 3339 instant: %s",
+                                req->param[1], err.msg);
+    rc = sked_engine_schedule_unskip(
+        req->engine, req->param[0], at,
+        param(req, "actor") ? param(req, "actor") : "api", &changed, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    return sked__http_json(
+        resp, 200, sked__answer_skip(req->param[0], at, false, changed));
+}
+
+static int schedule_skips(const http_req *req, http_resp *resp)
+{
+    sked_skip *k = NULL;
+    size_t n = 0;
+    sked_error err;
+    int rc;
+
+    sked_error_clear(&err);
+    rc = sked_engine_schedule_skips(req->engine, req->param[0], &k, &n, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    rc = sked__http_json(resp, 200, sked__answer_skips(req->param[0], k, n));
+    sked_skips_free(k, n);
+    return rc;
+}
+
+static int schedule_run_at(const http_req *req, http_resp *resp)
+{
+    sked__skip_request r;
+    json_t *body = NULL;
+    bool created = false;
+    char *id = NULL;
+    sked_error err;
+    int rc;
+
+    if ((rc = skip_body(req, resp, &body, &r)) != 0)
+        return rc;
+    json_decref(body);
+    sked_error_clear(&err);
+    rc = sked_engine_schedule_run_at(req->engine, req->param[0], r.at, &id,
+                                     &created, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    rc = sked__http_json(
+        resp, created ? 201 : 200,
+        json_pack("{s:s, s:b}", "run_id", id, "created", created));
+    sked_free(id);
+    return rc;
+}
+
 /* ---- preview ------------------------------------------------------------ */
 
 /* The query parameter "after" (an RFC 3339 instant) into *out; absent
@@ -428,6 +532,20 @@ const http_route sked__api_schedule_routes[] = {
      "Create the runs of every occurrence between start and end (with "
      "dry_run: tell what it would create and skip)",
      200},
+    {"GET", "/api/v1/schedules/{name}/skips", schedule_skips,
+     "List the occurrences of a schedule skipped ahead of time and not yet "
+     "decided",
+     200},
+    {"POST", "/api/v1/schedules/{name}/skips", schedule_skip,
+     "Skip one occurrence ahead of time (201; 200 when it was skipped "
+     "already)",
+     201},
+    {"DELETE", "/api/v1/schedules/{name}/skips/{at}", schedule_unskip,
+     "Undo the skip of one occurrence", 200},
+    {"POST", "/api/v1/schedules/{name}/runs", schedule_run_at,
+     "Run one past occurrence now, with the id firing gives it (201; 200 "
+     "when its run exists)",
+     201},
     {"GET", "/api/v1/schedules/{name}/occurrences", schedule_occurrences,
      "Preview the next occurrences after now (or ?after=T), marked across "
      "DST changes",

@@ -45,6 +45,10 @@ static const sked__request_param calendar_day_params[] = {
     {"business", 'f', 0, 0, false},
     {NULL, 0, 0, 0, false},
 };
+static const sked__request_param unskip_params[] = {
+    {"actor", 's', 0, 0, false},
+    {NULL, 0, 0, 0, false},
+};
 static const sked__request_param simulate_params[] = {
     {"limit", 'n', 1, SKED__SIMULATE_LIMIT_MAX, false},
     {NULL, 0, 0, 0, false},
@@ -69,6 +73,14 @@ static const facts route_facts[] = {
      "a run of an overlap: skip schedule is active", NULL},
     {"POST", "/api/v1/schedules/{name}/backfill", NONE, NULL, NULL, "Backfill",
      NULL, NULL},
+    {"GET", "/api/v1/schedules/{name}/skips", NONE, NULL, NULL, NULL, NULL,
+     NULL},
+    {"POST", "/api/v1/schedules/{name}/skips", NONE, NULL, NULL, "Skip",
+     "the occurrence is already decided", NULL},
+    {"DELETE", "/api/v1/schedules/{name}/skips/{at}", NONE, unskip_params, NULL,
+     NULL, "the occurrence is already decided", NULL},
+    {"POST", "/api/v1/schedules/{name}/runs", NONE, NULL, NULL, "RunAt", NULL,
+     NULL},
     {"GET", "/api/v1/schedules/{name}/occurrences", NONE, occurrence_params,
      NULL, NULL, NULL, NULL},
     {"POST", "/api/v1/schedules/{name}/simulate", NONE, simulate_params, NULL,
@@ -541,6 +553,10 @@ static json_t *table_schema(sked__request_table t, const char *a, const char *b,
             json_decref(props);
             props = NULL;
         }
+    if (!b)
+        return json_pack("{s:s, s:s, s:[s], s:o, s:b}", "description", desc,
+                         "type", "object", "required", a, "properties", props,
+                         "additionalProperties", 0);
     return json_pack("{s:s, s:s, s:[s,s], s:o, s:b}", "description", desc,
                      "type", "object", "required", a, b, "properties", props,
                      "additionalProperties", 0);
@@ -580,6 +596,15 @@ static json_t *body_schema(const char *name)
     if (strcmp(name, "Backfill") == 0)
         return table_schema(SKED__REQUEST_BACKFILL, "start", "end",
                             "the period (start, end) of the runs to create");
+    if (strcmp(name, "Skip") == 0)
+        return table_schema(SKED__REQUEST_SKIP, "at", NULL,
+                            "the occurrence to skip (an instant of the "
+                            "schedule's time spec), why, and who");
+    if (strcmp(name, "RunAt") == 0)
+        return table_schema(SKED__REQUEST_SKIP, "at", NULL,
+                            "the past occurrence to run now (an instant of "
+                            "the schedule's time spec); reason and actor are "
+                            "ignored");
     if (strcmp(name, "Simulate") == 0)
         return table_schema(SKED__REQUEST_SIMULATE, "from", "to",
                             "the period (from, to] to replay, the intervals "

@@ -22,7 +22,10 @@
 #include "mcp/tools_int.h"
 #include "sked/engine.h"
 
-enum { RO = 1, DESTRUCTIVE = 2, IDEMPOTENT = 4 };
+/* The hints a client lists, and AS_MCP (not listed): the request says
+ * "actor": "mcp" (in its body, or its query) unless the arguments give
+ * one. */
+enum { RO = 1, DESTRUCTIVE = 2, IDEMPOTENT = 4, AS_MCP = 8 };
 
 typedef struct tool {
     const char *name, *title, *desc;
@@ -84,6 +87,43 @@ static json_t *in_backfill(void)
         with_name(sked__mcp_request_props(SKED__REQUEST_BACKFILL),
                   "the schedule whose missed occurrences to run"),
         (const char *const[]){"name", "start", "end", NULL}, true);
+}
+
+/* The occurrence AT of a schedule, as an argument. */
+static json_t *at_prop(const char *desc)
+{
+    return json_pack("{s:s, s:s, s:s}", "type", "string", "format", "date-time",
+                     "description", desc);
+}
+
+static json_t *in_skip(void)
+{
+    return sked__mcp_object(
+        with_name(sked__mcp_request_props(SKED__REQUEST_SKIP),
+                  "the schedule whose occurrence to skip"),
+        (const char *const[]){"name", "at", NULL}, true);
+}
+
+static json_t *in_unskip(void)
+{
+    json_t *props =
+        json_pack("{s:o, s:{s:s, s:s, s:i, s:i}}", "at",
+                  at_prop("the skipped occurrence (RFC 3339) to fire again"),
+                  "actor", "type", "string", "description", "who (default mcp)",
+                  "minLength", 1, "maxLength", SKED_SKIP_ACTOR_MAX);
+
+    return sked__mcp_object(with_name(props, "the schedule"),
+                            (const char *const[]){"name", "at", NULL}, true);
+}
+
+static json_t *in_run_occurrence(void)
+{
+    json_t *props = json_pack(
+        "{s:o}", "at",
+        at_prop("the past occurrence (RFC 3339) of the schedule to run now"));
+
+    return sked__mcp_object(with_name(props, "the schedule"),
+                            (const char *const[]){"name", "at", NULL}, true);
 }
 
 static json_t *in_preview(void)
@@ -216,6 +256,44 @@ static json_t *out_simulate(void)
                             (const char *const[]){"decisions", NULL}, false);
 }
 
+static json_t *out_skip(void)
+{
+    return sked__mcp_object(
+        json_pack("{s:{s:s}, s:{s:s}, s:{s:s, s:s}, s:{s:s, s:s}}", "schedule",
+                  "type", "string", "occurrence", "type", "string", "skipped",
+                  "type", "boolean", "description",
+                  "whether the occurrence is skipped now", "changed", "type",
+                  "boolean", "description",
+                  "false: it was so already, nothing changed"),
+        (const char *const[]){"schedule", "occurrence", "skipped", "changed",
+                              NULL},
+        false);
+}
+
+static json_t *out_skips(void)
+{
+    json_t *item = json_pack(
+        "{s:s, s:{s:{s:s}, s:{s:s}, s:{s:[s, s]}, s:{s:s}}}", "type", "object",
+        "properties", "occurrence", "type", "string", "actor", "type", "string",
+        "reason", "type", "string", "null", "created_at", "type", "string");
+
+    return sked__mcp_object(
+        item ? json_pack("{s:{s:s}, s:{s:s, s:o}}", "schedule", "type",
+                         "string", "skips", "type", "array", "items", item)
+             : NULL,
+        (const char *const[]){"schedule", "skips", NULL}, false);
+}
+
+static json_t *out_run_occurrence(void)
+{
+    return sked__mcp_object(
+        json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "run_id", "type", "string",
+                  "description", "the occurrence's run (the id firing gives)",
+                  "created", "type", "boolean", "description",
+                  "false: the run existed already"),
+        (const char *const[]){"run_id", "created", NULL}, false);
+}
+
 static json_t *out_deleted(void)
 {
     return sked__mcp_object(
@@ -284,6 +362,30 @@ static const tool tools[] = {
      "were skipped because they had one.",
      "POST", SCHEDULE "/backfill", 'b', NULL, NULL, IDEMPOTENT, in_backfill,
      out_backfill},
+    {"skip_occurrence", "Skip one occurrence of a schedule",
+     "Drop one occurrence of a schedule ahead of time: at must be an "
+     "instant of its time spec not yet decided (the error names the nearest "
+     "occurrences). The scheduler then records it as missed with reason "
+     "skipped and creates no run. Give why as reason. Skipping it again "
+     "changes nothing.",
+     "POST", SCHEDULE "/skips", 'b', NULL, NULL, IDEMPOTENT | AS_MCP, in_skip,
+     out_skip},
+    {"unskip_occurrence", "Undo the skip of one occurrence",
+     "Undo skip_occurrence: the occurrence fires as it would have. Refused "
+     "(conflict) once it is decided.",
+     "DELETE", SCHEDULE "/skips/{at}", 'q', NULL, NULL, IDEMPOTENT | AS_MCP,
+     in_unskip, out_skip},
+    {"list_skips", "List a schedule's skipped occurrences",
+     "List the occurrences of a schedule skipped and not yet decided, with "
+     "who skipped them (actor) and why (reason).",
+     "GET", SCHEDULE "/skips", 0, NULL, NULL, RO | IDEMPOTENT, in_name,
+     out_skips},
+    {"run_occurrence", "Run one past occurrence now",
+     "Run one past occurrence of a schedule now, with the id firing gives "
+     "it: when it ran already, or runs later, it is the same run, never two. "
+     "Answers the run's id and whether this call created it.",
+     "POST", SCHEDULE "/runs", 'b', NULL, NULL, IDEMPOTENT, in_run_occurrence,
+     out_run_occurrence},
     {"preview_schedule", "Preview a schedule's occurrences",
      "List the next n occurrences of a schedule after an instant, each in "
      "UTC (at) and on the schedule zone's clock (local), marked when a "
@@ -623,6 +725,9 @@ static char *target_of(const tool *t, json_t *args)
         query_value(&b, v);
         sep = '&';
     }
+    if (t->rest == 'q' && (t->hints & AS_MCP) &&
+        !json_object_get(args, "actor"))
+        (void) sked__buf_printf(&b, "%cactor=mcp", sep);
     return sked__buf_take(&b, NULL);
 }
 
@@ -644,6 +749,11 @@ static int body_of(const tool *t, json_t *args, json_t **body)
                 json_decref(*body);
                 *body = NULL;
             }
+        }
+        if (*body && (t->hints & AS_MCP) && !json_object_get(*body, "actor") &&
+            json_object_set_new(*body, "actor", json_string("mcp")) != 0) {
+            json_decref(*body);
+            *body = NULL;
         }
     } else {
         return 0;

@@ -164,6 +164,10 @@ static const struct {
      "how long each run lasts, in seconds (for "
      "overlap)"},
     {"tick_secs", 0, "how often the scheduler looks, in seconds"},
+    {"at", 0,
+     "the occurrence: an RFC 3339 instant of the schedule's time spec"},
+    {"reason", 0, "why it is skipped, kept with the skip (at most 1 KiB)"},
+    {"actor", 0, "who skips it (default mcp)"},
 };
 
 static const char *key_doc(const char *key, char type)

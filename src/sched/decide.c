@@ -90,7 +90,8 @@ static int take_plan(const sked_schedule *s, const sked_policy_out *p,
 
 int sked__decide(sked_tzdb *tzdb, sked_time now, sked_dur tick,
                  const sked_schedule *s, const sked__occ_days *days,
-                 int64_t active, sked_firing *out)
+                 const sked_time *skips, size_t nskips, int64_t active,
+                 sked_firing *out)
 {
     const sked_tz *tz = NULL;
     sked_policy_out p;
@@ -112,7 +113,9 @@ int sked__decide(sked_tzdb *tzdb, sked_time now, sked_dur tick,
                               active > 1000000 ? 1000000 : (int) active,
                           .buffered_runs = active > 1 ? (int) active - 1 : 0,
                           .cron = s->kind == SKED_SPEC_CRON ? &c : NULL,
-                          .days = days},
+                          .days = days,
+                          .skips = skips,
+                          .nskips = nskips},
         &p);
     if (rc == SKED_EINVAL)
         return disable(s, "the time spec no longer loads", out);

@@ -16,10 +16,13 @@
 #include "store/store.h"
 
 /* Decide the firing of S at NOW, TICK the loop's tick, zones from TZDB
- * (borrowed). Returns 0, or a negative SKED_E... code; OUT then holds
- * what was built so far, which the store frees either way. */
+ * (borrowed), its calendars DAYS and skipped occurrences SKIPS (NSKIPS,
+ * ascending; both borrowed, may be NULL). Returns 0, or a negative SKED_E...
+ * code; OUT then holds what was built so far, which the store frees either way.
+ */
 int sked__decide(sked_tzdb *tzdb, sked_time now, sked_dur tick,
                  const sked_schedule *s, const sked__occ_days *days,
-                 int64_t active, sked_firing *out);
+                 const sked_time *skips, size_t nskips, int64_t active,
+                 sked_firing *out);
 
 #endif

@@ -277,11 +277,13 @@ static int reread(sked_loop *l, bool full, sked_error *err)
 /* The decide callback of sked__store_fire (sched/decide.h), at the
  * pass's now. */
 static int decide(void *ctx, const sked_schedule *s, const sked__occ_days *days,
-                  int64_t active, sked_firing *out)
+                  const sked_time *skips, size_t nskips, int64_t active,
+                  sked_firing *out)
 {
     const sked_loop *l = ctx;
 
-    return sked__decide(l->o.tzdb, l->now, l->o.tick, s, days, active, out);
+    return sked__decide(l->o.tzdb, l->now, l->o.tick, s, days, skips, nskips,
+                        active, out);
 }
 
 /* ---- firing --------------------------------------------------------------*/

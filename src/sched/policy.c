@@ -46,9 +46,9 @@
 /* Returned inside this file when the visit budget ran out. */
 #define PARTIAL 1
 
-static const char *const reason_names[] = {"catchup_skip", "superseded",
-                                           "catchup_max",  "outside_window",
-                                           "overlap",      "excluded"};
+static const char *const reason_names[] = {
+    "catchup_skip", "superseded", "catchup_max", "outside_window",
+    "overlap",      "excluded",   "skipped"};
 _Static_assert(sizeof reason_names / sizeof reason_names[0] == SKED_MISS__COUNT,
                "a name for each sked_miss_reason");
 
@@ -343,6 +343,23 @@ static int src_count(occ_src *q, sked_time lo, sked_time hi, sked_missed *m,
 
 /* ---- the plan ----------------------------------------------------------- */
 
+/* Tell whether the occurrence T is one of IN's skipped ones. */
+static bool skipped(const sked_policy_in *in, sked_time t)
+{
+    size_t lo = 0, hi = in->nskips;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (in->skips[mid] == t)
+            return true;
+        if (in->skips[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
 typedef struct plan {
     const sked_policy_in *in;
     occ_src q;
@@ -444,6 +461,7 @@ static int plan_late(plan *p)
     /* Excluded slots among the kept ones: counted once the whole range
      * is decided, not when a partial count leaves it for later. */
     sked_missed ex = {0, SKED_TIME_NONE, SKED_TIME_NONE};
+    sked_missed sk = {0, SKED_TIME_NONE, SKED_TIME_NONE};
     sked_time ex_upto = SKED_TIME_NONE;
     size_t first = p->nfires;
     int64_t keep = late_keep(p), kept = 0;
@@ -464,6 +482,14 @@ static int plan_late(plan *p)
             upto_add(&ex_upto, x.at);
             continue;
         }
+        /* A skipped one takes its place among those kept: catchup
+         * latest with the latest skipped fires none of the older. */
+        if (skipped(p->in, x.occurrence)) {
+            missed_add(&sk, 1, x.occurrence, x.occurrence);
+            upto_add(&ex_upto, x.at);
+            kept++;
+            continue;
+        }
         if ((rc = push_fire(p, &x, SKED_TRIGGER_CATCHUP)) != 0)
             return rc;
         kept++;
@@ -479,8 +505,12 @@ static int plan_late(plan *p)
         missed_add(m, ex.count, ex.first, ex.last);
         if (ex.first < m->first) /* counted backwards, before the rest */
             m->first = ex.first;
-        upto_add(&p->decided, ex_upto);
     }
+    if (sk.count > 0) {
+        sked_missed *m = &p->missed[SKED_MISS_SKIPPED];
+        missed_add(m, sk.count, sk.last, sk.first); /* found backwards */
+    }
+    upto_add(&p->decided, ex_upto);
     for (size_t i = first, j = p->nfires; i + 1 < j; i++) {
         sked_fire f = p->fires[i];
 
@@ -490,7 +520,8 @@ static int plan_late(plan *p)
     return 0;
 }
 
-/* List the on-time slots: they fire, or are dropped as excluded. */
+/* List the on-time slots: they fire, or are dropped as excluded or
+ * skipped. */
 static int plan_on_time(plan *p)
 {
     sked_time pos = later(p->start, sat_sub(p->in->now, p->grace));
@@ -503,6 +534,12 @@ static int plan_on_time(plan *p)
         pos = x.at;
         if (x.kind == SKED__SLOT_EXCLUDED) {
             missed_add(&p->missed[SKED_MISS_EXCLUDED], 1, x.occurrence,
+                       x.occurrence);
+            upto_add(&p->decided, x.at);
+            continue;
+        }
+        if (skipped(p->in, x.occurrence)) {
+            missed_add(&p->missed[SKED_MISS_SKIPPED], 1, x.occurrence,
                        x.occurrence);
             upto_add(&p->decided, x.at);
             continue;

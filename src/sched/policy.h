@@ -57,13 +57,16 @@ typedef struct sked_policy_in {
                                (last_fired_at), runs_created, status */
     const sked_tz *tz;      /* borrowed: the schedule's zone */
     sked_time now;
-    sked_dur tick;         /* the scheduler's tick; the grace is derived */
-    int active_runs;       /* runs of the schedule active now (its key) */
-    int buffered_runs;     /* of them, waiting as an overlap buffer */
-    const sked_cron *cron; /* borrowed: S's expression already parsed;
-                              NULL: parsed here */
+    sked_dur tick;              /* the scheduler's tick; the grace is derived */
+    int active_runs;            /* runs of the schedule active now (its key) */
+    int buffered_runs;          /* of them, waiting as an overlap buffer */
+    const sked_cron *cron;      /* borrowed: S's expression already parsed;
+                                   NULL: parsed here */
     const sked__occ_days *days; /* borrowed: S's calendars built; NULL:
                                    none */
+    const sked_time *skips;     /* borrowed: S's skipped occurrences (sked
+                                   schedule skip), ascending; NULL: none */
+    size_t nskips;
 } sked_policy_in;
 
 typedef struct sked_policy_out {
@@ -93,7 +96,10 @@ typedef struct sked_policy_out {
  * dropped occurrences are counted, not listed, and the whole call visits
  * at most SKED_POLICY_VISITS_MAX occurrences (see "more"). Catch-up
  * first: older than the window, outside_window; late, by the catchup
- * policy (automatic_backfill: all, 1000, 30 d); on time, fire. Then
+ * policy (automatic_backfill: all, 1000, 30 d); on time, fire. A slot
+ * that would fire (late or on time) whose occurrence is in IN->skips is
+ * dropped as skipped instead (among the late ones it counts as one the
+ * catchup policy keeps: latest with the latest skipped fires none). Then
  * overlap over what fires, oldest first, against IN->active_runs and
  * the earlier fires of the same call (their runs are pending). Then
  * max_runs: only runs_created + fires <= max_runs; occurrences after the

@@ -36,20 +36,20 @@ typedef struct sked_sim_record {
     sked_time occurrence;
     sked_time scheduled_for; /* when it fires (moved off an excluded day:
                                 another day), or when it was dropped */
-    int fire;             /* 1: fired (a run), 0: dropped */
-    sked_miss_reason why; /* when dropped */
-    sked_trigger trigger; /* when fired: cron (on time) or catchup */
-    int buffered;         /* fired, waiting for the active run */
-    int cancel_active;    /* fired, cancelling the active run */
-    sked_time at;         /* when the decision was made */
+    int fire;                /* 1: fired (a run), 0: dropped */
+    sked_miss_reason why;    /* when dropped */
+    sked_trigger trigger;    /* when fired: cron (on time) or catchup */
+    int buffered;            /* fired, waiting for the active run */
+    int cancel_active;       /* fired, cancelling the active run */
+    sked_time at;            /* when the decision was made */
 } sked_sim_record;
 
 typedef struct sked_sim_in {
-    const sked_schedule *s;    /* borrowed: the definition replayed */
-    const sked_tz *tz;         /* borrowed: its zone (NULL: UTC) */
+    const sked_schedule *s;     /* borrowed: the definition replayed */
+    const sked_tz *tz;          /* borrowed: its zone (NULL: UTC) */
     const sked__occ_days *days; /* borrowed: its calendars (NULL: none) */
-    sked_time from, to;        /* the period (from, to]; from < to */
-    const sked_sim_down *down; /* borrowed: ndown intervals, any order */
+    sked_time from, to;         /* the period (from, to]; from < to */
+    const sked_sim_down *down;  /* borrowed: ndown intervals, any order */
     size_t ndown;
     sked_dur tick;         /* the server's tick (the grace is derived) */
     sked_dur run_duration; /* how long each run lasts, >= 0 */

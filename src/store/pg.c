@@ -20,6 +20,7 @@
  * of several statements sees one snapshot. Server notices never reach
  * stderr: libsked does not print. */
 #include "store/pg_calendar.h"
+#include "store/pg_skip.h"
 #include "store/pg.h"
 #include "base/alloc.h"
 #include "store/pg_queue.h"
@@ -793,6 +794,9 @@ const struct sked__store_ops sked__store_pg_ops = {
     .calendar_delete = sked__pg_calendar_delete,
     .calendars_stamp = sked__pg_calendars_stamp,
     .calendar_users = sked__pg_calendar_users,
+    .skip_write = sked__pg_skip_write,
+    .skip_delete = sked__pg_skip_delete,
+    .skips_read = sked__pg_skips_read,
     .listen_open = pg_listen_open,
     .listen_wait = pg_listen_wait,
     .listen_wake = pg_listen_wake,

@@ -80,6 +80,9 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_CAL_STAMP,
     SKED__PG_CAL_BUMP,
     SKED__PG_CAL_USERS,
+    SKED__PG_SKIP_INSERT,
+    SKED__PG_SKIP_DELETE,
+    SKED__PG_SKIPS_READ,
     SKED__PG_STMT_COUNT
 } sked__pg_stmt_id;
 

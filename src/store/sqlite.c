@@ -45,6 +45,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "store/sqlite_calendar.h"
+#include "store/sqlite_skip.h"
 #include "store/sqlite.h"
 #include "store/sqlite_queue.h"
 #include "store/sqlite_rows.h"
@@ -773,6 +774,9 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .calendar_delete = sked__sqlite_calendar_delete,
     .calendars_stamp = sked__sqlite_calendars_stamp,
     .calendar_users = sked__sqlite_calendar_users,
+    .skip_write = sked__sqlite_skip_write,
+    .skip_delete = sked__sqlite_skip_delete,
+    .skips_read = sked__sqlite_skips_read,
     .events_append = sked__sqlite_rows_events_append,
     .event_append = sked__sqlite_rows_event_append,
     .event_list = sked__sqlite_rows_event_list,

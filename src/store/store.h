@@ -275,6 +275,28 @@ typedef struct sked_event {
     sked_time at;
 } sked_event;
 
+/* Skip (SKIP true) or unskip the occurrence OCC of NAME (store_skip.c):
+ * in one transaction, with NAME's row locked, refuse an occurrence
+ * already decided (SKED_ECONFLICT, field "at": at or before the cursor
+ * last_fired_at, or the creation of a schedule never fired), then write
+ * or delete the row (ACTOR and REASON, may be NULL, kept with it) and the
+ * event schedule.occurrence_skipped or schedule.occurrence_unskipped
+ * {"schedule", "occurrence", "actor", "reason"}. Idempotent: *changed
+ * (may be NULL) false when it was already so, and no event. The caller
+ * checks that OCC is an occurrence. OUT_EVENTS as for sked__store_fire.
+ * Returns 0, SKED_ENOTFOUND (field "name"), SKED_ECONFLICT. */
+int sked__store_skip_set(sked_store *st, const char *name, sked_time occ,
+                         bool skip, const char *actor, const char *reason,
+                         bool *changed, sked_event **out_events,
+                         size_t *out_nevents, sked_error *err);
+
+/* Every skip of NAME, by occurrence, into *out (*n entries; free with
+ * sked_skips_free), and NAME's cursor (last_fired_at, else its creation)
+ * into *cursor (may be NULL): skips after it are pending. SKED_ENOTFOUND
+ * when NAME does not exist. */
+int sked__store_skips(sked_store *st, const char *name, sked_skip **out,
+                      size_t *n, sked_time *cursor, sked_error *err);
+
 /* A schedule as the scheduler indexes it: what it needs to keep it in its
  * heap and to notice a change. */
 typedef struct sked_schedule_head {
@@ -347,12 +369,13 @@ void sked__firing_done(sked_firing *f);
 
 /* Decide, inside the firing transaction, for the row S (fresh, locked)
  * with ACTIVE_RUNS active runs of S (counted only when S->overlap is not
- * allow; else 0) and its calendars DAYS (NULL: none; borrowed for the
- * call). Write the decision into OUT (zeroed). Must be pure: it may run
- * again when the transaction is retried. Returns 0 or a code that rolls
- * everything back. */
+ * allow; else 0), its calendars DAYS (NULL: none; borrowed for the
+ * call) and its skipped occurrences SKIPS (NSKIPS, ascending; borrowed). Write
+ * the decision into OUT (zeroed). Must be pure: it may run again when the
+ * transaction is retried. Returns 0 or a code that rolls everything back. */
 typedef int (*sked_fire_decide_fn)(void *ctx, const sked_schedule *s,
                                    const sked__occ_days *days,
+                                   const sked_time *skips, size_t nskips,
                                    int64_t active_runs, sked_firing *out);
 
 /* The firing transaction (SPEC 3.2). For each of the N schedules NAMES

@@ -38,8 +38,8 @@ int sked__run_row_fault(const sked_run *r, char *why, size_t size)
         return 0;
     /* A message longer than WHY is cut; the count is read so that GCC at
      * -O3 sees the cut is expected (-Wformat-truncation). */
-    int n = snprintf(why, size, "unreadable run set aside: %s: %s", e.field,
-                     e.msg);
+    int n =
+        snprintf(why, size, "unreadable run set aside: %s: %s", e.field, e.msg);
     if (n < 0 && size > 0)
         why[0] = '\0';
     return SKED_EINVAL;

@@ -18,7 +18,8 @@
  * SPEC 3.4) are dropped as "overlap" and counted with the occurrences the
  * policy dropped for that reason. A firing of an overlap cancel_other
  * that created runs cancels the schedule's other active runs in the same
- * transaction (store_run.c). */
+ * transaction (store_run.c). The skipped occurrences of the batch's rows
+ * (sked schedule skip) are read in one query and handed to decide. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,13 +286,77 @@ static int fire_counts(sked_store *st, sked__tx *tx,
     return rc;
 }
 
+/* The skipped occurrences of a batch's locked rows, read in one call:
+ * sorted by schedule, then occurrence, with their instants in AT. */
+typedef struct fire_skips {
+    sked_skip *list; /* owned */
+    sked_time *at;   /* owned, n */
+    size_t n;
+} fire_skips;
+
+static void fire_skips_done(fire_skips *k)
+{
+    sked_skips_free(k->list, k->n);
+    free(k->at);
+    memset(k, 0, sizeof *k);
+}
+
+/* Read the skips of every active row of LOCKED (N rows) into K: one
+ * query for the batch, nothing more when there is none. */
+static int fire_skips_read(sked_store *st, sked__tx *tx,
+                           const sked_schedule *locked, size_t n, fire_skips *k,
+                           sked_error *err)
+{
+    const char **names = sked__malloc((n ? n : 1) * sizeof *names);
+    size_t m = 0;
+    int rc = 0;
+
+    if (!names)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t r = 0; r < n; r++)
+        if (locked[r].status == SKED_SCHEDULE_ACTIVE)
+            names[m++] = locked[r].name;
+    if (m > 0)
+        rc = st->ops->skips_read(tx, names, m, &k->list, &k->n, err);
+    free(names);
+    if (rc != 0 || k->n == 0)
+        return rc;
+    sked__skips_sort(k->list, k->n);
+    if (!(k->at = sked__malloc(k->n * sizeof *k->at)))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t i = 0; i < k->n; i++)
+        k->at[i] = k->list[i].occurrence;
+    return 0;
+}
+
+/* Store in *first and *count the skips of K that are NAME's. */
+static void fire_skips_of(const fire_skips *k, const char *name, size_t *first,
+                          size_t *count)
+{
+    size_t lo = 0, hi = k->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(k->list[mid].schedule, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *first = lo;
+    while (hi < k->n && strcmp(k->list[hi].schedule, name) == 0)
+        hi++;
+    *count = hi - lo;
+}
+
 /* Decide the locked row S, which has ACTIVE active runs (counted when
  * its overlap policy is not allow), into F: how it fires, under the
- * lock. */
+ * lock, with its skipped occurrences from SKIPS. */
 static int fire_decide(sked_store *st, sked__tx *tx, struct fire_arg *a,
-                       const sked_schedule *s, int64_t active, sked_firing *f,
-                       fire_kind *kind, sked_error *err)
+                       const sked_schedule *s, int64_t active,
+                       const fire_skips *skips, sked_firing *f, fire_kind *kind,
+                       sked_error *err)
 {
+    size_t first = 0, nskips = 0;
     sked__calbook *book = NULL;
     sked__occ_days days;
     sked_error cal_err;
@@ -317,7 +382,9 @@ static int fire_decide(sked_store *st, sked__tx *tx, struct fire_arg *a,
         *err = cal_err;
         return rc;
     } else {
-        rc = a->decide(a->ctx, s, book ? &days : NULL, active, f);
+        fire_skips_of(skips, s->name, &first, &nskips);
+        rc = a->decide(a->ctx, s, book ? &days : NULL,
+                       nskips ? &skips->at[first] : NULL, nskips, active, f);
         sked__calbook_release(book);
         if (rc != 0)
             return rc;
@@ -500,6 +567,7 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct fire_arg *a = arg;
     sked_schedule *locked = NULL;
+    fire_skips skips = {0};
     fire_row *rows = NULL;
     int64_t *active = NULL;
     size_t nlocked = 0, nrows = 0;
@@ -516,12 +584,14 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = fire_counts(st, tx, locked, nlocked, active, err);
+    if (rc == 0)
+        rc = fire_skips_read(st, tx, locked, nlocked, &skips, err);
     for (size_t r = 0; rc == 0 && r < nlocked; r++) {
         size_t i = index_of(a, locked[r].name);
         if (i >= a->n)
             continue;
         rows[nrows] = (fire_row){.s = &locked[r], .f = &a->out[i]};
-        rc = fire_decide(st, tx, a, &locked[r], active[r], &a->out[i],
+        rc = fire_decide(st, tx, a, &locked[r], active[r], &skips, &a->out[i],
                          &rows[nrows].kind, err);
         nrows++;
     }
@@ -535,6 +605,7 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
         rc = fire_cancel(st, tx, a, rows, nrows, err);
     free(rows);
     free(active);
+    fire_skips_done(&skips);
     sked__schedules_free(locked, nlocked);
     for (size_t i = 0; i < a->n; i++)
         forget_row(&a->out[i]);

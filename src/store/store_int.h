@@ -92,8 +92,7 @@ int sked__store_plan_next(sked_store *st, sked__tx *tx, sked_schedule *s,
 /* Read every calendar (NAME NULL) or NAME's row in TX into *out, *n
  * (sked__calendars_free). */
 int sked__store_calendars_read(sked_store *st, sked__tx *tx, const char *name,
-                               sked_calendar **out, size_t *n,
-                               sked_error *err);
+                               sked_calendar **out, size_t *n, sked_error *err);
 
 /* S's calendars, built, for a decision in TX (store_days.c): *out
  * borrows from *book, a reference the caller gives back with
@@ -126,5 +125,9 @@ int sked__run_row_fault(const sked_run *r, char *why, size_t size);
 int sked__store_set_aside(sked_store *st, sked__tx *tx, sked_run *runs,
                           bool *also, size_t *n, sked_time now,
                           sked__ev_list *ev, sked_error *err);
+
+/* Sort the N skips of LIST by schedule (strcmp), then occurrence
+ * (store_skip.c). */
+void sked__skips_sort(sked_skip *list, size_t n);
 
 #endif

@@ -413,6 +413,18 @@ struct sked__store_ops {
     int (*calendar_users)(sked__tx *tx, const char *name, char **out,
                           sked_error *err);
 
+    /* ---- skipped occurrences (schema 0011) -----------------------------
+     * Insert K (its schedule's row must exist); *created false when the
+     * occurrence was skipped already (the row is kept as it was). */
+    int (*skip_write)(sked__tx *tx, const sked_skip *k, bool *created,
+                      sked_error *err);
+    int (*skip_delete)(sked__tx *tx, const char *schedule, sked_time occurrence,
+                       bool *existed, sked_error *err);
+    /* Every skip of the N schedules NAMES into *out (owned: *n entries,
+     * sked_skips_free), in no given order. */
+    int (*skips_read)(sked__tx *tx, const char *const *names, size_t n,
+                      sked_skip **out, size_t *nout, sked_error *err);
+
     /* ---- notifications (NULL for SQLite) ---------------------------------
      * A listener is a connection of its own, outside the pool, that
      * listens on CHANNEL. listen_wait blocks at most TIMEOUT_MS (or until

@@ -7,8 +7,12 @@
 //    what it will create (3 runs) before anything is created; the API
 //    still has no run then; confirming creates them, and a second
 //    preview of the same period says they would be skipped.
-// 3. "Simulate" over its default period shows a timeline of what fired.
-// 4. "Delete" asks for a confirmation; dismissed, nothing changes;
+// 3. "Skip" on the second of the next occurrences skips it (in the API,
+//    and the row says skipped); "Unskip" undoes it. "Run it" of one past
+//    occurrence creates its run with the firing's id; of one that has
+//    its run, says it exists and creates none.
+// 4. "Simulate" over its default period shows a timeline of what fired.
+// 5. "Delete" asks for a confirmation; dismissed, nothing changes;
 //    accepted, the schedule is gone from the API and from the list.
 // No console error or uncaught exception.
 import {
@@ -99,6 +103,28 @@ await step("backfill with a preview", async () => {
   await region.getByRole("button", { name: "Preview", exact: true }).click();
   await eventually(async () => /skip\w*\s+3\b|\b3\s+(runs?\s+)?(to\s+)?(be\s+)?skip/i.test(await text()),
     5000, "a second preview: 3 to skip");
+});
+
+await step("skip, unskip and run one occurrence", async () => {
+  const skips = async () => (await server.api("GET", "/api/v1/schedules/hourly-paris/skips")).skips;
+  await page.goto(`${server.url}/#/schedules/hourly-paris`);
+  const next = page.getByRole("region", { name: "Next occurrences" });
+  await next.getByRole("button", { name: "Skip", exact: true }).nth(1).click();
+  await eventually(async () => (await skips()).length === 1, 5000, "one skip in the API");
+  await eventually(async () => /skipped/.test(await next.textContent()), 5000, "the row says skipped");
+  await next.getByRole("button", { name: "Unskip", exact: true }).first().click();
+  await eventually(async () => (await skips()).length === 0, 5000, "no skip left");
+  const hour = 3600000;
+  const past = new Date(Math.floor(Date.now() / hour) * hour - 5 * hour).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const one = page.getByRole("region", { name: "Run one occurrence" });
+  await one.getByLabel("Occurrence", { exact: true }).fill(past);
+  await one.getByRole("button", { name: "Run it", exact: true }).click();
+  await eventually(async () =>
+    (await server.api("GET", "/api/v1/runs?schedule=hourly-paris")).runs.some((r) => r.id === `sched-hourly-paris-${past}`),
+  5000, "the occurrence's run, with the firing's id");
+  await one.getByRole("button", { name: "Run it", exact: true }).click();
+  await eventually(async () => /exists/.test(await one.textContent()), 5000, "the second says it exists");
+  check("one run of it", (await server.api("GET", "/api/v1/runs?schedule=hourly-paris")).runs.length === 4);
 });
 
 await step("simulate", async () => {

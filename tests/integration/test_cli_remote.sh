@@ -9,7 +9,8 @@
 #    same workflows). Schedules: create (cron, every, at, paused), a name
 #    that exists (4), invalid values (1), get, list with pagination and
 #    filters, update, pause, resume, trigger (and its conflict under
-#    overlap skip, 4), backfill (and a range over the cap), preview,
+#    overlap skip, 4), backfill (and a range over the cap), skip, unskip
+#    and skips of one occurrence, run of one past occurrence, preview,
 #    simulate, delete, not found (3); apply and --prune; runs: list, get,
 #    start with an idempotency key, cancel (and again: 4); workflow list;
 #    events. Human and --json outputs; a schedule with every field of a
@@ -261,6 +262,25 @@ scenario() {
     sk schedule backfill s2 --start 2026-01-01T00:00:00Z
     sk schedule backfill nope --start 2026-01-01T00:00:00Z \
         --end 2026-01-04T00:00:00Z
+    # -- one occurrence: skip, unskip, list, run
+    sk schedule skip s1 --at 2030-01-01T08:00:00Z --reason "new year"
+    sk schedule skip s1 --at 2030-01-01T08:00:00Z --json
+    sk schedule skip s1 --at 2031-01-01T08:00:00Z
+    sk schedule skip s1 --at 2030-01-01T09:00:00Z
+    sk schedule skip s1 --at 2020-01-01T08:00:00Z
+    sk schedule skip s1
+    sk schedule skip nope --at 2030-01-01T08:00:00Z
+    sk schedule skips s1
+    sk schedule skips s1 --json
+    sk schedule skips nope
+    sk schedule preview s1 -n 2 --after 2029-06-01T00:00:00Z
+    sk schedule unskip s1 --at 2031-01-01T08:00:00Z
+    sk schedule unskip s1 --at 2031-01-01T08:00:00Z --json
+    sk schedule unskip s1 --at 2020-01-01T08:00:00Z
+    sk schedule run s1 --at 2026-01-01T08:00:00Z
+    sk schedule run s1 --at 2026-01-01T08:00:00Z --json
+    sk schedule run s1 --at 2026-01-01T08:00:01Z
+    sk schedule run s1 --at 2031-01-01T08:00:00Z
     # -- preview and simulate
     sk schedule preview s1 -n 3 --after 2026-03-28T00:00:00Z
     sk schedule preview s2 --after 2026-01-01T00:00:00Z --json
@@ -346,9 +366,9 @@ $(head -c 6000 "$tmp/diff")"
 fi
 # The scenario did what it says (not two identical failures).
 n=$(grep -c '^\$ sked' "$tmp/direct.norm")
-check scenario.commands "$n" 123
+check scenario.commands "$n" 141
 check scenario.exits "$(grep '^exit ' "$tmp/remote.norm" | sort | uniq -c |
-    awk '{printf "%s:%s ", $3, $1}')" "0:86 1:18 2:1 3:12 4:6 "
+    awk '{printf "%s:%s ", $3, $1}')" "0:96 1:21 2:2 3:14 4:8 "
 grep -q '^created schedule s1 (active); next: 2027-01-01T09:00:00+01:00$' \
     "$tmp/remote.norm" && pass || fail scenario.create "no created line"
 grep -q '^stderr: sked: cannot trigger schedule "s1": ' "$tmp/remote.norm" &&

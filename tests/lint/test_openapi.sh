@@ -80,13 +80,20 @@ check "redocly lint of a broken copy" "$got" "errors=0 warnings=2"
 # 3. The bodies the document describes are the bodies the server reads:
 #    for each schema of a body that admits no other key, its required
 #    keys alone are taken, each optional key it lists is known (never
-#    refused with 400 naming it), and a key it does not list is.
+#    refused with 400 naming it), and a key it does not list is. The
+#    schedule fires every whole hour: the instants below are occurrences
+#    (a skip's, a future one).
 curl -s -o /dev/null -X POST -H 'Content-Type: application/json' \
-    -d '{"name": "lint", "workflow": "w", "every_secs": 3600}' \
+    -d '{"name": "lint", "workflow": "w", "every_secs": 3600,
+         "anchor": "2026-01-01T00:00:00Z"}' \
     "$url_a/api/v1/schedules"
 "$py" - "$doc" "$url_a" >"$tmp/bodies" <<'PY'
-import json, sys, urllib.error, urllib.request
+import datetime, json, sys, urllib.error, urllib.request
 doc, url = json.load(open(sys.argv[1])), sys.argv[2]
+# A whole hour to come: an occurrence of the lint schedule not yet decided.
+ahead = (datetime.datetime.now(datetime.timezone.utc).replace(
+    minute=0, second=0, microsecond=0) + datetime.timedelta(hours=3)
+    ).strftime("%Y-%m-%dT%H:%M:%SZ")
 schemas = doc["components"]["schemas"]
 
 def send(method, path, body):
@@ -122,6 +129,8 @@ for path, item in sorted(doc["paths"].items()):
         target = path.replace("{name}", "lint")
         req = {k: value(s["properties"][k], i)
                for i, k in enumerate(s.get("required", []))}
+        if path.endswith("/skips"):
+            req["at"] = ahead  # a skip is of an occurrence still to come
         st, err = send(method.upper(), target, req)
         print("%s %s required %s" % (method, path, "ok" if st < 300
                                        else "%d %s" % (st, err)))

@@ -17,8 +17,10 @@ import Ajv2020 from 'ajv/dist/2020.js';
 
 import { VERSIONS, TIMEOUT, skedVersion, sked, textOf, waitNote, sleep } from './lib.mjs';
 
-// SPEC 8's sixteen tools, the two of issue 16, and the five of calendars.
+// SPEC 8's sixteen tools, the two of issue 16, the five of calendars, and
+// the four of one occurrence.
 export const TOOLS = [
+    'skip_occurrence', 'unskip_occurrence', 'list_skips', 'run_occurrence',
     'put_calendar', 'list_calendars', 'get_calendar', 'calendar_days',
     'delete_calendar',
     'create_schedule', 'list_schedules', 'get_schedule', 'update_schedule',
@@ -28,7 +30,7 @@ export const TOOLS = [
     'simulate_schedule', 'list_events',
 ];
 const READ_ONLY = new Set([
-    'list_calendars', 'get_calendar', 'calendar_days',
+    'list_skips', 'list_calendars', 'get_calendar', 'calendar_days',
     'list_schedules', 'get_schedule', 'preview_schedule', 'list_runs', 'get_run',
     'list_workflows', 'explain_cron', 'simulate_schedule', 'list_events',
 ]);
@@ -187,7 +189,7 @@ export function toolsSuite(ctx) {
     describe('tools', () => {
         const s = session(ctx);
 
-        it('lists the 23 tools, each with a description', () => {
+        it('lists the 27 tools, each with a description', () => {
             assert.deepEqual(s.list.map((t) => t.name).sort(), [...TOOLS].sort());
             for (const t of s.list) assert.ok(t.description?.length > 20, `${t.name}: no description`);
         });

@@ -36,7 +36,7 @@ describe('sked mcp --server URL against sked mcp --db', () => {
         const a = await direct.listTools(undefined, { timeout: TIMEOUT });
         tools = a.tools;
         const b = await remote.listTools(undefined, { timeout: TIMEOUT });
-        assert.equal(a.tools.length, 23);
+        assert.equal(a.tools.length, 27);
         assert.deepEqual(b, a);
     });
     it('the same get_schedule, list_workflows and get_run answers', async () => {

@@ -101,6 +101,9 @@ endif()
 if(TARGET test_engine_calendars)
     sked_add_pg_test(engine_calendars.pg $<TARGET_FILE:test_engine_calendars>)
 endif()
+if(TARGET test_engine_skips)
+    sked_add_pg_test(engine_skips.pg $<TARGET_FILE:test_engine_skips>)
+endif()
 # The scheduler and the executor under allocation failures on PostgreSQL.
 if(TARGET test_alloc_exec)
     sked_add_pg_test(exec_alloc.pg $<TARGET_FILE:test_alloc_exec>)
@@ -115,6 +118,10 @@ endif()
 # (tests/integration/test_http_api.sh; SQLite: integration.http_api).
 sked_add_pg_test(http.pg_api bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_api.sh pg)
+# Skipping and running one occurrence over HTTP on PostgreSQL
+# (tests/integration/test_http_skips.sh; SQLite: integration.http_skips).
+sked_add_pg_test(http.pg_skips bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_http_skips.sh pg)
 # The API's cron explain, simulate and events after=latest on PostgreSQL
 # (tests/integration/test_http_api_cron.sh; SQLite: integration.http_api_cron).
 sked_add_pg_test(http.pg_api_cron bash

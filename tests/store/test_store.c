@@ -1144,9 +1144,11 @@ static int decide_run(const sked_schedule *s, sked_time occ, sked_dur next,
 }
 
 static int decide_one(void *ctx, const sked_schedule *s,
-                      const sked__occ_days *days, int64_t active,
-                      sked_firing *out)
+                      const sked__occ_days *days, const sked_time *skips,
+                      size_t nskips, int64_t active, sked_firing *out)
 {
+    (void) skips;
+    (void) nskips;
     (void) days;
     (void) active;
     if (atoi(s->name + 1) % 3 == 1) {
@@ -1226,9 +1228,11 @@ struct seen_active {
 };
 
 static int decide_count(void *ctx, const sked_schedule *s,
-                        const sked__occ_days *days, int64_t active,
-                        sked_firing *out)
+                        const sked__occ_days *days, const sked_time *skips,
+                        size_t nskips, int64_t active, sked_firing *out)
 {
+    (void) skips;
+    (void) nskips;
     (void) days;
     struct seen_active *seen = ctx;
 
@@ -1324,9 +1328,12 @@ static long long events_of(const char *type)
 /* Decide one run at the row's next occurrence and two occurrences
  * dropped before it, and move the cursor there. */
 static int decide_run_and_miss(void *ctx, const sked_schedule *s,
-                               const sked__occ_days *days, int64_t active,
-                               sked_firing *out)
+                               const sked__occ_days *days,
+                               const sked_time *skips, size_t nskips,
+                               int64_t active, sked_firing *out)
 {
+    (void) skips;
+    (void) nskips;
     (void) days;
     (void) ctx;
     (void) active;

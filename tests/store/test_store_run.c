@@ -1343,9 +1343,11 @@ static void test_cancel(void **state)
 /* The decide callback of the cancel_other firing below: one run at the
  * occurrence in CTX, cancelling the others. */
 static int decide_cancel(void *ctx, const sked_schedule *s,
-                         const sked__occ_days *days, int64_t active,
-                         sked_firing *out)
+                         const sked__occ_days *days, const sked_time *skips,
+                         size_t nskips, int64_t active, sked_firing *out)
 {
+    (void) skips;
+    (void) nskips;
     (void) days;
     sked_time occ = *(const sked_time *) ctx;
 

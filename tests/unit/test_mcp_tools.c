@@ -284,14 +284,15 @@ static const char *str(const json_t *o, const char *key)
 /* ---- tools/list --------------------------------------------------------- */
 
 static const char *const all_tools[] = {
-    "create_schedule",  "list_schedules",    "get_schedule",
-    "update_schedule",  "pause_schedule",    "resume_schedule",
-    "delete_schedule",  "trigger_schedule",  "backfill_schedule",
-    "preview_schedule", "list_runs",         "get_run",
-    "cancel_run",       "start_run",         "list_workflows",
-    "explain_cron",     "simulate_schedule", "list_events",
-    "put_calendar",     "list_calendars",    "get_calendar",
-    "calendar_days",    "delete_calendar",
+    "create_schedule",   "list_schedules",    "get_schedule",
+    "update_schedule",   "pause_schedule",    "resume_schedule",
+    "delete_schedule",   "trigger_schedule",  "backfill_schedule",
+    "preview_schedule",  "list_runs",         "get_run",
+    "cancel_run",        "start_run",         "list_workflows",
+    "explain_cron",      "simulate_schedule", "list_events",
+    "put_calendar",      "list_calendars",    "get_calendar",
+    "calendar_days",     "delete_calendar",   "skip_occurrence",
+    "unskip_occurrence", "list_skips",        "run_occurrence",
 };
 
 #define NALL (sizeof all_tools / sizeof all_tools[0])
@@ -385,6 +386,7 @@ static void test_list(void **state)
     covers_request("backfill_schedule", SKED__REQUEST_BACKFILL);
     covers_request("simulate_schedule", SKED__REQUEST_SIMULATE);
     covers_request("explain_cron", SKED__REQUEST_CRON);
+    covers_request("skip_occurrence", SKED__REQUEST_SKIP);
     /* The bounds and enums come along. */
     t = json_object_get(
         json_object_get(
@@ -453,7 +455,8 @@ static void test_schedules(void **state)
 }
 
 /* The operations on a schedule: pause, resume, trigger, backfill,
- * preview, the list's pages and filters, delete. */
+ * preview, skip, unskip and run one occurrence, the list's pages and
+ * filters, delete. */
 static void test_schedule_ops(void **state)
 {
     json_t *s;
@@ -497,6 +500,38 @@ static void test_schedule_ops(void **state)
     bad("preview_schedule", "{\"name\":\"nightly\",\"n\":0}", "n: ");
     bad("preview_schedule", "{\"name\":\"nightly\",\"n\":2.5}",
         "n: expected integer");
+
+    /* One occurrence: skipped as mcp, listed, unskipped; a past one run. */
+    s = ok("skip_occurrence", "{\"name\":\"nightly\",\"at\":"
+                              "\"2026-03-21T02:00:00Z\",\"reason\":\"move\"}");
+    assert_true(json_is_true(json_object_get(s, "changed")));
+    s = ok("list_skips", "{\"name\":\"nightly\"}");
+    assert_int_equal(json_array_size(json_object_get(s, "skips")), 1);
+    assert_string_equal(
+        str(json_array_get(json_object_get(s, "skips"), 0), "actor"), "mcp");
+    assert_string_equal(
+        str(json_array_get(json_object_get(s, "skips"), 0), "reason"), "move");
+    s = ok("preview_schedule", "{\"name\":\"nightly\",\"n\":1}");
+    assert_true(json_is_true(json_object_get(
+        json_array_get(json_object_get(s, "occurrences"), 0), "skipped")));
+    bad("skip_occurrence",
+        "{\"name\":\"nightly\",\"at\":\"2026-03-21T02:30:00Z\"}", "at: ");
+    bad("skip_occurrence", "{\"name\":\"nightly\"}", "at: required");
+    s = ok("unskip_occurrence",
+           "{\"name\":\"nightly\",\"at\":\"2026-03-21T02:00:00Z\"}");
+    assert_true(json_is_true(json_object_get(s, "changed")));
+    assert_false(json_is_true(json_object_get(s, "skipped")));
+    s = ok("list_skips", "{\"name\":\"nightly\"}");
+    assert_int_equal(json_array_size(json_object_get(s, "skips")), 0);
+    s = ok("run_occurrence",
+           "{\"name\":\"nightly\",\"at\":\"2026-03-10T02:00:00Z\"}");
+    assert_string_equal(str(s, "run_id"), "sched-nightly-2026-03-10T02:00:00Z");
+    assert_true(json_is_true(json_object_get(s, "created")));
+    s = ok("run_occurrence",
+           "{\"name\":\"nightly\",\"at\":\"2026-03-10T02:00:00Z\"}");
+    assert_false(json_is_true(json_object_get(s, "created")));
+    bad("run_occurrence",
+        "{\"name\":\"nightly\",\"at\":\"2026-03-25T02:00:00Z\"}", "at: ");
 
     ok("create_schedule", "{\"name\":\"a.first\",\"workflow\":\"bad\","
                           "\"every_secs\":3600}");

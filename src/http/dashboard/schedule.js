@@ -1,8 +1,10 @@
 // #/schedules/NAME: a schedule's definition (every field), its
 // calendars (exclude and only, as links, and what it does on an excluded
 // day), its next 10 occurrences with their DST marks and their calendars'
-// (excluded, or moved from their occurrence), its runs, its missed occurrences
-// with their reasons, and its actions: pause or resume, trigger,
+// (excluded, or moved from their occurrence), each skipped ahead of time,
+// or not, by its button, its runs, its missed occurrences with their
+// reasons, and its actions: pause or resume, trigger, run one past
+// occurrence,
 // backfill after a preview of what it will create and skip, delete
 // after a confirmation, and the simulation of a period with outages.
 import { api, get, onEvent, post, query } from "./api.js";
@@ -66,20 +68,72 @@ function calendarCell(o, zone) {
   return "—";
 }
 
-function occurrences(list, zone) {
+// The button of occurrence O: skip it (asking why), or undo its skip;
+// none for one its calendars exclude. DONE is called after.
+function skipButton(name, o, msg, done) {
+  if (o.calendar === "excluded") return "—";
+  const at = o.occurrence || o.at;
+  if (o.skipped)
+    return button("Unskip", async () => {
+      try {
+        await api("DELETE", BASE(name) + "/skips/" + enc(at));
+        say(msg, `${at} fires again.`, "ok");
+        done();
+      } catch (e) {
+        say(msg, "Unskip refused: " + errorText(e), "error");
+      }
+    });
+  return button("Skip", async () => {
+    const reason = window.prompt(`Skip the occurrence ${at}? Why (optional):`, "");
+    if (reason === null) return;
+    try {
+      await post(BASE(name) + "/skips", reason ? { at, reason } : { at });
+      say(msg, `${at} is skipped: it will not run.`, "ok");
+      done();
+    } catch (e) {
+      say(msg, "Skip refused: " + errorText(e), "error");
+    }
+  });
+}
+
+function occurrences(list, zone, name, msg, done) {
   const mine = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const cal = list.some((o) => o.calendar);
-  return table("Next occurrences", ["#", `In ${zone || "UTC"}`, "UTC", "Mark", ...(cal ? ["Calendar"] : [])],
+  return table("Next occurrences", ["#", `In ${zone || "UTC"}`, "UTC", "Mark", ...(cal ? ["Calendar"] : []), "Skip"],
     list.map((o, i) => {
       const at = h("time", { datetime: o.at, title: "your time: " + time(o.at, mine).textContent },
         (o.local || o.at).replace("T", " "));
       const struck = o.calendar === "excluded";
       return {
-        class: [o.mark ? "marked" : "", o.calendar ? "cal-" + o.calendar : ""].join(" ").trim() || null,
+        class: [o.skipped ? "skipped" : o.mark ? "marked" : "", o.calendar ? "cal-" + o.calendar : ""].join(" ").trim() || null,
         cells: [String(i + 1), struck ? h("s", {}, at) : at, struck ? h("s", { text: o.at }) : o.at,
-          o.mark ? h("span", { class: "mark", text: o.mark }) : "—", ...(cal ? [calendarCell(o, zone)] : [])],
+          o.skipped ? h("span", { class: "mark", text: "skipped" })
+            : o.mark ? h("span", { class: "mark", text: o.mark }) : "—",
+          ...(cal ? [calendarCell(o, zone)] : []), skipButton(name, o, msg, done)],
       };
     }), { empty: "It never fires again.", stack: false });
+}
+
+// Run one past occurrence now, with the id firing gives it.
+function runOneSection(name, after) {
+  const at = h("input", { type: "text", id: "run-one-at", value: "", placeholder: "2026-01-01T09:00:00Z", autocomplete: "off", spellcheck: "false" });
+  const msg = message();
+  const go = button("Run it", async () => {
+    try {
+      const r = await post(BASE(name) + "/runs", { at: at.value });
+      say(msg, r.created ? "Created: " : "Its run exists: ", r.created ? "ok" : "info");
+      msg.append(runLink(r.run_id));
+      after();
+    } catch (e) {
+      say(msg, "Refused: " + errorText(e), "error");
+    }
+  });
+  return section("Run one occurrence",
+    h("p", { class: "hint", text: "A past occurrence (an RFC 3339 instant of the schedule) runs now, with the id firing gives it: never twice." }),
+    h("form", { class: "inline", on: { submit: (e) => e.preventDefault() } },
+      h("div", { class: "field" }, h("label", { for: "run-one-at", text: "Occurrence" }), at),
+      h("div", { class: "buttons" }, go)),
+    msg);
 }
 
 function runsTable(runs, zone) {
@@ -220,12 +274,13 @@ export function render(main, params) {
         section("Next occurrences", parts.next),
         section("Runs", parts.runs),
         section("Missed occurrences", parts.missed),
+        runOneSection(name, () => loadRuns()),
         backfillSection(name, s.timezone, () => load()),
         simulateSection(name, s.timezone),
         section("Definition", parts.def));
     }
     const zone = s.timezone;
-    get(BASE(name) + "/occurrences?n=10").then((r) => clear(parts.next, occurrences(r.occurrences, zone)))
+    get(BASE(name) + "/occurrences?n=10").then((r) => clear(parts.next, occurrences(r.occurrences, zone, name, msg, () => load())))
       .catch((e) => clear(parts.next, errorText(e)));
     loadRuns();
     if (!missed) {
