@@ -58,7 +58,8 @@ typedef struct sked__enum {
 } sked__enum;
 
 extern const sked__enum sked__enum_kind, sked__enum_dst, sked__enum_catchup,
-    sked__enum_overlap, sked__enum_on_excluded, sked__enum_status, sked__enum_source;
+    sked__enum_overlap, sked__enum_on_excluded, sked__enum_status,
+    sked__enum_source;
 
 typedef struct sked__sfield {
     const char *field; /* the member's name, as validation names it */

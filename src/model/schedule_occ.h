@@ -25,12 +25,12 @@ typedef struct sked__occ_days {
 } sked__occ_days;
 
 typedef struct sked__occ_spec {
-    const sked_schedule *s; /* borrowed */
-    const sked_tz *tz;      /* borrowed; UTC when none was given */
+    const sked_schedule *s;     /* borrowed */
+    const sked_tz *tz;          /* borrowed; UTC when none was given */
     const sked__occ_days *days; /* borrowed; NULL: no calendars */
-    sked_cron cron;         /* SKED_SPEC_CRON */
-    sked__rrule *rrule;     /* SKED_SPEC_RRULE: the kept rule (shared) or
-                               one of its own; sked__occ_spec_done */
+    sked_cron cron;             /* SKED_SPEC_CRON */
+    sked__rrule *rrule;         /* SKED_SPEC_RRULE: the kept rule (shared) or
+                                   one of its own; sked__occ_spec_done */
     bool shared;
     sked_time until; /* the rule's UNTIL in UTC, or NONE */
 } sked__occ_spec;

@@ -15,6 +15,6 @@ int sked__pg_calendar_delete(sked__tx *tx, const char *name, bool *existed,
 
 int sked__pg_calendars_stamp(sked__tx *tx, int64_t out[2], sked_error *err);
 int sked__pg_calendar_users(sked__tx *tx, const char *name, char **out,
-                           sked_error *err);
+                            sked_error *err);
 
 #endif

@@ -15,6 +15,6 @@ int sked__sqlite_calendar_delete(sked__tx *c, const char *name, bool *existed,
 
 int sked__sqlite_calendars_stamp(sked__tx *c, int64_t out[2], sked_error *err);
 int sked__sqlite_calendar_users(sked__tx *c, const char *name, char **out,
-                               sked_error *err);
+                                sked_error *err);
 
 #endif
