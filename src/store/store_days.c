@@ -53,18 +53,27 @@ static int current_book(sked_store *st, sked__tx *tx, sked__calbook **out,
     return 0;
 }
 
+int sked__store_days_with(sked_store *st, sked__tx *tx, const sked_schedule *s,
+                          sked__calbook **book, sked__occ_days *out,
+                          sked_error *err)
+{
+    int rc;
+
+    *out = (sked__occ_days){NULL, NULL, s->on_excluded};
+    if (!has_calendars(s))
+        return 0;
+    if (!*book && (rc = current_book(st, tx, book, err)) != 0)
+        return rc;
+    return sked__calbook_days(*book, s, out, err);
+}
+
 int sked__store_days(sked_store *st, sked__tx *tx, const sked_schedule *s,
                      sked__calbook **book, sked__occ_days *out, sked_error *err)
 {
     int rc;
 
     *book = NULL;
-    *out = (sked__occ_days){NULL, NULL, s->on_excluded};
-    if (!has_calendars(s))
-        return 0;
-    if ((rc = current_book(st, tx, book, err)) != 0)
-        return rc;
-    if ((rc = sked__calbook_days(*book, s, out, err)) != 0) {
+    if ((rc = sked__store_days_with(st, tx, s, book, out, err)) != 0) {
         sked__calbook_release(*book);
         *book = NULL;
     }

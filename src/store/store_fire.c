@@ -185,6 +185,8 @@ struct fire_arg {
     sked_firing *out; /* n, caller's order */
     sked__ev_list ev;
     sked_time now;
+    /* The calendars, read once per attempt, when a row names any. */
+    struct sked__calbook *book;
 };
 
 /* Return the caller's index of NAME, or n. */
@@ -357,7 +359,6 @@ static int fire_decide(sked_store *st, sked__tx *tx, struct fire_arg *a,
                        sked_error *err)
 {
     size_t first = 0, nskips = 0;
-    sked__calbook *book = NULL;
     sked__occ_days days;
     sked_error cal_err;
     int rc;
@@ -372,7 +373,7 @@ static int fire_decide(sked_store *st, sked__tx *tx, struct fire_arg *a,
     /* A calendar gone (deleted on a server that did not know the
      * schedule used it) disables the schedule, as a zone gone does. */
     sked_error_clear(&cal_err);
-    rc = sked__store_days(st, tx, s, &book, &days, &cal_err);
+    rc = sked__store_days_with(st, tx, s, &a->book, &days, &cal_err);
     if (rc == SKED_ENOTFOUND) {
         char msg[SKED_ERROR_MSG_MAX + 64];
         (void) snprintf(msg, sizeof msg, "%s: %s", cal_err.field, cal_err.msg);
@@ -383,9 +384,8 @@ static int fire_decide(sked_store *st, sked__tx *tx, struct fire_arg *a,
         return rc;
     } else {
         fire_skips_of(skips, s->name, &first, &nskips);
-        rc = a->decide(a->ctx, s, book ? &days : NULL,
+        rc = a->decide(a->ctx, s, days.exclude || days.only ? &days : NULL,
                        nskips ? &skips->at[first] : NULL, nskips, active, f);
-        sked__calbook_release(book);
         if (rc != 0)
             return rc;
     }
@@ -574,6 +574,8 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     int rc;
 
     sked__ev_reset(&a->ev); /* from an attempt that failed */
+    sked__calbook_release(a->book);
+    a->book = NULL;
     for (size_t i = 0; i < a->n; i++)
         sked__firing_done(&a->out[i]);
     a->now = sked__store_now(st);
@@ -661,6 +663,7 @@ int sked__store_fire(sked_store *st, const char *const *names, size_t n,
     } else {
         sked__ev_give(&a.ev, out_events, out_nevents);
     }
+    sked__calbook_release(a.book);
     free(a.order);
     free(a.sorted);
     return rc;

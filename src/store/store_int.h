@@ -103,6 +103,12 @@ int sked__store_calendars_read(sked_store *st, sked__tx *tx, const char *name,
 int sked__store_days(sked_store *st, sked__tx *tx, const sked_schedule *s,
                      struct sked__calbook **book, sked__occ_days *out,
                      sked_error *err);
+/* sked__store_days for many schedules in one TX: *book (NULL at first)
+ * is read at the first schedule that names a calendar and kept for the
+ * others; the caller releases it once. */
+int sked__store_days_with(sked_store *st, sked__tx *tx, const sked_schedule *s,
+                          struct sked__calbook **book, sked__occ_days *out,
+                          sked_error *err);
 void sked__store_days_done(sked_store *st);
 
 /* Set again, in TX, the next slot of every schedule whose calendars are

@@ -98,10 +98,9 @@ static int cmp_str(const void *a, const void *b)
 
 /* S's next slot after its cursor into *a (a compare-and-set of it). */
 static int replan_one(sked_store *st, sked__tx *tx, const sked_schedule *s,
-                      sked__advance *a, sked_error *err)
+                      sked__calbook **book, sked__advance *a, sked_error *err)
 {
     const sked_tz *tz = NULL;
-    sked__calbook *book = NULL;
     sked__occ_days days;
     sked_time after = s->last_fired_at, next = SKED_TIME_NONE;
     int rc;
@@ -120,12 +119,11 @@ static int replan_one(sked_store *st, sked__tx *tx, const sked_schedule *s,
         sked_tzdb_get(st->tzdb, s->timezone, &tz, NULL) != 0)
         return 0; /* the scheduler disables it at its next decision */
     /* A calendar gone leaves the decision to disable it, too. */
-    if ((rc = sked__store_days(st, tx, s, &book, &days, err)) != 0)
+    if ((rc = sked__store_days_with(st, tx, s, book, &days, err)) != 0)
         return rc == SKED_ENOTFOUND ? 0 : rc;
     if (after == SKED_TIME_NONE)
         after = s->created_at;
-    rc = sked__schedule_next_fire(s, tz, book ? &days : NULL, after, &next);
-    sked__calbook_release(book);
+    rc = sked__schedule_next_fire(s, tz, &days, after, &next);
     if (rc == 0)
         a->next = next;
     return rc == SKED_ENOTFOUND ? 0 : rc;
@@ -138,6 +136,7 @@ int sked__store_replan_calendars(sked_store *st, sked__tx *tx,
     names cals = {0}, users = {0};
     sked_calendar *all = NULL;
     sked_schedule *rows = NULL;
+    sked__calbook *book = NULL;
     sked__advance *moves = NULL;
     bool *applied = NULL;
     size_t nall = 0, nrows = 0;
@@ -161,9 +160,10 @@ int sked__store_replan_calendars(sked_store *st, sked__tx *tx,
          !(applied = sked__calloc(nrows, sizeof *applied))))
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     for (size_t i = 0; rc == 0 && i < nrows; i++)
-        rc = replan_one(st, tx, &rows[i], &moves[i], err);
+        rc = replan_one(st, tx, &rows[i], &book, &moves[i], err);
     if (rc == 0 && nrows > 0)
         rc = st->ops->schedule_advance(tx, moves, nrows, applied, err);
+    sked__calbook_release(book);
     free(moves);
     free(applied);
     sked__schedules_free(rows, nrows);
