@@ -387,12 +387,36 @@ static void write_counters(sked_engine *e, sked_buf *b)
     sked__store_errors_each(e->store, store_error_row, b);
 }
 
-static int count_status(void *ctx, const sked_schedule_head *h)
+/* One timestamp sample of schedule NAME, when T is one. */
+static void fresh_sample(sked_buf *b, const char *family_name, const char *name,
+                         sked_time t)
 {
-    int64_t *by = ctx;
+    if (t == SKED_TIME_NONE)
+        return;
+    (void) sked__buf_printf(b, "%s{schedule=\"", family_name);
+    sb_label(b, name);
+    (void) sked__buf_printf(b, "\"} %.6f\n", (double) t / 1e6);
+}
+
+/* What one scan of the schedules' heads gathers: the count by status,
+ * and the next occurrence of each active schedule. */
+struct heads_gauges {
+    int64_t by[SKED_SCHEDULE_DONE + 1];
+    sked_buf next; /* the sample lines of the next-fire gauge */
+};
+
+/* A paused, disabled or done schedule has no next-fire sample: an alert
+ * on a next occurrence long past means a scheduler that stopped, which
+ * such a schedule does not say. */
+static int gather_head(void *ctx, const sked_schedule_head *h)
+{
+    struct heads_gauges *g = ctx;
 
     if ((int) h->status >= 0 && (int) h->status <= SKED_SCHEDULE_DONE)
-        by[h->status]++;
+        g->by[h->status]++;
+    if (h->status == SKED_SCHEDULE_ACTIVE)
+        fresh_sample(&g->next, "sked_schedule_next_fire_timestamp_seconds",
+                     h->name, h->next_fire_at);
     return 0;
 }
 
@@ -418,16 +442,44 @@ static void write_own_gauges(sked_engine *e, sked_buf *b)
                             sked__engine_fault(e, NULL) ? 1 : 0);
 }
 
+/* When each schedule last made a run and last succeeded: read from the
+ * runs, so every server gives the same figures and a restart loses
+ * none; a schedule without such a run has no sample (absent() tells). */
+static int write_freshness(sked_engine *e, sked_buf *b, sked_error *err)
+{
+    static const char last_run[] = "sked_schedule_last_run_timestamp_seconds";
+    static const char last_ok[] =
+        "sked_schedule_last_success_timestamp_seconds";
+    sked_schedule_fresh *f = NULL;
+    size_t n = 0;
+    int rc = sked__store_schedules_fresh(e->store, &f, &n, err);
+
+    if (rc != 0)
+        return rc;
+    family(b, last_run, "gauge",
+           "When each schedule last made a run, in Unix seconds.");
+    for (size_t i = 0; i < n; i++)
+        fresh_sample(b, last_run, f[i].name, f[i].last_run);
+    family(b, last_ok, "gauge",
+           "When the latest completed run of each schedule finished, in "
+           "Unix seconds.");
+    for (size_t i = 0; i < n; i++)
+        fresh_sample(b, last_ok, f[i].name, f[i].last_success);
+    sked__schedule_fresh_free(f, n);
+    return 0;
+}
+
 /* The gauges read from the store now. */
 static int write_gauges(sked_engine *e, sked_buf *b, sked_error *err)
 {
     sked_queue_info *q = NULL;
     size_t nq = 0;
-    int64_t by[SKED_SCHEDULE_DONE + 1] = {0};
+    struct heads_gauges heads;
     int rc = sked__store_queues_list(e->store, &q, &nq, err);
 
     if (rc != 0)
         return rc;
+    memset(&heads, 0, sizeof heads);
     family(b, "sked_queue_depth", "gauge",
            "Runs pending or waiting, by queue.");
     for (size_t i = 0; i < nq; i++) {
@@ -436,17 +488,25 @@ static int write_gauges(sked_engine *e, sked_buf *b, sked_error *err)
         (void) sked__buf_printf(b, "\"} %lld\n", (long long) q[i].pending);
     }
     sked__queue_infos_free(q, nq);
-    rc = sked__store_schedule_scan(e->store, SKED_TIME_NONE, count_status, by,
-                                   err);
-    if (rc != 0)
-        return rc;
-    family(b, "sked_schedules", "gauge", "Schedules by status.");
-    for (int s = 0; s <= SKED_SCHEDULE_DONE; s++)
-        (void) sked__buf_printf(
-            b, "sked_schedules{status=\"%s\"} %lld\n",
-            sked_schedule_status_name((sked_schedule_status) s),
-            (long long) by[s]);
-    return 0;
+    rc = sked__store_schedule_scan(e->store, SKED_TIME_NONE, gather_head,
+                                   &heads, err);
+    if (rc == 0 && heads.next.failed)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (rc == 0) {
+        family(b, "sked_schedules", "gauge", "Schedules by status.");
+        for (int s = 0; s <= SKED_SCHEDULE_DONE; s++)
+            (void) sked__buf_printf(
+                b, "sked_schedules{status=\"%s\"} %lld\n",
+                sked_schedule_status_name((sked_schedule_status) s),
+                (long long) heads.by[s]);
+        family(b, "sked_schedule_next_fire_timestamp_seconds", "gauge",
+               "The next occurrence of each active schedule, in Unix "
+               "seconds.");
+        if (heads.next.p)
+            (void) sked__buf_add(b, heads.next.p, heads.next.len);
+    }
+    sked__buf_reset(&heads.next);
+    return rc == 0 ? write_freshness(e, b, err) : rc;
 }
 
 int sked_engine_metrics(sked_engine *e, char **out_text, sked_error *err)

@@ -786,6 +786,7 @@ const struct sked__store_ops sked__store_pg_ops = {
     .runs_list = sked__pg_run_list,
     .queue_put = sked__pg_queue_put,
     .queues_list = sked__pg_queue_list,
+    .schedules_fresh = sked__pg_schedules_fresh,
     .workflow_register = sked__pg_queue_workflow_register,
     .workflow_latest = sked__pg_queue_workflow_latest,
     .workflows_list = sked__pg_queue_workflows_list,

@@ -69,6 +69,7 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_RUNS_LIST_SCHEDULE,
     SKED__PG_QUEUE_PUT,
     SKED__PG_QUEUES_LIST,
+    SKED__PG_SCHEDULES_FRESH,
     SKED__PG_WF_REGISTER,
     SKED__PG_WF_LATEST,
     SKED__PG_WF_LIST,

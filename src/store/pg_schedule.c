@@ -23,6 +23,7 @@
 #include "base/error.h"
 #include "store/pg.h"
 #include "store/schedule_sql.h"
+#include "store/store_row.h"
 
 /* ---- schedules ---------------------------------------------------------*/
 
@@ -441,4 +442,16 @@ int sked__pg_schedule_advance(sked__tx *tx, const sked__advance *a, size_t n,
     mark_applied(res, a, n, applied);
     PQclear(res);
     return 0;
+}
+
+static const sked__pg_stmt SCHEDULES_FRESH = {
+    SKED__PG_SCHEDULES_FRESH, 0,
+    SKED__SCHEDULE_FRESH_SQL("ORDER BY s.name COLLATE \"C\"")};
+
+int sked__pg_schedules_fresh(sked__tx *tx, sked_schedule_fresh **out, size_t *n,
+                             sked_error *err)
+{
+    return sked__pg_query_rows(tx, &SCHEDULES_FRESH, NULL,
+                               &sked__row_schedule_fresh, (void **) out, n,
+                               err);
 }

@@ -26,4 +26,7 @@ int sked__pg_schedule_lock(sked__tx *tx, const char *const *names, size_t n,
 int sked__pg_schedule_advance(sked__tx *tx, const sked__advance *a, size_t n,
                               bool *applied, sked_error *err);
 
+int sked__pg_schedules_fresh(sked__tx *tx, sked_schedule_fresh **out, size_t *n,
+                             sked_error *err);
+
 #endif

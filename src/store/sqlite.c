@@ -766,6 +766,7 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .runs_list = sked__sqlite_run_list,
     .queue_put = sked__sqlite_queue_put,
     .queues_list = sked__sqlite_queue_list,
+    .schedules_fresh = sked__sqlite_schedules_fresh,
     .workflow_register = sked__sqlite_queue_workflow_register,
     .workflow_latest = sked__sqlite_queue_workflow_latest,
     .workflows_list = sked__sqlite_queue_workflows_list,

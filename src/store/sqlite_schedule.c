@@ -18,6 +18,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "store/schedule_sql.h"
+#include "store/store_row.h"
 #include "store/sqlite.h"
 
 enum sched_stmt {
@@ -35,6 +36,7 @@ enum sched_stmt {
     S_MOVE,
     S_MOVE_MANY,
     S_LOCK_MANY,
+    S_FRESH,
     S_COUNT
 };
 
@@ -100,6 +102,7 @@ static const char *const sched_sql[S_COUNT] = {
     [S_MOVE_MANY] = MOVE(SKED__SQLITE_ROWS32(ADVANCE_ROW), ""),
     [S_LOCK_MANY] = "SELECT " SCHED_COLS " FROM schedules WHERE name IN "
                     "(" SKED__SQLITE_ROWS32("?") ")",
+    [S_FRESH] = SKED__SCHEDULE_FRESH_SQL("ORDER BY s.name"),
 };
 
 /* Return the cached statement ID of C in *out. */
@@ -460,4 +463,17 @@ int sked__sqlite_schedule_advance(sked__tx *c, const sked__advance *a, size_t n,
     }
     free(idx);
     return rc;
+}
+
+int sked__sqlite_schedules_fresh(sked__tx *c, sked_schedule_fresh **out,
+                                 size_t *n, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = stmt(c, S_FRESH, &s, err);
+
+    if (rc != 0)
+        return rc;
+    return sked__sqlite_rows(c, s, &sked__row_schedule_fresh,
+                             "reading the schedules' last runs", (void **) out,
+                             n, err);
 }

@@ -26,5 +26,7 @@ int sked__sqlite_schedule_lock(sked__tx *c, const char *const *names, size_t n,
                                sked_error *err);
 int sked__sqlite_schedule_advance(sked__tx *c, const sked__advance *a, size_t n,
                                   bool *applied, sked_error *err);
+int sked__sqlite_schedules_fresh(sked__tx *c, sked_schedule_fresh **out,
+                                 size_t *n, sked_error *err);
 
 #endif

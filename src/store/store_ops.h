@@ -377,6 +377,10 @@ struct sked__store_ops {
                      sked_error *err);
     int (*queues_list)(sked__tx *tx, sked_queue_info **out, size_t *n,
                        sked_error *err);
+    /* Every schedule's freshness, by name (store_row.h,
+     * SKED__SCHEDULE_FRESH_SQL). */
+    int (*schedules_fresh)(sked__tx *tx, sked_schedule_fresh **out, size_t *n,
+                           sked_error *err);
     /* Insert (WORKFLOW, VERSION) or move its registered_at to NOW. */
     int (*workflow_register)(sked__tx *tx, const char *workflow,
                              const char *version, const char *definition,

@@ -309,3 +309,22 @@ static void infos_free(void *v, size_t n)
 
 const sked__row_kind sked__row_queue_info = {sizeof(sked_queue_info), info_read,
                                              infos_free};
+
+static int fresh_read(const sked__row *r, void *dst, sked_error *err)
+{
+    sked_schedule_fresh *f = dst;
+
+    if (!sked__row_dup(r, 0, &f->name))
+        return sked__nomem(err);
+    f->last_run = row_time(r, 1);
+    f->last_success = row_time(r, 2);
+    return 0;
+}
+
+static void fresh_free(void *v, size_t n)
+{
+    sked__schedule_fresh_free(v, n);
+}
+
+const sked__row_kind sked__row_schedule_fresh = {sizeof(sked_schedule_fresh),
+                                                 fresh_read, fresh_free};

@@ -3,9 +3,9 @@
  * a sked__row, a cursor on its result with three readers (a column's
  * text, its integer, whether it is NULL), and the readers here map the
  * columns to a run, a candidate of a claim, a step attempt, an event, a
- * queue's load or a queue's figures. The mappings of a run, a step
- * attempt, an event and a queue's two rows come from their field tables
- * (model/run_fields.h, step_fields.h, event_fields.h, queue_fields.h),
+ * queue's load, a queue's figures or a schedule's freshness. The mappings of a
+ * run, a step attempt, an event and a queue's two rows come from their field
+ * tables (model/run_fields.h, step_fields.h, event_fields.h, queue_fields.h),
  * with the column lists both dialects select; the others' column orders
  * are named beside their SQL below.
  *
@@ -92,6 +92,19 @@ extern const sked__row_kind sked__row_queue_load;
 
 /* A sked_queue_info: SKED__QUEUE_INFO_COLUMNS (model/queue_fields.h). */
 extern const sked__row_kind sked__row_queue_info;
+
+/* A sked_schedule_fresh: name, last_run, last_success, as
+ * SKED__SCHEDULE_FRESH_SQL selects them. Both reads are correlated
+ * subqueries on runs_schedule (schedule, created_at, id), so a scrape
+ * reads a few index entries per schedule, not every run: the latest run
+ * is the index's last entry, the latest success the first completed one
+ * walking back. ORDER is the dialect's ORDER BY clause. */
+#define SKED__SCHEDULE_FRESH_SQL(order)                                        \
+    "SELECT s.name, (SELECT max(r.created_at) FROM runs r "                    \
+    "WHERE r.schedule = s.name), (SELECT r.finished_at FROM runs r "           \
+    "WHERE r.schedule = s.name AND r.status = 'completed' "                    \
+    "ORDER BY r.created_at DESC, r.id DESC LIMIT 1) FROM schedules s " order
+extern const sked__row_kind sked__row_schedule_fresh;
 
 /* A run whose lease was renewed: id, and 1 when a cancel is requested
  * (else 0). An element is a char *, the id when a cancel is requested,

@@ -254,6 +254,20 @@ int sked__store_queues_list(sked_store *st, sked_queue_info **out, size_t *n,
                             sked_error *err);
 void sked__queue_infos_free(sked_queue_info *list, size_t n);
 
+/* What the last runs of one schedule say of it (sked_schedule_*_timestamp
+ * metrics): when it last made a run, and when its latest completed run
+ * finished; SKED_TIME_NONE for none. */
+typedef struct sked_schedule_fresh {
+    char *name; /* owned */
+    sked_time last_run;
+    sked_time last_success;
+} sked_schedule_fresh;
+
+/* The freshness of every schedule, by name. */
+int sked__store_schedules_fresh(sked_store *st, sked_schedule_fresh **out,
+                                size_t *n, sked_error *err);
+void sked__schedule_fresh_free(sked_schedule_fresh *list, size_t n);
+
 /* Record that an executor has VERSION of WORKFLOW, with its DEFINITION
  * (JSON text; NULL: {}): insert, or on a known (workflow, version) set
  * registered_at to now, which makes it the latest. */

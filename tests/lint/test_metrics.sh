@@ -10,6 +10,7 @@
 # counter renamed without its _total suffix must be reported, so that a
 # linter that checked nothing would not pass.
 #
+# Usage: test_metrics.sh [sqlite|pg] (pg: on SKED_TEST_PG_URL's database).
 # Env: SKED_BIN. Exits 77 when promtool is not installed. Ends with
 # "N passed, M failed".
 set -u
@@ -43,7 +44,9 @@ workflows:
         overlap: skip
 YAML
 
-if ! start_http a --db "sqlite:$tmp/metrics.db" --workflows "$wf"; then
+mode=${1:-sqlite}
+mode_db metrics.db
+if ! start_http a --db "$db" --workflows "$wf"; then
     cat "$tmp/a.log"
     echo "0 passed, 1 failed"
     exit 1
@@ -80,6 +83,33 @@ check_ge "fire lags observed" "$(sample sked_fire_lag_seconds_count)" 3
 check "+Inf bucket is the count" \
     "$(sample 'sked_run_duration_seconds_bucket{le="+Inf"}')" \
     "$(sample sked_run_duration_seconds_count)"
+
+# The freshness gauges (docs/alerting.md): the next occurrence of the
+# every-1s schedule within a second of now, its latest run and success in
+# the last few seconds; none for the workflow without a schedule. A paused
+# schedule has no next occurrence, and keeps its past.
+# age NAME: now minus the sample NAME, in whole seconds (negative: ahead).
+age() {
+    local v
+    v=$(sample "$1")
+    [ -n "$v" ] || return 0
+    echo $(( $(date +%s) - ${v%.*} ))
+}
+next_age=$(age 'sked_schedule_next_fire_timestamp_seconds{schedule="tick"}')
+check_ge "next fire of tick is not past" "${next_age:--99}" -1
+check_le "next fire of tick is within a second" "${next_age:-99}" 1
+check_le "last run of tick is recent" \
+    "$(age 'sked_schedule_last_run_timestamp_seconds{schedule="tick"}')" 3
+check_le "last success of tick is recent" \
+    "$(age 'sked_schedule_last_success_timestamp_seconds{schedule="tick"}')" 4
+check "no freshness for an unscheduled workflow" \
+    "$(grep -c 'schedule="boom"' "$tmp/metrics.txt")" 0
+curl -s -o /dev/null -X POST "$url_a/api/v1/schedules/tick/pause"
+curl -s -o "$tmp/paused.txt" "$url_a/metrics"
+check "a paused schedule has no next fire" \
+    "$(grep -c 'next_fire_timestamp_seconds{schedule="tick"}' "$tmp/paused.txt")" 0
+check "a paused schedule keeps its last run" \
+    "$(grep -c 'last_run_timestamp_seconds{schedule="tick"}' "$tmp/paused.txt")" 1
 
 # 1. The served metrics: promtool finds nothing to say.
 out=$(promtool check metrics <"$tmp/metrics.txt" 2>&1)

@@ -77,6 +77,11 @@ sked_add_pg_test(server.pg_apps bash
 sked_add_pg_test(server.pg_exec bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_exec.sh pg)
 
+# The metrics on PostgreSQL: its queries of the gauges, linted by promtool
+# (tests/lint/test_metrics.sh; SQLite: lint.metrics).
+sked_add_pg_test(lint.pg_metrics bash
+    ${CMAKE_CURRENT_LIST_DIR}/../lint/test_metrics.sh pg)
+
 # What only the PostgreSQL back-end does: reconnection, the pool,
 # concurrent migration, connection errors.
 add_executable(test_pg ${CMAKE_CURRENT_LIST_DIR}/test_pg.c)
