@@ -21,6 +21,7 @@
  * stderr: libsked does not print. */
 #include "store/pg_calendar.h"
 #include "store/pg_skip.h"
+#include "store/pg_deadline.h"
 #include "store/pg.h"
 #include "base/alloc.h"
 #include "store/pg_queue.h"
@@ -48,10 +49,10 @@
 #define CONNECT_TIMEOUT "10"
 
 struct sked__tx {
-    sked__backend *b;  /* borrowed: the pool this slot belongs to */
-    PGconn *conn;      /* owned; NULL until first used */
-    uint64_t prepared; /* bit i: statement i is prepared on conn */
-    bool busy;         /* lent to a thread, guarded by b->mu */
+    sked__backend *b;     /* borrowed: the pool this slot belongs to */
+    PGconn *conn;         /* owned; NULL until first used */
+    uint64_t prepared[2]; /* bit i: statement i is prepared on conn */
+    bool busy;            /* lent to a thread, guarded by b->mu */
     /* The DETAIL of the last error, "" when none: room for that of a
      * unique violation of the longest key, "Key (concurrency_key)=(KEY)
      * already exists.", which names the run refused (pg_rows.c). */
@@ -153,7 +154,7 @@ static int slot_connect(struct sked__tx *t, sked_error *err)
 
     if (t->conn != NULL)
         PQfinish(t->conn);
-    t->prepared = 0;
+    t->prepared[0] = t->prepared[1] = 0;
     t->conn = PQconnectdbParams(keys, vals, 1);
     if (t->conn == NULL)
         return sked__error_set(err, SKED_ENOMEM, "db", -1,
@@ -352,7 +353,7 @@ static int prepare(sked__tx *tx, const sked__pg_stmt *stmt, sked_error *err)
     if (PQresultStatus(res) != PGRES_COMMAND_OK)
         rc = sked__pg_error(tx, res, "prepare", err);
     else
-        tx->prepared |= UINT64_C(1) << stmt->id;
+        tx->prepared[stmt->id / 64] |= UINT64_C(1) << (stmt->id % 64);
     PQclear(res);
     return rc;
 }
@@ -365,7 +366,7 @@ int sked__pg_exec(sked__tx *tx, const sked__pg_stmt *stmt,
     ExecStatusType st;
     int rc;
 
-    if (!(tx->prepared & (UINT64_C(1) << stmt->id))) {
+    if (!(tx->prepared[stmt->id / 64] & (UINT64_C(1) << (stmt->id % 64)))) {
         rc = prepare(tx, stmt, err);
         if (rc < 0)
             return rc;
@@ -429,7 +430,7 @@ int sked__pg_exec_many(sked__tx *tx, const sked__pg_stmt *stmt, size_t n,
     if (stmt->nparams > 16)
         return sked__error_set(err, SKED_EINVAL, NULL, -1,
                                "too many parameters for a pipeline");
-    if (!(tx->prepared & (UINT64_C(1) << stmt->id)) &&
+    if (!(tx->prepared[stmt->id / 64] & (UINT64_C(1) << (stmt->id % 64))) &&
         (rc = prepare(tx, stmt, err)) < 0)
         return rc;
     (void) snprintf(name, sizeof(name), "sked_%d", (int) stmt->id);
@@ -787,6 +788,10 @@ const struct sked__store_ops sked__store_pg_ops = {
     .queue_put = sked__pg_queue_put,
     .queues_list = sked__pg_queue_list,
     .schedules_fresh = sked__pg_schedules_fresh,
+    .runs_deadline_due = sked__pg_runs_deadline_due,
+    .run_mark = sked__pg_run_mark,
+    .schedule_deadline_sync = sked__pg_schedule_deadline_sync,
+    .heartbeat_open = sked__pg_heartbeat_open,
     .workflow_register = sked__pg_queue_workflow_register,
     .workflow_latest = sked__pg_queue_workflow_latest,
     .workflows_list = sked__pg_queue_workflows_list,

@@ -84,11 +84,16 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_SKIP_INSERT,
     SKED__PG_SKIP_DELETE,
     SKED__PG_SKIPS_READ,
+    SKED__PG_RUNS_DEADLINE_DUE,
+    SKED__PG_RUN_MARK,
+    SKED__PG_SCHEDULE_DEADLINE_SYNC,
+    SKED__PG_HEARTBEAT_LATEST,
+    SKED__PG_HEARTBEAT_EARLIEST,
     SKED__PG_STMT_COUNT
 } sked__pg_stmt_id;
 
-/* A connection's mask of prepared statements has 64 bits. */
-_Static_assert(SKED__PG_STMT_COUNT <= 64, "too many prepared statements");
+/* A connection's mask of prepared statements has 128 bits. */
+_Static_assert(SKED__PG_STMT_COUNT <= 128, "too many prepared statements");
 
 typedef struct sked__pg_stmt {
     sked__pg_stmt_id id;

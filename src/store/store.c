@@ -372,12 +372,14 @@ static int check_run(const sked_run_new *r, size_t i, sked_error *err)
     if (sked__segment_check(r->id, SKED_RUN_ID_MAX, "id", &e) != 0)
         return sked__error_set(err, SKED_EINVAL, "id", (long) i,
                                "run %zu: the id %s", i, e.msg);
-    if ((int) r->trigger < 0 || (int) r->trigger > SKED_TRIGGER_API)
+    if ((int) r->trigger < 0 || (int) r->trigger > SKED_TRIGGER_HEARTBEAT)
         return sked__error_set(err, SKED_EINVAL, "trigger", (long) i,
                                "run %zu: unknown trigger kind", i);
     (void) snprintf(field, sizeof field, "runs[%zu].workflow", i);
     rc = sked__schedule_name_check(r->workflow, field, err);
-    if (rc == 0 && r->queue) {
+    /* A heartbeat's runs sit on the queue "", which no executor serves. */
+    if (rc == 0 && r->queue &&
+        !(r->trigger == SKED_TRIGGER_HEARTBEAT && !*r->queue)) {
         (void) snprintf(field, sizeof field, "runs[%zu].queue", i);
         rc = sked__schedule_name_check(r->queue, field, err);
     }

@@ -18,7 +18,8 @@
  * SPEC 3.4) are dropped as "overlap" and counted with the occurrences the
  * policy dropped for that reason. A firing of an overlap cancel_other
  * that created runs cancels the schedule's other active runs in the same
- * transaction (store_run.c). The skipped occurrences of the batch's rows
+ * transaction (store_run.c). Then the rows' deadlines are checked
+ * (store_deadline.c). The skipped occurrences of the batch's rows
  * (sked schedule skip) are read in one query and handed to decide. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,6 +369,7 @@ static int fire_decide(sked_store *st, sked__tx *tx, struct fire_arg *a,
     f->status = s->status;
     f->cursor = s->last_fired_at;
     f->next_fire_at = s->next_fire_at;
+    f->deadline_check_at = s->deadline_check_at;
     if (s->status != SKED_SCHEDULE_ACTIVE)
         return 0;
     /* A calendar gone (deleted on a server that did not know the
@@ -530,6 +532,19 @@ static int fire_events(struct fire_arg *a, const fire_row *rows, size_t nrows,
     return rc;
 }
 
+/* The deadlines of every row, any status (a paused schedule's runs keep
+ * theirs), after its runs are in (store_deadline.c). */
+static int fire_deadlines(sked_store *st, sked__tx *tx, struct fire_arg *a,
+                          const fire_row *rows, size_t nrows, sked_error *err)
+{
+    int rc = 0;
+
+    for (size_t r = 0; rc == 0 && r < nrows; r++)
+        rc = sked__store_fire_deadlines(st, tx, rows[r].s, rows[r].f, a->now,
+                                        &a->ev, err);
+    return rc;
+}
+
 /* Overlap cancel_other (SPEC 3.4): a row that created runs cancels the
  * schedule's other active runs; its last run is the one that goes on. */
 static int fire_cancel(sked_store *st, sked__tx *tx, struct fire_arg *a,
@@ -605,6 +620,8 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
         rc = fire_events(a, rows, nrows, err);
     if (rc == 0)
         rc = fire_cancel(st, tx, a, rows, nrows, err);
+    if (rc == 0)
+        rc = fire_deadlines(st, tx, a, rows, nrows, err);
     free(rows);
     free(active);
     fire_skips_done(&skips);

@@ -71,6 +71,14 @@ int sked__ev_flush(sked_store *st, sked__tx *tx, sked__ev_list *l,
 /* Hand L's events to the caller (OUT and N may be NULL: freed). */
 void sked__ev_give(sked__ev_list *l, sked_event **out, size_t *n);
 
+/* The deadlines of the locked row S in the firing transaction at NOW
+ * (store_deadline.c), after F's runs were inserted: check its runs due,
+ * and set F->deadline_check_at and F->deadlines_missed. Events into EV. */
+int sked__store_fire_deadlines(sked_store *st, sked__tx *tx,
+                               const sked_schedule *s, sked_firing *f,
+                               sked_time now, sked__ev_list *ev,
+                               sked_error *err);
+
 /* Cancel the active runs of SCHEDULE but KEEP (may be NULL), in TX at
  * NOW, as sked__store_run_cancel does (store_run.c): the firing of an
  * overlap cancel_other (SPEC 3.4). Events into EV. */
