@@ -183,6 +183,18 @@ static int schedule_trigger(target *t, const char *name, char **run_id,
     return rc == 0 ? own_text(id, run_id, err) : rc;
 }
 
+static int schedule_ping(target *t, const char *name, sked_ping_status status,
+                         const char *body, char **run_id, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+    char *id = NULL;
+    int rc = e ? sked_engine_schedule_ping(e, name, status, body,
+                                           body ? strlen(body) : 0, &id, err)
+               : err->code;
+
+    return rc == 0 ? own_text(id, run_id, err) : rc;
+}
+
 static int schedule_backfill(target *t, const char *name, sked_time start,
                              sked_time end, sked_progress_fn progress,
                              void *ctx, sked_backfill_result *res,

@@ -54,7 +54,16 @@ static const sked__request_param simulate_params[] = {
     {NULL, 0, 0, 0, false},
 };
 
+static const sked__request_param ping_params[] = {
+    {"status", 's', 0, 0, false},
+    {NULL, 0, 0, 0, false},
+};
+
 static const facts route_facts[] = {
+    {"POST", "/api/v1/schedules/{name}/ping", NONE, ping_params, NULL, NULL,
+     "no occurrence awaits a ping: the latest has ended and the next is "
+     "more than a minute away",
+     NULL},
     {"GET", "/api/v1/schedules", SKED__REQUEST_SCHEDULES, NULL, NULL, NULL,
      NULL, NULL},
     {"POST", "/api/v1/schedules", NONE, NULL, NULL, "NewSchedule",

@@ -161,6 +161,8 @@ endif()
 # Calendars through the API and the CLI on PostgreSQL
 # (tests/integration/test_server_calendars.sh; SQLite:
 # integration.server_calendars): excluded occurrences traced, on a server.
+sked_add_pg_test(server.pg_heartbeat bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_heartbeat.sh pg)
 sked_add_pg_test(server.pg_server_calendars bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_calendars.sh pg)
 # (tests/integration/test_calendars.sh; SQLite: integration.calendars).
