@@ -120,7 +120,7 @@ static int schedule_create(target *t, const sked_schedule *s, sked_error *err)
     int rc = e ? sked_engine_schedule_create(e, s, err) : err->code;
 
     if (rc == 0)
-        warn_workflow(e, s->workflow);
+        warn_workflow(e, s->heartbeat ? NULL : s->workflow);
     return rc;
 }
 
@@ -130,7 +130,7 @@ static int schedule_update(target *t, const sked_schedule *s, sked_error *err)
     int rc = e ? sked_engine_schedule_update(e, s, err) : err->code;
 
     if (rc == 0)
-        warn_workflow(e, s->workflow);
+        warn_workflow(e, s->heartbeat ? NULL : s->workflow);
     return rc;
 }
 

@@ -61,8 +61,8 @@ static const sked__request_param ping_params[] = {
 
 static const facts route_facts[] = {
     {"POST", "/api/v1/schedules/{name}/ping", NONE, ping_params, NULL, NULL,
-     "no occurrence awaits a ping: the latest has ended and the next is "
-     "more than a minute away",
+     "no occurrence awaits a ping: none is open and the next is more than a "
+     "minute away",
      NULL},
     {"GET", "/api/v1/schedules", SKED__REQUEST_SCHEDULES, NULL, NULL, NULL,
      NULL, NULL},

@@ -263,9 +263,9 @@ static int ping_target(sked_store *st, sked__tx *tx, const sked_schedule *s,
     if (s->next_fire_at != SKED_TIME_NONE)
         (void) sked_time_format(s->next_fire_at, at, sizeof at);
     return sked__error_set(err, SKED_ECONFLICT, "name", -1,
-                           "no occurrence of %.128s awaits a ping: the "
-                           "latest has ended and the next (%s) is more than "
-                           "a minute away",
+                           "no occurrence of %.128s awaits a ping: none "
+                           "is open and the next (%s) is more than a minute "
+                           "away",
                            s->name, at);
 }
 
