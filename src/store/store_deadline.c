@@ -31,14 +31,6 @@
 /* How far ahead of its occurrence a ping may come. */
 #define PING_AHEAD (INT64_C(60) * SKED_USEC_PER_SEC)
 
-static void jobj_time(sked_jobj *o, const char *key, sked_time t)
-{
-    char s[SKED_TIME_STRLEN];
-    bool none = t == SKED_TIME_NONE || sked_time_format(t, s, sizeof s) < 0;
-
-    sked__jobj_str(o, key, none ? NULL : s);
-}
-
 /* The event schedule.deadline_missed of run R: which DEADLINE ("start"
  * or "completion") and the state R was in. */
 static int ev_missed(sked__ev_list *ev, const sked_run *r, const char *deadline,
@@ -47,9 +39,9 @@ static int ev_missed(sked__ev_list *ev, const sked_run *r, const char *deadline,
     sked_jobj o = {0};
 
     sked__jobj_str(&o, "schedule", r->schedule);
-    jobj_time(&o, "occurrence",
-              r->occurrence != SKED_TIME_NONE ? r->occurrence
-                                              : r->scheduled_for);
+    sked__jobj_time(&o, "occurrence",
+                    r->occurrence != SKED_TIME_NONE ? r->occurrence
+                                                    : r->scheduled_for);
     sked__jobj_str(&o, "run", r->id);
     sked__jobj_str(&o, "deadline", deadline);
     sked__jobj_str(&o, "state", sked__run_status_name(r->status));
@@ -213,7 +205,6 @@ static int ping_make(sked_store *st, sked__tx *tx, const sked_schedule *s,
                       .not_before = SKED_TIME_MAX,
                       .context = s->context,
                       .deadline_at = sked__deadline_first(s, s->next_fire_at)};
-    sked_jobj o = {0};
     sked_time check;
     int rc;
 
@@ -224,13 +215,7 @@ static int ping_make(sked_store *st, sked__tx *tx, const sked_schedule *s,
     if (rc != 0 || state != SKED_RUN_INSERTED)
         return rc;
     *made = true;
-    sked__jobj_str(&o, "run_id", id);
-    sked__jobj_str(&o, "workflow", s->workflow);
-    sked__jobj_str(&o, "schedule", s->name);
-    sked__jobj_str(&o, "trigger", "heartbeat");
-    jobj_time(&o, "scheduled_for", s->next_fire_at);
-    jobj_time(&o, "not_before", now);
-    rc = sked__ev_add(&a->ev, "run.created", id, sked__jobj_take(&o), now, err);
+    rc = sked__ev_run_created(&a->ev, &r, now, err);
     if (rc == 0)
         rc = st->ops->schedule_deadline_sync(tx, s->name, 0, SKED_TIME_NONE,
                                              &check, err);

@@ -109,35 +109,6 @@ int sked__store_schedule_scan(sked_store *st, sked_time since, sked_head_fn fn,
 
 /* ---- events ------------------------------------------------------------ */
 
-/* Add the time T under KEY: an RFC 3339 string, or null. */
-static void jobj_time(sked_jobj *o, const char *key, sked_time t)
-{
-    char s[SKED_TIME_STRLEN];
-    bool none = t == SKED_TIME_NONE || sked_time_format(t, s, sizeof s) < 0;
-
-    sked__jobj_str(o, key, none ? NULL : s);
-}
-
-/* The event run.created for R. */
-static int ev_run_created(sked__ev_list *l, const sked_run_new *r,
-                          sked_time now, sked_error *err)
-{
-    sked_jobj o = {0};
-
-    sked__jobj_str(&o, "run_id", r->id);
-    sked__jobj_str(&o, "workflow", r->workflow);
-    sked__jobj_str(&o, "schedule", r->schedule);
-    sked__jobj_str(&o, "trigger", sked__trigger_name(r->trigger));
-    jobj_time(&o, "scheduled_for", r->scheduled_for);
-    /* A run moved off an excluded day says the occurrence it replaces. */
-    if (r->occurrence != 0 && r->occurrence != SKED_TIME_NONE &&
-        r->occurrence != r->scheduled_for)
-        jobj_time(&o, "occurrence", r->occurrence);
-    jobj_time(&o, "not_before",
-              r->not_before == SKED_TIME_NONE ? now : r->not_before);
-    return sked__ev_add(l, "run.created", r->id, sked__jobj_take(&o), now, err);
-}
-
 /* The event schedule.occurrences_missed of M for schedule NAME. */
 static int ev_missed(sked__ev_list *l, const char *name,
                      const sked_fire_miss *m, sked_time now, sked_error *err)
@@ -147,8 +118,8 @@ static int ev_missed(sked__ev_list *l, const char *name,
     sked__jobj_str(&o, "schedule", name);
     sked__jobj_str(&o, "reason", m->reason);
     sked__jobj_int(&o, "count", m->count);
-    jobj_time(&o, "first", m->first);
-    jobj_time(&o, "last", m->last);
+    sked__jobj_time(&o, "first", m->first);
+    sked__jobj_time(&o, "last", m->last);
     return sked__ev_add(l, "schedule.occurrences_missed", name,
                         sked__jobj_take(&o), now, err);
 }
@@ -524,7 +495,7 @@ static int fire_events(struct fire_arg *a, const fire_row *rows, size_t nrows,
             continue;
         for (size_t i = 0; rc == 0 && i < f->nruns; i++)
             if (f->state[i] == SKED_RUN_INSERTED)
-                rc = ev_run_created(&a->ev, &f->runs[i], a->now, err);
+                rc = sked__ev_run_created(&a->ev, &f->runs[i], a->now, err);
         for (size_t k = 0; rc == 0 && k < f->nmissed; k++)
             if (f->missed[k].count > 0)
                 rc = ev_missed(&a->ev, s->name, &f->missed[k], a->now, err);
@@ -711,7 +682,7 @@ static int create_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
                 "an active run holds the concurrency key \"%.100s\"",
                 a->runs[i].concurrency_key ? a->runs[i].concurrency_key : "");
         if (a->state[i] == SKED_RUN_INSERTED)
-            rc = ev_run_created(&a->ev, &a->runs[i], now, err);
+            rc = sked__ev_run_created(&a->ev, &a->runs[i], now, err);
     }
     if (rc == 0)
         rc = sked__ev_flush(st, tx, &a->ev, err);
