@@ -269,7 +269,7 @@ static int ping_apply(sked_store *st, sked__tx *tx, struct ping_arg *a,
     int rc;
 
     if (a->status != SKED_PING_START) {
-        m.status = end;
+        m.status = (int) end;
         m.finished_at = now;
         if (end == SKED_RUN_FAILED) {
             m.error = why;
