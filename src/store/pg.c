@@ -21,6 +21,7 @@
  * stderr: libsked does not print. */
 #include "store/pg_calendar.h"
 #include "store/pg_skip.h"
+#include "store/pg_notify.h"
 #include "store/pg.h"
 #include "base/alloc.h"
 #include "store/pg_queue.h"
@@ -48,10 +49,11 @@
 #define CONNECT_TIMEOUT "10"
 
 struct sked__tx {
-    sked__backend *b;  /* borrowed: the pool this slot belongs to */
-    PGconn *conn;      /* owned; NULL until first used */
-    uint64_t prepared; /* bit i: statement i is prepared on conn */
-    bool busy;         /* lent to a thread, guarded by b->mu */
+    sked__backend *b; /* borrowed: the pool this slot belongs to */
+    PGconn *conn;     /* owned; NULL until first used */
+    /* Bit i%64 of word i/64: statement i is prepared on conn. */
+    uint64_t prepared[SKED__PG_MASK_WORDS];
+    bool busy; /* lent to a thread, guarded by b->mu */
     /* The DETAIL of the last error, "" when none: room for that of a
      * unique violation of the longest key, "Key (concurrency_key)=(KEY)
      * already exists.", which names the run refused (pg_rows.c). */
@@ -153,7 +155,7 @@ static int slot_connect(struct sked__tx *t, sked_error *err)
 
     if (t->conn != NULL)
         PQfinish(t->conn);
-    t->prepared = 0;
+    memset(t->prepared, 0, sizeof t->prepared);
     t->conn = PQconnectdbParams(keys, vals, 1);
     if (t->conn == NULL)
         return sked__error_set(err, SKED_ENOMEM, "db", -1,
@@ -352,7 +354,7 @@ static int prepare(sked__tx *tx, const sked__pg_stmt *stmt, sked_error *err)
     if (PQresultStatus(res) != PGRES_COMMAND_OK)
         rc = sked__pg_error(tx, res, "prepare", err);
     else
-        tx->prepared |= UINT64_C(1) << stmt->id;
+        tx->prepared[stmt->id / 64] |= UINT64_C(1) << (stmt->id % 64);
     PQclear(res);
     return rc;
 }
@@ -365,7 +367,7 @@ int sked__pg_exec(sked__tx *tx, const sked__pg_stmt *stmt,
     ExecStatusType st;
     int rc;
 
-    if (!(tx->prepared & (UINT64_C(1) << stmt->id))) {
+    if (!(tx->prepared[stmt->id / 64] & (UINT64_C(1) << (stmt->id % 64)))) {
         rc = prepare(tx, stmt, err);
         if (rc < 0)
             return rc;
@@ -429,7 +431,7 @@ int sked__pg_exec_many(sked__tx *tx, const sked__pg_stmt *stmt, size_t n,
     if (stmt->nparams > 16)
         return sked__error_set(err, SKED_EINVAL, NULL, -1,
                                "too many parameters for a pipeline");
-    if (!(tx->prepared & (UINT64_C(1) << stmt->id)) &&
+    if (!(tx->prepared[stmt->id / 64] & (UINT64_C(1) << (stmt->id % 64))) &&
         (rc = prepare(tx, stmt, err)) < 0)
         return rc;
     (void) snprintf(name, sizeof(name), "sked_%d", (int) stmt->id);
@@ -798,6 +800,14 @@ const struct sked__store_ops sked__store_pg_ops = {
     .skip_write = sked__pg_skip_write,
     .skip_delete = sked__pg_skip_delete,
     .skips_read = sked__pg_skips_read,
+    .notifiers_read = sked__pg_notifiers_read,
+    .notifier_write = sked__pg_notifier_write,
+    .notifier_delete = sked__pg_notifier_delete,
+    .deliveries_insert = sked__pg_deliveries_insert,
+    .deliveries_claim = sked__pg_deliveries_claim,
+    .delivery_finish = sked__pg_delivery_finish,
+    .deliveries_list = sked__pg_deliveries_list,
+    .deliveries_pending = sked__pg_deliveries_pending,
     .listen_open = pg_listen_open,
     .listen_wait = pg_listen_wait,
     .listen_wake = pg_listen_wake,
