@@ -53,11 +53,23 @@ typedef struct wf_count {
     uint64_t timeouts;
 } wf_count;
 
+/* Notifiers counted at most, as workflows are. */
+#define NOTIFIERS_MAX 1000
+enum { NOTE_DELIVERED, NOTE_RETRY, NOTE_FAILED, NOTE__COUNT };
+static const char *const note_names[] = {"delivered", "retry", "failed"};
+
+typedef struct note_count {
+    char *name; /* owned */
+    uint64_t by[NOTE__COUNT];
+} note_count;
+
 struct sked_metrics {
     pthread_mutex_t mu;
     wf_count *wf; /* sorted by name */
     size_t nwf, cap;
     histo duration, lag;
+    note_count *notes; /* in the order first seen */
+    size_t nnotes, capnotes;
 };
 
 int sked__metrics_new(sked_metrics **out)
@@ -79,6 +91,9 @@ void sked__metrics_free(sked_metrics *m)
     for (size_t i = 0; i < m->nwf; i++)
         free(m->wf[i].name);
     free(m->wf);
+    for (size_t i = 0; i < m->nnotes; i++)
+        free(m->notes[i].name);
+    free(m->notes);
     (void) pthread_mutex_destroy(&m->mu);
     free(m);
 }
@@ -284,6 +299,45 @@ void sked__metrics_observe(sked_metrics *m, const sked_event *ev, size_t n)
     }
 }
 
+/* The counts of notifier NAME, added when new; NULL when out of memory
+ * or over NOTIFIERS_MAX. Under mu. Linear: a server has a few. */
+static note_count *note_get(sked_metrics *m, const char *name)
+{
+    for (size_t i = 0; i < m->nnotes; i++)
+        if (strcmp(m->notes[i].name, name) == 0)
+            return &m->notes[i];
+    if (m->nnotes >= NOTIFIERS_MAX)
+        return NULL;
+    if (m->nnotes == m->capnotes) {
+        size_t cap = m->capnotes ? m->capnotes * 2 : 8;
+        note_count *v = sked__realloc(m->notes, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        m->notes = v;
+        m->capnotes = cap;
+    }
+    char *copy = sked__strdup(name);
+    if (!copy)
+        return NULL;
+    m->notes[m->nnotes] = (note_count){.name = copy};
+    return &m->notes[m->nnotes++];
+}
+
+void sked__metrics_notify(sked_metrics *m, const char *notifier,
+                          const char *result)
+{
+    note_count *c;
+
+    if (!m || !notifier)
+        return;
+    pthread_mutex_lock(&m->mu);
+    if ((c = note_get(m, notifier)) != NULL)
+        for (int i = 0; i < NOTE__COUNT; i++)
+            if (strcmp(result, note_names[i]) == 0)
+                c->by[i]++;
+    pthread_mutex_unlock(&m->mu);
+}
+
 /* ---- the text format --------------------------------------------------- */
 
 /* A label value escaped as the format wants: \\, \" and \n. */
@@ -380,6 +434,18 @@ static void write_counters(sked_engine *e, sked_buf *b)
         (void) sked__buf_printf(b, "\"} %llu\n",
                                 (unsigned long long) m->wf[i].timeouts);
     }
+    family(b, "sked_notifications_total", "counter",
+           "Delivery attempts of notifications by this server, by notifier "
+           "and result (delivered, retry: failed and retried later, failed: "
+           "given up).");
+    for (size_t i = 0; i < m->nnotes; i++)
+        for (int r = 0; r < NOTE__COUNT; r++) {
+            (void) sked__buf_printf(b, "sked_notifications_total{notifier=\"");
+            sb_label(b, m->notes[i].name);
+            (void) sked__buf_printf(b, "\",result=\"%s\"} %llu\n",
+                                    note_names[r],
+                                    (unsigned long long) m->notes[i].by[r]);
+        }
     pthread_mutex_unlock(&m->mu);
     family(b, "sked_store_errors_total", "counter",
            "Failed tries of the server's own work on the database, by "

@@ -515,6 +515,84 @@ bool sked__notifier_wants(const sked_notifier *n, const char *type,
     return false;
 }
 
+/* ---- the schema ----------------------------------------------------------
+ */
+
+/* The JSON Schema of a value of kind K, described by HELP. */
+static json_t *kind_schema(int k, const char *help)
+{
+    switch (k) {
+    case K_STR:
+        return json_pack("{s:s, s:s}", "type", "string", "description", help);
+    case K_STRS:
+        return json_pack("{s:s, s:{s:s}, s:i, s:s}", "type", "array", "items",
+                         "type", "string", "maxItems", SKED_NOTIFY_LIST_MAX,
+                         "description", help);
+    case K_KVS:
+        return json_pack("{s:s, s:{s:s}, s:s}", "type", "object",
+                         "additionalProperties", "type", "string",
+                         "description", help);
+    default:
+        return json_pack("{s:[{s:s},{s:s}], s:s}", "oneOf", "type", "string",
+                         "type", "integer", "description", help);
+    }
+}
+
+/* The properties of the table T into a new object; NULL: no memory. */
+static json_t *table_props(const fdesc *t, const char *const *help)
+{
+    json_t *p = json_object();
+
+    for (size_t i = 0; p && t[i].json; i++)
+        if (json_object_set_new(p, t[i].json, kind_schema(t[i].kind, help[i])))
+            p = NULL; /* the object leaks only when out of memory */
+    return p;
+}
+
+#define HELP(m, kind, json, help) help,
+static const char *const COMMON_HELP[] = {SKED__NOTIFIER_FIELDS(HELP)};
+static const char *const KIND_HELP[3][8] = {{SKED__WEBHOOK_FIELDS(HELP)},
+                                            {SKED__COMMAND_FIELDS(HELP)},
+                                            {SKED__EMAIL_FIELDS(HELP)}};
+#undef HELP
+
+json_t *sked__notifier_json_schema(void)
+{
+    json_t *props = table_props(COMMON, COMMON_HELP);
+
+    if (!props)
+        return NULL;
+    json_object_set_new(props, "name", kind_schema(K_STR, "its name"));
+    for (int k = 0; k < 3; k++)
+        json_object_set_new(props, KINDS[k],
+                            json_pack("{s:s, s:o, s:b}", "type", "object",
+                                      "properties",
+                                      table_props(BY_KIND[k], KIND_HELP[k]),
+                                      "additionalProperties", 0));
+    json_object_set_new(props, "kind",
+                        json_pack("{s:s, s:[s,s,s], s:b}", "type", "string",
+                                  "enum", "webhook", "command", "email",
+                                  "readOnly", 1));
+    json_object_set_new(
+        props, "source",
+        json_pack("{s:s, s:b}", "type", "string", "readOnly", 1));
+    json_object_set_new(
+        props, "app",
+        json_pack("{s:[s,s], s:b}", "type", "string", "null", "readOnly", 1));
+    json_object_set_new(
+        props, "created_at",
+        json_pack("{s:s, s:b}", "type", "integer", "readOnly", 1));
+    json_object_set_new(
+        props, "updated_at",
+        json_pack("{s:s, s:b}", "type", "integer", "readOnly", 1));
+    return json_pack("{s:s, s:s, s:o, s:b}", "description",
+                     "a notifier: one of webhook, command or email, the "
+                     "event types and schedules it wants; never a secret, "
+                     "only where the server reads it",
+                     "type", "object", "properties", props,
+                     "additionalProperties", 0);
+}
+
 void sked__notifier_done(sked_notifier *n)
 {
     if (!n)

@@ -101,6 +101,10 @@ char *sked__notifier_list_text(const sked_strlist *l);
 bool sked__notifier_wants(const sked_notifier *n, const char *type,
                           const char *schedule);
 
+/* The JSON Schema of the object, from the field tables (the OpenAPI
+ * document's); a new reference, NULL when out of memory. */
+json_t *sked__notifier_json_schema(void);
+
 void sked__notifier_done(sked_notifier *n);
 void sked__notifiers_free(sked_notifier *v, size_t n);
 
