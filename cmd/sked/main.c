@@ -39,6 +39,7 @@ static const cli_cmd *const top_cmds[] = {
     &cli_cmd_run,
     &cli_cmd_workflow,
     &cli_cmd_calendar,
+    &cli_cmd_notify,
     &cli_cmd_apply,
     &cli_cmd_events,
     &cli_cmd_cron,

@@ -195,12 +195,15 @@ static int sync_rows(sked_store *st, sked__tx *tx, struct sync_arg *a,
         const sked_notifier *old = stored(v, nv, w.name);
         char field[SKED_ERROR_FIELD_MAX];
         (void) snprintf(field, sizeof field, "notifiers.%s", w.name);
-        if (old && !ours(old, a->app))
+        /* The file says what its notifiers are: one of its names made
+         * through the API (sked notify apply) becomes the file's; only
+         * another file's is refused. */
+        if (old && old->source == SKED_SOURCE_CODE && !ours(old, a->app))
             return sked__error_set(err, SKED_ECONFLICT, field, -1,
-                                   "a notifier of that name exists (%s)",
-                                   old->source == SKED_SOURCE_CODE
-                                       ? "another app's"
-                                       : "made through the API");
+                                   "a notifier of that name is app %s's",
+                                   old->app ? old->app : "?");
+        if (old && !ours(old, a->app))
+            old = NULL; /* written as the file's */
         w.source = SKED_SOURCE_CODE;
         w.app = (char *) a->app;
         if (w.retry_for == 0)

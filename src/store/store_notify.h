@@ -41,9 +41,9 @@ int sked__store_notifier_delete(sked_store *st, const char *name,
                                 sked_error *err);
 /* Make the N notifiers SET the code notifiers of APP, in one
  * transaction: each written, and APP's code notifiers not in SET
- * deleted. A name that an API notifier or another app holds is
- * SKED_ECONFLICT, naming "notifiers.NAME". *changed (may be NULL) is
- * the count written or deleted. */
+ * deleted. An API notifier of a name in SET becomes APP's; a name
+ * another app holds is SKED_ECONFLICT, naming "notifiers.NAME".
+ * *changed (may be NULL) is the count written or deleted. */
 int sked__store_notifiers_sync(sked_store *st, const char *app,
                                const sked_notifier *set, size_t n,
                                size_t *changed, sked_error *err);

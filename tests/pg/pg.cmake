@@ -77,6 +77,11 @@ sked_add_pg_test(server.pg_apps bash
 sked_add_pg_test(server.pg_exec bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_exec.sh pg)
 
+# Notifications delivered by real servers to a real receiver
+# (tests/integration/test_server_notify.sh; SQLite: integration).
+sked_add_pg_test(server.pg_notify bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_notify.sh pg)
+
 # The metrics on PostgreSQL: its queries of the gauges, linted by promtool
 # (tests/lint/test_metrics.sh; SQLite: lint.metrics).
 sked_add_pg_test(lint.pg_metrics bash
