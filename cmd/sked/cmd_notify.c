@@ -319,24 +319,25 @@ static const cli_cmd get_cmd = {
             "Options:\n" TARGET_HELP "  -h, --help     show this help\n",
 };
 
+/* The keys of a notifier, from its field tables. */
+#define WEBHOOK_KEYS  "webhook:\n" SKED__WEBHOOK_FIELDS(KEY_LINE)
+#define COMMAND_KEYS  "command:\n" SKED__COMMAND_FIELDS(KEY_LINE)
+#define EMAIL_KEYS    "email:\n" SKED__EMAIL_FIELDS(KEY_LINE)
+#define COMMON_KEYS   "and beside it:\n" SKED__NOTIFIER_FIELDS(KEY_LINE)
+#define NOTIFIER_KEYS WEBHOOK_KEYS COMMAND_KEYS EMAIL_KEYS COMMON_KEYS
+
 static const cli_cmd apply_cmd = {
     .name = "apply",
     .path = "sked notify apply",
     .summary = "Create or replace the notifiers of a workflows file",
     .run = apply_run,
-    .help =
-        "Usage: sked notify apply FILE\n"
-        "\n"
-        "Read the workflows file FILE whole, then create or replace\n"
-        "each notifier of its \"notifiers\" mapping. A notifier has one\n"
-        "of webhook, command or email, a mapping of the kind's keys:\n"
-        "webhook:\n" SKED__WEBHOOK_FIELDS(KEY_LINE) "command:"
-                                                    "\n" SKED__COMMAND_FIELDS(KEY_LINE) "email:\n" SKED__EMAIL_FIELDS(
-                                                        KEY_LINE) "and beside "
-                                                                  "it:"
-                                                                  "\n" SKED__NOTIFIER_FIELDS(KEY_LINE) "\n"
-                                                                                                       "Options:\n" TARGET_HELP
-                                                                                                       "  -h, --help     show this help\n",
+    .help = "Usage: sked notify apply FILE\n"
+            "\n"
+            "Read the workflows file FILE whole, then create or replace\n"
+            "each notifier of its \"notifiers\" mapping. A notifier has one\n"
+            "of webhook, command or email, a mapping of the kind's "
+            "keys:\n" NOTIFIER_KEYS "\n"
+            "Options:\n" TARGET_HELP "  -h, --help     show this help\n",
 };
 
 static const cli_cmd delete_cmd = {
