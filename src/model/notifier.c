@@ -460,8 +460,9 @@ static bool put_state(json_t *o, const sked_notifier *n)
 json_t *sked__notifier_to_json(const sked_notifier *n, bool state)
 {
     json_t *o = json_object(), *k = json_object();
-    bool ok =
-        o && k && json_object_set_new(o, "name", json_string(n->name)) == 0;
+    bool ok = o && k &&
+              json_object_set_new(
+                  o, "name", n->name ? json_string(n->name) : json_null()) == 0;
 
     ok = ok && put_table(k, BY_KIND[n->kind], n);
     ok = ok && json_object_set(o, sked__notifier_kind_name(n->kind), k) == 0;

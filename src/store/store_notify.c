@@ -143,20 +143,30 @@ static int event_schedule(sked_store *st, sked__tx *tx, const sked_event *e,
     return 0;
 }
 
-/* The JSON text of E as sent, its schedule SCHEDULE; NULL: no memory. */
-static char *event_text(const sked_event *e, json_t *payload,
-                        const char *schedule)
+/* The JSON text of E as sent, its schedule SCHEDULE; NULL: no memory.
+ * The payload goes in as it was written (a reading and a writing of it
+ * would change how its numbers are spelled). */
+static char *event_text(const sked_event *e, const char *schedule)
 {
     char at[SKED_TIME_STRLEN] = "";
+    const char *payload = e->payload ? e->payload : "null";
     json_t *o;
-    char *s;
+    char *head, *s = NULL;
+    size_t n, len;
 
     (void) sked_time_format(e->at, at, sizeof at);
-    o = json_pack("{s:I,s:s,s:s,s:s?,s:s,s:O}", "id", (json_int_t) e->id,
-                  "type", e->type, "subject", e->subject, "schedule", schedule,
-                  "at", at, "payload", payload ? payload : json_null());
-    s = o ? sked__json_text(o, NULL) : NULL;
+    o = json_pack("{s:I,s:s,s:s,s:s?,s:s}", "id", (json_int_t) e->id, "type",
+                  e->type, "subject", e->subject, "schedule", schedule, "at",
+                  at);
+    head = o ? sked__json_text(o, &n) : NULL;
     json_decref(o);
+    if (head && n >= 2) {
+        len = n - 1 + strlen(",\"payload\":") + strlen(payload) + 2;
+        if ((s = sked__malloc(len)) != NULL)
+            (void) snprintf(s, len, "%.*s,\"payload\":%s}", (int) (n - 1), head,
+                            payload);
+    }
+    free(head);
     return s;
 }
 
@@ -171,7 +181,7 @@ static int outbox_event(sked_store *st, sked__tx *tx, const sked_event *e,
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (!sked__notifier_wants(&v[i], e->type, schedule))
             continue;
-        if (!text && !(text = event_text(e, payload, schedule))) {
+        if (!text && !(text = event_text(e, schedule))) {
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
             break;
         }
