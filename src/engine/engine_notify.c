@@ -143,7 +143,7 @@ static void claim_size(const sked_engine *e, const sked_notifier *v, size_t n,
     *lease = e->lease > 0 ? e->lease : SKED_LEASE_DEFAULT;
     if (*lease < 2 * longest)
         *lease = 2 * longest;
-    *limit = (size_t) (*lease / longest) - 1;
+    *limit = (size_t) (*lease / longest);
     if (*limit > CLAIM_LIMIT)
         *limit = CLAIM_LIMIT;
 }
@@ -154,11 +154,15 @@ int sked__engine_notify_pass(sked_engine *e, size_t *done, sked_error *err)
     sked_delivery *d = NULL;
     size_t nv = 0, nd = 0, i = 0, limit;
     sked_dur lease;
-    int rc = sked__store_notifier_list(e->store, &v, &nv, err);
+    int64_t pending = 0;
+    int rc = sked__store_deliveries_pending(e->store, &pending, err);
 
+    /* An idle server reads one count a tick, and writes nothing. */
     if (done)
         *done = 0;
-    if (rc != 0)
+    if (rc != 0 || pending == 0)
+        return rc;
+    if ((rc = sked__store_notifier_list(e->store, &v, &nv, err)) != 0)
         return rc;
     claim_size(e, v, nv, &lease, &limit);
     rc = sked__store_deliveries_claim(e->store, e->node_id, lease, limit, &d,

@@ -808,6 +808,7 @@ const struct sked__store_ops sked__store_pg_ops = {
     .delivery_finish = sked__pg_delivery_finish,
     .deliveries_list = sked__pg_deliveries_list,
     .deliveries_pending = sked__pg_deliveries_pending,
+    .deliveries_prune = sked__pg_deliveries_prune,
     .listen_open = pg_listen_open,
     .listen_wait = pg_listen_wait,
     .listen_wake = pg_listen_wake,

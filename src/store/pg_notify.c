@@ -89,6 +89,10 @@ static const sked__pg_stmt LOG_ALL = {SKED__PG_DELIVERY_LOG_ALL, 2,
                                       LOG_SQL("")};
 static const sked__pg_stmt LOG_ONE = {SKED__PG_DELIVERY_LOG_ONE, 3,
                                       LOG_SQL("AND notifier = $3")};
+static const sked__pg_stmt PRUNE = {
+    SKED__PG_DELIVERY_PRUNE, 1,
+    "DELETE FROM notify_deliveries WHERE state <> 'pending' AND updated_at "
+    "< $1::bigint"};
 static const sked__pg_stmt PENDING = {
     SKED__PG_DELIVERY_PENDING, 0,
     "SELECT count(*) FROM notify_deliveries WHERE state = 'pending'"};
@@ -231,4 +235,12 @@ int sked__pg_deliveries_pending(sked__tx *tx, int64_t *out, sked_error *err)
     *out = PQntuples(res) == 1 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
     PQclear(res);
     return 0;
+}
+
+int sked__pg_deliveries_prune(sked__tx *tx, sked_time before, sked_error *err)
+{
+    char at[SKED__PG_NUMLEN];
+    const char *params[1] = {sked__pg_num(before, at)};
+
+    return sked__pg_exec(tx, &PRUNE, params, NULL, err);
 }

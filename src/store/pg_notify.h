@@ -23,4 +23,6 @@ int sked__pg_deliveries_list(sked__tx *tx, const char *notifier,
                              sked_error *err);
 int sked__pg_deliveries_pending(sked__tx *tx, int64_t *out, sked_error *err);
 
+int sked__pg_deliveries_prune(sked__tx *tx, sked_time before, sked_error *err);
+
 #endif

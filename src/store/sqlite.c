@@ -787,6 +787,7 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .delivery_finish = sked__sqlite_delivery_finish,
     .deliveries_list = sked__sqlite_deliveries_list,
     .deliveries_pending = sked__sqlite_deliveries_pending,
+    .deliveries_prune = sked__sqlite_deliveries_prune,
     .events_append = sked__sqlite_rows_events_append,
     .event_append = sked__sqlite_rows_event_append,
     .event_list = sked__sqlite_rows_event_list,

@@ -70,6 +70,9 @@ static const char *const FINISH =
     " ORDER BY id DESC LIMIT ?2)"
 static const char *const LOG_ALL = LOG_SQL("");
 static const char *const LOG_ONE = LOG_SQL("AND notifier = ?3");
+static const char *const PRUNE =
+    "DELETE FROM notify_deliveries WHERE state <> 'pending' AND updated_at "
+    "< ?1";
 static const char *const PENDING =
     "SELECT count(*) FROM notify_deliveries WHERE state = 'pending'";
 
@@ -246,4 +249,16 @@ int sked__sqlite_deliveries_pending(sked__tx *c, int64_t *out, sked_error *err)
         rc = sked__sqlite_fail(c, step, "counting notifications", err);
     sked__sqlite_done(s);
     return rc;
+}
+
+int sked__sqlite_deliveries_prune(sked__tx *c, sked_time before,
+                                  sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sked__sqlite_stmt(c, PRUNE, &s, err);
+
+    if (rc != 0)
+        return rc;
+    return sked__sqlite_exec(c, s, sqlite3_bind_int64(s, 1, before),
+                             "pruning the notify log", err);
 }

@@ -24,4 +24,7 @@ int sked__sqlite_deliveries_list(sked__tx *tx, const char *notifier,
 int sked__sqlite_deliveries_pending(sked__tx *tx, int64_t *out,
                                     sked_error *err);
 
+int sked__sqlite_deliveries_prune(sked__tx *tx, sked_time before,
+                                  sked_error *err);
+
 #endif

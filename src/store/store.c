@@ -643,7 +643,10 @@ static int prune_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct prune_arg *a = arg;
 
-    return st->ops->event_prune(tx, a->before, &a->deleted, err);
+    int rc = st->ops->event_prune(tx, a->before, &a->deleted, err);
+
+    /* The notify log keeps what the events keep (pending ones stay). */
+    return rc == 0 ? st->ops->deliveries_prune(tx, a->before, err) : rc;
 }
 
 int sked__store_event_prune(sked_store *st, sked_time before, int64_t *deleted,

@@ -501,8 +501,11 @@ struct sked__store_ops {
     int (*deliveries_list)(sked__tx *tx, const char *notifier,
                            int64_t before_id, size_t limit, char **out,
                            sked_error *err);
-    /* How many deliveries are pending now (the metrics' gauge). */
+    /* How many deliveries are pending now. */
     int (*deliveries_pending)(sked__tx *tx, int64_t *out, sked_error *err);
+    /* Delete the deliveries delivered or failed before BEFORE (by their
+     * updated_at): the events' retention. */
+    int (*deliveries_prune)(sked__tx *tx, sked_time before, sked_error *err);
 
     /* ---- notifications (NULL for SQLite) ---------------------------------
      * A listener is a connection of its own, outside the pool, that

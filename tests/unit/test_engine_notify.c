@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -34,6 +35,7 @@
 #include "test_db.h"
 
 #include "engine/engine_int.h"
+#include "store/store_notify.h"
 #include "sked/sked.h"
 
 #define SECRET     "s3cr3t-for-the-hook"
@@ -541,6 +543,105 @@ static void test_command(void **state)
     unlink(path);
 }
 
+static void test_lease_taken_over(void **state)
+{
+    sked_engine *e = *state;
+    sked_delivery *d = NULL;
+    sked_error err;
+    size_t n = 0;
+
+    put_hook(e, rx.port, "[\"run.failed\"]", "null");
+    fail_run(e, "nightly-db");
+    /* A server claims it and dies before its attempt. */
+    assert_int_equal(
+        sked__store_deliveries_claim(sked__engine_store(e), "dead-node",
+                                     60 * SKED_USEC_PER_SEC, 8, &d, &n, &err),
+        0);
+    assert_int_equal(n, 1);
+    sked__deliveries_free(d, n);
+    assert_int_equal(pass(e), 0); /* its lease holds */
+    vnow += 61 * SKED_USEC_PER_SEC;
+    assert_int_equal(pass(e), 1); /* run out: taken over */
+    assert_int_equal(rx_count(), 1);
+    assert_int_equal(q("SELECT count(*) FROM notify_deliveries WHERE state = "
+                       "'delivered' AND attempts = 2 AND lease_owner IS NULL"),
+                     1);
+}
+
+static void test_email_and_template(void **state)
+{
+    sked_engine *e = *state;
+    char json[2048], prog[400], out[400], buf[4096];
+    sked_error err;
+    FILE *fp;
+    size_t n;
+
+    snprintf(out, sizeof out, "%s/mail.out", tmp_dir);
+    snprintf(prog, sizeof prog, "%s/sendmail", tmp_dir);
+    fp = fopen(prog, "w");
+    assert_non_null(fp);
+    fprintf(fp, "#!/bin/sh\necho \"args: $*\" > %s\ncat >> %s\n", out, out);
+    fclose(fp);
+    assert_int_equal(chmod(prog, 0755), 0);
+    snprintf(json, sizeof json,
+             "{\"email\": {\"to\": [\"ops@example.com\", \"b@example.com\"], "
+             "\"subject\": \"{{type}} of {{schedule}}\", \"program\": "
+             "\"%s\"}, \"events\": [\"run.failed\"]}",
+             prog);
+    assert_int_equal(
+        sked_engine_notifier_put(e, "mail", json, NULL, NULL, &err), 0);
+    /* And a webhook with a body template and a header of its own. */
+    snprintf(json, sizeof json,
+             "{\"webhook\": {\"url\": \"http://127.0.0.1:%u/t\", "
+             "\"headers\": {\"X-Team\": \"data\"}, \"body\": "
+             "\"{\\\"text\\\": \\\"{{type}} {{schedule}} "
+             "{{delivery}}\\\"}\"}, \"events\": [\"run.failed\"]}",
+             rx.port);
+    assert_int_equal(sked_engine_notifier_put(e, "tpl", json, NULL, NULL, &err),
+                     0);
+    fail_run(e, "nightly-web");
+    assert_int_equal(pass(e), 2);
+    fp = fopen(out, "r");
+    assert_non_null(fp);
+    n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = '\0';
+    assert_non_null(strstr(buf, "args: -t -i"));
+    assert_non_null(strstr(buf, "To: ops@example.com, b@example.com\n"));
+    assert_non_null(strstr(buf, "Subject: run.failed of nightly-web\n"));
+    assert_non_null(strstr(buf, "Sked-Delivery: "));
+    assert_non_null(strstr(buf, "\"type\":\"run.failed\""));
+    assert_int_equal(rx_count(), 1);
+    assert_non_null(
+        strstr(rx.got[0].body, "{\"text\": \"run.failed nightly-web "));
+    assert_non_null(strstr(rx.got[0].body, "-tpl\"}"));
+    assert_string_equal(rx.got[0].signature, ""); /* no secret: unsigned */
+    unlink(out);
+    unlink(prog);
+}
+
+static void test_pruned_with_events(void **state)
+{
+    sked_engine *e = *state;
+    int64_t deleted = 0;
+    sked_error err;
+
+    put_hook(e, rx.port, "[\"run.failed\"]", "null");
+    fail_run(e, "nightly-db");
+    assert_int_equal(pass(e), 1);
+    rx_reset(500);
+    fail_run(e, "nightly-web");
+    assert_int_equal(pass(e), 1); /* pending again, retried later */
+    vnow += SKED_USEC_PER_SEC;
+    assert_int_equal(
+        sked__store_event_prune(sked__engine_store(e), vnow, &deleted, &err),
+        0);
+    assert_int_equal(q("SELECT count(*) FROM notify_deliveries"), 1);
+    assert_int_equal(q("SELECT count(*) FROM notify_deliveries WHERE state = "
+                       "'pending'"),
+                     1);
+}
+
 static void test_bad_input(void **state)
 {
     static const struct {
@@ -602,6 +703,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_down_then_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_engines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lease_taken_over, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_email_and_template, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_pruned_with_events, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
     };
     int rc;
