@@ -525,8 +525,8 @@ static void test_command(void **state)
     snprintf(path, sizeof path, "%s/cmd.out", tmp_dir[0] ? tmp_dir : "/tmp");
     snprintf(json, sizeof json,
              "{\"command\": {\"argv\": [\"/bin/sh\", \"-c\", \"cat > %s; "
-             "echo; env\"]}, \"events\": [\"run.failed\"]}",
-             path);
+             "env >> %s\"]}, \"events\": [\"run.failed\"]}",
+             path, path);
     assert_int_equal(sked_engine_notifier_put(e, "cmd", json, NULL, NULL, &err),
                      0);
     fail_run(e, "daily-x");
@@ -540,7 +540,35 @@ static void test_command(void **state)
     fclose(fp);
     buf[n] = '\0';
     assert_non_null(strstr(buf, "\"type\":\"run.failed\""));
+    /* Its environment: the notify variables, none of the server's. */
+    assert_non_null(strstr(buf, "SKED_DELIVERY="));
+    assert_non_null(strstr(buf, "SKED_NOTIFIER=cmd\n"));
+    assert_non_null(strstr(buf, "SKED_EVENT_TYPE=run.failed\n"));
+    assert_null(strstr(buf, "SKED_TEST_HOOK_SECRET"));
+    assert_null(strstr(buf, SECRET));
     unlink(path);
+}
+
+/* A schedule paused after its failures: schedule.paused is delivered. */
+static void test_paused_after_failures(void **state)
+{
+    sked_engine *e = *state;
+    sked_schedule s;
+    sked_error err;
+
+    assert_int_equal(sked_engine_schedule_get(e, "nightly-db", &s, &err), 0);
+    s.pause_after_failures = 2;
+    assert_int_equal(sked_engine_schedule_update(e, &s, &err), 0);
+    sked_schedule_done(&s);
+    put_hook(e, rx.port, "[\"schedule.paused\"]", "[\"nightly-*\"]");
+    fail_run(e, "nightly-db");
+    assert_int_equal(pass(e), 0);
+    fail_run(e, "nightly-db");
+    assert_int_equal(pass(e), 1);
+    assert_int_equal(rx_count(), 1);
+    assert_string_equal(rx.got[0].event, "schedule.paused");
+    assert_non_null(strstr(rx.got[0].body, "\"schedule\":\"nightly-db\""));
+    assert_non_null(strstr(rx.got[0].body, "consecutive failed runs"));
 }
 
 static void test_lease_taken_over(void **state)
@@ -703,6 +731,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_down_then_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_engines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paused_after_failures, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_lease_taken_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_email_and_template, setup,
                                         teardown),
