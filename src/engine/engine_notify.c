@@ -26,6 +26,7 @@
 #include "base/backoff.h"
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/json_obj.h"
 #include "engine/engine_int.h"
 #include "exec/notify_send.h"
 #include "store/store_notify.h"
@@ -78,6 +79,41 @@ static bool stopping(sked_engine *e)
     return stop;
 }
 
+/* Count the attempt END of D (idempotency id ID) in the metrics, and
+ * tell this engine's subscribers: notification.delivered, .retrying or
+ * .failed {"notifier", "delivery", "attempts", "status", "error",
+ * "next_attempt_at"}, events of this server's own work that are not
+ * stored (the notify log is their record), so that the server logs a
+ * delivery given up as a warning. */
+static void tell(sked_engine *e, const sked_delivery *d, const char *id,
+                 const sked__delivery_end *end)
+{
+    bool failed = strcmp(end->state, "failed") == 0;
+    bool done = strcmp(end->state, "delivered") == 0;
+    char next[SKED_TIME_STRLEN];
+    sked_jobj o = {0};
+
+    sked__metrics_notify(e->metrics, d->notifier,
+                         done     ? "delivered"
+                         : failed ? "failed"
+                                  : "retry");
+    sked__jobj_str(&o, "notifier", d->notifier);
+    sked__jobj_str(&o, "delivery", id);
+    sked__jobj_int(&o, "attempts", d->attempts);
+    if (end->status >= 0)
+        sked__jobj_int(&o, "status", end->status);
+    if (end->error)
+        sked__jobj_str(&o, "error", end->error);
+    if (!done && !failed &&
+        sked_time_format(end->next_at, next, sizeof next) > 0)
+        sked__jobj_str(&o, "next_attempt_at", next);
+    sked__engine_deliver_one(e,
+                             done     ? "notification.delivered"
+                             : failed ? "notification.failed"
+                                      : "notification.retrying",
+                             d->notifier, sked__jobj_take(&o));
+}
+
 /* Attempt D once (N its notifier, NULL when gone) and record it. */
 static int attempt(sked_engine *e, const sked_delivery *d,
                    const sked_notifier *n, sked_error *err)
@@ -108,11 +144,10 @@ static int attempt(sked_engine *e, const sked_delivery *d,
         if (end.next_at > d->deadline_at)
             end.next_at = d->deadline_at; /* one last try at the deadline */
     }
-    sked__metrics_notify(e->metrics, d->notifier,
-                         r.delivered                        ? "delivered"
-                         : strcmp(end.state, "failed") == 0 ? "failed"
-                                                            : "retry");
-    return sked__store_delivery_finish(e->store, &end, &applied, err);
+    rc = sked__store_delivery_finish(e->store, &end, &applied, err);
+    if (rc == 0)
+        tell(e, d, id, &end);
+    return rc;
 }
 
 /* Give back D, claimed but not attempted (a stop). */

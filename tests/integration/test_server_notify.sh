@@ -15,7 +15,8 @@
 #    arrives, in event order for the schedule, none lost.
 # 3. Two servers on the database: ten failures delivered, each once.
 # 4. A receiver that always fails: the delivery is failed after its
-#    retry_for, in "sked notify log", the API and the metrics.
+#    retry_for, in "sked notify log", the API, the metrics and a warning
+#    of the server's log.
 # 5. Bad input to PUT /api/v1/notifiers/{name} is refused naming the
 #    field, the database unchanged; no answer, log line or notify log
 #    holds the secret.
@@ -196,6 +197,8 @@ wait_for 30 given_up && pass ||
 check "retried before failing" "$(q "$db" "SELECT attempts > 1 AND
     last_status = 500 FROM notify_deliveries WHERE notifier = 'always-fail'")" \
     "$([ "$mode" = pg ] && echo t || echo 1)"
+wait_log b 'level=warn msg="notification failed" notifier=always-fail.*status=500' 5 &&
+    pass || fail "the server's warning" "$(grep notification "$tmp/b.log")"
 log=$("$bin" notify log always-fail --db "$db")
 case $log in *failed*"HTTP status 500"*) pass ;; *) fail "notify log" "$log" ;; esac
 call GET /api/v1/notifiers/always-fail/deliveries "$url_b"
