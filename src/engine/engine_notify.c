@@ -189,13 +189,13 @@ int sked__engine_notify_pass(sked_engine *e, size_t *done, sked_error *err)
     sked_delivery *d = NULL;
     size_t nv = 0, nd = 0, i = 0, limit;
     sked_dur lease;
-    int64_t pending = 0;
-    int rc = sked__store_deliveries_pending(e->store, &pending, err);
+    int64_t due = 0;
+    int rc = sked__store_deliveries_due(e->store, &due, err);
 
     /* An idle server reads one count a tick, and writes nothing. */
     if (done)
         *done = 0;
-    if (rc != 0 || pending == 0)
+    if (rc != 0 || due == 0)
         return rc;
     if ((rc = sked__store_notifier_list(e->store, &v, &nv, err)) != 0)
         return rc;

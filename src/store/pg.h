@@ -95,7 +95,7 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_DELIVERY_FINISH,
     SKED__PG_DELIVERY_LOG_ALL,
     SKED__PG_DELIVERY_LOG_ONE,
-    SKED__PG_DELIVERY_PENDING,
+    SKED__PG_DELIVERY_DUE,
     SKED__PG_DELIVERY_PRUNE,
     SKED__PG_STMT_COUNT
 } sked__pg_stmt_id;

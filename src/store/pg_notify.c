@@ -93,9 +93,11 @@ static const sked__pg_stmt PRUNE = {
     SKED__PG_DELIVERY_PRUNE, 1,
     "DELETE FROM notify_deliveries WHERE state <> 'pending' AND updated_at "
     "< $1::bigint"};
-static const sked__pg_stmt PENDING = {
-    SKED__PG_DELIVERY_PENDING, 0,
-    "SELECT count(*) FROM notify_deliveries WHERE state = 'pending'"};
+static const sked__pg_stmt DUE = {
+    SKED__PG_DELIVERY_DUE, 1,
+    "SELECT EXISTS (SELECT 1 FROM notify_deliveries WHERE state = 'pending' "
+    "AND next_attempt_at <= $1::bigint AND (lease_until IS NULL OR "
+    "lease_until < $1::bigint))::int"};
 
 /* Run STMT with PARAMS for its one text value into *out. */
 static int one_text(sked__tx *tx, const sked__pg_stmt *stmt,
@@ -225,10 +227,13 @@ int sked__pg_deliveries_list(sked__tx *tx, const char *notifier,
     return one_text(tx, notifier ? &LOG_ONE : &LOG_ALL, params, out, err);
 }
 
-int sked__pg_deliveries_pending(sked__tx *tx, int64_t *out, sked_error *err)
+int sked__pg_deliveries_due(sked__tx *tx, sked_time now, int64_t *out,
+                            sked_error *err)
 {
+    char at[SKED__PG_NUMLEN];
+    const char *params[1] = {sked__pg_num(now, at)};
     PGresult *res = NULL;
-    int rc = sked__pg_exec(tx, &PENDING, NULL, &res, err);
+    int rc = sked__pg_exec(tx, &DUE, params, &res, err);
 
     if (rc != 0)
         return rc;

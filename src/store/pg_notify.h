@@ -21,7 +21,8 @@ int sked__pg_delivery_finish(sked__tx *tx, const sked__delivery_end *e,
 int sked__pg_deliveries_list(sked__tx *tx, const char *notifier,
                              int64_t before_id, size_t limit, char **out,
                              sked_error *err);
-int sked__pg_deliveries_pending(sked__tx *tx, int64_t *out, sked_error *err);
+int sked__pg_deliveries_due(sked__tx *tx, sked_time now, int64_t *out,
+                            sked_error *err);
 
 int sked__pg_deliveries_prune(sked__tx *tx, sked_time before, sked_error *err);
 

@@ -73,8 +73,10 @@ static const char *const LOG_ONE = LOG_SQL("AND notifier = ?3");
 static const char *const PRUNE =
     "DELETE FROM notify_deliveries WHERE state <> 'pending' AND updated_at "
     "< ?1";
-static const char *const PENDING =
-    "SELECT count(*) FROM notify_deliveries WHERE state = 'pending'";
+static const char *const DUE =
+    "SELECT EXISTS (SELECT 1 FROM notify_deliveries WHERE state = 'pending' "
+    "AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until < "
+    "?1))";
 
 /* Step S (bound) for its one row of one text column into *out. */
 static int one_text(sked__tx *c, sqlite3_stmt *s, const char *what, char **out,
@@ -235,18 +237,20 @@ int sked__sqlite_deliveries_list(sked__tx *c, const char *notifier,
     return one_text(c, s, "reading the notification log", out, err);
 }
 
-int sked__sqlite_deliveries_pending(sked__tx *c, int64_t *out, sked_error *err)
+int sked__sqlite_deliveries_due(sked__tx *c, sked_time now, int64_t *out,
+                                sked_error *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = sked__sqlite_stmt(c, PENDING, &s, err), step;
+    int rc = sked__sqlite_stmt(c, DUE, &s, err), step;
 
     if (rc != 0)
         return rc;
+    sqlite3_bind_int64(s, 1, now);
     step = sqlite3_step(s);
     if (step == SQLITE_ROW)
         *out = sqlite3_column_int64(s, 0);
     else
-        rc = sked__sqlite_fail(c, step, "counting notifications", err);
+        rc = sked__sqlite_fail(c, step, "looking for due notifications", err);
     sked__sqlite_done(s);
     return rc;
 }

@@ -410,11 +410,10 @@ static int pending_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct log_arg *a = arg;
 
-    return st->ops->deliveries_pending(tx, &a->pending, err);
+    return st->ops->deliveries_due(tx, sked__store_now(st), &a->pending, err);
 }
 
-int sked__store_deliveries_pending(sked_store *st, int64_t *out,
-                                   sked_error *err)
+int sked__store_deliveries_due(sked_store *st, int64_t *out, sked_error *err)
 {
     struct log_arg a = {0};
     int rc = sked__store_run_tx(st, SKED__TX_READ, pending_tx, &a, err);

@@ -63,7 +63,7 @@ int sked__store_delivery_finish(sked_store *st, sked__delivery_end *e,
 int sked__store_deliveries_log(sked_store *st, const char *notifier,
                                int64_t before, size_t limit, char **out,
                                sked_error *err);
-int sked__store_deliveries_pending(sked_store *st, int64_t *out,
-                                   sked_error *err);
+/* Whether any delivery is due now (*out 1, else 0): a read. */
+int sked__store_deliveries_due(sked_store *st, int64_t *out, sked_error *err);
 
 #endif

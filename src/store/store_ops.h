@@ -501,8 +501,11 @@ struct sked__store_ops {
     int (*deliveries_list)(sked__tx *tx, const char *notifier,
                            int64_t before_id, size_t limit, char **out,
                            sked_error *err);
-    /* How many deliveries are pending now. */
-    int (*deliveries_pending)(sked__tx *tx, int64_t *out, sked_error *err);
+    /* Whether any delivery is due at NOW (as deliveries_claim would take
+     * it, the head test aside): *out 1, else 0. A read, so that an idle
+     * server's look each tick writes nothing. */
+    int (*deliveries_due)(sked__tx *tx, sked_time now, int64_t *out,
+                          sked_error *err);
     /* Delete the deliveries delivered or failed before BEFORE (by their
      * updated_at): the events' retention. */
     int (*deliveries_prune)(sked__tx *tx, sked_time before, sked_error *err);
