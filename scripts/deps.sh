@@ -19,6 +19,7 @@ packages=(
     libmicrohttpd-dev libcurl4-openssl-dev curl
     libjansson-dev libfyaml-dev
     libical-dev # RFC 5545 recurrence rules: calendars and rrule schedules
+    libssl-dev  # libcrypto's HMAC-SHA256: the webhooks' signatures
     tzdata
     prometheus # its promtool: the metrics' linter (tests/lint)
     python3 python3-croniter python3-dateutil python3-requests

@@ -459,6 +459,31 @@ static int calendar_apply(target *t, const target_calendar_apply *a,
              : err->code;
 }
 
+/* ---- notifiers ------------------------------------------------------- */
+
+static int notify(target *t, const target_notify *q, char **out,
+                  sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    if (!e)
+        return err->code;
+    switch (q->op) {
+    case TARGET_NOTIFY_LIST:
+        return sked_engine_notifier_list(e, out, err);
+    case TARGET_NOTIFY_GET:
+        return sked_engine_notifier_get(e, q->name, out, err);
+    case TARGET_NOTIFY_PUT:
+        return sked_engine_notifier_put(e, q->name, q->json, q->created, out,
+                                        err);
+    case TARGET_NOTIFY_DELETE:
+        return sked_engine_notifier_delete(e, q->name, err);
+    default:
+        return sked_engine_notify_log(e, q->name, q->before, q->limit, out,
+                                      err);
+    }
+}
+
 static const target_ops direct_ops = {TARGET_OPS(TARGET_OP)};
 
 int direct_target_open(const char *db, sked_tzdb *tzdb, target **out)

@@ -879,6 +879,12 @@ static int schedule_run_at(target *t, const char *name, sked_time at,
     return rc;
 }
 
+static int notify(target *t, const target_notify *q, char **out,
+                  sked_error *err)
+{
+    return remote_notify(remote_of(t), q, out, err);
+}
+
 static const target_ops remote_ops = {TARGET_OPS(TARGET_OP)};
 
 int remote_target_open(const char *url, sked_tzdb *tzdb, target **out)

@@ -20,6 +20,12 @@ int remote_schedule_backfill(remote *r, sked_tzdb *tzdb, const char *name,
                              sked_progress_fn progress, void *ctx,
                              sked_backfill_result *res, sked_error *err);
 
+/* The notifiers' operation Q over the API (remote_notify.c): one
+ * request of /api/v1/notifiers or /api/v1/deliveries; *out the answer's
+ * JSON text (free; not for delete). */
+int remote_notify(remote *r, const target_notify *q, char **out,
+                  sked_error *err);
+
 /* Write "PREFIX/ESCAPED(NAME)SUFFIX" into a new string (free), or NULL. */
 char *remote_path(const char *prefix, const char *name, const char *suffix);
 

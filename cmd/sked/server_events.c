@@ -39,6 +39,9 @@ static const char *const step_keys[] = {
     "exit_code", "error",   "delay_secs",   NULL};
 static const char *const timeout_keys[] = {"workflow", "timeout_secs", NULL};
 
+static const char *const notify_keys[] = {
+    "delivery", "attempts", "status", "error", "next_attempt_at", NULL};
+
 static const event_rule rules[] = {
     {"run.created", LOG_INFO, "run created", "run", run_keys},
     {"run.started", LOG_DEBUG, "run started", "run", NULL},
@@ -72,6 +75,12 @@ static const event_rule rules[] = {
      skip_keys},
     {"schedule.occurrence_unskipped", LOG_INFO, "occurrence unskipped",
      "schedule", skip_keys},
+    {"notification.delivered", LOG_DEBUG, "notification delivered", "notifier",
+     notify_keys},
+    {"notification.retrying", LOG_INFO, "notification retrying", "notifier",
+     notify_keys},
+    {"notification.failed", LOG_WARN, "notification failed", "notifier",
+     notify_keys},
 };
 
 static const event_rule *find_rule(const char *type)

@@ -62,6 +62,26 @@ typedef struct target_calendar_apply {
     bool prune;
 } target_calendar_apply;
 
+/* One operation on notifiers (docs/notifications.md), whose objects
+ * travel as the API's JSON text: list, get NAME, put NAME (JSON; *created
+ * may be NULL), delete NAME, or the log (of NAME, NULL: all; BEFORE and
+ * LIMIT as GET /api/v1/deliveries). Everything borrowed. */
+typedef enum target_notify_op {
+    TARGET_NOTIFY_LIST,
+    TARGET_NOTIFY_GET,
+    TARGET_NOTIFY_PUT,
+    TARGET_NOTIFY_DELETE,
+    TARGET_NOTIFY_LOG,
+} target_notify_op;
+
+typedef struct target_notify {
+    target_notify_op op;
+    const char *name, *json;
+    int64_t before;
+    size_t limit;
+    bool *created;
+} target_notify;
+
 /* Called with each event (its JSON object text) as it happens. */
 typedef void (*target_event_fn)(void *ctx, const char *event_json);
 
@@ -158,6 +178,11 @@ typedef struct target_ops {
     int (*calendar_apply)(target *t, const target_calendar_apply *a,
                           sked_apply_result *res, sked_error *err);
 
+    /* ---- notifiers: Q's operation; *out (may be NULL for delete) the
+     * answer's JSON text (free) */
+    int (*notify)(target *t, const target_notify *q, char **out,
+                  sked_error *err);
+
     /* Close T and free it. */
     void (*done)(target *t);
 } target_ops;
@@ -196,6 +221,7 @@ typedef struct target_ops {
     X(calendar_delete)                                                         \
     X(calendar_days)                                                           \
     X(calendar_apply)                                                          \
+    X(notify)                                                                  \
     X(done)
 #define TARGET_OP(name) .name = name,
 

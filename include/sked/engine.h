@@ -731,6 +731,43 @@ SKED_API int sked_engine_event_last(sked_engine *e, int64_t *out_id,
  * gap an event may still be committing (PostgreSQL), or was rolled back. */
 SKED_API bool sked_event_follows(int64_t last_id, int64_t id);
 
+/* ---- notifiers (docs/notifications.md) ---------------------------------
+ * A notifier is a JSON object: {"name", one of "webhook", "command" or
+ * "email" (an object of its settings), "events", "schedules",
+ * "retry_for"}; answers add "kind", "source", "app", "created_at" and
+ * "updated_at" (µs). None holds a secret, only where the server reads it
+ * (secret_file, secret_env). Each started engine delivers the events its
+ * notifiers want from the outbox the store fills in the events' own
+ * transactions: at least once, in event order per (notifier, schedule),
+ * retried with backoff for the notifier's retry_for (default 24 h). */
+
+/* Create or replace the notifier of the JSON object JSON (NAME, when not
+ * NULL, is the URL's and must match a "name" it holds, or names it).
+ * *created (may be NULL) tells whether it is new; *out_json (may be NULL)
+ * is the notifier as stored (sked_free). SKED_EINVAL naming the field
+ * ("webhook.url", "events[1]"): nothing is written. */
+SKED_API int sked_engine_notifier_put(sked_engine *e, const char *name,
+                                      const char *json, bool *created,
+                                      char **out_json, sked_error *err);
+/* The notifier NAME as a JSON object text (sked_free); SKED_ENOTFOUND. */
+SKED_API int sked_engine_notifier_get(sked_engine *e, const char *name,
+                                      char **out_json, sked_error *err);
+/* Every notifier by name, as a JSON array text (sked_free). */
+SKED_API int sked_engine_notifier_list(sked_engine *e, char **out_json,
+                                       sked_error *err);
+/* Delete NAME; its pending deliveries fail. SKED_ENOTFOUND. */
+SKED_API int sked_engine_notifier_delete(sked_engine *e, const char *name,
+                                         sked_error *err);
+/* The notify log: the deliveries of NOTIFIER (NULL: all) with an id
+ * below BEFORE (0: the newest), newest first, at most LIMIT (0: 100; at
+ * most SKED_ENGINE_LIST_MAX), as a JSON array text (sked_free) of
+ * {"id", "delivery" (the idempotency id), "event_id", "notifier",
+ * "state" (pending, delivered, failed), "attempts", "next_attempt_at",
+ * "last_error", "last_status", "created_at", "delivered_at", "event"}. */
+SKED_API int sked_engine_notify_log(sked_engine *e, const char *notifier,
+                                    int64_t before, size_t limit,
+                                    char **out_json, sked_error *err);
+
 typedef void (*sked_event_fn)(void *ctx, const sked_event_view *ev);
 typedef struct sked_subscription sked_subscription;
 

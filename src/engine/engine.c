@@ -27,6 +27,7 @@
 #include "base/alloc.h"
 #include "engine/engine_int.h"
 #include "model/calbook.h"
+#include "model/notifier.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -112,6 +113,12 @@ void sked__engine_deliver(void *ctx, const sked_event *ev, size_t n)
     for (size_t i = 0; i < n; i++)
         if (strcmp(ev[i].type, "run.created") == 0) {
             sked__workers_wake(e->workers);
+            break;
+        }
+    /* Its deliveries are committed with it: send them now. */
+    for (size_t i = 0; i < n; i++)
+        if (sked__notify_event_known(ev[i].type)) {
+            sked__engine_notify_wake(e);
             break;
         }
 }
@@ -323,6 +330,8 @@ int sked_engine_start(sked_engine *e, sked_error *err)
     if (!e->loop)
         return client_refused(err);
     int rc = sked__engine_exec_start(e, err);
+    if (rc == 0)
+        rc = sked__engine_notify_start(e, err);
     return rc != 0 ? rc : sked__loop_start(e->loop, err);
 }
 
@@ -331,6 +340,7 @@ void sked_engine_close(sked_engine *e)
     if (!e)
         return;
     sked__loop_free(e->loop); /* joins the thread first */
+    sked__engine_notify_stop(e);
     sked__engine_exec_stop(e);
     sked__registry_free(e->registry);
     sked__store_close(e->store);

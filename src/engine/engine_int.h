@@ -45,8 +45,29 @@ struct sked_engine {
     int nworkers;
     sked_dur lease;
     bool synced; /* sked_engine_sync was called: no code sync at start */
-    sked_metrics *metrics; /* owned; fed by sked__engine_deliver */
+    sked_metrics *metrics;              /* owned; fed by sked__engine_deliver */
+    struct sked__notify_thread *notify; /* owned; from start */
 };
+
+/* The delivery thread of the notifications (engine_notify.c): started by
+ * sked_engine_start, stopped (joined) by sked_engine_close, woken when
+ * this engine commits a notifiable event; otherwise it looks for due
+ * deliveries every tick, which is how it sees other servers' events. */
+int sked__engine_notify_start(sked_engine *e, sked_error *err);
+void sked__engine_notify_stop(sked_engine *e);
+void sked__engine_notify_wake(sked_engine *e);
+
+/* Claim the due deliveries and attempt each once, in the calling thread:
+ * what the delivery thread does at each wake, and what a test drives.
+ * *done (may be NULL) is the count attempted. */
+int sked__engine_notify_pass(sked_engine *e, size_t *done, sked_error *err);
+
+/* Make the N notifiers SET the code notifiers of APP (the workflows
+ * file's), as sked__store_notifiers_sync. */
+struct sked_notifier;
+int sked__engine_notifiers_sync(sked_engine *e, const char *app,
+                                const struct sked_notifier *set, size_t n,
+                                size_t *changed, sked_error *err);
 
 /* sked_engine_sync as APP, with what changed in *out (may be NULL): the
  * server's sync of its workflows file, whose app the file names. */

@@ -101,6 +101,14 @@ static int take(sked_engine *e, const char *path, const sked_wf_file *wf,
         say_failure(path, err, rc, out);
         return rc;
     }
+    /* Every load, also of a file without notifiers: one removed from the
+     * file is deleted. */
+    rc = sked__engine_notifiers_sync(e, wf->app, wf->notifiers, wf->n_notifiers,
+                                     NULL, err);
+    if (rc < 0) {
+        say_failure(path, err, rc, out);
+        return rc;
+    }
     rc = sked__engine_sync_app(e, wf->app, wf->schedules, wf->n_schedules,
                                &out->applied, err);
     /* The store's errors name "schedules[i].field", i indexing the

@@ -13,8 +13,8 @@
  * these types. The missed occurrences are the scheduler loop's
  * own counters, the store's errors the store's health (store_health.h).
  * Gauges are read at scrape time: queue depths, schedules by status and
- * their freshness from the store (left out while it fails: the page is still served),
- * busy workers from the pool, the clock skew from the loop. */
+ * their freshness from the store (left out while it fails: the page is still
+ * served), busy workers from the pool, the clock skew from the loop. */
 #include "engine/metrics.h"
 
 #include <math.h>
@@ -61,11 +61,22 @@ typedef struct count_tab {
     wf_count *v;
     size_t n, cap;
 } count_tab;
+/* Notifiers counted at most, as workflows are. */
+#define NOTIFIERS_MAX 1000
+enum { NOTE_DELIVERED, NOTE_RETRY, NOTE_FAILED, NOTE__COUNT };
+static const char *const note_names[] = {"delivered", "retry", "failed"};
+
+typedef struct note_count {
+    char *name; /* owned */
+    uint64_t by[NOTE__COUNT];
+} note_count;
 
 struct sked_metrics {
     pthread_mutex_t mu;
     count_tab wf, sched;
     histo duration, lag;
+    note_count *notes; /* in the order first seen */
+    size_t nnotes, capnotes;
 };
 
 int sked__metrics_new(sked_metrics **out)
@@ -90,6 +101,9 @@ void sked__metrics_free(sked_metrics *m)
         free(m->sched.v[i].name);
     free(m->wf.v);
     free(m->sched.v);
+    for (size_t i = 0; i < m->nnotes; i++)
+        free(m->notes[i].name);
+    free(m->notes);
     (void) pthread_mutex_destroy(&m->mu);
     free(m);
 }
@@ -303,6 +317,45 @@ void sked__metrics_observe(sked_metrics *m, const sked_event *ev, size_t n)
     }
 }
 
+/* The counts of notifier NAME, added when new; NULL when out of memory
+ * or over NOTIFIERS_MAX. Under mu. Linear: a server has a few. */
+static note_count *note_get(sked_metrics *m, const char *name)
+{
+    for (size_t i = 0; i < m->nnotes; i++)
+        if (strcmp(m->notes[i].name, name) == 0)
+            return &m->notes[i];
+    if (m->nnotes >= NOTIFIERS_MAX)
+        return NULL;
+    if (m->nnotes == m->capnotes) {
+        size_t cap = m->capnotes ? m->capnotes * 2 : 8;
+        note_count *v = sked__realloc(m->notes, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        m->notes = v;
+        m->capnotes = cap;
+    }
+    char *copy = sked__strdup(name);
+    if (!copy)
+        return NULL;
+    m->notes[m->nnotes] = (note_count){.name = copy};
+    return &m->notes[m->nnotes++];
+}
+
+void sked__metrics_notify(sked_metrics *m, const char *notifier,
+                          const char *result)
+{
+    note_count *c;
+
+    if (!m || !notifier)
+        return;
+    pthread_mutex_lock(&m->mu);
+    if ((c = note_get(m, notifier)) != NULL)
+        for (int i = 0; i < NOTE__COUNT; i++)
+            if (strcmp(result, note_names[i]) == 0)
+                c->by[i]++;
+    pthread_mutex_unlock(&m->mu);
+}
+
 /* ---- the text format --------------------------------------------------- */
 
 /* A label value escaped as the format wants: \\, \" and \n. */
@@ -410,6 +463,18 @@ static void write_counters(sked_engine *e, sked_buf *b)
         (void) sked__buf_printf(b, "\"} %llu\n",
                                 (unsigned long long) m->sched.v[i].deadlines);
     }
+    family(b, "sked_notifications_total", "counter",
+           "Delivery attempts of notifications by this server, by notifier "
+           "and result (delivered, retry: failed and retried later, failed: "
+           "given up).");
+    for (size_t i = 0; i < m->nnotes; i++)
+        for (int r = 0; r < NOTE__COUNT; r++) {
+            (void) sked__buf_printf(b, "sked_notifications_total{notifier=\"");
+            sb_label(b, m->notes[i].name);
+            (void) sked__buf_printf(b, "\",result=\"%s\"} %llu\n",
+                                    note_names[r],
+                                    (unsigned long long) m->notes[i].by[r]);
+        }
     pthread_mutex_unlock(&m->mu);
     family(b, "sked_store_errors_total", "counter",
            "Failed tries of the server's own work on the database, by "

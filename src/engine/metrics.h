@@ -23,4 +23,9 @@ void sked__metrics_free(sked_metrics *m);
 /* Count the N committed events EV (any thread; M may be NULL). */
 void sked__metrics_observe(sked_metrics *m, const sked_event *ev, size_t n);
 
+/* Count one attempt of a delivery to NOTIFIER with RESULT: "delivered",
+ * "retry" or "failed" (sked_notifications_total{notifier,result}). */
+void sked__metrics_notify(sked_metrics *m, const char *notifier,
+                          const char *result);
+
 #endif

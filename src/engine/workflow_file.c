@@ -27,6 +27,7 @@
 
 #include "base/alloc.h"
 #include "base/utf8.h"
+#include "model/notifier.h"
 #include "engine/workflow_file_int.h"
 #include "model/schedule.h"
 
@@ -153,6 +154,7 @@ static const field top_fields[] = {
     KEY_FN("workflows", read_workflows),
     KEY_FN("schedules", sked__wf_read_schedules),
     KEY_FN("calendars", sked__wf_read_calendars),
+    KEY_FN("notifiers", sked__wf_read_notifiers),
     KEY_END,
 };
 
@@ -463,6 +465,7 @@ void sked__workflow_file_done(sked_wf_file *f)
     for (size_t i = 0; i < f->n_calendars; i++)
         sked_calendar_done(&f->calendars[i]);
     free(f->calendars);
+    sked__notifiers_free(f->notifiers, f->n_notifiers);
     sked__wf_arena_free(f->arena);
     memset(f, 0, sizeof *f);
 }

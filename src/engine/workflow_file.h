@@ -163,7 +163,11 @@ typedef struct sked_wf_file {
     sked_calendar *calendars;
     size_t n_calendars;
     sked_wf_where *calendar_where; /* owned; one per calendar: its key */
-    sked_wf_arena *arena;          /* owned */
+    /* The "notifiers" key's, in file order, source "code"; owned
+     * (sked__notifiers_free). */
+    struct sked_notifier *notifiers;
+    size_t n_notifiers;
+    sked_wf_arena *arena; /* owned */
 } sked_wf_file;
 
 /* Parse the LEN bytes of TEXT as a workflows file and check it whole.

@@ -189,6 +189,10 @@ int sked__wf_to_json(parser *p, struct fy_node *n, int depth, json_t **out);
  * (workflow_file_calendars.c); OBJ is the sked_wf_file. */
 int sked__wf_read_calendars(parser *p, struct fy_node *v, void *obj);
 
+/* The top-level "notifiers" key: a mapping of names to notifiers
+ * (workflow_file_notifiers.c); OBJ is the sked_wf_file. */
+int sked__wf_read_notifiers(parser *p, struct fy_node *v, void *obj);
+
 /* Read the workflow MAP into W, whose name is already set. */
 int sked__wf_read_workflow(parser *p, struct fy_node *map, sked_wf_workflow *w);
 

@@ -68,6 +68,7 @@ typedef struct launch {
     char *const *env;  /* idem */
     const char *cwd;   /* NULL: the server's */
     int out_w, err_w;  /* the pipes' write ends, to become 1 and 2 */
+    int in_r;          /* the input's read end, to become 0; -1: none */
     int guard_fd;      /* the guard's socket, to enlist the group with */
     const user_ids *user;
 } launch;
@@ -120,7 +121,7 @@ static int make_pipe(int p[2])
  * above 2). */
 static int child_fds(const launch *l)
 {
-    int fd = open("/dev/null", O_RDONLY);
+    int fd = l->in_r >= 0 ? dup(l->in_r) : open("/dev/null", O_RDONLY);
 
     if (fd < 0)
         return -1;
@@ -524,6 +525,38 @@ static void wait_loop(waiter *w)
 
 /* ---- the whole run ------------------------------------------------------ */
 
+/* Make a pipe holding SPEC's input, its write end closed: *fd is the read
+ * end (-1: no input). Returns 0 or an errno (EFBIG: too much input). */
+static int input_pipe(const sked_proc_spec *spec, int *fd)
+{
+    int p[2], e = 0;
+    ssize_t n;
+
+    *fd = -1;
+    if (!spec->input)
+        return 0;
+    if (spec->input_len > SKED_PROC_INPUT_MAX)
+        return EFBIG;
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return errno;
+    if (lift_fd(&p[0]) != 0 || fcntl(p[1], F_SETFL, O_NONBLOCK) != 0)
+        e = errno;
+    for (size_t off = 0; e == 0 && off < spec->input_len; off += (size_t) n) {
+        n = write(p[1], spec->input + off, spec->input_len - off);
+        if (n < 0 && errno != EINTR)
+            e = errno == EAGAIN ? EFBIG : errno;
+        if (n < 0)
+            n = 0;
+    }
+    (void) close(p[1]);
+    if (e != 0) {
+        (void) close(p[0]);
+        return e;
+    }
+    *fd = p[0];
+    return 0;
+}
+
 /* Start SPEC's program PATH as USER with its pipes into W. */
 static int start(const sked_proc_spec *spec, const char *path,
                  const user_ids *user, waiter *w, sked_error *err)
@@ -534,17 +567,23 @@ static int start(const sked_proc_spec *spec, const char *path,
                 .argv = (char *const *) spec->argv,
                 .env = (char *const *) spec->env,
                 .cwd = spec->cwd,
+                .in_r = -1,
                 .user = user};
     static char *const no_env[] = {NULL};
 
     if (!l.env)
         l.env = no_env;
+    if ((e = input_pipe(spec, &l.in_r)) != 0)
+        return sked__error_set(err, e == ENOMEM ? SKED_ENOMEM : SKED_EIO,
+                               "input", -1, "input: %s", strerror(e));
     if (make_pipe(out_p) != 0 || make_pipe(err_p) != 0) {
         e = errno;
         if (out_p[0] >= 0) {
             (void) close(out_p[0]);
             (void) close(out_p[1]);
         }
+        if (l.in_r >= 0)
+            (void) close(l.in_r);
         return sked__error_set(err, e == ENOMEM ? SKED_ENOMEM : SKED_EIO, NULL,
                                -1, "pipe: %s", strerror(e));
     }
@@ -570,6 +609,8 @@ static int start(const sked_proc_spec *spec, const char *path,
     }
     (void) close(out_p[1]);
     (void) close(err_p[1]);
+    if (l.in_r >= 0)
+        (void) close(l.in_r);
     w->out.fd = out_p[0];
     w->err.fd = err_p[0];
     if (e != 0)

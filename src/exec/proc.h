@@ -29,6 +29,9 @@
 
 #define SKED_PROC_CAPTURE_DEFAULT    (64 * 1024)
 #define SKED_PROC_KILL_GRACE_DEFAULT (10 * SKED_USEC_PER_SEC)
+/* The input is written into the pipe whole before the start, so that no
+ * writer has to wait on the child: a pipe holds 64 KiB on Linux. */
+#define SKED_PROC_INPUT_MAX (60 * 1024)
 
 typedef struct sked_proc_spec {
     /* argv[0] is the program: a path, or a name looked up in the PATH of
@@ -42,6 +45,10 @@ typedef struct sked_proc_spec {
                            groups); when not root, a user other than the
                            current one is an error. */
     size_t capture_max; /* bytes kept per stream; 0: the default */
+    /* What the command reads on stdin, at most SKED_PROC_INPUT_MAX bytes,
+     * then end of file; NULL: /dev/null. */
+    const char *input;
+    size_t input_len;
 } sked_proc_spec;
 
 /* Why the command stopped, when it did not exit by itself. */

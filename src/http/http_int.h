@@ -89,6 +89,7 @@ typedef struct http_route {
 /* The tables of the modules (each ends with {0}). */
 extern const http_route sked__api_schedule_routes[]; /* api_schedules.c */
 extern const http_route sked__api_calendar_routes[]; /* api_calendars.c */
+extern const http_route sked__api_notifier_routes[]; /* api_notifiers.c */
 extern const http_route sked__api_run_routes[];      /* api_runs.c */
 extern const http_route sked__api_event_routes[];    /* api_events.c */
 extern const http_route sked__api_misc_routes[];     /* api_misc.c */

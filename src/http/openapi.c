@@ -17,6 +17,7 @@
 #include "engine/request.h"
 #include "http/http_int.h"
 #include "model/calendar.h"
+#include "model/notifier.h"
 #include "model/schedule_json.h"
 #include "sked/version.h"
 
@@ -56,6 +57,11 @@ static const sked__request_param simulate_params[] = {
 
 static const sked__request_param ping_params[] = {
     {"status", 's', 0, 0, false},
+    {NULL, 0, 0, 0, false},
+};
+static const sked__request_param log_params[] = {
+    {"before", 'n', 0, 0x7fffffffL, false},
+    {"limit", 'n', 1, SKED_ENGINE_LIST_MAX, false},
     {NULL, 0, 0, 0, false},
 };
 
@@ -109,6 +115,13 @@ static const facts route_facts[] = {
      "another calendar includes it", NULL},
     {"GET", "/api/v1/calendars/{name}/days", NONE, calendar_day_params, NULL,
      NULL, NULL, NULL},
+    {"GET", "/api/v1/notifiers/{name}", NONE, NULL, NULL, NULL, NULL,
+     "Notifier"},
+    {"PUT", "/api/v1/notifiers/{name}", NONE, NULL, NULL, "Notifier", NULL,
+     "Notifier"},
+    {"GET", "/api/v1/notifiers/{name}/deliveries", NONE, log_params, NULL, NULL,
+     NULL, NULL},
+    {"GET", "/api/v1/deliveries", NONE, log_params, NULL, NULL, NULL, NULL},
     {"GET", "/api/v1/runs", SKED__REQUEST_RUNS, NULL, NULL, NULL, NULL, NULL},
     {"POST", "/api/v1/runs/{id}/cancel", NONE, NULL, NULL, NULL,
      "the run has finished", NULL},
@@ -130,6 +143,9 @@ static const struct {
      "Schedules: their definitions, state, runs on demand and replays"},
     {"/api/v1/calendars", "calendars",
      "Calendars: shared sets of days schedules exclude or keep to"},
+    {"/api/v1/notifiers", "notifiers",
+     "Notifiers: where chosen events are delivered, at least once"},
+    {"/api/v1/deliveries", "notifiers", NULL},
     {"/api/v1/runs", "runs", "Runs: reading and cancelling them"},
     {"/api/v1/workflows", "workflows",
      "Workflows: the registered ones, and starting a run of one"},
@@ -637,6 +653,8 @@ static int add_schemas(json_t *schemas, json_t *used)
         json_object_set_new(schemas, "Schedule", sked__schedule_json_schema());
     rc |=
         json_object_set_new(schemas, "Calendar", sked__calendar_json_schema());
+    rc |=
+        json_object_set_new(schemas, "Notifier", sked__notifier_json_schema());
     json_object_foreach(used, name, v)
     {
         if (!json_object_get(schemas, name))

@@ -14,6 +14,7 @@ const http_route *const sked__http_tables[] = {
     sked__api_schedule_routes,
     sked__api_simulate_routes,
     sked__api_calendar_routes,
+    sked__api_notifier_routes,
     sked__api_run_routes,
     sked__api_event_routes,
     sked__api_cron_routes,

@@ -22,6 +22,7 @@
 #include "store/pg_calendar.h"
 #include "store/pg_skip.h"
 #include "store/pg_deadline.h"
+#include "store/pg_notify.h"
 #include "store/pg.h"
 #include "base/alloc.h"
 #include "store/pg_queue.h"
@@ -49,10 +50,11 @@
 #define CONNECT_TIMEOUT "10"
 
 struct sked__tx {
-    sked__backend *b;     /* borrowed: the pool this slot belongs to */
-    PGconn *conn;         /* owned; NULL until first used */
-    uint64_t prepared[2]; /* bit i: statement i is prepared on conn */
-    bool busy;            /* lent to a thread, guarded by b->mu */
+    sked__backend *b; /* borrowed: the pool this slot belongs to */
+    PGconn *conn;     /* owned; NULL until first used */
+    /* Bit i%64 of word i/64: statement i is prepared on conn. */
+    uint64_t prepared[SKED__PG_MASK_WORDS];
+    bool busy; /* lent to a thread, guarded by b->mu */
     /* The DETAIL of the last error, "" when none: room for that of a
      * unique violation of the longest key, "Key (concurrency_key)=(KEY)
      * already exists.", which names the run refused (pg_rows.c). */
@@ -154,7 +156,7 @@ static int slot_connect(struct sked__tx *t, sked_error *err)
 
     if (t->conn != NULL)
         PQfinish(t->conn);
-    t->prepared[0] = t->prepared[1] = 0;
+    memset(t->prepared, 0, sizeof t->prepared);
     t->conn = PQconnectdbParams(keys, vals, 1);
     if (t->conn == NULL)
         return sked__error_set(err, SKED_ENOMEM, "db", -1,
@@ -803,6 +805,15 @@ const struct sked__store_ops sked__store_pg_ops = {
     .skip_write = sked__pg_skip_write,
     .skip_delete = sked__pg_skip_delete,
     .skips_read = sked__pg_skips_read,
+    .notifiers_read = sked__pg_notifiers_read,
+    .notifier_write = sked__pg_notifier_write,
+    .notifier_delete = sked__pg_notifier_delete,
+    .deliveries_insert = sked__pg_deliveries_insert,
+    .deliveries_claim = sked__pg_deliveries_claim,
+    .delivery_finish = sked__pg_delivery_finish,
+    .deliveries_list = sked__pg_deliveries_list,
+    .deliveries_due = sked__pg_deliveries_due,
+    .deliveries_prune = sked__pg_deliveries_prune,
     .listen_open = pg_listen_open,
     .listen_wait = pg_listen_wait,
     .listen_wake = pg_listen_wake,

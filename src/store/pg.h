@@ -89,11 +89,26 @@ typedef enum sked__pg_stmt_id {
     SKED__PG_SCHEDULE_DEADLINE_SYNC,
     SKED__PG_HEARTBEAT_LATEST,
     SKED__PG_HEARTBEAT_EARLIEST,
+    SKED__PG_NOTIFIERS_READ_ALL,
+    SKED__PG_NOTIFIERS_READ_ONE,
+    SKED__PG_NOTIFIER_EXISTS,
+    SKED__PG_NOTIFIER_UPSERT,
+    SKED__PG_NOTIFIER_DELETE,
+    SKED__PG_NOTIFIER_ORPHAN,
+    SKED__PG_DELIVERY_INSERT,
+    SKED__PG_DELIVERY_CLAIM,
+    SKED__PG_DELIVERY_FINISH,
+    SKED__PG_DELIVERY_LOG_ALL,
+    SKED__PG_DELIVERY_LOG_ONE,
+    SKED__PG_DELIVERY_DUE,
+    SKED__PG_DELIVERY_PRUNE,
     SKED__PG_STMT_COUNT
 } sked__pg_stmt_id;
 
-/* A connection's mask of prepared statements has 128 bits. */
-_Static_assert(SKED__PG_STMT_COUNT <= 128, "too many prepared statements");
+/* A connection's mask of prepared statements: 64 bits a word. */
+#define SKED__PG_MASK_WORDS 2
+_Static_assert(SKED__PG_STMT_COUNT <= 64 * SKED__PG_MASK_WORDS,
+               "too many prepared statements");
 
 typedef struct sked__pg_stmt {
     sked__pg_stmt_id id;

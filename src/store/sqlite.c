@@ -47,6 +47,7 @@
 #include "store/sqlite_calendar.h"
 #include "store/sqlite_skip.h"
 #include "store/sqlite_deadline.h"
+#include "store/sqlite_notify.h"
 #include "store/sqlite.h"
 #include "store/sqlite_queue.h"
 #include "store/sqlite_rows.h"
@@ -783,6 +784,15 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .skip_write = sked__sqlite_skip_write,
     .skip_delete = sked__sqlite_skip_delete,
     .skips_read = sked__sqlite_skips_read,
+    .notifiers_read = sked__sqlite_notifiers_read,
+    .notifier_write = sked__sqlite_notifier_write,
+    .notifier_delete = sked__sqlite_notifier_delete,
+    .deliveries_insert = sked__sqlite_deliveries_insert,
+    .deliveries_claim = sked__sqlite_deliveries_claim,
+    .delivery_finish = sked__sqlite_delivery_finish,
+    .deliveries_list = sked__sqlite_deliveries_list,
+    .deliveries_due = sked__sqlite_deliveries_due,
+    .deliveries_prune = sked__sqlite_deliveries_prune,
     .events_append = sked__sqlite_rows_events_append,
     .event_append = sked__sqlite_rows_event_append,
     .event_list = sked__sqlite_rows_event_list,

@@ -90,14 +90,17 @@ int sked__store_url_parse(const char *url, const struct sked__store_ops **ops,
                            url);
 }
 
-/* Return the number of migrations in LIST (the binary's schema version). */
+/* Return the version of the last migration of LIST (the binary's schema
+ * version; 0 for none). Versions increase, and are applied by number, not
+ * by position: a branch may hold a later migration before an earlier one
+ * lands (tools/embed_sql.cmake allows the gap). */
 static int latest_version(const struct sked__migration *list)
 {
     int n = 0;
 
     while (list[n].sql)
         n++;
-    return n;
+    return n > 0 ? list[n - 1].version : 0;
 }
 
 static int migrate_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
@@ -115,8 +118,9 @@ static int migrate_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
                                "the database has schema version %d, newer "
                                "than this sked's %d: upgrade sked",
                                v, latest);
-    for (int i = v; i < latest && rc == 0; i++)
-        rc = st->ops->migrate_step(tx, &m[i], err);
+    for (int i = 0; m[i].sql && rc == 0; i++)
+        if (m[i].version > v)
+            rc = st->ops->migrate_step(tx, &m[i], err);
     return rc;
 }
 
@@ -595,7 +599,9 @@ int sked__ev_flush(sked_store *st, sked__tx *tx, sked__ev_list *l,
     for (size_t i = 0; rc == 0 && i < l->n; i++)
         l->v[i].id = ids[i];
     free(ids);
-    return rc;
+    /* The outbox in the same transaction: a notifiable event is never
+     * committed without its deliveries (store_notify.c). */
+    return rc == 0 ? sked__notify_outbox(st, tx, l, err) : rc;
 }
 
 /* Add the time T under KEY: an RFC 3339 string, or null. */
@@ -669,7 +675,10 @@ static int prune_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct prune_arg *a = arg;
 
-    return st->ops->event_prune(tx, a->before, &a->deleted, err);
+    int rc = st->ops->event_prune(tx, a->before, &a->deleted, err);
+
+    /* The notify log keeps what the events keep (pending ones stay). */
+    return rc == 0 ? st->ops->deliveries_prune(tx, a->before, err) : rc;
 }
 
 int sked__store_event_prune(sked_store *st, sked_time before, int64_t *deleted,

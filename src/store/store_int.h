@@ -74,6 +74,16 @@ void sked__jobj_time(sked_jobj *o, const char *key, sked_time t);
 /* Add the event run.created of the run R, created at NOW. */
 int sked__ev_run_created(sked__ev_list *l, const sked_run_new *r, sked_time now,
                          sked_error *err);
+/* Write, in TX, the deliveries of L's notifiable events (their ids set)
+ * to every notifier that wants them (store_notify.c). */
+int sked__notify_outbox(sked_store *st, sked__tx *tx, const sked__ev_list *l,
+                        sked_error *err);
+/* Read the notifier NAME (NULL: every one) in TX into *out of *n
+ * (sked__notifiers_free; NAME not found: *n 0). */
+struct sked_notifier;
+int sked__notify_read_tx(sked_store *st, sked__tx *tx, const char *name,
+                         struct sked_notifier **out, size_t *n,
+                         sked_error *err);
 /* Hand L's events to the caller (OUT and N may be NULL: freed). */
 void sked__ev_give(sked__ev_list *l, sked_event **out, size_t *n);
 

@@ -209,6 +209,40 @@ typedef struct sked__failures {
     int32_t pause_after; /* pause_after_failures */
 } sked__failures;
 
+/* A notifier's row as written (notifier_write); every pointer borrowed.
+ * CONFIG, EVENTS and SCHEDULES are JSON text (SCHEDULES NULL: every
+ * schedule). */
+typedef struct sked__notifier_row {
+    const char *name, *kind, *config, *events, *schedules, *source, *app;
+    sked_dur retry_for;
+    sked_time now;
+} sked__notifier_row;
+
+/* One delivery of the outbox as the event's transaction writes it. */
+typedef struct sked__delivery_new {
+    int64_t event_id;
+    const char *notifier; /* borrowed, as the others */
+    const char *okey;     /* the order key: the schedule, else the subject */
+    const char *event;    /* the event as JSON text, as it is sent */
+    sked_time now, deadline_at;
+} sked__delivery_new;
+
+/* What a delivery thread claims (deliveries_claim). */
+typedef struct sked__delivery_claim {
+    const char *owner;
+    sked_time now, lease_until;
+    size_t limit;
+} sked__delivery_claim;
+
+/* The end of one attempt: STATE "delivered", "failed", or "pending"
+ * again at NEXT_AT; STATUS the HTTP status or exit code (-1: none). */
+typedef struct sked__delivery_end {
+    int64_t id;
+    const char *owner, *state, *error; /* ERROR NULL: none */
+    int status;
+    sked_time now, next_at;
+} sked__delivery_end;
+
 struct sked__store_ops {
     int version;      /* SKED__STORE_OPS_VERSION */
     const char *kind; /* "sqlite", "postgres" */
@@ -464,6 +498,53 @@ struct sked__store_ops {
      * sked_skips_free), in no given order. */
     int (*skips_read)(sked__tx *tx, const char *const *names, size_t n,
                       sked_skip **out, size_t *nout, sked_error *err);
+
+    /* ---- notifiers and their outbox (schema 0013, store_notify.c) --------
+     * Notifier rows as one JSON array text, by name: [{"name", "kind",
+     * "config" (object), "events" (array), "schedules" (array or null),
+     * "retry_for_us", "source", "app", "created_at", "updated_at"}]; NAME
+     * NULL: every one, else at most that one. *out owned. */
+    int (*notifiers_read)(sked__tx *tx, const char *name, char **out,
+                          sked_error *err);
+    /* Insert R, or replace every column of the row R->name but its
+     * created_at; *created tells which. */
+    int (*notifier_write)(sked__tx *tx, const sked__notifier_row *r,
+                          bool *created, sked_error *err);
+    /* Delete NAME, and fail its pending deliveries with the error
+     * "notifier deleted" at NOW; *existed tells whether a row was
+     * deleted. */
+    int (*notifier_delete)(sked__tx *tx, const char *name, sked_time now,
+                           bool *existed, sked_error *err);
+    /* Insert the N deliveries D (pending, no attempt yet); a row whose
+     * (event_id, notifier) exists is left as it is. */
+    int (*deliveries_insert)(sked__tx *tx, const sked__delivery_new *d,
+                             size_t n, sked_error *err);
+    /* Lease to Q->owner until Q->lease_until, attempts + 1, at most
+     * Q->limit pending deliveries due at Q->now (next_attempt_at <= now,
+     * no lease or an expired one), each the first pending one of its
+     * (notifier, okey) by event id; PostgreSQL: FOR UPDATE SKIP LOCKED.
+     * *out: JSON array text of them [{"id", "event_id", "notifier",
+     * "event" (object), "attempts", "deadline_at", "created_at"}]. */
+    int (*deliveries_claim)(sked__tx *tx, const sked__delivery_claim *q,
+                            char **out, sked_error *err);
+    /* Write the end of an attempt E to its row if E->owner still holds
+     * the lease; *applied tells whether it did. */
+    int (*delivery_finish)(sked__tx *tx, const sked__delivery_end *e,
+                           bool *applied, sked_error *err);
+    /* Deliveries of NOTIFIER (NULL: every one) with id < BEFORE_ID (0:
+     * any), newest first, at most LIMIT, as one JSON array text of
+     * objects of every column (event as an object). */
+    int (*deliveries_list)(sked__tx *tx, const char *notifier,
+                           int64_t before_id, size_t limit, char **out,
+                           sked_error *err);
+    /* Whether any delivery is due at NOW (as deliveries_claim would take
+     * it, the head test aside): *out 1, else 0. A read, so that an idle
+     * server's look each tick writes nothing. */
+    int (*deliveries_due)(sked__tx *tx, sked_time now, int64_t *out,
+                          sked_error *err);
+    /* Delete the deliveries delivered or failed before BEFORE (by their
+     * updated_at): the events' retention. */
+    int (*deliveries_prune)(sked__tx *tx, sked_time before, sked_error *err);
 
     /* ---- notifications (NULL for SQLite) ---------------------------------
      * A listener is a connection of its own, outside the pool, that

@@ -77,6 +77,11 @@ sked_add_pg_test(server.pg_apps bash
 sked_add_pg_test(server.pg_exec bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_exec.sh pg)
 
+# Notifications delivered by real servers to a real receiver
+# (tests/integration/test_server_notify.sh; SQLite: integration).
+sked_add_pg_test(server.pg_notify bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_notify.sh pg)
+
 # The metrics on PostgreSQL: its queries of the gauges, linted by promtool
 # (tests/lint/test_metrics.sh; SQLite: lint.metrics).
 sked_add_pg_test(lint.pg_metrics bash
@@ -108,6 +113,9 @@ if(TARGET test_engine_calendars)
 endif()
 if(TARGET test_engine_deadlines)
     sked_add_pg_test(engine_deadlines.pg $<TARGET_FILE:test_engine_deadlines>)
+endif()
+if(TARGET test_engine_notify)
+    sked_add_pg_test(engine_notify.pg $<TARGET_FILE:test_engine_notify>)
 endif()
 if(TARGET test_engine_skips)
     sked_add_pg_test(engine_skips.pg $<TARGET_FILE:test_engine_skips>)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "engine/workflow_file.h"
+#include "model/notifier.h"
 #include "sked/sked.h"
 
 static sked_tzdb *tzdb;
@@ -198,6 +199,23 @@ static const struct bad_case {
      "queues.q.rate_limit", "both \"limit\" and \"period\""},
     {"queues:\n  q: {concurrency: -1}\n", SKED_EINVAL, 2, 7,
      "queues.q.concurrency", "out of range"},
+    /* notifiers: the API's object, errors at the key they name */
+    {"notifiers:\n  h:\n    webhook: {url: \"ftp://x\"}\n"
+     "    events: [run.failed]\n",
+     SKED_EINVAL, 3, 5, "notifiers.h.webhook", "webhook.url: an http://"},
+    {"notifiers:\n  h:\n    webhook: {url: \"http://x\"}\n"
+     "    events: [run.failed, run.started]\n",
+     SKED_EINVAL, 4, 5, "notifiers.h.events", "events[1]: \"run.started\""},
+    {"notifiers:\n  h:\n    webhook: {url: \"http://x\", secret_file: "
+     "/no/such/secret}\n    events: [run.failed]\n",
+     SKED_EINVAL, 3, 5, "notifiers.h.webhook", "cannot be read"},
+    {"notifiers:\n  h:\n    command: {argv: [x]}\n    events: [run.failed]\n"
+     "    colour: red\n",
+     SKED_EINVAL, 5, 5, "notifiers.h.colour", "colour: unknown key"},
+    {"notifiers: [a]\n", SKED_EINVAL, 1, 13, "notifiers",
+     "a mapping of names to notifiers"},
+    {"notifiers:\n  \"a b\": {}\n", SKED_EINVAL, 2, 4, "notifiers.a b",
+     "a name has only letters"},
 };
 
 static void test_errors(void **state)
@@ -389,6 +407,37 @@ static void test_runnable_example(void **state)
     sked__workflow_file_done(&f);
 }
 
+/* The example: the API's object, read by the model's reader. */
+static void test_notifiers(void **state)
+{
+    sked_wf_file f;
+
+    (void) state;
+    parse_ok("notifiers:\n"
+             "  ops-hook:\n"
+             "    webhook: {url: \"http://127.0.0.1:9000/hook\",\n"
+             "              secret_env: HOOK_SECRET, headers: {X-A: b}}\n"
+             "    events: [run.failed, schedule.deadline_missed]\n"
+             "    schedules: [\"nightly-*\"]\n"
+             "  mail:\n"
+             "    email: {to: [ops@example.com]}\n"
+             "    events: [schedule.paused]\n"
+             "    retry_for: 2h\n",
+             &f);
+    assert_int_equal(f.n_notifiers, 2);
+    assert_string_equal(f.notifiers[0].name, "ops-hook");
+    assert_int_equal(f.notifiers[0].kind, SKED_NOTIFIER_WEBHOOK);
+    assert_string_equal(f.notifiers[0].url, "http://127.0.0.1:9000/hook");
+    assert_string_equal(f.notifiers[0].secret_env, "HOOK_SECRET");
+    assert_string_equal(f.notifiers[0].headers.v[0], "X-A: b");
+    assert_int_equal(f.notifiers[0].events.n, 2);
+    assert_string_equal(f.notifiers[0].schedules.v[0], "nightly-*");
+    assert_int_equal(f.notifiers[0].source, SKED_SOURCE_CODE);
+    assert_int_equal(f.notifiers[1].kind, SKED_NOTIFIER_EMAIL);
+    assert_int_equal(f.notifiers[1].retry_for, 2 * 3600 * SKED_USEC_PER_SEC);
+    sked__workflow_file_done(&f);
+}
+
 static void test_error_format(void **state)
 {
     sked_wf_error e = {.code = SKED_EINVAL, .line = 12, .column = 5};
@@ -525,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_spec_example),
         cmocka_unit_test(test_runnable_example),
         cmocka_unit_test(test_error_format),
+        cmocka_unit_test(test_notifiers),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_second_document_line),
         cmocka_unit_test(test_steps_limit_line),

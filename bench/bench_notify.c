@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/* What the outbox costs the events it follows (issue 19: at most 10%):
+ * failed runs recorded, with and without a notifier that wants them.
+ *
+ * For each engine (SQLite always, synchronous=FULL; PostgreSQL when
+ * SKED_BENCH_PG_URL or SKED_TEST_PG_URL names a database): insert RUNS
+ * pending runs of the schedule "nightly", claim them in batches of 100
+ * and record each as the executor does a run whose one step failed (one
+ * sked__store_run_ops call of three ops a run, the events step.started,
+ * step.failed and run.failed). Then the same with a webhook notifier of
+ * run.failed and "nightly-*", so that every run.failed writes its
+ * delivery in the same transaction: the worst case, as every event of
+ * the batch is notifiable (a run that completes pays one scan of its
+ * events' types). Deliveries are not sent here: the delivery thread
+ * sends them later, outside these transactions. Output: a table, then
+ * one line per case for scripts (tab-separated):
+ *
+ *     bench  notify  ENGINE  NOTIFIER  RUNS_PER_S  OPS_MS  RATIO
+ *
+ * Usage: bench_notify [DIR] (the SQLite files go to DIR, default
+ * $TMPDIR). */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model/calendar.h"
+#include "model/notifier.h"
+#include "store/store.h"
+#include "store/store_notify.h"
+#include "store/store_run.h"
+
+#define RUNS  5000
+#define BATCH 100
+
+static const sked_claim_workflow workflows[] = {{"noop", "1", true}};
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static void die(const char *what, const sked_error *err)
+{
+    fprintf(stderr, "bench_notify: %s: %s\n", what, err->msg);
+    exit(1);
+}
+
+/* Insert RUNS pending runs PREFIX-i of the schedule "nightly-db". */
+static void fill(sked_store *st, const char *prefix)
+{
+    static char ids[SKED_STORE_BATCH_MAX][48];
+    sked_run_new runs[SKED_STORE_BATCH_MAX];
+    sked_error err;
+
+    for (int i = 0; i < RUNS; i += SKED_STORE_BATCH_MAX) {
+        for (int k = 0; k < SKED_STORE_BATCH_MAX; k++) {
+            snprintf(ids[k], sizeof ids[k], "%s-%06d", prefix, i + k);
+            runs[k] = (sked_run_new){.id = ids[k],
+                                     .workflow = "noop",
+                                     .scheduled_for = SKED_TIME_NONE,
+                                     .not_before = SKED_TIME_NONE};
+        }
+        if (sked__store_runs_insert(st, runs, SKED_STORE_BATCH_MAX, NULL,
+                                    &err) != 0)
+            die("insert", &err);
+    }
+}
+
+/* The three ops of run R failing in its one step, at AT. */
+static void ops_of(const sked_run *r, sked_time at, sked_run_op *o)
+{
+    static const char payload[] =
+        "{\"workflow\":\"noop\",\"queue\":\"default\",\"schedule\":"
+        "\"nightly-db\",\"error\":\"exit status 3\",\"error_code\":"
+        "\"step_failed\"}";
+    sked_step_record rec = {.step = "noop",
+                            .attempt = 1,
+                            .status = SKED_STEP_RUNNING,
+                            .exit_code = -1,
+                            .started_at = at,
+                            .finished_at = SKED_TIME_NONE};
+
+    o[0] = (sked_run_op){.kind = SKED_RUN_OP_STEP_BEGIN,
+                         .run_id = r->id,
+                         .executor = "bench",
+                         .at = at,
+                         .step = rec,
+                         .events = {{"step.started", NULL, NULL}},
+                         .nevents = 1};
+    rec.status = SKED_STEP_FAILED;
+    rec.exit_code = 3;
+    rec.finished_at = at;
+    o[1] = o[0];
+    o[1].kind = SKED_RUN_OP_STEP_END;
+    o[1].step = rec;
+    o[1].events[0] = (sked_run_op_event){"step.failed", NULL, NULL};
+    o[2] = (sked_run_op){.kind = SKED_RUN_OP_FINISH,
+                         .run_id = r->id,
+                         .executor = "bench",
+                         .at = at,
+                         .status = SKED_RUN_FAILED,
+                         .error = "exit status 3",
+                         .error_code = "step_failed",
+                         .events = {{"run.failed", NULL, payload}},
+                         .nevents = 1};
+}
+
+/* Claim and record every run; the seconds spent in the ops. */
+static double drain(sked_store *st)
+{
+    static sked_run_op ops[3 * BATCH];
+    static int result[3 * BATCH];
+    double ops_s = 0;
+    sked_error err;
+
+    for (;;) {
+        sked_claim_req req = {.executor = "bench",
+                              .now = sked__clock_now(NULL),
+                              .lease = 30 * SKED_USEC_PER_SEC,
+                              .max = BATCH,
+                              .workflows = workflows,
+                              .nworkflows = 1};
+        sked_run *runs = NULL;
+        sked_event *ev = NULL;
+        size_t n = 0, nev = 0;
+        double t;
+
+        if (sked__store_runs_claim(st, &req, &runs, &n, &ev, &nev, &err))
+            die("claim", &err);
+        sked__events_free(ev, nev);
+        if (n == 0)
+            return ops_s;
+        for (size_t i = 0; i < n; i++)
+            ops_of(&runs[i], req.now, &ops[3 * i]);
+        t = now_s();
+        if (sked__store_run_ops(st, ops, 3 * n, result, &ev, &nev, &err))
+            die("ops", &err);
+        ops_s += now_s() - t;
+        sked__events_free(ev, nev);
+        sked__runs_free(runs, n);
+    }
+}
+
+static void add_notifier(sked_store *st)
+{
+    sked_notifier n = {.kind = SKED_NOTIFIER_WEBHOOK};
+    sked_error err;
+
+    n.name = "ops-hook";
+    n.url = "http://127.0.0.1:9/hook";
+    if (sked__strlist_add(&n.events, "run.failed") != 0 ||
+        sked__strlist_add(&n.schedules, "nightly-*") != 0)
+        exit(1);
+    if (sked__store_notifier_put(st, &n, NULL, &err) != 0)
+        die("notifier", &err);
+    sked__strlist_done(&n.events);
+    sked__strlist_done(&n.schedules);
+}
+
+/* One case: a fresh database at URL, with a notifier or not. */
+static double one(const char *engine, const char *url, bool notifier,
+                  double base)
+{
+    sked_store_options o = {.sqlite_synchronous = "full"};
+    sked_store *st = NULL;
+    sked_error err;
+    double s, rate;
+
+    if (sked__store_open(url, &o, &st, &err) != 0)
+        die("open", &err);
+    if (notifier)
+        add_notifier(st);
+    fill(st, notifier ? "with" : "without");
+    s = drain(st);
+    rate = RUNS / s;
+    printf("%-9s %-9s %10.0f %9.3f %6.2f\n", engine, notifier ? "yes" : "no",
+           rate, s * 1e3 / (RUNS / BATCH), base > 0 ? s / base : 1.0);
+    printf("bench\tnotify\t%s\t%s\t%.0f\t%.3f\t%.3f\n", engine,
+           notifier ? "yes" : "no", rate, s * 1e3 / (RUNS / BATCH),
+           base > 0 ? s / base : 1.0);
+    sked__store_close(st);
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : getenv("TMPDIR");
+    const char *pg = getenv("SKED_BENCH_PG_URL");
+    char url[2][512];
+    double base;
+
+    if (!dir)
+        dir = "/tmp";
+    if (!pg || !pg[0])
+        pg = getenv("SKED_TEST_PG_URL");
+    printf("%-9s %-9s %10s %9s %6s\n", "engine", "notifier", "runs/s", "ops ms",
+           "ratio");
+    for (int i = 0; i < 2; i++) {
+        snprintf(url[i], sizeof url[i], "sqlite:%s/bench-notify-%ld-%d.db", dir,
+                 (long) getpid(), i);
+    }
+    base = one("sqlite", url[0], false, 0);
+    (void) one("sqlite", url[1], true, base);
+    for (int i = 0; i < 2; i++) {
+        static const char *const ext[] = {"", "-wal", "-shm"};
+        char path[600];
+        for (int k = 0; k < 3; k++) {
+            snprintf(path, sizeof path, "%s%s", url[i] + 7, ext[k]);
+            (void) unlink(path);
+        }
+    }
+    if (pg && pg[0]) {
+        /* One database: the second case's runs and notifier are its own. */
+        base = one("postgres", pg, false, 0);
+        (void) one("postgres", pg, true, base);
+    }
+    return 0;
+}

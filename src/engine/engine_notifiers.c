@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/* The notifiers' door (sked/engine.h, docs/notifications.md): notifiers
+ * written, read and deleted as the JSON objects of model/notifier.h, the
+ * workflows file's set synced as its app's, and the notify log with each
+ * delivery's idempotency id.
+ *
+ * Choices callers see:
+ * - A write through the API makes an API notifier whatever state keys
+ *   ("source", "app", ...) the object holds, so an object read with GET
+ *   can be written back as it is.
+ * - A secret never passes here: a notifier names its file or variable,
+ *   and the server reads it at each attempt. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/json_io.h"
+#include "base/json_text.h"
+#include "engine/engine_int.h"
+#include "store/store_notify.h"
+
+/* The JSON text of N with its state; NULL when out of memory. */
+static char *notifier_text(const sked_notifier *n)
+{
+    json_t *o = sked__notifier_to_json(n, true);
+    char *s = o ? sked__json_text(o, NULL) : NULL;
+
+    json_decref(o);
+    return s;
+}
+
+/* Read the JSON text JSON into *n, its name NAME when given. */
+static int notifier_read(const char *name, const char *json, sked_notifier *n,
+                         sked_error *err)
+{
+    json_error_t je;
+    json_t *o = NULL;
+    int rc;
+
+    if (!json)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1, "no notifier");
+    rc = sked__json_load(json, strlen(json), 0, &o, &je);
+    if (rc != 0)
+        return sked__error_set(err, rc == SKED_ENOMEM ? rc : SKED_EINVAL, NULL,
+                               je.position, "not JSON: %s", je.text);
+    if (name && json_is_object(o) && !json_object_get(o, "name") &&
+        json_object_set_new(o, "name", json_string(name)) != 0) {
+        json_decref(o);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    rc = sked__notifier_from_json(o, SKED__NOTIFIER_JSON_STATE, n, err);
+    json_decref(o);
+    if (rc != 0)
+        return rc;
+    if (name && n->name && strcmp(name, n->name) != 0) {
+        sked__notifier_done(n);
+        return sked__error_set(err, SKED_EINVAL, "name", -1,
+                               "the body names \"%.60s\", the URL \"%.60s\"",
+                               n->name, name);
+    }
+    free(n->app);
+    n->app = NULL;
+    n->source = SKED_SOURCE_API;
+    return 0;
+}
+
+int sked_engine_notifier_put(sked_engine *e, const char *name, const char *json,
+                             bool *created, char **out_json, sked_error *err)
+{
+    sked_notifier n;
+    int rc;
+
+    sked_error_clear(err);
+    if (!e)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
+    if ((rc = notifier_read(name, json, &n, err)) != 0)
+        return rc;
+    rc = sked__store_notifier_put(e->store, &n, created, err);
+    if (rc == 0 && out_json)
+        rc = sked_engine_notifier_get(e, n.name, out_json, err);
+    sked__notifier_done(&n);
+    return rc;
+}
+
+int sked_engine_notifier_get(sked_engine *e, const char *name, char **out_json,
+                             sked_error *err)
+{
+    sked_notifier n;
+    char *text;
+    int rc;
+
+    sked_error_clear(err);
+    if (!e || !name || !out_json)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1,
+                               "an engine, a name and an output");
+    if ((rc = sked__store_notifier_get(e->store, name, &n, err)) != 0)
+        return rc;
+    text = notifier_text(&n);
+    sked__notifier_done(&n);
+    if (!text)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    *out_json = text;
+    return 0;
+}
+
+int sked_engine_notifier_list(sked_engine *e, char **out_json, sked_error *err)
+{
+    sked_notifier *v = NULL;
+    size_t n = 0;
+    json_t *a;
+    char *text = NULL;
+    int rc;
+
+    sked_error_clear(err);
+    if (!e || !out_json)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1,
+                               "an engine and an output");
+    if ((rc = sked__store_notifier_list(e->store, &v, &n, err)) != 0)
+        return rc;
+    a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, sked__notifier_to_json(&v[i], true)) !=
+            0) {
+            json_decref(a);
+            a = NULL;
+        }
+    text = a ? sked__json_text(a, NULL) : NULL;
+    json_decref(a);
+    sked__notifiers_free(v, n);
+    if (!text)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    *out_json = text;
+    return 0;
+}
+
+int sked_engine_notifier_delete(sked_engine *e, const char *name,
+                                sked_error *err)
+{
+    sked_error_clear(err);
+    if (!e || !name)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1,
+                               "an engine and a name");
+    return sked__store_notifier_delete(e->store, name, err);
+}
+
+int sked__engine_notifiers_sync(sked_engine *e, const char *app,
+                                const sked_notifier *set, size_t n,
+                                size_t *changed, sked_error *err)
+{
+    return sked__store_notifiers_sync(e->store, app ? app : e->app, set, n,
+                                      changed, err);
+}
+
+/* Add to each row of the log A its idempotency id. */
+static bool add_ids(json_t *a)
+{
+    char id[SKED_NAME_MAX + 32];
+    size_t i;
+    json_t *r;
+
+    json_array_foreach(a, i, r)
+    {
+        (void) snprintf(
+            id, sizeof id, "%lld-%s",
+            (long long) json_integer_value(json_object_get(r, "event_id")),
+            json_string_value(json_object_get(r, "notifier")));
+        if (json_object_set_new(r, "delivery", json_string(id)) != 0)
+            return false;
+    }
+    return true;
+}
+
+int sked_engine_notify_log(sked_engine *e, const char *notifier, int64_t before,
+                           size_t limit, char **out_json, sked_error *err)
+{
+    json_error_t je;
+    json_t *a = NULL;
+    char *text = NULL;
+    int rc;
+
+    sked_error_clear(err);
+    if (!e || !out_json || before < 0)
+        return sked__error_set(err, SKED_EINVAL, "before", -1,
+                               "an engine, an output and an id >= 0");
+    if (limit > SKED_ENGINE_LIST_MAX)
+        return sked__error_set(err, SKED_EINVAL, "limit", -1,
+                               "at most %d deliveries", SKED_ENGINE_LIST_MAX);
+    rc = sked__store_deliveries_log(e->store, notifier, before, limit, &text,
+                                    err);
+    if (rc != 0)
+        return rc;
+    rc = sked__json_load(text, strlen(text), 0, &a, &je);
+    free(text);
+    text = rc == 0 && add_ids(a) ? sked__json_text(a, NULL) : NULL;
+    json_decref(a);
+    if (!text)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    *out_json = text;
+    return 0;
+}

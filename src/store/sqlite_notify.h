@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* Notifiers and their outbox on the SQLite back-end (sqlite_notify.c,
+ * schema 0013), as the method table of store_ops.h wants them. */
+#ifndef SKED_STORE_SQLITE_NOTIFY_H
+#define SKED_STORE_SQLITE_NOTIFY_H
+
+#include "store/store_ops.h"
+
+int sked__sqlite_notifiers_read(sked__tx *tx, const char *name, char **out,
+                                sked_error *err);
+int sked__sqlite_notifier_write(sked__tx *tx, const sked__notifier_row *r,
+                                bool *created, sked_error *err);
+int sked__sqlite_notifier_delete(sked__tx *tx, const char *name, sked_time now,
+                                 bool *existed, sked_error *err);
+int sked__sqlite_deliveries_insert(sked__tx *tx, const sked__delivery_new *d,
+                                   size_t n, sked_error *err);
+int sked__sqlite_deliveries_claim(sked__tx *tx, const sked__delivery_claim *q,
+                                  char **out, sked_error *err);
+int sked__sqlite_delivery_finish(sked__tx *tx, const sked__delivery_end *e,
+                                 bool *applied, sked_error *err);
+int sked__sqlite_deliveries_list(sked__tx *tx, const char *notifier,
+                                 int64_t before_id, size_t limit, char **out,
+                                 sked_error *err);
+int sked__sqlite_deliveries_due(sked__tx *tx, sked_time now, int64_t *out,
+                                sked_error *err);
+
+int sked__sqlite_deliveries_prune(sked__tx *tx, sked_time before,
+                                  sked_error *err);
+
+#endif

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/* Notifiers and their outbox (store_notify.h, schema 0013).
+ *
+ * The outbox is written by sked__notify_outbox, which sked__ev_flush
+ * calls in the transaction of the events it writes: for each event of a
+ * notifiable type, one delivery per notifier that wants it. So a crash
+ * either loses the event and its deliveries together or keeps both. The
+ * notifiers are read only when a transaction writes a notifiable event
+ * (a failure, a missed occurrence): the runs that complete pay nothing.
+ *
+ * The event as sent, {"id", "type", "subject", "schedule", "at",
+ * "payload"}, is stored with its delivery: it outlives the events'
+ * retention, and every attempt sends the same bytes. Its schedule is the
+ * subject of a schedule's event, else the payload's "schedule", else the
+ * schedule of the run the event is about; deliveries of one (notifier,
+ * schedule) go out in event order (an event with no schedule orders by
+ * its subject). */
+#include "store/store_notify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/json_io.h"
+#include "base/json_text.h"
+#include "model/run.h"
+#include "store/store_int.h"
+
+void sked__deliveries_free(sked_delivery *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        free(v[i].notifier);
+        free(v[i].event);
+    }
+    free(v);
+}
+
+/* ---- rows ---------------------------------------------------------------- */
+
+/* Read the row object R (store_ops.h notifiers_read) into *out. */
+static int notifier_of_row(json_t *r, sked_notifier *out, sked_error *err)
+{
+    const char *kind = json_string_value(json_object_get(r, "kind"));
+    json_t *o = json_object();
+    int rc;
+
+    if (!o || sked__notifier_kind_parse(kind) < 0)
+        goto bad;
+    if (json_object_set(o, kind, json_object_get(r, "config")) != 0)
+        goto bad;
+    const char *keep[] = {"name", "events",     "schedules",  "source",
+                          "app",  "created_at", "updated_at", NULL};
+    for (size_t i = 0; keep[i]; i++)
+        if (json_object_set(o, keep[i], json_object_get(r, keep[i])) != 0)
+            goto bad;
+    rc = sked__notifier_from_json(o, SKED__NOTIFIER_JSON_STATE, out, err);
+    json_decref(o);
+    if (rc == 0)
+        out->retry_for = json_integer_value(json_object_get(r, "retry_for_us"));
+    return rc;
+bad:
+    json_decref(o);
+    return sked__error_set(err, SKED_EIO, "db", -1,
+                           "a notifier's row cannot be read");
+}
+
+/* Read the rows TEXT into *out of *n. */
+static int notifiers_of_text(const char *text, sked_notifier **out, size_t *n,
+                             sked_error *err)
+{
+    json_t *a = NULL, *r;
+    sked_notifier *v;
+    size_t i;
+    json_error_t je;
+    int rc = sked__json_load(text, strlen(text), 0, &a, &je);
+
+    if (rc != 0)
+        return sked__error_set(err, rc == SKED_ENOMEM ? rc : SKED_EIO, "db", -1,
+                               "the database's rows cannot be read");
+    v = sked__calloc(json_array_size(a) + 1, sizeof *v);
+    if (!v) {
+        json_decref(a);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    json_array_foreach(a, i, r)
+    {
+        if ((rc = notifier_of_row(r, &v[i], err)) != 0) {
+            sked__notifiers_free(v, i);
+            json_decref(a);
+            return rc;
+        }
+    }
+    *n = json_array_size(a);
+    *out = v;
+    json_decref(a);
+    return 0;
+}
+
+int sked__notify_read_tx(sked_store *st, sked__tx *tx, const char *name,
+                         sked_notifier **out, size_t *n, sked_error *err)
+{
+    char *text = NULL;
+    int rc = st->ops->notifiers_read(tx, name, &text, err);
+
+    if (rc != 0)
+        return rc;
+    rc = notifiers_of_text(text, out, n, err);
+    free(text);
+    return rc;
+}
+
+/* ---- the outbox ------------------------------------------------------------
+ */
+
+/* The schedule of event E into *out (owned; NULL: none). */
+static int event_schedule(sked_store *st, sked__tx *tx, const sked_event *e,
+                          json_t *payload, char **out, sked_error *err)
+{
+    const char *s = json_string_value(json_object_get(payload, "schedule"));
+    sked_run r;
+    int rc;
+
+    *out = NULL;
+    if (strncmp(e->type, "schedule.", 9) == 0)
+        s = e->subject;
+    if (s || strncmp(e->type, "run.", 4) != 0) {
+        *out = s ? sked__strdup(s) : NULL;
+        return s && !*out ? sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL)
+                          : 0;
+    }
+    rc = st->ops->run_get(tx, e->subject, false, &r, err);
+    if (rc == SKED_ENOTFOUND)
+        return 0;
+    if (rc != 0)
+        return rc;
+    *out = r.schedule;
+    r.schedule = NULL;
+    sked__run_done(&r);
+    return 0;
+}
+
+/* The JSON text of E as sent, its schedule SCHEDULE; NULL: no memory.
+ * The payload goes in as it was written (a reading and a writing of it
+ * would change how its numbers are spelled). */
+static char *event_text(const sked_event *e, const char *schedule)
+{
+    char at[SKED_TIME_STRLEN] = "";
+    const char *payload = e->payload ? e->payload : "null";
+    json_t *o;
+    char *head, *s = NULL;
+    size_t n, len;
+
+    (void) sked_time_format(e->at, at, sizeof at);
+    o = json_pack("{s:I,s:s,s:s,s:s?,s:s}", "id", (json_int_t) e->id, "type",
+                  e->type, "subject", e->subject, "schedule", schedule, "at",
+                  at);
+    head = o ? sked__json_text(o, &n) : NULL;
+    json_decref(o);
+    if (head && n >= 2) {
+        len = n - 1 + strlen(",\"payload\":") + strlen(payload) + 2;
+        if ((s = sked__malloc(len)) != NULL)
+            (void) snprintf(s, len, "%.*s,\"payload\":%s}", (int) (n - 1), head,
+                            payload);
+    }
+    free(head);
+    return s;
+}
+
+/* Write the deliveries of the event E for the N notifiers V in TX. */
+static int outbox_event(sked_store *st, sked__tx *tx, const sked_event *e,
+                        const sked_notifier *v, size_t n, sked_error *err)
+{
+    json_t *payload = json_loads(e->payload, 0, NULL);
+    char *schedule = NULL, *text = NULL;
+    int rc = event_schedule(st, tx, e, payload, &schedule, err);
+
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (!sked__notifier_wants(&v[i], e->type, schedule))
+            continue;
+        if (!text && !(text = event_text(e, schedule))) {
+            rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+            break;
+        }
+        sked_dur retry =
+            v[i].retry_for > 0 ? v[i].retry_for : SKED_NOTIFY_RETRY_DEFAULT;
+        sked__delivery_new d = {.event_id = e->id,
+                                .notifier = v[i].name,
+                                .okey = schedule ? schedule : e->subject,
+                                .event = text,
+                                .now = e->at,
+                                .deadline_at = e->at + retry};
+        rc = st->ops->deliveries_insert(tx, &d, 1, err);
+    }
+    free(text);
+    free(schedule);
+    json_decref(payload);
+    return rc;
+}
+
+int sked__notify_outbox(sked_store *st, sked__tx *tx, const sked__ev_list *l,
+                        sked_error *err)
+{
+    sked_notifier *v = NULL;
+    size_t n = 0, i = 0;
+    int rc = 0;
+
+    while (i < l->n && !sked__notify_event_known(l->v[i].type))
+        i++;
+    if (i == l->n)
+        return 0;
+    if ((rc = sked__notify_read_tx(st, tx, NULL, &v, &n, err)) != 0)
+        return rc;
+    for (; rc == 0 && n > 0 && i < l->n; i++)
+        if (sked__notify_event_known(l->v[i].type))
+            rc = outbox_event(st, tx, &l->v[i], v, n, err);
+    sked__notifiers_free(v, n);
+    return rc;
+}
