@@ -735,9 +735,9 @@ SKED_API bool sked_event_follows(int64_t last_id, int64_t id);
  * A notifier is a JSON object: {"name", one of "webhook", "command" or
  * "email" (an object of its settings), "events", "schedules",
  * "retry_for"}; answers add "kind", "source", "app", "created_at" and
- * "updated_at" (µs). None holds a secret, only where the server reads it
- * (secret_file, secret_env). Each started engine delivers the events its
- * notifiers want from the outbox the store fills in the events' own
+ * "updated_at" (RFC 3339 instants). None holds a secret, only where the server
+ * reads it (secret_file, secret_env). Each started engine delivers the events
+ * its notifiers want from the outbox the store fills in the events' own
  * transactions: at least once, in event order per (notifier, schedule),
  * retried with backoff for the notifier's retry_for (default 24 h). */
 

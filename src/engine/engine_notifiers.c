@@ -21,6 +21,7 @@
 #include "base/json_io.h"
 #include "base/json_text.h"
 #include "engine/engine_int.h"
+#include "model/schedule_json.h"
 #include "store/store_notify.h"
 
 /* The JSON text of N with its state; NULL when out of memory. */
@@ -155,15 +156,27 @@ int sked__engine_notifiers_sync(sked_engine *e, const char *app,
                                       changed, err);
 }
 
-/* Add to each row of the log A its idempotency id. */
+/* Add to each row of the log A its idempotency id, and write its
+ * instants as the API does (RFC 3339; the store's rows hold µs). */
 static bool add_ids(json_t *a)
 {
+    static const char *const instants[] = {
+        "next_attempt_at", "deadline_at",  "lease_until", "created_at",
+        "updated_at",      "delivered_at", NULL};
     char id[SKED_NAME_MAX + 32];
     size_t i;
-    json_t *r;
+    json_t *r, *t;
 
     json_array_foreach(a, i, r)
     {
+        for (size_t k = 0; instants[k]; k++) {
+            t = json_object_get(r, instants[k]);
+            if (json_is_integer(t) &&
+                json_object_set_new(
+                    r, instants[k],
+                    sked__json_instant(json_integer_value(t))) != 0)
+                return false;
+        }
         (void) snprintf(
             id, sizeof id, "%lld-%s",
             (long long) json_integer_value(json_object_get(r, "event_id")),

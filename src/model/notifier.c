@@ -17,6 +17,7 @@
 #include "model/calendar.h"
 #include "model/notifier_fields.h"
 #include "model/schedule.h"
+#include "model/schedule_json.h"
 #include "sked/schedule.h"
 
 /* The notifiable event types (issue 19), and run.timeout_exceeded. */
@@ -244,7 +245,13 @@ static int read_state(const char *k, const json_t *x, sked_notifier *n,
         return read_str(k, x, &n->app, err);
     if (strcmp(k, "created_at") == 0 || strcmp(k, "updated_at") == 0) {
         sked_time *t = k[0] == 'c' ? &n->created_at : &n->updated_at;
-        *t = json_is_integer(x) ? json_integer_value(x) : SKED_TIME_NONE;
+        /* The store's rows hold µs, the API's answers instants. */
+        *t = SKED_TIME_NONE;
+        if (json_is_integer(x))
+            *t = json_integer_value(x);
+        else if (json_is_string(x) &&
+                 sked_time_parse(json_string_value(x), t, NULL) != 0)
+            *t = SKED_TIME_NONE;
         return 0;
     }
     return 1;
@@ -451,10 +458,10 @@ static bool put_state(json_t *o, const sked_notifier *n)
                0 &&
            json_object_set_new(
                o, "app", n->app ? json_string(n->app) : json_null()) == 0 &&
-           json_object_set_new(o, "created_at", json_integer(n->created_at)) ==
-               0 &&
-           json_object_set_new(o, "updated_at", json_integer(n->updated_at)) ==
-               0;
+           json_object_set_new(o, "created_at",
+                               sked__json_instant(n->created_at)) == 0 &&
+           json_object_set_new(o, "updated_at",
+                               sked__json_instant(n->updated_at)) == 0;
 }
 
 json_t *sked__notifier_to_json(const sked_notifier *n, bool state)
@@ -580,12 +587,12 @@ json_t *sked__notifier_json_schema(void)
     json_object_set_new(
         props, "app",
         json_pack("{s:[s,s], s:b}", "type", "string", "null", "readOnly", 1));
-    json_object_set_new(
-        props, "created_at",
-        json_pack("{s:s, s:b}", "type", "integer", "readOnly", 1));
-    json_object_set_new(
-        props, "updated_at",
-        json_pack("{s:s, s:b}", "type", "integer", "readOnly", 1));
+    json_object_set_new(props, "created_at",
+                        json_pack("{s:s, s:s, s:b}", "type", "string", "format",
+                                  "date-time", "readOnly", 1));
+    json_object_set_new(props, "updated_at",
+                        json_pack("{s:s, s:s, s:b}", "type", "string", "format",
+                                  "date-time", "readOnly", 1));
     return json_pack("{s:s, s:s, s:o, s:b}", "description",
                      "a notifier: one of webhook, command or email, the "
                      "event types and schedules it wants; never a secret, "

@@ -26,6 +26,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/json_io.h"
+#include "base/json_scan.h"
 #include "base/json_text.h"
 #include "model/run.h"
 #include "store/store_int.h"
@@ -116,22 +117,52 @@ int sked__notify_read_tx(sked_store *st, sked__tx *tx, const char *name,
 /* ---- the outbox ------------------------------------------------------------
  */
 
+/* The payload's "schedule" string into *out (owned; NULL: none), read
+ * by a scan, the payload parsed only when the scan cannot tell. */
+static int payload_schedule(const char *payload, char **out)
+{
+    sked_json_found f;
+    const char *val;
+    size_t len;
+    json_t *o, *v;
+
+    *out = NULL;
+    if (!payload)
+        return 0;
+    f = sked__json_member(payload, "schedule", &val, &len);
+    if (f == SKED_JSON_ABSENT)
+        return 0;
+    if (f == SKED_JSON_FOUND && sked__json_plain_string(val, len)) {
+        *out = sked__strndup(val + 1, len - 2);
+        return *out ? 0 : SKED_ENOMEM;
+    }
+    /* Escapes, another type, or a text the scan cannot tell. */
+    o = json_loads(payload, 0, NULL);
+    v = json_object_get(o, "schedule");
+    if (json_is_string(v) && !(*out = sked__strdup(json_string_value(v)))) {
+        json_decref(o);
+        return SKED_ENOMEM;
+    }
+    json_decref(o);
+    return 0;
+}
+
 /* The schedule of event E into *out (owned; NULL: none). */
 static int event_schedule(sked_store *st, sked__tx *tx, const sked_event *e,
-                          json_t *payload, char **out, sked_error *err)
+                          char **out, sked_error *err)
 {
-    const char *s = json_string_value(json_object_get(payload, "schedule"));
     sked_run r;
     int rc;
 
     *out = NULL;
-    if (strncmp(e->type, "schedule.", 9) == 0)
-        s = e->subject;
-    if (s || strncmp(e->type, "run.", 4) != 0) {
-        *out = s ? sked__strdup(s) : NULL;
-        return s && !*out ? sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL)
-                          : 0;
+    if (strncmp(e->type, "schedule.", 9) == 0) {
+        *out = sked__strdup(e->subject);
+        return *out ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
+    if (payload_schedule(e->payload, out) != 0)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    if (*out || strncmp(e->type, "run.", 4) != 0)
+        return 0;
     rc = st->ops->run_get(tx, e->subject, false, &r, err);
     if (rc == SKED_ENOTFOUND)
         return 0;
@@ -141,6 +172,16 @@ static int event_schedule(sked_store *st, sked__tx *tx, const sked_event *e,
     r.schedule = NULL;
     sked__run_done(&r);
     return 0;
+}
+
+/* Whether any of the N notifiers V wants events of TYPE at all. */
+static bool any_wants(const sked_notifier *v, size_t n, const char *type)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < v[i].events.n; k++)
+            if (strcmp(v[i].events.v[k], type) == 0)
+                return true;
+    return false;
 }
 
 /* The JSON text of E as sent, its schedule SCHEDULE; NULL: no memory.
@@ -174,9 +215,12 @@ static char *event_text(const sked_event *e, const char *schedule)
 static int outbox_event(sked_store *st, sked__tx *tx, const sked_event *e,
                         const sked_notifier *v, size_t n, sked_error *err)
 {
-    json_t *payload = json_loads(e->payload, 0, NULL);
     char *schedule = NULL, *text = NULL;
-    int rc = event_schedule(st, tx, e, payload, &schedule, err);
+    int rc;
+
+    if (!any_wants(v, n, e->type))
+        return 0; /* no schedule to look up */
+    rc = event_schedule(st, tx, e, &schedule, err);
 
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (!sked__notifier_wants(&v[i], e->type, schedule))
@@ -197,7 +241,6 @@ static int outbox_event(sked_store *st, sked__tx *tx, const sked_event *e,
     }
     free(text);
     free(schedule);
-    json_decref(payload);
     return rc;
 }
 

@@ -13,7 +13,8 @@
 #    and skips of one occurrence, run of one past occurrence, preview,
 #    simulate, delete, not found (3); apply and --prune; runs: list, get,
 #    start with an idempotency key, cancel (and again: 4); workflow list;
-#    events. Human and --json outputs; a schedule with every field of a
+#    events; notifiers: apply, list, get, delete, log. Human and --json
+#    outputs; a schedule with every field of a
 #    definition set, then changed. The two transcripts are compared line
 #    by line, instants of "now" and the ids made of them replaced. Every
 #    command that takes --server, and every option of it, must appear in
@@ -93,6 +94,24 @@ DTSTART;VALUE=DATE:20300610
 DTEND;VALUE=DATE:20300612
 END:VEVENT
 END:VCALENDAR
+EOF
+cat >"$tmp/notify.yaml" <<'EOF'
+app: demo
+notifiers:
+  ops-hook:
+    webhook: {url: "http://127.0.0.1:9/hook", secret_env: HOOK_SECRET}
+    events: [run.failed, schedule.deadline_missed]
+    schedules: ["nightly-*"]
+  mail:
+    email: {to: [ops@example.com]}
+    events: [schedule.paused]
+    retry_for: 2h
+EOF
+cat >"$tmp/bad-notify.yaml" <<'EOF'
+notifiers:
+  h:
+    webhook: {url: "gopher://x"}
+    events: [run.failed]
 EOF
 cat >"$tmp/bad.yaml" <<'EOF'
 schedules:
@@ -333,6 +352,20 @@ scenario() {
     sk run get api-report-key-k1
     sk workflow list
     sk workflow list --json
+    # -- notifiers
+    sk notify apply "$tmp/notify.yaml"
+    sk notify apply "$tmp/bad-notify.yaml"
+    sk notify list
+    sk notify list --json
+    sk notify get ops-hook
+    sk notify get nope
+    sk notify delete mail
+    sk notify delete mail
+    sk notify list
+    sk notify log
+    sk notify log ops-hook -n 5 --json
+    sk notify log --before 1 --limit 2
+    sk notify log --limit 0
     # -- delete, and the events of it all
     sk schedule delete s3
     sk schedule delete s3
@@ -374,9 +407,9 @@ $(head -c 6000 "$tmp/diff")"
 fi
 # The scenario did what it says (not two identical failures).
 n=$(grep -c '^\$ sked' "$tmp/direct.norm")
-check scenario.commands "$n" 147
+check scenario.commands "$n" 160
 check scenario.exits "$(grep '^exit ' "$tmp/remote.norm" | sort | uniq -c |
-    awk '{printf "%s:%s ", $3, $1}')" "0:98 1:21 2:3 3:15 4:10 "
+    awk '{printf "%s:%s ", $3, $1}')" "0:107 1:22 2:4 3:17 4:10 "
 grep -q '^created schedule s1 (active); next: 2027-01-01T09:00:00+01:00$' \
     "$tmp/remote.norm" && pass || fail scenario.create "no created line"
 grep -q '^stderr: sked: cannot trigger schedule "s1": ' "$tmp/remote.norm" &&
