@@ -347,6 +347,9 @@ static void test_delivered_once_signed(void **state)
     json_t *b;
 
     put_hook(e, rx.port, "[\"run.failed\"]", "[\"nightly-*\"]");
+    assert_int_equal(q("SELECT count(*) FROM events WHERE type = "
+                       "'notifier.created' AND subject = 'hook'"),
+                     1);
     fail_run(e, "nightly-db");
     fail_run(e, "daily-x"); /* another schedule: not wanted */
     assert_int_equal(q("SELECT count(*) FROM notify_deliveries"), 1);
