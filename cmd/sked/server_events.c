@@ -39,6 +39,7 @@ static const char *const step_keys[] = {
     "exit_code", "error",   "delay_secs",   NULL};
 static const char *const timeout_keys[] = {"workflow", "timeout_secs", NULL};
 
+static const char *const notifier_keys[] = {"events", "schedules", NULL};
 static const char *const notify_keys[] = {
     "delivery", "attempts", "status", "error", "next_attempt_at", NULL};
 
@@ -75,6 +76,12 @@ static const event_rule rules[] = {
      skip_keys},
     {"schedule.occurrence_unskipped", LOG_INFO, "occurrence unskipped",
      "schedule", skip_keys},
+    {"notifier.created", LOG_INFO, "notifier created", "notifier",
+     notifier_keys},
+    {"notifier.updated", LOG_INFO, "notifier updated", "notifier",
+     notifier_keys},
+    {"notifier.deleted", LOG_INFO, "notifier deleted", "notifier",
+     notifier_keys},
     {"notification.delivered", LOG_DEBUG, "notification delivered", "notifier",
      notify_keys},
     {"notification.retrying", LOG_INFO, "notification retrying", "notifier",

@@ -80,7 +80,18 @@ int sked_engine_notifier_put(sked_engine *e, const char *name, const char *json,
         return sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
     if ((rc = notifier_read(name, json, &n, err)) != 0)
         return rc;
-    rc = sked__store_notifier_put(e->store, &n, created, err);
+    bool made = false;
+    rc = sked__store_notifier_put(e->store, &n, &made, err);
+    if (rc == 0) {
+        json_t *o = sked__notifier_to_json(&n, false);
+        /* Stored with the row; this engine's subscribers hear of it too. */
+        sked__engine_deliver_one(e,
+                                 made ? "notifier.created" : "notifier.updated",
+                                 n.name, o ? sked__json_text(o, NULL) : NULL);
+        json_decref(o);
+        if (created)
+            *created = made;
+    }
     if (rc == 0 && out_json)
         rc = sked_engine_notifier_get(e, n.name, out_json, err);
     sked__notifier_done(&n);
@@ -145,7 +156,14 @@ int sked_engine_notifier_delete(sked_engine *e, const char *name,
     if (!e || !name)
         return sked__error_set(err, SKED_EINVAL, NULL, -1,
                                "an engine and a name");
-    return sked__store_notifier_delete(e->store, name, err);
+    int rc = sked__store_notifier_delete(e->store, name, err);
+    json_t *o = rc == 0 ? json_pack("{s:s}", "name", name) : NULL;
+
+    if (rc == 0)
+        sked__engine_deliver_one(e, "notifier.deleted", name,
+                                 o ? sked__json_text(o, NULL) : NULL);
+    json_decref(o);
+    return rc;
 }
 
 int sked__engine_notifiers_sync(sked_engine *e, const char *app,

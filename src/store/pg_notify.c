@@ -47,12 +47,15 @@ static const sked__pg_stmt ORPHAN = {
     "UPDATE notify_deliveries SET state = 'failed', last_error = 'notifier "
     "deleted', lease_owner = NULL, lease_until = NULL, updated_at = "
     "$2::bigint WHERE notifier = $1 AND state = 'pending'"};
+/* A flush's deliveries in one statement, their columns as arrays: one
+ * round trip, however many events the transaction wrote. */
 static const sked__pg_stmt INSERT = {
     SKED__PG_DELIVERY_INSERT, 6,
     "INSERT INTO notify_deliveries (event_id, notifier, okey, event, "
-    "next_attempt_at, deadline_at, created_at, updated_at) VALUES "
-    "($1::bigint, $2, $3, $4, $5::bigint, $6::bigint, $5::bigint, "
-    "$5::bigint) ON CONFLICT DO NOTHING"};
+    "next_attempt_at, deadline_at, created_at, updated_at) SELECT e, n, k, "
+    "v, a, d, a, a FROM unnest($1::bigint[], $2::text[], $3::text[], "
+    "$4::text[], $5::bigint[], $6::bigint[]) AS u(e, n, k, v, a, d) "
+    "ON CONFLICT DO NOTHING"};
 static const sked__pg_stmt CLAIM = {
     SKED__PG_DELIVERY_CLAIM, 4,
     "WITH c AS (SELECT d.id FROM notify_deliveries d WHERE d.state = "
@@ -168,18 +171,27 @@ int sked__pg_notifier_delete(sked__tx *tx, const char *name, sked_time now,
 int sked__pg_deliveries_insert(sked__tx *tx, const sked__delivery_new *d,
                                size_t n, sked_error *err)
 {
-    char ev[SKED__PG_NUMLEN], now[SKED__PG_NUMLEN], dl[SKED__PG_NUMLEN];
-    int rc = 0;
+    sked__pg_alit a[6] = {{0}};
+    const char *params[6];
+    int rc;
 
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        const char *params[6] = {sked__pg_num(d[i].event_id, ev),
-                                 d[i].notifier,
-                                 d[i].okey,
-                                 d[i].event,
-                                 sked__pg_num(d[i].now, now),
-                                 sked__pg_num(d[i].deadline_at, dl)};
-        rc = sked__pg_exec(tx, &INSERT, params, NULL, err);
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        bool first = i == 0;
+        sked__pg_alit_int(&a[0], d[i].event_id, false, first);
+        sked__pg_alit_text(&a[1], d[i].notifier, first);
+        sked__pg_alit_text(&a[2], d[i].okey, first);
+        sked__pg_alit_text(&a[3], d[i].event, first);
+        sked__pg_alit_int(&a[4], d[i].now, false, first);
+        sked__pg_alit_int(&a[5], d[i].deadline_at, false, first);
     }
+    if (sked__pg_alits_close(a, 6, n, params)) {
+        sked__pg_alits_free(a, 6);
+        return sked__nomem(err);
+    }
+    rc = sked__pg_exec(tx, &INSERT, params, NULL, err);
+    sked__pg_alits_free(a, 6);
     return rc;
 }
 

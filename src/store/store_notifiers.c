@@ -13,6 +13,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/json_io.h"
+#include "base/json_text.h"
 #include "store/store_int.h"
 #include "store/store_notify.h"
 
@@ -50,6 +51,25 @@ static int write_row(sked_store *st, sked__tx *tx, const sked_notifier *n,
     return rc;
 }
 
+/* Append the event TYPE about NAME in TX: the notifier N as JSON (its
+ * definition: it holds no secret), or {"name"} when N is NULL. */
+static int emit(sked_store *st, sked__tx *tx, const char *type,
+                const sked_notifier *n, const char *name, sked_error *err)
+{
+    json_t *o =
+        n ? sked__notifier_to_json(n, false) : json_pack("{s:s}", "name", name);
+    char *payload = o ? sked__json_text(o, NULL) : NULL;
+    int rc;
+
+    json_decref(o);
+    if (!payload)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    rc = st->ops->event_append(tx, type, name, payload, sked__store_now(st),
+                               err);
+    free(payload);
+    return rc;
+}
+
 struct put_arg {
     const sked_notifier *n;
     bool created;
@@ -58,8 +78,12 @@ struct put_arg {
 static int put_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct put_arg *a = arg;
+    int rc = write_row(st, tx, a->n, sked__store_now(st), &a->created, err);
 
-    return write_row(st, tx, a->n, sked__store_now(st), &a->created, err);
+    return rc ? rc
+              : emit(st, tx,
+                     a->created ? "notifier.created" : "notifier.updated", a->n,
+                     a->n->name, err);
 }
 
 int sked__store_notifier_put(sked_store *st, const sked_notifier *n,
@@ -131,9 +155,12 @@ struct delete_arg {
 static int delete_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct delete_arg *a = arg;
+    int rc = st->ops->notifier_delete(tx, a->name, sked__store_now(st),
+                                      &a->existed, err);
 
-    return st->ops->notifier_delete(tx, a->name, sked__store_now(st),
-                                    &a->existed, err);
+    if (rc == 0 && a->existed)
+        rc = emit(st, tx, "notifier.deleted", NULL, a->name, err);
+    return rc;
 }
 
 int sked__store_notifier_delete(sked_store *st, const char *name,
@@ -211,6 +238,9 @@ static int sync_rows(sked_store *st, sked__tx *tx, struct sync_arg *a,
         if (old && !differs(old, &w))
             continue;
         rc = write_row(st, tx, &w, now, &created, err);
+        if (rc == 0)
+            rc = emit(st, tx, created ? "notifier.created" : "notifier.updated",
+                      &w, w.name, err);
         a->changed++;
     }
     for (size_t i = 0; rc == 0 && i < nv; i++)
@@ -220,6 +250,8 @@ static int sync_rows(sked_store *st, sked__tx *tx, struct sync_arg *a,
                 keep = strcmp(a->set[j].name, v[i].name) == 0;
             if (!keep) {
                 rc = st->ops->notifier_delete(tx, v[i].name, now, &gone, err);
+                if (rc == 0)
+                    rc = emit(st, tx, "notifier.deleted", NULL, v[i].name, err);
                 a->changed++;
             }
         }

@@ -211,24 +211,63 @@ static char *event_text(const sked_event *e, const char *schedule)
     return s;
 }
 
-/* Write the deliveries of the event E for the N notifiers V in TX. */
+/* The deliveries of one flush, written in one call at its end. */
+typedef struct outbox {
+    sked__delivery_new *v; /* owned array; its strings in texts */
+    char **texts;          /* owned: each event's text and schedule */
+    size_t n, cap, ntexts, captexts;
+} outbox;
+
+/* Keep S (taken) until the outbox is written; false: no memory. */
+static bool keep(outbox *o, char *s)
+{
+    if (o->ntexts == o->captexts) {
+        size_t cap = o->captexts ? 2 * o->captexts : 16;
+        char **t = sked__realloc(o->texts, cap * sizeof *t);
+        if (!t) {
+            free(s);
+            return false;
+        }
+        o->texts = t;
+        o->captexts = cap;
+    }
+    o->texts[o->ntexts++] = s;
+    return true;
+}
+
+static bool push(outbox *o, const sked__delivery_new *d)
+{
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 16;
+        sked__delivery_new *v = sked__realloc(o->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        o->v = v;
+        o->cap = cap;
+    }
+    o->v[o->n++] = *d;
+    return true;
+}
+
+/* Add to O the deliveries of the event E for the N notifiers V. */
 static int outbox_event(sked_store *st, sked__tx *tx, const sked_event *e,
-                        const sked_notifier *v, size_t n, sked_error *err)
+                        const sked_notifier *v, size_t n, outbox *o,
+                        sked_error *err)
 {
     char *schedule = NULL, *text = NULL;
     int rc;
 
     if (!any_wants(v, n, e->type))
         return 0; /* no schedule to look up */
-    rc = event_schedule(st, tx, e, &schedule, err);
-
-    for (size_t i = 0; rc == 0 && i < n; i++) {
+    if ((rc = event_schedule(st, tx, e, &schedule, err)) != 0)
+        return rc;
+    if (schedule && !keep(o, schedule))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    for (size_t i = 0; i < n; i++) {
         if (!sked__notifier_wants(&v[i], e->type, schedule))
             continue;
-        if (!text && !(text = event_text(e, schedule))) {
-            rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-            break;
-        }
+        if (!text && (!(text = event_text(e, schedule)) || !keep(o, text)))
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
         sked_dur retry =
             v[i].retry_for > 0 ? v[i].retry_for : SKED_NOTIFY_RETRY_DEFAULT;
         sked__delivery_new d = {.event_id = e->id,
@@ -237,11 +276,10 @@ static int outbox_event(sked_store *st, sked__tx *tx, const sked_event *e,
                                 .event = text,
                                 .now = e->at,
                                 .deadline_at = e->at + retry};
-        rc = st->ops->deliveries_insert(tx, &d, 1, err);
+        if (!push(o, &d))
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
-    free(text);
-    free(schedule);
-    return rc;
+    return 0;
 }
 
 int sked__notify_outbox(sked_store *st, sked__tx *tx, const sked__ev_list *l,
@@ -257,9 +295,16 @@ int sked__notify_outbox(sked_store *st, sked__tx *tx, const sked__ev_list *l,
         return 0;
     if ((rc = sked__notify_read_tx(st, tx, NULL, &v, &n, err)) != 0)
         return rc;
+    outbox o = {0};
     for (; rc == 0 && n > 0 && i < l->n; i++)
         if (sked__notify_event_known(l->v[i].type))
-            rc = outbox_event(st, tx, &l->v[i], v, n, err);
+            rc = outbox_event(st, tx, &l->v[i], v, n, &o, err);
+    if (rc == 0 && o.n > 0)
+        rc = st->ops->deliveries_insert(tx, o.v, o.n, err);
+    for (size_t k = 0; k < o.ntexts; k++)
+        free(o.texts[k]);
+    free(o.texts);
+    free(o.v);
     sked__notifiers_free(v, n);
     return rc;
 }

@@ -187,6 +187,8 @@ call PUT /api/v1/notifiers/always-fail "$url_b" \
       \"events\": [\"run.failed\"], \"schedules\": [\"daily-*\"],
       \"retry_for\": \"4s\"}"
 check "PUT a notifier" "$code" 201
+wait_log b 'level=info msg="notifier created" notifier=always-fail' 5 &&
+    pass || fail "the server logs the change" "$(grep notifier "$tmp/b.log")"
 trigger daily-x "$url_b"
 given_up() {
     [ "$(q "$db" "SELECT count(*) FROM notify_deliveries

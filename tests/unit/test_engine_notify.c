@@ -327,6 +327,16 @@ static void check_signature(const char *sig, const char *body)
     }
 }
 
+/* The event id of the body of the receiver's request I. */
+static long long body_id(int i)
+{
+    json_t *b = json_loads(rx.got[i].body, 0, NULL);
+    long long id = json_integer_value(json_object_get(b, "id"));
+
+    json_decref(b);
+    return id;
+}
+
 /* ---- the cases --------------------------------------------------------- */
 
 static void test_delivered_once_signed(void **state)
@@ -337,6 +347,9 @@ static void test_delivered_once_signed(void **state)
     json_t *b;
 
     put_hook(e, rx.port, "[\"run.failed\"]", "[\"nightly-*\"]");
+    assert_int_equal(q("SELECT count(*) FROM events WHERE type = "
+                       "'notifier.created' AND subject = 'hook'"),
+                     1);
     fail_run(e, "nightly-db");
     fail_run(e, "daily-x"); /* another schedule: not wanted */
     assert_int_equal(q("SELECT count(*) FROM notify_deliveries"), 1);
@@ -455,10 +468,8 @@ static void test_down_then_up(void **state)
     assert_int_equal(pass(e), 1);
     assert_int_equal(pass(e), 1);
     assert_int_equal(rx_count(), 2);
-    first = json_integer_value(
-        json_object_get(json_loads(rx.got[0].body, 0, NULL), "id"));
-    second = json_integer_value(
-        json_object_get(json_loads(rx.got[1].body, 0, NULL), "id"));
+    first = body_id(0);
+    second = body_id(1);
     assert_true(first < second);
     assert_int_equal(q("SELECT count(*) FROM notify_deliveries WHERE state = "
                        "'delivered'"),
