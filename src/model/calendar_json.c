@@ -326,7 +326,7 @@ json_t *sked__calendar_json_schema(void)
             return NULL;
         }
     }
-    return props ? json_pack("{s:s, s:o, s:b}", "type", "object",
-                             "properties", props, "additionalProperties", 0)
+    return props ? json_pack("{s:s, s:o, s:b}", "type", "object", "properties",
+                             props, "additionalProperties", 0)
                  : NULL;
 }

@@ -23,13 +23,12 @@
 /* The first deadline check of a run of S for its occurrence SCHEDULED_FOR:
  * the start deadline, else the completion deadline; SKED_TIME_NONE when S
  * has neither. */
-sked_time sked__deadline_first(const sked_schedule *s,
-                               sked_time scheduled_for);
+sked_time sked__deadline_first(const sked_schedule *s, sked_time scheduled_for);
 
 /* What one check of a run found. */
 typedef struct sked__deadline_verdict {
     bool missed_start, missed_completion;
-    bool fail; /* a heartbeat run to fail now (deadline_missed) */
+    bool fail;      /* a heartbeat run to fail now (deadline_missed) */
     sked_time next; /* the run's next check; NONE: none left */
 } sked__deadline_verdict;
 

@@ -250,7 +250,8 @@ int sked__pg_schedule_list(sked__tx *tx, const sked__schedule_query *q,
 static const sked__pg_stmt SCHEDULE_HEADS = {
     SKED__PG_SCHEDULE_HEADS, 3,
     "SELECT name, status, next_fire_at, updated_at, cron, timezone, "
-    "deadline_check_at FROM schedules WHERE ($1::bigint IS NULL OR updated_at >= $1::bigint) "
+    "deadline_check_at FROM schedules WHERE ($1::bigint IS NULL OR updated_at "
+    ">= $1::bigint) "
     "AND ($2::text IS NULL OR name > $2) ORDER BY name LIMIT $3::bigint"};
 
 /* Row locks taken in name order, so overlapping batches cannot deadlock. */
