@@ -82,6 +82,7 @@ extern const cli_cmd cli_cmd_notify;
 extern const cli_cmd cli_cmd_mcp;
 /* Subcommands of "sked schedule" that live in cmd_schedule_ops.c. */
 extern const cli_cmd cli_cmd_schedule_trigger;
+extern const cli_cmd cli_cmd_ping;
 extern const cli_cmd cli_cmd_schedule_backfill;
 /* One occurrence: in cmd_schedule_occ.c. */
 extern const cli_cmd cli_cmd_schedule_skip;

@@ -120,7 +120,7 @@ static int schedule_create(target *t, const sked_schedule *s, sked_error *err)
     int rc = e ? sked_engine_schedule_create(e, s, err) : err->code;
 
     if (rc == 0)
-        warn_workflow(e, s->workflow);
+        warn_workflow(e, s->heartbeat ? NULL : s->workflow);
     return rc;
 }
 
@@ -130,7 +130,7 @@ static int schedule_update(target *t, const sked_schedule *s, sked_error *err)
     int rc = e ? sked_engine_schedule_update(e, s, err) : err->code;
 
     if (rc == 0)
-        warn_workflow(e, s->workflow);
+        warn_workflow(e, s->heartbeat ? NULL : s->workflow);
     return rc;
 }
 
@@ -179,6 +179,18 @@ static int schedule_trigger(target *t, const char *name, char **run_id,
     sked_engine *e = engine_of(t, err);
     char *id = NULL;
     int rc = e ? sked_engine_trigger(e, name, &id, err) : err->code;
+
+    return rc == 0 ? own_text(id, run_id, err) : rc;
+}
+
+static int schedule_ping(target *t, const char *name, sked_ping_status status,
+                         const char *body, char **run_id, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+    char *id = NULL;
+    int rc = e ? sked_engine_schedule_ping(e, name, status, body,
+                                           body ? strlen(body) : 0, &id, err)
+               : err->code;
 
     return rc == 0 ? own_text(id, run_id, err) : rc;
 }

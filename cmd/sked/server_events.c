@@ -27,6 +27,8 @@ static const char *const sched_state_keys[] = {"next_fire_at", NULL};
 static const char *const skip_keys[] = {"occurrence", "actor", "reason", NULL};
 static const char *const disabled_keys[] = {"reason", "last_error", "error",
                                             NULL};
+static const char *const deadline_keys[] = {"occurrence", "run", "deadline",
+                                            "state", NULL};
 static const char *const run_keys[] = {"schedule", "workflow", "trigger",
                                        "scheduled_for", NULL};
 
@@ -56,6 +58,8 @@ static const event_rule rules[] = {
     {"step.retrying", LOG_INFO, "step retrying", "run", step_keys},
     {"schedule.occurrences_missed", LOG_WARN, "occurrences missed", "schedule",
      missed_keys},
+    {"schedule.deadline_missed", LOG_WARN, "deadline missed", "schedule",
+     deadline_keys},
     {"schedule.disabled", LOG_WARN, "schedule disabled", "schedule",
      disabled_keys},
     {"schedule.created", LOG_INFO, "schedule created", "schedule",

@@ -117,6 +117,10 @@ typedef struct target_ops {
     /* The pending skips of NAME (*out: sked_skips_free). */
     int (*schedule_skips)(target *t, const char *name, sked_skip **out,
                           size_t *n, sked_error *err);
+    /* Ping the heartbeat schedule NAME with STATUS, BODY (may be NULL)
+     * the run's output; *run_id (owned) the run's id. */
+    int (*schedule_ping)(target *t, const char *name, sked_ping_status status,
+                         const char *body, char **run_id, sked_error *err);
     /* Run the past occurrence AT of NAME now; *run_id (owned) its id,
      * *created (may be NULL) whether this created it. */
     int (*schedule_run_at)(target *t, const char *name, sked_time at,
@@ -198,6 +202,7 @@ typedef struct target_ops {
     X(schedule_backfill)                                                       \
     X(schedule_skip)                                                           \
     X(schedule_skips)                                                          \
+    X(schedule_ping)                                                           \
     X(schedule_run_at)                                                         \
     X(schedule_apply)                                                          \
     X(schedule_preview)                                                        \

@@ -217,6 +217,29 @@ SKED_API int sked_engine_schedule_skip(sked_engine *e, const char *name,
                                        const char *reason, bool *changed,
                                        sked_error *err);
 
+/* The longest body of a ping, kept as its run's output. */
+#define SKED_PING_BODY_MAX 65536
+
+/* Read "start", "success" or "fail" into *out; SKED_EINVAL otherwise. */
+SKED_API int sked_ping_status_parse(const char *word, sked_ping_status *out);
+
+/* A ping of the heartbeat schedule NAME (its field heartbeat set): the
+ * job it watches, which runs elsewhere, STATUS start, success or fail.
+ * The ping is for the run of the latest occurrence at or before now not
+ * yet ended, else for the next occurrence when it is at most a minute
+ * ahead (clocks differ): start marks it started, success completes it,
+ * fail fails it (error_code "ping_failed"); BODY (BODY_LEN bytes, may be
+ * NULL; UTF-8, at most SKED_PING_BODY_MAX) becomes its output. Without a
+ * ping within the schedule's deadline the run fails with error_code
+ * "deadline_missed" (event schedule.deadline_missed). *out_run_id (may be
+ * NULL; sked_free): the run's id. Returns 0, SKED_ENOTFOUND, SKED_EINVAL
+ * (not a heartbeat schedule, field "name"; a bad body, "body"),
+ * SKED_ETOOBIG (body), SKED_ECONFLICT (no occurrence awaits a ping). */
+SKED_API int sked_engine_schedule_ping(sked_engine *e, const char *name,
+                                       sked_ping_status status,
+                                       const char *body, size_t body_len,
+                                       char **out_run_id, sked_error *err);
+
 /* Undo sked_engine_schedule_skip: AT fires again as it would have. Event
  * schedule.occurrence_unskipped. *changed false when AT was not skipped.
  * The same errors. */

@@ -35,6 +35,9 @@ typedef enum sked_trigger {
     SKED_TRIGGER_BACKFILL = 2,
     SKED_TRIGGER_MANUAL = 3,
     SKED_TRIGGER_API = 4,
+    /* Expected of a job that runs elsewhere: a ping completes it (a
+     * schedule with heartbeat set). */
+    SKED_TRIGGER_HEARTBEAT = 5,
 } sked_trigger;
 
 typedef enum sked_step_status {
@@ -48,6 +51,14 @@ typedef enum sked_step_status {
  * "completed"); "unknown" for a value out of range, never NULL. */
 SKED_API const char *sked_run_status_name(sked_run_status s);
 SKED_API const char *sked_trigger_name(sked_trigger t);
+
+/* What a ping of a heartbeat schedule says of the job it watches
+ * (sked_engine_schedule_ping). */
+typedef enum sked_ping_status {
+    SKED_PING_START = 0,   /* it started */
+    SKED_PING_SUCCESS = 1, /* it ended well: the run completes */
+    SKED_PING_FAIL = 2,    /* it failed: the run fails */
+} sked_ping_status;
 SKED_API const char *sked_step_status_name(sked_step_status s);
 
 /* One attempt of one step of a run. */
@@ -87,6 +98,12 @@ typedef struct sked_run_view {
     sked_time not_before, created_at, started_at, finished_at;
     sked_time updated_at, lease_until, cancel_requested_at;
     sked_time timeout_exceeded_at;
+    /* The deadlines of its schedule (sked/schedule_fields.h: deadline,
+     * start_deadline): the next instant one is checked (NONE: none left),
+     * and which it missed: NULL, "start", "completion" or
+     * "start,completion". */
+    sked_time deadline_at;
+    const char *deadline_missed;
     /* Its attempts, oldest first, when they were read (one run read by
      * id): then STEPS is not NULL, even with NSTEPS 0. NULL in a list. */
     const sked_step_view *steps;

@@ -39,8 +39,10 @@
 #define SKED_CATCHUP_WINDOW_MIN     (INT64_C(60) * SKED_USEC_PER_SEC)
 #define SKED_CATCHUP_WINDOW_MAX     (INT64_C(30) * 86400 * SKED_USEC_PER_SEC)
 #define SKED_JITTER_MAX             (INT64_C(3600) * SKED_USEC_PER_SEC)
-#define SKED_EVERY_MIN              (SKED_USEC_PER_SEC)
-#define SKED_EVERY_MAX              (INT64_C(366) * 86400 * SKED_USEC_PER_SEC)
+/* The longest deadline (and start deadline) after an occurrence. */
+#define SKED_DEADLINE_MAX (INT64_C(30) * 86400 * SKED_USEC_PER_SEC)
+#define SKED_EVERY_MIN    (SKED_USEC_PER_SEC)
+#define SKED_EVERY_MAX    (INT64_C(366) * 86400 * SKED_USEC_PER_SEC)
 
 typedef enum sked_spec_kind {
     SKED_SPEC_CRON = 0,  /* cron: an expression in a zone */

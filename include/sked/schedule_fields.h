@@ -45,8 +45,8 @@
       (1, SKED_NAME_MAX, NULL), NULL, "",                                      \
       "unique name: letters, digits, '.', '_' and '-'")                        \
     X(workflow, NAME, char *, _, DEF, "workflow", "workflow", "workflow",      \
-      "workflow", (1, SKED_NAME_MAX, NULL), NULL, "",                          \
-      "the workflow each run starts")                                          \
+      "workflow", (0, SKED_NAME_MAX, NULL), NULL, "",                          \
+      "the workflow each run starts (a heartbeat's: its name by default)")                                          \
     X(kind, ENUM, sked_spec_kind, kind, INTERNAL, "kind", NULL, NULL, NULL,    \
       (0, 3, NULL), SKED_SPEC_CRON, "", "which time spec it has")              \
     X(cron, CRON, char *, _, DEF, "cron", "cron", "cron", "cron",              \
@@ -174,6 +174,24 @@
       (0, INT32_MAX, "never"), 0,                                              \
       "  --pause-after-failures N  pause after N failed runs in a row\n",      \
       "pause after this many failed runs in a row (0: never)")                 \
+    X(deadline, DUR, sked_dur, _, DEF, "deadline_us", "deadline_secs",         \
+      "deadline", "deadline", (0, SKED_DEADLINE_MAX, "none"), 0,               \
+      "  --deadline D         each run must complete within D of its\n"        \
+      "                       occurrence (0: none; up to 30d)\n",              \
+      "each run must complete within this many seconds of its occurrence "     \
+      "(0: none)")                                                             \
+    X(start_deadline, DUR, sked_dur, _, DEF, "start_deadline_us",              \
+      "start_deadline_secs", "start_deadline", "start-deadline",               \
+      (0, SKED_DEADLINE_MAX, "none"), 0,                                       \
+      "  --start-deadline D   each run must start within D of its\n"           \
+      "                       occurrence (0: none)\n",                         \
+      "each run must start within this many seconds of its occurrence "        \
+      "(0: none)")                                                             \
+    X(heartbeat, BOOL, int32_t, _, DEF, "heartbeat", "heartbeat", "heartbeat", \
+      "heartbeat", (0, 1, NULL), 0,                                            \
+      "  --heartbeat          start nothing: expect a ping (sked ping) for\n"  \
+      "                       each occurrence within --deadline\n",            \
+      "start nothing: each occurrence expects a ping within deadline")         \
     X(description, STR, char *, _, DEF, "description", "description",         \
       "description", "description", (0, SKED_DESCRIPTION_MAX, NULL), NULL,     \
       "  --description S      free text\n", "free text")                       \
@@ -209,6 +227,16 @@
     X(consecutive_failures, I32, int32_t, _, STATE, "consecutive_failures",    \
       "consecutive_failures", NULL, NULL, (INT32_MIN, INT32_MAX, NULL), 0, "", \
       "failed runs in a row, for pause_after_failures")                        \
+    X(deadline_check_at, INSTANT, sked_time, _, STATE, "deadline_check_at",    \
+      NULL, NULL, NULL, (SKED_TIME_MIN, SKED_TIME_MAX, NULL), SKED_TIME_NONE,  \
+      "", "the earliest deadline of its runs still to check")                  \
+    X(deadlines_missed, I64, int64_t, _, STATE, "deadlines_missed",            \
+      "deadlines_missed", NULL, NULL, (0, INT64_MAX, NULL), 0, "",             \
+      "deadlines its runs missed")                                             \
+    X(last_deadline_missed, INSTANT, sked_time, _, STATE,                      \
+      "last_deadline_missed_at", "last_deadline_missed_at", NULL, NULL,        \
+      (SKED_TIME_MIN, SKED_TIME_MAX, NULL), SKED_TIME_NONE, "",                \
+      "the occurrence whose run last missed a deadline (null: none)")          \
     X(created_at, INSTANT, sked_time, _, CREATED, "created_at", "created_at",  \
       NULL, NULL, (SKED_TIME_MIN, SKED_TIME_MAX, NULL), SKED_TIME_NONE, "",    \
       "when it was created")                                                   \

@@ -175,7 +175,7 @@ static int find_warnings(sked_engine *e, const sked_schedule *set, size_t n,
     qsort(order, n, sizeof *order, by_workflow);
     for (i = 0; i < n; i = j) {
         warning[0] = '\0';
-        if (order[i]->workflow)
+        if (order[i]->workflow && !order[i]->heartbeat)
             sked_engine_workflow_warning(e, order[i]->workflow, warning,
                                          sizeof warning);
         if (warning[0] && !(texts[i] = sked__strdup(warning))) {

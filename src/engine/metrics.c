@@ -8,12 +8,13 @@
  * workflow and observes its duration_secs; a run.failed with error_code
  * "timeout" and a run.timeout_exceeded count a workflow timeout; a
  * run.created of trigger "cron" observes its fire lag, the event's time
- * minus its scheduled_for. Payloads are parsed outside the lock, and only
- * those of these types. The missed occurrences are the scheduler loop's
+ * minus its scheduled_for; a schedule.deadline_missed counts one for its
+ * schedule. Payloads are parsed outside the lock, and only those of
+ * these types. The missed occurrences are the scheduler loop's
  * own counters, the store's errors the store's health (store_health.h).
- * Gauges are read at scrape time: queue depths and schedules by status
- * from the store (left out while it fails: the page is still served),
- * busy workers from the pool, the clock skew from the loop. */
+ * Gauges are read at scrape time: queue depths, schedules by status and
+ * their freshness from the store (left out while it fails: the page is still
+ * served), busy workers from the pool, the clock skew from the loop. */
 #include "engine/metrics.h"
 
 #include <math.h>
@@ -47,12 +48,19 @@ typedef struct histo {
 enum { FIN_COMPLETED, FIN_FAILED, FIN_CANCELLED, FIN__COUNT };
 static const char *const fin_names[] = {"completed", "failed", "cancelled"};
 
+/* The counters of one workflow, or of one schedule (deadlines only). */
 typedef struct wf_count {
     char *name; /* owned */
     uint64_t finished[FIN__COUNT];
     uint64_t timeouts;
+    uint64_t deadlines; /* schedules: deadlines missed */
 } wf_count;
 
+/* Counters by name, sorted. */
+typedef struct count_tab {
+    wf_count *v;
+    size_t n, cap;
+} count_tab;
 /* Notifiers counted at most, as workflows are. */
 #define NOTIFIERS_MAX 1000
 enum { NOTE_DELIVERED, NOTE_RETRY, NOTE_FAILED, NOTE__COUNT };
@@ -65,8 +73,7 @@ typedef struct note_count {
 
 struct sked_metrics {
     pthread_mutex_t mu;
-    wf_count *wf; /* sorted by name */
-    size_t nwf, cap;
+    count_tab wf, sched;
     histo duration, lag;
     note_count *notes; /* in the order first seen */
     size_t nnotes, capnotes;
@@ -88,9 +95,12 @@ void sked__metrics_free(sked_metrics *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->nwf; i++)
-        free(m->wf[i].name);
-    free(m->wf);
+    for (size_t i = 0; i < m->wf.n; i++)
+        free(m->wf.v[i].name);
+    for (size_t i = 0; i < m->sched.n; i++)
+        free(m->sched.v[i].name);
+    free(m->wf.v);
+    free(m->sched.v);
     for (size_t i = 0; i < m->nnotes; i++)
         free(m->notes[i].name);
     free(m->notes);
@@ -113,39 +123,39 @@ static void histo_add(histo *h, double v)
     h->sum += v;
 }
 
-/* The counts of workflow NAME, added when new; NULL when out of memory or
- * over WORKFLOWS_MAX. Under mu. */
-static wf_count *wf_get(sked_metrics *m, const char *name)
+/* The counts of NAME in T, added when new; NULL when out of memory or
+ * over WORKFLOWS_MAX names. Under mu. */
+static wf_count *wf_get(count_tab *t, const char *name)
 {
-    size_t lo = 0, hi = m->nwf;
+    size_t lo = 0, hi = t->n;
 
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(m->wf[mid].name, name);
+        int c = strcmp(t->v[mid].name, name);
         if (c == 0)
-            return &m->wf[mid];
+            return &t->v[mid];
         if (c < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (m->nwf >= WORKFLOWS_MAX)
+    if (t->n >= WORKFLOWS_MAX)
         return NULL;
-    if (m->nwf == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 16;
-        wf_count *v = sked__realloc(m->wf, cap * sizeof *v);
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        wf_count *v = sked__realloc(t->v, cap * sizeof *v);
         if (!v)
             return NULL;
-        m->wf = v;
-        m->cap = cap;
+        t->v = v;
+        t->cap = cap;
     }
     char *copy = sked__strdup(name);
     if (!copy)
         return NULL;
-    memmove(&m->wf[lo + 1], &m->wf[lo], (m->nwf - lo) * sizeof *m->wf);
-    m->wf[lo] = (wf_count){.name = copy};
-    m->nwf++;
-    return &m->wf[lo];
+    memmove(&t->v[lo + 1], &t->v[lo], (t->n - lo) * sizeof *t->v);
+    t->v[lo] = (wf_count){.name = copy};
+    t->n++;
+    return &t->v[lo];
 }
 
 /* What one event adds, read from its payload outside the lock. */
@@ -278,7 +288,7 @@ static void obs_apply(sked_metrics *m, const obs *o)
         histo_add(&m->lag, o->lag);
     if (o->duration >= 0)
         histo_add(&m->duration, o->duration);
-    wf_count *w = o->workflow ? wf_get(m, o->workflow) : NULL;
+    wf_count *w = o->workflow ? wf_get(&m->wf, o->workflow) : NULL;
     if (w && o->fin >= 0)
         w->finished[o->fin]++;
     if (w && o->timeout)
@@ -289,6 +299,14 @@ void sked__metrics_observe(sked_metrics *m, const sked_event *ev, size_t n)
 {
     for (size_t i = 0; m && i < n; i++) {
         obs o;
+        if (strcmp(ev[i].type, "schedule.deadline_missed") == 0) {
+            pthread_mutex_lock(&m->mu);
+            wf_count *c = wf_get(&m->sched, ev[i].subject);
+            if (c)
+                c->deadlines++;
+            pthread_mutex_unlock(&m->mu);
+            continue;
+        }
         if (obs_read(&ev[i], &o)) {
             pthread_mutex_lock(&m->mu);
             obs_apply(m, &o);
@@ -412,12 +430,13 @@ static void write_counters(sked_engine *e, sked_buf *b)
     pthread_mutex_lock(&m->mu);
     family(b, "sked_runs_total", "counter",
            "Runs finished by this server, by workflow and status.");
-    for (size_t i = 0; i < m->nwf; i++)
+    for (size_t i = 0; i < m->wf.n; i++)
         for (int s = 0; s < FIN__COUNT; s++) {
             (void) sked__buf_printf(b, "sked_runs_total{workflow=\"");
-            sb_label(b, m->wf[i].name);
-            (void) sked__buf_printf(b, "\",status=\"%s\"} %llu\n", fin_names[s],
-                                    (unsigned long long) m->wf[i].finished[s]);
+            sb_label(b, m->wf.v[i].name);
+            (void) sked__buf_printf(
+                b, "\",status=\"%s\"} %llu\n", fin_names[s],
+                (unsigned long long) m->wf.v[i].finished[s]);
         }
     family(b, "sked_run_duration_seconds", "histogram",
            "Time from start to end of the runs finished by this server.");
@@ -428,11 +447,21 @@ static void write_counters(sked_engine *e, sked_buf *b)
     histo_write(b, "sked_fire_lag_seconds", &m->lag);
     family(b, "sked_run_timeouts_total", "counter",
            "Runs past their workflow's timeout, by workflow.");
-    for (size_t i = 0; i < m->nwf; i++) {
+    for (size_t i = 0; i < m->wf.n; i++) {
         (void) sked__buf_printf(b, "sked_run_timeouts_total{workflow=\"");
-        sb_label(b, m->wf[i].name);
+        sb_label(b, m->wf.v[i].name);
         (void) sked__buf_printf(b, "\"} %llu\n",
-                                (unsigned long long) m->wf[i].timeouts);
+                                (unsigned long long) m->wf.v[i].timeouts);
+    }
+    family(b, "sked_schedule_deadline_missed_total", "counter",
+           "Deadlines missed by the runs of each schedule, found by this "
+           "server.");
+    for (size_t i = 0; i < m->sched.n; i++) {
+        (void) sked__buf_printf(
+            b, "sked_schedule_deadline_missed_total{schedule=\"");
+        sb_label(b, m->sched.v[i].name);
+        (void) sked__buf_printf(b, "\"} %llu\n",
+                                (unsigned long long) m->sched.v[i].deadlines);
     }
     family(b, "sked_notifications_total", "counter",
            "Delivery attempts of notifications by this server, by notifier "

@@ -348,14 +348,19 @@ static int sch_finish(parser *p, struct fy_node *map, sked_schedule *s)
     if (p->workflow && s->workflow && strcmp(s->workflow, p->workflow) != 0)
         return sked__wf_fail_at_key(p, map, "workflow",
                                     "differs from the enclosing workflow");
-    if (!s->workflow && !p->workflow)
+    /* A heartbeat schedule starts nothing: its name is what it needs. */
+    if (s->heartbeat && !s->workflow && !p->workflow && !s->name)
+        return sked__wf_fail(p, map, "missing key \"name\"");
+    if (!s->workflow && !p->workflow && !s->heartbeat)
         return sked__wf_fail(p, map, "missing key \"workflow\"");
-    if (!s->workflow && !(s->workflow = sked__strdup(p->workflow)))
+    if (!s->workflow && p->workflow &&
+        !(s->workflow = sked__strdup(p->workflow)))
         return sked__wf_fail_nomem(p);
     /* The name defaults to the workflow's: check the workflow first, so
      * that a bad one is reported as itself. */
     sked_error_clear(&e);
-    if (sked__schedule_name_check(s->workflow, "workflow", &e) < 0)
+    if (s->workflow &&
+        sked__schedule_name_check(s->workflow, "workflow", &e) < 0)
         return sked__wf_fail_at_key(p, map, "workflow", e.msg);
     if (!s->name && !(s->name = sked__strdup(s->workflow)))
         return sked__wf_fail_nomem(p);

@@ -150,7 +150,37 @@ static int queue_list(const http_req *req, http_resp *resp)
 
 /* ---- the routes --------------------------------------------------------- */
 
+/* ---- pings of heartbeat schedules -------------------------------------- */
+
+/* POST /api/v1/schedules/{name}/ping?status=start|success|fail (default
+ * success): the body, any text, is the run's output. */
+static int schedule_ping(const http_req *req, http_resp *resp)
+{
+    const char *word = sked__http_query(req, "status");
+    sked_ping_status status = SKED_PING_SUCCESS;
+    char *id = NULL;
+    sked_error err;
+    int rc;
+
+    if (word && *word && sked_ping_status_parse(word, &status) != 0)
+        return sked__http_error(resp, SKED_EINVAL, "status",
+                                "\"%.40s\" is not start, success or fail",
+                                word);
+    sked_error_clear(&err);
+    rc = sked_engine_schedule_ping(req->engine, req->param[0], status,
+                                   req->body, req->body_len, &id, &err);
+    if (rc != 0)
+        return sked__http_fail(resp, rc, &err);
+    rc = send_run(req, resp, 200, id);
+    sked_free(id);
+    return rc;
+}
+
 const http_route sked__api_run_routes[] = {
+    {"POST", "/api/v1/schedules/{name}/ping", schedule_ping,
+     "Ping a heartbeat schedule: the job it watches started, succeeded or "
+     "failed (?status=; the body, up to 64 KiB, is the run's output)",
+     200},
     {"GET", "/api/v1/runs", run_list,
      "List runs, newest first, filtered by status, schedule and workflow", 200},
     {"GET", "/api/v1/runs/{id}", run_get,

@@ -74,7 +74,8 @@ static int send_written(const http_req *req, http_resp *resp, unsigned status,
         return sked__http_fail(resp, rc, &err);
     if (!(o = sked__answer_schedule(&s, &err)))
         rc = err.code < 0 ? err.code : SKED_ENOMEM;
-    if (rc == 0)
+    /* A heartbeat starts nothing: no server needs its workflow. */
+    if (rc == 0 && !s.heartbeat)
         sked_engine_workflow_warning(req->engine, s.workflow, warning,
                                      sizeof warning);
     sked_schedule_done(&s);

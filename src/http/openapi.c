@@ -55,6 +55,10 @@ static const sked__request_param simulate_params[] = {
     {NULL, 0, 0, 0, false},
 };
 
+static const sked__request_param ping_params[] = {
+    {"status", 's', 0, 0, false},
+    {NULL, 0, 0, 0, false},
+};
 static const sked__request_param log_params[] = {
     {"before", 'n', 0, 0x7fffffffL, false},
     {"limit", 'n', 1, SKED_ENGINE_LIST_MAX, false},
@@ -62,6 +66,10 @@ static const sked__request_param log_params[] = {
 };
 
 static const facts route_facts[] = {
+    {"POST", "/api/v1/schedules/{name}/ping", NONE, ping_params, NULL, NULL,
+     "no occurrence awaits a ping: none is open and the next is more than a "
+     "minute away",
+     NULL},
     {"GET", "/api/v1/schedules", SKED__REQUEST_SCHEDULES, NULL, NULL, NULL,
      NULL, NULL},
     {"POST", "/api/v1/schedules", NONE, NULL, NULL, "NewSchedule",

@@ -10,14 +10,14 @@
 #include "model/run_fields.h"
 #include "model/step_fields.h"
 
-static const char *const trigger_names[] = {"cron", "catchup", "backfill",
-                                            "manual", "api"};
+static const char *const trigger_names[] = {"cron",   "catchup", "backfill",
+                                            "manual", "api",     "heartbeat"};
 static const char *const run_status_names[] = {
     "pending", "running", "waiting", "completed", "failed", "cancelled"};
 
 const char *sked_trigger_name(sked_trigger t)
 {
-    if ((int) t < 0 || (int) t > SKED_TRIGGER_API)
+    if ((int) t < 0 || (int) t > SKED_TRIGGER_HEARTBEAT)
         return "unknown";
     return trigger_names[t];
 }
@@ -77,7 +77,7 @@ int sked__run_status_parse(const char *word, sked_run_status *out)
 
 int sked__trigger_parse(const char *word, sked_trigger *out)
 {
-    int i = word_index(word, trigger_word, SKED_TRIGGER_API + 1);
+    int i = word_index(word, trigger_word, SKED_TRIGGER_HEARTBEAT + 1);
 
     if (i < 0)
         return SKED_EINVAL;

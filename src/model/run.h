@@ -39,6 +39,8 @@ typedef struct sked_run {
     sked_time created_at, started_at, finished_at, updated_at;
     sked_time cancel_requested_at; /* NONE: no cancel asked */
     sked_time timeout_exceeded_at; /* NONE: the soft timeout not reached */
+    sked_time deadline_at;         /* its next deadline check; NONE: none */
+    char *deadline_missed;         /* "start", "completion", both; NULL */
     /* The failure path (SPEC 4.3) was entered: OUTCOME (failed or
      * cancelled) is the status the run ends with once its compensations
      * ran. Stored as runs.outcome (NULL, 'failed' or 'cancelled'). */

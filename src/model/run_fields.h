@@ -48,7 +48,9 @@
     X(updated_at, TIME, "updated_at", "updated_at")                            \
     X(lease_until, TIME, "lease_until", "lease_until")                         \
     X(cancel_requested_at, TIME, "cancel_requested_at", "cancel_requested_at") \
-    X(timeout_exceeded_at, TIME, "timeout_exceeded_at", "timeout_exceeded_at")
+    X(timeout_exceeded_at, TIME, "timeout_exceeded_at", "timeout_exceeded_at") \
+    X(deadline_at, TIME, "deadline_at", "deadline_at")                         \
+    X(deadline_missed, TEXT, "deadline_missed", "deadline_missed")
 #define SKED__RUN_HIDDEN(X)                                                    \
     X(serial_key, TEXT, "serial_key", "")                                      \
     X(outcome, OUTCOME, "outcome", "")

@@ -580,6 +580,28 @@ static int check_fields(const sked_schedule *s, sked_error *err)
     return rc;
 }
 
+/* The rules of deadline, start_deadline and heartbeat (their ranges are
+ * the table's). */
+static int check_deadlines(const sked_schedule *s, sked_error *err)
+{
+    if (s->start_deadline > 0 && s->deadline > 0 &&
+        s->start_deadline > s->deadline)
+        return sked__error_set(err, SKED_EINVAL, "start_deadline", -1,
+                               "is after the deadline: a run must start "
+                               "before it can complete");
+    if (!s->heartbeat)
+        return 0;
+    if (s->deadline == 0)
+        return sked__error_set(err, SKED_EINVAL, "deadline", -1,
+                               "is required with heartbeat: how long after "
+                               "an occurrence its ping may come");
+    if (s->overlap != SKED_OVERLAP_ALLOW)
+        return sked__error_set(err, SKED_EINVAL, "overlap", -1,
+                               "must be allow with heartbeat: a heartbeat "
+                               "starts nothing to overlap");
+    return 0;
+}
+
 int sked_schedule_validate(const sked_schedule *s, sked_tzdb *db,
                            sked_error *err)
 {
@@ -587,7 +609,14 @@ int sked_schedule_validate(const sked_schedule *s, sked_tzdb *db,
 
     if (!s)
         return sked__error_set(err, SKED_EINVAL, NULL, -1, "no schedule");
-    rc = check_fields(s, err);
+    /* A heartbeat starts nothing: its runs take its name. */
+    rc = s->heartbeat == 1 && !s->workflow
+             ? 0
+             : sked__schedule_name_check(s->workflow, "workflow", err);
+    if (rc == 0)
+        rc = check_fields(s, err);
+    if (rc == 0)
+        rc = check_deadlines(s, err);
     if (rc == 0 && s->start_at != SKED_TIME_NONE &&
         s->end_at != SKED_TIME_NONE && s->start_at >= s->end_at)
         rc = sked__error_set(err, SKED_EINVAL, "end_at", -1,

@@ -25,7 +25,9 @@
  *     which runs the pure policy (sked__policy_plan) and turns its fires
  *     into runs. The cursor and the runs commit together; a loser of a
  *     race reads the winner's cursor and decides nothing twice.
- *  3. Push each fired entry back at the next occurrence the firing wrote;
+ *  3. Push each fired entry back at the next occurrence the firing wrote,
+ *     or at its runs' next deadline check when that is first (a paused
+ *     schedule's entry stays for its deadlines);
  *     deliver the events; add the dropped occurrences to the counters.
  *
  * Between passes the thread sleeps on a condition variable until the
@@ -63,7 +65,8 @@ typedef struct entry {
     sked_heap_node node; /* in l->heap while active; key: when due */
     char *name;          /* owned */
     sked_time updated_at;
-    sked_time next_fire_at; /* as last read or written */
+    sked_time next_fire_at;      /* as last read or written */
+    sked_time deadline_check_at; /* its runs' next deadline; NONE: none */
     sked_schedule_status status;
     bool gone;              /* deleted, or not seen by the last full scan */
     uint64_t seen;          /* the full scan that last saw it */
@@ -127,11 +130,23 @@ static entry *intern(sked_loop *l, const char *name)
         return NULL;
     }
     sked__heap_node_init(&e->node);
-    e->updated_at = e->next_fire_at = SKED_TIME_NONE;
+    e->updated_at = e->next_fire_at = e->deadline_check_at = SKED_TIME_NONE;
     e->gone = true;
     e->by_name.name = e->name;
     sked__name_index_add(&l->index, &e->by_name);
     return e;
+}
+
+/* When an entry is due: at its next occurrence while active, or at its
+ * runs' next deadline check whatever its status, whichever is first. */
+static sked_time due_key(sked_schedule_status status, sked_time next,
+                         sked_time check)
+{
+    sked_time key = status == SKED_SCHEDULE_ACTIVE ? next : SKED_TIME_NONE;
+
+    if (check != SKED_TIME_NONE && (key == SKED_TIME_NONE || check < key))
+        key = check;
+    return key;
 }
 
 /* Put E in the heap at KEY, or take it out when KEY is NONE. */
@@ -205,7 +220,8 @@ static int scan_head(void *arg, const sked_schedule_head *h)
     /* Two writes may share an updated_at (the same microsecond): the
      * status and the next occurrence tell them apart. */
     if (!e->gone && e->updated_at == h->updated_at && e->status == h->status &&
-        e->next_fire_at == h->next_fire_at) {
+        e->next_fire_at == h->next_fire_at &&
+        e->deadline_check_at == h->deadline_check_at) {
         pthread_mutex_unlock(&l->mu);
         return 0; /* known as it is */
     }
@@ -213,10 +229,12 @@ static int scan_head(void *arg, const sked_schedule_head *h)
     e->updated_at = h->updated_at;
     e->status = h->status;
     e->next_fire_at = h->next_fire_at;
+    e->deadline_check_at = h->deadline_check_at;
     if (h->status == SKED_SCHEDULE_ACTIVE)
         key = h->next_fire_at != SKED_TIME_NONE && head_loads(l, h)
                   ? h->next_fire_at
                   : l->now;
+    key = due_key(SKED_SCHEDULE_ACTIVE, key, h->deadline_check_at);
     rc = place_or_forget(l, e, key);
     pthread_mutex_unlock(&l->mu);
     return rc;
@@ -299,8 +317,9 @@ static void settle(sked_loop *l, entry **e, const sked_firing *f, size_t n)
         } else {
             e[i]->status = f[i].status;
             e[i]->next_fire_at = f[i].next_fire_at;
-            if (f[i].status == SKED_SCHEDULE_ACTIVE)
-                key = f[i].next_fire_at;
+            e[i]->deadline_check_at = f[i].deadline_check_at;
+            key =
+                due_key(f[i].status, f[i].next_fire_at, f[i].deadline_check_at);
         }
         if (key != SKED_TIME_NONE && key <= l->now)
             key = l->now + 1; /* a policy that did not move: next pass */
@@ -740,6 +759,7 @@ void sked__loop_put(sked_loop *l, const sked_schedule *s)
                             .status = s->status,
                             .next_fire_at = s->next_fire_at,
                             .updated_at = s->updated_at,
+                            .deadline_check_at = s->deadline_check_at,
                             .cron = s->kind == SKED_SPEC_CRON ? s->cron : NULL,
                             .timezone = s->timezone};
     struct scan_ctx c = {l, false, SKED_TIME_NONE};

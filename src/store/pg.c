@@ -21,6 +21,7 @@
  * stderr: libsked does not print. */
 #include "store/pg_calendar.h"
 #include "store/pg_skip.h"
+#include "store/pg_deadline.h"
 #include "store/pg_notify.h"
 #include "store/pg.h"
 #include "base/alloc.h"
@@ -789,6 +790,10 @@ const struct sked__store_ops sked__store_pg_ops = {
     .queue_put = sked__pg_queue_put,
     .queues_list = sked__pg_queue_list,
     .schedules_fresh = sked__pg_schedules_fresh,
+    .runs_deadline_due = sked__pg_runs_deadline_due,
+    .run_mark = sked__pg_run_mark,
+    .schedule_deadline_sync = sked__pg_schedule_deadline_sync,
+    .heartbeat_open = sked__pg_heartbeat_open,
     .workflow_register = sked__pg_queue_workflow_register,
     .workflow_latest = sked__pg_queue_workflow_latest,
     .workflows_list = sked__pg_queue_workflows_list,

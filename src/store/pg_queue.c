@@ -68,7 +68,7 @@ static const sked__pg_stmt QUEUES_LIST = {
     "SELECT queue COLLATE \"C\", 0, 0, 0, 0, "
     "count(*) FILTER (WHERE status <> 'running'), "
     "count(*) FILTER (WHERE status = 'running') FROM runs "
-    "WHERE status IN " ACTIVE " GROUP BY queue) AS l "
+    "WHERE status IN " ACTIVE " GROUP BY queue HAVING queue <> '') AS l "
     "GROUP BY name ORDER BY name"};
 
 static const sked__pg_stmt WF_REGISTER = {

@@ -87,7 +87,7 @@ int sked__pg_query_rows(sked__tx *tx, const sked__pg_stmt *stmt,
     "INSERT INTO runs (id, workflow, workflow_version, status, trigger_kind, " \
     "schedule, scheduled_for, occurrence_at, queue, priority, "                \
     "concurrency_key, not_before, context, created_at, updated_at, "           \
-    "serial_key) "                                                             \
+    "serial_key, deadline_at) "                                                \
     "SELECT r.id, r.workflow, r.version, r.status, r.trig, r.schedule, "       \
     "r.sched_for, coalesce(r.occ, r.sched_for), coalesce(r.queue, (SELECT "    \
     "v.definition::json->>'queue' "                                            \
@@ -96,21 +96,22 @@ int sked__pg_query_rows(sked__tx *tx, const sked__pg_stmt *stmt,
     "FROM workflow_versions m WHERE m.workflow = r.workflow) LIMIT 1), "       \
     "'default'), r.priority, r.ckey, "                                         \
     "coalesce(r.not_before, $12::bigint), coalesce(r.context, '{}'), "         \
-    "$12::bigint, $12::bigint, r.skey "                                        \
+    "$12::bigint, $12::bigint, r.skey, r.deadline "                            \
     "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "             \
     "$5::text[], $6::bigint[], $7::text[], $8::integer[], $9::text[], "        \
-    "$10::bigint[], $11::text[], $13::text[], $14::text[], $15::bigint[]) "    \
+    "$10::bigint[], $11::text[], $13::text[], $14::text[], $15::bigint[], "    \
+    "$16::bigint[]) "                                                          \
     "AS r(id, workflow, version, trig, schedule, sched_for, queue, priority, " \
-    "ckey, not_before, context, skey, status, occ) "                           \
+    "ckey, not_before, context, skey, status, occ, deadline) "                 \
     "ORDER BY r.id " conflict " RETURNING id"
 
 static const sked__pg_stmt RUNS_INSERT = {
-    SKED__PG_RUNS_INSERT, 15, RUNS_INSERT_SQL("ON CONFLICT (id) DO NOTHING")};
+    SKED__PG_RUNS_INSERT, 16, RUNS_INSERT_SQL("ON CONFLICT (id) DO NOTHING")};
 
 /* No conflict target: DO NOTHING covers the id and the active-key index
  * alike; the ids not returned are then looked up to tell them apart. */
 static const sked__pg_stmt RUNS_INSERT_LENIENT = {
-    SKED__PG_RUNS_INSERT_LENIENT, 15,
+    SKED__PG_RUNS_INSERT_LENIENT, 16,
     RUNS_INSERT_SQL("ON CONFLICT DO NOTHING")};
 
 static const sked__pg_stmt RUNS_EXISTING = {
@@ -124,13 +125,6 @@ static const sked__pg_stmt RUNS_ACTIVE = {
     "SELECT u.i, count(*) FROM unnest($1::text[]) WITH ORDINALITY AS u(s, i) "
     "JOIN runs r ON r.schedule = u.s "
     "AND r.status IN ('pending', 'running', 'waiting') GROUP BY u.i"};
-
-static const char *trigger_name(sked_trigger t)
-{
-    static const char *const names[] = {"cron", "catchup", "backfill", "manual",
-                                        "api"};
-    return (unsigned) t < 5 ? names[t] : "api";
-}
 
 /* ---- array literals (pg.h) ---------------------------------------------*/
 
@@ -228,12 +222,13 @@ enum {
     R_CTX,
     R_COUNT
 };
-/* The serial keys, the statuses and the occurrences: three more arrays,
- * parameters 13 to 15, after "now" (12). */
-#define R_SKEY   R_COUNT
-#define R_STATUS (R_COUNT + 1)
-#define R_OCC    (R_COUNT + 2)
-#define R_ARRAYS (R_COUNT + 3)
+/* The serial keys, the statuses, the occurrences and the deadlines: four
+ * more arrays, parameters 13 to 16, after "now" (12). */
+#define R_SKEY     R_COUNT
+#define R_STATUS   (R_COUNT + 1)
+#define R_OCC      (R_COUNT + 2)
+#define R_DEADLINE (R_COUNT + 3)
+#define R_ARRAYS   (R_COUNT + 4)
 
 /* Fill the R_ARRAYS array literals from the N runs. */
 static void runs_to_arrays(const sked_run_new *runs, size_t n, sked__pg_alit *a)
@@ -246,7 +241,7 @@ static void runs_to_arrays(const sked_run_new *runs, size_t n, sked__pg_alit *a)
         sked__pg_alit_text(&a[R_ID], r->id, first);
         sked__pg_alit_text(&a[R_WF], r->workflow, first);
         sked__pg_alit_text(&a[R_VER], r->workflow_version, first);
-        sked__pg_alit_text(&a[R_TRIG], trigger_name(r->trigger), first);
+        sked__pg_alit_text(&a[R_TRIG], sked__trigger_name(r->trigger), first);
         sked__pg_alit_text(&a[R_SCHED], r->schedule, first);
         sked__pg_alit_int(&a[R_FOR], r->scheduled_for,
                           r->scheduled_for == SKED_TIME_NONE, first);
@@ -262,6 +257,9 @@ static void runs_to_arrays(const sked_run_new *runs, size_t n, sked__pg_alit *a)
         sked__pg_alit_int(&a[R_OCC], r->occurrence,
                           r->occurrence == 0 || r->occurrence == SKED_TIME_NONE,
                           first);
+        sked__pg_alit_int(
+            &a[R_DEADLINE], r->deadline_at,
+            r->deadline_at == 0 || r->deadline_at == SKED_TIME_NONE, first);
     }
     for (i = 0; i < R_ARRAYS; i++)
         sked__pg_alit_put(&a[i], "}", 1);
@@ -358,6 +356,7 @@ static int runs_exec(sked__tx *tx, const sked__pg_stmt *stmt,
     params[R_COUNT + 1] = a[R_SKEY].p;
     params[R_COUNT + 2] = a[R_STATUS].p;
     params[R_COUNT + 3] = a[R_OCC].p;
+    params[R_COUNT + 4] = a[R_DEADLINE].p;
     for (i = 0; i < R_ARRAYS; i++)
         if (a[i].failed)
             rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);

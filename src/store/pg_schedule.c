@@ -249,8 +249,8 @@ int sked__pg_schedule_list(sked__tx *tx, const sked__schedule_query *q,
 
 static const sked__pg_stmt SCHEDULE_HEADS = {
     SKED__PG_SCHEDULE_HEADS, 3,
-    "SELECT name, status, next_fire_at, updated_at, cron, timezone "
-    "FROM schedules WHERE ($1::bigint IS NULL OR updated_at >= $1::bigint) "
+    "SELECT name, status, next_fire_at, updated_at, cron, timezone, "
+    "deadline_check_at FROM schedules WHERE ($1::bigint IS NULL OR updated_at >= $1::bigint) "
     "AND ($2::text IS NULL OR name > $2) ORDER BY name LIMIT $3::bigint"};
 
 /* Row locks taken in name order, so overlapping batches cannot deadlock. */
@@ -293,10 +293,17 @@ static bool dup_value(const PGresult *res, int row, int col, char **dst)
     return *dst != NULL;
 }
 
+/* The instant at (ROW, COL) of RES; NONE for NULL. */
+static sked_time head_time(const PGresult *res, int row, int col)
+{
+    return PQgetisnull(res, row, col)
+               ? SKED_TIME_NONE
+               : strtoll(PQgetvalue(res, row, col), NULL, 10);
+}
+
 /* Read row ROW of the heads query RES into *h. */
 static int row_to_head(const PGresult *res, int row, sked_schedule_head *h)
 {
-    sked_time t[2] = {SKED_TIME_NONE, SKED_TIME_NONE};
     int st = SKED_SCHEDULE_DISABLED;
 
     memset(h, 0, sizeof(*h));
@@ -308,11 +315,9 @@ static int row_to_head(const PGresult *res, int row, sked_schedule_head *h)
         if (strcmp(status_name(i), PQgetvalue(res, row, 1)) == 0)
             st = i;
     h->status = (sked_schedule_status) st;
-    for (int c = 2; c <= 3; c++)
-        if (!PQgetisnull(res, row, c))
-            t[c - 2] = strtoll(PQgetvalue(res, row, c), NULL, 10);
-    h->next_fire_at = t[0];
-    h->updated_at = t[1];
+    h->next_fire_at = head_time(res, row, 2);
+    h->updated_at = head_time(res, row, 3);
+    h->deadline_check_at = head_time(res, row, 6);
     return 0;
 }
 

@@ -46,6 +46,7 @@
 #include "base/error.h"
 #include "store/sqlite_calendar.h"
 #include "store/sqlite_skip.h"
+#include "store/sqlite_deadline.h"
 #include "store/sqlite_notify.h"
 #include "store/sqlite.h"
 #include "store/sqlite_queue.h"
@@ -768,6 +769,10 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .queue_put = sked__sqlite_queue_put,
     .queues_list = sked__sqlite_queue_list,
     .schedules_fresh = sked__sqlite_schedules_fresh,
+    .runs_deadline_due = sked__sqlite_runs_deadline_due,
+    .run_mark = sked__sqlite_run_mark,
+    .schedule_deadline_sync = sked__sqlite_schedule_deadline_sync,
+    .heartbeat_open = sked__sqlite_heartbeat_open,
     .workflow_register = sked__sqlite_queue_workflow_register,
     .workflow_latest = sked__sqlite_queue_workflow_latest,
     .workflows_list = sked__sqlite_queue_workflows_list,

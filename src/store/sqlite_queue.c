@@ -53,7 +53,8 @@ static const char *const queue_sql[Q_COUNT] = {
         "coalesce(rate_period_us, 0) AS p, 0 AS pending, 0 AS running "
         "FROM queues UNION ALL SELECT queue, 0, 0, 0, 0, "
         "sum(status <> 'running'), sum(status = 'running') FROM runs "
-        "WHERE " SKED__SQLITE_ACTIVE("status") " GROUP BY queue) "
+        "WHERE " SKED__SQLITE_ACTIVE("status") " GROUP BY queue "
+                                               "HAVING queue <> '') "
                                                "GROUP BY name ORDER BY name",
     [Q_WF_REGISTER] = "INSERT INTO workflow_versions (workflow, version, "
                       "definition, registered_at) VALUES (?1, ?2, ?3, ?4) "

@@ -62,8 +62,9 @@ enum rows_stmt {
 #define EVENT_ROW "(?, ?, ?, ?)"
 
 /* A run's row: the parameters of one row of VALUES, which RUN_INSERT
- * reads as v.column1 to v.column15 (run_bind's order). */
-#define RUN_ROW "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+ * reads as v.column1 to v.column16 (run_bind's order). */
+#define RUN_ROW    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#define RUN_PARAMS 16
 
 /* Insert the runs of ROWS (RUN_ROW, once or more), on a conflict doing
  * CONFLICT. SPEC 4.2: a run's queue is its schedule's, else its
@@ -72,7 +73,8 @@ enum rows_stmt {
     "INSERT INTO runs (id, workflow, workflow_version, status, "               \
     "trigger_kind, schedule, scheduled_for, occurrence_at, queue, priority, "  \
     "concurrency_key, not_before, context, attempts, created_at, "             \
-    "updated_at, serial_key) SELECT v.column1, v.column2, v.column3, "         \
+    "updated_at, serial_key, deadline_at) SELECT v.column1, v.column2, "       \
+    "v.column3, "                                                              \
     "CASE WHEN v.column14 THEN 'waiting' ELSE 'pending' END, v.column4, "      \
     "v.column5, v.column6, coalesce(v.column15, v.column6), "                  \
     "coalesce(v.column7, (SELECT "                                             \
@@ -80,7 +82,8 @@ enum rows_stmt {
     "WHERE workflow = v.column2 AND registered_at = (SELECT "                  \
     "max(registered_at) FROM workflow_versions WHERE workflow = v.column2) "   \
     "LIMIT 1), 'default'), v.column8, v.column9, v.column10, v.column11, 0, "  \
-    "v.column12, v.column12, v.column13 FROM (VALUES " rows ") AS v "          \
+    "v.column12, v.column12, v.column13, v.column16 FROM (VALUES " rows        \
+    ") AS v "                                                                  \
     "WHERE true ON CONFLICT " conflict
 
 static const char *const rows_sql[S_COUNT] = {
@@ -189,6 +192,8 @@ static int run_bind(sqlite3_stmt *s, int base, size_t i, const void *ctx)
     rc |= sqlite3_bind_int(s, base + 14, r->buffered);
     rc |= bind_time(s, base + 15,
                     r->occurrence == 0 ? SKED_TIME_NONE : r->occurrence);
+    rc |= bind_time(s, base + 16,
+                    r->deadline_at == 0 ? SKED_TIME_NONE : r->deadline_at);
     return rc;
 }
 
@@ -262,7 +267,7 @@ int sked__sqlite_rows_runs_insert_lenient(sked__tx *c, const sked_run_new *runs,
     struct run_rows rows = {runs, now, state};
     sked__sqlite_batch b = {.one = rows_sql[S_RUN_INSERT_LENIENT],
                             .many = rows_sql[S_RUNS_INSERT_LENIENT],
-                            .params = 15,
+                            .params = RUN_PARAMS,
                             .bind = run_bind,
                             .done = run_done,
                             .ctx = &rows,

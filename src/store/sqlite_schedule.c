@@ -78,18 +78,19 @@ static const char *const sched_sql[S_COUNT] = {
      * from its start on every page (reading 1M schedules took 8 s) and
      * on every reread of changes. All of them, by name: */
     [S_HEADS] = "SELECT name, status, next_fire_at, updated_at, cron, "
-                "timezone FROM schedules "
+                "timezone, deadline_check_at FROM schedules "
                 "WHERE name > coalesce(?2, '') ORDER BY name LIMIT ?3",
     /* Changed since ?1, many of them: by name, filtered (linear over the
      * pages of one scan). */
     [S_HEADS_SINCE] = "SELECT name, status, next_fire_at, updated_at, cron, "
-                      "timezone FROM schedules "
+                      "timezone, deadline_check_at FROM schedules "
                       "WHERE updated_at >= ?1 AND name > coalesce(?2, '') "
                       "ORDER BY name LIMIT ?3",
     /* Changed since ?1, at most a page of them (the usual reread): found
      * by updated_at, then sorted. */
     [S_HEADS_FEW] = "SELECT name, status, next_fire_at, updated_at, cron, "
-                    "timezone FROM schedules INDEXED BY schedules_updated "
+                    "timezone, deadline_check_at FROM schedules "
+                    "INDEXED BY schedules_updated "
                     "WHERE updated_at >= ?1 AND name > coalesce(?2, '') "
                     "ORDER BY name LIMIT ?3",
     /* How many changed since ?1, counting at most ?2 (index only). */
@@ -297,6 +298,7 @@ static int head_read(sked__tx *c, sqlite3_stmt *s, void *row, sked_error *err)
         h->status = SKED_SCHEDULE_DISABLED; /* unknown: never fired */
     h->next_fire_at = col_time(s, 2);
     h->updated_at = col_time(s, 3);
+    h->deadline_check_at = col_time(s, 6);
     return 0;
 }
 

@@ -33,6 +33,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/json_obj.h"
 #include "model/event_fields.h"
 #include "model/schedule.h"
 #include "model/schedule_json.h"
@@ -376,12 +377,14 @@ static int check_run(const sked_run_new *r, size_t i, sked_error *err)
     if (sked__segment_check(r->id, SKED_RUN_ID_MAX, "id", &e) != 0)
         return sked__error_set(err, SKED_EINVAL, "id", (long) i,
                                "run %zu: the id %s", i, e.msg);
-    if ((int) r->trigger < 0 || (int) r->trigger > SKED_TRIGGER_API)
+    if ((int) r->trigger < 0 || (int) r->trigger > SKED_TRIGGER_HEARTBEAT)
         return sked__error_set(err, SKED_EINVAL, "trigger", (long) i,
                                "run %zu: unknown trigger kind", i);
     (void) snprintf(field, sizeof field, "runs[%zu].workflow", i);
     rc = sked__schedule_name_check(r->workflow, field, err);
-    if (rc == 0 && r->queue) {
+    /* A heartbeat's runs sit on the queue "", which no executor serves. */
+    if (rc == 0 && r->queue &&
+        !(r->trigger == SKED_TRIGGER_HEARTBEAT && !*r->queue)) {
         (void) snprintf(field, sizeof field, "runs[%zu].queue", i);
         rc = sked__schedule_name_check(r->queue, field, err);
     }
@@ -599,6 +602,35 @@ int sked__ev_flush(sked_store *st, sked__tx *tx, sked__ev_list *l,
     /* The outbox in the same transaction: a notifiable event is never
      * committed without its deliveries (store_notify.c). */
     return rc == 0 ? sked__notify_outbox(st, tx, l, err) : rc;
+}
+
+/* Add the time T under KEY: an RFC 3339 string, or null. */
+void sked__jobj_time(sked_jobj *o, const char *key, sked_time t)
+{
+    char s[SKED_TIME_STRLEN];
+    bool none = t == SKED_TIME_NONE || sked_time_format(t, s, sizeof s) < 0;
+
+    sked__jobj_str(o, key, none ? NULL : s);
+}
+
+/* The event run.created for R. */
+int sked__ev_run_created(sked__ev_list *l, const sked_run_new *r, sked_time now,
+                         sked_error *err)
+{
+    sked_jobj o = {0};
+
+    sked__jobj_str(&o, "run_id", r->id);
+    sked__jobj_str(&o, "workflow", r->workflow);
+    sked__jobj_str(&o, "schedule", r->schedule);
+    sked__jobj_str(&o, "trigger", sked__trigger_name(r->trigger));
+    sked__jobj_time(&o, "scheduled_for", r->scheduled_for);
+    /* A run moved off an excluded day says the occurrence it replaces. */
+    if (r->occurrence != 0 && r->occurrence != SKED_TIME_NONE &&
+        r->occurrence != r->scheduled_for)
+        sked__jobj_time(&o, "occurrence", r->occurrence);
+    sked__jobj_time(&o, "not_before",
+                    r->not_before == SKED_TIME_NONE ? now : r->not_before);
+    return sked__ev_add(l, "run.created", r->id, sked__jobj_take(&o), now, err);
 }
 
 void sked__ev_give(sked__ev_list *l, sked_event **out, size_t *n)

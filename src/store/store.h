@@ -252,6 +252,8 @@ typedef struct sked_run_new {
     bool buffered; /* held by overlap buffer_one/buffer_all behind an active
                       run: created "waiting" rather than "pending" (SPEC
                       4.1); the serial key decides when it goes */
+    sked_time deadline_at; /* its first deadline check (schema 0012); 0 or
+                              NONE: none */
 } sked_run_new;
 
 /* Insert the N runs (N <= SKED_STORE_BATCH_MAX) that do not exist yet, in
@@ -274,6 +276,19 @@ typedef struct sked_event {
     char *payload; /* owned JSON object text */
     sked_time at;
 } sked_event;
+
+/* A ping of the heartbeat schedule NAME (store_deadline.c): in one
+ * transaction, find the run it is for (the latest open heartbeat run at
+ * or before now, else the earliest of the next minute, else the run of
+ * the next occurrence when at most a minute ahead, made as firing makes
+ * it) and start, complete or fail it as STATUS says, OUTPUT (may be NULL)
+ * its output, with its events. *out: the run as left (caller frees with
+ * sked__run_done). Returns 0, SKED_ENOTFOUND, SKED_EINVAL (not a
+ * heartbeat schedule), SKED_ECONFLICT (no occurrence awaits a ping). */
+int sked__store_heartbeat_ping(sked_store *st, const char *name,
+                               sked_ping_status status, const char *output,
+                               sked_run *out, sked_event **out_events,
+                               size_t *out_nevents, sked_error *err);
 
 /* Skip (SKIP true) or unskip the occurrence OCC of NAME (store_skip.c):
  * in one transaction, with NAME's row locked, refuse an occurrence
@@ -304,8 +319,9 @@ typedef struct sked_schedule_head {
     sked_schedule_status status;
     sked_time next_fire_at; /* NONE: none stored */
     sked_time updated_at;
-    char *cron;     /* owned; NULL unless a cron schedule */
-    char *timezone; /* owned */
+    sked_time deadline_check_at; /* NONE: no deadline to check */
+    char *cron;                  /* owned; NULL unless a cron schedule */
+    char *timezone;              /* owned */
 } sked_schedule_head;
 
 /* Call FN(CTX, head) for every schedule whose updated_at is at least
@@ -362,6 +378,10 @@ typedef struct sked_firing {
     bool found;                   /* the row existed and was locked */
     sked_run_insert_state *state; /* owned, nruns */
     size_t created, existed, refused;
+    /* The deadlines of its runs (store_deadline.c): the next check (NONE:
+     * none), and how many this firing found missed. */
+    sked_time deadline_check_at;
+    int64_t deadlines_missed;
 } sked_firing;
 
 /* Free what F owns and zero it. */

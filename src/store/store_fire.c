@@ -18,7 +18,8 @@
  * SPEC 3.4) are dropped as "overlap" and counted with the occurrences the
  * policy dropped for that reason. A firing of an overlap cancel_other
  * that created runs cancels the schedule's other active runs in the same
- * transaction (store_run.c). The skipped occurrences of the batch's rows
+ * transaction (store_run.c). Then the rows' deadlines are checked
+ * (store_deadline.c). The skipped occurrences of the batch's rows
  * (sked schedule skip) are read in one query and handed to decide. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,35 +109,6 @@ int sked__store_schedule_scan(sked_store *st, sked_time since, sked_head_fn fn,
 
 /* ---- events ------------------------------------------------------------ */
 
-/* Add the time T under KEY: an RFC 3339 string, or null. */
-static void jobj_time(sked_jobj *o, const char *key, sked_time t)
-{
-    char s[SKED_TIME_STRLEN];
-    bool none = t == SKED_TIME_NONE || sked_time_format(t, s, sizeof s) < 0;
-
-    sked__jobj_str(o, key, none ? NULL : s);
-}
-
-/* The event run.created for R. */
-static int ev_run_created(sked__ev_list *l, const sked_run_new *r,
-                          sked_time now, sked_error *err)
-{
-    sked_jobj o = {0};
-
-    sked__jobj_str(&o, "run_id", r->id);
-    sked__jobj_str(&o, "workflow", r->workflow);
-    sked__jobj_str(&o, "schedule", r->schedule);
-    sked__jobj_str(&o, "trigger", sked__trigger_name(r->trigger));
-    jobj_time(&o, "scheduled_for", r->scheduled_for);
-    /* A run moved off an excluded day says the occurrence it replaces. */
-    if (r->occurrence != 0 && r->occurrence != SKED_TIME_NONE &&
-        r->occurrence != r->scheduled_for)
-        jobj_time(&o, "occurrence", r->occurrence);
-    jobj_time(&o, "not_before",
-              r->not_before == SKED_TIME_NONE ? now : r->not_before);
-    return sked__ev_add(l, "run.created", r->id, sked__jobj_take(&o), now, err);
-}
-
 /* The event schedule.occurrences_missed of M for schedule NAME. */
 static int ev_missed(sked__ev_list *l, const char *name,
                      const sked_fire_miss *m, sked_time now, sked_error *err)
@@ -146,8 +118,8 @@ static int ev_missed(sked__ev_list *l, const char *name,
     sked__jobj_str(&o, "schedule", name);
     sked__jobj_str(&o, "reason", m->reason);
     sked__jobj_int(&o, "count", m->count);
-    jobj_time(&o, "first", m->first);
-    jobj_time(&o, "last", m->last);
+    sked__jobj_time(&o, "first", m->first);
+    sked__jobj_time(&o, "last", m->last);
     return sked__ev_add(l, "schedule.occurrences_missed", name,
                         sked__jobj_take(&o), now, err);
 }
@@ -368,6 +340,7 @@ static int fire_decide(sked_store *st, sked__tx *tx, struct fire_arg *a,
     f->status = s->status;
     f->cursor = s->last_fired_at;
     f->next_fire_at = s->next_fire_at;
+    f->deadline_check_at = s->deadline_check_at;
     if (s->status != SKED_SCHEDULE_ACTIVE)
         return 0;
     /* A calendar gone (deleted on a server that did not know the
@@ -522,11 +495,24 @@ static int fire_events(struct fire_arg *a, const fire_row *rows, size_t nrows,
             continue;
         for (size_t i = 0; rc == 0 && i < f->nruns; i++)
             if (f->state[i] == SKED_RUN_INSERTED)
-                rc = ev_run_created(&a->ev, &f->runs[i], a->now, err);
+                rc = sked__ev_run_created(&a->ev, &f->runs[i], a->now, err);
         for (size_t k = 0; rc == 0 && k < f->nmissed; k++)
             if (f->missed[k].count > 0)
                 rc = ev_missed(&a->ev, s->name, &f->missed[k], a->now, err);
     }
+    return rc;
+}
+
+/* The deadlines of every row, any status (a paused schedule's runs keep
+ * theirs), after its runs are in (store_deadline.c). */
+static int fire_deadlines(sked_store *st, sked__tx *tx, struct fire_arg *a,
+                          const fire_row *rows, size_t nrows, sked_error *err)
+{
+    int rc = 0;
+
+    for (size_t r = 0; rc == 0 && r < nrows; r++)
+        rc = sked__store_fire_deadlines(st, tx, rows[r].s, rows[r].f, a->now,
+                                        &a->ev, err);
     return rc;
 }
 
@@ -605,6 +591,8 @@ static int fire_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
         rc = fire_events(a, rows, nrows, err);
     if (rc == 0)
         rc = fire_cancel(st, tx, a, rows, nrows, err);
+    if (rc == 0)
+        rc = fire_deadlines(st, tx, a, rows, nrows, err);
     free(rows);
     free(active);
     fire_skips_done(&skips);
@@ -694,7 +682,7 @@ static int create_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
                 "an active run holds the concurrency key \"%.100s\"",
                 a->runs[i].concurrency_key ? a->runs[i].concurrency_key : "");
         if (a->state[i] == SKED_RUN_INSERTED)
-            rc = ev_run_created(&a->ev, &a->runs[i], now, err);
+            rc = sked__ev_run_created(&a->ev, &a->runs[i], now, err);
     }
     if (rc == 0)
         rc = sked__ev_flush(st, tx, &a->ev, err);

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "base/json_obj.h"
 #include "store/store.h"
 #include "store/store_ops.h"
 #include "model/schedule_occ.h"
@@ -68,6 +69,11 @@ int sked__ev_add(sked__ev_list *l, const char *type, const char *subject,
 /* Write every event of L in TX, setting their ids. */
 int sked__ev_flush(sked_store *st, sked__tx *tx, sked__ev_list *l,
                    sked_error *err);
+/* Add the instant T under KEY of O: RFC 3339, or null for NONE. */
+void sked__jobj_time(sked_jobj *o, const char *key, sked_time t);
+/* Add the event run.created of the run R, created at NOW. */
+int sked__ev_run_created(sked__ev_list *l, const sked_run_new *r, sked_time now,
+                         sked_error *err);
 /* Write, in TX, the deliveries of L's notifiable events (their ids set)
  * to every notifier that wants them (store_notify.c). */
 int sked__notify_outbox(sked_store *st, sked__tx *tx, const sked__ev_list *l,
@@ -80,6 +86,14 @@ int sked__notify_read_tx(sked_store *st, sked__tx *tx, const char *name,
                          sked_error *err);
 /* Hand L's events to the caller (OUT and N may be NULL: freed). */
 void sked__ev_give(sked__ev_list *l, sked_event **out, size_t *n);
+
+/* The deadlines of the locked row S in the firing transaction at NOW
+ * (store_deadline.c), after F's runs were inserted: check its runs due,
+ * and set F->deadline_check_at and F->deadlines_missed. Events into EV. */
+int sked__store_fire_deadlines(sked_store *st, sked__tx *tx,
+                               const sked_schedule *s, sked_firing *f,
+                               sked_time now, sked__ev_list *ev,
+                               sked_error *err);
 
 /* Cancel the active runs of SCHEDULE but KEEP (may be NULL), in TX at
  * NOW, as sked__store_run_cancel does (store_run.c): the firing of an

@@ -187,6 +187,19 @@ typedef struct sked__run_write {
     sked_time not_before, finished_at, timeout_exceeded_at;
 } sked__run_write;
 
+/* A run's change by a deadline check or a ping (schema 0012); every field
+ * NULL, NONE or -1 keeps the stored value. */
+typedef struct sked__run_mark {
+    const char *id;
+    int status;            /* a sked_run_status, or -1: kept */
+    sked_time started_at;  /* NONE: kept; a stored one is never replaced */
+    sked_time finished_at; /* NONE: kept */
+    const char *output, *error, *error_code;
+    bool deadline_set; /* deadline_at becomes DEADLINE_AT (NONE: NULL) */
+    sked_time deadline_at;
+    const char *deadline_missed;
+} sked__run_mark;
+
 /* One schedule's count of consecutive failed runs. */
 typedef struct sked__failures {
     const char *name; /* borrowed */
@@ -411,6 +424,29 @@ struct sked__store_ops {
                      sked_error *err);
     int (*queues_list)(sked__tx *tx, sked_queue_info **out, size_t *n,
                        sked_error *err);
+    /* ---- deadlines and heartbeats (schema 0012, store_deadline.c) -- */
+    /* The runs of SCHEDULE whose deadline_at is at most NOW, by
+     * deadline_at then id, at most LIMIT (PostgreSQL: locked FOR
+     * UPDATE). */
+    int (*runs_deadline_due)(sked__tx *tx, const char *schedule, sked_time now,
+                             size_t limit, sked_run **out, size_t *n,
+                             sked_error *err);
+    /* Write M to its run at NOW (updated_at). */
+    int (*run_mark)(sked__tx *tx, const sked__run_mark *m, sked_time now,
+                    sked_error *err);
+    /* Set SCHEDULE's deadline_check_at to the least deadline_at of its
+     * runs, add MISSED to deadlines_missed and make LAST (NONE: kept)
+     * last_deadline_missed_at; *check_at gets the new deadline_check_at
+     * (NONE: none). updated_at is kept. */
+    int (*schedule_deadline_sync)(sked__tx *tx, const char *schedule,
+                                  int64_t missed, sked_time last,
+                                  sked_time *check_at, sked_error *err);
+    /* The open (pending or running) heartbeat run of SCHEDULE with
+     * LO < scheduled_for <= HI: the latest (LATEST) or the earliest;
+     * *found false when none (PostgreSQL: locked FOR UPDATE). */
+    int (*heartbeat_open)(sked__tx *tx, const char *schedule, sked_time lo,
+                          sked_time hi, bool latest, sked_run *out, bool *found,
+                          sked_error *err);
     /* Every schedule's freshness, by name (store_row.h,
      * SKED__SCHEDULE_FRESH_SQL). */
     int (*schedules_fresh)(sked__tx *tx, sked_schedule_fresh **out, size_t *n,

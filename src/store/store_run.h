@@ -249,7 +249,8 @@ int sked__store_queues_put(sked_store *st, const sked_queue_def *q, size_t n,
 /* One queue with its depth, sked_queue_info, is public: sked/run.h. */
 
 /* Every queue of the queues table, and every queue named by an active
- * run, by name (limits 0 for the latter). */
+ * run, by name (limits 0 for the latter); not "", the queue of the
+ * heartbeat runs awaiting a ping, which no executor serves. */
 int sked__store_queues_list(sked_store *st, sked_queue_info **out, size_t *n,
                             sked_error *err);
 void sked__queue_infos_free(sked_queue_info *list, size_t n);

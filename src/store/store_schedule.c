@@ -4,7 +4,8 @@
  *
  * Every write validates first and writes nothing when validation fails;
  * the row is then normalised (timezone "UTC" and context "{}" rather than
- * NULL, automatic_backfill spelled out as its policy) and written with its
+ * NULL, a heartbeat's workflow its name, automatic_backfill spelled out
+ * as its policy) and written with its
  * event (schedule.created, .updated, .deleted, .paused, .resumed) in the
  * same transaction. An update replaces the definition and keeps the state
  * (cursor, counters, created_at, source, status; a disabled schedule
@@ -53,7 +54,8 @@ static int prepare(sked_store *st, const sked_schedule *in, sked_schedule *out,
         return rc;
     if (sked_schedule_copy(in, &c) != 0)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    if (!default_str(&c.timezone, "UTC") || !default_str(&c.context, "{}")) {
+    if (!default_str(&c.timezone, "UTC") || !default_str(&c.context, "{}") ||
+        (c.heartbeat && !default_str(&c.workflow, c.name))) {
         sked_schedule_done(&c);
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
@@ -128,6 +130,9 @@ static int start_row(sked_store *st, sked__tx *tx, sked_schedule *r,
     r->last_error = NULL;
     r->runs_created = 0;
     r->consecutive_failures = 0;
+    r->deadline_check_at = SKED_TIME_NONE;
+    r->deadlines_missed = 0;
+    r->last_deadline_missed = SKED_TIME_NONE;
     /* Only an apply (a code sync) gives a schedule an app. */
     if (r->source != SKED_SOURCE_CODE) {
         free(r->app);
@@ -292,6 +297,10 @@ static int merge(sked_store *st, sked__tx *tx, const sked_schedule *old,
     }
     r.runs_created = old->runs_created;
     r.consecutive_failures = old->consecutive_failures;
+    /* Its runs keep the deadlines they were made with. */
+    r.deadline_check_at = old->deadline_check_at;
+    r.deadlines_missed = old->deadlines_missed;
+    r.last_deadline_missed = old->last_deadline_missed;
     r.created_at = old->created_at;
     r.updated_at = now;
     if (r.kind == SKED_SPEC_EVERY && r.anchor == SKED_TIME_NONE)

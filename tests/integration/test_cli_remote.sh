@@ -199,6 +199,14 @@ scenario() {
         --anchor 2030-01-01T08:00:00Z --timezone Europe/Paris --json
     sk schedule update s11 --every 36h --calendar-days
     sk schedule update s11 --every 2d --calendar-days --json
+    # A heartbeat: its occurrences wait for pings; none awaits one now.
+    sk schedule create backup "0 3 1 1 *" --name s20 --heartbeat \
+        --deadline 1h --start-deadline 5m --json
+    sk schedule update s20 --heartbeat --deadline 2h --json
+    sk ping s20
+    sk ping s20 --status fail --body "disk full" --json
+    sk ping s20 --status later
+    sk ping nope
     # -- calendars
     sk calendar create hol --date 2030-01-01 --date 2030-12-25 \
         --rule 'FREQ=YEARLY;BYMONTH=7;BYMONTHDAY=4' --observed nearest_weekday \
@@ -399,9 +407,9 @@ $(head -c 6000 "$tmp/diff")"
 fi
 # The scenario did what it says (not two identical failures).
 n=$(grep -c '^\$ sked' "$tmp/direct.norm")
-check scenario.commands "$n" 154
+check scenario.commands "$n" 160
 check scenario.exits "$(grep '^exit ' "$tmp/remote.norm" | sort | uniq -c |
-    awk '{printf "%s:%s ", $3, $1}')" "0:105 1:22 2:3 3:16 4:8 "
+    awk '{printf "%s:%s ", $3, $1}')" "0:107 1:22 2:4 3:17 4:10 "
 grep -q '^created schedule s1 (active); next: 2027-01-01T09:00:00+01:00$' \
     "$tmp/remote.norm" && pass || fail scenario.create "no created line"
 grep -q '^stderr: sked: cannot trigger schedule "s1": ' "$tmp/remote.norm" &&

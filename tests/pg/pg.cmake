@@ -111,6 +111,9 @@ endif()
 if(TARGET test_engine_calendars)
     sked_add_pg_test(engine_calendars.pg $<TARGET_FILE:test_engine_calendars>)
 endif()
+if(TARGET test_engine_deadlines)
+    sked_add_pg_test(engine_deadlines.pg $<TARGET_FILE:test_engine_deadlines>)
+endif()
 if(TARGET test_engine_notify)
     sked_add_pg_test(engine_notify.pg $<TARGET_FILE:test_engine_notify>)
 endif()
@@ -166,6 +169,8 @@ endif()
 # Calendars through the API and the CLI on PostgreSQL
 # (tests/integration/test_server_calendars.sh; SQLite:
 # integration.server_calendars): excluded occurrences traced, on a server.
+sked_add_pg_test(server.pg_heartbeat bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_heartbeat.sh pg)
 sked_add_pg_test(server.pg_server_calendars bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_calendars.sh pg)
 # (tests/integration/test_calendars.sh; SQLite: integration.calendars).

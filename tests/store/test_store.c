@@ -264,10 +264,13 @@ static void fill_field(sked_schedule *s, const sked__sfield *f, int i)
         *(int64_t *) p = f->lo == INT64_MIN ? -7 : f->lo + 1;
         return;
     case SKED__SK_BOOL: /* automatic_backfill rewrites the catch-up fields,
-                           calendar_days needs an interval (tested below) */
+                           calendar_days needs an interval (tested below),
+                           heartbeat an overlap allow (the ENUM rows take
+                           their last value; test_engine_deadlines.c) */
         *(int32_t *) p =
             f->off != offsetof(sked_schedule, automatic_backfill) &&
-            f->off != offsetof(sked_schedule, calendar_days);
+            f->off != offsetof(sked_schedule, calendar_days) &&
+            f->off != offsetof(sked_schedule, heartbeat);
         return;
     case SKED__SK_ENUM:
         *(int *) p = f->en->count - 1;

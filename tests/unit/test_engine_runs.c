@@ -294,9 +294,11 @@ static void same_run(const sked_run_view *r, json_t *j)
     same_time(r->lease_until, j, "lease_until");
     same_time(r->cancel_requested_at, j, "cancel_requested_at");
     same_time(r->timeout_exceeded_at, j, "timeout_exceeded_at");
+    same_time(r->deadline_at, j, "deadline_at");
+    same_text(r->deadline_missed, j, "deadline_missed");
     json_t *steps = json_object_get(j, "steps");
-    /* 25 fields and the duration, and the steps when read. */
-    assert_int_equal(json_object_size(j), 26 + (r->steps != NULL));
+    /* 27 fields and the duration, and the steps when read. */
+    assert_int_equal(json_object_size(j), 28 + (r->steps != NULL));
     if (!r->steps) {
         assert_null(steps);
         return;

@@ -31,6 +31,8 @@ function summary(r, zone) {
     ["Error", r.error ? `${r.error}${r.error_code ? " (" + r.error_code + ")" : ""}` : "—"],
   ];
   if (r.timeout_exceeded_at) rows.push(["Timeout exceeded", time(r.timeout_exceeded_at)]);
+  if (r.deadline_missed) rows.push(["Deadline missed", r.deadline_missed]);
+  else if (r.deadline_at) rows.push(["Deadline", time(r.deadline_at, zone)]);
   if (r.cancel_requested_at) rows.push(["Cancel asked", time(r.cancel_requested_at)]);
   if (r.output != null) rows.push(["Output", h("pre", { class: "out", text: JSON.stringify(r.output, null, 2) })]);
   if (r.context && Object.keys(r.context).length)

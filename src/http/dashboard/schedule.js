@@ -265,7 +265,10 @@ export function render(main, params) {
     wordsP.textContent = `${words(s)} · ${s.workflow} · ${s.timezone || "UTC"}`;
     clear(calP, calendarsText(s));
     clear(statusP, status(s.status), s.last_error ? " — " + s.last_error : "",
-      s.status === "active" ? [" · next ", time(s.next_fire_at, s.timezone, { relative: true })] : "");
+      s.status === "active" ? [" · next ", time(s.next_fire_at, s.timezone, { relative: true })] : "",
+      s.heartbeat ? " · heartbeat (sked ping " + s.name + ")" : "",
+      s.deadlines_missed ? [` · ${s.deadlines_missed} deadline${s.deadlines_missed === 1 ? "" : "s"} missed, last for `,
+        time(s.last_deadline_missed_at, s.timezone)] : "");
     drawActions();
     clear(parts.def, definition(s));
     if (!built) {

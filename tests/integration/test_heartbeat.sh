@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Heartbeat schedules on a real "sked server": a schedule of the workflows
+# file with heartbeat: true and no workflow watches a job that runs
+# elsewhere. "sked ping" (through the server, and straight on the
+# database) and POST .../ping complete or fail the run of the current
+# occurrence, with the body as its output; an occurrence with no ping
+# fails at its deadline: schedule.deadline_missed in the events, a warn
+# line in the server's log, sked_schedule_deadline_missed_total in
+# /metrics. Bad input changes nothing: an unknown status, a schedule that
+# is not a heartbeat, one that does not exist.
+#
+# Usage: test_heartbeat.sh [sqlite|pg]. Env: SKED_BIN. Ends with
+# "N passed, M failed".
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/server_lib.sh"
+
+mode=${1:-sqlite}
+mode_db heartbeat.db
+wf=$tmp/wf.yaml
+cat >"$wf" <<'YAML'
+workflows:
+  tick:
+    steps:
+      - name: beat
+        sh: 'true'
+    schedules:
+      - every: 1h
+schedules:
+  - name: backup
+    heartbeat: true
+    every: 3s
+    deadline: 2s
+YAML
+
+if ! start_http a --db "$db" --workflows "$wf"; then
+    cat "$tmp/a.log"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+# run_field ID FIELD: FIELD of run ID as the API answers it.
+run_field() {
+    curl -s "$url_a/api/v1/runs/$1" |
+        python3 -c "import json,sys; v=json.load(sys.stdin).get('$2'); print(v if isinstance(v,str) else json.dumps(v))"
+}
+
+# wait_open: wait (8 s at most) for an open heartbeat run to exist.
+wait_open() {
+    local deadline=$((SECONDS + 8)) n
+    while [ $SECONDS -lt $deadline ]; do
+        n=$(q "$db" "SELECT count(*) FROM runs WHERE schedule = 'backup'
+            AND status = 'pending'")
+        [ "${n:-0}" -ge 1 ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+check "a heartbeat run opens" "$(wait_open && echo yes)" yes
+check "its workflow is its name" \
+    "$(curl -s "$url_a/api/v1/schedules/backup" |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["workflow"])')" \
+    backup
+
+# 1. A ping through the server completes it, the body its output.
+id=$("$bin" ping backup --server "$url_a" --body '{"files":3}')
+check "sked ping exit status" "$?" 0
+check "pinged run completed" "$(run_field "$id" status)" completed
+check "pinged run's trigger" "$(run_field "$id" trigger)" heartbeat
+check "pinged run's output" "$(run_field "$id" output)" '{"files": 3}'
+
+# 2. A ping through the API with status fail fails the next one.
+wait_open
+body=$(curl -s -w ' %{http_code}' -X POST --data-binary 'disk full' \
+    "$url_a/api/v1/schedules/backup/ping?status=fail")
+check "ping fail answers 200" "${body##* }" 200
+fid=$(printf '%s' "${body% *}" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+check "failed by its ping" "$(run_field "$fid" error_code)" ping_failed
+check "fail ping's output" "$(run_field "$fid" output)" 'disk full'
+
+# 3. Straight on the database, while the server runs (SQLite: one file).
+if [ "$mode" = sqlite ]; then
+    wait_open
+    did=$("$bin" ping backup --db "$db" --status start)
+    check "direct ping start" "$(run_field "$did" status)" running
+fi
+
+# 4. No ping: the deadline fails a run, once, loudly.
+deadline=$((SECONDS + 10))
+while [ $SECONDS -lt $deadline ]; do
+    n=$(q "$db" "SELECT count(*) FROM runs WHERE schedule = 'backup'
+        AND error_code = 'deadline_missed'")
+    [ "${n:-0}" -ge 1 ] && break
+    sleep 0.2
+done
+check_ge "a run failed at its deadline" "${n:-0}" 1
+ev=$(curl -s "$url_a/api/v1/events?type=schedule.deadline_missed&limit=1000")
+case $ev in
+*'"deadline":"completion"'*) pass ;;
+*) fail "deadline event" "got $ev" ;;
+esac
+check "one event per missed run" \
+    "$(printf '%s' "$ev" | grep -o '"type":"schedule.deadline_missed"' | wc -l)" \
+    "$(q "$db" "SELECT count(*) FROM runs WHERE schedule = 'backup'
+        AND deadline_missed IS NOT NULL")"
+wait_log a 'msg="deadline missed"' 5
+check "warn line in the log" \
+    "$(grep -c 'level=warn msg="deadline missed"' "$tmp/a.log" | head -1 |
+        awk '{print ($1 > 0)}')" 1
+m=$(curl -s "$url_a/metrics" |
+    awk '$1 == "sked_schedule_deadline_missed_total{schedule=\"backup\"}" {print $2}')
+check_ge "deadline counter" "${m:-0}" 1
+
+# 5. Bad input changes nothing.
+"$bin" ping backup --server "$url_a" --status later 2>"$tmp/err"
+check "unknown status exit" "$?" 2
+"$bin" ping nope --server "$url_a" 2>"$tmp/err"
+check "unknown schedule exit" "$?" 3
+code=$(curl -s -o "$tmp/body" -w '%{http_code}' -X POST \
+    "$url_a/api/v1/schedules/backup/ping?status=maybe")
+check "API unknown status" "$code" 422
+code=$(curl -s -o "$tmp/body" -w '%{http_code}' -X POST \
+    "$url_a/api/v1/schedules/tick/ping")
+check "API ping of a schedule not a heartbeat" "$code" 422
+case $(cat "$tmp/body") in *"not a heartbeat schedule"*) pass ;;
+*) fail "not-a-heartbeat message" "$(cat "$tmp/body")" ;; esac
+check "nothing written by refusals" \
+    "$(q "$db" "SELECT count(*) FROM runs WHERE schedule <> 'backup'")" 0
+
+stop_server a TERM
+check "server exit status" "$stop_rc" 0
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
