@@ -204,6 +204,24 @@ summary() {
     }' "$out"
 
     echo
+    echo "== notifications: the outbox's cost to the runs it follows (bench_notify)"
+    awk -F'\t' '
+    $1 != "bench" || $2 != "notify" { next }
+    {
+        n++
+        printf "%-9s %-9s notifier %-3s %9.0f runs/s  ops %7.3f ms  %5.2fx\n", $3, $4, $5, $6, $7, $8
+        if ($5 == "yes") ratio[$3 "\t" $4] = $8
+    }
+    END {
+        if (n == 0) { print "bench_notify: no figures"; exit }
+        f = ratio["sqlite\tfailed"]; c = ratio["sqlite\tcompleted"]
+        printf "target a notified run recorded <= 1.10x without a notifier on SQLite: %s (%.2fx)\n",
+            (f <= 1.10 ? "met" : "NOT met"), f
+        printf "target a run not notified <= 1.10x with a notifier on SQLite: %s (%.2fx)\n",
+            (c <= 1.10 ? "met" : "NOT met"), c
+    }' "$out"
+
+    echo
     echo "== the scheduler (bench_fire)"
     awk -F'\t' '
     $1 != "bench" { next }

@@ -30,6 +30,10 @@ bench${T}store${T}sqlite${T}100${T}300000${T}280000${T}0.933
 bench${T}store${T}postgres${T}1000${T}100000${T}70000${T}0.700
 bench${T}run${T}sqlite${T}1000${T}1${T}21000${T}1.20${T}3.10
 bench${T}run${T}postgres${T}1000${T}4${T}14000${T}1.20${T}3.10
+bench${T}notify${T}sqlite${T}failed${T}no${T}40000${T}2.500${T}1.000
+bench${T}notify${T}sqlite${T}failed${T}yes${T}26000${T}3.800${T}1.520
+bench${T}notify${T}sqlite${T}completed${T}no${T}36000${T}2.700${T}1.000
+bench${T}notify${T}sqlite${T}completed${T}yes${T}35000${T}2.800${T}1.030
 bench${T}fire_load${T}sqlite${T}1000000${T}4.100${T}250.0
 bench${T}fire_rate${T}sqlite${T}100000${T}80000
 bench${T}fire_rate${T}postgres${T}100000${T}9000
@@ -55,6 +59,8 @@ dateutil >= 10 us on the same rule: met
 batched inserts >= 80% of the plain loop: NOT met
 >= 10,000 runs/s on SQLite: met
 >= 15,000 runs/s on PostgreSQL: NOT met
+a notified run recorded <= 1.10x without a notifier on SQLite: NOT met (1.52x)
+a run not notified <= 1.10x with a notifier on SQLite: met (1.03x)
 1M schedules loaded in <= 5 s and <= 300 MB: met
 >= 50,000/s on SQLite, >= 10,000/s on PostgreSQL: NOT met
 fire lag p99 <= 20 ms at 1,000/s: met
