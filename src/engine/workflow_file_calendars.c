@@ -29,22 +29,6 @@
 
 /* Report the model's error E about the calendar MAP: at the key its field
  * names ("dates" of "dates[1]"), with the field and message. */
-static int calendar_fail(parser *p, struct fy_node *map, const sked_error *e)
-{
-    char key[SKED_ERROR_FIELD_MAX], msg[SKED_WF_MSG_MAX];
-    size_t n = strcspn(e->field, "[.");
-
-    (void) snprintf(key, sizeof key, "%.*s", (int) n, e->field);
-    (void) snprintf(msg, sizeof msg, "%s%s%s", e->field,
-                    e->field[0] ? ": " : "",
-                    e->msg[0] ? e->msg : sked_strerror(e->code));
-    if (e->code == SKED_ENOMEM)
-        return sked__wf_fail_nomem(p);
-    if (key[0] && sked__wf_find_pair(map, key))
-        return sked__wf_fail_at_key(p, map, key, msg);
-    return sked__wf_fail(p, map, "%s", msg);
-}
-
 /* Read the calendar NAME, the mapping MAP, into *c. */
 static int read_calendar(parser *p, const char *name, struct fy_node *map,
                          sked_calendar *c)
@@ -71,7 +55,7 @@ static int read_calendar(parser *p, const char *name, struct fy_node *map,
     if (rc == 0 && (rc = sked_calendar_validate(c, &e)) != 0)
         sked_calendar_done(c);
     if (rc != 0)
-        return calendar_fail(p, map, &e);
+        return sked__wf_fail_model(p, map, &e);
     c->source = SKED_SOURCE_CODE;
     return 0;
 }

@@ -66,6 +66,10 @@ int sked__wf_fail_nomem(parser *p);
 int sked__wf_fail_at_key(parser *p, struct fy_node *map, const char *key,
                          const char *msg);
 
+/* Fail with the model's verdict E on the mapping MAP it was read from: at
+ * the key of E's field when MAP has it, else at MAP with the field named. */
+int sked__wf_fail_model(parser *p, struct fy_node *map, const sked_error *e);
+
 /* Append ".KEY" (or "KEY" at the top) or "[I]" to the path; return the
  * old length for sked__wf_path_pop. A path too long for the buffer is
  * cut. */

@@ -27,22 +27,6 @@
 
 /* Report the model's error E about the notifier MAP at the key its field
  * names ("webhook" of "webhook.url"). */
-static int notifier_fail(parser *p, struct fy_node *map, const sked_error *e)
-{
-    char key[SKED_ERROR_FIELD_MAX], msg[SKED_WF_MSG_MAX];
-    size_t n = strcspn(e->field, "[.");
-
-    (void) snprintf(key, sizeof key, "%.*s", (int) n, e->field);
-    (void) snprintf(msg, sizeof msg, "%s%s%s", e->field,
-                    e->field[0] ? ": " : "",
-                    e->msg[0] ? e->msg : sked_strerror(e->code));
-    if (e->code == SKED_ENOMEM)
-        return sked__wf_fail_nomem(p);
-    if (key[0] && sked__wf_find_pair(map, key))
-        return sked__wf_fail_at_key(p, map, key, msg);
-    return sked__wf_fail(p, map, "%s", msg);
-}
-
 /* Read the notifier NAME, the mapping MAP, into *n. */
 static int read_notifier(parser *p, const char *name, struct fy_node *map,
                          sked_notifier *n)
@@ -69,13 +53,13 @@ static int read_notifier(parser *p, const char *name, struct fy_node *map,
     if (rc == 0 && (rc = sked__notifier_validate(n, &e)) != 0)
         sked__notifier_done(n);
     if (rc != 0)
-        return notifier_fail(p, map, &e);
+        return sked__wf_fail_model(p, map, &e);
     if (n->secret_file && access(n->secret_file, R_OK) != 0) {
         sked_error_clear(&e);
         (void) sked__error_set(&e, SKED_EINVAL, "webhook.secret_file", -1,
                                "%s cannot be read", n->secret_file);
         sked__notifier_done(n);
-        return notifier_fail(p, map, &e);
+        return sked__wf_fail_model(p, map, &e);
     }
     n->source = SKED_SOURCE_CODE;
     return 0;

@@ -294,39 +294,14 @@ static const field schedule_fields[] = {
     SKED_SCHEDULE_FIELDS(YKEY) KEY_END,
 };
 
-/* Turn a field named by sked_schedule_validate ("catchup_window_secs",
- * "cron.minute") into the file's key. */
-static void field_to_key(const char *name, char *key, size_t size)
-{
-    size_t n = strcspn(name, ".[");
-    const char *suffix = "_secs";
-    size_t ls = strlen(suffix);
-
-    if (n >= size)
-        n = size - 1;
-    memcpy(key, name, n);
-    key[n] = '\0';
-    if (n > ls && strcmp(key + n - ls, suffix) == 0)
-        key[n - ls] = '\0';
-}
-
 static int sch_validate(parser *p, struct fy_node *map, const sked_schedule *s)
 {
-    char key[SKED_ERROR_FIELD_MAX], msg[SKED_WF_MSG_MAX];
     sked_error e;
 
     sked_error_clear(&e);
-    int rc = sked_schedule_validate(s, p->db, &e);
-    if (rc == 0)
+    if (sked_schedule_validate(s, p->db, &e) == 0)
         return 0;
-    if (rc == SKED_ENOMEM) /* not the value's fault */
-        return sked__wf_fail_nomem(p);
-    field_to_key(e.field, key, sizeof key);
-    if (key[0] && sked__wf_find_pair(map, key))
-        return sked__wf_fail_at_key(p, map, key, e.msg);
-    snprintf(msg, sizeof msg, "%s%s%s", e.field, e.field[0] ? ": " : "",
-             e.msg[0] ? e.msg : sked_strerror(e.code));
-    return sked__wf_fail(p, map, "%s", msg);
+    return sked__wf_fail_model(p, map, &e);
 }
 
 /* Fill in what a schedule takes from where it stands, then check it. */

@@ -585,6 +585,42 @@ int sked__wf_fail_at_key(parser *p, struct fy_node *map, const char *key,
     return rc;
 }
 
+/* The file's key of a model field ("catchup_window_secs" -> "catchup_window",
+ * "cron.minute" -> "cron", "webhook.url" -> "webhook"). */
+static void field_to_key(const char *name, char *key, size_t size)
+{
+    size_t n = strcspn(name, ".[");
+    const char *suffix = "_secs";
+    size_t ls = strlen(suffix);
+
+    if (n >= size)
+        n = size - 1;
+    memcpy(key, name, n);
+    key[n] = '\0';
+    if (n > ls && strcmp(key + n - ls, suffix) == 0)
+        key[n - ls] = '\0';
+}
+
+int sked__wf_fail_model(parser *p, struct fy_node *map, const sked_error *e)
+{
+    char key[SKED_ERROR_FIELD_MAX], msg[SKED_WF_MSG_MAX];
+    const char *text = e->msg[0] ? e->msg : sked_strerror(e->code);
+
+    if (e->code == SKED_ENOMEM) /* not the value's fault */
+        return sked__wf_fail_nomem(p);
+    field_to_key(e->field, key, sizeof key);
+    if (key[0] && sked__wf_find_pair(map, key)) {
+        /* The path names the key; a field inside it is said in words. */
+        bool nested = e->field[strcspn(e->field, ".[")] != '\0';
+        (void) snprintf(msg, sizeof msg, "%s%s%s", nested ? e->field : "",
+                        nested ? ": " : "", text);
+        return sked__wf_fail_at_key(p, map, key, msg);
+    }
+    (void) snprintf(msg, sizeof msg, "%s%s%s", e->field,
+                    e->field[0] ? ": " : "", text);
+    return sked__wf_fail(p, map, "%s", msg);
+}
+
 int sked__wf_one_of(parser *p, struct fy_node *map, const char *const *keys,
                     const char *list, int *which)
 {

@@ -211,7 +211,7 @@ static const struct bad_case {
      SKED_EINVAL, 3, 5, "notifiers.h.webhook", "cannot be read"},
     {"notifiers:\n  h:\n    command: {argv: [x]}\n    events: [run.failed]\n"
      "    colour: red\n",
-     SKED_EINVAL, 5, 5, "notifiers.h.colour", "colour: unknown key"},
+     SKED_EINVAL, 5, 5, "notifiers.h.colour", "unknown key"},
     {"notifiers: [a]\n", SKED_EINVAL, 1, 13, "notifiers",
      "a mapping of names to notifiers"},
     {"notifiers:\n  \"a b\": {}\n", SKED_EINVAL, 2, 4, "notifiers.a b",
