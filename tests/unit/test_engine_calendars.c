@@ -22,34 +22,17 @@
 #include <cmocka.h>
 
 #include "test_db.h"
+#include "test_vclock.h"
 
-#include "base/clock.h"
 #include "sked/engine.h"
 #include "sked/sked.h"
 
-static char db_url[1024];
-static char tmp_dir[256];
-static _Atomic sked_time vnow;
-static sked_clock clock_;
-
-static sked_time read_now(void *ctx)
+static int setup(void **state)
 {
-    (void) ctx;
-    return vnow;
-}
+    const char *const tables[] = {"runs", "events", "schedules", "calendars"};
 
-static sked_time T(const char *s)
-{
-    sked_time t = 0;
-    assert_int_equal(sked_time_parse(s, &t, NULL), 0);
-    return t;
-}
-
-static long long q(const char *sql)
-{
-    long long v = -1;
-    assert_int_equal(sked_test_sql(db_url, sql, &v), 0);
-    return v;
+    sked_tv_setup(state, tables, sizeof tables / sizeof tables[0]);
+    return 0;
 }
 
 /* The last event of TYPE seen, its payload copied. */
@@ -64,43 +47,6 @@ static void on_event(void *ctx, const sked_event_view *ev)
         return;
     snprintf(last_type, sizeof last_type, "%s", ev->type);
     snprintf(last_payload, sizeof last_payload, "%s", ev->payload);
-}
-
-static sked_engine *open_engine(void)
-{
-    sked_engine_options o = {.db_url = db_url,
-                             .tzdir = SKED_TEST_DATA "/zoneinfo",
-                             .clock = &clock_,
-                             .sqlite_synchronous = "normal"};
-    sked_engine *e = NULL;
-    sked_error err;
-
-    if (sked_engine_open(&o, &e, &err) != 0)
-        fail_msg("open %s: %s", db_url, err.msg);
-    return e;
-}
-
-static int setup(void **state)
-{
-    const char *const tables[] = {"runs", sked_test_events_table(db_url),
-                                  "schedules", "calendars"};
-    sked_engine *e;
-    char sql[128];
-
-    vnow = T("2026-12-01T00:00:00Z");
-    e = open_engine();
-    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-        snprintf(sql, sizeof sql, "DELETE FROM %s", tables[i]);
-        assert_int_equal(sked_test_sql(db_url, sql, NULL), 0);
-    }
-    *state = e;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    sked_engine_close(*state);
-    return 0;
 }
 
 static void calendar(sked_engine *e, const char *name, const char *date)
@@ -137,15 +83,6 @@ static int create(sked_engine *e, const char *name, const char *cron,
     return rc;
 }
 
-static void tick_at(sked_engine *e, const char *at)
-{
-    sked_error err;
-
-    vnow = T(at);
-    if (sked_engine_tick(e, &err) != 0)
-        fail_msg("tick at %s: %s", at, err.msg);
-}
-
 static void test_excluded_traced_no_run(void **state)
 {
     sked_engine *e = *state;
@@ -160,22 +97,22 @@ static void test_excluded_traced_no_run(void **state)
                                     (void *) "schedule.occurrences_missed",
                                     &sub, NULL),
                      0);
-    vnow = T("2026-12-24T08:00:00Z");
-    tick_at(e, "2026-12-24T08:00:00Z");
-    tick_at(e, "2026-12-25T08:00:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE id = "
-                       "'sched-daily-2026-12-25T08:00:00Z'"),
+    sked_tv_set(sked_tv_time("2026-12-24T08:00:00Z"));
+    sked_tv_tick_at(e, "2026-12-24T08:00:00Z");
+    sked_tv_tick_at(e, "2026-12-25T08:00:00Z");
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM runs WHERE id = "
+                               "'sched-daily-2026-12-25T08:00:00Z'"),
                      0);
     assert_string_equal(last_payload,
                         "{\"schedule\":\"daily\",\"reason\":\"excluded\","
                         "\"count\":1,\"first\":\"2026-12-25T08:00:00Z\","
                         "\"last\":\"2026-12-25T08:00:00Z\"}");
-    tick_at(e, "2026-12-26T08:00:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE id = "
-                       "'sched-daily-2026-12-26T08:00:00Z'"),
+    sked_tv_tick_at(e, "2026-12-26T08:00:00Z");
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM runs WHERE id = "
+                               "'sched-daily-2026-12-26T08:00:00Z'"),
                      1);
     assert_int_equal(sked_engine_schedule_get(e, "daily", &s, NULL), 0);
-    assert_int_equal(s.next_fire_at, T("2026-12-27T08:00:00Z"));
+    assert_int_equal(s.next_fire_at, sked_tv_time("2026-12-27T08:00:00Z"));
     sked_schedule_done(&s);
     sked_unsubscribe(e, sub);
 }
@@ -196,19 +133,21 @@ static void test_moved_run_keeps_both_instants(void **state)
         sked_engine_schedule_preview(e, "month", SKED_TIME_NONE, 2, &p, &err),
         0);
     assert_int_equal(p.n, 2);
-    assert_int_equal(p.items[0].at, T("2026-12-28T08:00:00Z"));
-    assert_int_equal(p.items[0].occurrence, T("2026-12-25T08:00:00Z"));
+    assert_int_equal(p.items[0].at, sked_tv_time("2026-12-28T08:00:00Z"));
+    assert_int_equal(p.items[0].occurrence,
+                     sked_tv_time("2026-12-25T08:00:00Z"));
     assert_false(p.items[0].excluded);
     sked_preview_done(&p);
     assert_int_equal(
         sked_subscribe(e, on_event, (void *) "run.created", &sub, NULL), 0);
-    tick_at(e, "2026-12-25T08:00:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs"), 0);
-    tick_at(e, "2026-12-28T08:00:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE id = "
-                       "'sched-month-2026-12-25T08:00:00Z' AND scheduled_for = "
-                       "1798444800000000 AND occurrence_at = 1798185600000000"),
-                     1);
+    sked_tv_tick_at(e, "2026-12-25T08:00:00Z");
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM runs"), 0);
+    sked_tv_tick_at(e, "2026-12-28T08:00:00Z");
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE id = "
+                  "'sched-month-2026-12-25T08:00:00Z' AND scheduled_for = "
+                  "1798444800000000 AND occurrence_at = 1798185600000000"),
+        1);
     assert_string_equal(last_payload,
                         "{\"run_id\":\"sched-month-2026-12-25T08:00:00Z\","
                         "\"workflow\":\"report\",\"schedule\":\"month\","
@@ -226,17 +165,17 @@ static void test_calendar_change_seen(void **state)
     sked_engine *e = *state;
     sked_error err;
 
-    vnow = T("2026-12-02T07:00:00Z");
+    sked_tv_set(sked_tv_time("2026-12-02T07:00:00Z"));
     calendar(e, "hol", "2026-12-25");
     assert_int_equal(
         create(e, "daily", "0 9 * * *", "hol", SKED_ON_EXCLUDED_SKIP, &err), 0);
-    tick_at(e, "2026-12-02T08:00:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs"), 1);
+    sked_tv_tick_at(e, "2026-12-02T08:00:00Z");
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM runs"), 1);
     calendar(e, "hol", "2026-12-03");
-    tick_at(e, "2026-12-03T08:00:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs"), 1);
-    tick_at(e, "2026-12-04T08:00:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs"), 2);
+    sked_tv_tick_at(e, "2026-12-03T08:00:00Z");
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM runs"), 1);
+    sked_tv_tick_at(e, "2026-12-04T08:00:00Z");
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM runs"), 2);
 }
 
 /* A holiday added tomorrow moves tomorrow's occurrence to today: the
@@ -248,23 +187,24 @@ static void test_calendar_change_replans(void **state)
     sked_schedule s;
     sked_error err;
 
-    vnow = T("2026-12-20T00:00:00Z");
+    sked_tv_set(sked_tv_time("2026-12-20T00:00:00Z"));
     calendar(e, "hol", "2026-12-01");
     assert_int_equal(create(e, "month", "0 9 25 * *", "hol",
                             SKED_ON_EXCLUDED_PREVIOUS_BUSINESS_DAY, &err),
                      0);
     assert_int_equal(sked_engine_schedule_get(e, "month", &s, NULL), 0);
-    assert_int_equal(s.next_fire_at, T("2026-12-25T08:00:00Z"));
+    assert_int_equal(s.next_fire_at, sked_tv_time("2026-12-25T08:00:00Z"));
     sked_schedule_done(&s);
     calendar(e, "hol", "2026-12-25");
     assert_int_equal(sked_engine_schedule_get(e, "month", &s, NULL), 0);
-    assert_int_equal(s.next_fire_at, T("2026-12-24T08:00:00Z"));
+    assert_int_equal(s.next_fire_at, sked_tv_time("2026-12-24T08:00:00Z"));
     sked_schedule_done(&s);
-    tick_at(e, "2026-12-24T08:00:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE id = "
-                       "'sched-month-2026-12-25T08:00:00Z' AND scheduled_for = "
-                       "1798099200000000"),
-                     1);
+    sked_tv_tick_at(e, "2026-12-24T08:00:00Z");
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE id = "
+                  "'sched-month-2026-12-25T08:00:00Z' AND scheduled_for = "
+                  "1798099200000000"),
+        1);
 }
 
 /* A backfill creates what firing would have: no run on an excluded day,
@@ -275,30 +215,33 @@ static void test_backfill_through_calendars(void **state)
     sked_backfill_result r;
     sked_error err;
 
-    vnow = T("2027-01-10T00:00:00Z");
+    sked_tv_set(sked_tv_time("2027-01-10T00:00:00Z"));
     calendar(e, "hol", "2026-12-25");
     assert_int_equal(
         create(e, "daily", "0 9 * * *", "hol", SKED_ON_EXCLUDED_SKIP, &err), 0);
     assert_int_equal(create(e, "month", "0 9 25 * *", "hol",
                             SKED_ON_EXCLUDED_NEXT_BUSINESS_DAY, &err),
                      0);
-    assert_int_equal(sked_engine_backfill(e, "daily", T("2026-12-20T00:00:00Z"),
-                                          T("2026-12-31T00:00:00Z"), NULL, NULL,
-                                          &r, &err),
+    assert_int_equal(sked_engine_backfill(e, "daily",
+                                          sked_tv_time("2026-12-20T00:00:00Z"),
+                                          sked_tv_time("2026-12-31T00:00:00Z"),
+                                          NULL, NULL, &r, &err),
                      0);
     assert_int_equal(r.created, 10);
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE id = "
-                       "'sched-daily-2026-12-25T08:00:00Z'"),
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM runs WHERE id = "
+                               "'sched-daily-2026-12-25T08:00:00Z'"),
                      0);
-    assert_int_equal(sked_engine_backfill(e, "month", T("2026-12-20T00:00:00Z"),
-                                          T("2026-12-31T00:00:00Z"), NULL, NULL,
-                                          &r, &err),
+    assert_int_equal(sked_engine_backfill(e, "month",
+                                          sked_tv_time("2026-12-20T00:00:00Z"),
+                                          sked_tv_time("2026-12-31T00:00:00Z"),
+                                          NULL, NULL, &r, &err),
                      0);
     assert_int_equal(r.created, 1);
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE id = "
-                       "'sched-month-2026-12-25T08:00:00Z' AND scheduled_for = "
-                       "1798444800000000 AND occurrence_at = 1798185600000000"),
-                     1);
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE id = "
+                  "'sched-month-2026-12-25T08:00:00Z' AND scheduled_for = "
+                  "1798444800000000 AND occurrence_at = 1798185600000000"),
+        1);
 }
 
 static void test_bad_and_used_calendars(void **state)
@@ -311,7 +254,7 @@ static void test_bad_and_used_calendars(void **state)
         create(e, "a", "0 9 * * *", "hol,nope", SKED_ON_EXCLUDED_SKIP, &err),
         SKED_EINVAL);
     assert_string_equal(err.field, "exclude[1]");
-    assert_int_equal(q("SELECT count(*) FROM schedules"), 0);
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM schedules"), 0);
     assert_int_equal(create(e, "b", "0 9 * * *", NULL,
                             SKED_ON_EXCLUDED_NEXT_BUSINESS_DAY, &err),
                      SKED_EINVAL);
@@ -325,46 +268,30 @@ static void test_bad_and_used_calendars(void **state)
     assert_int_equal(sked_engine_calendar_delete(e, "hol", NULL, &err),
                      SKED_ECONFLICT);
     assert_non_null(strstr(err.msg, "schedule \"d\" uses it"));
-    assert_int_equal(q("SELECT count(*) FROM calendars"), 1);
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM calendars"), 1);
 }
 
 int main(void)
 {
-    const char *url = getenv("SKED_TEST_DB_URL");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_excluded_traced_no_run, setup,
-                                        teardown),
+                                        sked_tv_teardown),
         cmocka_unit_test_setup_teardown(test_moved_run_keeps_both_instants,
-                                        setup, teardown),
+                                        setup, sked_tv_teardown),
         cmocka_unit_test_setup_teardown(test_calendar_change_seen, setup,
-                                        teardown),
+                                        sked_tv_teardown),
         cmocka_unit_test_setup_teardown(test_calendar_change_replans, setup,
-                                        teardown),
+                                        sked_tv_teardown),
         cmocka_unit_test_setup_teardown(test_backfill_through_calendars, setup,
-                                        teardown),
+                                        sked_tv_teardown),
         cmocka_unit_test_setup_teardown(test_bad_and_used_calendars, setup,
-                                        teardown),
+                                        sked_tv_teardown),
     };
     int rc;
 
-    clock_ = (sked_clock){read_now, read_now, NULL};
-    if (url && url[0]) {
-        snprintf(db_url, sizeof db_url, "%s", url);
-    } else {
-        snprintf(tmp_dir, sizeof tmp_dir, "/tmp/sked-engcal-XXXXXX");
-        if (!mkdtemp(tmp_dir))
-            return 1;
-        snprintf(db_url, sizeof db_url, "sqlite:%s/engine.db", tmp_dir);
-    }
+    if (sked_tv_init("engine.db") != 0)
+        return 1;
     rc = cmocka_run_group_tests(tests, NULL, NULL);
-    if (tmp_dir[0]) {
-        const char *const ext[] = {"", "-wal", "-shm"};
-        char path[512];
-        for (size_t i = 0; i < 3; i++) {
-            snprintf(path, sizeof path, "%s/engine.db%s", tmp_dir, ext[i]);
-            unlink(path);
-        }
-        rmdir(tmp_dir);
-    }
+    sked_tv_done();
     return rc;
 }
