@@ -23,7 +23,7 @@ for bin in "$build"/fuzz/fuzz_*; do
     dict=()
     [ -f "$here/fuzz/$target.dict" ] && dict=(-dict="$here/fuzz/$target.dict")
     printf 'fuzz %-10s %ss ... ' "$target" "$seconds"
-    if "$bin" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    if LSAN_OPTIONS="suppressions=$here/fuzz/lsan.supp" "$bin" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$here/fuzz/" -print_final_stats=1 \
         "$work/$target" >"$work/$target.log" 2>&1; then
         runs=$(grep -m1 'stat::number_of_executed_units' "$work/$target.log" |

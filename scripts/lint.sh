@@ -27,5 +27,5 @@ for f in $(git ls-files 'src/*.c' 'cmd/*.c'); do
         /^\{$/ { start = NR; name = sig }
         /^\}$/ && start { printf "%5d  %s:%d  %s\n", NR - start + 1, file, sigline, name; start = 0 }
     ' "$f"
-done | sort -rn | head -20
+done | sort -rn | sed -n 1,20p
 exit $bad

@@ -32,19 +32,13 @@
 
 #include "cli.h"
 #include "direct.h"
+#include "engine/workflow_file.h"
 #include "http/http.h"
 #include "log.h"
+#include "server_config.h"
 #include "server_events.h"
 #include "server_health.h"
 
-/* Bounds of --tick: a tick below a second only costs rereads; above an
- * hour, changes by other servers would wait too long. */
-#define TICK_MIN (SKED_USEC_PER_SEC)
-#define TICK_MAX (INT64_C(3600) * SKED_USEC_PER_SEC)
-/* A lease is renewed every third of itself: under 2 s, a busy database
- * could let it lapse; over an hour, a crashed server's runs wait long. */
-#define LEASE_MIN (2 * SKED_USEC_PER_SEC)
-#define LEASE_MAX (INT64_C(3600) * SKED_USEC_PER_SEC)
 /* SPEC 3.2: a database clock more than a second off is a warning. The
  * engine measures it every minute; looking every few seconds is enough. */
 #define SKEW_WARN (SKED_USEC_PER_SEC)
@@ -53,18 +47,10 @@
 #define POLL_SECONDS 1
 
 typedef struct server {
-    const char *db_url;    /* borrowed from argv or the environment */
-    const char *workflows; /* borrowed; NULL: no workflows file */
-    sked_dur tick;
-    int workers;        /* worker threads; 0: none */
-    sked_dur lease;     /* 0: the engine's default */
-    const char *listen; /* borrowed; NULL: no HTTP server */
-    char *token;        /* owned; NULL: no auth */
-    /* --mcp-allow-origin, borrowed from argv */
-    const char *const *mcp_origins;
-    size_t n_mcp_origins;
-    sked_dur mcp_idle; /* --mcp-session-idle; 0: the server's default */
-    sked_http *http;   /* owned; from start */
+    const cli_cmd *self;
+    const server_flags *flags; /* the command line's, for rereading */
+    server_settings set;
+    sked_http *http; /* owned; from start */
     logger log;
     sked_tzdb *tzdb; /* opened first: a missing zone database is told as such */
     sked_engine *engine;
@@ -149,7 +135,7 @@ static int load_workflows(server *sv, const char *why)
     int rc;
 
     sked_error_clear(&err);
-    rc = sked_engine_load_workflows(sv->engine, sv->workflows, &wl, &err);
+    rc = sked_engine_load_workflows(sv->engine, sv->set.workflows, &wl, &err);
     if (rc < 0) {
         log_write(&sv->log, LOG_ERROR, "workflows file refused",
                   (log_kv[]){LOG_STR("error", wl.error), LOG_STR("on", why)},
@@ -157,7 +143,8 @@ static int load_workflows(server *sv, const char *why)
         return rc;
     }
     log_write(&sv->log, LOG_INFO, "workflows file loaded",
-              (log_kv[]){LOG_STR("file", sv->workflows), LOG_STR("app", wl.app),
+              (log_kv[]){LOG_STR("file", sv->set.workflows),
+                         LOG_STR("app", wl.app),
                          LOG_INT("workflows", (int64_t) wl.workflows),
                          LOG_INT("schedules", (int64_t) wl.schedules),
                          LOG_STR("on", why)},
@@ -202,27 +189,29 @@ static void log_access(void *ctx, const char *method, const char *path,
  * exit code (the error logged). */
 static int http_open(server *sv)
 {
-    sked_http_options o = {.listen = sv->listen,
-                           .token = sv->token,
-                           .mcp_allow_origin = sv->mcp_origins,
-                           .n_mcp_allow_origin = sv->n_mcp_origins,
-                           .mcp_idle = sv->mcp_idle,
+    sked_http_options o = {.listen = sv->set.listen,
+                           .token = sv->set.token,
+                           .mcp_allow_origin =
+                               (const char *const *) sv->set.mcp_origins,
+                           .n_mcp_allow_origin = sv->set.n_mcp_origins,
+                           .mcp_idle = sv->set.mcp_idle,
                            .access = log_access,
                            .access_ctx = &sv->log};
     char url[300];
     sked_error err;
     int rc = sked__http_start(sv->engine, &o, &sv->http, &err);
-    const char *colon = strrchr(sv->listen, ':');
-    int host_len = colon ? (int) (colon - sv->listen) : 0;
+    const char *colon = strrchr(sv->set.listen, ':');
+    int host_len = colon ? (int) (colon - sv->set.listen) : 0;
 
     if (rc < 0)
         return start_fail(sv, "cannot start the HTTP server", &err, rc);
     /* ":8080" listens everywhere; show the loopback URL that reaches it. */
     snprintf(url, sizeof url, "http://%.*s:%u", host_len ? host_len : 9,
-             host_len ? sv->listen : "127.0.0.1", sked__http_port(sv->http));
+             host_len ? sv->set.listen : "127.0.0.1",
+             sked__http_port(sv->http));
     log_write(&sv->log, LOG_INFO, "http listening",
               (log_kv[]){LOG_STR("url", url),
-                         LOG_STR("auth", sv->token ? "token" : "none")},
+                         LOG_STR("auth", sv->set.token ? "token" : "none")},
               2);
     return 0;
 }
@@ -231,10 +220,11 @@ static int http_open(server *sv)
  * workflows file. Returns 0 or the exit code (the error logged). */
 static int server_open(server *sv)
 {
-    sked_engine_options opts = {.db_url = sv->db_url,
-                                .tick = sv->tick,
-                                .workers = sv->workers > 0 ? sv->workers : -1,
-                                .lease = sv->lease};
+    sked_engine_options opts = {.db_url = sv->set.db_url,
+                                .tick = sv->set.tick,
+                                .workers =
+                                    sv->set.workers > 0 ? sv->set.workers : -1,
+                                .lease = sv->set.lease};
     sked_error err;
     int rc;
 
@@ -246,11 +236,11 @@ static int server_open(server *sv)
     rc = sked_subscribe(sv->engine, server_log_event, &sv->log, &sv->sub, &err);
     if (rc < 0)
         return start_fail(sv, "cannot subscribe to events", &err, rc);
-    if (sv->workflows && (rc = load_workflows(sv, "start")) < 0)
+    if (sv->set.workflows && (rc = load_workflows(sv, "start")) < 0)
         return sked_error_exit_code(rc);
     /* The API before the scheduler: a port in use stops the server before
      * anything fires. */
-    if (sv->listen && (rc = http_open(sv)) != 0)
+    if (sv->set.listen && (rc = http_open(sv)) != 0)
         return rc;
     if ((rc = sked_engine_start(sv->engine, &err)) < 0)
         return start_fail(sv, "cannot start the scheduler", &err, rc);
@@ -292,6 +282,88 @@ static void check_skew(server *sv)
     sv->skew_warned = over;
 }
 
+static bool same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Take from NEXT what can change while serving (the log level, the
+ * workflows file) and log what differs but waits for a restart. */
+static void apply_settings(server *sv, server_settings *next)
+{
+    const server_settings *cur = &sv->set;
+    bool origins = cur->n_mcp_origins == next->n_mcp_origins;
+    char later[256] = "";
+
+    for (size_t i = 0; origins && i < cur->n_mcp_origins; i++)
+        origins = same_text(cur->mcp_origins[i], next->mcp_origins[i]);
+    const struct {
+        const char *key;
+        bool same;
+    } fixed[] = {
+        {"database", same_text(cur->db_url, next->db_url)},
+        {"listen", same_text(cur->listen, next->listen)},
+        {"workers", cur->workers == next->workers},
+        {"lease", cur->lease == next->lease},
+        {"tick", cur->tick == next->tick},
+        {"token_file", same_text(cur->token, next->token)},
+        {"mcp_allow_origin", origins},
+        {"mcp_session_idle", cur->mcp_idle == next->mcp_idle},
+        {"log_format", cur->format == next->format},
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (!fixed[i].same)
+            snprintf(later + strlen(later), sizeof later - strlen(later),
+                     "%s%s", later[0] ? "," : "", fixed[i].key);
+    if (later[0])
+        log_write(&sv->log, LOG_WARN,
+                  "configuration changes wait for a restart",
+                  (log_kv[]){LOG_STR("keys", later)}, 1);
+    if (next->level != cur->level) {
+        /* Said at the more verbose of the two levels, so that it shows. */
+        bool louder = next->level < cur->level;
+
+        if (louder)
+            log_set_level(&sv->log, next->level);
+        log_write(&sv->log, LOG_INFO, "log level changed",
+                  (log_kv[]){LOG_STR("level", log_level_name(next->level))}, 1);
+        if (!louder)
+            log_set_level(&sv->log, next->level);
+        sv->set.level = next->level;
+    }
+    if (!same_text(cur->workflows, next->workflows)) {
+        free(sv->set.workflows);
+        sv->set.workflows = next->workflows;
+        next->workflows = NULL;
+    }
+}
+
+/* SIGHUP: reread the configuration file, when the server has one (a
+ * refused file keeps the settings served with, the error logged), then
+ * the workflows file. */
+static void reload(server *sv)
+{
+    server_settings next;
+    char msg[800];
+
+    if (sv->set.config) {
+        if (server_settings_read(sv->self, sv->flags, &next, msg, sizeof msg) !=
+            0) {
+            log_write(
+                &sv->log, LOG_ERROR, "configuration refused",
+                (log_kv[]){LOG_STR("error", msg), LOG_STR("on", "SIGHUP")}, 2);
+        } else {
+            apply_settings(sv, &next);
+            server_settings_done(&next);
+        }
+    }
+    if (!sv->set.workflows) {
+        log_write(&sv->log, LOG_INFO, "SIGHUP: no workflows file", NULL, 0);
+        return;
+    }
+    (void) load_workflows(sv, "SIGHUP");
+}
+
 /* Take signals until one says stop, looking at the clock skew and the
  * database's health between them. Returns the signal that stopped. */
 static int serve(server *sv, const sigset_t *set)
@@ -310,11 +382,7 @@ static int serve(server *sv, const sigset_t *set)
         }
         if (sig != SIGHUP)
             return sig;
-        if (!sv->workflows) {
-            log_write(&sv->log, LOG_INFO, "SIGHUP: no workflows file", NULL, 0);
-            continue;
-        }
-        (void) load_workflows(sv, "SIGHUP");
+        reload(sv);
     }
 }
 
@@ -369,8 +437,8 @@ static int server_run(server *sv)
     if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0)
         return cli_fail(SKED_EINTERNAL, "cannot block signals");
     raise_open_files(sv);
-    redact_url(sv->db_url, url, sizeof url);
-    if (sked_dur_format(sv->tick, tick, sizeof tick) < 0)
+    redact_url(sv->set.db_url, url, sizeof url);
+    if (sked_dur_format(sv->set.tick, tick, sizeof tick) < 0)
         snprintf(tick, sizeof tick, "?");
     if ((rc = server_open(sv)) != 0) {
         server_close(sv);
@@ -391,134 +459,59 @@ static int server_run(server *sv)
     return 0;
 }
 
-typedef struct server_flags {
-    const char *db, *workflows, *tick, *log_format, *log_level, *workers;
-    const char *lease, *listen, *token_file, *mcp_idle;
-    cli_list mcp_allow_origin;
-} server_flags;
-
-/* The longest token accepted from a file or the environment. */
-#define TOKEN_MAX 4096
-#define TOKEN_MIN 16
-
-/* Read the token of --token-file PATH (its first line) or $SKED_TOKEN
- * into SV. Returns CLI_CONTINUE or an exit code (the error printed). */
-static int read_token(const char *path, server *sv)
+/* --check-config: the settings are good (read already); check the
+ * workflows file too, and say what was checked. Returns the exit code. */
+static int check_config(const server_settings *set)
 {
-    char buf[TOKEN_MAX + 2];
-    const char *env = getenv("SKED_TOKEN");
-    FILE *f;
+    sked_tzdb *tzdb = NULL;
+    sked_wf_file wf = {0};
+    sked_wf_error e;
+    char line[600];
+    int rc;
 
-    if (!path) {
-        if (!env || !env[0])
-            return CLI_CONTINUE;
-        snprintf(buf, sizeof buf, "%s", env);
-    } else {
-        if (!(f = fopen(path, "r")))
-            return cli_fail(SKED_EINVAL, "cannot read --token-file %s: %s",
-                            path, strerror(errno));
-        if (!fgets(buf, sizeof buf, f))
-            buf[0] = '\0';
-        fclose(f);
-        buf[strcspn(buf, "\r\n")] = '\0';
+    if (set->workflows) {
+        if ((rc = direct_tzdb_open(&tzdb)) != 0)
+            return rc;
+        rc = sked__workflow_file_load(set->workflows, tzdb, &wf, &e);
+        sked__workflow_file_done(&wf);
+        sked_tzdb_close(tzdb);
+        if (rc < 0) {
+            sked__workflow_file_error_format(&e, set->workflows, line,
+                                             sizeof line);
+            return cli_fail(rc, "%s", line);
+        }
     }
-    /* A short token can be guessed: refuse it rather than trust it. */
-    if (strlen(buf) < TOKEN_MIN || strlen(buf) > TOKEN_MAX)
-        return cli_fail(SKED_EINVAL,
-                        "%s: the token must hold %d to %d characters",
-                        path ? path : "SKED_TOKEN", TOKEN_MIN, TOKEN_MAX);
-    if (!(sv->token = strdup(buf)))
-        return cli_fail(SKED_ENOMEM, "out of memory");
-    return CLI_CONTINUE;
-}
-
-/* Check the flags F into SV and start its log. Returns CLI_CONTINUE or
- * the exit code of a usage error. */
-static int server_config(const cli_cmd *self, const server_flags *f, server *sv)
-{
-    log_format format = LOG_LOGFMT;
-    log_level level = LOG_INFO;
-    sked_error err;
-
-    sv->db_url = direct_db_url(f->db);
-    sv->workflows = f->workflows;
-    sv->mcp_origins = f->mcp_allow_origin.v;
-    sv->n_mcp_origins = (size_t) f->mcp_allow_origin.n;
-    sv->listen = f->listen ? f->listen : SKED_HTTP_LISTEN_DEFAULT;
-    if (strcmp(sv->listen, "off") == 0)
-        sv->listen = NULL;
-    int rc = read_token(f->token_file, sv);
-    if (rc != CLI_CONTINUE)
-        return rc;
-    sv->tick = SKED_TICK_DEFAULT;
-    long workers = SKED_WORKERS_DEFAULT;
-    if (f->workers && cli_parse_count(self, "--workers", f->workers, 0,
-                                      SKED_WORKERS_MAX, &workers) != 0)
-        return 2;
-    sv->workers = (int) workers;
-    if (f->lease && (sked_dur_parse(f->lease, &sv->lease, &err) < 0 ||
-                     sv->lease < LEASE_MIN || sv->lease > LEASE_MAX))
-        return cli_usage_error(self,
-                               "invalid --lease \"%.64s\": expected a "
-                               "duration from 2s to 1h",
-                               f->lease);
-    if (f->tick && (sked_dur_parse(f->tick, &sv->tick, &err) < 0 ||
-                    sv->tick < TICK_MIN || sv->tick > TICK_MAX))
-        return cli_usage_error(self,
-                               "invalid --tick \"%.64s\": expected a "
-                               "duration from 1s to 1h",
-                               f->tick);
-    if (f->mcp_idle && (sked_dur_parse(f->mcp_idle, &sv->mcp_idle, &err) < 0 ||
-                        sv->mcp_idle < SKED_USEC_PER_SEC ||
-                        sv->mcp_idle > 24 * 3600 * SKED_USEC_PER_SEC))
-        return cli_usage_error(self,
-                               "invalid --mcp-session-idle \"%.64s\": "
-                               "expected a duration from 1s to 24h",
-                               f->mcp_idle);
-    if (f->log_format && log_format_parse(f->log_format, &format) < 0)
-        return cli_usage_error(self,
-                               "invalid --log-format \"%.64s\": expected "
-                               "logfmt or json",
-                               f->log_format);
-    if (f->log_level && log_level_parse(f->log_level, &level) < 0)
-        return cli_usage_error(self,
-                               "invalid --log-level \"%.64s\": expected "
-                               "debug, info, warn or error",
-                               f->log_level);
-    if (log_init(&sv->log, stderr, format, level) < 0)
-        return cli_fail(SKED_ENOMEM, "cannot start the log");
-    return CLI_CONTINUE;
+    printf("configuration ok: %s%s%s\n",
+           set->config ? set->config : "(no file: flags and defaults)",
+           set->workflows ? ", workflows " : "",
+           set->workflows ? set->workflows : "");
+    return cli_flush();
 }
 
 static int server_cmd(const cli_cmd *self, int argc, char **argv)
 {
     server_flags f = {0};
-    const cli_opt opts[] = {
-        {"db", 0, CLI_OPT_VALUE, &f.db},
-        {"workflows", 0, CLI_OPT_VALUE, &f.workflows},
-        {"tick", 0, CLI_OPT_VALUE, &f.tick},
-        {"log-format", 0, CLI_OPT_VALUE, &f.log_format},
-        {"log-level", 0, CLI_OPT_VALUE, &f.log_level},
-        {"workers", 0, CLI_OPT_VALUE, &f.workers},
-        {"lease", 0, CLI_OPT_VALUE, &f.lease},
-        {"listen", 0, CLI_OPT_VALUE, &f.listen},
-        {"token-file", 0, CLI_OPT_VALUE, &f.token_file},
-        {"mcp-allow-origin", 0, CLI_OPT_LIST, &f.mcp_allow_origin},
-        {"mcp-session-idle", 0, CLI_OPT_VALUE, &f.mcp_idle},
-        {0},
-    };
-    server sv = {0};
+    cli_opt opts[SERVER_CLI_OPTS];
+    server sv = {.self = self, .flags = &f};
+    char msg[800];
     int rc;
 
+    server_cli_opts(&f, opts);
     if ((rc = cli_parse_options(self, argc, argv, opts)) != CLI_CONTINUE)
         return rc;
-    if ((rc = server_config(self, &f, &sv)) != CLI_CONTINUE) {
-        free(sv.token);
+    if ((rc = server_settings_read(self, &f, &sv.set, msg, sizeof msg)) != 0) {
+        fprintf(stderr, "sked: %s\n", msg);
         return rc;
     }
-    rc = server_run(&sv);
-    log_done(&sv.log);
-    free(sv.token);
+    if (f.check_config) {
+        rc = check_config(&sv.set);
+    } else if (log_init(&sv.log, stderr, sv.set.format, sv.set.level) < 0) {
+        rc = cli_fail(SKED_ENOMEM, "cannot start the log");
+    } else {
+        rc = server_run(&sv);
+        log_done(&sv.log);
+    }
+    server_settings_done(&sv.set);
     return rc;
 }
 
@@ -534,6 +527,7 @@ const cli_cmd cli_cmd_server = {
             "                   [--mcp-session-idle D]\n"
             "                   [--log-format logfmt|json]\n"
             "                   [--log-level L]\n"
+            "                   [--config FILE] [--check-config]\n"
             "\n"
             "Run the scheduler on the database until SIGTERM or SIGINT: every\n"
             "active schedule fires on time, once, whatever the number of\n"
@@ -543,7 +537,18 @@ const cli_cmd cli_cmd_server = {
             "last good definitions stay. Its workflows run on N worker\n"
             "threads; runs of workflows no server has wait as pending.\n"
             "\n"
+            "Every option can also be set in a configuration file (YAML, keys\n"
+            "named after the options: database for --db, token_file for\n"
+            "--token-file, ...): --config FILE, else " SKED_CONFIG_DEFAULT "\n"
+            "when it exists. Options given here win over the file, the file\n"
+            "over $SKED_DB and $SKED_TOKEN. SIGHUP rereads the file too: the\n"
+            "log level and the workflows file change at once, the rest at the\n"
+            "next start.\n"
+            "\n"
             "Options:\n"
+            "  --config FILE      the configuration file (YAML)\n"
+            "  --check-config     check the configuration and the workflows\n"
+            "                     file, then exit: 0 when both are good\n"
             "  --db URL           sqlite:PATH or postgres://... (default\n"
             "                     $SKED_DB, else sqlite:sked.db)\n"
             "  --workflows FILE   the workflows file to load\n"

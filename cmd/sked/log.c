@@ -89,6 +89,16 @@ void log_done(logger *lg)
     (void) pthread_mutex_destroy(&lg->mu);
 }
 
+const char *log_level_name(log_level level)
+{
+    return level_names[level];
+}
+
+void log_set_level(logger *lg, log_level min)
+{
+    lg->min = min;
+}
+
 int log_enabled(const logger *lg, log_level level)
 {
     return level >= lg->min;

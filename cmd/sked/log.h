@@ -54,7 +54,7 @@ typedef struct log_kv {
 typedef struct logger {
     FILE *out; /* borrowed: stderr */
     log_format format;
-    log_level min;
+    _Atomic log_level min;   /* changed live by log_set_level */
     const sked_clock *clock; /* borrowed; NULL: the real clock */
     pthread_mutex_t mu;
 } logger;
@@ -68,6 +68,12 @@ void log_done(logger *lg);
  * SKED_EINVAL. */
 int log_level_parse(const char *s, log_level *out);
 int log_format_parse(const char *s, log_format *out);
+
+/* "debug", "info", "warn" or "error". */
+const char *log_level_name(log_level level);
+
+/* Write lines of MIN and above from now on (the server's SIGHUP). */
+void log_set_level(logger *lg, log_level min);
 
 /* Return true when a line of LEVEL would be written. */
 int log_enabled(const logger *lg, log_level level);

@@ -315,32 +315,41 @@ static int check_bytes(parser *p, const char *text, size_t len)
     return 0;
 }
 
-int sked__workflow_file_parse(const char *text, size_t len, sked_tzdb *db,
-                              sked_wf_file *out, sked_wf_error *err)
+int sked__wf_read_document(parser *p, const char *text, size_t len,
+                           const field *table, void *obj)
 {
-    parser p = {.db = db, .err = err};
-    sked_wf_file f = {0};
     struct fy_document *doc;
     struct fy_node *root;
     int rc;
 
-    if (err)
-        memset(err, 0, sizeof *err);
     if (len > SKED_WF_FILE_MAX)
-        return sked__wf_fail_code(&p, NULL, SKED_ETOOBIG,
-                                  "larger than %d bytes", SKED_WF_FILE_MAX);
-    if ((rc = check_bytes(&p, text, len)) < 0)
+        return sked__wf_fail_code(p, NULL, SKED_ETOOBIG, "larger than %d bytes",
+                                  SKED_WF_FILE_MAX);
+    if ((rc = check_bytes(p, text, len)) < 0)
         return rc;
-    doc = build(&p, text, len, &rc);
-    if (doc && (rc = check_one_document(&p, text, len)) < 0) {
+    doc = build(p, text, len, &rc);
+    if (doc && (rc = check_one_document(p, text, len)) < 0) {
         fy_document_destroy(doc);
         doc = NULL;
     }
     root = doc ? fy_document_root(doc) : NULL;
     /* An empty stream, or a document of only "---", declares nothing. */
-    if (root && !sked__wf_is_null(root) && (rc = check_tree(&p, root)) == 0)
-        rc = sked__wf_walk_map(&p, root, top_fields, &f);
+    if (root && !sked__wf_is_null(root) && (rc = check_tree(p, root)) == 0)
+        rc = sked__wf_walk_map(p, root, table, obj);
     fy_document_destroy(doc);
+    return rc;
+}
+
+int sked__workflow_file_parse(const char *text, size_t len, sked_tzdb *db,
+                              sked_wf_file *out, sked_wf_error *err)
+{
+    parser p = {.db = db, .err = err};
+    sked_wf_file f = {0};
+    int rc;
+
+    if (err)
+        memset(err, 0, sizeof *err);
+    rc = sked__wf_read_document(&p, text, len, top_fields, &f);
     if (rc < 0)
         f.app[0] = '\0';
     f.schedules = p.schedules;
@@ -397,16 +406,16 @@ static int open_regular(const char *path, FILE **out, sked_wf_error *err)
     return code;
 }
 
-int sked__workflow_file_load(const char *path, sked_tzdb *db, sked_wf_file *out,
-                             sked_wf_error *err)
+int sked__wf_read_file(const char *path, char **text, size_t *len,
+                       sked_wf_error *err)
 {
     FILE *fp = NULL;
     char *buf;
     size_t n;
     int rc;
 
-    if (err)
-        memset(err, 0, sizeof *err);
+    *text = NULL;
+    *len = 0;
     if ((rc = open_regular(path, &fp, err)) < 0)
         return rc;
     if (!(buf = sked__malloc(SKED_WF_FILE_MAX + 1))) {
@@ -420,8 +429,27 @@ int sked__workflow_file_load(const char *path, sked_tzdb *db, sked_wf_file *out,
         snprintf(err->msg, sizeof err->msg, "cannot read: %s", strerror(errno));
     }
     fclose(fp);
-    if (rc == 0)
-        rc = sked__workflow_file_parse(buf, n, db, out, err);
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+int sked__workflow_file_load(const char *path, sked_tzdb *db, sked_wf_file *out,
+                             sked_wf_error *err)
+{
+    char *buf;
+    size_t n;
+    int rc;
+
+    if (err)
+        memset(err, 0, sizeof *err);
+    if ((rc = sked__wf_read_file(path, &buf, &n, err)) < 0)
+        return rc;
+    rc = sked__workflow_file_parse(buf, n, db, out, err);
     if (rc == 0 && !out->app[0])
         sked__workflow_file_default_app(path, out->app);
     free(buf);

@@ -193,6 +193,12 @@ void sked__workflow_file_default_app(const char *path, char *app);
 int sked__workflow_file_load(const char *path, sked_tzdb *db, sked_wf_file *out,
                              sked_wf_error *err);
 
+/* Read the regular file PATH whole into *TEXT (free; one byte more than
+ * SKED_WF_FILE_MAX at most, so that a parse can tell it is too large)
+ * and *LEN. SKED_EIO (ERR->msg the system's reason) when it cannot. */
+int sked__wf_read_file(const char *path, char **text, size_t *len,
+                       sked_wf_error *err);
+
 /* Release what F holds and zero it. NULL does nothing. */
 void sked__workflow_file_done(sked_wf_file *f);
 

@@ -156,6 +156,13 @@ struct field {
 int sked__wf_walk_map(parser *p, struct fy_node *map, const field *table,
                       void *obj);
 
+/* Read the YAML document TEXT (LEN bytes, at most SKED_WF_FILE_MAX) into
+ * OBJ by TABLE, after the checks every file of sked takes: UTF-8 without
+ * controls, one document, no aliases or tags, bounded collections. An
+ * empty document reads nothing. */
+int sked__wf_read_document(parser *p, const char *text, size_t len,
+                           const field *table, void *obj);
+
 /* A reader of ITEM, the I-th item of a list, with CTX. */
 typedef int (*item_fn)(parser *p, struct fy_node *item, size_t i, void *ctx);
 

@@ -171,7 +171,7 @@ static void test_generated(void **state)
     int read = 0;
 
     srand(5545);
-    for (int i = 0; i < 4000; i++) {
+    for (int i = 0; i < 1200; i++) {
         int f = rand() % 7;
         snprintf(rule, sizeof rule, "FREQ=%s", freqs[f]);
         if (rand() % 3 == 0)
@@ -225,7 +225,7 @@ static void test_generated(void **state)
                 count)
             fail_msg("%s: %s", rule, buf);
     }
-    assert_true(read > 2000);
+    assert_true(read > 600);
 }
 
 int main(void)
