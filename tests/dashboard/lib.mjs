@@ -99,8 +99,9 @@ export async function playwright() {
 // of 127.0.0.1 with its own SQLite file, the workflows file WORKFLOWS
 // (YAML text) and the token TOKEN when given. Resolves to {url, db,
 // stop(), log(), api()} once it listens.
-// DB and LISTEN reuse a database and an address (a restart).
-export async function startServer({ name = "server", workflows, token, args = [], db, listen } = {}) {
+// DB and LISTEN reuse a database and an address (a restart); ENV adds
+// variables to the server's environment.
+export async function startServer({ name = "server", workflows, token, args = [], db, listen, env: extra = {} } = {}) {
   const dir = join(tmp, name);
   mkdirSync(dir);
   db = db || `sqlite:${join(dir, "sked.db")}`;
@@ -113,7 +114,7 @@ export async function startServer({ name = "server", workflows, token, args = []
     writeFileSync(join(dir, "token"), token + "\n");
     argv.push("--token-file", join(dir, "token"));
   }
-  const env = { ...process.env };
+  const env = { ...process.env, ...extra };
   delete env.SKED_TOKEN;
   const proc = spawn(bin, argv, { cwd: dir, env, stdio: ["ignore", "ignore", "pipe"] });
   let log = "";

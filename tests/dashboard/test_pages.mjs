@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Every page of the dashboard at a desktop width (1280x800) and a phone's
-// (390x844), on a server with schedules, a completed and a failed run:
+// (390x844), on a server with schedules, a completed and a failed run, and
+// a notifier of failed runs:
 //
 // - each route (#/schedules, #/schedules/NAME, #/runs, #/runs/ID,
-//   #/events, #/queues, #/calendars, #/calendars/NAME, #/playground) has
-//   one h1 naming the page and shows what it is about (a schedule's name,
-//   a run's id, a queue's, a calendar's);
+//   #/events, #/queues, #/calendars, #/calendars/NAME, #/notifiers,
+//   #/notifiers/NAME, #/playground) has one h1 naming the page and shows
+//   what it is about (a schedule's name, a run's id, a queue's, a
+//   calendar's, a notifier's);
 // - at 390 px nothing scrolls sideways: document.scrollingElement's
 //   scrollWidth is at most window.innerWidth;
 // - the navigation reaches each list page by its link;
@@ -27,6 +29,10 @@ calendars:
     description: Christmas and New Year's Day
     rules: ["FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=25", "FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1"]
     observed: nearest_weekday
+notifiers:
+  on-call:
+    command: {argv: ["true"]}
+    events: [run.failed]
 queues:
   reports: {concurrency: 2, rate_limit: {limit: 10, period: 1m}}
 workflows:
@@ -73,6 +79,8 @@ const pages = [
   { name: "queues", hash: "#/queues", h1: /queues/i, shows: "reports" },
   { name: "calendars", hash: "#/calendars", h1: /calendars/i, shows: "us-holidays" },
   { name: "calendar", hash: "#/calendars/us-holidays?year=2027", h1: /us-holidays/, shows: "December 2027" },
+  { name: "notifiers", hash: "#/notifiers", h1: /notifiers/i, shows: "on-call" },
+  { name: "notifier", hash: "#/notifiers/on-call", h1: /on-call/, shows: "run.failed" },
   { name: "playground", hash: "#/playground", h1: /playground/i, shows: null },
 ];
 
@@ -107,7 +115,7 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
   await step(`the navigation at ${width}px`, async () => {
     await page.goto(`${server.url}/#/schedules`);
     for (const [link, h1] of [["Runs", /runs/i], ["Events", /events/i], ["Queues", /queues/i],
-      ["Calendars", /calendars/i], ["Playground", /playground/i], ["Schedules", /schedules/i]]) {
+      ["Calendars", /calendars/i], ["Notifiers", /notifiers/i], ["Playground", /playground/i], ["Schedules", /schedules/i]]) {
       const nav = page.getByRole("navigation").getByRole("link", { name: link, exact: true });
       // A phone's navigation may sit behind a menu button.
       if (!(await nav.isVisible())) {

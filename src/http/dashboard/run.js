@@ -1,13 +1,14 @@
 // #/runs/ID: a run's summary (trigger, scheduled_for, the occurrence it
-// stands for when a calendar moved it, times, error), its
+// stands for when a calendar moved it, times, error, its deadlines under
+// its schedule's and whether it met or missed them), its
 // step timeline — each attempt a bar on a time axis, the waits between
 // retries, the compensations, the workflow's deadline as a line — and
 // each attempt's exit code, duration, error and output as captured,
 // truncation marked; an active run can be cancelled.
 import { get, onEvent } from "./api.js";
 import { cancelButton } from "./runs.js";
-import { ACTIVE, clear, debounce, duration, enc, errorText, h, heading, message, say,
-         scheduleLink, section, status, table, term, time } from "./ui.js";
+import { ACTIVE, clear, deadlineMark, deadlineText, debounce, duration, enc, errorText, h, heading, message, say,
+         runDeadlines, scheduleLink, section, status, table, term, time } from "./ui.js";
 
 const ms = (t) => Date.parse(t);
 
@@ -20,19 +21,30 @@ function scheduledFor(r, zone) {
       ", moved off an excluded day"));
 }
 
-function summary(r, zone) {
+// The deadlines of run R under its schedule S, each with its verdict;
+// without its schedule (gone, or no deadline now), the run's own fields:
+// its miss, or its next check.
+function deadlineRows(r, s, zone) {
+  const list = runDeadlines(r, s);
+  if (list.length)
+    return list.map((d) => [d.label, [deadlineText(d, zone), ` (${duration(d.secs)} after its occurrence)`]]);
+  if (r.deadline_missed) return [["Deadline", deadlineMark(r)]];
+  return r.deadline_at ? [["Next deadline check", time(r.deadline_at, zone)]] : [];
+}
+
+function summary(r, zone, sched) {
   const rows = [
-    ["Status", status(r.status)], ["Workflow", `${r.workflow} (version ${r.workflow_version})`],
+    ["Status", [status(r.status), r.deadline_missed ? [" ", deadlineMark(r)] : null]], ["Workflow", r.trigger === "heartbeat" ? "none: a heartbeat's run, ended by a ping"
+      : `${r.workflow} (version ${r.workflow_version})`],
     ["Schedule", scheduleLink(r.schedule)], ["Trigger", r.trigger],
     ["Scheduled for", scheduledFor(r, zone)], ["Created", time(r.created_at, null, { relative: true })],
-    ["Not before", time(r.not_before)], ["Started", time(r.started_at)], ["Finished", time(r.finished_at)],
+    ["Not before", r.trigger === "heartbeat" ? h("span", { class: "none", text: "— (it waits for a ping)" }) : time(r.not_before)], ["Started", time(r.started_at)], ["Finished", time(r.finished_at)],
     ["Duration", r.duration_secs != null ? duration(r.duration_secs) : "—"],
     ["Queue", r.queue], ["Priority", String(r.priority)], ["Attempts", String(r.attempts)],
     ["Error", r.error ? `${r.error}${r.error_code ? " (" + r.error_code + ")" : ""}` : "—"],
   ];
   if (r.timeout_exceeded_at) rows.push(["Timeout exceeded", time(r.timeout_exceeded_at)]);
-  if (r.deadline_missed) rows.push(["Deadline missed", r.deadline_missed]);
-  else if (r.deadline_at) rows.push(["Deadline", time(r.deadline_at, zone)]);
+  rows.push(...deadlineRows(r, sched, zone));
   if (r.cancel_requested_at) rows.push(["Cancel asked", time(r.cancel_requested_at)]);
   if (r.output != null) rows.push(["Output", h("pre", { class: "out", text: JSON.stringify(r.output, null, 2) })]);
   if (r.context && Object.keys(r.context).length)
@@ -135,14 +147,17 @@ async function workflowTimeout(r) {
   return deadlines.get(key);
 }
 
-// The zone of the schedule NAME, null when it has none or is gone: a
-// moved run's scheduled_for and occurrence are shown in it.
-const zones = new Map();
-function scheduleZone(name) {
+// The schedule NAME, null when it is gone: a moved run's scheduled_for
+// and occurrence are shown in its zone, a run's deadlines are its.
+// Kept for 30 s (an active run's page reads itself every 3 s).
+const schedules = new Map();
+function scheduleOf(name) {
   if (!name) return Promise.resolve(null);
-  if (!zones.has(name))
-    zones.set(name, get("/api/v1/schedules/" + enc(name)).then((s) => s.timezone || null, () => null));
-  return zones.get(name);
+  const c = schedules.get(name);
+  if (c && Date.now() - c.at < 30000) return c.p;
+  const p = get("/api/v1/schedules/" + enc(name)).catch(() => null);
+  schedules.set(name, { at: Date.now(), p });
+  return p;
 }
 
 export function render(main, params) {
@@ -162,10 +177,11 @@ export function render(main, params) {
       return;
     }
     const moved = r.occurrence && r.occurrence !== r.scheduled_for;
-    const [secs, zone] = await Promise.all([workflowTimeout(r), moved ? scheduleZone(r.schedule) : null]);
+    const [secs, sched] = await Promise.all([workflowTimeout(r), scheduleOf(r.schedule)]);
+    const zone = moved && sched ? sched.timezone || null : null;
     const deadline = secs && r.started_at ? new Date(ms(r.started_at) + secs * 1000).toISOString() : null;
     clear(actions, ACTIVE.includes(r.status) ? cancelButton(id, load, msg) : null);
-    clear(parts.sum, summary(r, zone));
+    clear(parts.sum, summary(r, zone, sched));
     clear(parts.tl, timeline(r, r.steps || [], deadline));
     clear(parts.steps, (r.steps || []).length
       ? [table("Attempts", ["Step", "Attempt", "Status", "Exit code", "Duration", "Error"],
@@ -178,7 +194,7 @@ export function render(main, params) {
   // While the run is active its bars grow with the clock, between the
   // events that tell of its steps.
   const later = debounce(load, 250);
-  const off = onEvent((ev) => { if (ev.subject === id) later(); });
+  const off = onEvent((ev) => { if (ev.subject === id || (ev.payload && ev.payload.run === id)) later(); });
   const tick = setInterval(() => {
     if (actions.querySelector("button")) later();
   }, 3000);

@@ -1,8 +1,8 @@
 // #/runs: the newest runs, filtered by status, schedule and workflow,
-// updated in place as the event stream tells of runs (no reload); each
+// each with its next deadline or the deadlines it missed, updated in place as the event stream tells of runs (no reload); each
 // active run can be cancelled.
 import { get, onEvent, post, query } from "./api.js";
-import { ACTIVE, button, clear, debounce, duration, enc, errorText, field, h, heading,
+import { ACTIVE, button, clear, deadlineCell, debounce, duration, enc, errorText, field, h, heading,
          keepFilters, keyedRows, makeRow, message, refreshRelative, runLink, say, scheduleLink, select, status, table, time } from "./ui.js";
 
 const STATUSES = ["pending", "running", "waiting", "completed", "failed", "cancelled"];
@@ -30,7 +30,7 @@ export function render(main, params, qs) {
       field("Status", stSel), field("Schedule", schedIn), field("Workflow", wfIn)),
     msg, box);
 
-  const COLS = ["Run", "Status", "Workflow", "Schedule", "Trigger", "Scheduled for", "Created", "Duration", "Error", "Actions"];
+  const COLS = ["Run", "Status", "Workflow", "Schedule", "Trigger", "Scheduled for", "Deadline", "Created", "Duration", "Error", "Actions"];
   const empty = h("p", { class: "none", text: "No run matches.", hidden: true });
   box.after(empty);
   let tbody = null;
@@ -49,13 +49,14 @@ export function render(main, params, qs) {
         clear(box, t);
       }
       keyedRows(tbody, r.runs, (x) => x.id,
-        (x) => [x.status, x.duration_secs, x.error, x.started_at].join("|"),
+        (x) => [x.status, x.duration_secs, x.error, x.started_at, x.deadline_at, x.deadline_missed].join("|"),
         (x) => makeRow(COLS, {
-          class: "run-" + x.status,
+          class: "run-" + x.status + (x.deadline_missed ? " deadline-missed" : ""),
           cells: [runLink(x.id), status(x.status), x.workflow, scheduleLink(x.schedule), x.trigger,
             x.occurrence && x.occurrence !== x.scheduled_for
               ? [time(x.scheduled_for), " ", h("span", { class: "cal-mark moved", title: "moved off an excluded day from " + x.occurrence, text: "moved" })]
               : time(x.scheduled_for),
+            deadlineCell(x),
             time(x.created_at, null, { relative: true }),
             x.duration_secs != null ? duration(x.duration_secs) : "—", x.error || "",
             ACTIVE.includes(x.status) ? cancelButton(x.id, load, msg) : ""],
@@ -73,7 +74,7 @@ export function render(main, params, qs) {
   schedIn.addEventListener("input", later);
   wfIn.addEventListener("input", later);
   const off = onEvent((ev) => {
-    if (ev.type.startsWith("run.") || ev.type.startsWith("step.")) later();
+    if (ev.type.startsWith("run.") || ev.type.startsWith("step.") || ev.type === "schedule.deadline_missed") later();
   });
   const tick = setInterval(() => refreshRelative(main), 15000);
   load();

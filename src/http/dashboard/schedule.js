@@ -1,6 +1,8 @@
 // #/schedules/NAME: a schedule's definition (every field), its
 // calendars (exclude and only, as links, and what it does on an excluded
-// day), its next 10 occurrences with their DST marks and their calendars'
+// day), its deadlines (start and completion, as durations), for a
+// heartbeat the ping it expects, and the deadlines its runs missed (how
+// many, the last), its next 10 occurrences with their DST marks and their calendars'
 // (excluded, or moved from their occurrence), each skipped ahead of time,
 // or not, by its button, its runs, its missed occurrences with their
 // reasons, and its actions: pause or resume, trigger, run one past
@@ -10,7 +12,7 @@
 import { api, get, onEvent, post, query } from "./api.js";
 import { MISSED, recent } from "./feed.js";
 import { calendarLink } from "./calendars.js";
-import { button, clear, confirmDialog, debounce, duration, enc, errorText, h, heading,
+import { button, clear, confirmDialog, deadlineCell, debounce, duration, enc, errorText, h, heading,
          message, refreshRelative, runLink, say, section, status, table, term, time } from "./ui.js";
 import { simulateSection } from "./simulate.js";
 import { onExcludedText, words } from "./words.js";
@@ -35,6 +37,28 @@ function calendarsText(s) {
     ex.length && only.length ? " " : null,
     only.length ? [ex.length ? "Only" : "only", " on the days of ", calendarLinks(only),
       " (other days are dropped, never moved)."] : null);
+}
+
+// The deadlines of S, the ping a heartbeat expects and the deadlines
+// missed, or null for a schedule with none of them.
+function deadlinesSection(s) {
+  const missed = s.deadlines_missed || 0;
+  if (!s.deadline_secs && !s.start_deadline_secs && !s.heartbeat && !missed) return null;
+  const within = (secs, what) => secs
+    ? `${duration(secs)} after its occurrence, each run must have ${what}`
+    : h("span", { class: "none", text: "none" });
+  const ping = location.origin + BASE(s.name) + "/ping";
+  return section("Deadlines", h("dl", { class: "fields deadlines" },
+    term("Deadline", within(s.deadline_secs, s.heartbeat ? "been pinged" : "completed")),
+    term("Start deadline", within(s.start_deadline_secs, "started")),
+    s.heartbeat ? term("Heartbeat", h("div", { class: "heartbeat" },
+      h("p", { text: "heartbeat: expects a ping for each occurrence (it starts nothing)" }),
+      h("p", {}, "Ping it with ", h("code", { text: "sked ping " + s.name }), " or ",
+        h("code", { text: "POST " + ping + "?status=success" }), "."))) : null,
+    term("Deadlines missed", h("span", { class: missed ? "dl-mark missed" : null, text: String(missed) })),
+    term("Last missed", s.last_deadline_missed_at
+      ? ["the run of the occurrence of ", time(s.last_deadline_missed_at, s.timezone)]
+      : h("span", { class: "none", text: "never" }))));
 }
 
 function value(k, v, s) {
@@ -136,12 +160,13 @@ function runOneSection(name, after) {
     msg);
 }
 
-function runsTable(runs, zone) {
-  return table("Runs", ["Run", "Status", "Trigger", "Scheduled for", "Created", "Duration", "Error"],
+function runsTable(runs, zone, sched) {
+  return table("Runs", ["Run", "Status", "Trigger", "Scheduled for", "Deadline", "Created", "Duration", "Error"],
     runs.map((r) => [runLink(r.id), status(r.status), r.trigger,
       r.occurrence && r.occurrence !== r.scheduled_for
         ? [time(r.scheduled_for, zone), h("br"), h("span", { class: "cal-mark moved" }, "moved from ", time(r.occurrence, zone))]
         : time(r.scheduled_for, zone),
+      deadlineCell(r, zone, sched),
       time(r.created_at, zone, { relative: true }),
       r.duration_secs != null ? duration(r.duration_secs) : "—", r.error || ""]),
     { empty: "No run yet." });
@@ -213,6 +238,7 @@ export function render(main, params) {
   const head = heading(name, "Schedule");
   const wordsP = h("p", { class: "lead" });
   const calP = h("div");
+  const dlBox = h("div");
   const statusP = h("p", { class: "state" });
   const actions = h("div", { class: "actions", role: "group", "aria-label": "Actions" });
   const msg = message();
@@ -220,7 +246,7 @@ export function render(main, params) {
     def: h("div", {}, "Loading…"), next: h("div"), runs: h("div"), missed: h("div"),
   };
   main.append(h("p", { class: "crumbs" }, h("a", { href: "#/schedules", text: "Schedules" })),
-    head, wordsP, calP, statusP, actions, msg);
+    head, wordsP, calP, statusP, dlBox, actions, msg);
   let s = null, built = false;
 
   async function act(what, fn) {
@@ -262,13 +288,11 @@ export function render(main, params) {
       built = true;
       return;
     }
-    wordsP.textContent = `${words(s)} · ${s.workflow} · ${s.timezone || "UTC"}`;
+    wordsP.textContent = `${words(s)} · ${s.heartbeat ? "heartbeat" : s.workflow} · ${s.timezone || "UTC"}`;
     clear(calP, calendarsText(s));
     clear(statusP, status(s.status), s.last_error ? " — " + s.last_error : "",
-      s.status === "active" ? [" · next ", time(s.next_fire_at, s.timezone, { relative: true })] : "",
-      s.heartbeat ? " · heartbeat (sked ping " + s.name + ")" : "",
-      s.deadlines_missed ? [` · ${s.deadlines_missed} deadline${s.deadlines_missed === 1 ? "" : "s"} missed, last for `,
-        time(s.last_deadline_missed_at, s.timezone)] : "");
+      s.status === "active" ? [" · next ", time(s.next_fire_at, s.timezone, { relative: true })] : "");
+    clear(dlBox, deadlinesSection(s));
     drawActions();
     clear(parts.def, definition(s));
     if (!built) {
@@ -305,7 +329,7 @@ export function render(main, params) {
 
   function loadRuns() {
     return get("/api/v1/runs" + query({ schedule: name, limit: 50 }))
-      .then((r) => clear(parts.runs, runsTable(r.runs, s && s.timezone)))
+      .then((r) => clear(parts.runs, runsTable(r.runs, s && s.timezone, s)))
       .catch((e) => clear(parts.runs, errorText(e)));
   }
 

@@ -1,8 +1,8 @@
 // The dashboard's entry: a single page routed by the URL's hash
 // (#/schedules, #/schedules/NAME, #/runs, #/runs/ID, #/events, #/queues,
-// #/calendars, #/calendars/NAME, #/playground), the header's live status
-// of the event stream, and the token prompt shown when the API answers
-// 401.
+// #/calendars, #/calendars/NAME, #/notifiers, #/notifiers/NAME,
+// #/playground), the header's live status of the event stream, and the
+// token prompt shown when the API answers 401.
 import { onUnauthorized, onStreamState, setToken, startStream, token } from "./api.js";
 import { clear, h } from "./ui.js";
 import * as schedules from "./schedules.js";
@@ -13,6 +13,8 @@ import * as events from "./events.js";
 import * as queues from "./queues.js";
 import * as calendars from "./calendars.js";
 import * as calendar from "./calendar.js";
+import * as notifiers from "./notifiers.js";
+import * as notifier from "./notifier.js";
 import * as playground from "./playground.js";
 
 const routes = [
@@ -24,6 +26,8 @@ const routes = [
   [/^\/queues$/, queues, "queues"],
   [/^\/calendars$/, calendars, "calendars"],
   [/^\/calendars\/(.+)$/, calendar, "calendars"],
+  [/^\/notifiers$/, notifiers, "notifiers"],
+  [/^\/notifiers\/(.+)$/, notifier, "notifiers"],
   [/^\/playground$/, playground, "playground"],
 ];
 

@@ -138,6 +138,62 @@ export function status(st, extra) {
 
 export const ACTIVE = ["pending", "running", "waiting"];
 
+// A run's missed deadlines (its deadline_missed: "start", "completion",
+// or both) in words, so that it is not told by colour alone.
+export function deadlineWords(missed) {
+  const parts = String(missed).split(",");
+  return "deadline missed (" + parts.join(" and ") + ")";
+}
+
+export function deadlineMark(r) {
+  if (!r.deadline_missed) return null;
+  return h("span", { class: "dl-mark missed", text: deadlineWords(r.deadline_missed) });
+}
+
+// Only the runs of occurrences have deadlines (docs/alerting.md).
+const OCCURRENCE = ["cron", "catchup", "heartbeat"];
+
+// The deadlines of run R under its schedule S as it is now (which the
+// server judges it by), start first: {label, word, secs, at (ms), verdict}
+// with verdict "missed" (the server's word), "met", "ahead" or null (not
+// judged yet); [] when S gives R none.
+export function runDeadlines(r, s) {
+  if (!s || !OCCURRENCE.includes(r.trigger) || !r.scheduled_for) return [];
+  const missed = String(r.deadline_missed || "").split(",");
+  const one = (label, word, secs, met) => {
+    if (!secs) return null;
+    const at = Date.parse(r.scheduled_for) + secs * 1000;
+    const verdict = missed.includes(word) ? "missed" : met(at) ? "met" : Date.now() < at ? "ahead" : null;
+    return { label, word, secs, at, verdict };
+  };
+  return [
+    one("Start deadline", "start", s.start_deadline_secs,
+      (at) => r.started_at && Date.parse(r.started_at) <= at),
+    one("Deadline", "completion", s.deadline_secs,
+      (at) => r.status === "completed" && r.finished_at && Date.parse(r.finished_at) <= at),
+  ].filter(Boolean);
+}
+
+// Deadline D (of runDeadlines) as its instant in ZONE and its verdict.
+export function deadlineText(d, zone) {
+  const word = d.verdict === "missed" ? (d.word === "start" ? "start deadline missed" : "deadline missed")
+    : d.verdict === "met" ? "met" : d.verdict === "ahead" ? "ahead" : null;
+  return [time(new Date(d.at).toISOString(), zone),
+    word ? [" ", h("span", { class: d.verdict === "ahead" ? "dl-due" : "dl-mark " + d.verdict, text: word })] : null];
+}
+
+// A list's deadline cell of run R: with its schedule S, each deadline
+// and its verdict; without, its miss, else (while it is active) its next
+// deadline check, in ZONE; else "—".
+export function deadlineCell(r, zone, s) {
+  const list = runDeadlines(r, s);
+  if (list.length)
+    return list.map((d, i) => [i ? h("br") : null, list.length > 1 ? d.word + ": " : null, deadlineText(d, zone)]);
+  if (r.deadline_missed) return deadlineMark(r);
+  if (r.deadline_at && ACTIVE.includes(r.status)) return h("span", { class: "dl-due" }, "due ", time(r.deadline_at, zone));
+  return h("span", { class: "none", text: "—" });
+}
+
 // A table of ROWS (arrays of cells, or {cells, class}) under the headers
 // COLS, in a box of its own that scrolls or stacks on a narrow screen.
 export function table(caption, cols, rows, opts) {
