@@ -28,13 +28,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "cli.h"
 #include "direct.h"
 #include "engine/workflow_file.h"
 #include "http/http.h"
 #include "log.h"
+#include "sd_notify.h"
 #include "server_config.h"
 #include "server_events.h"
 #include "server_health.h"
@@ -57,7 +60,10 @@ typedef struct server {
     sked_subscription *sub;
     bool skew_warned; /* the last skew seen was over SKEW_WARN */
     health_log health;
-    int64_t open_files; /* the soft RLIMIT_NOFILE served with */
+    int64_t open_files;    /* the soft RLIMIT_NOFILE served with */
+    sd_notifier sd;        /* the service manager, when one listens */
+    size_t file_schedules; /* declared by the workflows file last loaded */
+    int busy_told;         /* workers busy in the last STATUS=; -1: none */
 } server;
 
 /* Write URL into BUF with any password replaced by "***", so the log
@@ -149,6 +155,7 @@ static int load_workflows(server *sv, const char *why)
                          LOG_INT("schedules", (int64_t) wl.schedules),
                          LOG_STR("on", why)},
               5);
+    sv->file_schedules = wl.schedules;
     log_sync(sv, wl.app, &wl.applied);
     return 0;
 }
@@ -364,25 +371,63 @@ static void reload(server *sv)
     (void) load_workflows(sv, "SIGHUP");
 }
 
+/* CLOCK_MONOTONIC in µs, as RELOADING=1 wants it beside. */
+static long long monotonic_usec(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (long long) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Tell the service manager what the server does (STATUS=), when it
+ * changed since last told or FORCE. */
+static void tell_status(server *sv, bool force)
+{
+    int busy;
+
+    if (!sdn_enabled(&sv->sd))
+        return;
+    busy = sked_engine_workers_busy(sv->engine);
+    if (!force && busy == sv->busy_told)
+        return;
+    sv->busy_told = busy;
+    sdn_send(&sv->sd,
+             "STATUS=serving: %d runs in flight on %d workers, %zu schedules "
+             "from the workflows file",
+             busy, sv->set.workers, sv->file_schedules);
+}
+
 /* Take signals until one says stop, looking at the clock skew and the
  * database's health between them. Returns the signal that stopped. */
 static int serve(server *sv, const sigset_t *set)
 {
-    const struct timespec poll = {.tv_sec = POLL_SECONDS};
-
     for (;;) {
+        sked_mono now = sked__clock_mono(NULL);
+        sked_dur wait =
+            sdn_wait(&sv->sd, now, POLL_SECONDS * SKED_USEC_PER_SEC);
+        struct timespec poll = {.tv_sec = (time_t) (wait / SKED_USEC_PER_SEC),
+                                .tv_nsec =
+                                    (long) (wait % SKED_USEC_PER_SEC) * 1000};
         int sig = sigtimedwait(set, NULL, &poll);
 
+        sdn_watchdog(&sv->sd, sked__clock_mono(NULL));
         if (sig < 0) {
             if (errno == EAGAIN) {
                 check_skew(sv);
                 health_check(&sv->health, sv->engine, &sv->log);
+                tell_status(sv, false);
             }
             continue;
         }
         if (sig != SIGHUP)
             return sig;
+        sdn_send(&sv->sd, "RELOADING=1\nMONOTONIC_USEC=%lld\nSTATUS=reloading",
+                 (long long) monotonic_usec());
         reload(sv);
+        sdn_send(&sv->sd, "READY=1");
+        tell_status(sv, true);
     }
 }
 
@@ -436,12 +481,16 @@ static int server_run(server *sv)
     /* Before any thread exists, so every thread inherits the mask. */
     if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0)
         return cli_fail(SKED_EINTERNAL, "cannot block signals");
+    sdn_open(&sv->sd);
+    sv->busy_told = -1;
     raise_open_files(sv);
     redact_url(sv->set.db_url, url, sizeof url);
     if (sked_dur_format(sv->set.tick, tick, sizeof tick) < 0)
         snprintf(tick, sizeof tick, "?");
     if ((rc = server_open(sv)) != 0) {
+        sdn_send(&sv->sd, "STATUS=could not start: see the log");
         server_close(sv);
+        sdn_close(&sv->sd);
         return rc;
     }
     log_write(&sv->log, LOG_INFO, "server started",
@@ -450,12 +499,17 @@ static int server_run(server *sv)
                          LOG_INT("open_files", sv->open_files),
                          LOG_STR("version", SKED_VERSION)},
               5);
+    /* Ready: the store is open, the listener up, the scheduler going. */
+    sdn_send(&sv->sd, "READY=1\nMAINPID=%ld", (long) getpid());
+    tell_status(sv, true);
     sig = serve(sv, &set);
+    sdn_send(&sv->sd, "STOPPING=1\nSTATUS=stopping");
     log_write(
         &sv->log, LOG_INFO, "stopping",
         (log_kv[]){LOG_STR("signal", sig == SIGINT ? "SIGINT" : "SIGTERM")}, 1);
     server_close(sv);
     log_write(&sv->log, LOG_INFO, "server stopped", NULL, 0);
+    sdn_close(&sv->sd);
     return 0;
 }
 

@@ -612,6 +612,10 @@ SKED_API int sked_engine_load_workflows(sked_engine *e, const char *path,
  * database's file, host, port or name: a client may read it. */
 SKED_API int sked_engine_ready(sked_engine *e, sked_error *err);
 
+/* How many of E's worker threads execute a run now: the runs in flight
+ * on this server (0 without workers). */
+SKED_API int sked_engine_workers_busy(sked_engine *e);
+
 /* The engine's work on the store that fails longest now. */
 typedef struct sked_fault {
     const char *op;    /* what fails: "scan", "fire", "clock", "claim",

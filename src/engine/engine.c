@@ -64,6 +64,11 @@ int sked_engine_ready(sked_engine *e, sked_error *err)
     return sked__store_ready(e->store, err);
 }
 
+int sked_engine_workers_busy(sked_engine *e)
+{
+    return e && e->workers ? sked__workers_busy(e->workers) : 0;
+}
+
 bool sked__engine_fault(sked_engine *e, sked_store_fault *out)
 {
     return sked__store_fault(e->store, out);
