@@ -361,7 +361,8 @@ typedef struct sked_firing {
     size_t nruns;
     sked_time cursor;            /* the new last_fired_at */
     sked_time next_fire_at;      /* NONE when nothing is left */
-    sked_schedule_status status; /* active or done */
+    sked_schedule_status status; /* active or done; paused when its
+                                    deadlines failed runs enough */
     sked_fire_miss missed[SKED_FIRE_MISS_MAX];
     size_t nmissed;
     char *disable;      /* owned: when set, the schedule is disabled instead,
