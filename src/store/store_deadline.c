@@ -213,19 +213,11 @@ static int ping_make(sked_store *st, sked__tx *tx, const sked_schedule *s,
 {
     char id[SKED_RUN_ID_MAX + 1];
     sked_run_insert_state state = SKED_RUN_EXISTED;
-    sked_run_new r = {.id = id,
-                      .workflow = s->workflow,
-                      .schedule = s->name,
-                      .trigger = SKED_TRIGGER_HEARTBEAT,
-                      .scheduled_for = s->next_fire_at,
-                      .queue = "",
-                      .priority = s->priority,
-                      .not_before = SKED_TIME_MAX,
-                      .context = s->context,
-                      .deadline_at = sked__deadline_first(s, s->next_fire_at)};
+    sked_run_new r = {.id = id};
     sked_time check;
     int rc;
 
+    sked__deadline_heartbeat_run(&r, s, s->next_fire_at);
     *made = false;
     if (sked__run_id_scheduled(s->name, s->next_fire_at, id, sizeof id) < 0)
         return sked__error_set(err, SKED_EINVAL, "name", -1, "no run id");
