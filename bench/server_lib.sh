@@ -3,14 +3,16 @@
 # run): start one on a fresh SQLite file, with no workers, on a free
 # loopback port. The caller sets bin and tmp, and kills $pid at exit.
 
-# start_bench_server: start the server on sqlite:$tmp/bench.db; set pid
-# and url, or print its log and exit 1 when it never listened.
+# start_bench_server [ARGS...]: start the server on $bench_db (default
+# sqlite:$tmp/bench.db) with ARGS besides; set pid and url, or print its
+# log and exit 1 when it never listened (in 30 s: a workflows file of
+# thousands of schedules is synced first).
 start_bench_server() {
-    "$bin" server --db "sqlite:$tmp/bench.db" --workers 0 \
-        --listen 127.0.0.1:0 2>"$tmp/log" &
+    "$bin" server --db "${bench_db:-sqlite:$tmp/bench.db}" --workers 0 \
+        --listen 127.0.0.1:0 "$@" 2>"$tmp/log" &
     pid=$!
-    for _ in $(seq 100); do
-        grep -q 'http listening' "$tmp/log" && break
+    for _ in $(seq 300); do
+        grep -q 'http listening' "$tmp/log" 2>/dev/null && break
         sleep 0.1
     done
     url=$(grep -o 'url=[^ ]*' "$tmp/log" | head -1 | cut -d= -f2)

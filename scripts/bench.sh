@@ -37,6 +37,11 @@
 # (GET a schedule, POST a trigger), target >= 20,000 GET/s, p99 <= 5 ms.
 # bench_sse.sh: 1,000 idle event streams against a real server, target
 # <= 50 MB of extra server RSS.
+# bench_heartbeat.sh: pings of a heartbeat schedule over wrk on a real
+# server on SQLite, target p99 <= 2 ms with the database on disk (also
+# on a tmpfs, and the disk's own synced write, to show the fsync's
+# share); the CPU of a server idle with 10,000 heartbeat schedules,
+# target < 1% of a core.
 # bench_mcp.sh: the MCP server — tools/list and a get_schedule call over
 # stdio on SQLite (median and p99 of 1,000 calls, target median <= 2 ms),
 # and the server memory of one HTTP MCP session (200 opened on /mcp,
@@ -290,6 +295,27 @@ summary() {
         if (n == 0) { print "bench_sse: no figures"; exit }
         printf "target 1,000 idle streams <= 50 MB of RSS, each gets the event: %s\n",
             bad ? "NOT met" : "met"
+    }' "$out"
+
+    echo
+    echo "== heartbeats (bench_heartbeat: pings over wrk on loopback, SQLite synchronous=FULL; an idle server)"
+    awk -F'\t' '
+    $1 != "bench" { next }
+    $2 == "hb_fsync" {
+        printf "fsync  a synced 4 KiB write on the database disk: %.2f ms\n", $3 }
+    $2 == "hb_ping" { n++
+        printf "ping   %-6s %2d connections  %8.0f requests/s  p50 %6.3f ms  p99 %6.3f ms  non-2xx %d\n",
+            $3, $4, $5, $6, $7, $8
+        if ($3 == "disk") { disk = 1; if ($7 > 2 || $8 > 0) bad_ping = 1 } }
+    $2 == "hb_idle" { n++; idle = 1
+        printf "idle   %d heartbeat schedules  %.2f%% of a core (listening after %.2f s)\n", $3, $4, $5
+        if ($3 < 10000 || $4 >= 1) bad_idle = 1 }
+    END {
+        if (n == 0) { print "bench_heartbeat: no figures"; exit }
+        printf "target ping p99 <= 2 ms on SQLite on disk: %s\n",
+            !disk ? "not measured" : bad_ping ? "NOT met" : "met"
+        printf "target idle with 10,000 heartbeat schedules < 1%% of a core: %s\n",
+            !idle ? "not measured" : bad_idle ? "NOT met" : "met"
     }' "$out"
 
     echo

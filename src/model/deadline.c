@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Deadlines of a schedule's runs (model/deadline.h): the instants a run
  * is checked at and the verdict of a check, with nothing but the
- * schedule's two durations and the run's times. */
+ * schedule's two durations and the run's times; and the fields of a
+ * heartbeat's run, which only its deadline and a ping end. */
 #include "model/deadline.h"
 
 /* OCCURRENCE + D, or NONE when D is no deadline. */
@@ -16,6 +17,22 @@ sked_time sked__deadline_first(const sked_schedule *s, sked_time scheduled_for)
     sked_time start = after(scheduled_for, s->start_deadline);
 
     return start != SKED_TIME_NONE ? start : after(scheduled_for, s->deadline);
+}
+
+/* A heartbeat's runs wait for a ping, not for an executor: on a queue no
+ * queue name can be, never due by themselves. */
+void sked__deadline_heartbeat_run(sked_run_new *r, const sked_schedule *s,
+                                  sked_time scheduled_for)
+{
+    r->workflow = s->workflow;
+    r->schedule = s->name;
+    r->trigger = SKED_TRIGGER_HEARTBEAT;
+    r->scheduled_for = scheduled_for;
+    r->queue = "";
+    r->priority = s->priority;
+    r->not_before = SKED_TIME_MAX;
+    r->context = s->context;
+    r->deadline_at = sked__deadline_first(s, scheduled_for);
 }
 
 /* Whether R had started by T. */

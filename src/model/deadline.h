@@ -25,6 +25,15 @@
  * has neither. */
 sked_time sked__deadline_first(const sked_schedule *s, sked_time scheduled_for);
 
+/* Make R the heartbeat run of S (a heartbeat schedule) for its occurrence
+ * SCHEDULED_FOR, as firing and a ping that comes early both make it: S's
+ * workflow (its name), schedule, priority and context, trigger heartbeat,
+ * queue "" and not_before SKED_TIME_MAX (no executor ever claims it),
+ * and its first deadline check. R's id, occurrence, keys and buffered
+ * are left as they are. */
+void sked__deadline_heartbeat_run(sked_run_new *r, const sked_schedule *s,
+                                  sked_time scheduled_for);
+
 /* What one check of a run found. */
 typedef struct sked__deadline_verdict {
     bool missed_start, missed_completion;

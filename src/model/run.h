@@ -86,4 +86,30 @@ typedef struct sked_step_record {
 void sked__step_record_done(sked_step_record *s);
 void sked__step_records_free(sked_step_record *list, size_t n);
 
+/* One run to insert (the store's sked__store_runs_insert and firing).
+ * Strings are borrowed from the caller. */
+typedef struct sked_run_new {
+    const char *id; /* the idempotency key (SPEC 3.1) */
+    const char *workflow;
+    const char *workflow_version; /* NULL: latest */
+    const char *schedule;         /* NULL for API runs */
+    sked_trigger trigger;
+    sked_time scheduled_for; /* NONE for manual and API runs */
+    sked_time occurrence;    /* the occurrence it is for, when not
+                                scheduled_for (moved off an excluded
+                                day); 0 or NONE: scheduled_for */
+    const char *queue;       /* NULL: "default" */
+    int32_t priority;
+    const char *concurrency_key; /* NULL: none */
+    sked_time not_before;        /* NONE: now */
+    const char *context;         /* JSON; NULL: {} */
+    const char *serial_key;      /* NULL: none; runs sharing one run one at
+                                    a time, none dropped (schema 0002) */
+    bool buffered; /* held by overlap buffer_one/buffer_all behind an active
+                      run: created "waiting" rather than "pending" (SPEC
+                      4.1); the serial key decides when it goes */
+    sked_time deadline_at; /* its first deadline check (schema 0012); 0 or
+                              NONE: none */
+} sked_run_new;
+
 #endif

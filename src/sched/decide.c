@@ -12,10 +12,6 @@
 #include "base/error.h"
 #include "model/deadline.h"
 
-/* A heartbeat's runs wait for a ping, not for an executor: on a queue no
- * queue name can be, never due by themselves. */
-static const char heartbeat_queue[] = "";
-
 /* Disable the decision OUT for WHY about S (SPEC 2.2). */
 static int disable(const sked_schedule *s, const char *why, sked_firing *out)
 {
@@ -52,11 +48,8 @@ static int make_run(const sked_schedule *s, const sked_fire *f,
     if (!r->id)
         return SKED_ENOMEM;
     r->deadline_at = sked__deadline_first(s, f->at);
-    if (s->heartbeat) {
-        r->trigger = SKED_TRIGGER_HEARTBEAT;
-        r->queue = heartbeat_queue;
-        r->not_before = SKED_TIME_MAX;
-    }
+    if (s->heartbeat)
+        sked__deadline_heartbeat_run(r, s, f->at);
     /* SPEC 3.4: overlap skip holds the key; the others run one at a time
      * through the serial key (schema 0002), never dropped by it. */
     if (s->overlap == SKED_OVERLAP_SKIP)

@@ -231,30 +231,7 @@ int sked__run_id_scheduled(const char *schedule, sked_time occurrence,
 int sked__run_id_trigger(const char *schedule, sked_time now, char *buf,
                          size_t size);
 
-/* One run to insert. Strings are borrowed from the caller. */
-typedef struct sked_run_new {
-    const char *id; /* the idempotency key (SPEC 3.1) */
-    const char *workflow;
-    const char *workflow_version; /* NULL: latest */
-    const char *schedule;         /* NULL for API runs */
-    sked_trigger trigger;
-    sked_time scheduled_for; /* NONE for manual and API runs */
-    sked_time occurrence;    /* the occurrence it is for, when not
-                                scheduled_for (moved off an excluded
-                                day); 0 or NONE: scheduled_for */
-    const char *queue;       /* NULL: "default" */
-    int32_t priority;
-    const char *concurrency_key; /* NULL: none */
-    sked_time not_before;        /* NONE: now */
-    const char *context;         /* JSON; NULL: {} */
-    const char *serial_key;      /* NULL: none; runs sharing one run one at
-                                    a time, none dropped (schema 0002) */
-    bool buffered; /* held by overlap buffer_one/buffer_all behind an active
-                      run: created "waiting" rather than "pending" (SPEC
-                      4.1); the serial key decides when it goes */
-    sked_time deadline_at; /* its first deadline check (schema 0012); 0 or
-                              NONE: none */
-} sked_run_new;
+/* sked_run_new, one run to insert, is the model's (model/run.h). */
 
 /* Insert the N runs (N <= SKED_STORE_BATCH_MAX) that do not exist yet, in
  * one transaction (ON CONFLICT (id) DO NOTHING), status pending. No
@@ -361,7 +338,8 @@ typedef struct sked_firing {
     size_t nruns;
     sked_time cursor;            /* the new last_fired_at */
     sked_time next_fire_at;      /* NONE when nothing is left */
-    sked_schedule_status status; /* active or done */
+    sked_schedule_status status; /* active or done; paused when its
+                                    deadlines failed runs enough */
     sked_fire_miss missed[SKED_FIRE_MISS_MAX];
     size_t nmissed;
     char *disable;      /* owned: when set, the schedule is disabled instead,

@@ -10,6 +10,11 @@
  * servers, as it makes firing once. A firing that created runs with
  * deadlines sets the next check the same way.
  *
+ * A heartbeat run that ends, by its ping or by its deadline, counts as an
+ * executed run's end does: a failure adds to the schedule's consecutive
+ * failures and may pause it (pause_after_failures), a success resets
+ * them (sked__store_count_end).
+ *
  * A ping (sked__store_heartbeat_ping) locks its schedule's row too, then
  * finds the run it is for: the latest open heartbeat run of an occurrence
  * at or before now; else the earliest of the next minute; else it makes
@@ -85,11 +90,13 @@ static const char *missed_word(const sked_run *r,
 }
 
 /* Judge run R of S at NOW and write what it found; *missed counts its
- * misses. */
+ * misses. A heartbeat run it fails counts as a failed run of S, which
+ * may pause S (*paused set, never cleared). */
 static int check_run(sked_store *st, sked__tx *tx, const sked_schedule *s,
                      const sked_run *r, sked_time now, sked__ev_list *ev,
-                     int *missed, sked_error *err)
+                     int *missed, bool *paused, sked_error *err)
 {
+    bool now_paused = false;
     sked__deadline_verdict v = sked__deadline_judge(s, r, now);
     char why[160], d[32];
     sked__run_mark m = {.id = r->id,
@@ -119,14 +126,19 @@ static int check_run(sked_store *st, sked__tx *tx, const sked_schedule *s,
         rc = ev_missed(ev, r, "completion", now, err);
     if (rc == 0 && v.fail)
         rc = ev_finished(ev, r, SKED_RUN_FAILED, why, m.error_code, now, err);
+    if (rc == 0 && v.fail)
+        rc = sked__store_count_end(st, tx, r->schedule, SKED_RUN_FAILED, now,
+                                   ev, &now_paused, err);
+    *paused |= now_paused;
     return rc;
 }
 
 /* Check the runs of the locked row S due at NOW; *missed, *last: the
- * misses found and the latest occurrence that missed. */
+ * misses found and the latest occurrence that missed; *paused: S was
+ * paused for its failed runs. */
 static int check_due(sked_store *st, sked__tx *tx, const sked_schedule *s,
                      sked_time now, sked__ev_list *ev, int64_t *missed,
-                     sked_time *last, sked_error *err)
+                     sked_time *last, bool *paused, sked_error *err)
 {
     sked_run *runs = NULL;
     size_t n = 0;
@@ -135,7 +147,7 @@ static int check_due(sked_store *st, sked__tx *tx, const sked_schedule *s,
 
     for (size_t i = 0; rc == 0 && i < n; i++) {
         int k = 0;
-        rc = check_run(st, tx, s, &runs[i], now, ev, &k, err);
+        rc = check_run(st, tx, s, &runs[i], now, ev, &k, paused, err);
         *missed += k;
         if (k > 0 && (*last == SKED_TIME_NONE || runs[i].scheduled_for > *last))
             *last = runs[i].scheduled_for;
@@ -163,13 +175,19 @@ int sked__store_fire_deadlines(sked_store *st, sked__tx *tx,
         s->deadline_check_at != SKED_TIME_NONE && s->deadline_check_at <= now;
     sked_time last = SKED_TIME_NONE;
     int64_t missed = 0;
+    bool paused = false;
     int rc = 0;
 
     f->deadline_check_at = s->deadline_check_at;
     if (!due && !made_deadlines(f))
         return 0;
     if (due)
-        rc = check_due(st, tx, s, now, ev, &missed, &last, err);
+        rc = check_due(st, tx, s, now, ev, &missed, &last, &paused, err);
+    /* The loop learns of the pause from the firing, as of a done. */
+    if (rc == 0 && paused) {
+        f->status = SKED_SCHEDULE_PAUSED;
+        f->next_fire_at = SKED_TIME_NONE;
+    }
     if (rc == 0)
         rc = st->ops->schedule_deadline_sync(tx, s->name, missed, last,
                                              &f->deadline_check_at, err);
@@ -195,19 +213,11 @@ static int ping_make(sked_store *st, sked__tx *tx, const sked_schedule *s,
 {
     char id[SKED_RUN_ID_MAX + 1];
     sked_run_insert_state state = SKED_RUN_EXISTED;
-    sked_run_new r = {.id = id,
-                      .workflow = s->workflow,
-                      .schedule = s->name,
-                      .trigger = SKED_TRIGGER_HEARTBEAT,
-                      .scheduled_for = s->next_fire_at,
-                      .queue = "",
-                      .priority = s->priority,
-                      .not_before = SKED_TIME_MAX,
-                      .context = s->context,
-                      .deadline_at = sked__deadline_first(s, s->next_fire_at)};
+    sked_run_new r = {.id = id};
     sked_time check;
     int rc;
 
+    sked__deadline_heartbeat_run(&r, s, s->next_fire_at);
     *made = false;
     if (sked__run_id_scheduled(s->name, s->next_fire_at, id, sizeof id) < 0)
         return sked__error_set(err, SKED_EINVAL, "name", -1, "no run id");
@@ -266,6 +276,7 @@ static int ping_apply(sked_store *st, sked__tx *tx, struct ping_arg *a,
                         .output = a->output};
     sked_run_status end =
         a->status == SKED_PING_SUCCESS ? SKED_RUN_COMPLETED : SKED_RUN_FAILED;
+    bool paused;
     int rc;
 
     if (a->status != SKED_PING_START) {
@@ -284,6 +295,11 @@ static int ping_apply(sked_store *st, sked__tx *tx, struct ping_arg *a,
                          sked__strdup("{\"trigger\":\"heartbeat\"}"), now, err);
     if (rc == 0 && a->status != SKED_PING_START)
         rc = ev_finished(&a->ev, &a->run, end, m.error, m.error_code, now, err);
+    /* As an executed run's end: a success resets the count of
+     * consecutive failures, a failure adds to it and may pause. */
+    if (rc == 0 && a->status != SKED_PING_START)
+        rc = sked__store_count_end(st, tx, a->run.schedule, end, now, &a->ev,
+                                   &paused, err);
     return rc;
 }
 

@@ -103,6 +103,16 @@ int sked__store_cancel_others(sked_store *st, sked__tx *tx,
                               sked_time now, sked__ev_list *ev,
                               sked_error *err);
 
+/* The end of one run of SCHEDULE (NULL: none) as STATUS, in TX at NOW,
+ * counted as a finish of the executor counts it (store_run_ops.c):
+ * completed resets the schedule's consecutive_failures, failed adds 1
+ * and pauses the schedule when it reaches pause_after_failures (*paused
+ * then true; its event schedule.paused into EV); anything else, or a
+ * schedule gone, counts nothing. */
+int sked__store_count_end(sked_store *st, sked__tx *tx, const char *schedule,
+                          sked_run_status status, sked_time now,
+                          sked__ev_list *ev, bool *paused, sked_error *err);
+
 /* The store clock's wall time. */
 sked_time sked__store_now(const sked_store *st);
 

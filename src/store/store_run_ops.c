@@ -284,9 +284,11 @@ static const char *counted_schedule(const struct ops_arg *a, size_t i)
 }
 
 /* Pause schedule NAME after COUNT consecutive failed runs (SPEC 3.5's
- * pause, as sked__store_schedule_pause writes it), with its event. */
-static int pause_failing(sked_store *st, sked__tx *tx, struct ops_arg *a,
-                         const char *name, int32_t count, sked_error *err)
+ * pause, as sked__store_schedule_pause writes it) at NOW, with its event
+ * into EV. */
+static int pause_failing(sked_store *st, sked__tx *tx, sked__ev_list *ev,
+                         sked_time now, const char *name, int32_t count,
+                         sked_error *err)
 {
     char reason[80];
     sked_schedule s;
@@ -302,7 +304,7 @@ static int pause_failing(sked_store *st, sked__tx *tx, struct ops_arg *a,
     s.last_error = sked__strdup(reason);
     s.status = SKED_SCHEDULE_PAUSED;
     s.next_fire_at = SKED_TIME_NONE;
-    s.updated_at = a->now;
+    s.updated_at = now;
     rc = s.last_error ? st->ops->schedule_update(tx, &s, err)
                       : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     sked_schedule_done(&s);
@@ -313,7 +315,7 @@ static int pause_failing(sked_store *st, sked__tx *tx, struct ops_arg *a,
     json_decref(o);
     if (!p)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    return sked__ev_add(&a->ev, "schedule.paused", name, p, a->now, err);
+    return sked__ev_add(ev, "schedule.paused", name, p, now, err);
 }
 
 /* Walk the counted finishes in op order from the stored counts F (M
@@ -400,11 +402,43 @@ static int count_failures(sked_store *st, sked__tx *tx, struct ops_arg *a,
     }
     for (size_t j = 0; rc == 0 && j < m; j++)
         if (pause_at[j] > 0)
-            rc = pause_failing(st, tx, a, f[j].name, pause_at[j], err);
+            rc = pause_failing(st, tx, &a->ev, a->now, f[j].name, pause_at[j],
+                               err);
     free(f);
     free(stored);
     free(pause_at);
     free(changed);
+    return rc;
+}
+
+int sked__store_count_end(sked_store *st, sked__tx *tx, const char *schedule,
+                          sked_run_status status, sked_time now,
+                          sked__ev_list *ev, bool *paused, sked_error *err)
+{
+    sked__failures f = {.name = schedule};
+    int32_t stored;
+    int rc;
+
+    *paused = false;
+    if (!schedule ||
+        (status != SKED_RUN_COMPLETED && status != SKED_RUN_FAILED))
+        return 0;
+    rc = st->ops->schedule_failures(tx, &f, 1, err);
+    if (rc != 0 || !f.found)
+        return rc;
+    stored = f.count;
+    if (status == SKED_RUN_COMPLETED)
+        f.count = 0;
+    else if (f.count < INT32_MAX)
+        f.count++;
+    if (f.count != stored)
+        rc = st->ops->schedule_failures_set(tx, &f, 1, err);
+    if (rc != 0 || status != SKED_RUN_FAILED ||
+        f.status != SKED_SCHEDULE_ACTIVE || f.pause_after <= 0 ||
+        f.count < f.pause_after)
+        return rc;
+    rc = pause_failing(st, tx, ev, now, schedule, f.count, err);
+    *paused = rc == 0;
     return rc;
 }
 

@@ -8,7 +8,10 @@
 # fails at its deadline: schedule.deadline_missed in the events, a warn
 # line in the server's log, sked_schedule_deadline_missed_total in
 # /metrics. Bad input changes nothing: an unknown status, a schedule that
-# is not a heartbeat, one that does not exist.
+# is not a heartbeat, one that does not exist. On a server with a token, a
+# ping without it or with a wrong one (curl, and "sked ping" with exit code
+# 1 and one line naming the server) is refused with 401 and leaves every
+# run as it was; with the token it ends the run.
 #
 # Usage: test_heartbeat.sh [sqlite|pg]. Env: SKED_BIN. Ends with
 # "N passed, M failed".
@@ -133,5 +136,83 @@ check "nothing written by refusals" \
 
 stop_server a TERM
 check "server exit status" "$stop_rc" 0
+
+# 6. A server with a token: pings need it. "guarded" opens a run every 2 s
+#    that stays open for 5 min, so that refused pings find runs to end.
+token=heartbeat-token-0123456789
+printf '%s\n' "$token" >"$tmp/token"
+cat >"$tmp/guard.yaml" <<'YAML'
+schedules:
+  - name: guarded
+    heartbeat: true
+    every: 2s
+    deadline: 5m
+YAML
+unset SKED_TOKEN
+if ! start_http t --db "$db" --workflows "$tmp/guard.yaml" \
+    --token-file "$tmp/token"; then
+    fail "token server start" "$(cat "$tmp/t.log")"
+    echo "$passed passed, $failed failed"
+    exit 1
+fi
+auth=(-H "Authorization: Bearer $token")
+
+# guarded_runs: the runs of guarded as the API answers them with the token,
+# one "id status started_at finished_at error_code output" line each.
+guarded_runs() {
+    curl -s "${auth[@]}" "$url_t/api/v1/runs?schedule=guarded&limit=1000" |
+        python3 -c 'import json, sys
+for r in sorted(json.load(sys.stdin)["runs"], key=lambda r: r["id"]):
+    print(r["id"], r["status"], r["started_at"], r["finished_at"],
+          r["error_code"], json.dumps(r["output"], separators=(",", ":")))'
+}
+deadline=$((SECONDS + 10))
+while [ $SECONDS -lt $deadline ]; do
+    guarded_runs >"$tmp/before"
+    grep -q ' pending ' "$tmp/before" && break
+    sleep 0.2
+done
+check "guarded has an open run" "$(grep -c ' pending ' "$tmp/before" |
+    awk '{print ($1 > 0)}')" 1
+
+code=$(curl -s -o "$tmp/body" -w '%{http_code}' -X POST \
+    "$url_t/api/v1/schedules/guarded/ping")
+check "ping without the token" "$code" 401
+case $(cat "$tmp/body") in *'"code":"unauthorized"'*) pass ;;
+*) fail "ping without the token: body" "$(cat "$tmp/body")" ;; esac
+code=$(curl -s -o "$tmp/body" -w '%{http_code}' -X POST \
+    -H "Authorization: Bearer ${token%?}x" \
+    "$url_t/api/v1/schedules/guarded/ping?status=fail")
+check "ping with a wrong token" "$code" 401
+msg="sked: $url_t: a valid bearer token is required (Authorization: Bearer TOKEN)"
+"$bin" ping guarded --server "$url_t" >"$tmp/out" 2>"$tmp/err"
+check "sked ping without a token" "$?:$(cat "$tmp/err"):$(cat "$tmp/out")" \
+    "1:$msg:"
+SKED_TOKEN=wrong-token-of-the-ping "$bin" ping guarded --server "$url_t" \
+    --status fail >"$tmp/out" 2>"$tmp/err"
+check "sked ping with a wrong token" "$?:$(cat "$tmp/err"):$(cat "$tmp/out")" \
+    "1:$msg:"
+# Every run that was there is as it was; none has ended or started since.
+guarded_runs >"$tmp/after"
+check "refused pings changed no run" \
+    "$(grep -F -f <(cut -d' ' -f1 "$tmp/before") "$tmp/after")" \
+    "$(cat "$tmp/before")"
+check "refused pings ended no run" \
+    "$(grep -vc ' pending None None None null$' "$tmp/after")" 0
+
+body=$(curl -s "${auth[@]}" -w ' %{http_code}' -X POST --data-binary '{"ok":1}' \
+    "$url_t/api/v1/schedules/guarded/ping")
+check "ping with the token" "${body##* }" 200
+gid=$(printf '%s' "${body% *}" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+check "its run completed" \
+    "$(guarded_runs | awk -v id="$gid" '$1 == id {print $2, $NF}')" \
+    'completed {"ok":1}'
+sid=$(SKED_TOKEN=$token "$bin" ping guarded --server "$url_t" 2>"$tmp/err")
+check "sked ping with the token" "$?:$(cat "$tmp/err")" "0:"
+check "sked ping's run completed" \
+    "$(guarded_runs | awk -v id="$sid" '$1 == id {print $2}')" completed
+stop_server t TERM
+check "token server exit status" "$stop_rc" 0
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

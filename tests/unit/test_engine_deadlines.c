@@ -6,8 +6,10 @@
  * a heartbeat schedule's runs wait for pings (on time, late, never,
  * twice, early by less than a minute, start then success, fail), and a
  * deadline is missed once with two engines checking it, across a DST
- * change too. The rules of the fields are refused with the field named.
- * The database is SKED_TEST_DB_URL when set, else a fresh SQLite file. */
+ * change too. A heartbeat run failed by its deadline or its ping counts
+ * toward pause_after_failures, and a success resets the count. The rules of the
+ * fields are refused with the field named. The database is SKED_TEST_DB_URL
+ * when set, else a fresh SQLite file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -304,6 +306,131 @@ static void test_heartbeat_pings(void **state)
     assert_int_equal(events("run.failed", "deadline_missed"), 1);
 }
 
+/* Create the heartbeat NAME, hourly, deadline 10 min, paused after two
+ * consecutive failed runs. */
+static void create_pausing(sked_engine *e, const char *name)
+{
+    sked_schedule s;
+    sked_error err;
+
+    define(&s, name, "0 * * * *", "UTC", 10, 0, true);
+    s.pause_after_failures = 2;
+    if (sked_engine_schedule_create(e, &s, &err) != 0)
+        fail_msg("create %s: %s: %s", name, err.field, err.msg);
+    sked_schedule_done(&s);
+}
+
+static long long failures_of(const char *name)
+{
+    char sql[256];
+
+    snprintf(sql, sizeof sql,
+             "SELECT consecutive_failures FROM schedules WHERE name = '%s' "
+             "AND status = 'active'",
+             name);
+    return q(sql);
+}
+
+static long long paused(const char *name)
+{
+    char sql[256];
+
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM schedules WHERE name = '%s' AND status = "
+             "'paused' AND last_error = 'paused after 2 consecutive failed "
+             "runs'",
+             name);
+    return q(sql);
+}
+
+/* Missed deadlines count as failed runs for pause_after_failures: two
+ * with a success between them do not pause; two in a row do. */
+static void test_heartbeat_pause_missed(void **state)
+{
+    sked_engine *e = *state;
+    sked_error err;
+
+    vnow = T("2026-12-01T09:30:00Z");
+    create_pausing(e, "beat");
+    tick_at(e, "2026-12-01T10:00:00Z");
+    tick_at(e, "2026-12-01T10:10:01Z");
+    assert_int_equal(failures_of("beat"), 1);
+    tick_at(e, "2026-12-01T11:00:00Z");
+    assert_int_equal(
+        ping(e, "2026-12-01T11:02:00Z", "beat", SKED_PING_SUCCESS, NULL, &err),
+        0);
+    assert_int_equal(failures_of("beat"), 0);
+    tick_at(e, "2026-12-01T12:00:00Z");
+    tick_at(e, "2026-12-01T12:10:01Z");
+    assert_int_equal(q("SELECT count(*) FROM runs WHERE error_code = "
+                       "'deadline_missed'"),
+                     2);
+    assert_int_equal(failures_of("beat"), 1);
+    assert_int_equal(events("schedule.paused", ""), 0);
+    /* The second miss in a row pauses it, with its event, once. */
+    tick_at(e, "2026-12-01T13:00:00Z");
+    tick_at(e, "2026-12-01T13:10:01Z");
+    assert_int_equal(paused("beat"), 1);
+    assert_int_equal(
+        events("schedule.paused", "paused after 2 consecutive failed runs"), 1);
+    assert_int_equal(q("SELECT count(*) FROM schedules WHERE "
+                       "consecutive_failures = 2"),
+                     1);
+    /* Paused: no run for 14:00, and no ping is awaited. */
+    tick_at(e, "2026-12-01T14:00:00Z");
+    tick_at(e, "2026-12-01T14:30:00Z");
+    assert_int_equal(q("SELECT count(*) FROM runs"), 4);
+    assert_int_equal(
+        ping(e, "2026-12-01T14:30:00Z", "beat", SKED_PING_SUCCESS, NULL, &err),
+        SKED_ECONFLICT);
+    assert_int_equal(events("schedule.paused", ""), 1);
+}
+
+/* A ping with status fail counts as a failed run too, with a missed
+ * deadline after it; a ping of success between resets the count. */
+static void test_heartbeat_pause_ping_fail(void **state)
+{
+    sked_engine *e = *state;
+    sked_error err;
+
+    vnow = T("2026-12-01T09:30:00Z");
+    create_pausing(e, "job");
+    tick_at(e, "2026-12-01T10:00:00Z");
+    assert_int_equal(
+        ping(e, "2026-12-01T10:01:00Z", "job", SKED_PING_FAIL, "no disk", &err),
+        0);
+    assert_int_equal(failures_of("job"), 1);
+    tick_at(e, "2026-12-01T11:00:00Z");
+    assert_int_equal(
+        ping(e, "2026-12-01T11:01:00Z", "job", SKED_PING_START, NULL, &err), 0);
+    assert_int_equal(failures_of("job"), 1);
+    assert_int_equal(
+        ping(e, "2026-12-01T11:05:00Z", "job", SKED_PING_SUCCESS, NULL, &err),
+        0);
+    assert_int_equal(failures_of("job"), 0);
+    tick_at(e, "2026-12-01T12:00:00Z");
+    assert_int_equal(
+        ping(e, "2026-12-01T12:01:00Z", "job", SKED_PING_FAIL, "no disk", &err),
+        0);
+    assert_int_equal(failures_of("job"), 1);
+    assert_int_equal(paused("job"), 0);
+    tick_at(e, "2026-12-01T13:00:00Z");
+    tick_at(e, "2026-12-01T13:10:01Z");
+    assert_int_equal(paused("job"), 1);
+    assert_int_equal(events("schedule.paused", "\"name\":\"job\""), 1);
+    /* Two pings of fail in a row pause it as well, once resumed. */
+    assert_int_equal(sked_engine_schedule_resume(e, "job", &err), 0);
+    assert_int_equal(failures_of("job"), 0);
+    tick_at(e, "2026-12-01T14:00:00Z");
+    assert_int_equal(
+        ping(e, "2026-12-01T14:01:00Z", "job", SKED_PING_FAIL, NULL, &err), 0);
+    tick_at(e, "2026-12-01T15:00:00Z");
+    assert_int_equal(
+        ping(e, "2026-12-01T15:01:00Z", "job", SKED_PING_FAIL, NULL, &err), 0);
+    assert_int_equal(paused("job"), 1);
+    assert_int_equal(events("schedule.paused", "\"name\":\"job\""), 2);
+}
+
 static void test_ping_refusals(void **state)
 {
     sked_engine *e = *state;
@@ -423,6 +550,10 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_start_deadline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heartbeat_pings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_heartbeat_pause_missed, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_heartbeat_pause_ping_fail, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_ping_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_field_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_engines_once, setup, teardown),
