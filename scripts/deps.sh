@@ -25,6 +25,9 @@ packages=(
     python3 python3-croniter python3-dateutil python3-requests
     wrk hyperfine valgrind
     chromium
+    scdoc man-db # the man pages: built from docs/man, checked with man -l
+    systemd      # its systemd-analyze: the unit's check (tests/integration)
+    dpkg-dev     # make deb
 )
 
 missing=()
