@@ -119,14 +119,20 @@ static void check_answer(const http_req *req, const http_resp *resp)
 /* The token's verdict against a plain comparison. */
 static void check_token(const char *path, const char *auth)
 {
-    bool want = !(strncmp(path, "/api/", 5) == 0 ||
-                  strcmp(path, "/metrics") == 0 || strcmp(path, "/mcp") == 0) ||
-                (auth && strncasecmp(auth, "Bearer ", 7) == 0 &&
-                 strcmp(auth + 7, TOKEN) == 0);
+    bool guarded = strncmp(path, "/api/", 5) == 0 ||
+                   strcmp(path, "/metrics") == 0 || strcmp(path, "/mcp") == 0;
+    bool presented = auth && strncasecmp(auth, "Bearer ", 7) == 0 &&
+                     strcmp(auth + 7, TOKEN) == 0;
+    sked_http_token t = {.name = "fuzz", .scope = SKED_SCOPE_READ};
+    const sked_http_token *found;
 
-    if (sked__http_authorized(TOKEN, strlen(TOKEN), path, auth) != want)
+    sked__token_hash(TOKEN, strlen(TOKEN), t.sha256);
+    if (sked__http_guarded(path) != guarded)
         abort();
-    if (!sked__http_authorized(NULL, 0, path, auth))
+    found = sked__http_token_find(&t, 1, auth);
+    if ((found != NULL) != presented || (found && found != &t))
+        abort();
+    if (sked__http_token_find(&t, 0, auth))
         abort();
 }
 
@@ -164,7 +170,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                     : 0,
                     .engine = fuzz_engine("api.db"),
                     .value = lookup,
-                    .value_ctx = &f};
+                    .value_ctx = &f,
+                    .actor = "fuzz",
+                    .scope = SKED_SCOPE_ADMIN};
     check_token(req.path, lookup(&req, true, "Authorization"));
     (void) sked__http_serve(&req, &resp, &m);
     check_answer(&req, &resp);

@@ -197,7 +197,8 @@ static void log_access(void *ctx, const char *method, const char *path,
 static int http_open(server *sv)
 {
     sked_http_options o = {.listen = sv->set.listen,
-                           .token = sv->set.token,
+                           .tokens = sv->set.tokens,
+                           .n_tokens = sv->set.n_tokens,
                            .mcp_allow_origin =
                                (const char *const *) sv->set.mcp_origins,
                            .n_mcp_allow_origin = sv->set.n_mcp_origins,
@@ -218,8 +219,9 @@ static int http_open(server *sv)
              sked__http_port(sv->http));
     log_write(&sv->log, LOG_INFO, "http listening",
               (log_kv[]){LOG_STR("url", url),
-                         LOG_STR("auth", sv->set.token ? "token" : "none")},
-              2);
+                         LOG_STR("auth", sv->set.n_tokens ? "token" : "none"),
+                         LOG_INT("tokens", (int64_t) sv->set.n_tokens)},
+              3);
     return 0;
 }
 
@@ -294,6 +296,42 @@ static bool same_text(const char *a, const char *b)
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
+static bool same_tokens(const server_settings *a, const server_settings *b)
+{
+    return a->n_tokens == b->n_tokens &&
+           (a->n_tokens == 0 ||
+            memcmp(a->tokens, b->tokens, a->n_tokens * sizeof *a->tokens) == 0);
+}
+
+/* Serve with NEXT's tokens from now on: a token revoked in the file is
+ * refused at the next request. */
+static void apply_tokens(server *sv, server_settings *next)
+{
+    sked_http_token *t;
+    int rc = sv->http
+                 ? sked__http_set_tokens(sv->http, next->tokens, next->n_tokens)
+                 : 0;
+
+    if (rc < 0) {
+        log_write(
+            &sv->log, LOG_ERROR, "tokens refused",
+            (log_kv[]){LOG_STR("error", rc == SKED_EINVAL
+                                            ? "no token left, and the API is "
+                                              "reachable from other machines"
+                                            : sked_strerror(rc))},
+            1);
+        return;
+    }
+    t = sv->set.tokens;
+    sv->set.tokens = next->tokens;
+    next->tokens = t;
+    size_t n = sv->set.n_tokens;
+    sv->set.n_tokens = next->n_tokens;
+    next->n_tokens = n;
+    log_write(&sv->log, LOG_INFO, "tokens changed",
+              (log_kv[]){LOG_INT("tokens", (int64_t) sv->set.n_tokens)}, 1);
+}
+
 /* Take from NEXT what can change while serving (the log level, the
  * workflows file) and log what differs but waits for a restart. */
 static void apply_settings(server *sv, server_settings *next)
@@ -313,7 +351,6 @@ static void apply_settings(server *sv, server_settings *next)
         {"workers", cur->workers == next->workers},
         {"lease", cur->lease == next->lease},
         {"tick", cur->tick == next->tick},
-        {"token_file", same_text(cur->token, next->token)},
         {"mcp_allow_origin", origins},
         {"mcp_session_idle", cur->mcp_idle == next->mcp_idle},
         {"log_format", cur->format == next->format},
@@ -338,6 +375,8 @@ static void apply_settings(server *sv, server_settings *next)
             log_set_level(&sv->log, next->level);
         sv->set.level = next->level;
     }
+    if (!same_tokens(cur, next))
+        apply_tokens(sv, next);
     if (!same_text(cur->workflows, next->workflows)) {
         free(sv->set.workflows);
         sv->set.workflows = next->workflows;

@@ -24,16 +24,22 @@
 #define LEASE_MAX (INT64_C(3600) * SKED_USEC_PER_SEC)
 #define IDLE_MIN  (SKED_USEC_PER_SEC)
 #define IDLE_MAX  (INT64_C(24) * 3600 * SKED_USEC_PER_SEC)
-/* The longest token accepted from a file or the environment; a short
- * one can be guessed. */
-#define TOKEN_MAX 4096
-#define TOKEN_MIN 16
+/* A token shorter than SKED_TOKEN_MIN can be guessed. The token of
+ * --token-file or $SKED_TOKEN is this one, with every right. */
+#define DEFAULT_TOKEN "default"
 
 typedef struct opt_row {
-    const char *flag; /* "token-file" for --token-file */
+    const char *flag; /* "token-file" for --token-file; NULL: no flag */
     const char *key;  /* "token_file" in the file */
     bool list;
+    const char *const *fields; /* a list of records of these fields */
+    size_t nfields;
 } opt_row;
+
+/* The fields of a token of "tokens:". */
+enum { TF_NAME, TF_SECRET, TF_SECRET_FILE, TF_SHA256, TF_SCOPE, TF_COUNT };
+static const char *const token_fields[TF_COUNT] = {
+    "name", "secret", "secret_file", "sha256", "scope"};
 
 static const opt_row rows[SO_COUNT] = {
     [SO_DB] = {"db", "database", false},
@@ -47,18 +53,21 @@ static const opt_row rows[SO_COUNT] = {
     [SO_MCP_SESSION_IDLE] = {"mcp-session-idle", "mcp_session_idle", false},
     [SO_LOG_FORMAT] = {"log-format", "log_format", false},
     [SO_LOG_LEVEL] = {"log-level", "log_level", false},
+    [SO_TOKENS] = {NULL, "tokens", false, token_fields, TF_COUNT},
 };
 
 void server_cli_opts(server_flags *f, cli_opt *out)
 {
+    size_t n = 0;
+
     for (int i = 0; i < SO_COUNT; i++)
-        out[i] = (cli_opt){
-            rows[i].flag, 0, rows[i].list ? CLI_OPT_LIST : CLI_OPT_VALUE,
-            rows[i].list ? (void *) &f->origins : (void *) &f->value[i]};
-    out[SO_COUNT] = (cli_opt){"config", 0, CLI_OPT_VALUE, &f->config};
-    out[SO_COUNT + 1] =
-        (cli_opt){"check-config", 0, CLI_OPT_FLAG, &f->check_config};
-    out[SO_COUNT + 2] = (cli_opt){0};
+        if (rows[i].flag)
+            out[n++] = (cli_opt){
+                rows[i].flag, 0, rows[i].list ? CLI_OPT_LIST : CLI_OPT_VALUE,
+                rows[i].list ? (void *) &f->origins : (void *) &f->value[i]};
+    out[n++] = (cli_opt){"config", 0, CLI_OPT_VALUE, &f->config};
+    out[n++] = (cli_opt){"check-config", 0, CLI_OPT_FLAG, &f->check_config};
+    out[n] = (cli_opt){0};
 }
 
 /* The state of one reading: the flags with the file's values added, and
@@ -69,6 +78,7 @@ typedef struct reading {
     const char *file; /* the file read, NULL: none */
     char *msg;        /* the error, of SIZE bytes */
     size_t size;
+    sked_opt_value tokens; /* the file's "tokens:" (in its arena) */
 } reading;
 
 /* Write the error into R's message; return CODE's exit code. */
@@ -122,16 +132,18 @@ static int read_file(reading *r, sked_wf_arena **arena)
     char line[600];
 
     for (int i = 0; i < SO_COUNT; i++)
-        keys[i] = (sked_opt_key){rows[i].key, rows[i].list};
+        keys[i] = (sked_opt_key){rows[i].key, rows[i].list, rows[i].fields,
+                                 rows[i].nfields};
     if (sked__options_file_load(r->file, keys, SO_COUNT, v, arena, &e) < 0) {
         sked__workflow_file_error_format(&e, r->file, line, sizeof line);
         return fail(r, e.code == SKED_ENOMEM ? SKED_ENOMEM : SKED_EUSAGE, "%s",
                     line);
     }
+    r->tokens = v[SO_TOKENS];
     for (int i = 0; i < SO_COUNT; i++) {
         bool given = rows[i].list ? r->f.origins.n > 0 : r->f.value[i] != NULL;
 
-        if (!v[i].set || given)
+        if (!v[i].set || given || rows[i].fields)
             continue;
         r->f.line[i] = v[i].line;
         r->f.column[i] = v[i].column;
@@ -157,14 +169,160 @@ static int own(const reading *r, const char *s, char **out)
     return CLI_CONTINUE;
 }
 
+/* Add the token NAME of SECRET with SCOPE to OUT (its hash only). */
+static int add_token(const reading *r, server_settings *out, const char *name,
+                     const char *secret, sked_scope scope)
+{
+    sked_http_token *t =
+        realloc(out->tokens, (out->n_tokens + 1) * sizeof *out->tokens);
+
+    if (!t)
+        return fail(r, SKED_ENOMEM, "out of memory");
+    out->tokens = t;
+    t += out->n_tokens++;
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    sked__token_hash(secret, strlen(secret), t->sha256);
+    t->scope = scope;
+    return CLI_CONTINUE;
+}
+
+/* Say what is wrong with field F of the record I of "tokens:" (its key's
+ * position, or the record's when F is not given). */
+static int bad_field(const reading *r, int code, size_t i, int f,
+                     const char *fmt, ...) SKED__PRINTF(5, 6);
+static int bad_field(const reading *r, int code, size_t i, int f,
+                     const char *fmt, ...)
+{
+    const sked_opt_record *rec = &r->tokens.records[i];
+    const sked_opt_text *t = f >= 0 ? &rec->fields[f] : NULL;
+    char why[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    if (t && t->text)
+        return fail(r, code, "%s:%d:%d: tokens[%zu].%s: %s", r->file, t->line,
+                    t->column, i, token_fields[f], why);
+    return fail(r, code, "%s:%d:%d: tokens[%zu]: %s", r->file, rec->line,
+                rec->column, i, why);
+}
+
+/* The secret of token I, from secret, secret_file (its first line) or
+ * sha256 (then OUT_HASH is filled and *SECRET left empty). */
+static int token_secret(const reading *r, size_t i, char *secret, size_t size,
+                        unsigned char out_hash[32], bool *hashed)
+{
+    const sked_opt_text *f = r->tokens.records[i].fields;
+    int forms =
+        !!f[TF_SECRET].text + !!f[TF_SECRET_FILE].text + !!f[TF_SHA256].text;
+    FILE *fp;
+
+    *hashed = false;
+    secret[0] = '\0';
+    if (forms != 1)
+        return bad_field(r, SKED_EUSAGE, i, -1,
+                         "give one of secret, secret_file or sha256");
+    if (f[TF_SHA256].text) {
+        const char *h = f[TF_SHA256].text;
+        if (strlen(h) != 64 || strspn(h, "0123456789abcdefABCDEF") != 64)
+            return bad_field(r, SKED_EUSAGE, i, TF_SHA256,
+                             "expected 64 hexadecimal digits, the SHA-256 "
+                             "of the token");
+        for (int k = 0; k < 32; k++) {
+            unsigned v;
+            (void) sscanf(h + 2 * k, "%2x", &v);
+            out_hash[k] = (unsigned char) v;
+        }
+        *hashed = true;
+        return CLI_CONTINUE;
+    }
+    if (f[TF_SECRET].text) {
+        snprintf(secret, size, "%s", f[TF_SECRET].text);
+    } else {
+        if (!(fp = fopen(f[TF_SECRET_FILE].text, "r")))
+            return bad_field(r, SKED_EINVAL, i, TF_SECRET_FILE,
+                             "cannot read %s: %s", f[TF_SECRET_FILE].text,
+                             strerror(errno));
+        if (!fgets(secret, (int) size, fp))
+            secret[0] = '\0';
+        fclose(fp);
+        secret[strcspn(secret, "\r\n")] = '\0';
+    }
+    if (strlen(secret) < SKED_TOKEN_MIN || strlen(secret) > SKED_TOKEN_MAX)
+        return bad_field(r, SKED_EINVAL, i,
+                         f[TF_SECRET].text ? TF_SECRET : TF_SECRET_FILE,
+                         "the token must hold %d to %d characters",
+                         SKED_TOKEN_MIN, SKED_TOKEN_MAX);
+    return CLI_CONTINUE;
+}
+
+/* Whether NAME can name a token: 1 to SKED_TOKEN_NAME_MAX of
+ * [A-Za-z0-9._-], as the actor of what it does. */
+static bool token_name_ok(const char *name)
+{
+    size_t len = strlen(name);
+
+    return len > 0 && len <= SKED_TOKEN_NAME_MAX &&
+           strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                        "0123456789._-") == len;
+}
+
+/* The tokens of the file's "tokens:", checked, into OUT. */
+static int read_tokens(const reading *r, server_settings *out)
+{
+    char secret[SKED_TOKEN_MAX + 2];
+    unsigned char hash[32];
+    sked_scope scope;
+    bool hashed;
+    int rc;
+
+    for (size_t i = 0; i < r->tokens.n; i++) {
+        const sked_opt_text *f = r->tokens.records[i].fields;
+
+        if (!f[TF_NAME].text)
+            return bad_field(r, SKED_EUSAGE, i, -1, "missing key \"name\"");
+        if (!token_name_ok(f[TF_NAME].text))
+            return bad_field(r, SKED_EUSAGE, i, TF_NAME,
+                             "a token's name has 1 to %d letters, digits, "
+                             "'.', '_' or '-'",
+                             SKED_TOKEN_NAME_MAX);
+        for (size_t k = 0; k < out->n_tokens; k++)
+            if (strcmp(out->tokens[k].name, f[TF_NAME].text) == 0)
+                return bad_field(r, SKED_EUSAGE, i, TF_NAME,
+                                 "two tokens are named %s%s", f[TF_NAME].text,
+                                 strcmp(f[TF_NAME].text, DEFAULT_TOKEN) == 0
+                                     ? " (the token of --token-file or "
+                                       "SKED_TOKEN is)"
+                                     : "");
+        if (!f[TF_SCOPE].text)
+            return bad_field(r, SKED_EUSAGE, i, -1, "missing key \"scope\"");
+        if (sked__scope_parse(f[TF_SCOPE].text, &scope) < 0)
+            return bad_field(r, SKED_EUSAGE, i, TF_SCOPE,
+                             "expected read, operate or admin");
+        rc = token_secret(r, i, secret, sizeof secret, hash, &hashed);
+        if (rc == CLI_CONTINUE)
+            rc =
+                add_token(r, out, f[TF_NAME].text, hashed ? "" : secret, scope);
+        memset(secret, 0, sizeof secret);
+        if (rc != CLI_CONTINUE)
+            return rc;
+        if (hashed)
+            memcpy(out->tokens[out->n_tokens - 1].sha256, hash, sizeof hash);
+    }
+    return CLI_CONTINUE;
+}
+
 /* The token of --token-file (its first line), else $SKED_TOKEN, into
  * OUT->token. Returns CLI_CONTINUE or the exit code. */
 static int read_token(const reading *r, server_settings *out)
 {
     const char *path = r->f.value[SO_TOKEN_FILE];
     const char *env = getenv("SKED_TOKEN");
-    char buf[TOKEN_MAX + 2];
+    char buf[SKED_TOKEN_MAX + 2];
     FILE *fp;
+    int rc;
 
     if (!path) {
         if (!env || !env[0])
@@ -179,16 +337,18 @@ static int read_token(const reading *r, server_settings *out)
         fclose(fp);
         buf[strcspn(buf, "\r\n")] = '\0';
     }
-    if (strlen(buf) < TOKEN_MIN || strlen(buf) > TOKEN_MAX) {
+    if (strlen(buf) < SKED_TOKEN_MIN || strlen(buf) > SKED_TOKEN_MAX) {
         if (path)
             return bad_code(r, SKED_EINVAL, SO_TOKEN_FILE,
                             "the token must hold %d to %d characters",
-                            TOKEN_MIN, TOKEN_MAX);
+                            SKED_TOKEN_MIN, SKED_TOKEN_MAX);
         return fail(r, SKED_EINVAL,
                     "SKED_TOKEN: the token must hold %d to %d characters",
-                    TOKEN_MIN, TOKEN_MAX);
+                    SKED_TOKEN_MIN, SKED_TOKEN_MAX);
     }
-    return own(r, buf, &out->token);
+    rc = add_token(r, out, DEFAULT_TOKEN, buf, SKED_SCOPE_ADMIN);
+    memset(buf, 0, sizeof buf);
+    return rc;
 }
 
 /* Parse the duration of OPT into *OUT within LO..HI, when given. */
@@ -290,6 +450,8 @@ int server_settings_read(const cli_cmd *self, const server_flags *f,
     if (rc == CLI_CONTINUE)
         rc = read_token(&r, out);
     if (rc == CLI_CONTINUE)
+        rc = read_tokens(&r, out);
+    if (rc == CLI_CONTINUE)
         rc = copy_strings(&r, out);
     sked__options_file_done(arena);
     if (rc == CLI_CONTINUE)
@@ -304,7 +466,9 @@ void server_settings_done(server_settings *s)
     free(s->db_url);
     free(s->workflows);
     free(s->listen);
-    free(s->token);
+    if (s->tokens)
+        memset(s->tokens, 0, s->n_tokens * sizeof *s->tokens);
+    free(s->tokens);
     for (size_t i = 0; i < s->n_mcp_origins; i++)
         free(s->mcp_origins[i]);
     free(s->mcp_origins);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "cli.h"
+#include "http/http.h"
 #include "log.h"
 #include "sked/sked.h"
 
@@ -35,6 +36,7 @@ typedef enum server_opt {
     SO_MCP_SESSION_IDLE,
     SO_LOG_FORMAT,
     SO_LOG_LEVEL,
+    SO_TOKENS, /* the file only: named tokens with scopes */
     SO_COUNT
 } server_opt;
 
@@ -56,8 +58,9 @@ typedef struct server_settings {
     int workers;
     sked_dur lease; /* 0: the engine's default */
     sked_dur tick;
-    char *listen; /* NULL: no HTTP server */
-    char *token;  /* NULL: no auth */
+    char *listen;            /* NULL: no HTTP server */
+    sked_http_token *tokens; /* none: no auth */
+    size_t n_tokens;
     char **mcp_origins;
     size_t n_mcp_origins;
     sked_dur mcp_idle; /* 0: the server's default */

@@ -36,7 +36,9 @@
     XX(ENOSPC, -16, "disk_full", 507, 1, "no space left for the database")     \
     XX(EROFS, -17, "read_only", 503, 1, "the database is read-only")           \
     XX(ESTALE, -18, "database_gone", 503, 1,                                   \
-       "the database file was deleted or replaced")
+       "the database file was deleted or replaced")                            \
+    XX(EFORBIDDEN, -19, "forbidden", 403, 1,                                   \
+       "the token's scope does not allow it")
 
 enum sked_errno {
     SKED_OK = 0,

@@ -15,19 +15,36 @@
 
 #include "engine/workflow_file.h"
 
-/* An option the file may hold: its key, and whether it takes a list. */
+/* An option the file may hold: its key, and whether it takes a list of
+ * scalars, or a list of records: mappings of the NFIELDS names FIELDS to
+ * scalars. */
 typedef struct sked_opt_key {
     const char *key;
     bool list;
+    const char *const *fields; /* non-NULL: a list of records */
+    size_t nfields;
 } sked_opt_key;
+
+/* One value, with where it stands (1-based); text NULL: not given. */
+typedef struct sked_opt_text {
+    const char *text; /* arena */
+    int line, column;
+} sked_opt_text;
+
+/* One record: its fields in the order of the key's FIELDS. */
+typedef struct sked_opt_record {
+    sked_opt_text *fields; /* arena */
+    int line, column;      /* of its first key */
+} sked_opt_record;
 
 /* What the file gave for one key. */
 typedef struct sked_opt_value {
     bool set;
-    const char *text; /* a scalar's text (arena); NULL for a list */
-    char **items;     /* a list's items (arena) */
-    size_t n;
-    int line, column; /* of the key, 1-based */
+    const char *text;         /* a scalar's text (arena); NULL for a list */
+    char **items;             /* a list's items (arena) */
+    sked_opt_record *records; /* a list of records (arena) */
+    size_t n;                 /* items or records */
+    int line, column;         /* of the key, 1-based */
 } sked_opt_value;
 
 /* Read TEXT (LEN bytes) by the N KEYS into VALUES (N of them, zeroed

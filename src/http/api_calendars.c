@@ -216,16 +216,20 @@ static int calendar_days(const http_req *req, http_resp *resp)
 }
 
 const http_route sked__api_calendar_routes[] = {
-    {"GET", "/api/v1/calendars", calendar_list, "List the calendars", 200},
-    {"POST", "/api/v1/calendars", calendar_create, "Create a calendar", 201},
+    {"GET", "/api/v1/calendars", calendar_list, "List the calendars", 200,
+     SKED_SCOPE_READ},
+    {"POST", "/api/v1/calendars", calendar_create, "Create a calendar", 201,
+     SKED_SCOPE_ADMIN},
     {"PUT", "/api/v1/calendars", calendar_apply,
-     "Apply a set of calendars (source code) as an app's, all or nothing", 200},
-    {"GET", "/api/v1/calendars/{name}", calendar_get, "Read a calendar", 200},
+     "Apply a set of calendars (source code) as an app's, all or nothing", 200,
+     SKED_SCOPE_ADMIN},
+    {"GET", "/api/v1/calendars/{name}", calendar_get, "Read a calendar", 200,
+     SKED_SCOPE_READ},
     {"PUT", "/api/v1/calendars/{name}", calendar_put,
-     "Create or replace a calendar", 200},
+     "Create or replace a calendar", 200, SKED_SCOPE_ADMIN},
     {"DELETE", "/api/v1/calendars/{name}", calendar_delete, "Delete a calendar",
-     204},
+     204, SKED_SCOPE_ADMIN},
     {"GET", "/api/v1/calendars/{name}/days", calendar_days,
-     "List a calendar's days in a period", 200},
+     "List a calendar's days in a period", 200, SKED_SCOPE_READ},
     {0},
 };

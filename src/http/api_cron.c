@@ -84,6 +84,6 @@ const http_route sked__api_cron_routes[] = {
      "a zone (?expr=E&timezone=TZ&n=N&after=T&dst=P, P once, cadence or "
      "GAP,FOLD such as skip,both), marked "
      "across DST changes",
-     200},
+     200, SKED_SCOPE_READ},
     {0},
 };

@@ -142,8 +142,8 @@ const http_route sked__api_event_routes[] = {
     {"GET", "/api/v1/events", events_get,
      "stored events after an id, oldest first; with follow=1, a stream of "
      "them (Server-Sent Events)",
-     0},
+     0, SKED_SCOPE_READ},
     {"GET", "/metrics", metrics_get,
-     "the metrics in the Prometheus text format", 0},
+     "the metrics in the Prometheus text format", 0, SKED_SCOPE_READ},
     {0},
 };

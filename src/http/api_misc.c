@@ -118,13 +118,16 @@ static int dashboard_hashed(const http_req *req, http_resp *resp)
 }
 
 const http_route sked__api_misc_routes[] = {
-    {"GET", "/healthz", healthz, "the process serves", 0},
+    {"GET", "/healthz", healthz, "the process serves", 0, SKED_SCOPE_READ},
     {"GET", "/readyz", readyz, "the database answers and its schema is current",
-     0},
-    {"GET", "/api/v1/openapi.json", openapi, "this document", 0},
-    {"GET", "/", dashboard_index, "the dashboard", 0},
-    {"GET", "/dashboard/{file}", dashboard_file, "a file of the dashboard", 0},
+     0, SKED_SCOPE_READ},
+    {"GET", "/api/v1/openapi.json", openapi, "this document", 0,
+     SKED_SCOPE_READ},
+    {"GET", "/", dashboard_index, "the dashboard", 0, SKED_SCOPE_READ},
+    {"GET", "/dashboard/{file}", dashboard_file, "a file of the dashboard", 0,
+     SKED_SCOPE_READ},
     {"GET", "/dashboard/{hash}/{file}", dashboard_hashed,
-     "a file of the dashboard under its content hash (cached for good)", 0},
+     "a file of the dashboard under its content hash (cached for good)", 0,
+     SKED_SCOPE_READ},
     {0},
 };

@@ -123,15 +123,18 @@ static int notifier_log(const http_req *req, http_resp *resp)
 }
 
 const http_route sked__api_notifier_routes[] = {
-    {"GET", "/api/v1/notifiers", notifier_list, "List the notifiers", 200},
-    {"GET", "/api/v1/notifiers/{name}", notifier_get, "Read a notifier", 200},
+    {"GET", "/api/v1/notifiers", notifier_list, "List the notifiers", 200,
+     SKED_SCOPE_READ},
+    {"GET", "/api/v1/notifiers/{name}", notifier_get, "Read a notifier", 200,
+     SKED_SCOPE_READ},
     {"PUT", "/api/v1/notifiers/{name}", notifier_put,
-     "Create or replace a notifier", 200},
+     "Create or replace a notifier", 200, SKED_SCOPE_ADMIN},
     {"DELETE", "/api/v1/notifiers/{name}", notifier_delete,
-     "Delete a notifier (its pending deliveries fail)", 204},
+     "Delete a notifier (its pending deliveries fail)", 204, SKED_SCOPE_ADMIN},
     {"GET", "/api/v1/notifiers/{name}/deliveries", notifier_log,
-     "List a notifier's deliveries, newest first", 200},
+     "List a notifier's deliveries, newest first", 200, SKED_SCOPE_READ},
     {"GET", "/api/v1/deliveries", notify_log,
-     "List every notifier's deliveries, newest first (the notify log)", 200},
+     "List every notifier's deliveries, newest first (the notify log)", 200,
+     SKED_SCOPE_READ},
     {0},
 };

@@ -90,6 +90,6 @@ const http_route sked__api_simulate_routes[] = {
     {"POST", "/api/v1/schedules/{name}/simulate", schedule_simulate,
      "Replay a period of a schedule through the scheduler's policies, with "
      "down intervals: what fires and what is dropped, nothing written",
-     200},
+     200, SKED_SCOPE_READ},
     {0},
 };

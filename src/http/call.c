@@ -60,8 +60,10 @@ static const char *call_value(const http_req *req, bool header, const char *key)
     return NULL;
 }
 
-int sked__http_call(void *engine, const sked_mcp_call *call,
-                    sked_mcp_reply *reply, sked_error *err)
+/* Answer CALL for ACTOR with SCOPE on ENGINE. */
+static int call_as(sked_engine *engine, const char *actor, sked_scope scope,
+                   const sked_mcp_call *call, sked_mcp_reply *reply,
+                   sked_error *err)
 {
     call_values v = {.idempotency_key = call->idempotency_key};
     http_resp resp = {0};
@@ -83,7 +85,9 @@ int sked__http_call(void *engine, const sked_mcp_call *call,
                     .body_len = body_len,
                     .engine = engine,
                     .value = call_value,
-                    .value_ctx = &v};
+                    .value_ctx = &v,
+                    .actor = actor,
+                    .scope = scope};
     if (body_len > HTTP_BODY_MAX) {
         (void) sked__http_error(&resp, SKED_ETOOBIG, NULL,
                                 "the body is larger than 1 MiB");
@@ -96,4 +100,19 @@ int sked__http_call(void *engine, const sked_mcp_call *call,
     reply->body = resp.body;
     reply->len = resp.len;
     return 0;
+}
+
+int sked__http_call(void *engine, const sked_mcp_call *call,
+                    sked_mcp_reply *reply, sked_error *err)
+{
+    /* The process itself asks: "sked mcp --db" on its own database. */
+    return call_as(engine, "local", SKED_SCOPE_ADMIN, call, reply, err);
+}
+
+int sked__http_call_as(void *caller, const sked_mcp_call *call,
+                       sked_mcp_reply *reply, sked_error *err)
+{
+    const sked_http_caller *c = caller;
+
+    return call_as(c->engine, c->actor, c->scope, call, reply, err);
 }

@@ -32,11 +32,45 @@ typedef void (*sked_http_access_fn)(void *ctx, const char *method,
                                     const char *path, unsigned status,
                                     int64_t elapsed_us);
 
+/* What a token may do; each scope allows what the one before it does
+ * (docs/configuration.md#tokens). */
+typedef enum sked_scope {
+    SKED_SCOPE_READ = 1,    /* GET routes, the event stream, metrics */
+    SKED_SCOPE_OPERATE = 2, /* also trigger, pause, resume, cancel, ... */
+    SKED_SCOPE_ADMIN = 3,   /* everything: create, update, delete, apply */
+} sked_scope;
+
+/* "read", "operate" or "admin". */
+const char *sked__scope_name(sked_scope s);
+
+/* Parse a scope's name into *out. Returns 0 or SKED_EINVAL. */
+int sked__scope_parse(const char *s, sked_scope *out);
+
+/* The longest name of a token: a name like a schedule's. */
+#define SKED_TOKEN_NAME_MAX 64
+/* A token is accepted when it holds this many characters or more. */
+#define SKED_TOKEN_MIN 16
+#define SKED_TOKEN_MAX 4096
+
+/* A token the server accepts: who presents it (the actor of what they
+ * do) and what they may do. Only the secret's SHA-256 is kept. */
+typedef struct sked_http_token {
+    char name[SKED_TOKEN_NAME_MAX + 1];
+    unsigned char sha256[32];
+    sked_scope scope;
+} sked_http_token;
+
+/* Fill the SHA-256 of SECRET (LEN bytes) into OUT. */
+void sked__token_hash(const char *secret, size_t len, unsigned char out[32]);
+
 typedef struct sked_http_options {
-    const char *listen;           /* "HOST:PORT", "[V6]:PORT" or ":PORT" (every
-                                     address); NULL: SKED_HTTP_LISTEN_DEFAULT;
-                                     port 0: any free port (sked__http_port) */
-    const char *token;            /* bearer token; NULL or "": no auth */
+    const char *listen; /* "HOST:PORT", "[V6]:PORT" or ":PORT" (every
+                           address); NULL: SKED_HTTP_LISTEN_DEFAULT;
+                           port 0: any free port (sked__http_port) */
+    /* The N_TOKENS tokens accepted as "Authorization: Bearer TOKEN"
+     * (copied); none: no auth, every request may do everything. */
+    const sked_http_token *tokens;
+    size_t n_tokens;
     unsigned threads;             /* 0: one per core (2 to 64) */
     unsigned timeout_secs;        /* idle connection timeout; 0: 30 */
     unsigned header_timeout_secs; /* to finish a request's headers, from
@@ -62,6 +96,12 @@ typedef struct sked_http_options {
 int sked__http_start(sked_engine *e, const sked_http_options *opts,
                      sked_http **out, sked_error *err);
 
+/* Accept the N TOKENS (copied) from now on, in place of the ones given
+ * at start; requests already admitted go on as they were. Returns 0,
+ * SKED_EINVAL (none, on an address beyond loopback) or SKED_ENOMEM. */
+int sked__http_set_tokens(sked_http *h, const sked_http_token *tokens,
+                          size_t n);
+
 /* The TCP port the server listens on. */
 unsigned sked__http_port(const sked_http *h);
 
@@ -79,6 +119,19 @@ struct sked_mcp_reply;
  * SKED_ENOMEM. */
 int sked__http_call(void *engine, const struct sked_mcp_call *call,
                     struct sked_mcp_reply *reply, sked_error *err);
+
+/* Who an in-process call is made for: the engine to serve (borrowed),
+ * the actor (borrowed) and the scope, as a token gives them. */
+typedef struct sked_http_caller {
+    sked_engine *engine;
+    const char *actor;
+    sked_scope scope;
+} sked_http_caller;
+
+/* sked__http_call for CALLER, a sked_http_caller: a route its scope does
+ * not allow is answered 403. */
+int sked__http_call_as(void *caller, const struct sked_mcp_call *call,
+                       struct sked_mcp_reply *reply, sked_error *err);
 
 /* True when the listen address LISTEN (as in the options) accepts
  * connections from this machine only (127.0.0.0/8, ::1, "localhost"). */

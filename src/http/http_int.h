@@ -47,6 +47,10 @@ typedef struct http_req {
     const char *(*value)(const struct http_req *req, bool header,
                          const char *key);
     void *value_ctx; /* for VALUE, when not libmicrohttpd's */
+    /* Who asks (a token's name; "anonymous" on a server without tokens;
+     * static or the server's) and what they may do. */
+    const char *actor;
+    sked_scope scope;
 } http_req;
 
 typedef struct http_resp {
@@ -84,6 +88,8 @@ typedef struct http_route {
     http_handler handler;
     const char *summary; /* one line, for the OpenAPI document */
     unsigned ok_status;  /* the status of success; 0: 200 */
+    /* The scope a token needs; 0: read for GET, admin for the rest. */
+    sked_scope scope;
 } http_route;
 
 /* The tables of the modules (each ends with {0}). */
@@ -192,12 +198,22 @@ const char *sked__http_headers_whole(struct MHD_Connection *conn,
 
 /* ---- requests (server.c) ---------------------------------------------- */
 
-/* True when PATH needs no token, or AUTH (the Authorization header, may
- * be NULL) is "Bearer TOKEN" with TOKEN (of TOKEN_LEN bytes; NULL: no
- * auth) byte for byte, compared in a time that depends on TOKEN_LEN
- * only. */
-bool sked__http_authorized(const char *token, size_t token_len,
-                           const char *path, const char *auth);
+/* ---- tokens and scopes (auth.c) ---------------------------------------- */
+
+/* True when PATH needs a token (of a server that has any): the API, the
+ * metrics and MCP. Health checks and the dashboard's files are open. */
+bool sked__http_guarded(const char *path);
+
+/* The token of the N TOKENS that AUTH (the Authorization header, may be
+ * NULL) presents as "Bearer SECRET", or NULL. Every token is compared,
+ * in a time that does not depend on which one matches or where a
+ * mismatch is. */
+const sked_http_token *sked__http_token_find(const sked_http_token *tokens,
+                                             size_t n, const char *auth);
+
+/* The scope route R needs: its own, else read for GET and admin for
+ * anything else. */
+sked_scope sked__http_route_scope(const http_route *r);
 
 /* Decode the %XX escapes of S in place, except %00 (left as written: a
  * NUL would cut the string short). Returns the new length. */

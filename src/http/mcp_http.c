@@ -199,7 +199,13 @@ static int session_of(const http_req *req, http_resp *resp, mcp_session **out)
         return rpc_error(resp, 400, RPC_SERVER_ERROR,
                          "Bad Request: the Mcp-Session-Id header is "
                          "required (initialize opens a session)");
-    if (!(s = sked__mcp_session_find(sked__http_mcp_hub(req), id)))
+    s = sked__mcp_session_find(sked__http_mcp_hub(req), id);
+    /* Another token's session is not theirs to use, nor to know of. */
+    if (s && strcmp(sked__mcp_session_actor(s), req->actor) != 0) {
+        sked__mcp_session_release(s);
+        s = NULL;
+    }
+    if (!s)
         return rpc_error(resp, 404, RPC_NO_SESSION,
                          "Session not found: it ended or never existed; "
                          "initialize a new one");
@@ -237,7 +243,8 @@ static int deliver(mcp_session *s, const http_req *req, http_resp *resp)
 static int initialize(const http_req *req, http_resp *resp)
 {
     mcp_session *s;
-    int rc = sked__mcp_session_new(sked__http_mcp_hub(req), &s);
+    int rc = sked__mcp_session_new(sked__http_mcp_hub(req), req->actor,
+                                   req->scope, &s);
 
     if (rc == SKED_EBUSY)
         return rpc_error(resp, 503, RPC_SERVER_ERROR,
@@ -397,11 +404,11 @@ static int mcp_options(const http_req *req, http_resp *resp)
 
 const http_route sked__mcp_routes[] = {
     {"POST", "/mcp", mcp_post, "send one MCP message (JSON-RPC; docs/mcp.md)",
-     0},
+     0, SKED_SCOPE_READ},
     {"GET", "/mcp", mcp_get, "the MCP session's stream of notifications (SSE)",
-     0},
-    {"DELETE", "/mcp", mcp_delete, "end the MCP session", 204},
+     0, SKED_SCOPE_READ},
+    {"DELETE", "/mcp", mcp_delete, "end the MCP session", 204, SKED_SCOPE_READ},
     {"OPTIONS", "/mcp", mcp_options,
-     "what a page of an allowed origin may send (CORS)", 204},
+     "what a page of an allowed origin may send (CORS)", 204, SKED_SCOPE_READ},
     {0},
 };

@@ -62,10 +62,15 @@ void sked__mcp_hub_free(sked_mcp_hub *hub);
  * the endpoint: its host is loopback, or it is one HUB allows. */
 bool sked__mcp_origin_allowed(const sked_mcp_hub *hub, const char *origin);
 
-/* A new session, not yet findable, counted against the limit, with one
- * reference for the caller. Returns 0, SKED_EBUSY (SKED_MCP_SESSIONS_MAX
- * open, or the server stops), SKED_ENOMEM. */
-int sked__mcp_session_new(sked_mcp_hub *hub, mcp_session **out);
+/* A new session of ACTOR (a token's name, copied), whose tools may do
+ * what SCOPE allows: not yet findable, counted against the limit, with
+ * one reference for the caller. Returns 0, SKED_EBUSY
+ * (SKED_MCP_SESSIONS_MAX open, or the server stops), SKED_ENOMEM. */
+int sked__mcp_session_new(sked_mcp_hub *hub, const char *actor,
+                          sked_scope scope, mcp_session **out);
+
+/* The actor who opened S: only they may use it. */
+const char *sked__mcp_session_actor(const mcp_session *s);
 
 /* Make S findable by its id (after its initialize succeeded). */
 void sked__mcp_session_publish(mcp_session *s);

@@ -66,6 +66,9 @@ struct mcp_session {
     size_t nnotes, bytes, head_off;
     unsigned long long dropped, dropped_told;
     struct mcp_stream *stream; /* the open one, or NULL */
+    /* Who opened it (the token's name) and what its tools may do. */
+    char actor[SKED_TOKEN_NAME_MAX + 1];
+    sked_http_caller caller;
 };
 
 /* A stream of notifications (GET /mcp): a libmicrohttpd response read by
@@ -311,11 +314,11 @@ static int random_id(char id[SKED_MCP_ID_LEN + 1])
     return 0;
 }
 
-int sked__mcp_session_new(sked_mcp_hub *hub, mcp_session **out)
+int sked__mcp_session_new(sked_mcp_hub *hub, const char *actor,
+                          sked_scope scope, mcp_session **out)
 {
     mcp_session *s = sked__calloc(1, sizeof *s);
-    sked_mcp_options o = {
-        .api = sked__http_call, .api_ctx = hub->e, .notify = on_notify};
+    sked_mcp_options o = {.api = sked__http_call_as, .notify = on_notify};
     sked_error err;
     int rc;
 
@@ -323,6 +326,9 @@ int sked__mcp_session_new(sked_mcp_hub *hub, mcp_session **out)
     if (!s)
         return SKED_ENOMEM;
     s->hub = hub;
+    snprintf(s->actor, sizeof s->actor, "%s", actor);
+    s->caller = (sked_http_caller){hub->e, s->actor, scope};
+    o.api_ctx = &s->caller;
     o.notify_ctx = s;
     if ((rc = random_id(s->id)) < 0) {
         free(s);
@@ -384,6 +390,11 @@ mcp_session *sked__mcp_session_find(sked_mcp_hub *hub, const char *id)
     }
     pthread_mutex_unlock(&hub->mu);
     return found;
+}
+
+const char *sked__mcp_session_actor(const mcp_session *s)
+{
+    return s->actor;
 }
 
 sked_mcp *sked__mcp_session_mcp(const mcp_session *s)

@@ -415,7 +415,7 @@ static bool guarded(const http_route *r)
      * a browser sends it before it sends the token. */
     if (strcmp(r->method, "OPTIONS") == 0)
         return false;
-    return !sked__http_authorized("t", 1, r->pattern, NULL);
+    return sked__http_guarded(r->pattern);
 }
 
 /* True when R takes a body: its facts say so, or, without facts, its
@@ -454,8 +454,12 @@ static int add_errors(json_t *responses, const http_route *r, const facts *f)
     rc = add_error(responses, "400",
                    "a malformed request: JSON, query parameter, URI or "
                    "framing; an unknown field");
-    if (guarded(r))
+    if (guarded(r)) {
         rc |= add_error(responses, "401", "no token, or the wrong one");
+        if (sked__http_route_scope(r) > SKED_SCOPE_READ)
+            rc |= add_error(responses, "403",
+                            "the token's scope does not allow it");
+    }
     if (strchr(r->pattern, '{'))
         rc |= add_error(responses, "404", "nothing has that name or id");
     if (f && f->conflict)
@@ -506,11 +510,16 @@ static json_t *description(const http_route *r, const char *summary)
 {
     char buf[512];
 
-    snprintf(buf, sizeof buf, "%s%s %s", summary,
-             summary[0] && summary[strlen(summary) - 1] == '.' ? "" : ".",
-             guarded(r) ? "Needs the bearer token of a server that has one "
-                          "(docs/api.md)."
-                        : "Needs no token.");
+    if (guarded(r))
+        snprintf(buf, sizeof buf,
+                 "%s%s Needs, on a server with tokens, one of the scope %s "
+                 "(docs/api.md).",
+                 summary,
+                 summary[0] && summary[strlen(summary) - 1] == '.' ? "" : ".",
+                 sked__scope_name(sked__http_route_scope(r)));
+    else
+        snprintf(buf, sizeof buf, "%s%s Needs no token.", summary,
+                 summary[0] && summary[strlen(summary) - 1] == '.' ? "" : ".");
     return json_string(buf);
 }
 

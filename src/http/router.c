@@ -119,6 +119,13 @@ int sked__http_serve(http_req *req, http_resp *resp, http_match *m)
     }
     if (rc < 0)
         return sked__http_error(resp, rc, NULL, "%s", sked_strerror(rc));
+    sked_scope need = sked__http_route_scope(m->route);
+    if (req->scope < need)
+        return sked__http_error(
+            resp, SKED_EFORBIDDEN, "scope",
+            "the token %.64s has the scope %s: %.16s %.200s needs %s",
+            req->actor ? req->actor : "?", sked__scope_name(req->scope),
+            req->method, req->path, sked__scope_name(need));
     for (size_t i = 0; i < m->nparam; i++)
         req->param[i] = m->param[i];
     req->nparam = m->nparam;

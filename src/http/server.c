@@ -15,6 +15,7 @@
  * headers within the header timeout (watch.c) and is closed when idle
  * longer than the timeout, which is also the request timeout for clients
  * that stop sending. */
+#include <pthread.h>
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -47,9 +48,11 @@
 
 struct sked_http {
     struct MHD_Daemon *daemon;
-    sked_engine *engine; /* borrowed */
-    char *token;         /* owned; NULL: no auth */
-    size_t token_len;
+    sked_engine *engine;       /* borrowed */
+    bool loopback;             /* it listens on this machine only */
+    pthread_mutex_t tokens_mu; /* guards the tokens: SIGHUP replaces them */
+    sked_http_token *tokens;   /* owned; none: no auth */
+    size_t n_tokens;
     sked_sse_hub *hub; /* owned */
     sked_mcp_hub *mcp; /* owned: the sessions of /mcp */
     http_watch *watch; /* owned */
@@ -71,6 +74,9 @@ typedef struct req_state {
     /* /mcp's call in flight: the connection is suspended until its
      * answer is ready (mcp_calls.c). */
     struct mcp_call *later;
+    /* Who presented a token, and its scope; "" and 0: no token needed. */
+    char actor[SKED_TOKEN_NAME_MAX + 1];
+    sked_scope scope;
 } req_state;
 
 /* ---- addresses ---------------------------------------------------------- */
@@ -181,48 +187,55 @@ sked_mcp_hub *sked__http_mcp_hub(const http_req *req)
     return req->server ? req->server->mcp : NULL;
 }
 
-/* Compare A (length AN) with B (length BN) in a time that depends on BN
- * only, so the token cannot be guessed byte by byte from timings. */
-static bool same_secret(const char *a, size_t an, const char *b, size_t bn)
+/* Whether the request may go on: a path that needs no token, a server
+ * with none, or the token of one of the server's (its name and scope
+ * copied into RS: the tokens may change while the request runs). */
+static bool authorized(sked_http *h, struct MHD_Connection *conn,
+                       const char *method, const char *path, req_state *rs)
 {
-    unsigned diff = an != bn;
+    const sked_http_token *t;
+    bool ok;
 
-    for (size_t i = 0; i < bn; i++)
-        diff |= (unsigned char) (an ? a[i % an] : 0) ^ (unsigned char) b[i];
-    return diff == 0;
-}
-
-/* True when PATH needs the token: the API, the metrics and MCP (whose
- * tools are the API). Health checks and the dashboard's files (which hold
- * no data) are open. */
-static bool guarded(const char *path)
-{
-    return strncmp(path, "/api/", 5) == 0 || strcmp(path, "/metrics") == 0 ||
-           sked__mcp_http_path(path);
-}
-
-bool sked__http_authorized(const char *token, size_t token_len,
-                           const char *path, const char *auth)
-{
-    if (!token || !guarded(path))
-        return true;
-    if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
-        return false;
-    auth += 7;
-    return same_secret(auth, strlen(auth), token, token_len);
-}
-
-static bool authorized(const sked_http *h, struct MHD_Connection *conn,
-                       const char *method, const char *path)
-{
     /* A browser asks before it sends the token (a CORS preflight), and
      * /mcp answers that with what it allows, nothing more. */
     if (strcmp(method, "OPTIONS") == 0 && sked__mcp_http_path(path))
         return true;
-    return sked__http_authorized(
-        h->token, h->token_len, path,
-        MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                    MHD_HTTP_HEADER_AUTHORIZATION));
+    if (!sked__http_guarded(path))
+        return true;
+    pthread_mutex_lock(&h->tokens_mu);
+    ok = h->n_tokens == 0;
+    t = ok ? NULL
+           : sked__http_token_find(
+                 h->tokens, h->n_tokens,
+                 MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                             MHD_HTTP_HEADER_AUTHORIZATION));
+    if (t) {
+        snprintf(rs->actor, sizeof rs->actor, "%s", t->name);
+        rs->scope = t->scope;
+        ok = true;
+    }
+    pthread_mutex_unlock(&h->tokens_mu);
+    return ok;
+}
+
+int sked__http_set_tokens(sked_http *h, const sked_http_token *tokens, size_t n)
+{
+    sked_http_token *copy = NULL;
+
+    /* No token would open an API that other machines reach. */
+    if (n == 0 && !h->loopback)
+        return SKED_EINVAL;
+    if (n > 0 && !(copy = sked__calloc(n, sizeof *copy)))
+        return SKED_ENOMEM;
+    if (n > 0)
+        memcpy(copy, tokens, n * sizeof *copy);
+    pthread_mutex_lock(&h->tokens_mu);
+    sked_http_token *old = h->tokens;
+    h->tokens = copy;
+    h->n_tokens = n;
+    pthread_mutex_unlock(&h->tokens_mu);
+    free(old);
+    return 0;
 }
 
 int sked__http_body_object(const http_req *req, http_resp *resp, bool empty_ok,
@@ -370,7 +383,11 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
                     .engine = h->engine,
                     .server = h,
                     .conn = conn,
-                    .value = mhd_value};
+                    .value = mhd_value,
+                    /* No token needed: a server without any, or an open
+                     * path, which needs no scope either. */
+                    .actor = rs->actor[0] ? rs->actor : "anonymous",
+                    .scope = rs->scope ? rs->scope : SKED_SCOPE_ADMIN};
     http_resp resp = {0};
     http_match m;
 
@@ -477,7 +494,7 @@ static enum MHD_Result on_first(sked_http *h, struct MHD_Connection *conn,
                       field[0] ? field : NULL, why);
     if (rs->refusal)
         ; /* the request line is refused already (on_uri) */
-    else if (!authorized(h, conn, method, path))
+    else if (!authorized(h, conn, method, path, rs))
         refuse_later(rs, SKED_EUNAUTH,
                      "a valid bearer token is required "
                      "(Authorization: Bearer TOKEN)");
@@ -627,15 +644,16 @@ static unsigned default_threads(void)
     return n < 2 ? 2 : n > 64 ? 64 : (unsigned) n;
 }
 
-/* Check OPTS and copy the token into H. Returns 0 or SKED_EINVAL. */
+/* Check OPTS and copy the tokens into H. Returns 0 or SKED_EINVAL. */
 static int configure(sked_http *h, const sked_http_options *o,
                      const char *listen, sked_error *err)
 {
-    if (o->token && o->token[0]) {
-        if (!(h->token = sked__strdup(o->token)))
+    if (o->n_tokens > 0) {
+        if (!(h->tokens = sked__calloc(o->n_tokens, sizeof *h->tokens)))
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, "%s",
                                    sked_strerror(SKED_ENOMEM));
-        h->token_len = strlen(h->token);
+        memcpy(h->tokens, o->tokens, o->n_tokens * sizeof *h->tokens);
+        h->n_tokens = o->n_tokens;
     } else if (!sked__http_listen_is_loopback(listen)) {
         return sked__error_set(err, SKED_EINVAL, "listen", -1,
                                "%.64s is reachable from other machines: "
@@ -662,6 +680,8 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, "%s",
                                sked_strerror(SKED_ENOMEM));
     h->engine = e;
+    (void) pthread_mutex_init(&h->tokens_mu, NULL);
+    h->loopback = sked__http_listen_is_loopback(listen);
     h->access = o->access;
     h->access_ctx = o->access_ctx;
     if ((rc = resolve_listen(listen, &a, err)) < 0 ||
@@ -724,6 +744,7 @@ void sked__http_stop(sked_http *h)
     sked__http_watch_stop(h->watch);
     sked__sse_hub_free(h->hub);
     sked__mcp_hub_free(h->mcp);
-    free(h->token);
+    free(h->tokens);
+    pthread_mutex_destroy(&h->tokens_mu);
     free(h);
 }
