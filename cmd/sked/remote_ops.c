@@ -885,6 +885,12 @@ static int notify(target *t, const target_notify *q, char **out,
     return remote_notify(remote_of(t), q, out, err);
 }
 
+static int notifier_apply(target *t, const target_notifier_apply *a,
+                          sked_apply_result *res, sked_error *err)
+{
+    return remote_notifier_apply(remote_of(t), a, res, err);
+}
+
 static const target_ops remote_ops = {TARGET_OPS(TARGET_OP)};
 
 int remote_target_open(const char *url, sked_tzdb *tzdb, target **out)

@@ -26,6 +26,11 @@ int remote_schedule_backfill(remote *r, sked_tzdb *tzdb, const char *name,
 int remote_notify(remote *r, const target_notify *q, char **out,
                   sked_error *err);
 
+/* Apply the notifiers of A over the API (remote_notify.c): PUT
+ * /api/v1/notifiers, its counts into *res. */
+int remote_notifier_apply(remote *r, const target_notifier_apply *a,
+                          sked_apply_result *res, sked_error *err);
+
 /* Write "PREFIX/ESCAPED(NAME)SUFFIX" into a new string (free), or NULL. */
 char *remote_path(const char *prefix, const char *name, const char *suffix);
 
