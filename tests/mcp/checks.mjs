@@ -742,6 +742,7 @@ export function notifySuite(ctx) {
             await bad('ping_schedule', { name: 'no-such-heartbeat' }, ['no-such-heartbeat']);
             await bad('ping_schedule', { name: 'tidy', status: 'fail' }, ['heartbeat']);
             await bad('ping_schedule', { name: 'mcp-hb-ok', body: 42 }, ['body']);
+            await bad('ping_schedule', { name: 'mcp-hb-ok', body: 'x'.repeat(65537) }, ['body']);
             await bad('ping_schedule', { status: 'success' }, ['name']);
             const runs = await ok('list_runs', { schedule: 'mcp-hb-ok' });
             assert.deepEqual(runs.runs.map((r) => [r.id, r.status]), [[st.okRun, 'completed']]);
