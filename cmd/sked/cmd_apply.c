@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* "sked apply FILE [--prune]": make the database's calendars and
- * schedules match the workflows file (SPEC 3.5 apply, SPEC 10, 12).
+/* "sked apply FILE [--prune]": make the database's calendars, schedules
+ * and notifiers match the workflows file (SPEC 3.5 apply, SPEC 10, 12).
  *
  * The whole file is read and checked first (workflow_file.c): a mistake
  * anywhere is reported as "FILE:LINE:COLUMN: path: message" and nothing
@@ -21,16 +21,24 @@
  * /api/v1/schedules), which applies each set in one transaction and
  * answers the same errors. The two sets are two transactions: when the
  * schedules are refused after the calendars changed, the calendars stay
- * applied, and a warning says so. Queues and workflows are checked and
- * will be executed by the server. */
+ * applied, and a warning says so. Last its notifiers, in one more
+ * transaction (PUT /api/v1/notifiers with --server), as the file's app's
+ * code notifiers, as a server's load of the file makes them: created,
+ * replaced when changed, left alone when equal; a notifier of that name
+ * made through the API (sked notify apply) becomes the file's, another
+ * app's is refused; with --prune the app's code notifiers no longer in
+ * the file are deleted. Queues and workflows are checked and will be
+ * executed by the server. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "cli.h"
 #include "direct.h"
 #include "engine/answer.h"
 #include "engine/workflow_file.h"
+#include "model/notifier.h"
 #include "output.h"
 #include "target.h"
 
@@ -64,10 +72,14 @@ static bool changed_any(const sked_apply_result *r)
 }
 
 /* Print the counts of the schedules R and, when CAL is not NULL, of the
- * calendars first, each line named. */
+ * calendars first, and when NTF is not NULL, of the notifiers last, each
+ * line named when there is more than one. */
 static int print_result(const sked_apply_result *r,
-                        const sked_apply_result *cal, bool json)
+                        const sked_apply_result *cal,
+                        const sked_apply_result *ntf, bool json)
 {
+    static const char counts[] =
+        "%zu created, %zu updated, %zu unchanged, %zu deleted\n";
     json_t *o;
 
     if (json) {
@@ -77,14 +89,26 @@ static int print_result(const sked_apply_result *r,
             json_decref(o);
             o = NULL;
         }
+        if (o && ntf &&
+            json_object_set_new(o, "notifiers", sked__answer_apply(ntf)) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
         return out_json(o);
     }
     if (cal)
-        printf("calendars: %zu created, %zu updated, %zu unchanged, "
-               "%zu deleted\nschedules: ",
-               cal->created, cal->updated, cal->unchanged, cal->deleted);
-    printf("%zu created, %zu updated, %zu unchanged, %zu deleted\n", r->created,
-           r->updated, r->unchanged, r->deleted);
+        printf("calendars: ");
+    if (cal)
+        printf(counts, cal->created, cal->updated, cal->unchanged,
+               cal->deleted);
+    if (cal || ntf)
+        printf("schedules: ");
+    printf(counts, r->created, r->updated, r->unchanged, r->deleted);
+    if (ntf)
+        printf("notifiers: ");
+    if (ntf)
+        printf(counts, ntf->created, ntf->updated, ntf->unchanged,
+               ntf->deleted);
     return cli_flush();
 }
 
@@ -105,16 +129,53 @@ static int apply_calendars(target *t, const char *file, const sked_wf_file *wf,
     return rc < 0 ? apply_fail(file, wf, &err, rc) : 0;
 }
 
+/* The notifiers of WF as the JSON text of an array of their objects
+ * (free), or NULL when out of memory. */
+static char *notifiers_text(const sked_wf_file *wf)
+{
+    json_t *a = json_array();
+    char *text;
+
+    for (size_t i = 0; a && i < wf->n_notifiers; i++)
+        if (json_array_append_new(
+                a, sked__notifier_to_json(&wf->notifiers[i], false)) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return text;
+}
+
+/* Apply the notifiers of WF to T (with PRUNE, also when it has none);
+ * *applied tells whether they were sent. */
+static int apply_notifiers(target *t, const sked_wf_file *wf, bool prune,
+                           sked_apply_result *res, bool *applied,
+                           sked_error *err)
+{
+    target_notifier_apply a = {NULL, wf->app, prune};
+    int rc;
+
+    *applied = wf->n_notifiers > 0 || prune;
+    if (!*applied)
+        return 0;
+    if (!(a.set = notifiers_text(wf)))
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, "out of memory");
+    rc = t->ops->notifier_apply(t, &a, res, err);
+    free((char *) a.set);
+    return rc;
+}
+
 static int apply_file(const cli_cmd *self, const char *file, const char *db,
                       const char *server, bool prune, bool json)
 {
-    sked_apply_result res = {0}, cal = {0};
+    sked_apply_result res = {0}, cal = {0}, ntf = {0};
     sked_wf_file wf = {0};
     sked_tzdb *tzdb = NULL;
     target *t = NULL;
     sked_wf_error e;
     sked_error err;
-    bool cals;
+    bool cals, ntfs = false;
     int rc;
 
     if ((rc = direct_tzdb_open(&tzdb)) != 0)
@@ -136,8 +197,21 @@ static int apply_file(const cli_cmd *self, const char *file, const char *db,
     if (rc < 0 && changed_any(&cal))
         cli_warn("the file's calendars were applied; its schedules were "
                  "not");
-    rc = rc < 0 ? apply_fail(file, &wf, &err, rc)
-                : print_result(&res, cals ? &cal : NULL, json);
+    if (rc < 0) {
+        rc = apply_fail(file, &wf, &err, rc);
+        goto out;
+    }
+    /* The notifiers last: they only name schedules (or globs of them). */
+    sked_error_clear(&err);
+    if ((rc = apply_notifiers(t, &wf, prune, &ntf, &ntfs, &err)) < 0) {
+        if (changed_any(&cal) || changed_any(&res))
+            cli_warn("the file's calendars and schedules were applied; its "
+                     "notifiers were not");
+        rc = apply_fail(file, &wf, &err, rc);
+        goto out;
+    }
+    ntfs = ntfs && (wf.n_notifiers > 0 || ntf.deleted > 0);
+    rc = print_result(&res, cals ? &cal : NULL, ntfs ? &ntf : NULL, json);
 out:
     target_close(t);
     sked__workflow_file_done(&wf);
@@ -169,29 +243,35 @@ static int apply_run(const cli_cmd *self, int argc, char **argv)
 const cli_cmd cli_cmd_apply = {
     .name = "apply",
     .path = "sked apply",
-    .summary = "Apply the calendars and schedules of a workflows file",
+    .summary = "Apply the calendars, schedules and notifiers of a workflows "
+               "file",
     .run = apply_run,
     .help =
         "Usage: sked apply FILE [--prune] [--json]\n"
         "\n"
         "Read the workflows file FILE (docs/workflows-file.md), check all\n"
         "of it, then create or update its calendars in one transaction,\n"
-        "then its schedules in another, with source \"code\" as the\n"
-        "file's app. Nothing is written when any part of the file is\n"
-        "wrong; the error reads FILE:LINE:COLUMN: path: message.\n"
-        "Calendars and schedules created with \"sked calendar\",\n"
-        "\"sked schedule\" or the API are never touched. Prints how many\n"
+        "then its schedules in another, then its notifiers in a third,\n"
+        "with source \"code\" as the file's app. Nothing is written when\n"
+        "any part of the file is wrong; the error reads\n"
+        "FILE:LINE:COLUMN: path: message. Calendars and schedules\n"
+        "created with \"sked calendar\", \"sked schedule\" or the API are\n"
+        "never touched; a notifier of a name in FILE made with \"sked\n"
+        "notify\" or the API becomes the file's. Prints how many\n"
         "schedules were created, updated, left unchanged and deleted\n"
-        "(when the file has calendars, a \"calendars:\" line first and a\n"
-        "\"schedules:\" line), and on stderr a warning for each schedule\n"
-        "whose workflow no server has registered yet.\n"
+        "(when the file has calendars, a \"calendars:\" line first, and\n"
+        "when it has notifiers, a \"notifiers:\" line last, the counts of\n"
+        "the schedules then on a \"schedules:\" line), and on stderr a\n"
+        "warning for each schedule whose workflow no server has\n"
+        "registered yet.\n"
         "\n"
         "Options:\n"
-        "  --prune        also delete the app's code calendars and\n"
-        "                 schedules not in FILE (a calendar another\n"
-        "                 includes is refused, nothing deleted)\n"
+        "  --prune        also delete the app's code calendars,\n"
+        "                 schedules and notifiers not in FILE (a calendar\n"
+        "                 another includes is refused, nothing deleted)\n"
         "  --json         print the API's answer: {\"created\", \"updated\",\n"
         "                 \"unchanged\", \"deleted\"}, with the calendars'\n"
-        "                 counts in \"calendars\" when the file has "
-        "any\n" TARGET_HELP "  -h, --help     show this help\n",
+        "                 counts in \"calendars\" and the notifiers' in\n"
+        "                 \"notifiers\" when the file has any\n" TARGET_HELP
+        "  -h, --help     show this help\n",
 };

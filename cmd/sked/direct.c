@@ -484,6 +484,15 @@ static int notify(target *t, const target_notify *q, char **out,
     }
 }
 
+static int notifier_apply(target *t, const target_notifier_apply *a,
+                          sked_apply_result *res, sked_error *err)
+{
+    sked_engine *e = engine_of(t, err);
+
+    return e ? sked_engine_notifier_apply(e, a->app, a->set, a->prune, res, err)
+             : err->code;
+}
+
 static const target_ops direct_ops = {TARGET_OPS(TARGET_OP)};
 
 int direct_target_open(const char *db, sked_tzdb *tzdb, target **out)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The notifiers in remote mode (remote_ops.h): each operation of
  * target_notify one request of the API (docs/api.md), the answer handed
- * back as its JSON text, as direct mode hands back the engine's. */
+ * back as its JSON text, as direct mode hands back the engine's; and the
+ * apply of a workflows file's set (PUT /api/v1/notifiers). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "engine/answer.h"
+#include "engine/request.h"
 #include "remote_ops.h"
 
 /* The path of Q (free), or NULL when out of memory. */
@@ -70,5 +73,29 @@ int remote_notify(remote *r, const target_notify *q, char **out,
     if (rc == 0 && q->created)
         *q->created = false; /* the API's 201 is not passed on */
     json_decref(answer);
+    return rc;
+}
+
+int remote_notifier_apply(remote *r, const target_notifier_apply *a,
+                          sked_apply_result *res, sked_error *err)
+{
+    json_error_t je;
+    json_t *set = json_loads(a->set ? a->set : "", 0, &je), *body, *j = NULL;
+    sked__notifier_apply_request req = {set, a->prune, a->app};
+    int rc;
+
+    if (!set)
+        return sked__error_set(err, SKED_EINVAL, "notifiers", -1,
+                               "not JSON: %s", je.text);
+    body = sked__request_notifier_apply(&req, err);
+    json_decref(set);
+    if (!body)
+        return err->code ? err->code
+                         : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    rc = remote_call(r, "PUT", "/api/v1/notifiers", body, NULL, &j, err);
+    json_decref(body);
+    if (rc == 0 && sked__answer_apply_read(j, res) != 0)
+        rc = remote_bad_answer("an apply's counts", err);
+    json_decref(j);
     return rc;
 }

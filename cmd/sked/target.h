@@ -62,6 +62,15 @@ typedef struct target_calendar_apply {
     bool prune;
 } target_calendar_apply;
 
+/* What "sked apply" applies of the file's notifiers: SET, the JSON text
+ * of an array of their objects, as code notifiers of APP; with PRUNE,
+ * APP's code notifiers not in SET are deleted. Everything borrowed. */
+typedef struct target_notifier_apply {
+    const char *set;
+    const char *app;
+    bool prune;
+} target_notifier_apply;
+
 /* One operation on notifiers (docs/notifications.md), whose objects
  * travel as the API's JSON text: list, get NAME, put NAME (JSON; *created
  * may be NULL), delete NAME, or the log (of NAME, NULL: all; BEFORE and
@@ -182,6 +191,8 @@ typedef struct target_ops {
      * answer's JSON text (free) */
     int (*notify)(target *t, const target_notify *q, char **out,
                   sked_error *err);
+    int (*notifier_apply)(target *t, const target_notifier_apply *a,
+                          sked_apply_result *res, sked_error *err);
 
     /* Close T and free it. */
     void (*done)(target *t);
@@ -222,6 +233,7 @@ typedef struct target_ops {
     X(calendar_days)                                                           \
     X(calendar_apply)                                                          \
     X(notify)                                                                  \
+    X(notifier_apply)                                                          \
     X(done)
 #define TARGET_OP(name) .name = name,
 

@@ -762,12 +762,28 @@ SKED_API int sked_engine_notifier_list(sked_engine *e, char **out_json,
 /* Delete NAME; its pending deliveries fail. SKED_ENOTFOUND. */
 SKED_API int sked_engine_notifier_delete(sked_engine *e, const char *name,
                                          sked_error *err);
+/* Apply the JSON array text SET of notifiers (the objects of put, no
+ * state keys) as the code notifiers of APP (NULL: the engine's app), all
+ * or nothing (sked apply, PUT /api/v1/notifiers), as a server's load of
+ * the workflows file does: create the new ones, replace the changed
+ * ones, leave the equal ones (counted unchanged); a notifier of a name
+ * in SET made through the API becomes APP's; with PRUNE, delete APP's
+ * code notifiers not in SET. Errors name the field: "notifiers[i].key"
+ * for an object that cannot be read, "notifiers.NAME.key" for a bad
+ * value; a name another app's file declares is SKED_ECONFLICT
+ * ("notifiers.NAME"). Nothing is written then.
+ * OUT (may be NULL): what changed. */
+SKED_API int sked_engine_notifier_apply(sked_engine *e, const char *app,
+                                        const char *set, bool prune,
+                                        sked_apply_result *out,
+                                        sked_error *err);
 /* The notify log: the deliveries of NOTIFIER (NULL: all) with an id
  * below BEFORE (0: the newest), newest first, at most LIMIT (0: 100; at
  * most SKED_ENGINE_LIST_MAX), as a JSON array text (sked_free) of
  * {"id", "delivery" (the idempotency id), "event_id", "notifier",
  * "state" (pending, delivered, failed), "attempts", "next_attempt_at",
- * "last_error", "last_status", "created_at", "delivered_at", "event"}. */
+ * "last_error", "last_status", "created_at", "delivered_at", "event"}.
+ * SKED_ENOTFOUND (field "name") when there is no notifier NOTIFIER. */
 SKED_API int sked_engine_notify_log(sked_engine *e, const char *notifier,
                                     int64_t before, size_t limit,
                                     char **out_json, sked_error *err);

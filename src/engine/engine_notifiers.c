@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The notifiers' door (sked/engine.h, docs/notifications.md): notifiers
  * written, read and deleted as the JSON objects of model/notifier.h, the
- * workflows file's set synced as its app's, and the notify log with each
- * delivery's idempotency id.
+ * workflows file's set synced as its app's (by a server's load, and by
+ * sked apply, which prunes only when asked), and the notify log with
+ * each delivery's idempotency id.
  *
  * Choices callers see:
  * - A write through the API makes an API notifier whatever state keys
@@ -174,6 +175,64 @@ int sked__engine_notifiers_sync(sked_engine *e, const char *app,
                                       changed, err);
 }
 
+/* Read the JSON array text SET into *out of *n, each a notifier's
+ * definition; an error names "notifiers[i].field". */
+static int set_read(const char *set, sked_notifier **out, size_t *n,
+                    sked_error *err)
+{
+    json_error_t je;
+    json_t *a = NULL, *o;
+    sked_notifier *v;
+    size_t i;
+    int rc = sked__json_load(set, strlen(set), 0, &a, &je);
+
+    if (rc != 0)
+        return sked__error_set(err, rc == SKED_ENOMEM ? rc : SKED_EINVAL,
+                               "notifiers", je.position, "not JSON: %s",
+                               je.text);
+    if (!json_is_array(a)) {
+        json_decref(a);
+        return sked__error_set(err, SKED_EINVAL, "notifiers", -1,
+                               "must be an array of notifiers");
+    }
+    if (!(v = sked__calloc(json_array_size(a) + 1, sizeof *v))) {
+        json_decref(a);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    json_array_foreach(a, i, o)
+    {
+        if ((rc = sked__notifier_from_json(o, 0, &v[i], err)) == 0)
+            continue;
+        sked__notifiers_free(v, i + 1);
+        json_decref(a);
+        return sked__error_at_index(rc, "notifiers", i, err);
+    }
+    *n = json_array_size(a);
+    *out = v;
+    json_decref(a);
+    return 0;
+}
+
+int sked_engine_notifier_apply(sked_engine *e, const char *app, const char *set,
+                               bool prune, sked_apply_result *out,
+                               sked_error *err)
+{
+    sked_notifier *v = NULL;
+    size_t n = 0;
+    int rc;
+
+    sked_error_clear(err);
+    if (!e || !set)
+        return sked__error_set(err, SKED_EINVAL, NULL, -1,
+                               "an engine and a set");
+    if ((rc = set_read(set, &v, &n, err)) != 0)
+        return rc;
+    rc = sked__store_notifiers_apply(e->store, app ? app : e->app, v, n, prune,
+                                     out, err);
+    sked__notifiers_free(v, n);
+    return rc;
+}
+
 /* Add to each row of the log A its idempotency id, and write its
  * instants as the API does (RFC 3339; the store's rows hold µs). */
 static bool add_ids(json_t *a)
@@ -220,6 +279,11 @@ int sked_engine_notify_log(sked_engine *e, const char *notifier, int64_t before,
     if (limit > SKED_ENGINE_LIST_MAX)
         return sked__error_set(err, SKED_EINVAL, "limit", -1,
                                "at most %d deliveries", SKED_ENGINE_LIST_MAX);
+    /* A notifier's log is its: an unknown one is not an empty log. */
+    if (notifier && (rc = sked_engine_notifier_get(e, notifier, &text, err)))
+        return rc;
+    free(text);
+    text = NULL;
     rc = sked__store_deliveries_log(e->store, notifier, before, limit, &text,
                                     err);
     if (rc != 0)

@@ -34,6 +34,8 @@ typedef enum body_kind {
                      not 0 */
     BODY_TEXT,    /* const char * of at most max bytes; absent or null:
                      NULL */
+    BODY_ARRAY,   /* const json_t *, an array (required), borrowed: its
+                     items the engine reads (a set of notifiers) */
 } body_kind;
 
 typedef struct body_key {
@@ -60,6 +62,15 @@ static const body_key calendar_apply_keys[] = {
     {NULL, BODY_BOOL, 0, 0, 0, 0},
 };
 #undef CAL
+
+#define NTF(member) offsetof(sked__notifier_apply_request, member)
+static const body_key notifier_apply_keys[] = {
+    {"notifiers", BODY_ARRAY, NTF(set), 0, 0, 0},
+    {"prune", BODY_BOOL, NTF(prune), 0, 0, 0},
+    {"app", BODY_NAME, NTF(app), 0, 0, 0},
+    {NULL, BODY_BOOL, 0, 0, 0, 0},
+};
+#undef NTF
 
 static const body_key backfill_keys[] = {
     {"start", BODY_INSTANT, offsetof(sked__backfill_request, start), 0, 0, 0},
@@ -100,6 +111,7 @@ static const body_key span_keys[] = {
 };
 
 typedef const sked_sim_span *span_member;
+typedef json_t *array_member;
 
 static json_t *body_write(const body_key *keys, const void *r, sked_error *err);
 static int body_read(const body_key *keys, const json_t *body, void *r,
@@ -214,6 +226,12 @@ static int value_write(const body_key *k, const void *r, json_t **out,
         if (*AT_C(r, k->off, size_t) == 0)
             return 0;
         *out = json_integer((json_int_t) *AT_C(r, k->off, size_t));
+        break;
+    case BODY_ARRAY:
+        /* The member is const json_t *: the set is only read. */
+        *out = *AT_C(r, k->off, array_member)
+                   ? json_incref(*AT_C(r, k->off, array_member))
+                   : json_array();
         break;
     }
     return *out ? 0 : sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
@@ -416,6 +434,12 @@ static int value_read(const body_key *k, const json_t *v, void *r,
         return secs_read(k, v, AT(r, k->off, sked_dur), err);
     case BODY_COUNT:
         return count_read(k, v, AT(r, k->off, size_t), err);
+    case BODY_ARRAY:
+        if (!json_is_array(v))
+            return sked__error_set(err, SKED_EINVAL, k->key, -1,
+                                   "expected an array");
+        *AT(r, k->off, const json_t *) = v;
+        return 0;
     }
     return 0;
 }
@@ -531,6 +555,20 @@ void sked__calendar_apply_request_done(sked__calendar_apply_request *a)
     sked_calendars_free(a->set, a->n);
     a->set = NULL;
     a->n = 0;
+}
+
+json_t *sked__request_notifier_apply(const sked__notifier_apply_request *a,
+                                     sked_error *err)
+{
+    return body_write(notifier_apply_keys, a, err);
+}
+
+int sked__request_notifier_apply_read(const json_t *body,
+                                      sked__notifier_apply_request *a,
+                                      sked_error *err)
+{
+    memset(a, 0, sizeof *a);
+    return body_read(notifier_apply_keys, body, a, err);
 }
 
 json_t *sked__request_backfill(const sked__backfill_request *b, sked_error *err)

@@ -67,6 +67,24 @@ int sked__request_calendar_apply_read(const json_t *body,
                                       sked_error *err);
 void sked__calendar_apply_request_done(sked__calendar_apply_request *a);
 
+/* PUT /api/v1/notifiers: a set of notifiers (the JSON objects of PUT
+ * /api/v1/notifiers/{name}), applied as APP's code notifiers (sked
+ * apply). */
+typedef struct sked__notifier_apply_request {
+    const json_t *set; /* an array; borrowed (the reader's: the body's) */
+    bool prune;
+    const char *app; /* as sked__apply_request's */
+} sked__notifier_apply_request;
+
+/* The body of A. NULL with ERR set out of memory. */
+json_t *sked__request_notifier_apply(const sked__notifier_apply_request *a,
+                                     sked_error *err);
+/* Read BODY into *a (zeroed here; it borrows from BODY): the notifiers
+ * an array, their objects checked by the engine. */
+int sked__request_notifier_apply_read(const json_t *body,
+                                      sked__notifier_apply_request *a,
+                                      sked_error *err);
+
 /* POST /api/v1/schedules/{name}/backfill: the occurrences in (start,
  * end); SKED_TIME_NONE is absent (the engine names a missing end).
  * DRY_RUN: answer what it would create and skip, writing nothing. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The notifier routes of the API (docs/notifications.md): the
- * collection, one notifier, and the notify log, overall and per
- * notifier.
+ * collection, a set applied as an app's (sked apply), one notifier, and
+ * the notify log, overall and per notifier.
  *
  * Every operation goes through the engine (sked/engine.h), which speaks
  * the notifier's JSON object; this file frames it. Status codes as for
@@ -14,6 +14,9 @@
 
 #include <jansson.h>
 
+#include "base/error.h"
+#include "engine/answer.h"
+#include "engine/request.h"
 #include "http/http_int.h"
 #include "sked/sked.h"
 
@@ -38,6 +41,37 @@ static int notifier_list(const http_req *req, http_resp *resp)
     if ((rc = sked_engine_notifier_list(req->engine, &text, &err)) != 0)
         return sked__http_fail(resp, rc, &err);
     return send_text(resp, 200, text);
+}
+
+/* PUT /api/v1/notifiers: {"notifiers", "prune", "app"}, applied as the
+ * app's code notifiers, all or nothing (sked apply). */
+static int notifier_apply(const http_req *req, http_resp *resp)
+{
+    sked_apply_result res = {0};
+    sked__notifier_apply_request a;
+    json_t *body = NULL, *o;
+    sked_error err;
+    char *set = NULL;
+    int rc;
+
+    if ((rc = sked__http_body_object(req, resp, false, &body)) != 0)
+        return rc;
+    sked_error_clear(&err);
+    rc = sked__request_notifier_apply_read(body, &a, &err);
+    if (rc == 0 && !(set = json_dumps(a.set, JSON_COMPACT)))
+        rc = sked__error_set(&err, SKED_ENOMEM, NULL, -1, NULL);
+    if (rc == 0)
+        rc = sked_engine_notifier_apply(req->engine, a.app, set, a.prune, &res,
+                                        &err);
+    free(set);
+    if (rc != 0)
+        rc = sked__http_fail(resp, rc, &err);
+    else if (!(o = sked__answer_apply(&res)))
+        rc = sked__http_error(resp, SKED_ENOMEM, NULL, "out of memory");
+    else
+        rc = sked__http_json(resp, 200, o);
+    json_decref(body); /* after the apply: a.app and a.set are the body's */
+    return rc;
 }
 
 static int notifier_get(const http_req *req, http_resp *resp)
@@ -100,11 +134,7 @@ static int send_log(const http_req *req, http_resp *resp, const char *notifier)
                                     100, &limit)) != 0)
         return rc;
     sked_error_clear(&err);
-    if (notifier &&
-        (rc = sked_engine_notifier_get(req->engine, notifier, &text, &err)))
-        return sked__http_fail(resp, rc, &err);
-    free(text);
-    text = NULL;
+    /* An unknown NOTIFIER is the engine's 404. */
     rc = sked_engine_notify_log(req->engine, notifier, before, (size_t) limit,
                                 &text, &err);
     if (rc != 0)
@@ -125,6 +155,10 @@ static int notifier_log(const http_req *req, http_resp *resp)
 const http_route sked__api_notifier_routes[] = {
     {"GET", "/api/v1/notifiers", notifier_list, "List the notifiers", 200,
      SKED_SCOPE_READ},
+    {"PUT", "/api/v1/notifiers", notifier_apply,
+     "Apply a set of notifiers as an app's code notifiers, all or nothing "
+     "(sked apply; with prune, the app's others are deleted)",
+     200, SKED_SCOPE_ADMIN},
     {"GET", "/api/v1/notifiers/{name}", notifier_get, "Read a notifier", 200,
      SKED_SCOPE_READ},
     {"PUT", "/api/v1/notifiers/{name}", notifier_put,

@@ -115,6 +115,8 @@ static const facts route_facts[] = {
      "another calendar includes it", NULL},
     {"GET", "/api/v1/calendars/{name}/days", NONE, calendar_day_params, NULL,
      NULL, NULL, NULL},
+    {"PUT", "/api/v1/notifiers", NONE, NULL, NULL, "NotifierSet",
+     "a name of the set is a notifier of another app's file", NULL},
     {"GET", "/api/v1/notifiers/{name}", NONE, NULL, NULL, NULL, NULL,
      "Notifier"},
     {"PUT", "/api/v1/notifiers/{name}", NONE, NULL, NULL, "Notifier", NULL,
@@ -625,6 +627,15 @@ static json_t *body_schema(const char *name)
             "the code calendars of an app, applied all or nothing", "type",
             "object", "required", "calendars", "properties", "calendars",
             "type", "array", "items", ref("NewCalendar"), "prune", "type",
+            "boolean", "default", 0, "app", "type", "string",
+            "additionalProperties", 0);
+    if (strcmp(name, "NotifierSet") == 0)
+        return json_pack(
+            "{s:s, s:s, s:[s], s:{s:{s:s, s:o}, s:{s:s, s:b}, s:{s:s}}, s:b}",
+            "description",
+            "the code notifiers of an app, applied all or nothing", "type",
+            "object", "required", "notifiers", "properties", "notifiers",
+            "type", "array", "items", ref("Notifier"), "prune", "type",
             "boolean", "default", 0, "app", "type", "string",
             "additionalProperties", 0);
     if (strcmp(name, "Backfill") == 0)

@@ -27,6 +27,11 @@ int sked__mcp_api(const mcp_ctx *c, const char *method, const char *target,
                   json_t *body, const char *idempotency_key, unsigned *status,
                   json_t **answer, sked_error *err);
 
+/* The same with the body the text TEXT as it is (NULL: none). */
+int sked__mcp_api_text(const mcp_ctx *c, const char *method, const char *target,
+                       const char *text, const char *idempotency_key,
+                       unsigned *status, json_t **answer, sked_error *err);
+
 /* ---- tools (tools.c) ----------------------------------------------------- */
 
 /* The tools/list result: {"tools": [...]}, a new reference; NULL when

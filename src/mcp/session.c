@@ -56,6 +56,20 @@ int sked__mcp_api(const mcp_ctx *c, const char *method, const char *target,
                   json_t **answer, sked_error *err)
 {
     char *text = body ? sked__json_text(body, NULL) : NULL;
+    int rc;
+
+    if (body && !text)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    rc = sked__mcp_api_text(c, method, target, text, idempotency_key, status,
+                            answer, err);
+    free(text);
+    return rc;
+}
+
+int sked__mcp_api_text(const mcp_ctx *c, const char *method, const char *target,
+                       const char *text, const char *idempotency_key,
+                       unsigned *status, json_t **answer, sked_error *err)
+{
     sked_mcp_call call = {.method = method,
                           .target = target,
                           .body = text,
@@ -66,10 +80,7 @@ int sked__mcp_api(const mcp_ctx *c, const char *method, const char *target,
     json_t *j = NULL;
     int rc;
 
-    if (body && !text)
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     rc = c->api(c->api_ctx, &call, &r, err);
-    free(text);
     if (rc != 0) {
         free(r.body);
         return rc;

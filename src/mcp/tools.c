@@ -22,10 +22,11 @@
 #include "mcp/tools_int.h"
 #include "sked/engine.h"
 
-/* The hints a client lists, and AS_MCP (not listed): the request says
- * "actor": "mcp" (in its body, or its query) unless the arguments give
- * one. */
-enum { RO = 1, DESTRUCTIVE = 2, IDEMPOTENT = 4, AS_MCP = 8 };
+/* The hints a client lists, and AS_MCP and RAW (not listed). AS_MCP:
+ * the request says "actor": "mcp" (in its body, or its query) unless the
+ * arguments give one. RAW: the whole body is the text of its argument, a
+ * string, as it is (a ping's body is any text, not JSON). */
+enum { RO = 1, DESTRUCTIVE = 2, IDEMPOTENT = 4, AS_MCP = 8, RAW = 16 };
 
 typedef struct tool {
     const char *name, *title, *desc;
@@ -36,6 +37,12 @@ typedef struct tool {
     unsigned hints;
     json_t *(*input)(void);
     json_t *(*output)(void);
+    /* The key under which an answer that is a JSON array is the result's
+     * object (structured content is an object), or NULL. */
+    const char *wrap;
+    /* The path instead of PATH when every "{arg}" of it is given (a
+     * filter the API has as a route of its own), or NULL. */
+    const char *by;
 } tool;
 
 /* ---- input schemas ------------------------------------------------------- */
@@ -194,119 +201,11 @@ static json_t *in_list_events(void)
                             true);
 }
 
-/* ---- output schemas ------------------------------------------------------ */
-
-static json_t *out_run_id(void)
-{
-    return sked__mcp_object(json_pack("{s:{s:s, s:s}}", "run_id", "type",
-                                      "string", "description",
-                                      "the id of the run created"),
-                            (const char *const[]){"run_id", NULL}, false);
-}
-
-static json_t *out_backfill(void)
-{
-    return sked__mcp_object(
-        json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "created", "type", "integer",
-                  "description", "runs created", "skipped", "type", "integer",
-                  "description", "occurrences that already had a run"),
-        (const char *const[]){"created", "skipped", NULL}, false);
-}
-
-static json_t *occurrence_item(void)
-{
-    return json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:[s, s]}}}", "type",
-                     "object", "properties", "at", "type", "string", "local",
-                     "type", "string", "mark", "type", "string", "null");
-}
-
-static json_t *out_occurrences(void)
-{
-    json_t *item = occurrence_item();
-
-    return sked__mcp_object(item ? json_pack("{s:{s:s, s:o}}", "occurrences",
-                                             "type", "array", "items", item)
-                                 : NULL,
-                            (const char *const[]){"occurrences", NULL}, false);
-}
-
-static json_t *out_explain(void)
-{
-    json_t *item = occurrence_item();
-
-    return sked__mcp_object(
-        item ? json_pack("{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s, s:o}}", "expr",
-                         "type", "string", "timezone", "type", "string",
-                         "description", "type", "string", "occurrences", "type",
-                         "array", "items", item)
-             : NULL,
-        (const char *const[]){"description", "occurrences", NULL}, false);
-}
-
-static json_t *out_simulate(void)
-{
-    json_t *item =
-        json_pack("{s:s, s:{s:{s:s, s:[s, s]}, s:{}, s:{}, s:{}}}", "type",
-                  "object", "properties", "decision", "type", "string", "enum",
-                  "fire", "drop", "occurrence", "reason", "run_id");
-
-    return sked__mcp_object(item ? json_pack("{s:{s:s, s:o}}", "decisions",
-                                             "type", "array", "items", item)
-                                 : NULL,
-                            (const char *const[]){"decisions", NULL}, false);
-}
-
-static json_t *out_skip(void)
-{
-    return sked__mcp_object(
-        json_pack("{s:{s:s}, s:{s:s}, s:{s:s, s:s}, s:{s:s, s:s}}", "schedule",
-                  "type", "string", "occurrence", "type", "string", "skipped",
-                  "type", "boolean", "description",
-                  "whether the occurrence is skipped now", "changed", "type",
-                  "boolean", "description",
-                  "false: it was so already, nothing changed"),
-        (const char *const[]){"schedule", "occurrence", "skipped", "changed",
-                              NULL},
-        false);
-}
-
-static json_t *out_skips(void)
-{
-    json_t *item = json_pack(
-        "{s:s, s:{s:{s:s}, s:{s:s}, s:{s:[s, s]}, s:{s:s}}}", "type", "object",
-        "properties", "occurrence", "type", "string", "actor", "type", "string",
-        "reason", "type", "string", "null", "created_at", "type", "string");
-
-    return sked__mcp_object(
-        item ? json_pack("{s:{s:s}, s:{s:s, s:o}}", "schedule", "type",
-                         "string", "skips", "type", "array", "items", item)
-             : NULL,
-        (const char *const[]){"schedule", "skips", NULL}, false);
-}
-
-static json_t *out_run_occurrence(void)
-{
-    return sked__mcp_object(
-        json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "run_id", "type", "string",
-                  "description", "the occurrence's run (the id firing gives)",
-                  "created", "type", "boolean", "description",
-                  "false: the run existed already"),
-        (const char *const[]){"run_id", "created", NULL}, false);
-}
-
-static json_t *out_deleted(void)
-{
-    return sked__mcp_object(
-        json_pack("{s:{s:s}, s:{s:s, s:s}}", "name", "type", "string",
-                  "deleted", "type", "boolean", "description",
-                  "true: the schedule is gone (also when it did not exist)"),
-        (const char *const[]){"name", "deleted", NULL}, false);
-}
-
 /* ---- the table ----------------------------------------------------------- */
 
 #define SCHEDULE "/api/v1/schedules/{name}"
 #define CALENDAR "/api/v1/calendars/{name}"
+#define NOTIFIER "/api/v1/notifiers/{name}"
 
 static const tool tools[] = {
     {"create_schedule", "Create a schedule",
@@ -316,52 +215,53 @@ static const tool tools[] = {
      "fields are optional and take the defaults shown. Answers the "
      "schedule as stored, with next_fire_at.",
      "POST", "/api/v1/schedules", 'b', NULL, NULL, 0, in_create,
-     sked__mcp_schedule_schema},
+     sked__mcp_schedule_schema, NULL, NULL},
     {"list_schedules", "List schedules",
      "List schedules by name, a page at a time, optionally only those of a "
      "status, a workflow or a name prefix. Pass next_cursor back as cursor "
      "for the next page.",
      "GET", "/api/v1/schedules", 'q', NULL, NULL, RO | IDEMPOTENT,
-     in_list_schedules, sked__mcp_schedule_page_schema},
+     in_list_schedules, sked__mcp_schedule_page_schema, NULL, NULL},
     {"get_schedule", "Get a schedule",
      "Read one schedule: its definition and the state the scheduler keeps "
      "(status, next_fire_at, last_fired_at, last_error).",
      "GET", SCHEDULE, 0, NULL, NULL, RO | IDEMPOTENT, in_name,
-     sked__mcp_schedule_schema},
+     sked__mcp_schedule_schema, NULL, NULL},
     {"update_schedule", "Update a schedule",
      "Change some fields of a schedule: give its name and only the fields "
      "to change (null clears a field). A time spec given replaces the old "
      "one. Answers the schedule as stored.",
      "PATCH", SCHEDULE, 'b', NULL, NULL, IDEMPOTENT, in_update,
-     sked__mcp_schedule_schema},
+     sked__mcp_schedule_schema, NULL, NULL},
     {"pause_schedule", "Pause a schedule",
      "Pause a schedule: it fires nothing until resumed; its occurrences "
      "meanwhile are missed, and resume_schedule applies its catch-up policy "
      "to them.",
      "POST", SCHEDULE "/pause", 0, NULL, NULL, IDEMPOTENT, in_name,
-     sked__mcp_schedule_schema},
+     sked__mcp_schedule_schema, NULL, NULL},
     {"resume_schedule", "Resume a schedule",
      "Resume a paused schedule: it fires again from its next occurrence, and "
      "its catch-up policy decides what of those missed while paused runs.",
      "POST", SCHEDULE "/resume", 0, NULL, NULL, IDEMPOTENT, in_name,
-     sked__mcp_schedule_schema},
+     sked__mcp_schedule_schema, NULL, NULL},
     {"delete_schedule", "Delete a schedule",
      "Delete a schedule for good: it fires no more. Its runs are kept. "
      "Succeeds also when there is no such schedule.",
      "DELETE", SCHEDULE, 0, NULL, NULL, DESTRUCTIVE | IDEMPOTENT, in_name,
-     out_deleted},
+     sked__mcp_out_deleted, NULL, NULL},
     {"trigger_schedule", "Trigger a schedule now",
      "Start one run of a schedule's workflow now, outside its time spec, "
      "with its context. Answers the new run's id; refused (conflict) while "
      "a run is active and the schedule's overlap is skip.",
-     "POST", SCHEDULE "/trigger", 0, NULL, NULL, 0, in_name, out_run_id},
+     "POST", SCHEDULE "/trigger", 0, NULL, NULL, 0, in_name,
+     sked__mcp_out_run_id, NULL, NULL},
     {"backfill_schedule", "Backfill a schedule",
      "Create a run for each occurrence of a schedule after start and up to "
      "end that has none yet (past occurrences, for example after an "
      "outage). Answers how many runs were created and how many occurrences "
      "were skipped because they had one.",
      "POST", SCHEDULE "/backfill", 'b', NULL, NULL, IDEMPOTENT, in_backfill,
-     out_backfill},
+     sked__mcp_out_backfill, NULL, NULL},
     {"skip_occurrence", "Skip one occurrence of a schedule",
      "Drop one occurrence of a schedule ahead of time: at must be an "
      "instant of its time spec not yet decided (the error names the nearest "
@@ -369,29 +269,29 @@ static const tool tools[] = {
      "skipped and creates no run. Give why as reason. Skipping it again "
      "changes nothing.",
      "POST", SCHEDULE "/skips", 'b', NULL, NULL, IDEMPOTENT | AS_MCP, in_skip,
-     out_skip},
+     sked__mcp_out_skip, NULL, NULL},
     {"unskip_occurrence", "Undo the skip of one occurrence",
      "Undo skip_occurrence: the occurrence fires as it would have. Refused "
      "(conflict) once it is decided.",
      "DELETE", SCHEDULE "/skips/{at}", 'q', NULL, NULL, IDEMPOTENT | AS_MCP,
-     in_unskip, out_skip},
+     in_unskip, sked__mcp_out_skip, NULL, NULL},
     {"list_skips", "List a schedule's skipped occurrences",
      "List the occurrences of a schedule skipped and not yet decided, with "
      "who skipped them (actor) and why (reason).",
      "GET", SCHEDULE "/skips", 0, NULL, NULL, RO | IDEMPOTENT, in_name,
-     out_skips},
+     sked__mcp_out_skips, NULL, NULL},
     {"run_occurrence", "Run one past occurrence now",
      "Run one past occurrence of a schedule now, with the id firing gives "
      "it: when it ran already, or runs later, it is the same run, never two. "
      "Answers the run's id and whether this call created it.",
      "POST", SCHEDULE "/runs", 'b', NULL, NULL, IDEMPOTENT, in_run_occurrence,
-     out_run_occurrence},
+     sked__mcp_out_run_occurrence, NULL, NULL},
     {"preview_schedule", "Preview a schedule's occurrences",
      "List the next n occurrences of a schedule after an instant, each in "
      "UTC (at) and on the schedule zone's clock (local), marked when a "
      "daylight saving change shifted or doubled it.",
      "GET", SCHEDULE "/occurrences", 'q', NULL, NULL, RO | IDEMPOTENT,
-     in_preview, out_occurrences},
+     in_preview, sked__mcp_out_occurrences, NULL, NULL},
     {"put_calendar", "Create or replace a calendar",
      "Create a calendar, or replace the one of that name: a named set of "
      "days (holidays, closing days) that schedules can exclude. Its days "
@@ -401,70 +301,116 @@ static const tool tools[] = {
      "weekend day is observed on; weekdays are its business weekdays. "
      "Answers the calendar as stored.",
      "PUT", CALENDAR, 'b', NULL, NULL, IDEMPOTENT, sked__mcp_calendar_in_put,
-     sked__mcp_calendar_schema},
+     sked__mcp_calendar_schema, NULL, NULL},
     {"list_calendars", "List calendars",
      "List every calendar, by name, with its dates, rules, includes and "
      "business weekdays.",
      "GET", "/api/v1/calendars", 0, NULL, NULL, RO | IDEMPOTENT, in_none,
-     sked__mcp_calendar_list_schema},
+     sked__mcp_calendar_list_schema, NULL, NULL},
     {"get_calendar", "Get a calendar",
      "Read one calendar's definition: its dates, rules, iCalendar text, "
      "includes, observed rule and business weekdays.",
      "GET", CALENDAR, 0, NULL, NULL, RO | IDEMPOTENT,
-     sked__mcp_calendar_in_name, sked__mcp_calendar_schema},
+     sked__mcp_calendar_in_name, sked__mcp_calendar_schema, NULL, NULL},
     {"calendar_days", "List a calendar's days",
      "List the days of a calendar from one date to another (holidays), or "
      "with business true its business days: its weekdays not among its "
      "days.",
      "GET", CALENDAR "/days", 'q', NULL, NULL, RO | IDEMPOTENT,
-     sked__mcp_calendar_in_days, sked__mcp_calendar_days_schema},
+     sked__mcp_calendar_in_days, sked__mcp_calendar_days_schema, NULL, NULL},
     {"delete_calendar", "Delete a calendar",
      "Delete a calendar; refused (conflict) while another calendar includes "
      "it. Succeeds also when there is no such calendar.",
      "DELETE", CALENDAR, 0, NULL, NULL, DESTRUCTIVE | IDEMPOTENT,
-     sked__mcp_calendar_in_name, sked__mcp_calendar_deleted_schema},
+     sked__mcp_calendar_in_name, sked__mcp_calendar_deleted_schema, NULL, NULL},
     {"list_runs", "List runs",
      "List runs, newest first, a page at a time, optionally only those of a "
      "status, a schedule or a workflow (status failed: what went wrong). "
      "Pass next_cursor back as cursor for the next page.",
      "GET", "/api/v1/runs", 'q', NULL, NULL, RO | IDEMPOTENT, in_list_runs,
-     sked__mcp_run_page_schema},
+     sked__mcp_run_page_schema, NULL, NULL},
     {"get_run", "Get a run",
      "Read one run with every attempt of every step: status, error, exit "
      "code, output and stderr of each.",
      "GET", "/api/v1/runs/{id}", 0, NULL, NULL, RO | IDEMPOTENT, in_run_id,
-     sked__mcp_run_schema},
+     sked__mcp_run_schema, NULL, NULL},
     {"cancel_run", "Cancel a run",
      "Cancel a pending, waiting or running run: its running step is stopped "
      "and its compensations run. Refused (conflict) when the run has "
      "already finished.",
      "POST", "/api/v1/runs/{id}/cancel", 0, NULL, NULL,
-     DESTRUCTIVE | IDEMPOTENT, in_run_id, sked__mcp_run_schema},
+     DESTRUCTIVE | IDEMPOTENT, in_run_id, sked__mcp_run_schema, NULL, NULL},
     {"start_run", "Start a run of a workflow",
      "Start one run of a registered workflow now with an input object. With "
      "an idempotency_key, starting again with the same key returns the "
      "same run instead of a new one.",
      "POST", "/api/v1/workflows/{workflow}/runs", 0, "input", "idempotency_key",
-     0, in_start_run, sked__mcp_run_schema},
+     0, in_start_run, sked__mcp_run_schema, NULL, NULL},
     {"list_workflows", "List workflows",
      "List the workflows the servers have registered, with their version "
      "and definition (steps, queue, retries): the names a schedule's "
      "workflow may take.",
      "GET", "/api/v1/workflows", 0, NULL, NULL, RO | IDEMPOTENT, in_none,
-     sked__mcp_workflows_schema},
+     sked__mcp_workflows_schema, NULL, NULL},
     {"explain_cron", "Explain a cron expression",
      "Say in words what a cron expression means and list its next "
      "occurrences in a time zone, with what daylight saving changes do to "
      "them. Use it to check an expression before creating a schedule.",
      "GET", "/api/v1/cron/explain", 'q', NULL, NULL, RO | IDEMPOTENT,
-     in_explain, out_explain},
+     in_explain, sked__mcp_out_explain, NULL, NULL},
     {"simulate_schedule", "Simulate a schedule",
      "Replay a schedule over a period without running anything: for each "
      "occurrence whether it would fire or be dropped and why (catch-up, "
      "overlap, window), given periods the scheduler was down. Use it to "
      "see why a schedule did or did not fire.",
      "POST", SCHEDULE "/simulate", 'b', NULL, NULL, RO | IDEMPOTENT,
-     in_simulate, out_simulate},
+     in_simulate, sked__mcp_out_simulate, NULL, NULL},
+    {"ping_schedule", "Ping a heartbeat schedule",
+     "Report on the job a heartbeat schedule watches (it runs elsewhere): "
+     "status start (it began), success (default: its run completes) or fail "
+     "(its run fails), with an optional body kept as the run's output. The "
+     "ping is for the run of the latest occurrence not yet ended, else the "
+     "next one when it is at most a minute away; refused (conflict) when "
+     "none awaits a ping, and for a schedule that is no heartbeat. Answers "
+     "the run.",
+     "POST", SCHEDULE "/ping", 'q', "body", NULL, RAW, sked__mcp_ping_in,
+     sked__mcp_run_schema, NULL, NULL},
+    {"list_notifiers", "List notifiers",
+     "List every notifier, by name: its kind (webhook, command or email) "
+     "and settings, the event types and schedules it wants, and where it "
+     "came from (a workflows file or the API). A secret is never shown, "
+     "only where the server reads it (secret_file, secret_env).",
+     "GET", "/api/v1/notifiers", 0, NULL, NULL, RO | IDEMPOTENT, in_none,
+     sked__mcp_notifier_list_schema, "notifiers", NULL},
+    {"get_notifier", "Get a notifier",
+     "Read one notifier: its kind and settings, the event types and "
+     "schedules it wants, its retry_for.",
+     "GET", NOTIFIER, 0, NULL, NULL, RO | IDEMPOTENT,
+     sked__mcp_notifier_in_name, sked__mcp_notifier_schema, NULL, NULL},
+    {"apply_notifier", "Create or replace a notifier",
+     "Create a notifier, or replace the one of that name: exactly one of "
+     "webhook {url, headers, body, secret_file or secret_env, timeout}, "
+     "command {argv, timeout} or email {to, from, subject, program, "
+     "timeout}; events, the event types it wants (run.failed, "
+     "run.timeout_exceeded, run.recovered, schedule.occurrences_missed, "
+     "schedule.deadline_missed, schedule.disabled, schedule.paused); "
+     "optionally schedules (names or globs) and retry_for. Each event it "
+     "wants is delivered at least once. Answers the notifier as stored.",
+     "PUT", NOTIFIER, 'b', NULL, NULL, IDEMPOTENT, sked__mcp_notifier_in_apply,
+     sked__mcp_notifier_schema, NULL, NULL},
+    {"delete_notifier", "Delete a notifier",
+     "Delete a notifier: its deliveries not yet made fail. An unknown "
+     "notifier is an error (not found).",
+     "DELETE", NOTIFIER, 0, NULL, NULL, DESTRUCTIVE | IDEMPOTENT,
+     sked__mcp_notifier_in_name, sked__mcp_notifier_deleted_schema, NULL, NULL},
+    {"list_deliveries", "List notifier deliveries",
+     "List the notify log, newest first: each delivery of an event to a "
+     "notifier with its state (pending, delivered, failed), attempts, last "
+     "error and status, and the event as sent; optionally one notifier's "
+     "only. Pass the id of the last delivery as before for the next page.",
+     "GET", "/api/v1/deliveries", 'q', NULL, NULL, RO | IDEMPOTENT,
+     sked__mcp_deliveries_in, sked__mcp_deliveries_schema, "deliveries",
+     "/api/v1/notifiers/{notifier}/deliveries"},
     {"list_events", "List events",
      "List the event log, oldest first, a page at a time: schedules "
      "created, changed, paused, disabled; runs created, started, finished; "
@@ -472,7 +418,7 @@ static const tool tools[] = {
      "fire with the reason. Pass next_cursor back as after for the next "
      "page.",
      "GET", "/api/v1/events", 'q', NULL, NULL, RO | IDEMPOTENT, in_list_events,
-     sked__mcp_event_page_schema},
+     sked__mcp_event_page_schema, NULL, NULL},
 };
 
 #define NTOOLS (sizeof tools / sizeof tools[0])
@@ -555,89 +501,6 @@ static const json_t *input_schema(size_t i, json_t **owned)
     return in ? in : *owned;
 }
 
-/* ---- checking the arguments ---------------------------------------------- */
-
-/* Tell whether V is of the JSON Schema type TYPE. */
-static bool is_type(const char *type, const json_t *v)
-{
-    if (strcmp(type, "string") == 0)
-        return json_is_string(v);
-    if (strcmp(type, "integer") == 0)
-        return json_is_integer(v) ||
-               (json_is_real(v) &&
-                json_real_value(v) == (double) (json_int_t) json_real_value(v));
-    if (strcmp(type, "number") == 0)
-        return json_is_number(v);
-    if (strcmp(type, "boolean") == 0)
-        return json_is_boolean(v);
-    if (strcmp(type, "object") == 0)
-        return json_is_object(v);
-    if (strcmp(type, "array") == 0)
-        return json_is_array(v);
-    if (strcmp(type, "null") == 0)
-        return json_is_null(v);
-    return true;
-}
-
-/* Check V against the type of PROP; else "expected T or U" into MSG. */
-static bool type_ok(const json_t *prop, const json_t *v, char *msg, size_t n)
-{
-    const json_t *type = json_object_get(prop, "type"), *t;
-    size_t i, len = 0;
-
-    if (!type || (json_is_string(type) && is_type(json_string_value(type), v)))
-        return true;
-    json_array_foreach(type, i,
-                       t) if (is_type(json_string_value(t), v)) return true;
-    len = (size_t) snprintf(msg, n, "expected ");
-    if (json_is_string(type))
-        (void) snprintf(msg + len, n - len, "%s", json_string_value(type));
-    json_array_foreach(type, i, t)
-    {
-        int w = snprintf(msg + len, n - len, "%s%s", i ? " or " : "",
-                         json_string_value(t));
-        if (w > 0 && (size_t) w < n - len)
-            len += (size_t) w;
-    }
-    return false;
-}
-
-/* Check ARGS against SCHEMA; the first fault into *result, a tool error
- * naming the argument. Returns 0 (*result NULL when none) or
- * SKED_ENOMEM. */
-static int check_args(const json_t *schema, json_t *args, json_t **result)
-{
-    const json_t *props = json_object_get(schema, "properties"), *v, *req;
-    char msg[160], field[SKED_ERROR_FIELD_MAX] = "";
-    const char *key;
-    size_t i;
-
-    *result = NULL;
-    json_object_foreach(args, key, v)
-    {
-        const json_t *p = json_object_get(props, key);
-        if (!p) {
-            *result = sked__mcp_tool_error(key, "unknown argument");
-            return *result ? 0 : SKED_ENOMEM;
-        }
-        if (!type_ok(p, v, msg, sizeof msg)) {
-            *result = sked__mcp_tool_error(key, msg);
-            return *result ? 0 : SKED_ENOMEM;
-        }
-    }
-    json_array_foreach(json_object_get(schema, "required"), i, req)
-    {
-        key = json_string_value(req);
-        v = json_object_get(args, key);
-        if (!v || json_is_null(v)) {
-            (void) snprintf(field, sizeof field, "%s", key);
-            *result = sked__mcp_tool_error(field, "required");
-            return *result ? 0 : SKED_ENOMEM;
-        }
-    }
-    return 0;
-}
-
 /* ---- the request --------------------------------------------------------- */
 
 /* Tell whether KEY is one of T's path arguments. */
@@ -649,6 +512,22 @@ static bool in_path(const tool *t, const char *key)
         if (strncmp(p + 1, key, n) == 0 && p[n + 1] == '}')
             return true;
     return false;
+}
+
+/* The path of T for ARGS: T's by when ARGS give every "{arg}" of it. */
+static const char *path_of(const tool *t, json_t *args)
+{
+    char name[64];
+
+    if (!t->by)
+        return t->path;
+    for (const char *p = strchr(t->by, '{'); p; p = strchr(p + 1, '{')) {
+        size_t n = (size_t) (strchr(p, '}') - p - 1);
+        (void) snprintf(name, sizeof name, "%.*s", (int) n, p + 1);
+        if (!json_is_string(json_object_get(args, name)))
+            return t->path;
+    }
+    return t->by;
 }
 
 /* Refuse an empty path argument of T into *result: the path would name
@@ -770,24 +649,55 @@ static json_t *empty_answer(const tool *t, json_t *args)
     return json_object();
 }
 
+/* ANSWER (taken) as the object of T's result: an array under T's wrap
+ * key. NULL when out of memory. */
+static json_t *wrapped(const tool *t, json_t *answer)
+{
+    if (!t->wrap || !json_is_array(answer))
+        return answer;
+    return json_pack("{s:o}", t->wrap, answer);
+}
+
+/* Ask the API T's request with ARGS (checked) for TARGET: the body as
+ * JSON, or as its text for a RAW tool. */
+static int ask(const mcp_ctx *c, const tool *t, json_t *args,
+               const char *target, unsigned *status, json_t **answer,
+               sked_error *err)
+{
+    const char *key =
+        t->header ? json_string_value(json_object_get(args, t->header)) : NULL;
+    json_t *body = NULL;
+    int rc;
+
+    if (t->hints & RAW)
+        return sked__mcp_api_text(
+            c, t->method, target,
+            json_string_value(json_object_get(args, t->whole)), key, status,
+            answer, err);
+    if ((rc = body_of(t, args, &body)) != 0)
+        return rc;
+    rc = sked__mcp_api(c, t->method, target, body, key, status, answer, err);
+    json_decref(body);
+    return rc;
+}
+
 /* Make T's request with ARGS (checked) and put its result into *out. */
 static int request(const mcp_ctx *c, const tool *t, json_t *args, json_t **out,
                    sked_error *err)
 {
-    const char *key =
-        t->header ? json_string_value(json_object_get(args, t->header)) : NULL;
     char *target = target_of(t, args), msg[SKED_ERROR_MSG_MAX + 64];
-    json_t *body = NULL, *answer = NULL;
+    json_t *answer = NULL;
     unsigned status = 0;
-    int rc = target ? body_of(t, args, &body) : SKED_ENOMEM;
+    int rc =
+        target ? ask(c, t, args, target, &status, &answer, err) : SKED_ENOMEM;
+    bool ok = rc == 0 && status >= 200 && status < 300;
 
-    if (rc == 0)
-        rc = sked__mcp_api(c, t->method, target, body, key, &status, &answer,
-                           err);
     free(target);
-    json_decref(body);
-    if (rc == SKED_ENOMEM || (rc == 0 && status >= 200 && status < 300 &&
-                              !answer && !(answer = empty_answer(t, args))))
+    if (ok && !answer)
+        answer = empty_answer(t, args);
+    if (ok && answer)
+        answer = wrapped(t, answer);
+    if (rc == SKED_ENOMEM || (ok && !answer))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, "out of memory");
     if (rc != 0) /* no answer: the server cannot be reached */
         *out = sked__mcp_tool_error(err->field, err->msg);
@@ -806,6 +716,7 @@ int sked__mcp_tool_call(const mcp_ctx *c, const char *name, json_t *args,
     const tool *t = NULL;
     const json_t *schema;
     json_t *owned = NULL, *none = NULL;
+    tool u;
     int rc;
 
     *out = NULL;
@@ -820,11 +731,14 @@ int sked__mcp_tool_call(const mcp_ctx *c, const char *name, json_t *args,
                                "the arguments are not an object");
     if (!args && !(args = none = json_object()))
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    /* The call's own row: the path its arguments choose. */
+    u = *t;
+    u.path = path_of(t, args);
     if (!(schema = input_schema((size_t) (t - tools), &owned)))
         rc = SKED_ENOMEM;
-    else if ((rc = check_args(schema, args, out)) == 0 && !*out &&
-             (rc = check_path(t, args, out)) == 0 && !*out)
-        rc = request(c, t, args, out, err);
+    else if ((rc = sked__mcp_check_args(schema, args, out)) == 0 && !*out &&
+             (rc = check_path(&u, args, out)) == 0 && !*out)
+        rc = request(c, &u, args, out, err);
     json_decref(owned);
     json_decref(none);
     if (rc == SKED_ENOMEM && !err->code)

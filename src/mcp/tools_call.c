@@ -2,8 +2,8 @@
 /* The requests and answers the tools, the resources and the prompts
  * share (tools_int.h): a value escaped into a target, the API's error
  * said as the CLI says it ("timezone: unknown time zone ..."), a GET
- * whose failure is an error code, and the two shapes of a tool's
- * result. */
+ * whose failure is an error code, the two shapes of a tool's result,
+ * and the check of a call's arguments against its input schema. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,4 +141,84 @@ json_t *sked__mcp_tool_error(const char *field, const char *msg)
 
     field_message(field, msg, text, sizeof text);
     return json_pack("{s:o, s:b}", "content", text_content(text), "isError", 1);
+}
+
+/* ---- checking the arguments ---------------------------------------------- */
+
+/* Tell whether V is of the JSON Schema type TYPE. */
+static bool is_type(const char *type, const json_t *v)
+{
+    if (strcmp(type, "string") == 0)
+        return json_is_string(v);
+    if (strcmp(type, "integer") == 0)
+        return json_is_integer(v) ||
+               (json_is_real(v) &&
+                json_real_value(v) == (double) (json_int_t) json_real_value(v));
+    if (strcmp(type, "number") == 0)
+        return json_is_number(v);
+    if (strcmp(type, "boolean") == 0)
+        return json_is_boolean(v);
+    if (strcmp(type, "object") == 0)
+        return json_is_object(v);
+    if (strcmp(type, "array") == 0)
+        return json_is_array(v);
+    if (strcmp(type, "null") == 0)
+        return json_is_null(v);
+    return true;
+}
+
+/* Check V against the type of PROP; else "expected T or U" into MSG. */
+static bool type_ok(const json_t *prop, const json_t *v, char *msg, size_t n)
+{
+    const json_t *type = json_object_get(prop, "type"), *t;
+    size_t i, len = 0;
+
+    if (!type || (json_is_string(type) && is_type(json_string_value(type), v)))
+        return true;
+    json_array_foreach(type, i,
+                       t) if (is_type(json_string_value(t), v)) return true;
+    len = (size_t) snprintf(msg, n, "expected ");
+    if (json_is_string(type))
+        (void) snprintf(msg + len, n - len, "%s", json_string_value(type));
+    json_array_foreach(type, i, t)
+    {
+        int w = snprintf(msg + len, n - len, "%s%s", i ? " or " : "",
+                         json_string_value(t));
+        if (w > 0 && (size_t) w < n - len)
+            len += (size_t) w;
+    }
+    return false;
+}
+
+int sked__mcp_check_args(const json_t *schema, json_t *args, json_t **result)
+{
+    const json_t *props = json_object_get(schema, "properties"), *v, *req;
+    char msg[160], field[SKED_ERROR_FIELD_MAX] = "";
+    const char *key;
+    size_t i;
+
+    *result = NULL;
+    json_object_foreach(args, key, v)
+    {
+        const json_t *p = json_object_get(props, key);
+        if (!p) {
+            *result = sked__mcp_tool_error(key, "unknown argument");
+            return *result ? 0 : SKED_ENOMEM;
+        }
+        if (!type_ok(p, v, msg, sizeof msg)) {
+            *result = sked__mcp_tool_error(key, msg);
+            return *result ? 0 : SKED_ENOMEM;
+        }
+    }
+    json_array_foreach(json_object_get(schema, "required"), i, req)
+    {
+        key = json_string_value(req);
+        v = json_object_get(args, key);
+        if (!v || json_is_null(v)) {
+            (void) snprintf(field, sizeof field, "%s", key);
+            *result = sked__mcp_tool_error(field, "required");
+            return *result ? 0 : SKED_ENOMEM;
+        }
+    }
+    return 0;
 }

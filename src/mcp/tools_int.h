@@ -39,6 +39,20 @@ json_t *sked__mcp_run_page_schema(void);
 json_t *sked__mcp_workflows_schema(void);
 json_t *sked__mcp_event_page_schema(void);
 
+/* The output schemas of the other tools of tools.c's table: a run's id,
+ * a backfill's counts, occurrences, a cron expression explained, a
+ * simulation's decisions, a skip, the skips, a run of an occurrence and
+ * a schedule deleted. */
+json_t *sked__mcp_out_run_id(void);
+json_t *sked__mcp_out_backfill(void);
+json_t *sked__mcp_out_occurrences(void);
+json_t *sked__mcp_out_explain(void);
+json_t *sked__mcp_out_simulate(void);
+json_t *sked__mcp_out_skip(void);
+json_t *sked__mcp_out_skips(void);
+json_t *sked__mcp_out_run_occurrence(void);
+json_t *sked__mcp_out_deleted(void);
+
 /* The calendar tools' schemas (tools_calendar.c): the input of a put
  * (every writable field, the name required), of a name, of the days of a
  * period; the output of a calendar, a list, the days and a delete. */
@@ -50,6 +64,19 @@ json_t *sked__mcp_calendar_list_schema(void);
 json_t *sked__mcp_calendar_days_schema(void);
 json_t *sked__mcp_calendar_deleted_schema(void);
 
+/* The notifier tools' schemas and ping_schedule's (tools_notifier.c):
+ * the input of an apply (every writable key, the name required), of a
+ * name, of the notify log's filters, of a ping; the output of a
+ * notifier, a list, a page of deliveries and a delete. */
+json_t *sked__mcp_notifier_in_apply(void);
+json_t *sked__mcp_notifier_in_name(void);
+json_t *sked__mcp_deliveries_in(void);
+json_t *sked__mcp_ping_in(void);
+json_t *sked__mcp_notifier_schema(void);
+json_t *sked__mcp_notifier_list_schema(void);
+json_t *sked__mcp_deliveries_schema(void);
+json_t *sked__mcp_notifier_deleted_schema(void);
+
 /* {"type": TYPE, "description": DESC}, TYPE a JSON Schema type name. */
 json_t *sked__mcp_prop(const char *type, const char *desc);
 
@@ -60,6 +87,12 @@ json_t *sked__mcp_object(json_t *props, const char *const *required,
                          bool closed);
 
 /* ---- requests and answers (tools_call.c) --------------------------------- */
+
+/* Check ARGS against the input SCHEMA of a tool: a key not among its
+ * properties, a value not of its type or a required one missing is a
+ * tool error naming the argument, put into *result. Returns 0 (*result
+ * NULL when nothing is wrong) or SKED_ENOMEM. */
+int sked__mcp_check_args(const json_t *schema, json_t *args, json_t **result);
 
 /* Append V to B percent-encoded: every byte but RFC 3986's unreserved,
  * and the dots of "." and "..", so that a name is one path segment or

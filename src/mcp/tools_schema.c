@@ -370,3 +370,113 @@ json_t *sked__mcp_event_page_schema(void)
                        "the id to pass as after for the next page; null on "
                        "the last");
 }
+
+/* ---- the output schemas of tools.c's table
+ * ------------------------------------------------------ */
+
+json_t *sked__mcp_out_run_id(void)
+{
+    return sked__mcp_object(json_pack("{s:{s:s, s:s}}", "run_id", "type",
+                                      "string", "description",
+                                      "the id of the run created"),
+                            (const char *const[]){"run_id", NULL}, false);
+}
+
+json_t *sked__mcp_out_backfill(void)
+{
+    return sked__mcp_object(
+        json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "created", "type", "integer",
+                  "description", "runs created", "skipped", "type", "integer",
+                  "description", "occurrences that already had a run"),
+        (const char *const[]){"created", "skipped", NULL}, false);
+}
+
+static json_t *occurrence_item(void)
+{
+    return json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:[s, s]}}}", "type",
+                     "object", "properties", "at", "type", "string", "local",
+                     "type", "string", "mark", "type", "string", "null");
+}
+
+json_t *sked__mcp_out_occurrences(void)
+{
+    json_t *item = occurrence_item();
+
+    return sked__mcp_object(item ? json_pack("{s:{s:s, s:o}}", "occurrences",
+                                             "type", "array", "items", item)
+                                 : NULL,
+                            (const char *const[]){"occurrences", NULL}, false);
+}
+
+json_t *sked__mcp_out_explain(void)
+{
+    json_t *item = occurrence_item();
+
+    return sked__mcp_object(
+        item ? json_pack("{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s, s:o}}", "expr",
+                         "type", "string", "timezone", "type", "string",
+                         "description", "type", "string", "occurrences", "type",
+                         "array", "items", item)
+             : NULL,
+        (const char *const[]){"description", "occurrences", NULL}, false);
+}
+
+json_t *sked__mcp_out_simulate(void)
+{
+    json_t *item =
+        json_pack("{s:s, s:{s:{s:s, s:[s, s]}, s:{}, s:{}, s:{}}}", "type",
+                  "object", "properties", "decision", "type", "string", "enum",
+                  "fire", "drop", "occurrence", "reason", "run_id");
+
+    return sked__mcp_object(item ? json_pack("{s:{s:s, s:o}}", "decisions",
+                                             "type", "array", "items", item)
+                                 : NULL,
+                            (const char *const[]){"decisions", NULL}, false);
+}
+
+json_t *sked__mcp_out_skip(void)
+{
+    return sked__mcp_object(
+        json_pack("{s:{s:s}, s:{s:s}, s:{s:s, s:s}, s:{s:s, s:s}}", "schedule",
+                  "type", "string", "occurrence", "type", "string", "skipped",
+                  "type", "boolean", "description",
+                  "whether the occurrence is skipped now", "changed", "type",
+                  "boolean", "description",
+                  "false: it was so already, nothing changed"),
+        (const char *const[]){"schedule", "occurrence", "skipped", "changed",
+                              NULL},
+        false);
+}
+
+json_t *sked__mcp_out_skips(void)
+{
+    json_t *item = json_pack(
+        "{s:s, s:{s:{s:s}, s:{s:s}, s:{s:[s, s]}, s:{s:s}}}", "type", "object",
+        "properties", "occurrence", "type", "string", "actor", "type", "string",
+        "reason", "type", "string", "null", "created_at", "type", "string");
+
+    return sked__mcp_object(
+        item ? json_pack("{s:{s:s}, s:{s:s, s:o}}", "schedule", "type",
+                         "string", "skips", "type", "array", "items", item)
+             : NULL,
+        (const char *const[]){"schedule", "skips", NULL}, false);
+}
+
+json_t *sked__mcp_out_run_occurrence(void)
+{
+    return sked__mcp_object(
+        json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "run_id", "type", "string",
+                  "description", "the occurrence's run (the id firing gives)",
+                  "created", "type", "boolean", "description",
+                  "false: the run existed already"),
+        (const char *const[]){"run_id", "created", NULL}, false);
+}
+
+json_t *sked__mcp_out_deleted(void)
+{
+    return sked__mcp_object(
+        json_pack("{s:{s:s}, s:{s:s, s:s}}", "name", "type", "string",
+                  "deleted", "type", "boolean", "description",
+                  "true: the schedule is gone (also when it did not exist)"),
+        (const char *const[]){"name", "deleted", NULL}, false);
+}

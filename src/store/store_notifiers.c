@@ -181,8 +181,21 @@ int sked__store_notifier_delete(sked_store *st, const char *name,
 struct sync_arg {
     const char *app;
     const sked_notifier *set;
-    size_t n, changed;
+    size_t n;
+    bool prune;
+    sked_apply_result res;
 };
+
+/* Count NAME under KIND of R, keeping the names while they are few. */
+static void noted(sked_apply_result *r, sked_apply_kind kind, const char *name)
+{
+    size_t *count[SKED_APPLY_KINDS] = {&r->created, &r->updated, &r->deleted};
+    size_t k = (*count[kind])++;
+
+    if (k < SKED_APPLY_NAMES_MAX)
+        (void) snprintf(r->names[kind][k], sizeof r->names[kind][k], "%s",
+                        name);
+}
 
 static bool ours(const sked_notifier *n, const char *app)
 {
@@ -235,15 +248,18 @@ static int sync_rows(sked_store *st, sked__tx *tx, struct sync_arg *a,
         w.app = (char *) a->app;
         if (w.retry_for == 0)
             w.retry_for = SKED_NOTIFY_RETRY_DEFAULT;
-        if (old && !differs(old, &w))
+        if (old && !differs(old, &w)) {
+            a->res.unchanged++;
             continue;
+        }
         rc = write_row(st, tx, &w, now, &created, err);
         if (rc == 0)
             rc = emit(st, tx, created ? "notifier.created" : "notifier.updated",
                       &w, w.name, err);
-        a->changed++;
+        noted(&a->res, created ? SKED_APPLY_CREATED : SKED_APPLY_UPDATED,
+              w.name);
     }
-    for (size_t i = 0; rc == 0 && i < nv; i++)
+    for (size_t i = 0; rc == 0 && a->prune && i < nv; i++)
         if (ours(&v[i], a->app)) {
             bool keep = false;
             for (size_t j = 0; !keep && j < a->n; j++)
@@ -252,7 +268,7 @@ static int sync_rows(sked_store *st, sked__tx *tx, struct sync_arg *a,
                 rc = st->ops->notifier_delete(tx, v[i].name, now, &gone, err);
                 if (rc == 0)
                     rc = emit(st, tx, "notifier.deleted", NULL, v[i].name, err);
-                a->changed++;
+                noted(&a->res, SKED_APPLY_DELETED, v[i].name);
             }
         }
     return rc;
@@ -265,7 +281,7 @@ static int sync_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     size_t nv = 0;
     int rc = sked__notify_read_tx(st, tx, NULL, &v, &nv, err);
 
-    a->changed = 0;
+    memset(&a->res, 0, sizeof a->res);
     if (rc == 0)
         rc = sync_rows(st, tx, a, v, nv, err);
     sked__notifiers_free(v, nv);
@@ -276,7 +292,19 @@ int sked__store_notifiers_sync(sked_store *st, const char *app,
                                const sked_notifier *set, size_t n,
                                size_t *changed, sked_error *err)
 {
-    struct sync_arg a = {.app = app, .set = set, .n = n};
+    sked_apply_result r;
+    int rc = sked__store_notifiers_apply(st, app, set, n, true, &r, err);
+
+    if (rc == 0 && changed)
+        *changed = r.created + r.updated + r.deleted;
+    return rc;
+}
+
+int sked__store_notifiers_apply(sked_store *st, const char *app,
+                                const sked_notifier *set, size_t n, bool prune,
+                                sked_apply_result *res, sked_error *err)
+{
+    struct sync_arg a = {.app = app, .set = set, .n = n, .prune = prune};
     char field[SKED_ERROR_FIELD_MAX + 200];
     int rc = 0;
 
@@ -291,8 +319,8 @@ int sked__store_notifiers_sync(sked_store *st, const char *app,
     }
     if (rc == 0)
         rc = sked__store_run_tx(st, SKED__TX_SERIAL, sync_tx, &a, err);
-    if (rc == 0 && changed)
-        *changed = a.changed;
+    if (rc == 0 && res)
+        *res = a.res;
     return rc;
 }
 

@@ -47,6 +47,12 @@ int sked__store_notifier_delete(sked_store *st, const char *name,
 int sked__store_notifiers_sync(sked_store *st, const char *app,
                                const sked_notifier *set, size_t n,
                                size_t *changed, sked_error *err);
+/* The same with the deletion only with PRUNE (sked apply --prune), and
+ * what changed into *res (may be NULL): created, updated, unchanged and
+ * deleted, with their first names. */
+int sked__store_notifiers_apply(sked_store *st, const char *app,
+                                const sked_notifier *set, size_t n, bool prune,
+                                sked_apply_result *res, sked_error *err);
 
 /* Lease to OWNER for LEASE at most LIMIT due deliveries (store_ops.h
  * deliveries_claim); *out of *n (sked__deliveries_free). */

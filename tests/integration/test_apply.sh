@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # "sked apply FILE [--prune]" on a SQLite file: the example applies, a
 # second apply changes nothing, --prune deletes the file's old schedules
-# and leaves those made with the CLI, and a file with any mistake (a bad
+# and leaves those made with the CLI; the file's notifiers become its
+# app's (an API one of a name in the file taken over, another app's
+# refused), --prune deletes the app's others; and a file with any mistake (a bad
 # value on a known line, an unknown key, bad YAML, no file) prints
 # "FILE:LINE:COLUMN: path: message" and writes nothing.
 #
@@ -269,5 +271,86 @@ run apply empty.yaml
 [ "$rc" -eq 0 ] && [ "$(cat "$tmp/out")" = \
     "0 created, 0 updated, 0 unchanged, 0 deleted" ] && pass ||
     fail "want zero counts"
+
+# ---- notifiers: the file's app's, as a server's load makes them ----------
+# check GOT WANT: the test $name passes when they are equal.
+check() {
+    if [ "$1" = "$2" ]; then pass; else fail "got: $1; want: $2"; fi
+}
+notifiers() {
+    "$bin" notify list --json |
+        "$py" -c 'import json,sys
+for n in json.load(sys.stdin): print(n["name"], n["source"], n["app"], n["kind"])'
+}
+cat >n1.yaml <<'EOF'
+app: alerts
+notifiers:
+  pager:
+    command: {argv: ["/bin/true"]}
+    events: [run.failed]
+  hook:
+    webhook: {url: "http://127.0.0.1:9/hook", secret_env: HOOK_SECRET}
+    events: [schedule.paused]
+EOF
+cat >n2.yaml <<'EOF'
+app: alerts
+notifiers:
+  hook:
+    webhook: {url: "http://127.0.0.1:9/other", secret_env: HOOK_SECRET}
+    events: [schedule.paused]
+EOF
+cat >api.yaml <<'EOF'
+notifiers:
+  pager:
+    command: {argv: ["/bin/false"]}
+    events: [run.failed]
+  by-hand:
+    command: {argv: ["/bin/true"]}
+    events: [run.failed]
+EOF
+"$bin" notify apply api.yaml >/dev/null 2>&1
+name="sked notify apply makes API notifiers"
+check "$(notifiers)" "by-hand api None command
+pager api None command"
+out "apply writes the file's notifiers (an API one of its names taken over)" \
+    "schedules: 0 created, 0 updated, 0 unchanged, 0 deleted
+notifiers: 1 created, 1 updated, 0 unchanged, 0 deleted" apply n1.yaml
+name="they are the app's code notifiers, the other API one untouched"
+check "$(notifiers)" "by-hand api None command
+hook code alerts webhook
+pager code alerts command"
+name="the taken-over notifier is the file's"
+check "$("$bin" notify get pager | "$py" -c 'import json,sys; print(json.load(sys.stdin)["command"]["argv"])')" \
+    "['/bin/true']"
+out "applying it again changes nothing" \
+    "schedules: 0 created, 0 updated, 0 unchanged, 0 deleted
+notifiers: 0 created, 0 updated, 2 unchanged, 0 deleted" apply n1.yaml
+out "without --prune a notifier left out of the file stays" \
+    "schedules: 0 created, 0 updated, 0 unchanged, 0 deleted
+notifiers: 0 created, 1 updated, 0 unchanged, 0 deleted" apply n2.yaml
+name="pager is still there"
+check "$(notifiers | cut -d' ' -f1 | tr '\n' ' ')" "by-hand hook pager "
+out "--prune deletes the app's code notifiers not in the file" \
+    "schedules: 0 created, 0 updated, 0 unchanged, 0 deleted
+notifiers: 0 created, 0 updated, 1 unchanged, 1 deleted" apply n2.yaml --prune
+name="only the app's: the API notifier stays"
+check "$(notifiers | cut -d' ' -f1 | tr '\n' ' ')" "by-hand hook "
+name="--json counts them under notifiers"
+run apply n2.yaml --json
+check "$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["notifiers"])' "$tmp/out")" \
+    "{'created': 0, 'updated': 0, 'unchanged': 1, 'deleted': 0}"
+bad "a bad notifier in the file" \
+    'sked: bad.yaml:4:5: notifiers.x.events: events[0]: "run.nope" is not a notifiable event type' \
+    'notifiers:
+  x:
+    command: {argv: [/bin/true]}
+    events: [run.nope]
+'
+name="another app's notifier name is refused, nothing written"
+printf 'app: rival\nnotifiers:\n  hook:\n    command: {argv: [/bin/true]}\n    events: [run.failed]\n' >rival.yaml
+before=$(dump)
+run apply rival.yaml
+[ "$rc" -eq 4 ] && grep -q 'notifiers.hook: a notifier of that name is app alerts' "$tmp/err" &&
+    [ "$(dump)" = "$before" ] && pass || fail "exit $rc: $(cat "$tmp/err")"
 
 finish

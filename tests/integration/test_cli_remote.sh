@@ -13,7 +13,9 @@
 #    and skips of one occurrence, run of one past occurrence, preview,
 #    simulate, delete, not found (3); apply and --prune; runs: list, get,
 #    start with an idempotency key, cancel (and again: 4); workflow list;
-#    events; notifiers: apply, list, get, delete, log. Human and --json
+#    events; notifiers: apply, list, get, delete, log, and sked apply of
+#    a file's notifiers (taken over, unchanged, pruned, another app's
+#    name refused). Human and --json
 #    outputs; a schedule with every field of a
 #    definition set, then changed. The two transcripts are compared line
 #    by line, instants of "now" and the ids made of them replaced. Every
@@ -111,6 +113,33 @@ cat >"$tmp/bad-notify.yaml" <<'EOF'
 notifiers:
   h:
     webhook: {url: "gopher://x"}
+    events: [run.failed]
+EOF
+# sked apply of notifiers: app alerts takes ops-hook over from the API
+# (sked notify apply made it), then prunes it; app rival is refused one
+# of alerts' names.
+cat >"$tmp/ntf-apply1.yaml" <<'EOF'
+app: alerts
+notifiers:
+  ops-hook:
+    webhook: {url: "http://127.0.0.1:9/hook", secret_env: HOOK_SECRET}
+    events: [run.failed]
+  pager:
+    command: {argv: ["/bin/true"]}
+    events: [schedule.paused]
+EOF
+cat >"$tmp/ntf-apply2.yaml" <<'EOF'
+app: alerts
+notifiers:
+  pager:
+    command: {argv: ["/bin/true", "--loud"]}
+    events: [schedule.paused]
+EOF
+cat >"$tmp/ntf-rival.yaml" <<'EOF'
+app: rival
+notifiers:
+  pager:
+    command: {argv: ["/bin/true"]}
     events: [run.failed]
 EOF
 cat >"$tmp/bad.yaml" <<'EOF'
@@ -366,6 +395,13 @@ scenario() {
     sk notify log ops-hook -n 5 --json
     sk notify log --before 1 --limit 2
     sk notify log --limit 0
+    sk notify log mail
+    sk apply "$tmp/ntf-apply1.yaml"
+    sk apply "$tmp/ntf-apply1.yaml" --json
+    sk notify list
+    sk apply "$tmp/ntf-apply2.yaml" --prune
+    sk apply "$tmp/ntf-rival.yaml"
+    sk notify list --json
     # -- delete, and the events of it all
     sk schedule delete s3
     sk schedule delete s3
@@ -407,9 +443,9 @@ $(head -c 6000 "$tmp/diff")"
 fi
 # The scenario did what it says (not two identical failures).
 n=$(grep -c '^\$ sked' "$tmp/direct.norm")
-check scenario.commands "$n" 160
+check scenario.commands "$n" 167
 check scenario.exits "$(grep '^exit ' "$tmp/remote.norm" | sort | uniq -c |
-    awk '{printf "%s:%s ", $3, $1}')" "0:107 1:22 2:4 3:17 4:10 "
+    awk '{printf "%s:%s ", $3, $1}')" "0:112 1:22 2:4 3:18 4:11 "
 grep -q '^created schedule s1 (active); next: 2027-01-01T09:00:00+01:00$' \
     "$tmp/remote.norm" && pass || fail scenario.create "no created line"
 grep -q '^stderr: sked: cannot trigger schedule "s1": ' "$tmp/remote.norm" &&

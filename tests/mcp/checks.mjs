@@ -15,11 +15,16 @@ import { EmptyResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 
-import { VERSIONS, TIMEOUT, skedVersion, sked, textOf, waitNote, sleep } from './lib.mjs';
+import { join } from 'node:path';
 
-// SPEC 8's sixteen tools, the two of issue 16, the five of calendars, and
-// the four of one occurrence.
+import { VERSIONS, TIMEOUT, skedVersion, sked, textOf, waitNote, sleep, readFileSync } from './lib.mjs';
+import { writeFileSync } from 'node:fs';
+
+// SPEC 8's sixteen tools, the two of issue 16, the five of calendars, the
+// four of one occurrence, and the ping and five notifier tools of issue 19.
 export const TOOLS = [
+    'ping_schedule', 'list_notifiers', 'get_notifier', 'apply_notifier',
+    'delete_notifier', 'list_deliveries',
     'skip_occurrence', 'unskip_occurrence', 'list_skips', 'run_occurrence',
     'put_calendar', 'list_calendars', 'get_calendar', 'calendar_days',
     'delete_calendar',
@@ -30,6 +35,7 @@ export const TOOLS = [
     'simulate_schedule', 'list_events',
 ];
 const READ_ONLY = new Set([
+    'list_notifiers', 'get_notifier', 'list_deliveries',
     'list_skips', 'list_calendars', 'get_calendar', 'calendar_days',
     'list_schedules', 'get_schedule', 'preview_schedule', 'list_runs', 'get_run',
     'list_workflows', 'explain_cron', 'simulate_schedule', 'list_events',
@@ -189,7 +195,7 @@ export function toolsSuite(ctx) {
     describe('tools', () => {
         const s = session(ctx);
 
-        it('lists the 27 tools, each with a description', () => {
+        it(`lists the ${TOOLS.length} tools, each with a description`, () => {
             assert.deepEqual(s.list.map((t) => t.name).sort(), [...TOOLS].sort());
             for (const t of s.list) assert.ok(t.description?.length > 20, `${t.name}: no description`);
         });
@@ -247,13 +253,15 @@ export function toolsSuite(ctx) {
                 }
                 assert.equal(a.readOnlyHint, READ_ONLY.has(t.name), `${t.name}.readOnlyHint`);
             }
-            for (const n of ['delete_schedule', 'cancel_run']) {
+            for (const n of ['delete_schedule', 'cancel_run', 'delete_notifier']) {
                 assert.equal(s.call.tool(n).annotations.destructiveHint, true, `${n}.destructiveHint`);
             }
             for (const n of ['get_schedule', 'pause_schedule', 'resume_schedule', 'delete_schedule']) {
                 assert.equal(s.call.tool(n).annotations.idempotentHint, true, `${n}.idempotentHint`);
             }
             assert.equal(s.call.tool('trigger_schedule').annotations.idempotentHint, false, 'trigger_schedule.idempotentHint');
+            assert.equal(s.call.tool('ping_schedule').annotations.idempotentHint, false, 'ping_schedule.idempotentHint');
+            assert.equal(s.call.tool('apply_notifier').annotations.idempotentHint, true, 'apply_notifier.idempotentHint');
         });
 
         describe('every tool with valid input', () => {
@@ -682,6 +690,155 @@ export function cancelSuite(ctx) {
             await sleep(3000);
             const answer = s.client.wire.received.find((m) => m.id === call.id);
             assert.equal(answer, undefined, `the cancelled call was answered: ${show(answer)?.slice(0, 200)}`);
+        });
+    });
+}
+
+// Issue 19 through the tools: pings of heartbeat schedules and the
+// notifiers with their notify log. CTX.delivers: a server runs beside the
+// session and delivers (the command notifier's file is then written).
+export function notifySuite(ctx) {
+    describe('heartbeat pings and notifiers', () => {
+        const s = session(ctx);
+        const SECRET = 'hook-secret-7f3a9c51';
+        const texts = []; // every answer of this suite, for the secret check
+        const ok = async (name, args) => {
+            const out = await s.call.ok(name, args);
+            texts.push(show(out));
+            return out;
+        };
+        const bad = async (name, args, words) => {
+            const text = await s.call.bad(name, args, words);
+            texts.push(text);
+            return text;
+        };
+        const db = () => ctx.fixture().db;
+        const cliList = () => JSON.parse(sked(['--db', db(), 'notify', 'list', '--json'])).map((n) => n.name).sort();
+        const st = {};
+        // A heartbeat schedule NAME: its first occurrence 20 s after now, at
+        // most a minute ahead, so one ping awaits it.
+        const heartbeat = (name) => ok('create_schedule', {
+            name, workflow: 'tidy', every_secs: 20, heartbeat: true, deadline_secs: 3600,
+        });
+        before(() => {
+            st.notes = join(ctx.fixture().dir, 'notes.jsonl');
+            st.secretFile = join(ctx.fixture().dir, 'hook.secret');
+            writeFileSync(st.secretFile, `${SECRET}\n`);
+        });
+
+        it('ping_schedule: success completes the run, the body its output', async () => {
+            await heartbeat('mcp-hb-ok');
+            const run = await ok('ping_schedule', { name: 'mcp-hb-ok', body: 'backed up 3 files' });
+            assert.equal(run.status, 'completed');
+            assert.equal(run.trigger, 'heartbeat');
+            assert.equal(run.schedule, 'mcp-hb-ok');
+            assert.equal(run.output, 'backed up 3 files');
+            const got = await ok('get_run', { [key(s.call.tool('get_run'), 'id', 'run_id')]: run.id });
+            assert.equal(got.status, 'completed');
+            st.okRun = run.id;
+        });
+        it('ping_schedule: bad status, unknown schedule, not a heartbeat: errors naming them, no run written', async () => {
+            await bad('ping_schedule', { name: 'mcp-hb-ok', status: 'later' }, ['status', 'later']);
+            await bad('ping_schedule', { name: 'no-such-heartbeat' }, ['no-such-heartbeat']);
+            await bad('ping_schedule', { name: 'tidy', status: 'fail' }, ['heartbeat']);
+            await bad('ping_schedule', { name: 'mcp-hb-ok', body: 42 }, ['body']);
+            await bad('ping_schedule', { name: 'mcp-hb-ok', body: 'x'.repeat(65537) }, ['body']);
+            await bad('ping_schedule', { status: 'success' }, ['name']);
+            const runs = await ok('list_runs', { schedule: 'mcp-hb-ok' });
+            assert.deepEqual(runs.runs.map((r) => [r.id, r.status]), [[st.okRun, 'completed']]);
+            const tidy = await ok('list_runs', { schedule: 'tidy' });
+            assert.ok(tidy.runs.every((r) => r.trigger !== 'heartbeat'), show(tidy.runs));
+        });
+        it('apply_notifier creates, get_notifier and list_notifiers read, the CLI sees them', async () => {
+            const pager = await ok('apply_notifier', {
+                name: 'mcp-pager',
+                command: { argv: ['/bin/sh', '-c', `cat >> '${st.notes}'; echo >> '${st.notes}'`] },
+                events: ['run.failed'],
+                schedules: ['mcp-hb-*'],
+            });
+            assert.equal(pager.kind, 'command');
+            assert.equal(pager.source, 'api');
+            assert.deepEqual(pager.events, ['run.failed']);
+            const hook = await ok('apply_notifier', {
+                name: 'mcp-hook',
+                webhook: { url: 'http://127.0.0.1:9/hook', secret_file: st.secretFile },
+                events: ['schedule.deadline_missed'],
+                retry_for: '1h',
+            });
+            assert.equal(hook.kind, 'webhook');
+            assert.equal(hook.webhook.secret_file, st.secretFile);
+            const got = await ok('get_notifier', { name: 'mcp-hook' });
+            assert.equal(got.webhook.url, 'http://127.0.0.1:9/hook');
+            assert.equal(got.retry_for, '1h');
+            const list = await ok('list_notifiers', {});
+            assert.deepEqual(list.notifiers.map((n) => n.name).sort(), ['mcp-hook', 'mcp-pager']);
+            assert.deepEqual(cliList(), ['mcp-hook', 'mcp-pager']);
+        });
+        it('apply_notifier again replaces it', async () => {
+            const out = await ok('apply_notifier', {
+                name: 'mcp-hook',
+                webhook: { url: 'http://127.0.0.1:9/other', secret_file: st.secretFile },
+                events: ['schedule.deadline_missed', 'schedule.paused'],
+            });
+            assert.equal(out.webhook.url, 'http://127.0.0.1:9/other');
+            assert.deepEqual(out.events, ['schedule.deadline_missed', 'schedule.paused']);
+            assert.equal(out.retry_for, '1d', 'retry_for not given: back to its default');
+            const cli = JSON.parse(sked(['--db', db(), 'notify', 'get', 'mcp-hook']));
+            assert.equal(cli.webhook.url, 'http://127.0.0.1:9/other');
+        });
+        it('apply_notifier: bad input is refused naming the field, and nothing is written', async () => {
+            const before0 = JSON.parse(sked(['--db', db(), 'notify', 'list', '--json']));
+            await bad('apply_notifier', { name: 'mcp-bad', command: { argv: ['true'] }, events: ['run.exploded'] }, ['events[0]', 'run.exploded']);
+            await bad('apply_notifier', { name: 'mcp-bad', webhook: { url: 'ftp://example.com/x' }, events: ['run.failed'] }, ['webhook.url']);
+            await bad('apply_notifier', { name: 'mcp-bad', webhook: { urll: 'http://example.com/' }, events: ['run.failed'] }, ['webhook.urll']);
+            await bad('apply_notifier', { name: 'mcp-bad', command: { argv: ['true'] }, evnts: ['run.failed'] }, ['evnts']);
+            await bad('apply_notifier', { name: 'mcp-hook', webhook: { url: 'ftp://example.com/x' }, events: ['run.failed'] }, ['webhook.url']);
+            await bad('apply_notifier', { name: 'mcp-bad', command: { argv: ['true'] }, events: ['run.failed'], retry_for: 'forever' }, ['retry_for']);
+            await bad('get_notifier', { name: 'mcp-bad' }, ['mcp-bad']);
+            assert.deepEqual(JSON.parse(sked(['--db', db(), 'notify', 'list', '--json'])), before0);
+        });
+        it('ping_schedule with status fail fails the run; list_deliveries shows its run.failed for the notifier', async () => {
+            await heartbeat('mcp-hb-fail');
+            const run = await ok('ping_schedule', { name: 'mcp-hb-fail', status: 'fail', body: 'disk full' });
+            assert.equal(run.status, 'failed');
+            assert.equal(run.error_code, 'ping_failed');
+            assert.equal(run.output, 'disk full');
+            const mine = (out) => out.deliveries.filter((d) => d.event?.type === 'run.failed' && d.event?.subject === run.id);
+            let page = await ok('list_deliveries', { notifier: 'mcp-pager' });
+            assert.equal(mine(page).length, 1, show(page));
+            const d = mine(page)[0];
+            assert.equal(d.notifier, 'mcp-pager');
+            assert.equal(d.delivery, `${d.event_id}-mcp-pager`);
+            assert.equal(d.event.schedule, 'mcp-hb-fail');
+            const all = await ok('list_deliveries', {});
+            assert.equal(mine(all).length, 1, 'list_deliveries without a notifier');
+            const none = await ok('list_deliveries', { notifier: 'mcp-pager', before: d.id });
+            assert.equal(mine(none).length, 0, 'before: only older deliveries');
+            if (ctx.delivers) {
+                const deadline = Date.now() + 15000;
+                while (mine(page)[0].state !== 'delivered' && Date.now() < deadline) {
+                    await sleep(200);
+                    page = await ok('list_deliveries', { notifier: 'mcp-pager' });
+                }
+                assert.equal(mine(page)[0].state, 'delivered', show(mine(page)[0]));
+                const sent = readFileSync(st.notes, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+                assert.ok(sent.some((e) => e.type === 'run.failed' && e.subject === run.id), show(sent));
+            } else {
+                assert.equal(d.state, 'pending', 'no server runs to deliver it');
+            }
+            await bad('list_deliveries', { notifier: 'no-such-notifier' }, ['no-such-notifier']);
+            await bad('list_deliveries', { limit: 0 }, ['limit']);
+        });
+        it('delete_notifier deletes it; deleting it again is an error naming it', async () => {
+            const del = await ok('delete_notifier', { name: 'mcp-hook' });
+            assert.deepEqual(del, { name: 'mcp-hook', deleted: true });
+            await bad('get_notifier', { name: 'mcp-hook' }, ['mcp-hook']);
+            await bad('delete_notifier', { name: 'mcp-hook' }, ['mcp-hook']);
+            assert.deepEqual(cliList(), ['mcp-pager']);
+        });
+        it('no answer holds the secret, only where the server reads it', () => {
+            assert.ok(texts.length > 20, `${texts.length} answers`);
+            for (const t of texts) assert.ok(!t.includes(SECRET), `an answer holds the secret: ${t.slice(0, 300)}`);
         });
     });
 }

@@ -9,12 +9,13 @@ import assert from 'node:assert/strict';
 import { describe, it, before, after } from 'node:test';
 
 import { makeFixture, startServer, httpClient, TIMEOUT, VERSIONS, SANITIZER } from './lib.mjs';
-import { initSuite, toolsSuite, resourcesSuite, promptsSuite, cancelSuite } from './checks.mjs';
+import { initSuite, toolsSuite, resourcesSuite, promptsSuite, cancelSuite, notifySuite } from './checks.mjs';
 
 const TOKEN = 'mcp-test-token-5b1f';
 const ctx = {
     fx: null,
     srv: null,
+    delivers: true, // the server's delivery thread
     fixture: () => ctx.fx,
     open: (options) => httpClient(ctx.srv.url, TOKEN, options),
 };
@@ -63,6 +64,7 @@ describe('sked server /mcp over Streamable HTTP', () => {
     resourcesSuite(ctx);
     promptsSuite(ctx);
     cancelSuite(ctx);
+    notifySuite(ctx);
 
     it('the server, its sessions served, stops with exit status 0 and no fault reported', async () => {
         const end = await ctx.srv.stop();

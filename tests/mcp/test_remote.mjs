@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it, before, after } from 'node:test';
 
 import { makeFixture, startServer, stdioClient, textOf, TIMEOUT } from './lib.mjs';
-import { key } from './checks.mjs';
+import { key, TOOLS } from './checks.mjs';
 
 const TOKEN = 'mcp-remote-token-9c2e';
 
@@ -36,7 +36,7 @@ describe('sked mcp --server URL against sked mcp --db', () => {
         const a = await direct.listTools(undefined, { timeout: TIMEOUT });
         tools = a.tools;
         const b = await remote.listTools(undefined, { timeout: TIMEOUT });
-        assert.equal(a.tools.length, 27);
+        assert.equal(a.tools.length, TOOLS.length);
         assert.deepEqual(b, a);
     });
     it('the same get_schedule, list_workflows and get_run answers', async () => {
@@ -65,6 +65,35 @@ describe('sked mcp --server URL against sked mcp --db', () => {
         const a = await call(direct, 'get_schedule', { [arg('get_schedule', 'name', 'schedule')]: 'from-afar' });
         assert.ok(!a.isError, textOf(a));
         assert.equal(a.structuredContent.name, 'from-afar');
+    });
+    it('ping_schedule remotely: the body goes as its text, the run is the same for --db', async () => {
+        const mk = await call(remote, 'create_schedule', {
+            name: 'hb-afar', workflow: 'tidy', every_secs: 20, heartbeat: true, deadline_secs: 3600,
+        });
+        assert.ok(!mk.isError, textOf(mk));
+        const body = '{"files": 3}\nline two: "quoted" & 100%';
+        const r = await call(remote, 'ping_schedule', { name: 'hb-afar', body });
+        assert.ok(!r.isError, textOf(r));
+        assert.equal(r.structuredContent.status, 'completed');
+        assert.equal(r.structuredContent.output, body);
+        const a = await call(direct, 'get_run', { [arg('get_run', 'id', 'run_id')]: r.structuredContent.id });
+        assert.equal(a.structuredContent.output, body);
+        const bad = { name: 'hb-afar', status: 'later' };
+        assert.deepEqual(await call(remote, 'ping_schedule', bad), await call(direct, 'ping_schedule', bad));
+    });
+    it('the same notifiers and the same refusal of a bad one', async () => {
+        const n = { name: 'afar', command: { argv: ['true'] }, events: ['run.failed'] };
+        const r = await call(remote, 'apply_notifier', n);
+        assert.ok(!r.isError, textOf(r));
+        const a = await call(direct, 'list_notifiers', {});
+        const b = await call(remote, 'list_notifiers', {});
+        assert.deepEqual(b, a);
+        assert.deepEqual(a.structuredContent.notifiers.map((x) => x.name), ['afar']);
+        const bad = { name: 'afar2', command: { argv: [] }, events: ['run.failed'] };
+        const ea = await call(direct, 'apply_notifier', bad);
+        assert.equal(ea.isError, true);
+        assert.match(textOf(ea), /command\.argv/);
+        assert.deepEqual(await call(remote, 'apply_notifier', bad), ea);
     });
     it('a wrong token: refused, at initialize or as a tool error naming it', async () => {
         let client;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it, before, after } from 'node:test';
 
 import { makeFixture, stdioClient, stdioSessions, SANITIZER, sleep } from './lib.mjs';
-import { initSuite, toolsSuite, resourcesSuite, promptsSuite, cancelSuite } from './checks.mjs';
+import { initSuite, toolsSuite, resourcesSuite, promptsSuite, cancelSuite, notifySuite } from './checks.mjs';
 
 const ctx = {
     fx: null,
@@ -23,6 +23,7 @@ describe('sked mcp over stdio (--db)', () => {
     resourcesSuite(ctx);
     promptsSuite(ctx);
     cancelSuite(ctx);
+    notifySuite(ctx);
 
     it('every session ended at the end of its stdin, with exit status 0 and no fault reported', async () => {
         assert.ok(stdioSessions.length > 5, `${stdioSessions.length} sessions`);

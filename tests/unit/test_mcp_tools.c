@@ -293,6 +293,8 @@ static const char *const all_tools[] = {
     "put_calendar",      "list_calendars",    "get_calendar",
     "calendar_days",     "delete_calendar",   "skip_occurrence",
     "unskip_occurrence", "list_skips",        "run_occurrence",
+    "ping_schedule",     "list_notifiers",    "get_notifier",
+    "apply_notifier",    "delete_notifier",   "list_deliveries",
 };
 
 #define NALL (sizeof all_tools / sizeof all_tools[0])
