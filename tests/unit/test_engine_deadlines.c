@@ -23,38 +23,20 @@
 #include <cmocka.h>
 
 #include "test_db.h"
+#include "test_vclock.h"
 
-#include "base/clock.h"
 #include "sked/engine.h"
 #include "sked/sked.h"
 
+static int setup(void **state)
+{
+    const char *const tables[] = {"runs", "events", "schedules"};
+
+    sked_tv_setup(state, tables, sizeof tables / sizeof tables[0]);
+    return 0;
+}
+
 #define MIN (INT64_C(60) * SKED_USEC_PER_SEC)
-
-static char db_url[1024];
-static char tmp_dir[1024];
-static _Atomic sked_time vnow;
-static sked_clock clock_;
-
-static sked_time read_now(void *ctx)
-{
-    (void) ctx;
-    return vnow;
-}
-
-static sked_time T(const char *s)
-{
-    sked_time t = 0;
-    assert_int_equal(sked_time_parse(s, &t, NULL), 0);
-    return t;
-}
-
-static long long q(const char *sql)
-{
-    long long v = -1;
-    if (sked_test_sql(db_url, sql, &v) != 0)
-        fail_msg("sql failed: %s", sql);
-    return v;
-}
 
 /* The count of events of TYPE whose payload holds TEXT. */
 static long long events(const char *type, const char *text)
@@ -65,42 +47,7 @@ static long long events(const char *type, const char *text)
              "SELECT count(*) FROM events WHERE type = '%s' AND payload "
              "LIKE '%%%s%%'",
              type, text);
-    return q(sql);
-}
-
-static sked_engine *open_engine(void)
-{
-    sked_engine_options o = {.db_url = db_url,
-                             .tzdir = SKED_TEST_DATA "/zoneinfo",
-                             .clock = &clock_,
-                             .sqlite_synchronous = "normal"};
-    sked_engine *e = NULL;
-    sked_error err;
-
-    if (sked_engine_open(&o, &e, &err) != 0)
-        fail_msg("open %s: %s", db_url, err.msg);
-    return e;
-}
-
-static int setup(void **state)
-{
-    const char *const tables[] = {"runs", sked_test_events_table(db_url),
-                                  "schedules"};
-    char sql[128];
-
-    vnow = T("2026-12-01T00:00:00Z");
-    *state = open_engine();
-    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-        snprintf(sql, sizeof sql, "DELETE FROM %s", tables[i]);
-        assert_int_equal(sked_test_sql(db_url, sql, NULL), 0);
-    }
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    sked_engine_close(*state);
-    return 0;
+    return sked_tv_q(sql);
 }
 
 /* Fill S as schedule NAME of CRON in ZONE, DEADLINE and START deadline
@@ -130,19 +77,10 @@ static void create(sked_engine *e, const char *name, const char *cron,
     sked_schedule_done(&s);
 }
 
-static void tick_at(sked_engine *e, const char *at)
-{
-    sked_error err;
-
-    vnow = T(at);
-    if (sked_engine_tick(e, &err) != 0)
-        fail_msg("tick at %s: %s", at, err.msg);
-}
-
 static int ping(sked_engine *e, const char *at, const char *name,
                 sked_ping_status status, const char *body, sked_error *err)
 {
-    vnow = T(at);
+    sked_tv_set(sked_tv_time(at));
     return sked_engine_schedule_ping(e, name, status, body,
                                      body ? strlen(body) : 0, NULL, err);
 }
@@ -153,52 +91,54 @@ static long long missed_of(const char *name)
 
     snprintf(sql, sizeof sql,
              "SELECT deadlines_missed FROM schedules WHERE name = '%s'", name);
-    return q(sql);
+    return sked_tv_q(sql);
 }
 
 static void test_completion_deadline(void **state)
 {
     sked_engine *e = *state;
 
-    vnow = T("2026-12-01T08:00:00Z");
+    sked_tv_set(sked_tv_time("2026-12-01T08:00:00Z"));
     create(e, "report", "0 9 * * *", "UTC", 30, 0, false);
-    tick_at(e, "2026-12-01T09:00:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE deadline_at = "
-                       "(SELECT scheduled_for FROM runs) + 1800000000"),
+    sked_tv_tick_at(e, "2026-12-01T09:00:00Z");
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM runs WHERE deadline_at = "
+                               "(SELECT scheduled_for FROM runs) + 1800000000"),
                      1);
     /* Not yet: nothing is missed at 09:29. */
-    tick_at(e, "2026-12-01T09:29:00Z");
+    sked_tv_tick_at(e, "2026-12-01T09:29:00Z");
     assert_int_equal(events("schedule.deadline_missed", ""), 0);
-    tick_at(e, "2026-12-01T09:30:01Z");
+    sked_tv_tick_at(e, "2026-12-01T09:30:01Z");
     assert_int_equal(
         events("schedule.deadline_missed", "\"deadline\":\"completion\""), 1);
     assert_int_equal(
         events("schedule.deadline_missed", "\"state\":\"pending\""), 1);
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE deadline_missed = "
-                       "'completion' AND deadline_at IS NULL"),
-                     1);
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE deadline_missed = "
+                  "'completion' AND deadline_at IS NULL"),
+        1);
     assert_int_equal(missed_of("report"), 1);
     /* Once: later passes find nothing more. */
-    tick_at(e, "2026-12-01T09:45:00Z");
-    tick_at(e, "2026-12-01T10:45:00Z");
+    sked_tv_tick_at(e, "2026-12-01T09:45:00Z");
+    sked_tv_tick_at(e, "2026-12-01T10:45:00Z");
     assert_int_equal(events("schedule.deadline_missed", ""), 1);
     /* The next day's run completes in time: no miss. */
-    tick_at(e, "2026-12-02T09:00:00Z");
-    vnow = T("2026-12-02T09:10:00Z");
+    sked_tv_tick_at(e, "2026-12-02T09:00:00Z");
+    sked_tv_set(sked_tv_time("2026-12-02T09:10:00Z"));
     assert_int_equal(
-        sked_test_sql(db_url,
+        sked_test_sql(sked_tv_url(),
                       "UPDATE runs SET status = 'completed', started_at = "
                       "scheduled_for, finished_at = scheduled_for + "
                       "600000000 WHERE status = 'pending'",
                       NULL),
         0);
-    tick_at(e, "2026-12-02T09:31:00Z");
+    sked_tv_tick_at(e, "2026-12-02T09:31:00Z");
     assert_int_equal(events("schedule.deadline_missed", ""), 1);
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE deadline_at IS NOT "
-                       "NULL"),
-                     0);
-    assert_int_equal(q("SELECT count(*) FROM schedules WHERE "
-                       "deadline_check_at IS NULL"),
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE deadline_at IS NOT "
+                  "NULL"),
+        0);
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM schedules WHERE "
+                               "deadline_check_at IS NULL"),
                      1);
 }
 
@@ -206,26 +146,27 @@ static void test_start_deadline(void **state)
 {
     sked_engine *e = *state;
 
-    vnow = T("2026-12-01T08:00:00Z");
+    sked_tv_set(sked_tv_time("2026-12-01T08:00:00Z"));
     create(e, "etl", "0 9 * * *", "UTC", 60, 5, false);
-    tick_at(e, "2026-12-01T09:00:00Z");
-    tick_at(e, "2026-12-01T09:05:30Z");
+    sked_tv_tick_at(e, "2026-12-01T09:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T09:05:30Z");
     assert_int_equal(
         events("schedule.deadline_missed", "\"deadline\":\"start\""), 1);
     assert_int_equal(events("schedule.deadline_missed", "completion"), 0);
     /* Started late, completed in time: only its start was missed. */
     assert_int_equal(
-        sked_test_sql(db_url,
+        sked_test_sql(sked_tv_url(),
                       "UPDATE runs SET status = 'completed', started_at = "
                       "scheduled_for + 360000000, finished_at = "
                       "scheduled_for + 1200000000",
                       NULL),
         0);
-    tick_at(e, "2026-12-01T10:00:30Z");
+    sked_tv_tick_at(e, "2026-12-01T10:00:30Z");
     assert_int_equal(events("schedule.deadline_missed", ""), 1);
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE deadline_missed = "
-                       "'start' AND deadline_at IS NULL"),
-                     1);
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE deadline_missed = "
+                  "'start' AND deadline_at IS NULL"),
+        1);
     assert_int_equal(missed_of("etl"), 1);
 }
 
@@ -234,33 +175,37 @@ static void test_heartbeat_pings(void **state)
     sked_engine *e = *state;
     sked_error err;
 
-    vnow = T("2026-12-01T09:30:00Z");
+    sked_tv_set(sked_tv_time("2026-12-01T09:30:00Z"));
     create(e, "backup", "0 * * * *", "UTC", 10, 0, true);
     assert_int_equal(
-        q("SELECT count(*) FROM schedules WHERE workflow = 'backup'"), 1);
+        sked_tv_q("SELECT count(*) FROM schedules WHERE workflow = 'backup'"),
+        1);
     /* On time. */
-    tick_at(e, "2026-12-01T10:00:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE trigger_kind = "
-                       "'heartbeat' AND status = 'pending' AND queue = ''"),
-                     1);
+    sked_tv_tick_at(e, "2026-12-01T10:00:00Z");
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE trigger_kind = "
+                  "'heartbeat' AND status = 'pending' AND queue = ''"),
+        1);
     assert_int_equal(ping(e, "2026-12-01T10:04:00Z", "backup",
                           SKED_PING_SUCCESS, "{\"files\":12}", &err),
                      0);
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE status = 'completed' "
-                       "AND output = '{\"files\":12}'"),
-                     1);
-    tick_at(e, "2026-12-01T10:10:30Z");
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE status = 'completed' "
+                  "AND output = '{\"files\":12}'"),
+        1);
+    sked_tv_tick_at(e, "2026-12-01T10:10:30Z");
     assert_int_equal(events("schedule.deadline_missed", ""), 0);
     /* Pinged twice: the second finds no occurrence awaiting it. */
     assert_int_equal(ping(e, "2026-12-01T10:20:00Z", "backup",
                           SKED_PING_SUCCESS, NULL, &err),
                      SKED_ECONFLICT);
     /* Never: at 11:10 the run fails, its deadline missed. */
-    tick_at(e, "2026-12-01T11:00:00Z");
-    tick_at(e, "2026-12-01T11:10:01Z");
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE status = 'failed' "
-                       "AND error_code = 'deadline_missed'"),
-                     1);
+    sked_tv_tick_at(e, "2026-12-01T11:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T11:10:01Z");
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE status = 'failed' "
+                  "AND error_code = 'deadline_missed'"),
+        1);
     assert_int_equal(
         events("schedule.deadline_missed", "\"state\":\"pending\""), 1);
     assert_int_equal(events("run.failed", "deadline_missed"), 1);
@@ -273,34 +218,37 @@ static void test_heartbeat_pings(void **state)
     assert_int_equal(ping(e, "2026-12-01T11:59:30Z", "backup",
                           SKED_PING_SUCCESS, NULL, &err),
                      0);
-    tick_at(e, "2026-12-01T12:00:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE scheduled_for = "
-                       "(SELECT max(scheduled_for) FROM runs)"),
-                     1);
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE status = 'completed'"),
-                     2);
+    sked_tv_tick_at(e, "2026-12-01T12:00:00Z");
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE scheduled_for = "
+                  "(SELECT max(scheduled_for) FROM runs)"),
+        1);
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE status = 'completed'"), 2);
     /* Start, then success: the run is running, then completed. */
-    tick_at(e, "2026-12-01T13:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T13:00:00Z");
     assert_int_equal(
         ping(e, "2026-12-01T13:00:05Z", "backup", SKED_PING_START, NULL, &err),
         0);
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE status = 'running' "
-                       "AND started_at IS NOT NULL"),
-                     1);
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE status = 'running' "
+                  "AND started_at IS NOT NULL"),
+        1);
     assert_int_equal(ping(e, "2026-12-01T13:03:00Z", "backup",
                           SKED_PING_SUCCESS, NULL, &err),
                      0);
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE status = 'completed'"),
-                     3);
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE status = 'completed'"), 3);
     /* Fail: the run fails with the job's word. */
-    tick_at(e, "2026-12-01T14:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T14:00:00Z");
     assert_int_equal(ping(e, "2026-12-01T14:01:00Z", "backup", SKED_PING_FAIL,
                           "disk full", &err),
                      0);
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE status = 'failed' AND "
-                       "error_code = 'ping_failed' AND output = 'disk full'"),
-                     1);
-    tick_at(e, "2026-12-01T14:10:30Z");
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE status = 'failed' AND "
+                  "error_code = 'ping_failed' AND output = 'disk full'"),
+        1);
+    sked_tv_tick_at(e, "2026-12-01T14:10:30Z");
     /* A completion missed by the failed run too, and by the 11:00 one. */
     assert_int_equal(missed_of("backup"), 2);
     assert_int_equal(events("run.failed", "deadline_missed"), 1);
@@ -328,7 +276,7 @@ static long long failures_of(const char *name)
              "SELECT consecutive_failures FROM schedules WHERE name = '%s' "
              "AND status = 'active'",
              name);
-    return q(sql);
+    return sked_tv_q(sql);
 }
 
 static long long paused(const char *name)
@@ -340,7 +288,7 @@ static long long paused(const char *name)
              "'paused' AND last_error = 'paused after 2 consecutive failed "
              "runs'",
              name);
-    return q(sql);
+    return sked_tv_q(sql);
 }
 
 /* Missed deadlines count as failed runs for pause_after_failures: two
@@ -350,36 +298,36 @@ static void test_heartbeat_pause_missed(void **state)
     sked_engine *e = *state;
     sked_error err;
 
-    vnow = T("2026-12-01T09:30:00Z");
+    sked_tv_set(sked_tv_time("2026-12-01T09:30:00Z"));
     create_pausing(e, "beat");
-    tick_at(e, "2026-12-01T10:00:00Z");
-    tick_at(e, "2026-12-01T10:10:01Z");
+    sked_tv_tick_at(e, "2026-12-01T10:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T10:10:01Z");
     assert_int_equal(failures_of("beat"), 1);
-    tick_at(e, "2026-12-01T11:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T11:00:00Z");
     assert_int_equal(
         ping(e, "2026-12-01T11:02:00Z", "beat", SKED_PING_SUCCESS, NULL, &err),
         0);
     assert_int_equal(failures_of("beat"), 0);
-    tick_at(e, "2026-12-01T12:00:00Z");
-    tick_at(e, "2026-12-01T12:10:01Z");
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE error_code = "
-                       "'deadline_missed'"),
+    sked_tv_tick_at(e, "2026-12-01T12:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T12:10:01Z");
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM runs WHERE error_code = "
+                               "'deadline_missed'"),
                      2);
     assert_int_equal(failures_of("beat"), 1);
     assert_int_equal(events("schedule.paused", ""), 0);
     /* The second miss in a row pauses it, with its event, once. */
-    tick_at(e, "2026-12-01T13:00:00Z");
-    tick_at(e, "2026-12-01T13:10:01Z");
+    sked_tv_tick_at(e, "2026-12-01T13:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T13:10:01Z");
     assert_int_equal(paused("beat"), 1);
     assert_int_equal(
         events("schedule.paused", "paused after 2 consecutive failed runs"), 1);
-    assert_int_equal(q("SELECT count(*) FROM schedules WHERE "
-                       "consecutive_failures = 2"),
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM schedules WHERE "
+                               "consecutive_failures = 2"),
                      1);
     /* Paused: no run for 14:00, and no ping is awaited. */
-    tick_at(e, "2026-12-01T14:00:00Z");
-    tick_at(e, "2026-12-01T14:30:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs"), 4);
+    sked_tv_tick_at(e, "2026-12-01T14:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T14:30:00Z");
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM runs"), 4);
     assert_int_equal(
         ping(e, "2026-12-01T14:30:00Z", "beat", SKED_PING_SUCCESS, NULL, &err),
         SKED_ECONFLICT);
@@ -393,14 +341,14 @@ static void test_heartbeat_pause_ping_fail(void **state)
     sked_engine *e = *state;
     sked_error err;
 
-    vnow = T("2026-12-01T09:30:00Z");
+    sked_tv_set(sked_tv_time("2026-12-01T09:30:00Z"));
     create_pausing(e, "job");
-    tick_at(e, "2026-12-01T10:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T10:00:00Z");
     assert_int_equal(
         ping(e, "2026-12-01T10:01:00Z", "job", SKED_PING_FAIL, "no disk", &err),
         0);
     assert_int_equal(failures_of("job"), 1);
-    tick_at(e, "2026-12-01T11:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T11:00:00Z");
     assert_int_equal(
         ping(e, "2026-12-01T11:01:00Z", "job", SKED_PING_START, NULL, &err), 0);
     assert_int_equal(failures_of("job"), 1);
@@ -408,23 +356,23 @@ static void test_heartbeat_pause_ping_fail(void **state)
         ping(e, "2026-12-01T11:05:00Z", "job", SKED_PING_SUCCESS, NULL, &err),
         0);
     assert_int_equal(failures_of("job"), 0);
-    tick_at(e, "2026-12-01T12:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T12:00:00Z");
     assert_int_equal(
         ping(e, "2026-12-01T12:01:00Z", "job", SKED_PING_FAIL, "no disk", &err),
         0);
     assert_int_equal(failures_of("job"), 1);
     assert_int_equal(paused("job"), 0);
-    tick_at(e, "2026-12-01T13:00:00Z");
-    tick_at(e, "2026-12-01T13:10:01Z");
+    sked_tv_tick_at(e, "2026-12-01T13:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T13:10:01Z");
     assert_int_equal(paused("job"), 1);
     assert_int_equal(events("schedule.paused", "\"name\":\"job\""), 1);
     /* Two pings of fail in a row pause it as well, once resumed. */
     assert_int_equal(sked_engine_schedule_resume(e, "job", &err), 0);
     assert_int_equal(failures_of("job"), 0);
-    tick_at(e, "2026-12-01T14:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T14:00:00Z");
     assert_int_equal(
         ping(e, "2026-12-01T14:01:00Z", "job", SKED_PING_FAIL, NULL, &err), 0);
-    tick_at(e, "2026-12-01T15:00:00Z");
+    sked_tv_tick_at(e, "2026-12-01T15:00:00Z");
     assert_int_equal(
         ping(e, "2026-12-01T15:01:00Z", "job", SKED_PING_FAIL, NULL, &err), 0);
     assert_int_equal(paused("job"), 1);
@@ -437,7 +385,7 @@ static void test_ping_refusals(void **state)
     char big[SKED_PING_BODY_MAX + 2];
     sked_error err;
 
-    vnow = T("2026-12-01T08:00:00Z");
+    sked_tv_set(sked_tv_time("2026-12-01T08:00:00Z"));
     create(e, "report", "0 9 * * *", "UTC", 30, 0, false);
     create(e, "beat", "0 9 * * *", "UTC", 30, 0, true);
     assert_int_equal(ping(e, "2026-12-01T09:00:10Z", "report",
@@ -458,7 +406,7 @@ static void test_ping_refusals(void **state)
                      SKED_EINVAL);
     assert_string_equal(err.field, "body");
     /* Nothing was written by the refusals. */
-    assert_int_equal(q("SELECT count(*) FROM runs"), 0);
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM runs"), 0);
 }
 
 static void test_field_rules(void **state)
@@ -491,24 +439,24 @@ static void test_field_rules(void **state)
     assert_int_equal(sked_engine_schedule_create(e, &s, &err), SKED_EINVAL);
     assert_string_equal(err.field, "workflow");
     sked_schedule_done(&s);
-    assert_int_equal(q("SELECT count(*) FROM schedules"), 0);
+    assert_int_equal(sked_tv_q("SELECT count(*) FROM schedules"), 0);
 }
 
 /* Two engines check the same deadlines: each is missed once. */
 static void test_two_engines_once(void **state)
 {
-    sked_engine *a = *state, *b = open_engine();
+    sked_engine *a = *state, *b = sked_tv_open();
     sked_error err;
 
-    vnow = T("2026-12-01T08:00:00Z");
+    sked_tv_set(sked_tv_time("2026-12-01T08:00:00Z"));
     create(a, "beat", "*/5 * * * *", "UTC", 2, 0, true);
     create(a, "job", "*/5 * * * *", "UTC", 3, 1, false);
     assert_int_equal(sked_engine_tick(b, &err), 0);
     for (int m = 0; m <= 30; m++) {
         char at[32];
         snprintf(at, sizeof at, "2026-12-01T09:%02d:30Z", m);
-        tick_at(m % 2 ? a : b, at);
-        tick_at(m % 2 ? b : a, at);
+        sked_tv_tick_at(m % 2 ? a : b, at);
+        sked_tv_tick_at(m % 2 ? b : a, at);
     }
     /* 08:55 (caught up) to 09:25: seven heartbeats never pinged, seven
      * runs never run, each missed once; 09:30's deadlines are ahead. */
@@ -518,9 +466,10 @@ static void test_two_engines_once(void **state)
         events("schedule.deadline_missed", "\"deadline\":\"start\""), 7);
     assert_int_equal(missed_of("job"), 14);
     assert_int_equal(events("run.failed", "deadline_missed"), 7);
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE deadline_at IS NOT "
-                       "NULL"),
-                     2);
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE deadline_at IS NOT "
+                  "NULL"),
+        2);
     sked_engine_close(b);
 }
 
@@ -530,16 +479,17 @@ static void test_dst_gap(void **state)
 {
     sked_engine *e = *state;
 
-    vnow = T("2026-03-28T12:00:00Z");
+    sked_tv_set(sked_tv_time("2026-03-28T12:00:00Z"));
     create(e, "night", "30 2 * * *", "Europe/Paris", 60, 0, true);
-    tick_at(e, "2026-03-29T01:00:00Z");
-    assert_int_equal(q("SELECT count(*) FROM runs WHERE scheduled_for = "
-                       "1774746000000000 AND deadline_at = "
-                       "1774749600000000"),
-                     1);
-    tick_at(e, "2026-03-29T01:59:00Z");
+    sked_tv_tick_at(e, "2026-03-29T01:00:00Z");
+    assert_int_equal(
+        sked_tv_q("SELECT count(*) FROM runs WHERE scheduled_for = "
+                  "1774746000000000 AND deadline_at = "
+                  "1774749600000000"),
+        1);
+    sked_tv_tick_at(e, "2026-03-29T01:59:00Z");
     assert_int_equal(events("schedule.deadline_missed", ""), 0);
-    tick_at(e, "2026-03-29T02:00:01Z");
+    sked_tv_tick_at(e, "2026-03-29T02:00:01Z");
     assert_int_equal(events("schedule.deadline_missed", ""), 1);
 }
 
@@ -547,24 +497,28 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_completion_deadline, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_start_deadline, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_heartbeat_pings, setup, teardown),
+                                        sked_tv_teardown),
+        cmocka_unit_test_setup_teardown(test_start_deadline, setup,
+                                        sked_tv_teardown),
+        cmocka_unit_test_setup_teardown(test_heartbeat_pings, setup,
+                                        sked_tv_teardown),
         cmocka_unit_test_setup_teardown(test_heartbeat_pause_missed, setup,
-                                        teardown),
+                                        sked_tv_teardown),
         cmocka_unit_test_setup_teardown(test_heartbeat_pause_ping_fail, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_ping_refusals, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_field_rules, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_two_engines_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dst_gap, setup, teardown),
+                                        sked_tv_teardown),
+        cmocka_unit_test_setup_teardown(test_ping_refusals, setup,
+                                        sked_tv_teardown),
+        cmocka_unit_test_setup_teardown(test_field_rules, setup,
+                                        sked_tv_teardown),
+        cmocka_unit_test_setup_teardown(test_two_engines_once, setup,
+                                        sked_tv_teardown),
+        cmocka_unit_test_setup_teardown(test_dst_gap, setup, sked_tv_teardown),
     };
     int rc;
 
-    clock_ = (sked_clock){read_now, read_now, NULL};
-    if (sked_test_db_url("engine.db", db_url, tmp_dir, sizeof db_url) != 0)
+    if (sked_tv_init("engine.db") != 0)
         return 1;
     rc = cmocka_run_group_tests(tests, NULL, NULL);
-    sked_test_tmp_remove(tmp_dir);
+    sked_tv_done();
     return rc;
 }
