@@ -6,6 +6,8 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/clock.h"
@@ -81,11 +83,13 @@ int log_init(logger *lg, FILE *out, log_format format, log_level min)
     lg->clock = NULL;
     if (pthread_mutex_init(&lg->mu, NULL) != 0)
         return SKED_ENOMEM;
+    (void) journal_open(&lg->journal, out);
     return 0;
 }
 
 void log_done(logger *lg)
 {
+    journal_close(&lg->journal);
     (void) pthread_mutex_destroy(&lg->mu);
 }
 
@@ -224,6 +228,64 @@ static void format_json(line *l, sked_time now, log_level level,
     put(l, "}");
 }
 
+/* ---- the journal -------------------------------------------------------- */
+
+/* Append the field NAME of VALUE (LEN bytes) in the binary form. */
+static void put_field(line *l, const char *name, const char *value, size_t len)
+{
+    unsigned char n[8];
+
+    for (int i = 0; i < 8; i++)
+        n[i] = (unsigned char) ((uint64_t) len >> (8 * i));
+    put(l, name);
+    put(l, "\n");
+    put_mem(l, (const char *) n, sizeof n);
+    put_mem(l, value, len);
+    put(l, "\n");
+}
+
+/* The journal entry of a line: its level as a syslog priority, its text
+ * (the message and the pairs, as logfmt) and each pair as SKED_KEY. */
+static bool format_journal(line *l, log_level level, const char *msg,
+                           const log_kv *kv, size_t n)
+{
+    static const char *const priority[] = {"7", "6", "4", "3"};
+    line text = {.len = 0}, value;
+    char name[80];
+
+    put_field(l, "PRIORITY", priority[level], 1);
+    put_field(l, "SYSLOG_IDENTIFIER", "sked", 4);
+    put(&text, msg);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+
+        value.len = 0;
+        if (kv[i].kind == LOG_KV_STR)
+            put(&value, kv[i].str ? kv[i].str : "");
+        else
+            put_number(&value, &kv[i]);
+        put(&text, " ");
+        put(&text, kv[i].key);
+        put(&text, "=");
+        if (kv[i].kind == LOG_KV_STR)
+            put_logfmt_value(&text, kv[i].str);
+        else
+            put_mem(&text, value.buf, value.len);
+        /* A field's name: upper case letters, digits and '_'. */
+        k = (size_t) snprintf(name, sizeof name, "SKED_");
+        for (const char *c = kv[i].key; *c && k < sizeof name - 1; c++)
+            name[k++] = (*c >= 'a' && *c <= 'z') ? (char) (*c - 32)
+                        : ((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9'))
+                            ? *c
+                            : '_';
+        name[k] = '\0';
+        put_field(l, name, value.buf, value.len);
+    }
+    put_field(l, "MESSAGE", text.buf, text.len);
+    /* A cut entry would be a broken datagram: the line goes instead. */
+    return l->len < sizeof l->buf - 1;
+}
+
 void log_write(logger *lg, log_level level, const char *msg, const log_kv *kv,
                size_t n)
 {
@@ -233,6 +295,10 @@ void log_write(logger *lg, log_level level, const char *msg, const log_kv *kv,
         return;
     if (n > LOG_KV_MAX)
         n = LOG_KV_MAX;
+    l.len = 0;
+    if (lg->journal.fd >= 0 && format_journal(&l, level, msg, kv, n) &&
+        journal_send(&lg->journal, l.buf, l.len) == 0)
+        return;
     l.len = 0;
     if (lg->format == LOG_JSON)
         format_json(&l, sked__clock_now(lg->clock), level, msg, kv, n);

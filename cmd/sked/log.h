@@ -18,6 +18,7 @@
 
 #include <pthread.h>
 
+#include "journal.h"
 #include "sked/sked.h"
 
 typedef enum log_level {
@@ -57,10 +58,12 @@ typedef struct logger {
     _Atomic log_level min;   /* changed live by log_set_level */
     const sked_clock *clock; /* borrowed; NULL: the real clock */
     pthread_mutex_t mu;
+    journal journal; /* the systemd journal, when OUT is its stream */
 } logger;
 
-/* Start a log writing to OUT at level MIN and above. Returns 0 or
- * SKED_ENOMEM. */
+/* Start a log writing to OUT at level MIN and above: to the systemd
+ * journal, as entries of fields, when OUT is the journal's stream
+ * (journal.h). Returns 0 or SKED_ENOMEM. */
 int log_init(logger *lg, FILE *out, log_format format, log_level min);
 void log_done(logger *lg);
 

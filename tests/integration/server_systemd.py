@@ -13,6 +13,11 @@ with it and WATCHDOG_USEC, and reads what the server says.
 - The variables reach no step (their environment lacks NOTIFY_SOCKET).
 - An abstract socket ("@name") works as a path does.
 - Without NOTIFY_SOCKET, nothing is sent and the server runs as ever.
+- The journal: with $JOURNAL_STREAM naming the server's stderr, each log
+  line is one native-protocol entry (PRIORITY, SYSLOG_IDENTIFIER=sked,
+  MESSAGE, SKED_KEY per pair) on the journal's socket, and stderr stays
+  empty; with $JOURNAL_STREAM naming another file, or with no journal
+  listening, the lines go to stderr as ever.
 
 Env: SKED_BIN. Ends with "N passed, M failed"."""
 import os
@@ -86,6 +91,89 @@ def url_of(tmp, name):
             if 'msg="http listening"' in line:
                 return line.split("url=")[1].split()[0]
     return None
+
+
+def parse_entry(data):
+    """The fields of one native-protocol datagram (both forms)."""
+    fields, i = {}, 0
+    while i < len(data):
+        nl = data.index(b"\n", i)
+        line = data[i:nl]
+        if b"=" in line:
+            k, v = line.split(b"=", 1)
+            i = nl + 1
+        else:
+            k = line
+            n = int.from_bytes(data[nl + 1:nl + 9], "little")
+            v = data[nl + 9:nl + 9 + n]
+            if data[nl + 9 + n:nl + 10 + n] != b"\n":
+                raise ValueError("a binary field without its newline")
+            i = nl + 10 + n
+        fields[k.decode()] = v.decode()
+    return fields
+
+
+def journal_server(tmp, name, journal_sock, stream_of_other=False):
+    """A server whose stderr is a file that JOURNAL_STREAM names (or
+    names another file)."""
+    err = open(f"{tmp}/{name}.err", "w")
+    st = os.fstat(err.fileno()) if not stream_of_other else os.stat(f"{tmp}/wf.yaml")
+    env = {k: v for k, v in os.environ.items() if k != "NOTIFY_SOCKET"}
+    env.update({"JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}",
+                "SKED_JOURNAL_SOCKET": journal_sock})
+    args = [BIN, "server", "--db", f"sqlite:{tmp}/{name}.db", "--listen",
+            "127.0.0.1:0", "--workers", "0"]
+    return subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=err)
+
+
+def journal_checks(tmp):
+    path = f"{tmp}/journal.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(0.2)
+    p = journal_server(tmp, "j", path)
+    entries, end = [], time.monotonic() + 20
+    while time.monotonic() < end and not any(
+            e.get("MESSAGE", "").startswith("server started") for e in entries):
+        try:
+            entries.append(parse_entry(sock.recv(65536)))
+        except socket.timeout:
+            pass
+        except ValueError as e:
+            check("entries in the native protocol", False, str(e))
+            break
+    started = next((e for e in entries if e.get("MESSAGE", "").startswith("server started")), None)
+    check("the journal gets the server's entries", started is not None, f"{entries[:3]}")
+    if started:
+        check("PRIORITY=6 for info", started.get("PRIORITY") == "6", f"{started}")
+        check("SYSLOG_IDENTIFIER=sked", started.get("SYSLOG_IDENTIFIER") == "sked", f"{started}")
+        check("a pair as a field: SKED_PID", started.get("SKED_PID") == str(p.pid), f"{started}")
+        check("MESSAGE holds the pairs too", f"pid={p.pid}" in started.get("MESSAGE", ""), f"{started}")
+    listening = next((e for e in entries if e.get("MESSAGE", "").startswith("http listening")), {})
+    check("SKED_URL of http listening", listening.get("SKED_URL", "").startswith("http://127.0.0.1:"),
+          f"{listening}")
+    p.send_signal(signal.SIGTERM)
+    check("exits 0 (journal)", p.wait(15) == 0)
+    check("nothing on stderr while the journal takes the lines",
+          open(f"{tmp}/j.err").read() == "", open(f"{tmp}/j.err").read()[:300])
+
+    # JOURNAL_STREAM of another file: stderr as ever.
+    p = journal_server(tmp, "k", path, stream_of_other=True)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGTERM)
+    p.wait(15)
+    check("another stream: the lines go to stderr",
+          'msg="server started"' in open(f"{tmp}/k.err").read(), open(f"{tmp}/k.err").read()[:300])
+    sock.close()
+
+    # No journal listening: the lines go to stderr.
+    os.unlink(path)
+    p = journal_server(tmp, "l", path)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGTERM)
+    p.wait(15)
+    check("no journal: the lines go to stderr",
+          'msg="server started"' in open(f"{tmp}/l.err").read(), open(f"{tmp}/l.err").read()[:300])
 
 
 def main():
@@ -199,6 +287,7 @@ def main():
     p.send_signal(signal.SIGTERM)
     check("exits 0 (no socket)", p.wait(15) == 0)
 
+    journal_checks(tmp)
     subprocess.run(["rm", "-rf", tmp], check=False)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
