@@ -44,8 +44,8 @@
 
 #define RUNS   5000
 #define BATCH  100
-#define ROUNDS 10
-#define CHUNK  500 /* runs inserted at once; divides RUNS / ROUNDS */
+#define ROUNDS 50
+#define CHUNK  100 /* runs inserted at once; divides RUNS / ROUNDS */
 
 static const sked_claim_workflow workflows[] = {{"noop", "1", true}};
 
