@@ -91,9 +91,9 @@ int sked__store_url_parse(const char *url, const struct sked__store_ops **ops,
 }
 
 /* Return the version of the last migration of LIST (the binary's schema
- * version; 0 for none). Versions increase, and are applied by number, not
- * by position: a branch may hold a later migration before an earlier one
- * lands (tools/embed_sql.cmake allows the gap). */
+ * version; 0 for none). Versions are 1, 2, 3... with no gap
+ * (tools/embed_sql.cmake refuses one), applied in order from the
+ * database's own version on. */
 static int latest_version(const struct sked__migration *list)
 {
     int n = 0;
