@@ -5,17 +5,20 @@
  * For each engine (SQLite always, synchronous=FULL; PostgreSQL when
  * SKED_BENCH_PG_URL or SKED_TEST_PG_URL names a database, emptied first):
  * record RUNS runs of the schedule "nightly-db" without a notifier and
- * RUNS with one, on the same database, in ROUNDS rounds that alternate
- * which case goes first, so that the machine's drift falls on both. A
- * round inserts its pending runs, claims them in batches of 100 and
- * records each as the executor does a run whose one step failed (one
- * sked__store_run_ops call of three ops a run, the events step.started,
- * step.failed and run.failed). In the rounds with a notifier, a webhook
- * notifier of run.failed and "nightly-*" exists, so that every
- * run.failed writes its delivery in the same transaction: the worst
- * case, as every event of the batch is notifiable (a run that completes
- * pays one scan of its events' types). Only the ops are timed.
- * events' types). Deliveries are not sent here: the delivery thread
+ * RUNS with one, on the same database, in ROUNDS rounds of one batch
+ * each that alternate which case goes first (ABBA), so that the
+ * machine's drift (other processes, the disk's flushes, a checkpoint)
+ * falls on both alike. A round inserts its pending runs, claims them in
+ * a batch of 100 and records each as the executor does a run whose one
+ * step failed (one sked__store_run_ops call of three ops a run, the
+ * events step.started, step.failed and run.failed). In the rounds with
+ * a notifier, a webhook notifier of run.failed and "nightly-*" exists,
+ * so that every run.failed writes its delivery in the same transaction:
+ * the worst case, as every event of the batch is notifiable (a run that
+ * completes pays one scan of its events' types). Only the ops are
+ * timed. Deliveries are not sent here: the delivery thread makes them
+ * rows and sends them later, outside these transactions (the notifier's
+ * deletion at the end of its round makes them rows and fails them).
  * sends them later, outside these transactions. Output: a table, then
  * one line per case for scripts (tab-separated):
  *
@@ -217,9 +220,8 @@ static void report(const char *engine, bool notifier, double s, double base)
 }
 
 /* Both cases on one database at URL, in ROUNDS rounds of RUNS / ROUNDS
- * runs each, alternating which case goes first (ABBA): the machine's
- * drift (other processes, the disk's flushes, a checkpoint) falls on
- * both alike. The notifier exists only during its case's rounds. */
+ * runs each, alternating which case goes first (ABBA). The notifier
+ * exists only during its case's rounds. */
 static void both(const char *engine, const char *url)
 {
     sked_store_options o = {.sqlite_synchronous = "full"};
