@@ -19,7 +19,7 @@
  * timed. Deliveries are not sent here: the delivery thread makes them
  * rows and sends them later, outside these transactions (the notifier's
  * deletion at the end of its round makes them rows and fails them).
- * sends them later, outside these transactions. Output: a table, then
+ * Output: a table, then
  * one line per case for scripts (tab-separated):
  *
  *     bench  notify  ENGINE  RUNS  NOTIFIER  RUNS_PER_S  OPS_MS  RATIO
