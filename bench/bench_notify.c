@@ -3,16 +3,23 @@
  * failed runs recorded, with and without a notifier that wants them.
  *
  * For each engine (SQLite always, synchronous=FULL; PostgreSQL when
- * SKED_BENCH_PG_URL or SKED_TEST_PG_URL names a database): insert RUNS
- * pending runs of the schedule "nightly", claim them in batches of 100
- * and record each as the executor does a run whose one step failed (one
- * sked__store_run_ops call of three ops a run, the events step.started,
- * step.failed and run.failed). Then the same with a webhook notifier of
- * run.failed and "nightly-*", so that every run.failed writes its
- * delivery in the same transaction: the worst case, as every event of
- * the batch is notifiable (a run that completes pays one scan of its
- * events' types). Deliveries are not sent here: the delivery thread
- * sends them later, outside these transactions. Output: a table, then
+ * SKED_BENCH_PG_URL or SKED_TEST_PG_URL names a database, emptied first):
+ * record RUNS runs of the schedule "nightly-db" without a notifier and
+ * RUNS with one, on the same database, in ROUNDS rounds of one batch
+ * each that alternate which case goes first (ABBA), so that the
+ * machine's drift (other processes, the disk's flushes, a checkpoint)
+ * falls on both alike. A round inserts its pending runs, claims them in
+ * a batch of 100 and records each as the executor does a run whose one
+ * step failed (one sked__store_run_ops call of three ops a run, the
+ * events step.started, step.failed and run.failed). In the rounds with
+ * a notifier, a webhook notifier of run.failed and "nightly-*" exists,
+ * so that every run.failed writes its delivery in the same transaction:
+ * the worst case, as every event of the batch is notifiable (a run that
+ * completes pays one scan of its events' types). Only the ops are
+ * timed. Deliveries are not sent here: the delivery thread makes them
+ * rows and sends them later, outside these transactions (the notifier's
+ * deletion at the end of its round makes them rows and fails them).
+ * Output: a table, then
  * one line per case for scripts (tab-separated):
  *
  *     bench  notify  ENGINE  RUNS  NOTIFIER  RUNS_PER_S  OPS_MS  RATIO
@@ -30,14 +37,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libpq-fe.h>
+
 #include "model/calendar.h"
 #include "model/notifier.h"
 #include "store/store.h"
 #include "store/store_notify.h"
 #include "store/store_run.h"
 
-#define RUNS  5000
-#define BATCH 100
+#define RUNS   5000
+#define BATCH  100
+#define ROUNDS 50
+#define CHUNK  100 /* runs inserted at once; divides RUNS / ROUNDS */
 
 static const sked_claim_workflow workflows[] = {{"noop", "1", true}};
 
@@ -55,23 +66,22 @@ static void die(const char *what, const sked_error *err)
     exit(1);
 }
 
-/* Insert RUNS pending runs PREFIX-i of the schedule "nightly-db". */
+/* Insert RUNS / ROUNDS pending runs PREFIX-i of the schedule "nightly-db". */
 static void fill(sked_store *st, const char *prefix)
 {
-    static char ids[SKED_STORE_BATCH_MAX][48];
-    sked_run_new runs[SKED_STORE_BATCH_MAX];
+    static char ids[CHUNK][48];
+    sked_run_new runs[CHUNK];
     sked_error err;
 
-    for (int i = 0; i < RUNS; i += SKED_STORE_BATCH_MAX) {
-        for (int k = 0; k < SKED_STORE_BATCH_MAX; k++) {
+    for (int i = 0; i < RUNS / ROUNDS; i += CHUNK) {
+        for (int k = 0; k < CHUNK; k++) {
             snprintf(ids[k], sizeof ids[k], "%s-%06d", prefix, i + k);
             runs[k] = (sked_run_new){.id = ids[k],
                                      .workflow = "noop",
                                      .scheduled_for = SKED_TIME_NONE,
                                      .not_before = SKED_TIME_NONE};
         }
-        if (sked__store_runs_insert(st, runs, SKED_STORE_BATCH_MAX, NULL,
-                                    &err) != 0)
+        if (sked__store_runs_insert(st, runs, CHUNK, NULL, &err) != 0)
             die("insert", &err);
     }
 }
@@ -176,43 +186,76 @@ static void add_notifier(sked_store *st)
     sked__strlist_done(&n.schedules);
 }
 
-/* One case: a fresh database at URL, with a notifier or not. */
-static double one(const char *engine, const char *url, bool notifier,
-                  double base)
+/* Empty the PostgreSQL database URL: a run of the bench starts from
+ * nothing, as a fresh server would. */
+static void pg_reset(const char *url)
+{
+    PGconn *c = PQconnectdb(url);
+    PGresult *r;
+
+    if (PQstatus(c) != CONNECTION_OK) {
+        fprintf(stderr, "bench_notify: postgres: %s", PQerrorMessage(c));
+        exit(1);
+    }
+    r = PQexec(c, "SET client_min_messages = warning; DROP SCHEMA public "
+                  "CASCADE; CREATE SCHEMA public");
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        fprintf(stderr, "bench_notify: postgres: %s", PQerrorMessage(c));
+        exit(1);
+    }
+    PQclear(r);
+    PQfinish(c);
+}
+
+static void report(const char *engine, bool notifier, double s, double base)
+{
+    double rate = RUNS / s, ms = s * 1e3 / (RUNS / BATCH);
+    double ratio = base > 0 ? s / base : 1.0;
+    const char *runs = failing ? "failed" : "completed";
+
+    printf("%-9s %-9s %-9s %10.0f %9.3f %6.2f\n", engine, runs,
+           notifier ? "yes" : "no", rate, ms, ratio);
+    printf("bench\tnotify\t%s\t%s\t%s\t%.0f\t%.3f\t%.3f\n", engine, runs,
+           notifier ? "yes" : "no", rate, ms, ratio);
+}
+
+/* Both cases on one database at URL, in ROUNDS rounds of RUNS / ROUNDS
+ * runs each, alternating which case goes first (ABBA). The notifier
+ * exists only during its case's rounds. */
+static void both(const char *engine, const char *url)
 {
     sked_store_options o = {.sqlite_synchronous = "full"};
     sked_store *st = NULL;
     sked_error err;
-    double s, rate;
+    double s[2] = {0, 0};
 
     if (sked__store_open(url, &o, &st, &err) != 0)
         die("open", &err);
-    if (notifier)
-        add_notifier(st);
-    char prefix[32];
-    snprintf(prefix, sizeof prefix, "%s-%s", failing ? "f" : "c",
-             notifier ? "with" : "without");
-    fill(st, prefix);
-    s = drain(st);
-    if (notifier && sked__store_notifier_delete(st, "ops-hook", &err) != 0)
-        die("delete the notifier", &err);
-    rate = RUNS / s;
-    printf("%-9s %-9s %-9s %10.0f %9.3f %6.2f\n", engine,
-           failing ? "failed" : "completed", notifier ? "yes" : "no", rate,
-           s * 1e3 / (RUNS / BATCH), base > 0 ? s / base : 1.0);
-    printf("bench\tnotify\t%s\t%s\t%s\t%.0f\t%.3f\t%.3f\n", engine,
-           failing ? "failed" : "completed", notifier ? "yes" : "no", rate,
-           s * 1e3 / (RUNS / BATCH), base > 0 ? s / base : 1.0);
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int k = 0; k < 2; k++) {
+            bool notifier = (k == 0) == (r % 2 == 1);
+            char prefix[48];
+            snprintf(prefix, sizeof prefix, "%s-%s-%d", failing ? "f" : "c",
+                     notifier ? "with" : "without", r);
+            fill(st, prefix);
+            if (notifier)
+                add_notifier(st);
+            s[notifier] += drain(st);
+            if (notifier &&
+                sked__store_notifier_delete(st, "ops-hook", &err) != 0)
+                die("delete the notifier", &err);
+        }
+    }
+    report(engine, false, s[0], 0);
+    report(engine, true, s[1], s[0]);
     sked__store_close(st);
-    return s;
 }
 
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : getenv("TMPDIR");
     const char *pg = getenv("SKED_BENCH_PG_URL");
-    char url[2][512];
-    double base;
+    char url[512];
 
     if (!dir)
         dir = "/tmp";
@@ -221,25 +264,20 @@ int main(int argc, char **argv)
     printf("%-9s %-9s %-9s %10s %9s %6s\n", "engine", "runs", "notifier",
            "runs/s", "ops ms", "ratio");
     for (int f = 0; f < 2; f++) {
+        static const char *const ext[] = {"", "-wal", "-shm"};
+        char path[600];
+
         failing = f == 0;
-        for (int i = 0; i < 2; i++)
-            snprintf(url[i], sizeof url[i], "sqlite:%s/bench-notify-%ld-%d.db",
-                     dir, (long) getpid(), i);
-        base = one("sqlite", url[0], false, 0);
-        (void) one("sqlite", url[1], true, base);
-        for (int i = 0; i < 2; i++) {
-            static const char *const ext[] = {"", "-wal", "-shm"};
-            char path[600];
-            for (int k = 0; k < 3; k++) {
-                snprintf(path, sizeof path, "%s%s", url[i] + 7, ext[k]);
-                (void) unlink(path);
-            }
+        snprintf(url, sizeof url, "sqlite:%s/bench-notify-%ld.db", dir,
+                 (long) getpid());
+        both("sqlite", url);
+        for (int k = 0; k < 3; k++) {
+            snprintf(path, sizeof path, "%s%s", url + 7, ext[k]);
+            (void) unlink(path);
         }
         if (pg && pg[0]) {
-            /* One database: each case's runs are its own, and the
-             * notifier goes with its case. */
-            base = one("postgres", pg, false, 0);
-            (void) one("postgres", pg, true, base);
+            pg_reset(pg);
+            both("postgres", pg);
         }
     }
     return 0;

@@ -224,6 +224,11 @@ summary() {
             (f <= 1.10 ? "met" : "NOT met"), f
         printf "target a run not notified <= 1.10x with a notifier on SQLite: %s (%.2fx)\n",
             (c <= 1.10 ? "met" : "NOT met"), c
+        if ("postgres\tfailed" in ratio) {
+            f = ratio["postgres\tfailed"]
+            printf "target a notified run recorded <= 1.10x without a notifier on PostgreSQL: %s (%.2fx)\n",
+                (f <= 1.10 ? "met" : "NOT met"), f
+        }
     }' "$out"
 
     echo

@@ -4,7 +4,8 @@
 # embed_sql.cmake`: for each dialect (sqlite, pg) it writes the array
 # sked__schema_<dialect>[] of struct sked__migration (store_ops.h), one
 # entry per NNNN_name.sql file in version order, ending with {0, NULL, NULL}.
-# A file whose NNNN does not follow the previous one stops the build.
+# A file whose NNNN is not the previous one's plus one (the first: 1)
+# stops the build, naming the number expected.
 cmake_minimum_required(VERSION 3.25)
 if(NOT SRC OR NOT OUT)
     message(FATAL_ERROR "embed_sql.cmake needs -DSRC=... -DOUT=...")
@@ -21,11 +22,11 @@ foreach(dialect sqlite pg)
         get_filename_component(base ${f} NAME_WE)
         string(SUBSTRING ${base} 0 4 num)
         math(EXPR version "${num}")
-        # Increasing; a gap is allowed, for a migration written on a branch
-        # before the one numbered below it lands (store.c applies them by
-        # number).
-        if(version LESS expect)
-            message(FATAL_ERROR "${f}: expected migration ${expect} or later")
+        # 1, 2, 3...: no number twice, and none missing (a gap would be a
+        # migration a database never gets; a migration written on a branch
+        # is renumbered after the ones that landed before it).
+        if(NOT version EQUAL expect)
+            message(FATAL_ERROR "${f}: expected migration ${expect}")
         endif()
         math(EXPR expect "${version} + 1")
         file(READ ${f} hex HEX)

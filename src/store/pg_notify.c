@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Notifiers and their outbox on PostgreSQL (store_ops.h, schema 0013):
+/* Notifiers and their outbox on PostgreSQL (store_ops.h, schemas 0013
+ * and 0014):
  * rows read as one JSON array, as calendars are. A claim locks the due
  * heads FOR UPDATE SKIP LOCKED and leases them in one statement, so two
  * servers never lease one delivery, and a lease run out is taken over
  * by whoever claims next. The head test (no earlier pending delivery of
  * the same notifier and order key) keeps each key's deliveries in event
  * order across servers: the next one is not due while the head is
- * leased. */
+ * leased. A delivery names its event: the claim and the log read it
+ * from its page of event_pages (the page of the greatest id at most the
+ * event's, which holds ids from its id on). */
 #include "store/pg_notify.h"
 
 #include <stdio.h>
@@ -47,15 +50,35 @@ static const sked__pg_stmt ORPHAN = {
     "UPDATE notify_deliveries SET state = 'failed', last_error = 'notifier "
     "deleted', lease_owner = NULL, lease_until = NULL, updated_at = "
     "$2::bigint WHERE notifier = $1 AND state = 'pending'"};
-/* A flush's deliveries in one statement, their columns as arrays: one
- * round trip, however many events the transaction wrote. */
-static const sked__pg_stmt INSERT = {
-    SKED__PG_DELIVERY_INSERT, 6,
-    "INSERT INTO notify_deliveries (event_id, notifier, okey, event, "
-    "next_attempt_at, deadline_at, created_at, updated_at) SELECT e, n, k, "
-    "v, a, d, a, a FROM unnest($1::bigint[], $2::text[], $3::text[], "
-    "$4::text[], $5::bigint[], $6::bigint[]) AS u(e, n, k, v, a, d) "
-    "ON CONFLICT DO NOTHING"};
+static const sked__pg_stmt QUEUE = {
+    SKED__PG_DELIVERY_QUEUE, 1,
+    "INSERT INTO notify_queue (deliveries) VALUES ($1)"};
+/* The queue rows deleted (a row another server is expanding is waited
+ * for, then skipped as gone: its deliveries become rows before these)
+ * and their deliveries inserted, in order, in one statement. */
+static const sked__pg_stmt EXPAND = {
+    SKED__PG_DELIVERY_EXPAND, 0,
+    "WITH q AS (DELETE FROM notify_queue RETURNING id, deliveries) INSERT "
+    "INTO notify_deliveries (event_id, notifier, okey, unscheduled, "
+    "next_attempt_at, deadline_at, created_at, updated_at) SELECT (d.v "
+    "->> 0)::bigint, d.v ->> 1, d.v ->> 2, CASE WHEN d.v ->> 3 = '1' THEN "
+    "true END, (d.v ->> 4)::bigint, (d.v ->> 5)::bigint, (d.v ->> "
+    "4)::bigint, (d.v ->> 4)::bigint FROM q CROSS JOIN LATERAL "
+    "json_array_elements(q.deliveries::json) WITH ORDINALITY AS d(v, k) "
+    "ORDER BY q.id, d.k ON CONFLICT DO NOTHING"};
+/* The event's row of the delivery D (store_ops.h deliveries_claim), and
+ * the lateral join that reads it from its page (none when D holds a
+ * copy, written before 0014). */
+#define EV_MEMBERS(d)                                                          \
+    "'ev_schedule', CASE WHEN " d ".unscheduled THEN NULL ELSE " d             \
+    ".okey END, 'ev_type', ev.type, 'ev_subject', ev.subject, 'ev_at', "       \
+    "ev.at, 'ev_payload', ev.payload::json"
+#define EV_JOIN(d)                                                             \
+    " LEFT JOIN LATERAL (SELECT p.types[" d ".event_id - p.id + 1] AS type, "  \
+    "p.subjects[" d ".event_id - p.id + 1] AS subject, p.payloads[" d          \
+    ".event_id - p.id + 1] AS payload, p.ats[" d ".event_id - p.id + 1] AS "   \
+    "at FROM event_pages p WHERE " d ".event IS NULL AND p.id <= " d           \
+    ".event_id ORDER BY p.id DESC LIMIT 1) ev ON true"
 static const sked__pg_stmt CLAIM = {
     SKED__PG_DELIVERY_CLAIM, 4,
     "WITH c AS (SELECT d.id FROM notify_deliveries d WHERE d.state = "
@@ -67,10 +90,11 @@ static const sked__pg_stmt CLAIM = {
     "(UPDATE notify_deliveries n SET lease_owner = $1, lease_until = "
     "$2::bigint, attempts = n.attempts + 1, updated_at = $3::bigint FROM c "
     "WHERE n.id = c.id RETURNING n.*) SELECT "
-    "coalesce(json_agg(json_build_object('id', id, 'event_id', event_id, "
-    "'notifier', notifier, 'event', event::json, 'attempts', attempts, "
-    "'deadline_at', deadline_at, 'created_at', created_at) ORDER BY id), "
-    "'[]')::text FROM u"};
+    "coalesce(json_agg(json_build_object('id', u.id, 'event_id', "
+    "u.event_id, 'notifier', u.notifier, 'event', u.event::json, "
+    "'attempts', u.attempts, 'deadline_at', u.deadline_at, 'created_at', "
+    "u.created_at, " EV_MEMBERS(
+        "u") ") ORDER BY u.id), '[]')::text FROM u" EV_JOIN("u")};
 static const sked__pg_stmt FINISH = {
     SKED__PG_DELIVERY_FINISH, 7,
     "UPDATE notify_deliveries SET state = $3, next_attempt_at = $4::bigint, "
@@ -85,9 +109,12 @@ static const sked__pg_stmt FINISH = {
     "'deadline_at', deadline_at, 'lease_owner', lease_owner, 'lease_until', "  \
     "lease_until, 'last_error', last_error, 'last_status', last_status, "      \
     "'created_at', created_at, 'updated_at', updated_at, 'delivered_at', "     \
-    "delivered_at, 'event', event::json) ORDER BY id DESC), '[]')::text FROM " \
-    "(SELECT * FROM notify_deliveries WHERE ($1::bigint = 0 OR id < "          \
-    "$1::bigint) " where " ORDER BY id DESC LIMIT $2::bigint) l"
+    "delivered_at, 'event', event::json, " EV_MEMBERS(                         \
+        "l") ") ORDER BY id "                                                  \
+             "DESC), '[]')::text FROM (SELECT * FROM notify_deliveries WHERE " \
+             "($1::bigint = 0 OR id < $1::bigint) " where                      \
+             " ORDER BY id DESC LIMIT "                                        \
+             "$2::bigint) l" EV_JOIN("l")
 static const sked__pg_stmt LOG_ALL = {SKED__PG_DELIVERY_LOG_ALL, 2,
                                       LOG_SQL("")};
 static const sked__pg_stmt LOG_ONE = {SKED__PG_DELIVERY_LOG_ONE, 3,
@@ -98,9 +125,10 @@ static const sked__pg_stmt PRUNE = {
     "< $1::bigint"};
 static const sked__pg_stmt DUE = {
     SKED__PG_DELIVERY_DUE, 1,
-    "SELECT EXISTS (SELECT 1 FROM notify_deliveries WHERE state = 'pending' "
-    "AND next_attempt_at <= $1::bigint AND (lease_until IS NULL OR "
-    "lease_until < $1::bigint))::int"};
+    "SELECT (EXISTS (SELECT 1 FROM notify_deliveries WHERE state = "
+    "'pending' AND next_attempt_at <= $1::bigint AND (lease_until IS NULL "
+    "OR lease_until < $1::bigint)) OR EXISTS (SELECT 1 FROM "
+    "notify_queue))::int"};
 
 /* Run STMT with PARAMS for its one text value into *out. */
 static int one_text(sked__tx *tx, const sked__pg_stmt *stmt,
@@ -165,34 +193,22 @@ int sked__pg_notifier_delete(sked__tx *tx, const char *name, sked_time now,
         return rc;
     *existed = changed(res);
     PQclear(res);
+    /* Its queued deliveries fail with the others. */
+    if ((rc = sked__pg_deliveries_expand(tx, err)) != 0)
+        return rc;
     return sked__pg_exec(tx, &ORPHAN, params, NULL, err);
 }
 
-int sked__pg_deliveries_insert(sked__tx *tx, const sked__delivery_new *d,
-                               size_t n, sked_error *err)
+int sked__pg_deliveries_queue(sked__tx *tx, const char *text, sked_error *err)
 {
-    sked__pg_alit a[6] = {{0}};
-    const char *params[6];
-    int rc;
+    const char *params[1] = {text};
 
-    if (n == 0)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        bool first = i == 0;
-        sked__pg_alit_int(&a[0], d[i].event_id, false, first);
-        sked__pg_alit_text(&a[1], d[i].notifier, first);
-        sked__pg_alit_text(&a[2], d[i].okey, first);
-        sked__pg_alit_text(&a[3], d[i].event, first);
-        sked__pg_alit_int(&a[4], d[i].now, false, first);
-        sked__pg_alit_int(&a[5], d[i].deadline_at, false, first);
-    }
-    if (sked__pg_alits_close(a, 6, n, params)) {
-        sked__pg_alits_free(a, 6);
-        return sked__nomem(err);
-    }
-    rc = sked__pg_exec(tx, &INSERT, params, NULL, err);
-    sked__pg_alits_free(a, 6);
-    return rc;
+    return sked__pg_exec(tx, &QUEUE, params, NULL, err);
+}
+
+int sked__pg_deliveries_expand(sked__tx *tx, sked_error *err)
+{
+    return sked__pg_exec(tx, &EXPAND, NULL, NULL, err);
 }
 
 int sked__pg_deliveries_claim(sked__tx *tx, const sked__delivery_claim *q,

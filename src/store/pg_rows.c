@@ -530,7 +530,11 @@ static const sked__pg_stmt EVENT_FIND = {
 
 static const sked__pg_stmt EVENT_PRUNE = {
     SKED__PG_EVENT_PRUNE, 1,
-    "WITH d AS (DELETE FROM event_pages WHERE last_at < $1::bigint "
+    /* A page holding an event a delivery names is kept as long as the
+     * delivery (schema 0014): the delivery is sent and listed from it. */
+    "WITH d AS (DELETE FROM event_pages p WHERE last_at < $1::bigint AND "
+    "NOT EXISTS (SELECT 1 FROM notify_deliveries n WHERE n.event_id >= p.id "
+    "AND n.event_id < p.id + cardinality(p.types) AND n.event IS NULL) "
     "RETURNING cardinality(types) AS n) SELECT coalesce(sum(n), 0) FROM d"};
 
 int sked__pg_rows_event_append(sked__tx *tx, const char *type,

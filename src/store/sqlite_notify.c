@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Notifiers and their outbox on SQLite (store_ops.h, schema 0013): rows
+/* Notifiers and their outbox on SQLite (store_ops.h, schemas 0013 and
+ * 0014): rows
  * read as one JSON array, as calendars are; a claim leases the due head
  * of each (notifier, okey) in one UPDATE, then reads what it leased by
  * its owner and lease instant (one delivery thread per engine, so the
  * pair is this claim's). The write lock of BEGIN IMMEDIATE makes the
- * claim whole across processes on one file. */
+ * claim whole across processes on one file. A delivery names its event
+ * (events.id): the claim and the log read the event's row beside it. */
 #include "store/sqlite_notify.h"
 
 #include <stdlib.h>
@@ -35,10 +37,30 @@ static const char *const ORPHAN =
     "UPDATE notify_deliveries SET state = 'failed', last_error = 'notifier "
     "deleted', lease_owner = NULL, lease_until = NULL, updated_at = ?2 "
     "WHERE notifier = ?1 AND state = 'pending'";
-static const char *const INSERT =
-    "INSERT INTO notify_deliveries (event_id, notifier, okey, event, "
-    "next_attempt_at, deadline_at, created_at, updated_at) VALUES (?1, ?2, "
-    "?3, ?4, ?5, ?6, ?5, ?5) ON CONFLICT DO NOTHING";
+static const char *const QUEUE =
+    "INSERT INTO notify_queue (deliveries) VALUES (?1)";
+/* The queue in its order, then emptied: one writer at a time on the
+ * file, so what the DELETE removes is what the INSERT read. */
+static const char *const EXPAND =
+    "INSERT INTO notify_deliveries (event_id, notifier, okey, unscheduled, "
+    "next_attempt_at, deadline_at, created_at, updated_at) SELECT "
+    "json_extract(d.value, '$[0]'), json_extract(d.value, '$[1]'), "
+    "json_extract(d.value, '$[2]'), nullif(json_extract(d.value, '$[3]'), "
+    "0), json_extract(d.value, '$[4]'), json_extract(d.value, '$[5]'), "
+    "json_extract(d.value, '$[4]'), json_extract(d.value, '$[4]') FROM "
+    "notify_queue q, json_each(q.deliveries) d WHERE true ORDER BY q.id, "
+    "d.key ON CONFLICT DO NOTHING";
+static const char *const EXPANDED = "DELETE FROM notify_queue";
+/* The event's row of a delivery D, as store_ops.h deliveries_claim
+ * names its members (e: the events row, NULL when D holds a copy). */
+#define EV_MEMBERS                                                             \
+    "'ev_schedule', CASE WHEN unscheduled THEN NULL ELSE okey END, "           \
+    "'ev_type', ev_type, 'ev_subject', ev_subject, 'ev_at', ev_at, "           \
+    "'ev_payload', json(ev_payload)"
+#define EV_JOIN                                                                \
+    "SELECT d.*, e.type AS ev_type, e.subject AS ev_subject, e.at AS ev_at, "  \
+    "e.payload AS ev_payload FROM notify_deliveries d LEFT JOIN events e ON "  \
+    "d.event IS NULL AND e.id = d.event_id "
 static const char *const CLAIM =
     "UPDATE notify_deliveries SET lease_owner = ?1, lease_until = ?2, "
     "attempts = attempts + 1, updated_at = ?3 WHERE id IN (SELECT d.id FROM "
@@ -50,9 +72,10 @@ static const char *const CLAIM =
 static const char *const CLAIMED =
     "SELECT coalesce(json_group_array(json_object('id', id, 'event_id', "
     "event_id, 'notifier', notifier, 'event', json(event), 'attempts', "
-    "attempts, 'deadline_at', deadline_at, 'created_at', created_at)), '[]') "
-    "FROM (SELECT * FROM notify_deliveries WHERE lease_owner = ?1 AND "
-    "lease_until = ?2 AND state = 'pending' ORDER BY id)";
+    "attempts, 'deadline_at', deadline_at, 'created_at', "
+    "created_at, " EV_MEMBERS ")), '[]') FROM (" EV_JOIN
+    "WHERE d.lease_owner = ?1 AND "
+    "d.lease_until = ?2 AND d.state = 'pending' ORDER BY d.id)";
 static const char *const FINISH =
     "UPDATE notify_deliveries SET state = ?3, next_attempt_at = ?4, "
     "last_error = ?5, last_status = ?6, updated_at = ?7, delivered_at = CASE "
@@ -65,18 +88,18 @@ static const char *const FINISH =
     "'deadline_at', deadline_at, 'lease_owner', lease_owner, 'lease_until', "  \
     "lease_until, 'last_error', last_error, 'last_status', last_status, "      \
     "'created_at', created_at, 'updated_at', updated_at, 'delivered_at', "     \
-    "delivered_at, 'event', json(event))), '[]') FROM (SELECT * FROM "         \
-    "notify_deliveries WHERE (?1 = 0 OR id < ?1) " where                       \
-    " ORDER BY id DESC LIMIT ?2)"
+    "delivered_at, 'event', json(event), " EV_MEMBERS                          \
+    ")), '[]') FROM (" EV_JOIN "WHERE (?1 = 0 OR d.id < ?1) " where            \
+    " ORDER BY d.id DESC LIMIT ?2)"
 static const char *const LOG_ALL = LOG_SQL("");
-static const char *const LOG_ONE = LOG_SQL("AND notifier = ?3");
+static const char *const LOG_ONE = LOG_SQL("AND d.notifier = ?3");
 static const char *const PRUNE =
     "DELETE FROM notify_deliveries WHERE state <> 'pending' AND updated_at "
     "< ?1";
 static const char *const DUE =
     "SELECT EXISTS (SELECT 1 FROM notify_deliveries WHERE state = 'pending' "
     "AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until < "
-    "?1))";
+    "?1)) OR EXISTS (SELECT 1 FROM notify_queue)";
 
 /* Step S (bound) for its one row of one text column into *out. */
 static int one_text(sked__tx *c, sqlite3_stmt *s, const char *what, char **out,
@@ -148,6 +171,9 @@ int sked__sqlite_notifier_delete(sked__tx *c, const char *name, sked_time now,
     if (rc != 0)
         return rc;
     *existed = sqlite3_changes(sked__sqlite_db(c)) > 0;
+    /* Its queued deliveries fail with the others. */
+    if ((rc = sked__sqlite_deliveries_expand(c, err)) != 0)
+        return rc;
     if ((rc = sked__sqlite_stmt(c, ORPHAN, &s, err)) != 0)
         return rc;
     return sked__sqlite_exec(
@@ -155,25 +181,32 @@ int sked__sqlite_notifier_delete(sked__tx *c, const char *name, sked_time now,
         "failing a deleted notifier's deliveries", err);
 }
 
-int sked__sqlite_deliveries_insert(sked__tx *c, const sked__delivery_new *d,
-                                   size_t n, sked_error *err)
+int sked__sqlite_deliveries_queue(sked__tx *c, const char *text,
+                                  sked_error *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = 0;
+    int rc = sked__sqlite_stmt(c, QUEUE, &s, err);
 
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        if ((rc = sked__sqlite_stmt(c, INSERT, &s, err)) != 0)
-            return rc;
-        rc = sked__sqlite_exec(c, s,
-                               sqlite3_bind_int64(s, 1, d[i].event_id) |
-                                   bind_text(s, 2, d[i].notifier) |
-                                   bind_text(s, 3, d[i].okey) |
-                                   bind_text(s, 4, d[i].event) |
-                                   sqlite3_bind_int64(s, 5, d[i].now) |
-                                   sqlite3_bind_int64(s, 6, d[i].deadline_at),
-                               "writing a notification to the outbox", err);
-    }
-    return rc;
+    if (rc != 0)
+        return rc;
+    return sked__sqlite_exec(c, s, bind_text(s, 1, text),
+                             "queueing notifications", err);
+}
+
+int sked__sqlite_deliveries_expand(sked__tx *c, sked_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sked__sqlite_stmt(c, EXPAND, &s, err);
+
+    if (rc != 0)
+        return rc;
+    rc = sked__sqlite_exec(c, s, SQLITE_OK,
+                           "writing queued notifications to the outbox", err);
+    if (rc != 0)
+        return rc;
+    if ((rc = sked__sqlite_stmt(c, EXPANDED, &s, err)) != 0)
+        return rc;
+    return sked__sqlite_exec(c, s, SQLITE_OK, "emptying the notify queue", err);
 }
 
 int sked__sqlite_deliveries_claim(sked__tx *c, const sked__delivery_claim *q,

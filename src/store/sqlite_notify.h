@@ -12,8 +12,9 @@ int sked__sqlite_notifier_write(sked__tx *tx, const sked__notifier_row *r,
                                 bool *created, sked_error *err);
 int sked__sqlite_notifier_delete(sked__tx *tx, const char *name, sked_time now,
                                  bool *existed, sked_error *err);
-int sked__sqlite_deliveries_insert(sked__tx *tx, const sked__delivery_new *d,
-                                   size_t n, sked_error *err);
+int sked__sqlite_deliveries_queue(sked__tx *tx, const char *text,
+                                  sked_error *err);
+int sked__sqlite_deliveries_expand(sked__tx *tx, sked_error *err);
 int sked__sqlite_deliveries_claim(sked__tx *tx, const sked__delivery_claim *q,
                                   char **out, sked_error *err);
 int sked__sqlite_delivery_finish(sked__tx *tx, const sked__delivery_end *e,

@@ -105,7 +105,11 @@ static const char *const rows_sql[S_COUNT] = {
     [S_EVENT_LIST_TYPES] = (TYPE_ARMS16 " ORDER BY id LIMIT ?2"),
     /* max() of the primary key is one look at the end of its b-tree. */
     [S_EVENT_LAST] = "SELECT coalesce(max(id), 0) FROM events",
-    [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1",
+    /* An event a delivery names is kept as long as the delivery
+     * (schema 0014): the delivery is sent and listed from it. */
+    [S_EVENT_PRUNE] = "DELETE FROM events WHERE at < ?1 AND NOT EXISTS "
+                      "(SELECT 1 FROM notify_deliveries d WHERE d.event_id "
+                      "= events.id AND d.event IS NULL)",
     /* No conflict target: DO NOTHING covers the id and the active-key
      * index alike; the done function tells them apart. */
     [S_RUN_INSERT_LENIENT] = RUN_INSERT(RUN_ROW, "DO NOTHING"),

@@ -91,9 +91,9 @@ int sked__store_url_parse(const char *url, const struct sked__store_ops **ops,
 }
 
 /* Return the version of the last migration of LIST (the binary's schema
- * version; 0 for none). Versions increase, and are applied by number, not
- * by position: a branch may hold a later migration before an earlier one
- * lands (tools/embed_sql.cmake allows the gap). */
+ * version; 0 for none). Versions are 1, 2, 3... with no gap
+ * (tools/embed_sql.cmake refuses one), applied in order from the
+ * database's own version on. */
 static int latest_version(const struct sked__migration *list)
 {
     int n = 0;
@@ -674,11 +674,15 @@ struct prune_arg {
 static int prune_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct prune_arg *a = arg;
+    /* The notify log keeps what the events keep (pending ones stay),
+     * first: the events a kept delivery names (a queued one too, made
+     * a row here) stay with it, as it is sent and listed from them
+     * (schema 0014). */
+    int rc = st->ops->deliveries_expand(tx, err);
 
-    int rc = st->ops->event_prune(tx, a->before, &a->deleted, err);
-
-    /* The notify log keeps what the events keep (pending ones stay). */
-    return rc == 0 ? st->ops->deliveries_prune(tx, a->before, err) : rc;
+    if (rc == 0)
+        rc = st->ops->deliveries_prune(tx, a->before, err);
+    return rc == 0 ? st->ops->event_prune(tx, a->before, &a->deleted, err) : rc;
 }
 
 int sked__store_event_prune(sked_store *st, sked_time before, int64_t *deleted,

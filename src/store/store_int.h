@@ -78,6 +78,12 @@ int sked__ev_run_created(sked__ev_list *l, const sked_run_new *r, sked_time now,
  * to every notifier that wants them (store_notify.c). */
 int sked__notify_outbox(sked_store *st, sked__tx *tx, const sked__ev_list *l,
                         sked_error *err);
+/* Give the delivery row R (a claim's or the log's, store_ops.h) its
+ * "event" object as sent, built from the row's ev_* members (the
+ * event's row) when it holds no copy of the event, and take the ev_*
+ * members out; SKED_ENOMEM. */
+struct json_t;
+int sked__notify_row_event(struct json_t *r);
 /* Read the notifier NAME (NULL: every one) in TX into *out of *n
  * (sked__notifiers_free; NAME not found: *n 0). */
 struct sked_notifier;

@@ -341,7 +341,9 @@ static int claim_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
     a->text = NULL;
     a->q.now = sked__store_now(st);
     a->q.lease_until = a->q.now + a->lease;
-    return st->ops->deliveries_claim(tx, &a->q, &a->text, err);
+    /* The queued deliveries first: each key's earlier ones are heads. */
+    int rc = st->ops->deliveries_expand(tx, err);
+    return rc == 0 ? st->ops->deliveries_claim(tx, &a->q, &a->text, err) : rc;
 }
 
 /* Read the claimed rows TEXT into *out of *n. */
@@ -363,6 +365,11 @@ static int deliveries_of_text(const char *text, sked_delivery **out, size_t *n,
     }
     json_array_foreach(a, i, r)
     {
+        if (sked__notify_row_event(r) != 0) {
+            sked__deliveries_free(v, i);
+            json_decref(a);
+            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        }
         v[i].id = json_integer_value(json_object_get(r, "id"));
         v[i].event_id = json_integer_value(json_object_get(r, "event_id"));
         v[i].attempts =
@@ -445,6 +452,39 @@ static int log_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
                                     &a->text, err);
 }
 
+static int expand_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
+{
+    (void) arg;
+    return st->ops->deliveries_expand(tx, err);
+}
+
+/* Give each delivery of the log *TEXT its event as sent (the event's
+ * row read beside it, sked__notify_row_event): *TEXT replaced. */
+static int log_events(char **text, sked_error *err)
+{
+    json_t *a = NULL, *r;
+    json_error_t je;
+    size_t i, n;
+    char *out;
+    int rc = sked__json_load(*text, strlen(*text), 0, &a, &je);
+
+    if (rc != 0)
+        return sked__error_set(err, rc == SKED_ENOMEM ? rc : SKED_EIO, "db", -1,
+                               "the database's rows cannot be read");
+    json_array_foreach(a, i, r)
+    {
+        if (sked__notify_row_event(r) != 0)
+            break;
+    }
+    out = i == json_array_size(a) ? sked__json_text(a, &n) : NULL;
+    json_decref(a);
+    if (!out)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    free(*text);
+    *text = out;
+    return 0;
+}
+
 int sked__store_deliveries_log(sked_store *st, const char *notifier,
                                int64_t before, size_t limit, char **out,
                                sked_error *err)
@@ -457,7 +497,12 @@ int sked__store_deliveries_log(sked_store *st, const char *notifier,
     if (a.limit > LOG_MAX)
         return sked__error_set(err, SKED_EINVAL, "limit", -1,
                                "at most %d deliveries per call", LOG_MAX);
-    rc = sked__store_run_tx(st, SKED__TX_READ, log_tx, &a, err);
+    /* The queued deliveries are listed as rows, as the claim sees them. */
+    rc = sked__store_run_tx(st, SKED__TX_WRITE, expand_tx, NULL, err);
+    if (rc == 0)
+        rc = sked__store_run_tx(st, SKED__TX_READ, log_tx, &a, err);
+    if (rc == 0)
+        rc = log_events(&a.text, err);
     if (rc != 0) {
         free(a.text);
         return rc;

@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: MIT */
-/* Notifiers and their outbox (store_notify.h, schema 0013).
+/* Notifiers and their outbox (store_notify.h, schemas 0013 and 0014).
  *
  * The outbox is written by sked__notify_outbox, which sked__ev_flush
  * calls in the transaction of the events it writes: for each event of a
- * notifiable type, one delivery per notifier that wants it. So a crash
+ * notifiable type, one delivery per notifier that wants it, all of the
+ * transaction's deliveries queued as one row (notify_queue). So a crash
  * either loses the event and its deliveries together or keeps both. The
+ * queued rows become one row of notify_deliveries each in the
+ * transaction that next claims deliveries, lists them or prunes them
+ * (deliveries_expand, oldest queue row first): the events' transaction
+ * pays one row, not one per delivery and its index entries. The
  * notifiers are read only when a transaction writes a notifiable event
  * (a failure, a missed occurrence): the runs that complete pay nothing.
  *
- * The event as sent, {"id", "type", "subject", "schedule", "at",
- * "payload"}, is stored with its delivery: it outlives the events'
- * retention, and every attempt sends the same bytes. Its schedule is the
- * subject of a schedule's event, else the payload's "schedule", else the
- * schedule of the run the event is about; deliveries of one (notifier,
- * schedule) go out in event order (an event with no schedule orders by
- * its subject). */
+ * A delivery names its event by id and does not copy it (schema 0014):
+ * the event as sent, {"id", "type", "subject", "schedule", "at",
+ * "payload"}, is built from the event's row when the delivery is
+ * claimed or listed (sked__notify_row_event), the same bytes at every
+ * attempt; the events' pruning keeps the rows a delivery names. Its
+ * schedule is the subject of a schedule's event, else the payload's
+ * "schedule", else the schedule of the run the event is about;
+ * deliveries of one (notifier, schedule) go out in event order (an
+ * event with no schedule orders by its subject, and is sent with
+ * "schedule": null). */
 #include "store/store_notify.h"
 
 #include <stdio.h>
@@ -24,8 +32,10 @@
 #include <jansson.h>
 
 #include "base/alloc.h"
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/json_io.h"
+#include "base/json_obj.h"
 #include "base/json_scan.h"
 #include "base/json_text.h"
 #include "model/run.h"
@@ -184,101 +194,54 @@ static bool any_wants(const sked_notifier *v, size_t n, const char *type)
     return false;
 }
 
-/* The JSON text of E as sent, its schedule SCHEDULE; NULL: no memory.
- * The payload goes in as it was written (a reading and a writing of it
- * would change how its numbers are spelled). */
-static char *event_text(const sked_event *e, const char *schedule)
+/* Append to B the delivery D as one element of the queued array:
+ * [event_id, notifier, okey, unscheduled (0 or 1), created_at,
+ * deadline_at] (store_ops.h deliveries_queue). */
+static void queue_one(sked_buf *b, const sked__delivery_new *d)
 {
-    char at[SKED_TIME_STRLEN] = "";
-    const char *payload = e->payload ? e->payload : "null";
-    json_t *o;
-    char *head, *s = NULL;
-    size_t n, len;
+    char num[SKED_I64_TEXT];
 
-    (void) sked_time_format(e->at, at, sizeof at);
-    o = json_pack("{s:I,s:s,s:s,s:s?,s:s}", "id", (json_int_t) e->id, "type",
-                  e->type, "subject", e->subject, "schedule", schedule, "at",
-                  at);
-    head = o ? sked__json_text(o, &n) : NULL;
-    json_decref(o);
-    if (head && n >= 2) {
-        len = n - 1 + strlen(",\"payload\":") + strlen(payload) + 2;
-        if ((s = sked__malloc(len)) != NULL)
-            (void) snprintf(s, len, "%.*s,\"payload\":%s}", (int) (n - 1), head,
-                            payload);
-    }
-    free(head);
-    return s;
+    (void) sked__buf_puts(b, b->len > 1 ? ",[" : "[");
+    (void) sked__buf_add(b, num, sked__i64_text(d->event_id, num));
+    (void) sked__buf_puts(b, ",");
+    sked__json_put_string(b, d->notifier, strlen(d->notifier));
+    (void) sked__buf_puts(b, ",");
+    sked__json_put_string(b, d->okey, strlen(d->okey));
+    (void) sked__buf_puts(b, d->unscheduled ? ",1," : ",0,");
+    (void) sked__buf_add(b, num, sked__i64_text(d->now, num));
+    (void) sked__buf_puts(b, ",");
+    (void) sked__buf_add(b, num, sked__i64_text(d->deadline_at, num));
+    (void) sked__buf_puts(b, "]");
 }
 
-/* The deliveries of one flush, written in one call at its end. */
-typedef struct outbox {
-    sked__delivery_new *v; /* owned array; its strings in texts */
-    char **texts;          /* owned: each event's text and schedule */
-    size_t n, cap, ntexts, captexts;
-} outbox;
-
-/* Keep S (taken) until the outbox is written; false: no memory. */
-static bool keep(outbox *o, char *s)
-{
-    if (o->ntexts == o->captexts) {
-        size_t cap = o->captexts ? 2 * o->captexts : 16;
-        char **t = sked__realloc(o->texts, cap * sizeof *t);
-        if (!t) {
-            free(s);
-            return false;
-        }
-        o->texts = t;
-        o->captexts = cap;
-    }
-    o->texts[o->ntexts++] = s;
-    return true;
-}
-
-static bool push(outbox *o, const sked__delivery_new *d)
-{
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? 2 * o->cap : 16;
-        sked__delivery_new *v = sked__realloc(o->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        o->v = v;
-        o->cap = cap;
-    }
-    o->v[o->n++] = *d;
-    return true;
-}
-
-/* Add to O the deliveries of the event E for the N notifiers V. */
+/* Add to B the deliveries of the event E for the N notifiers V; *count
+ * grows by their count. */
 static int outbox_event(sked_store *st, sked__tx *tx, const sked_event *e,
-                        const sked_notifier *v, size_t n, outbox *o,
-                        sked_error *err)
+                        const sked_notifier *v, size_t n, sked_buf *b,
+                        size_t *count, sked_error *err)
 {
-    char *schedule = NULL, *text = NULL;
+    char *schedule = NULL;
     int rc;
 
     if (!any_wants(v, n, e->type))
         return 0; /* no schedule to look up */
     if ((rc = event_schedule(st, tx, e, &schedule, err)) != 0)
         return rc;
-    if (schedule && !keep(o, schedule))
-        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     for (size_t i = 0; i < n; i++) {
         if (!sked__notifier_wants(&v[i], e->type, schedule))
             continue;
-        if (!text && (!(text = event_text(e, schedule)) || !keep(o, text)))
-            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
         sked_dur retry =
             v[i].retry_for > 0 ? v[i].retry_for : SKED_NOTIFY_RETRY_DEFAULT;
         sked__delivery_new d = {.event_id = e->id,
                                 .notifier = v[i].name,
                                 .okey = schedule ? schedule : e->subject,
-                                .event = text,
+                                .unscheduled = !schedule,
                                 .now = e->at,
                                 .deadline_at = e->at + retry};
-        if (!push(o, &d))
-            return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+        queue_one(b, &d);
+        (*count)++;
     }
+    free(schedule);
     return 0;
 }
 
@@ -286,7 +249,8 @@ int sked__notify_outbox(sked_store *st, sked__tx *tx, const sked__ev_list *l,
                         sked_error *err)
 {
     sked_notifier *v = NULL;
-    size_t n = 0, i = 0;
+    sked_buf b = {0};
+    size_t n = 0, i = 0, count = 0;
     int rc = 0;
 
     while (i < l->n && !sked__notify_event_known(l->v[i].type))
@@ -295,16 +259,59 @@ int sked__notify_outbox(sked_store *st, sked__tx *tx, const sked__ev_list *l,
         return 0;
     if ((rc = sked__notify_read_tx(st, tx, NULL, &v, &n, err)) != 0)
         return rc;
-    outbox o = {0};
+    (void) sked__buf_puts(&b, "[");
     for (; rc == 0 && n > 0 && i < l->n; i++)
         if (sked__notify_event_known(l->v[i].type))
-            rc = outbox_event(st, tx, &l->v[i], v, n, &o, err);
-    if (rc == 0 && o.n > 0)
-        rc = st->ops->deliveries_insert(tx, o.v, o.n, err);
-    for (size_t k = 0; k < o.ntexts; k++)
-        free(o.texts[k]);
-    free(o.texts);
-    free(o.v);
+            rc = outbox_event(st, tx, &l->v[i], v, n, &b, &count, err);
+    (void) sked__buf_puts(&b, "]");
+    char *text = sked__buf_take(&b, NULL);
+    if (rc == 0 && !text)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    /* The flush's deliveries as one row: the delivery thread makes each
+     * its row (deliveries_expand), outside the events' transaction. */
+    if (rc == 0 && count > 0)
+        rc = st->ops->deliveries_queue(tx, text, err);
+    free(text);
     sked__notifiers_free(v, n);
     return rc;
+}
+
+/* ---- the event as sent ------------------------------------------------- */
+
+/* The keys the claim and the log read of a delivery's event row, taken
+ * out of the row once its "event" is built. */
+static const char *const EV_KEYS[] = {"ev_schedule", "ev_type",    "ev_subject",
+                                      "ev_at",       "ev_payload", NULL};
+
+/* R's member KEY, or null. */
+static json_t *member(json_t *r, const char *key)
+{
+    json_t *v = json_object_get(r, key);
+
+    return v ? v : json_null();
+}
+
+int sked__notify_row_event(json_t *r)
+{
+    json_t *ev = json_object_get(r, "event"), *o;
+    char at[SKED_TIME_STRLEN] = "";
+    json_t *t = json_object_get(r, "ev_at");
+
+    if (!json_is_object(ev)) {
+        /* Written since 0014: the event's row. Gone (it cannot be while
+         * its delivery is kept), the event keeps its id alone. */
+        if (json_is_integer(t))
+            (void) sked_time_format(json_integer_value(t), at, sizeof at);
+        o = json_pack("{s:I,s:O,s:O,s:O,s:s?,s:O}", "id",
+                      json_integer_value(json_object_get(r, "event_id")),
+                      "type", member(r, "ev_type"), "subject",
+                      member(r, "ev_subject"), "schedule",
+                      member(r, "ev_schedule"), "at", at[0] ? at : NULL,
+                      "payload", member(r, "ev_payload"));
+        if (!o || json_object_set_new(r, "event", o) != 0)
+            return SKED_ENOMEM;
+    }
+    for (size_t i = 0; EV_KEYS[i]; i++)
+        (void) json_object_del(r, EV_KEYS[i]);
+    return 0;
 }

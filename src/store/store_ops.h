@@ -223,7 +223,7 @@ typedef struct sked__delivery_new {
     int64_t event_id;
     const char *notifier; /* borrowed, as the others */
     const char *okey;     /* the order key: the schedule, else the subject */
-    const char *event;    /* the event as JSON text, as it is sent */
+    bool unscheduled;     /* no schedule: okey is the event's subject */
     sked_time now, deadline_at;
 } sked__delivery_new;
 
@@ -515,16 +515,25 @@ struct sked__store_ops {
      * deleted. */
     int (*notifier_delete)(sked__tx *tx, const char *name, sked_time now,
                            bool *existed, sked_error *err);
-    /* Insert the N deliveries D (pending, no attempt yet); a row whose
-     * (event_id, notifier) exists is left as it is. */
-    int (*deliveries_insert)(sked__tx *tx, const sked__delivery_new *d,
-                             size_t n, sked_error *err);
+    /* Queue the deliveries of TEXT, a JSON array of [event_id,
+     * notifier, okey, unscheduled (0 or 1), created_at, deadline_at]
+     * (sked__delivery_new), as one row of notify_queue. */
+    int (*deliveries_queue)(sked__tx *tx, const char *text, sked_error *err);
+    /* Make every queued delivery a row of notify_deliveries (pending,
+     * no attempt yet), in queue order, and empty the queue; a row whose
+     * (event_id, notifier) exists is left as it is. PostgreSQL: a queue
+     * row another transaction is expanding is waited for, so that the
+     * deliveries of a key become rows in event order. */
+    int (*deliveries_expand)(sked__tx *tx, sked_error *err);
     /* Lease to Q->owner until Q->lease_until, attempts + 1, at most
      * Q->limit pending deliveries due at Q->now (next_attempt_at <= now,
      * no lease or an expired one), each the first pending one of its
      * (notifier, okey) by event id; PostgreSQL: FOR UPDATE SKIP LOCKED.
      * *out: JSON array text of them [{"id", "event_id", "notifier",
-     * "event" (object), "attempts", "deadline_at", "created_at"}]. */
+     * "event" (the object of a copy written before 0014, else null),
+     * "attempts", "deadline_at", "created_at", and the event's row:
+     * "ev_schedule", "ev_type", "ev_subject", "ev_at", "ev_payload"
+     * (object); sked__notify_row_event}]. */
     int (*deliveries_claim)(sked__tx *tx, const sked__delivery_claim *q,
                             char **out, sked_error *err);
     /* Write the end of an attempt E to its row if E->owner still holds
@@ -533,7 +542,8 @@ struct sked__store_ops {
                            bool *applied, sked_error *err);
     /* Deliveries of NOTIFIER (NULL: every one) with id < BEFORE_ID (0:
      * any), newest first, at most LIMIT, as one JSON array text of
-     * objects of every column (event as an object). */
+     * objects of every column but unscheduled (event as an object, or
+     * null and the event's row as deliveries_claim gives it). */
     int (*deliveries_list)(sked__tx *tx, const char *notifier,
                            int64_t before_id, size_t limit, char **out,
                            sked_error *err);

@@ -34,6 +34,8 @@ bench${T}notify${T}sqlite${T}failed${T}no${T}40000${T}2.500${T}1.000
 bench${T}notify${T}sqlite${T}failed${T}yes${T}26000${T}3.800${T}1.520
 bench${T}notify${T}sqlite${T}completed${T}no${T}36000${T}2.700${T}1.000
 bench${T}notify${T}sqlite${T}completed${T}yes${T}35000${T}2.800${T}1.030
+bench${T}notify${T}postgres${T}failed${T}no${T}8000${T}12.500${T}1.000
+bench${T}notify${T}postgres${T}failed${T}yes${T}7800${T}12.800${T}1.024
 bench${T}fire_load${T}sqlite${T}1000000${T}4.100${T}250.0
 bench${T}fire_rate${T}sqlite${T}100000${T}80000
 bench${T}fire_rate${T}postgres${T}100000${T}9000
@@ -65,6 +67,7 @@ batched inserts >= 80% of the plain loop: NOT met
 >= 15,000 runs/s on PostgreSQL: NOT met
 a notified run recorded <= 1.10x without a notifier on SQLite: NOT met (1.52x)
 a run not notified <= 1.10x with a notifier on SQLite: met (1.03x)
+a notified run recorded <= 1.10x without a notifier on PostgreSQL: met (1.02x)
 1M schedules loaded in <= 5 s and <= 300 MB: met
 >= 50,000/s on SQLite, >= 10,000/s on PostgreSQL: NOT met
 fire lag p99 <= 20 ms at 1,000/s: met

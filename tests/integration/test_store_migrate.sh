@@ -115,7 +115,7 @@ check "the indexes are all back, schedules_due gone" \
     "events_at events_subject events_type notify_deliveries_due notify_deliveries_log notify_deliveries_order runs_active_key runs_created runs_deadline runs_ready runs_running runs_running_queue runs_schedule runs_schedule_active runs_serial runs_serial_running runs_started schedules_app schedules_source schedules_updated schedules_workflow" \
     "$(q "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master
           WHERE type = 'index' AND sql IS NOT NULL ORDER BY name)")"
-check "no table is left behind" "calendars events meta notifiers notify_deliveries queues runs schedule_skips schedules steps workflow_versions" \
+check "no table is left behind" "calendars events meta notifiers notify_deliveries notify_queue queues runs schedule_skips schedules steps workflow_versions" \
     "$(q "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master
           WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name)")"
 

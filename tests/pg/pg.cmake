@@ -82,6 +82,13 @@ sked_add_pg_test(server.pg_exec bash
 sked_add_pg_test(server.pg_notify bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_notify.sh pg)
 
+# Deliveries of schema 13 through migration 0014 on PostgreSQL
+# (tests/integration/test_store_migrate_notify.sh; SQLite: integration).
+if(SKED_PSQL)
+    sked_add_pg_test(store.pg_migrate_notify bash
+        ${CMAKE_CURRENT_LIST_DIR}/../integration/test_store_migrate_notify.sh pg)
+endif()
+
 # The metrics on PostgreSQL: its queries of the gauges, linted by promtool
 # (tests/lint/test_metrics.sh; SQLite: lint.metrics).
 sked_add_pg_test(lint.pg_metrics bash
