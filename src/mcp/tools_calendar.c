@@ -87,10 +87,7 @@ json_t *sked__mcp_calendar_list_schema(void)
 {
     json_t *item = sked__mcp_calendar_schema();
 
-    return sked__mcp_object(item ? json_pack("{s:{s:s, s:o}}", "calendars",
-                                             "type", "array", "items", item)
-                                 : NULL,
-                            (const char *const[]){"calendars", NULL}, false);
+    return sked__mcp_list_of("calendars", item);
 }
 
 json_t *sked__mcp_calendar_days_schema(void)

@@ -86,6 +86,10 @@ json_t *sked__mcp_prop(const char *type, const char *desc);
 json_t *sked__mcp_object(json_t *props, const char *const *required,
                          bool closed);
 
+/* The schema of an object whose one required key KEY is a list of ITEM
+ * (taken; NULL: out of memory, then NULL is returned). */
+json_t *sked__mcp_list_of(const char *key, json_t *item);
+
 /* ---- requests and answers (tools_call.c) --------------------------------- */
 
 /* Check ARGS against the input SCHEMA of a tool: a key not among its

@@ -151,10 +151,7 @@ json_t *sked__mcp_notifier_list_schema(void)
 {
     json_t *item = sked__mcp_notifier_schema();
 
-    return sked__mcp_object(item ? json_pack("{s:{s:s, s:o}}", "notifiers",
-                                             "type", "array", "items", item)
-                                 : NULL,
-                            (const char *const[]){"notifiers", NULL}, false);
+    return sked__mcp_list_of("notifiers", item);
 }
 
 json_t *sked__mcp_deliveries_schema(void)

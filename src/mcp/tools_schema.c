@@ -46,6 +46,14 @@ json_t *sked__mcp_object(json_t *props, const char *const *required,
     return o;
 }
 
+json_t *sked__mcp_list_of(const char *key, json_t *item)
+{
+    return sked__mcp_object(
+        item ? json_pack("{s:{s:s, s:o}}", key, "type", "array", "items", item)
+             : NULL,
+        (const char *const[]){key, NULL}, false);
+}
+
 /* ---- schedules ----------------------------------------------------------- */
 
 json_t *sked__mcp_schedule_props(bool writable)
@@ -351,12 +359,7 @@ json_t *sked__mcp_workflows_schema(void)
                   "type", "object", "properties", "name", "type", "string",
                   "null", "version", "type", "string", "null", "registered_at",
                   "type", "string", "null", "definition");
-    json_t *props = item ? json_pack("{s:{s:s, s:o}}", "workflows", "type",
-                                     "array", "items", item)
-                         : NULL;
-
-    return sked__mcp_object(props, (const char *const[]){"workflows", NULL},
-                            false);
+    return sked__mcp_list_of("workflows", item);
 }
 
 json_t *sked__mcp_event_page_schema(void)
@@ -402,10 +405,7 @@ json_t *sked__mcp_out_occurrences(void)
 {
     json_t *item = occurrence_item();
 
-    return sked__mcp_object(item ? json_pack("{s:{s:s, s:o}}", "occurrences",
-                                             "type", "array", "items", item)
-                                 : NULL,
-                            (const char *const[]){"occurrences", NULL}, false);
+    return sked__mcp_list_of("occurrences", item);
 }
 
 json_t *sked__mcp_out_explain(void)
@@ -428,10 +428,7 @@ json_t *sked__mcp_out_simulate(void)
                   "object", "properties", "decision", "type", "string", "enum",
                   "fire", "drop", "occurrence", "reason", "run_id");
 
-    return sked__mcp_object(item ? json_pack("{s:{s:s, s:o}}", "decisions",
-                                             "type", "array", "items", item)
-                                 : NULL,
-                            (const char *const[]){"decisions", NULL}, false);
+    return sked__mcp_list_of("decisions", item);
 }
 
 json_t *sked__mcp_out_skip(void)

@@ -629,3 +629,14 @@ int sked_schedule_validate(const sked_schedule *s, sked_tzdb *db,
         rc = check_timezone(s->timezone, db, err);
     return rc;
 }
+
+void sked__apply_note(sked_apply_result *r, sked_apply_kind kind,
+                      const char *name)
+{
+    size_t *count[SKED_APPLY_KINDS] = {&r->created, &r->updated, &r->deleted};
+    size_t k = (*count[kind])++;
+
+    if (k < SKED_APPLY_NAMES_MAX)
+        (void) snprintf(r->names[kind][k], sizeof r->names[kind][k], "%s",
+                        name);
+}

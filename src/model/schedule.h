@@ -49,4 +49,10 @@ int sked__schedule_cals_check(const char *list, const char *field, size_t max,
 size_t sked__schedule_cal_at(const char *list, size_t i, char *buf,
                              size_t size);
 
+/* Count NAME under KIND of R (an apply's result: created, updated or
+ * deleted), keeping the names while they are at most
+ * SKED_APPLY_NAMES_MAX. */
+void sked__apply_note(sked_apply_result *r, sked_apply_kind kind,
+                      const char *name);
+
 #endif

@@ -337,17 +337,6 @@ struct apply_arg {
     sked_apply_result res;
 };
 
-/* Count NAME under KIND of R, keeping the names while they are few. */
-static void noted(sked_apply_result *r, sked_apply_kind kind, const char *name)
-{
-    size_t *count[SKED_APPLY_KINDS] = {&r->created, &r->updated, &r->deleted};
-    size_t k = (*count[kind])++;
-
-    if (k < SKED_APPLY_NAMES_MAX)
-        (void) snprintf(r->names[kind][k], sizeof r->names[kind][k], "%s",
-                        name);
-}
-
 /* Tell whether the stored OLD is a code calendar the set of APP prunes
  * when the set (A) does not name it. */
 static bool prunable(const struct apply_arg *a, const sked_calendar *old)
@@ -479,7 +468,8 @@ static int apply_one(sked_store *st, sked__tx *tx, struct apply_arg *a,
         rc = emit(st, tx, old ? "calendar.updated" : "calendar.created", &row,
                   row.name, err);
     if (rc == 0)
-        noted(&a->res, old ? SKED_APPLY_UPDATED : SKED_APPLY_CREATED, row.name);
+        sked__apply_note(&a->res, old ? SKED_APPLY_UPDATED : SKED_APPLY_CREATED,
+                         row.name);
     free(def);
     sked_calendar_done(&row);
     return rc;
@@ -558,7 +548,7 @@ static int apply_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
         if (rc == 0 && existed)
             rc = emit(st, tx, "calendar.deleted", NULL, all[i].name, err);
         if (rc == 0 && existed)
-            noted(&a->res, SKED_APPLY_DELETED, all[i].name);
+            sked__apply_note(&a->res, SKED_APPLY_DELETED, all[i].name);
     }
     /* Replaced calendars change their users' days (new ones have none). */
     if (rc == 0 && a->res.updated > 0) {

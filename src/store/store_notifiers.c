@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/json_io.h"
 #include "base/json_text.h"
+#include "model/schedule.h"
 #include "store/store_int.h"
 #include "store/store_notify.h"
 
@@ -186,17 +187,6 @@ struct sync_arg {
     sked_apply_result res;
 };
 
-/* Count NAME under KIND of R, keeping the names while they are few. */
-static void noted(sked_apply_result *r, sked_apply_kind kind, const char *name)
-{
-    size_t *count[SKED_APPLY_KINDS] = {&r->created, &r->updated, &r->deleted};
-    size_t k = (*count[kind])++;
-
-    if (k < SKED_APPLY_NAMES_MAX)
-        (void) snprintf(r->names[kind][k], sizeof r->names[kind][k], "%s",
-                        name);
-}
-
 static bool ours(const sked_notifier *n, const char *app)
 {
     return n->source == SKED_SOURCE_CODE && n->app && strcmp(n->app, app) == 0;
@@ -256,8 +246,8 @@ static int sync_rows(sked_store *st, sked__tx *tx, struct sync_arg *a,
         if (rc == 0)
             rc = emit(st, tx, created ? "notifier.created" : "notifier.updated",
                       &w, w.name, err);
-        noted(&a->res, created ? SKED_APPLY_CREATED : SKED_APPLY_UPDATED,
-              w.name);
+        sked__apply_note(
+            &a->res, created ? SKED_APPLY_CREATED : SKED_APPLY_UPDATED, w.name);
     }
     for (size_t i = 0; rc == 0 && a->prune && i < nv; i++)
         if (ours(&v[i], a->app)) {
@@ -268,7 +258,7 @@ static int sync_rows(sked_store *st, sked__tx *tx, struct sync_arg *a,
                 rc = st->ops->notifier_delete(tx, v[i].name, now, &gone, err);
                 if (rc == 0)
                     rc = emit(st, tx, "notifier.deleted", NULL, v[i].name, err);
-                noted(&a->res, SKED_APPLY_DELETED, v[i].name);
+                sked__apply_note(&a->res, SKED_APPLY_DELETED, v[i].name);
             }
         }
     return rc;

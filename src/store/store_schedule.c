@@ -561,17 +561,6 @@ struct apply_arg {
     sked_apply_result res;
 };
 
-/* Count NAME under KIND of R, keeping the names while they are few. */
-static void noted(sked_apply_result *r, sked_apply_kind kind, const char *name)
-{
-    size_t *count[SKED_APPLY_KINDS] = {&r->created, &r->updated, &r->deleted};
-    size_t k = (*count[kind])++;
-
-    if (k < SKED_APPLY_NAMES_MAX)
-        (void) snprintf(r->names[kind][k], sizeof r->names[kind][k], "%s",
-                        name);
-}
-
 static int cmp_name(const void *a, const void *b)
 {
     return strcmp(*(const char *const *) a, *(const char *const *) b);
@@ -595,7 +584,7 @@ static int apply_one(sked_store *st, sked__tx *tx, struct apply_arg *a,
         if (rc == 0)
             rc = emit(st, tx, "schedule.created", &r, r.name, err);
         if (rc == 0)
-            noted(&a->res, SKED_APPLY_CREATED, r.name);
+            sked__apply_note(&a->res, SKED_APPLY_CREATED, r.name);
         sked_schedule_done(&r);
         return rc;
     }
@@ -617,7 +606,7 @@ static int apply_one(sked_store *st, sked__tx *tx, struct apply_arg *a,
         rc = 0;
         a->res.unchanged++;
     } else if ((rc = replace(st, tx, &old, def, err)) == 0)
-        noted(&a->res, SKED_APPLY_UPDATED, def->name);
+        sked__apply_note(&a->res, SKED_APPLY_UPDATED, def->name);
     sked_schedule_done(&old);
     return rc;
 }
@@ -647,7 +636,7 @@ static int apply_prune(sked_store *st, sked__tx *tx, struct apply_arg *a,
             if (rc == 0 && existed)
                 rc = emit(st, tx, "schedule.deleted", NULL, name, err);
             if (rc == 0 && existed)
-                noted(&a->res, SKED_APPLY_DELETED, name);
+                sked__apply_note(&a->res, SKED_APPLY_DELETED, name);
         }
         free(after);
         after = n ? sked__strdup(page[n - 1].name) : NULL;
