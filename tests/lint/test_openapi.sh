@@ -7,7 +7,9 @@
 # and no warning. A copy of the document with an operation stripped of
 # its operationId and error answers must draw warnings, so that a linter
 # that checked nothing would not pass. And the bodies it describes with
-# no other key allowed are those the server reads, key for key.
+# no other key allowed are those the server reads, key for key. Its
+# operations are the routes docs/api.md describes, both ways, and each
+# kind of answer carries its content type.
 #
 # Env: SKED_BIN, SKED_SOURCE_DIR. Exits 77 when Redocly CLI is not
 # installed. Ends with "N passed, M failed".
@@ -152,6 +154,43 @@ while read -r method path what got; do
     esac
 done <"$tmp/bodies"
 check_ge "bodies checked" "$(grep -c " required " "$tmp/bodies")" 2
+
+# 4. The routes agree three ways: every operation of the document is a
+#    route docs/api.md describes, and every route docs/api.md describes
+#    is an operation of the document (which the router's tables make).
+"$py" - "$doc" "$SKED_SOURCE_DIR/docs/api.md" >"$tmp/routes" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+ops = {(m.upper(), p) for p, item in d["paths"].items() for m in item
+       if m in ("get", "post", "put", "patch", "delete", "options")}
+docs = set()
+for line in open(sys.argv[2]):
+    if line.startswith("| `"):
+        cell = line.split("|")[1]
+        docs |= {(m, p) for m, p in re.findall(
+            r"`(GET|POST|PUT|PATCH|DELETE|OPTIONS) (/[^`?\s]*)", cell)}
+for m, p in sorted(ops - docs):
+    print("undocumented %s %s" % (m, p))
+for m, p in sorted(docs - ops):
+    print("unserved %s %s" % (m, p))
+print("count %d" % len(ops))
+PY
+check "every served route is in docs/api.md, and every one there served" \
+    "$(grep -v '^count' "$tmp/routes")" ""
+check_ge "routes compared" "$(sed -n 's/^count //p' "$tmp/routes")" 50
+
+# 5. Each kind of answer says what it is.
+ctype() { curl -s -o /dev/null -w '%{content_type}' "$@"; }
+check "the document's type" "$(ctype "$url_a/api/v1/openapi.json")" application/json
+check "an API answer's type" "$(ctype "$url_a/api/v1/schedules")" application/json
+check "an error's type" "$(ctype "$url_a/api/v1/schedules/none-such")" application/json
+check "the metrics' type" "$(ctype "$url_a/metrics")" "text/plain; version=0.0.4; charset=utf-8"
+check "the dashboard's type" "$(ctype "$url_a/")" "text/html; charset=utf-8"
+check "a dashboard script's type" "$(ctype "$url_a/dashboard/sked.js")" "text/javascript; charset=utf-8"
+check "a dashboard style's type" "$(ctype "$url_a/dashboard/sked.css")" "text/css; charset=utf-8"
+check "the event stream's type" \
+    "$(curl -s -o /dev/null -m 1 -w '%{content_type}' "$url_a/api/v1/events?follow=1")" \
+    "text/event-stream"
 
 stop_server a TERM
 check "server exit status" "$stop_rc" 0
