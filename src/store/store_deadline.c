@@ -239,7 +239,7 @@ static int ping_target(sked_store *st, sked__tx *tx, const sked_schedule *s,
                        sked_time now, struct ping_arg *a, sked_error *err)
 {
     char at[SKED_TIME_STRLEN] = "none";
-    bool found = false;
+    bool found = false, soon = false;
     int rc = st->ops->heartbeat_open(tx, s->name, SKED_TIME_MIN, now, true,
                                      &a->run, &found, err);
 
@@ -251,12 +251,21 @@ static int ping_target(sked_store *st, sked__tx *tx, const sked_schedule *s,
     if (rc == 0 && !found && s->status == SKED_SCHEDULE_ACTIVE &&
         s->next_fire_at != SKED_TIME_NONE &&
         s->next_fire_at <= now + PING_AHEAD &&
-        s->on_excluded == SKED_ON_EXCLUDED_SKIP)
+        s->on_excluded == SKED_ON_EXCLUDED_SKIP) {
+        soon = true;
         rc = ping_make(st, tx, s, now, a, &found, err);
+    }
     if (rc != 0 || found)
         return rc;
     if (s->next_fire_at != SKED_TIME_NONE)
         (void) sked_time_format(s->next_fire_at, at, sizeof at);
+    /* The next occurrence is near, and its run ended already: an early
+     * ping took it. */
+    if (soon)
+        return sked__error_set(err, SKED_ECONFLICT, "name", -1,
+                               "no occurrence of %.128s awaits a ping: none "
+                               "is open and the next (%s) was pinged already",
+                               s->name, at);
     return sked__error_set(err, SKED_ECONFLICT, "name", -1,
                            "no occurrence of %.128s awaits a ping: none "
                            "is open and the next (%s) is more than a minute "

@@ -218,6 +218,12 @@ static void test_heartbeat_pings(void **state)
     assert_int_equal(ping(e, "2026-12-01T11:59:30Z", "backup",
                           SKED_PING_SUCCESS, NULL, &err),
                      0);
+    /* Early twice: the refusal says the next was pinged already. */
+    assert_int_equal(ping(e, "2026-12-01T11:59:40Z", "backup",
+                          SKED_PING_SUCCESS, NULL, &err),
+                     SKED_ECONFLICT);
+    if (!strstr(err.msg, "the next (2026-12-01T12:00:00Z) was pinged already"))
+        fail_msg("the refusal of a second early ping: %s", err.msg);
     sked_tv_tick_at(e, "2026-12-01T12:00:00Z");
     assert_int_equal(
         sked_tv_q("SELECT count(*) FROM runs WHERE scheduled_for = "
