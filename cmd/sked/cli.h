@@ -94,6 +94,9 @@ extern const cli_cmd cli_cmd_schedule_simulate;
 /* "sked schedule preview", in cmd_schedule_preview.c. */
 extern const cli_cmd cli_cmd_schedule_preview;
 
+/* The root of the tree, "sked" (main.c). */
+const cli_cmd *cli_root(void);
+
 /* Run a group: find the subcommand named by ARGV[1] and run it, or print
  * the group's help for "--help". */
 int cli_run_group(const cli_cmd *self, int argc, char **argv);

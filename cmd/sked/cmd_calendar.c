@@ -386,8 +386,9 @@ static int days_run(const cli_cmd *self, int argc, char **argv)
 /* ---- the group -------------------------------------------------------- */
 
 #define DEF_USAGE                                                              \
-    " NAME [--date D]... [--rule R]... [--include CAL]...\n"                   \
-    "       [--ics FILE] [--observed R] [--weekdays LIST] [--json]\n"
+    " NAME [--date D]... [--rule R]...\n"                                      \
+    "       [--include CAL]... [--ics FILE] [--observed R]\n"                  \
+    "       [--weekdays LIST] [--json]\n"
 
 static const cli_cmd create_cmd = {
     .name = "create",
