@@ -80,6 +80,7 @@ extern const cli_cmd cli_cmd_events;
 extern const cli_cmd cli_cmd_calendar;
 extern const cli_cmd cli_cmd_notify;
 extern const cli_cmd cli_cmd_mcp;
+extern const cli_cmd cli_cmd_completion;
 /* Subcommands of "sked schedule" that live in cmd_schedule_ops.c. */
 extern const cli_cmd cli_cmd_schedule_trigger;
 extern const cli_cmd cli_cmd_ping;

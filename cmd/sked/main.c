@@ -35,19 +35,13 @@ static const cli_cmd help_cmd = {
 };
 
 static const cli_cmd *const top_cmds[] = {
-    &cli_cmd_server,
-    &cli_cmd_schedule,
-    &cli_cmd_run,
-    &cli_cmd_workflow,
-    &cli_cmd_calendar,
-    &cli_cmd_notify,
-    &cli_cmd_apply,
-    &cli_cmd_ping,
-    &cli_cmd_events,
-    &cli_cmd_cron,
-    &cli_cmd_mcp,
-    &help_cmd,
-    NULL,
+    &cli_cmd_server,   &cli_cmd_schedule,
+    &cli_cmd_run,      &cli_cmd_workflow,
+    &cli_cmd_calendar, &cli_cmd_notify,
+    &cli_cmd_apply,    &cli_cmd_ping,
+    &cli_cmd_events,   &cli_cmd_cron,
+    &cli_cmd_mcp,      &cli_cmd_completion,
+    &help_cmd,         NULL,
 };
 
 static const cli_cmd root = {
