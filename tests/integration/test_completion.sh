@@ -135,13 +135,40 @@ else
     fail "server" "did not listen: $(tail -3 "$tmp/srv.log")"
 fi
 
-# zsh: the script parses, and its table holds the tree.
+# zsh: the script parses, and its function, run with words and CURRENT
+# set as zsh sets them, offers what bash's does. Outside a completion
+# widget compadd and _describe do not exist: stand-ins print what they
+# are given (zsh itself then keeps the matches of the word's prefix).
 if command -v zsh >/dev/null; then
     if zsh -n _sked; then pass; else fail "zsh -n" "the script does not parse"; fi
-    got=$(zsh -f -c 'source <(sed "\$d" _sked); _sked_spec "sked schedule"
-        print -r -- $subs')
-    check "zsh: a group's commands" "$(tr ' ' '\n' <<<"$got" | flat)" \
+    cat >zcomp.zsh <<'ZSH'
+compadd() { [[ $1 == -- ]] && shift; print -l -- "$@" }
+_describe() { local -a d; d=("${(@P)${@[-1]}}"); print -l -- ${d%%:*} }
+_files() { print -- '(files)' }
+_message() { }
+source <(sed '$d' ./_sked)
+words=("$@")
+CURRENT=$#
+PREFIX=$words[CURRENT]
+_sked
+ZSH
+    zcomp() { zsh -f zcomp.zsh "$@" | sed '/^$/d' | sort; }
+    check "zsh: commands" "$(zcomp sked '' | flat)" \
+        "$(sked --help | subcommands | flat)"
+    check "zsh: a group's commands" "$(zcomp sked schedule '' | flat)" \
         "$(sked schedule --help | subcommands | flat)"
+    check "zsh: options" "$(zcomp sked schedule get - | flat)" \
+        "$(sked schedule get --help | options | flat)"
+    check "zsh: names" "$(zcomp sked --db "$db" schedule get al | flat)" \
+        "alpha-1 alpha-2"
+    check "zsh: --db=URL" "$(zcomp sked "--db=$db" ping '' | flat)" \
+        "alpha-1 alpha-2 beta"
+    check "zsh: calendars" \
+        "$(SKED_DB=$db zcomp sked schedule create r --only '' | flat)" \
+        "closures holidays"
+    check "zsh: choices" "$(zcomp sked server --log-format '' | flat)" \
+        "json logfmt"
+    check "zsh: a file" "$(zcomp sked apply '' | flat)" "(files)"
 else
     echo "note: zsh missing, its script not checked"
 fi
