@@ -10,8 +10,9 @@
 set -euo pipefail
 
 : "${SKED_BIN:?}" "${SKED_BUILD_DIR:?}"
-command -v man >/dev/null && command -v groff >/dev/null || {
-    echo "SKIP: man-db or groff missing"
+command -v man >/dev/null && command -v groff >/dev/null &&
+    command -v scdoc >/dev/null || {
+    echo "SKIP: man-db, groff or scdoc (which builds the pages) missing"
     exit 77
 }
 man_dir="$SKED_BUILD_DIR/man"
