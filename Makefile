@@ -5,11 +5,13 @@ MAKEFLAGS += --no-print-directory
 BUILD ?= build
 SAN_BUILD ?= build-san
 FUZZ_BUILD ?= build-fuzz
+DEB_BUILD ?= build-deb
+DEB_OUT ?= .
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build run tour test alloc bench chaos fuzz san lint install clean
+.PHONY: all deps configure build run tour test alloc bench chaos fuzz san lint install deb clean
 
 all: build
 
@@ -68,5 +70,13 @@ lint:
 install: build
 	@cmake --install $(BUILD)
 
+# The Debian package, from a release build for /usr of its own
+# (scripts/deb.sh; docs/service.md): sked_VERSION-1_ARCH.deb in DEB_OUT.
+deb: deps
+	@cmake -S . -B $(DEB_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DCMAKE_INSTALL_PREFIX=/usr -DSKED_TESTS=OFF -DSKED_BENCH=OFF >/dev/null
+	@cmake --build $(DEB_BUILD) -j $(JOBS)
+	@scripts/deb.sh $(DEB_BUILD) $(DEB_OUT)
+
 clean:
-	@rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)
+	@rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD) $(DEB_BUILD)

@@ -28,6 +28,7 @@ packages=(
     scdoc man-db # the man pages: built from docs/man, checked with man -l
     systemd      # its systemd-analyze: the unit's check (tests/integration)
     dpkg-dev     # make deb
+    zsh fish     # their completion scripts, checked by tests/integration
 )
 
 missing=()

@@ -80,6 +80,7 @@ extern const cli_cmd cli_cmd_events;
 extern const cli_cmd cli_cmd_calendar;
 extern const cli_cmd cli_cmd_notify;
 extern const cli_cmd cli_cmd_mcp;
+extern const cli_cmd cli_cmd_completion;
 /* Subcommands of "sked schedule" that live in cmd_schedule_ops.c. */
 extern const cli_cmd cli_cmd_schedule_trigger;
 extern const cli_cmd cli_cmd_ping;
@@ -93,6 +94,9 @@ extern const cli_cmd cli_cmd_schedule_run;
 extern const cli_cmd cli_cmd_schedule_simulate;
 /* "sked schedule preview", in cmd_schedule_preview.c. */
 extern const cli_cmd cli_cmd_schedule_preview;
+
+/* The root of the tree, "sked" (main.c). */
+const cli_cmd *cli_root(void);
 
 /* Run a group: find the subcommand named by ARGV[1] and run it, or print
  * the group's help for "--help". */

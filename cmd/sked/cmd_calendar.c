@@ -262,9 +262,10 @@ static void print_list(const sked_calendar *v, size_t n)
 static int list_run(const cli_cmd *self, int argc, char **argv)
 {
     const char *db = NULL, *server = NULL;
-    bool json = false;
+    bool json = false, names = false;
     const cli_opt opts[] = {
         {"json", 0, CLI_OPT_FLAG, &json},
+        {"names", 0, CLI_OPT_FLAG, &names},
         {"db", 0, CLI_OPT_VALUE, &db},
         {"server", 0, CLI_OPT_VALUE, &server},
         {0},
@@ -275,12 +276,18 @@ static int list_run(const cli_cmd *self, int argc, char **argv)
     size_t n = 0;
     int rc;
 
-    if ((rc = cli_parse_options(self, argc, argv, opts)) != CLI_CONTINUE ||
-        (rc = target_open(self, db, server, NULL, &t)) != 0)
+    if ((rc = cli_parse_options(self, argc, argv, opts)) != CLI_CONTINUE)
+        return rc;
+    if (json && names)
+        return cli_usage_error(self, "--json and --names exclude each other");
+    if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     sked_error_clear(&err);
     if ((rc = t->ops->calendar_list(t, &v, &n, &err)) != 0)
         rc = cli_fail(rc, "cannot list calendars: %s", err.msg);
+    else if (names)
+        for (size_t i = 0; i < n; i++)
+            printf("%s\n", v[i].name);
     else if (json)
         rc = out_json(sked__answer_calendars(v, n, &err));
     else
@@ -385,9 +392,13 @@ static int days_run(const cli_cmd *self, int argc, char **argv)
 
 /* ---- the group -------------------------------------------------------- */
 
+/* The help line of --names, the same in every list. */
+#define NAMES_HELP "  --names        print the names only, one a line\n"
+
 #define DEF_USAGE                                                              \
-    " NAME [--date D]... [--rule R]... [--include CAL]...\n"                   \
-    "       [--ics FILE] [--observed R] [--weekdays LIST] [--json]\n"
+    " NAME [--date D]... [--rule R]...\n"                                      \
+    "       [--include CAL]... [--ics FILE] [--observed R]\n"                  \
+    "       [--weekdays LIST] [--json]\n"
 
 static const cli_cmd create_cmd = {
     .name = "create",
@@ -434,13 +445,13 @@ static const cli_cmd list_cmd = {
     .path = "sked calendar list",
     .summary = "List the calendars",
     .run = list_run,
-    .help = "Usage: sked calendar list [--json]\n"
+    .help = "Usage: sked calendar list [--json|--names]\n"
             "\n"
             "Print every calendar, by name, with the counts of its parts.\n"
             "\n"
             "Options:\n"
-            "  --json         the API's {\"calendars\": [...]}\n" TARGET_HELP
-            "  -h, --help     show this help\n",
+            "  --json         the API's {\"calendars\": [...]}\n" NAMES_HELP
+                TARGET_HELP "  -h, --help     show this help\n",
 };
 
 static const cli_cmd delete_cmd = {

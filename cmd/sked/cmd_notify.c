@@ -104,11 +104,34 @@ static int print_list(char *text)
     return cli_flush();
 }
 
+/* --names: the notifiers' names, one a line. */
+static int print_names(char *text)
+{
+    json_t *a = text ? json_loads(text, 0, NULL) : NULL, *o;
+    size_t i;
+
+    free(text);
+    if (!json_is_array(a)) {
+        json_decref(a);
+        return cli_fail(SKED_EIO, "the answer is not a list of notifiers");
+    }
+    json_array_foreach(a, i, o)
+    {
+        const char *name = json_string_value(json_object_get(o, "name"));
+
+        if (name)
+            printf("%s\n", name);
+    }
+    json_decref(a);
+    return cli_flush();
+}
+
 static int list_run(const cli_cmd *self, int argc, char **argv)
 {
     const char *db = NULL, *server = NULL;
-    bool json = false;
+    bool json = false, names = false;
     const cli_opt opts[] = {{"json", 0, CLI_OPT_FLAG, &json},
+                            {"names", 0, CLI_OPT_FLAG, &names},
                             {"db", 0, CLI_OPT_VALUE, &db},
                             {"server", 0, CLI_OPT_VALUE, &server},
                             {0}};
@@ -116,9 +139,14 @@ static int list_run(const cli_cmd *self, int argc, char **argv)
     char *text = NULL;
     int rc;
 
-    if ((rc = cli_parse_options(self, argc, argv, opts)) != CLI_CONTINUE ||
-        (rc = run_op(self, db, server, &q, &text)) != 0)
+    if ((rc = cli_parse_options(self, argc, argv, opts)) != CLI_CONTINUE)
         return rc;
+    if (json && names)
+        return cli_usage_error(self, "--json and --names exclude each other");
+    if ((rc = run_op(self, db, server, &q, &text)) != 0)
+        return rc;
+    if (names)
+        return print_names(text);
     return json ? print_json(text) : print_list(text);
 }
 
@@ -296,13 +324,14 @@ static const cli_cmd list_cmd = {
     .path = "sked notify list",
     .summary = "List the notifiers",
     .run = list_run,
-    .help = "Usage: sked notify list [--json]\n"
+    .help = "Usage: sked notify list [--json|--names]\n"
             "\n"
             "Print every notifier, by name: its kind, the event types and\n"
             "the schedules it wants (* for all), and its source.\n"
             "\n"
             "Options:\n"
-            "  --json         the API's list of notifier objects\n" TARGET_HELP
+            "  --json         the API's list of notifier objects\n"
+            "  --names        print the names only, one a line\n" TARGET_HELP
             "  -h, --help     show this help\n",
 };
 

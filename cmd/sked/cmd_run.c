@@ -482,9 +482,10 @@ static int workflows_print(const sked_workflow_page *page)
 static int workflow_list(const cli_cmd *self, int argc, char **argv)
 {
     const char *db = NULL, *server = NULL;
-    bool json = false;
+    bool json = false, names = false;
     const cli_opt opts[] = {
         {"json", 0, CLI_OPT_FLAG, &json},
+        {"names", 0, CLI_OPT_FLAG, &names},
         {"db", 0, CLI_OPT_VALUE, &db},
         {"server", 0, CLI_OPT_VALUE, &server},
         {0},
@@ -496,6 +497,8 @@ static int workflow_list(const cli_cmd *self, int argc, char **argv)
 
     if ((rc = cli_parse_options(self, argc, argv, opts)) != CLI_CONTINUE)
         return rc;
+    if (json && names)
+        return cli_usage_error(self, "--json and --names exclude each other");
     if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     sked_error_clear(&err);
@@ -504,8 +507,14 @@ static int workflow_list(const cli_cmd *self, int argc, char **argv)
     if (rc < 0)
         return cli_fail(rc, "cannot list workflows: %s",
                         err.msg[0] ? err.msg : sked_strerror(rc));
-    rc = json ? print_json(sked__workflow_list_json(page.items, page.n))
-              : workflows_print(&page);
+    if (names) {
+        for (size_t i = 0; i < page.n; i++)
+            printf("%s\n", page.items[i].name);
+        rc = cli_flush();
+    } else {
+        rc = json ? print_json(sked__workflow_list_json(page.items, page.n))
+                  : workflows_print(&page);
+    }
     sked_workflow_page_done(&page);
     return rc;
 }
@@ -515,14 +524,15 @@ static const cli_cmd workflow_list_cmd = {
     .path = "sked workflow list",
     .summary = "List the workflows servers registered",
     .run = workflow_list,
-    .help = "Usage: sked workflow list [--json]\n"
+    .help = "Usage: sked workflow list [--json|--names]\n"
             "\n"
             "List every workflow a server or program registered on the\n"
             "database, at its latest version: its queue, its number of\n"
             "steps, when it was registered. --json adds each definition.\n"
             "\n"
             "Options:\n"
-            "  --json         print JSON\n" TARGET_HELP
+            "  --json         print JSON\n"
+            "  --names        print the names only, one a line\n" TARGET_HELP
             "  -h, --help     show this help\n",
 };
 

@@ -298,7 +298,7 @@ static int schedule_update(const cli_cmd *self, int argc, char **argv)
 
 typedef struct list_opts {
     const char *status, *workflow, *prefix, *limit, *cursor, *db, *server;
-    bool json;
+    bool json, names;
 } list_opts;
 
 /* Check the options of list into *q. Returns 0 or the exit code. */
@@ -371,6 +371,38 @@ static int list_table(sked_tzdb *db, const sked_schedule_page *p)
     return cli_flush();
 }
 
+/* --names: every name the filters keep, one a line, following the pages
+ * (shell completions read it). Returns 0 or the exit code. */
+static int list_names(schedule_ctx *c, sked_schedule_query *q)
+{
+    sked_schedule_page p = {0};
+    char *cursor = NULL;
+    sked_error err;
+    int rc;
+
+    for (;;) {
+        sked_error_clear(&err);
+        if (cursor)
+            q->cursor = cursor; /* else the first page: --cursor's */
+        if ((rc = c->t->ops->schedule_list(c->t, q, &p, &err)) < 0)
+            break;
+        for (size_t i = 0; i < p.n; i++)
+            printf("%s\n", p.items[i].name);
+        free(cursor);
+        cursor = NULL;
+        if (p.next_cursor && !(cursor = cli_format("%s", p.next_cursor)))
+            rc = SKED_ENOMEM;
+        sked_schedule_page_done(&p);
+        if (!cursor)
+            break;
+    }
+    free(cursor);
+    if (rc < 0)
+        return cli_fail(rc, "cannot list schedules: %s",
+                        err.msg[0] ? err.msg : sked_strerror(rc));
+    return cli_flush();
+}
+
 static int schedule_list(const cli_cmd *self, int argc, char **argv)
 {
     list_opts o = {0};
@@ -381,6 +413,7 @@ static int schedule_list(const cli_cmd *self, int argc, char **argv)
         {"limit", 0, CLI_OPT_VALUE, &o.limit},
         {"cursor", 0, CLI_OPT_VALUE, &o.cursor},
         {"json", 0, CLI_OPT_FLAG, &o.json},
+        {"names", 0, CLI_OPT_FLAG, &o.names},
         {"db", 0, CLI_OPT_VALUE, &o.db},
         {"server", 0, CLI_OPT_VALUE, &o.server},
         {0},
@@ -396,10 +429,14 @@ static int schedule_list(const cli_cmd *self, int argc, char **argv)
         return rc;
     if (args.npos > 0)
         return cli_usage_error(self, "too many arguments");
+    if (o.json && o.names)
+        return cli_usage_error(self, "--json and --names exclude each other");
     if ((rc = list_query(self, &o, &q)) != 0)
         return rc;
     sked_schedule_init(&c.s);
-    if ((rc = schedule_ctx_open(&c, self, o.db, o.server)) == 0) {
+    if ((rc = schedule_ctx_open(&c, self, o.db, o.server)) == 0 && o.names) {
+        rc = list_names(&c, &q);
+    } else if (rc == 0) {
         sked_error_clear(&err);
         rc = c.t->ops->schedule_list(c.t, &q, &p, &err);
         if (rc < 0)
@@ -574,6 +611,7 @@ static const cli_cmd list_cmd = {
     .help = "Usage: sked schedule list [--status S] [--workflow W] "
             "[--prefix P]\n"
             "                          [--limit N] [--cursor C] [--json]\n"
+            "                          [--names]\n"
             "\n"
             "List schedules by name: status, time spec, zone, and the next\n"
             "and last occurrences on the zone's clock. When more follow,\n"
@@ -586,8 +624,10 @@ static const cli_cmd list_cmd = {
             "  --prefix P     only names that start with P\n"
             "  --limit N      at most N, 1 to 1000 (default 100)\n"
             "  --cursor C     names after C (the previous page's cursor)\n"
-            "  --json         print JSON\n" TARGET_HELP
-            "  -h, --help     show this help\n",
+            "  --json         print JSON\n"
+            "  --names        print the names only, one a line, of every\n"
+            "                 page (for scripts and shell "
+            "completions)\n" TARGET_HELP "  -h, --help     show this help\n",
 };
 
 #define SIMPLE_HELP(verb, text)                                                \

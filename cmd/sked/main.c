@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "helpdoc.h"
 #include "target.h"
 
 static int help_run(const cli_cmd *self, int argc, char **argv);
@@ -34,19 +35,13 @@ static const cli_cmd help_cmd = {
 };
 
 static const cli_cmd *const top_cmds[] = {
-    &cli_cmd_server,
-    &cli_cmd_schedule,
-    &cli_cmd_run,
-    &cli_cmd_workflow,
-    &cli_cmd_calendar,
-    &cli_cmd_notify,
-    &cli_cmd_apply,
-    &cli_cmd_ping,
-    &cli_cmd_events,
-    &cli_cmd_cron,
-    &cli_cmd_mcp,
-    &help_cmd,
-    NULL,
+    &cli_cmd_server,   &cli_cmd_schedule,
+    &cli_cmd_run,      &cli_cmd_workflow,
+    &cli_cmd_calendar, &cli_cmd_notify,
+    &cli_cmd_apply,    &cli_cmd_ping,
+    &cli_cmd_events,   &cli_cmd_cron,
+    &cli_cmd_mcp,      &cli_cmd_completion,
+    &help_cmd,         NULL,
 };
 
 static const cli_cmd root = {
@@ -67,18 +62,33 @@ static const cli_cmd root = {
             "  --version     print the version\n",
 };
 
-/* Walk the tree along ARGV[1..] and print the help found there. */
+const cli_cmd *cli_root(void)
+{
+    return &root;
+}
+
+/* Walk the tree along ARGV[1..] and print the help found there.
+ * "--scdoc", left out of the help, prints the man pages' parts instead
+ * (docs/man): the options and commands of sked(1), or with a command
+ * after it that command's options. */
 static int help_run(const cli_cmd *self, int argc, char **argv)
 {
     const cli_cmd *cmd = &root;
+    bool scdoc = argc > 1 && strcmp(argv[1], "--scdoc") == 0;
 
-    for (int i = 1; i < argc; i++) {
+    if (scdoc && argc == 2)
+        return helpdoc_scdoc(&root, stdout) != 0 ? 1 : cli_flush();
+    for (int i = scdoc ? 2 : 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return cli_help(self);
         const cli_cmd *sub = cmd->subs ? cli_find(cmd, argv[i]) : NULL;
 
         if (!sub)
             return cli_usage_error(self, "unknown command \"%.64s\"", argv[i]);
         cmd = sub;
     }
+    if (scdoc)
+        return helpdoc_scdoc_options(cmd, stdout) != 0 ? 1 : cli_flush();
     return cli_help(cmd);
 }
 

@@ -252,6 +252,8 @@ scenario() {
     sk calendar get nope
     sk calendar list
     sk calendar list --json
+    sk calendar list --names
+    sk calendar list --names --json
     sk calendar days office --from 2030-01-01 --to 2031-12-31
     sk calendar days hol --from 2030-12-20 --to 2030-12-31 --business --json
     # Schedules over calendars: excluded and moved occurrences previewed,
@@ -279,6 +281,8 @@ scenario() {
     sk schedule list --limit 2
     sk schedule list --limit 2 --cursor s2 --json
     sk schedule list --status paused
+    sk schedule list --names --limit 1 --prefix s
+    sk schedule list --names --json
     sk schedule list --workflow etl --prefix s --json
     sk schedule list --status sleepy
     # -- update, pause, resume
@@ -381,11 +385,13 @@ scenario() {
     sk run get api-report-key-k1
     sk workflow list
     sk workflow list --json
+    sk workflow list --names
     # -- notifiers
     sk notify apply "$tmp/notify.yaml"
     sk notify apply "$tmp/bad-notify.yaml"
     sk notify list
     sk notify list --json
+    sk notify list --names
     sk notify get ops-hook
     sk notify get nope
     sk notify delete mail
@@ -443,9 +449,9 @@ $(head -c 6000 "$tmp/diff")"
 fi
 # The scenario did what it says (not two identical failures).
 n=$(grep -c '^\$ sked' "$tmp/direct.norm")
-check scenario.commands "$n" 167
+check scenario.commands "$n" 173
 check scenario.exits "$(grep '^exit ' "$tmp/remote.norm" | sort | uniq -c |
-    awk '{printf "%s:%s ", $3, $1}')" "0:112 1:22 2:4 3:18 4:11 "
+    awk '{printf "%s:%s ", $3, $1}')" "0:116 1:22 2:6 3:18 4:11 "
 grep -q '^created schedule s1 (active); next: 2027-01-01T09:00:00+01:00$' \
     "$tmp/remote.norm" && pass || fail scenario.create "no created line"
 grep -q '^stderr: sked: cannot trigger schedule "s1": ' "$tmp/remote.norm" &&
