@@ -42,17 +42,19 @@ static const char *const token_fields[TF_COUNT] = {
     "name", "secret", "secret_file", "sha256", "scope"};
 
 static const opt_row rows[SO_COUNT] = {
-    [SO_DB] = {"db", "database", false},
-    [SO_WORKFLOWS] = {"workflows", "workflows", false},
-    [SO_WORKERS] = {"workers", "workers", false},
-    [SO_LEASE] = {"lease", "lease", false},
-    [SO_TICK] = {"tick", "tick", false},
-    [SO_LISTEN] = {"listen", "listen", false},
-    [SO_TOKEN_FILE] = {"token-file", "token_file", false},
-    [SO_MCP_ALLOW_ORIGIN] = {"mcp-allow-origin", "mcp_allow_origin", true},
-    [SO_MCP_SESSION_IDLE] = {"mcp-session-idle", "mcp_session_idle", false},
-    [SO_LOG_FORMAT] = {"log-format", "log_format", false},
-    [SO_LOG_LEVEL] = {"log-level", "log_level", false},
+    [SO_DB] = {"db", "database", false, NULL, 0},
+    [SO_WORKFLOWS] = {"workflows", "workflows", false, NULL, 0},
+    [SO_WORKERS] = {"workers", "workers", false, NULL, 0},
+    [SO_LEASE] = {"lease", "lease", false, NULL, 0},
+    [SO_TICK] = {"tick", "tick", false, NULL, 0},
+    [SO_LISTEN] = {"listen", "listen", false, NULL, 0},
+    [SO_TOKEN_FILE] = {"token-file", "token_file", false, NULL, 0},
+    [SO_MCP_ALLOW_ORIGIN] = {"mcp-allow-origin", "mcp_allow_origin", true, NULL,
+                             0},
+    [SO_MCP_SESSION_IDLE] = {"mcp-session-idle", "mcp_session_idle", false,
+                             NULL, 0},
+    [SO_LOG_FORMAT] = {"log-format", "log_format", false, NULL, 0},
+    [SO_LOG_LEVEL] = {"log-level", "log_level", false, NULL, 0},
     [SO_TOKENS] = {NULL, "tokens", false, token_fields, TF_COUNT},
 };
 
