@@ -10,6 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <jansson.h>
 
 #include "base/json_text.h"
@@ -495,12 +498,30 @@ static int notifier_apply(target *t, const target_notifier_apply *a,
 
 static const target_ops direct_ops = {TARGET_OPS(TARGET_OP)};
 
+/* The changes a command makes on the database itself are the Unix
+ * user's (the audit trail): "user:LOGIN", or "user:UID" when the login
+ * is unknown or no actor can hold it. */
+static void actor_user(void)
+{
+    char actor[SKED_ACTOR_MAX + 1];
+    const struct passwd *pw = getpwuid(geteuid());
+
+    if (pw && pw->pw_name && pw->pw_name[0] &&
+        snprintf(actor, sizeof actor, "user:%s", pw->pw_name) <
+            (int) sizeof actor &&
+        sked_engine_actor(actor) == 0)
+        return;
+    (void) snprintf(actor, sizeof actor, "user:%lu", (unsigned long) geteuid());
+    (void) sked_engine_actor(actor);
+}
+
 int direct_target_open(const char *db, sked_tzdb *tzdb, target **out)
 {
     direct *d = calloc(1, sizeof *d);
 
     if (!d)
         return cli_fail(SKED_ENOMEM, "out of memory");
+    actor_user();
     d->base = (target){.ops = &direct_ops, .tzdb = tzdb};
     d->db = db;
     *out = &d->base;
