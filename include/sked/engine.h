@@ -713,8 +713,8 @@ SKED_API int sked_event_filter_check(const sked_event_filter *f,
 /* The page Q asks for as {"events":[...],"next_cursor":"ID"|null} into
  * *out_json (sked_free), filtered by the store: every page but the last
  * is full, and its cursor is the id of its last event. Returns 0,
- * SKED_EINVAL (field "limit", "after", "type", "subject" or "actor"), SKED_ENOMEM,
- * SKED_EIO. */
+ * SKED_EINVAL (field "limit", "after", "type", "subject" or "actor"),
+ * SKED_ENOMEM, SKED_EIO. */
 SKED_API int sked_engine_event_query(sked_engine *e, const sked_event_query *q,
                                      char **out_json, sked_error *err);
 

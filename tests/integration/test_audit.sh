@@ -10,7 +10,8 @@
 #    bob's is bob's, and so is a resume by an MCP tool call over HTTP in
 #    a session of bob's;
 #  - a schedule created by the CLI on the database (no server between)
-#    is user:LOGIN's, LOGIN the Unix user (id -un);
+#    is user:LOGIN's, LOGIN the Unix user (id -un), one of a file applied
+#    there (sked apply --db) code:APP's;
 #  - GET /api/v1/events?actor=alice lists alice's only, and so do
 #    `sked events --actor bob --server URL` and
 #    `sked events --actor user:LOGIN --db URL`, whose human output shows
@@ -87,6 +88,13 @@ case $out in *'"isError":true'*) fail "bob resumes over MCP" "$out" ;; *active*)
 # ---- the CLI on the database ------------------------------------------------------
 "$bin" schedule create invoice '0 4 * * *' --name by-hand --db "$db" >/dev/null 2>&1
 check "the CLI creates on the database" "$?" 0
+cat >"$tmp/reports.yaml" <<'YAML'
+app: reports
+schedules:
+  - {name: weekly, workflow: invoice, cron: "0 6 * * 1"}
+YAML
+"$bin" apply "$tmp/reports.yaml" --db "$db" >/dev/null 2>&1
+check "sked apply on the database" "$?" 0
 
 # The scheduler's runs: wait for one completed.
 deadline=$((SECONDS + 20))
@@ -102,6 +110,7 @@ has "alice's creation" "schedule.created nightly alice"
 has "bob's pause" "schedule.paused nightly bob"
 has "bob's resume over MCP" "schedule.resumed nightly bob"
 has "the CLI's creation on the database" "schedule.created by-hand user:$me"
+has "sked apply on the database is the file's code" "schedule.created weekly code:reports"
 run=$(q "$db" "SELECT id FROM runs WHERE schedule = 'tick' AND status = 'completed' ORDER BY id LIMIT 1")
 has "the scheduler creates the run" "run.created $run scheduler"
 has "the scheduler starts the run" "run.started $run scheduler"

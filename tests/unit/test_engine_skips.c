@@ -125,10 +125,11 @@ static void test_skip_tomorrow(void **state)
     assert_int_equal(sked_tv_q("SELECT count(*) FROM runs WHERE id = "
                                "'sched-daily-2026-12-25T08:00:00Z'"),
                      0);
-    assert_string_equal(last_payload,
-                        "{\"schedule\":\"daily\",\"reason\":\"skipped\","
-                        "\"count\":1,\"first\":\"2026-12-25T08:00:00Z\","
-                        "\"last\":\"2026-12-25T08:00:00Z\",\"actor\":\"scheduler\"}");
+    assert_string_equal(
+        last_payload,
+        "{\"schedule\":\"daily\",\"reason\":\"skipped\","
+        "\"count\":1,\"first\":\"2026-12-25T08:00:00Z\","
+        "\"last\":\"2026-12-25T08:00:00Z\",\"actor\":\"scheduler\"}");
     sked_unsubscribe(e, sub2);
     sked_tv_tick_at(e, "2026-12-26T08:00:00Z");
     assert_int_equal(sked_tv_q("SELECT count(*) FROM runs WHERE id = "
