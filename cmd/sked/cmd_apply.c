@@ -166,6 +166,15 @@ static int apply_notifiers(target *t, const sked_wf_file *wf, bool prune,
     return rc;
 }
 
+/* Make the thread's actor "code:APP". */
+static void code_actor(const char *app)
+{
+    char actor[SKED_ACTOR_MAX + 1];
+
+    if (snprintf(actor, sizeof actor, "code:%s", app) < (int) sizeof actor)
+        (void) sked_engine_actor(actor);
+}
+
 static int apply_file(const cli_cmd *self, const char *file, const char *db,
                       const char *server, bool prune, bool json)
 {
@@ -186,6 +195,10 @@ static int apply_file(const cli_cmd *self, const char *file, const char *db,
     }
     if ((rc = target_open(self, db, server, tzdb, &t)) != 0)
         goto out;
+    /* On the database, the file's changes are its app's code's, as a
+     * server's load of it (the audit trail); through a server, the token
+     * is who. */
+    code_actor(wf.app);
     /* The calendars first: the schedules name them. */
     if ((rc = apply_calendars(t, file, &wf, prune, &cal, &cals)) != 0)
         goto out;

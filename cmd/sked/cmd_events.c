@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* "sked events [--follow] [--after ID] [--limit N] [--json]" (SPEC 5, 7):
- * the stored events, oldest first, one line each:
+/* "sked events [--follow] [--after ID] [--limit N] [--actor NAME]
+ * [--json]" (SPEC 5, 7): the stored events, oldest first, one line each:
  *
- *   AT  TYPE  SUBJECT  PAYLOAD          (people)
+ *   AT  TYPE  SUBJECT  ACTOR  PAYLOAD   (people; the payload without
+ *                                        its "actor")
  *
  * --json prints what the API answers: the page {"events": [...],
  * "next_cursor"} of GET /api/v1/events, and with --follow each event
@@ -43,17 +44,24 @@ static void print_event(const json_t *ev, bool json)
     const char *at = json_string_value(json_object_get(ev, "at"));
     const char *type = json_string_value(json_object_get(ev, "type"));
     const char *subject = json_string_value(json_object_get(ev, "subject"));
+    json_t *payload = json_object_get(ev, "payload");
+    const char *actor = json_string_value(json_object_get(payload, "actor"));
+    json_t *rest = NULL;
     char *text;
 
     if (json) {
         text = sked__json_text(ev, NULL);
     } else {
-        text = sked__json_text(json_object_get(ev, "payload"), NULL);
-        printf("%s  %s  %s  ", at ? at : "-", type ? type : "-",
-               subject && subject[0] ? subject : "-");
+        /* Who, in its column; the payload says the rest. */
+        if (actor && (rest = json_copy(payload)))
+            (void) json_object_del(rest, "actor");
+        text = sked__json_text(rest ? rest : payload, NULL);
+        printf("%s  %s  %s  %s  ", at ? at : "-", type ? type : "-",
+               subject && subject[0] ? subject : "-", actor ? actor : "-");
     }
     printf("%s\n", text ? text : "{}");
     free(text);
+    json_decref(rest);
 }
 
 typedef struct follow_out {
@@ -72,7 +80,8 @@ static void on_event(void *ctx, const char *text)
     (void) fflush(stdout);
 }
 
-static int list_events(target *t, int64_t after, size_t limit, bool json)
+static int list_events(target *t, int64_t after, size_t limit,
+                       const char *actor, bool json)
 {
     char *text = NULL;
     json_t *page, *ev;
@@ -82,7 +91,7 @@ static int list_events(target *t, int64_t after, size_t limit, bool json)
     int rc;
 
     sked_error_clear(&err);
-    if ((rc = t->ops->event_list(t, after, limit, &text, &err)) != 0)
+    if ((rc = t->ops->event_list(t, after, limit, actor, &text, &err)) != 0)
         return cli_fail(rc, "cannot list events: %s",
                         err.msg[0] ? err.msg : sked_strerror(rc));
     page = json_loads(text, 0, NULL);
@@ -101,7 +110,7 @@ static int list_events(target *t, int64_t after, size_t limit, bool json)
     return cli_flush();
 }
 
-static int follow_events(target *t, int64_t after, bool json)
+static int follow_events(target *t, int64_t after, const char *actor, bool json)
 {
     struct sigaction sa;
     follow_out o = {json};
@@ -115,7 +124,7 @@ static int follow_events(target *t, int64_t after, bool json)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sked_error_clear(&err);
-    rc = t->ops->event_follow(t, after, on_event, &o, &stop, &err);
+    rc = t->ops->event_follow(t, after, actor, on_event, &o, &stop, &err);
     if (rc != 0 && !stop)
         return cli_fail(rc, "cannot follow events: %s",
                         err.msg[0] ? err.msg : sked_strerror(rc));
@@ -124,12 +133,14 @@ static int follow_events(target *t, int64_t after, bool json)
 
 static int events_run(const cli_cmd *self, int argc, char **argv)
 {
-    const char *db = NULL, *server = NULL, *after_s = NULL, *limit_s = NULL;
+    const char *db = NULL, *server = NULL, *after_s = NULL, *limit_s = NULL,
+               *actor = NULL;
     bool json = false, follow = false;
     const cli_opt opts[] = {
         {"follow", 'f', CLI_OPT_FLAG, &follow},
         {"after", 0, CLI_OPT_VALUE, &after_s},
         {"limit", 0, CLI_OPT_VALUE, &limit_s},
+        {"actor", 0, CLI_OPT_VALUE, &actor},
         {"json", 0, CLI_OPT_FLAG, &json},
         {"db", 0, CLI_OPT_VALUE, &db},
         {"server", 0, CLI_OPT_VALUE, &server},
@@ -149,9 +160,9 @@ static int events_run(const cli_cmd *self, int argc, char **argv)
     if ((rc = target_open(self, db, server, NULL, &t)) != 0)
         return rc;
     if (follow)
-        rc = follow_events(t, after, json);
+        rc = follow_events(t, after, actor, json);
     else
-        rc = list_events(t, after < 0 ? 0 : after, (size_t) limit, json);
+        rc = list_events(t, after < 0 ? 0 : after, (size_t) limit, actor, json);
     target_close(t);
     return rc;
 }
@@ -162,10 +173,14 @@ const cli_cmd cli_cmd_events = {
     .summary = "Show the events, or follow them as they happen",
     .run = events_run,
     .help =
-        "Usage: sked events [--follow] [--after ID] [--limit N] [--json]\n"
+        "Usage: sked events [--follow] [--after ID] [--limit N] [--actor "
+        "NAME]\n"
+        "                   [--json]\n"
         "\n"
         "Print the stored events, oldest first, one a line: when, type,\n"
-        "subject (a schedule or a run) and payload. When more follow,\n"
+        "subject (a schedule or a run), actor (who caused it: a token's\n"
+        "name, user:LOGIN, code:APP, scheduler) and payload. When more "
+        "follow,\n"
         "the next page's --after is printed on stderr. With --follow,\n"
         "keep printing events as they happen (from the next one, or\n"
         "after --after ID) until Ctrl-C.\n"
@@ -175,6 +190,7 @@ const cli_cmd cli_cmd_events = {
         "  --after ID     only the events after the event ID\n"
         "  --limit N      at most N, 1 to 1000 (default 100; not with\n"
         "                 --follow)\n"
+        "  --actor NAME   only the events NAME caused\n"
         "  --json         the API's page, {\"events\": [...], "
         "\"next_cursor\"};\n"
         "                 with --follow, one event object a line\n" TARGET_HELP

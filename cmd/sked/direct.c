@@ -10,6 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <jansson.h>
 
 #include "base/json_text.h"
@@ -316,25 +319,27 @@ static int workflow_list(target *t, sked_workflow_page *out, sked_error *err)
 
 /* ---- events -------------------------------------------------------------- */
 
-static int event_list(target *t, int64_t after, size_t limit, char **out,
-                      sked_error *err)
+static int event_list(target *t, int64_t after, size_t limit, const char *actor,
+                      char **out, sked_error *err)
 {
     sked_engine *e = engine_of(t, err);
+    sked_event_query q = {
+        .after_id = after, .limit = limit, .filter = {.actor = actor}};
 
-    return e ? sked_engine_event_list(e, after, limit, out, err) : err->code;
+    return e ? sked_engine_event_query(e, &q, out, err) : err->code;
 }
 
 /* Read the page of events after *after; call FN (when not NULL) with
  * each, moving *after to the last. *n: how many. */
-static int event_page(target *t, int64_t *after, target_event_fn fn, void *ctx,
-                      size_t *n, sked_error *err)
+static int event_page(target *t, int64_t *after, const char *actor,
+                      target_event_fn fn, void *ctx, size_t *n, sked_error *err)
 {
     char *text = NULL, *one;
     json_t *page, *ev;
     size_t i;
     int rc;
 
-    if ((rc = event_list(t, *after, 1000, &text, err)) != 0)
+    if ((rc = event_list(t, *after, 1000, actor, &text, err)) != 0)
         return rc;
     page = json_loads(text, 0, NULL);
     free(text);
@@ -353,8 +358,9 @@ static int event_page(target *t, int64_t *after, target_event_fn fn, void *ctx,
 
 /* Direct mode follows the store: read what is new every second, from
  * the newest event stored when AFTER is -1. */
-static int event_follow(target *t, int64_t after, target_event_fn fn, void *ctx,
-                        volatile const int *stop, sked_error *err)
+static int event_follow(target *t, int64_t after, const char *actor,
+                        target_event_fn fn, void *ctx, volatile const int *stop,
+                        sked_error *err)
 {
     const struct timespec second = {1, 0};
     size_t n = 1000;
@@ -362,10 +368,10 @@ static int event_follow(target *t, int64_t after, target_event_fn fn, void *ctx,
 
     if (after < 0)
         for (after = 0; n == 1000;)
-            if ((rc = event_page(t, &after, NULL, NULL, &n, err)) != 0)
+            if ((rc = event_page(t, &after, NULL, NULL, NULL, &n, err)) != 0)
                 return rc;
     while (!*stop) {
-        if ((rc = event_page(t, &after, fn, ctx, &n, err)) != 0)
+        if ((rc = event_page(t, &after, actor, fn, ctx, &n, err)) != 0)
             return rc;
         if (n < 1000 && !*stop)
             nanosleep(&second, NULL); /* a signal ends it early */
@@ -495,12 +501,30 @@ static int notifier_apply(target *t, const target_notifier_apply *a,
 
 static const target_ops direct_ops = {TARGET_OPS(TARGET_OP)};
 
+/* The changes a command makes on the database itself are the Unix
+ * user's (the audit trail): "user:LOGIN", or "user:UID" when the login
+ * is unknown or no actor can hold it. */
+static void actor_user(void)
+{
+    char actor[SKED_ACTOR_MAX + 1];
+    const struct passwd *pw = getpwuid(geteuid());
+
+    if (pw && pw->pw_name && pw->pw_name[0] &&
+        snprintf(actor, sizeof actor, "user:%s", pw->pw_name) <
+            (int) sizeof actor &&
+        sked_engine_actor(actor) == 0)
+        return;
+    (void) snprintf(actor, sizeof actor, "user:%lu", (unsigned long) geteuid());
+    (void) sked_engine_actor(actor);
+}
+
 int direct_target_open(const char *db, sked_tzdb *tzdb, target **out)
 {
     direct *d = calloc(1, sizeof *d);
 
     if (!d)
         return cli_fail(SKED_ENOMEM, "out of memory");
+    actor_user();
     d->base = (target){.ops = &direct_ops, .tzdb = tzdb};
     d->db = db;
     *out = &d->base;

@@ -61,11 +61,11 @@ int remote_op_run_start(target *t, const char *workflow, const char *input,
                         const char *key, sked_run_page *out, sked_error *err);
 int remote_op_workflow_list(target *t, sked_workflow_page *out,
                             sked_error *err);
-int remote_op_event_list(target *t, int64_t after, size_t limit, char **out,
-                         sked_error *err);
-int remote_op_event_follow(target *t, int64_t after, target_event_fn fn,
-                           void *ctx, volatile const int *stop,
-                           sked_error *err);
+int remote_op_event_list(target *t, int64_t after, size_t limit,
+                         const char *actor, char **out, sked_error *err);
+int remote_op_event_follow(target *t, int64_t after, const char *actor,
+                           target_event_fn fn, void *ctx,
+                           volatile const int *stop, sked_error *err);
 
 /* remote_calendars.c */
 int remote_op_calendar_create(target *t, const sked_calendar *c,

@@ -139,10 +139,11 @@ int remote_op_workflow_list(target *t, sked_workflow_page *out, sked_error *err)
     return sked__error_set(err, SKED_EIO, NULL, -1, "bad answer");
 }
 
-int remote_op_event_list(target *t, int64_t after, size_t limit, char **out,
-                         sked_error *err)
+int remote_op_event_list(target *t, int64_t after, size_t limit,
+                         const char *actor, char **out, sked_error *err)
 {
-    const sked__event_query q = {.after = after, .limit = limit};
+    const sked__event_query q = {
+        .after = after, .limit = limit, .actor = actor};
 
     return get_text(t, sked__query_events("/api/v1/events", &q), out, err);
 }
@@ -161,11 +162,12 @@ static void on_event(void *ctx, const char *id, const char *type,
     f->fn(f->ctx, data);
 }
 
-int remote_op_event_follow(target *t, int64_t after, target_event_fn fn,
-                           void *ctx, volatile const int *stop, sked_error *err)
+int remote_op_event_follow(target *t, int64_t after, const char *actor,
+                           target_event_fn fn, void *ctx,
+                           volatile const int *stop, sked_error *err)
 {
-    const sked__event_query q = {.follow = true,
-                                 .after = after < 0 ? -1 : after};
+    const sked__event_query q = {
+        .follow = true, .after = after < 0 ? -1 : after, .actor = actor};
     char *path = sked__query_events("/api/v1/events", &q);
     follow_ctx f = {fn, ctx};
     int rc;

@@ -271,6 +271,20 @@ static bool token_name_ok(const char *name)
                         "0123456789._-") == len;
 }
 
+/* Whether NAME is an actor sked records without a token (the audit
+ * trail): the scheduler's decisions, a server without tokens, an
+ * embedding program, the CLI's MCP on a database. */
+static bool token_name_reserved(const char *name)
+{
+    static const char *const reserved[] = {"scheduler", "anonymous", "library",
+                                           "local"};
+
+    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+        if (strcmp(name, reserved[i]) == 0)
+            return true;
+    return false;
+}
+
 /* The tokens of the file's "tokens:", checked, into OUT. */
 static int read_tokens(const reading *r, server_settings *out)
 {
@@ -290,6 +304,11 @@ static int read_tokens(const reading *r, server_settings *out)
                              "a token's name has 1 to %d letters, digits, "
                              "'.', '_' or '-'",
                              SKED_TOKEN_NAME_MAX);
+        if (token_name_reserved(f[TF_NAME].text))
+            return bad_field(r, SKED_EUSAGE, i, TF_NAME,
+                             "the name %s is reserved: the events' actor %s "
+                             "names sked itself; choose another",
+                             f[TF_NAME].text, f[TF_NAME].text);
         for (size_t k = 0; k < out->n_tokens; k++)
             if (strcmp(out->tokens[k].name, f[TF_NAME].text) == 0)
                 return bad_field(r, SKED_EUSAGE, i, TF_NAME,

@@ -3,7 +3,8 @@
  * says, per event type, the level, the message and which payload keys
  * the line carries (all plain ones when the list is empty). A type not
  * in the table is logged at debug with its whole payload, so a new event
- * is never silent when someone asks for debug. */
+ * is never silent when someone asks for debug. Every line says who
+ * caused it (the payload's "actor"), last. */
 #include "server_events.h"
 
 #include <stdio.h>
@@ -24,7 +25,7 @@ static const char *const missed_keys[] = {"reason", "count", "first", "last",
 static const char *const sched_def_keys[] = {
     "workflow", "cron", "every", "at", "timezone", "next_fire_at", NULL};
 static const char *const sched_state_keys[] = {"next_fire_at", NULL};
-static const char *const skip_keys[] = {"occurrence", "actor", "reason", NULL};
+static const char *const skip_keys[] = {"occurrence", "by", "reason", NULL};
 static const char *const disabled_keys[] = {"reason", "last_error", "error",
                                             NULL};
 static const char *const deadline_keys[] = {"occurrence", "run", "deadline",
@@ -165,6 +166,8 @@ void server_log_event(void *ctx, const sked_event_view *ev)
     if (ev->payload)
         payload = json_loads(ev->payload, JSON_DECODE_ANY, NULL);
     add_payload(kv, &n, payload, r->keys);
+    if (r->keys) /* else among every plain key already */
+        add_value(kv, &n, "actor", json_object_get(payload, "actor"));
     log_write(lg, r->level, r->msg ? r->msg : "event", kv, n);
     json_decref(payload);
 }

@@ -161,13 +161,15 @@ typedef struct target_ops {
     int (*run_start)(target *t, const char *workflow, const char *input,
                      const char *key, sked_run_page *out, sked_error *err);
     int (*workflow_list)(target *t, sked_workflow_page *out, sked_error *err);
-    /* ---- events: the API's JSON text into *out (free) */
-    int (*event_list)(target *t, int64_t after, size_t limit, char **out,
-                      sked_error *err);
+    /* ---- events: the API's JSON text into *out (free); those ACTOR
+     * caused (NULL: anyone's) */
+    int (*event_list)(target *t, int64_t after, size_t limit, const char *actor,
+                      char **out, sked_error *err);
     /* Call FN with each event stored after AFTER (-1: from the next new
-     * one) as it happens, until *STOP. */
-    int (*event_follow)(target *t, int64_t after, target_event_fn fn, void *ctx,
-                        volatile const int *stop, sked_error *err);
+     * one) that ACTOR caused (NULL: any) as it happens, until *STOP. */
+    int (*event_follow)(target *t, int64_t after, const char *actor,
+                        target_event_fn fn, void *ctx, volatile const int *stop,
+                        sked_error *err);
 
     /* ---- calendars: create (SKED_ECONFLICT when the name exists), put
      * (create or replace; *created may be NULL), get, list (*out of *n,

@@ -96,6 +96,25 @@ SKED_API int sked_engine_tick(sked_engine *e, sked_error *err);
  * SKED_TIME_NONE when nothing is scheduled. */
 SKED_API sked_time sked_engine_next_wakeup(sked_engine *e);
 
+/* ---- who makes a change (the audit trail) ----------------------------- */
+
+/* The longest actor (bytes). */
+#define SKED_ACTOR_MAX 160
+
+/* Set the calling thread's actor: who makes the changes it asks for next.
+ * Every event those changes write records it under "actor" in its
+ * payload, until the thread sets another (ACTOR is copied; NULL or ""
+ * restores the default). The server sets the token's name for each
+ * request, the CLI in direct mode "user:LOGIN", code sync "code:APP",
+ * and the scheduler's, the workers' and the delivery threads
+ * "scheduler"; a thread that never set one is "library". Returns 0, or
+ * SKED_EINVAL (nothing changed) for an actor longer than SKED_ACTOR_MAX
+ * or holding a byte that is not printable ASCII. */
+SKED_API int sked_engine_actor(const char *actor);
+
+/* The calling thread's actor (valid until it sets another). */
+SKED_API const char *sked_engine_actor_current(void);
+
 /* ---- schedules (validated first; nothing written on error) ---------- */
 
 /* SPEC 3.5: write into BUF (SIZE bytes) the warning that no server has
@@ -658,7 +677,8 @@ typedef struct sked_event_view {
 } sked_event_view;
 
 /* Which stored events a reader wants: those of one of TYPES (exact
- * names; none: every type) and of SUBJECT (exact; NULL: every subject).
+ * names; none: every type), of SUBJECT (exact; NULL: every subject) and
+ * caused by ACTOR (the payload's "actor", exact; NULL: anyone).
  * A type is 1..SKED_EVENT_TYPE_MAX bytes with no control character, a
  * subject 1..SKED_EVENT_SUBJECT_MAX bytes; a name no event has matches
  * nothing. */
@@ -670,6 +690,7 @@ typedef struct sked_event_filter {
     const char *types[SKED_EVENT_TYPES_MAX]; /* borrowed: ntypes */
     size_t ntypes;
     const char *subject; /* borrowed; NULL: any */
+    const char *actor;   /* borrowed; NULL: any (1..SKED_ACTOR_MAX bytes) */
 } sked_event_filter;
 
 /* A page of the event log: up to LIMIT (1..1000; 0: 100) events with an
@@ -684,7 +705,7 @@ typedef struct sked_event_query {
 SKED_API bool sked_event_filter_matches(const sked_event_filter *f,
                                         const sked_event_view *ev);
 
-/* Check F: SKED_EINVAL naming "type" or "subject" for the first value
+/* Check F: SKED_EINVAL naming "type", "subject" or "actor" for the first value
  * out of the bounds above. */
 SKED_API int sked_event_filter_check(const sked_event_filter *f,
                                      sked_error *err);
@@ -692,8 +713,8 @@ SKED_API int sked_event_filter_check(const sked_event_filter *f,
 /* The page Q asks for as {"events":[...],"next_cursor":"ID"|null} into
  * *out_json (sked_free), filtered by the store: every page but the last
  * is full, and its cursor is the id of its last event. Returns 0,
- * SKED_EINVAL (field "limit", "after", "type" or "subject"), SKED_ENOMEM,
- * SKED_EIO. */
+ * SKED_EINVAL (field "limit", "after", "type", "subject" or "actor"),
+ * SKED_ENOMEM, SKED_EIO. */
 SKED_API int sked_engine_event_query(sked_engine *e, const sked_event_query *q,
                                      char **out_json, sked_error *err);
 

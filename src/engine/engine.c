@@ -24,6 +24,7 @@
  *   of SKED_STORE_BATCH_MAX.
  * - Events of schedule operations reach subscribers with id 0 (they are
  *   stored, but the store does not hand their ids back). */
+#include "base/actor.h"
 #include "base/alloc.h"
 #include "engine/engine_int.h"
 #include "model/calbook.h"
@@ -363,11 +364,42 @@ void sked_engine_close(sked_engine *e)
     free(e);
 }
 
+_Static_assert(SKED_ACTOR_MAX == SKED__ACTOR_MAX, "one actor bound");
+
+int sked_engine_actor(const char *actor)
+{
+    return sked__actor_set(actor);
+}
+
+const char *sked_engine_actor_current(void)
+{
+    return sked__actor();
+}
+
+void sked__engine_actor_code(const char *app, char *saved)
+{
+    char code[SKED__ACTOR_MAX + 1];
+
+    (void) snprintf(saved, SKED__ACTOR_MAX + 1, "%s", sked__actor());
+    (void) snprintf(code, sizeof code, "code:%s", app ? app : SKED_APP_DEFAULT);
+    (void) sked__actor_set(code);
+}
+
 int sked_engine_tick(sked_engine *e, sked_error *err)
 {
     if (!e)
         return sked__error_set(err, SKED_EINVAL, NULL, -1, "no engine");
-    return e->loop ? sked__loop_pass(e->loop, err) : client_refused(err);
+    char saved[SKED__ACTOR_MAX + 1];
+    int rc;
+
+    if (!e->loop)
+        return client_refused(err);
+    /* The pass decides as the scheduler's thread does (the audit). */
+    (void) snprintf(saved, sizeof saved, "%s", sked__actor());
+    (void) sked__actor_set(SKED__ACTOR_SCHEDULER);
+    rc = sked__loop_pass(e->loop, err);
+    (void) sked__actor_set(saved);
+    return rc;
 }
 
 sked_time sked_engine_next_wakeup(sked_engine *e)
@@ -510,8 +542,12 @@ int sked__engine_sync_app(sked_engine *e, const char *app,
                           const sked_schedule *set, size_t n,
                           sked_apply_result *out, sked_error *err)
 {
-    int rc = sked__store_schedule_apply(e->store, set, n, app, true, out, err);
+    char saved[SKED__ACTOR_MAX + 1];
+    int rc;
 
+    sked__engine_actor_code(app, saved);
+    rc = sked__store_schedule_apply(e->store, set, n, app, true, out, err);
+    (void) sked__actor_set(saved);
     if (rc == 0) {
         e->synced = true;
         changed(e, NULL);

@@ -87,12 +87,25 @@ static int page_of(sked_event *ev, size_t n, sked_event_page *out,
     return 0;
 }
 
+/* Whether the payload PAYLOAD says it was caused by ACTOR. */
+static bool actor_is(const char *payload, const char *actor)
+{
+    json_t *p = payload ? json_loads(payload, 0, NULL) : NULL;
+    const char *a = json_string_value(json_object_get(p, "actor"));
+    bool is = a && strcmp(a, actor) == 0;
+
+    json_decref(p);
+    return is;
+}
+
 bool sked_event_filter_matches(const sked_event_filter *f,
                                const sked_event_view *ev)
 {
     bool type = !f || f->ntypes == 0;
 
     if (f && f->subject && (!ev->subject || strcmp(f->subject, ev->subject)))
+        return false;
+    if (f && f->actor && !actor_is(ev->payload, f->actor))
         return false;
     for (size_t i = 0; !type && i < f->ntypes; i++)
         type = ev->type && strcmp(f->types[i], ev->type) == 0;
@@ -128,6 +141,11 @@ int sked_event_filter_check(const sked_event_filter *f, sked_error *err)
                                "subject: 1 to %d bytes with no control "
                                "character",
                                SKED_EVENT_SUBJECT_MAX);
+    if (f->actor && !value_ok(f->actor, SKED_ACTOR_MAX))
+        return sked__error_set(err, SKED_EINVAL, "actor", -1,
+                               "actor: 1 to %d bytes with no control "
+                               "character",
+                               SKED_ACTOR_MAX);
     return 0;
 }
 
@@ -136,7 +154,7 @@ static int event_read(sked_engine *e, int64_t after_id, size_t limit,
                       const sked_event_filter *f, sked_event_page *out,
                       sked_error *err)
 {
-    sked__event_filter sf = {NULL, 0, NULL};
+    sked__event_filter sf = {NULL, 0, NULL, NULL, NULL};
     sked_event *ev = NULL;
     size_t n = 0;
     int rc;
@@ -153,7 +171,8 @@ static int event_read(sked_engine *e, int64_t after_id, size_t limit,
     if (f) {
         if ((rc = sked_event_filter_check(f, err)) != 0)
             return rc;
-        sf = (sked__event_filter){f->types, f->ntypes, f->subject};
+        sf = (sked__event_filter){f->types, f->ntypes, f->subject, f->actor,
+                                  NULL};
     }
     rc = sked__store_event_find(e->store, after_id, limit, f ? &sf : NULL, &ev,
                                 &n, err);

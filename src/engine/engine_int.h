@@ -69,6 +69,11 @@ int sked__engine_notifiers_sync(sked_engine *e, const char *app,
                                 const struct sked_notifier *set, size_t n,
                                 size_t *changed, sked_error *err);
 
+/* Set the calling thread's actor to "code:APP" (APP NULL: the default
+ * app), the one before copied into SAVED (SKED__ACTOR_MAX + 1 bytes) for
+ * sked__actor_set to restore: the changes a sync of code makes. */
+void sked__engine_actor_code(const char *app, char *saved);
+
 /* sked_engine_sync as APP, with what changed in *out (may be NULL): the
  * server's sync of its workflows file, whose app the file names. */
 int sked__engine_sync_app(sked_engine *e, const char *app,

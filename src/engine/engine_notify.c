@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/actor.h"
 #include "base/alloc.h"
 #include "base/backoff.h"
 #include "base/clock.h"
@@ -239,6 +240,7 @@ static void *notify_main(void *arg)
     sked_dur wait;
     size_t done;
 
+    (void) sked__actor_set(SKED__ACTOR_SCHEDULER); /* its own changes */
     sked__backoff_init(&b, 0, 0);
     do {
         sked_error err;

@@ -4,6 +4,7 @@
  * checked whole first (workflow_file.c); then its workflows and queues
  * replace the engine's, and its schedules are synced as its app's code
  * schedules. A failure at any step leaves one line saying where. */
+#include "base/actor.h"
 #include "base/alloc.h"
 #include "engine/engine_int.h"
 
@@ -88,8 +89,9 @@ static int sync_calendars(sked_engine *e, const sked_wf_file *wf,
 }
 
 /* Define the workflows of WF (read from PATH) and sync its schedules. */
-static int take(sked_engine *e, const char *path, const sked_wf_file *wf,
-                sked_workflows_loaded *out, sked_error *err)
+static int take_as_code(sked_engine *e, const char *path,
+                        const sked_wf_file *wf, sked_workflows_loaded *out,
+                        sked_error *err)
 {
     int rc = define(e, wf, err);
 
@@ -116,6 +118,20 @@ static int take(sked_engine *e, const char *path, const sked_wf_file *wf,
     if (rc < 0 && !sked__workflow_file_locate(path, wf, err, out->error,
                                               sizeof out->error))
         say_failure(path, err, rc, out);
+    return rc;
+}
+
+/* take_as_code, every change the file makes recorded as its app's code's
+ * (the audit trail's actor "code:APP"). */
+static int take(sked_engine *e, const char *path, const sked_wf_file *wf,
+                sked_workflows_loaded *out, sked_error *err)
+{
+    char saved[SKED__ACTOR_MAX + 1];
+    int rc;
+
+    sked__engine_actor_code(wf->app, saved);
+    rc = take_as_code(e, path, wf, out, err);
+    (void) sked__actor_set(saved);
     return rc;
 }
 

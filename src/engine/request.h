@@ -155,13 +155,14 @@ typedef struct sked__event_query {
     size_t limit;        /* 1..1000, a page's only; 0: 100 */
     const char *type;    /* "T1,T2,...": exact types; NULL: any */
     const char *subject; /* exact; NULL: any */
+    const char *actor;   /* exact (the payload's "actor"); NULL: anyone */
 } sked__event_query;
 
-/* Q's type and subject as a filter into *f, its types split at the
+/* Q's type, subject and actor as a filter into *f, its types split at the
  * commas into *own (free; NULL when there is no type). A value out of
  * sked_event_filter's bounds (an empty type, a control character, too
- * long, more than SKED_EVENT_TYPES_MAX) is SKED_ESYNTAX naming "type" or
- * "subject". */
+ * long, more than SKED_EVENT_TYPES_MAX) is SKED_ESYNTAX naming "type",
+ * "subject" or "actor". */
 int sked__query_event_filter(const sked__event_query *q, sked_event_filter *f,
                              char **own, sked_error *err);
 

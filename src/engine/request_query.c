@@ -78,6 +78,7 @@ static const query_key event_keys[] = {
      false, true},
     TEXT(sked__event_query, "type", type),
     TEXT(sked__event_query, "subject", subject),
+    TEXT(sked__event_query, "actor", actor),
     {NULL, QUERY_TEXT, 0, 0, 0, 0, false, false},
 };
 
@@ -309,7 +310,8 @@ int sked__query_events_read(sked__query_get_fn get, void *ctx,
                              .after = -1,
                              .limit = 100,
                              .type = NULL,
-                             .subject = NULL};
+                             .subject = NULL,
+                             .actor = NULL};
     return query_read(event_keys, get, ctx, q, err);
 }
 
@@ -319,7 +321,8 @@ int sked__query_event_filter(const sked__event_query *q, sked_event_filter *f,
     sked_error why = {0};
     char *p;
 
-    *f = (sked_event_filter){.ntypes = 0, .subject = q->subject};
+    *f = (sked_event_filter){
+        .ntypes = 0, .subject = q->subject, .actor = q->actor};
     *own = NULL;
     if (q->type) {
         if (!(*own = sked__strdup(q->type)))

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/actor.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/json_obj.h"
@@ -140,6 +141,8 @@ static void attempt_setup(xrun *x, slot *s, size_t i, bool comp,
 static void *attempt_thread(void *arg)
 {
     slot *s = arg;
+
+    (void) sked__actor_set(SKED__ACTOR_SCHEDULER); /* its own changes */
     sked__attempt_run(&s->a, &s->res);
     pthread_mutex_lock(&s->x->mu);
     s->done = true;

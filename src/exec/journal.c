@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/actor.h"
 #include "base/alloc.h"
 #include "base/backoff.h"
 #include "base/clock.h"
@@ -215,6 +216,7 @@ static void *writer(void *arg)
     sked_journal *j = arg;
     sked_backoff bo;
 
+    (void) sked__actor_set(SKED__ACTOR_SCHEDULER); /* its own changes */
     sked__backoff_init(&bo, RETRY_FIRST_WAIT, RETRY_MAX_WAIT);
     pthread_mutex_lock(&j->mu);
     for (;;) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/actor.h"
 #include "base/alloc.h"
 #include "base/backoff.h"
 #include "base/clock.h"
@@ -64,6 +65,7 @@ static void *worker_main(void *arg)
     wslot *s = arg;
     sked_workers *w = s->pool;
 
+    (void) sked__actor_set(SKED__ACTOR_SCHEDULER); /* its own changes */
     pthread_mutex_lock(&w->mu);
     for (;;) {
         while (w->qlen == 0 && !w->stopping)
@@ -248,6 +250,7 @@ static void *dispatcher_main(void *arg)
     sked_workers *w = arg;
     sked_backoff bo;
 
+    (void) sked__actor_set(SKED__ACTOR_SCHEDULER); /* its own changes */
     sked__backoff_init(&bo, w->cfg.poll, 0);
     pthread_mutex_lock(&w->mu);
     while (!w->stopping) {
@@ -455,6 +458,7 @@ static void *heartbeat_main(void *arg)
     sked_mono last_routine = sked__clock_mono(NULL) - period;
     sked_backoff bo;
 
+    (void) sked__actor_set(SKED__ACTOR_SCHEDULER); /* its own changes */
     sked__backoff_init(&bo, BEAT_MIN, period);
     pthread_mutex_lock(&w->mu);
     while (!w->stopping) {

@@ -4,6 +4,7 @@
  * pattern is a path whose segments are literal or "{name}", which matches
  * one non-empty segment; nothing else (no prefixes, no trailing slash), so
  * a path either names a route exactly or is 404. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,21 @@ void sked__http_match_done(http_match *m)
     memset(m, 0, sizeof *m);
 }
 
+/* M's handler, the changes it makes recorded as REQ's actor (the audit
+ * trail), the thread's own restored after: a call of MCP's tools passes
+ * here inside the request that carries it. */
+static int serve_as(http_req *req, http_resp *resp, http_match *m)
+{
+    char saved[SKED_ACTOR_MAX + 1];
+    int rc;
+
+    (void) snprintf(saved, sizeof saved, "%s", sked_engine_actor_current());
+    (void) sked_engine_actor(req->actor ? req->actor : "anonymous");
+    rc = m->route->handler(req, resp);
+    (void) sked_engine_actor(saved);
+    return rc;
+}
+
 int sked__http_serve(http_req *req, http_resp *resp, http_match *m)
 {
     int rc = sked__http_route(req->method, req->path, m);
@@ -129,7 +145,7 @@ int sked__http_serve(http_req *req, http_resp *resp, http_match *m)
     for (size_t i = 0; i < m->nparam; i++)
         req->param[i] = m->param[i];
     req->nparam = m->nparam;
-    rc = m->route->handler(req, resp);
+    rc = serve_as(req, resp, m);
     if (resp->status == 0 && !resp->stream && !resp->later)
         return sked__http_error(resp, SKED_EINTERNAL, NULL,
                                 "the handler of %.200s sent nothing",

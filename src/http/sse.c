@@ -575,19 +575,24 @@ static bool filter_copy(sse_stream *s, const sked_event_filter *f)
     char *p;
 
     s->filter = (sked_event_filter){.ntypes = 0, .subject = NULL};
-    if (!f || (f->ntypes == 0 && !f->subject))
+    if (!f || (f->ntypes == 0 && !f->subject && !f->actor))
         return true;
     for (size_t i = 0; i < f->ntypes; i++)
         size += strlen(f->types[i]) + 1;
     size += f->subject ? strlen(f->subject) + 1 : 0;
+    size += f->actor ? strlen(f->actor) + 1 : 0;
     if (!(p = s->filter_own = sked__malloc(size)))
         return false;
     for (size_t i = 0; i < f->ntypes; i++) {
         s->filter.types[s->filter.ntypes++] = p;
         p = stpcpy(p, f->types[i]) + 1;
     }
-    if (f->subject)
+    if (f->subject) {
         s->filter.subject = strcpy(p, f->subject);
+        p += strlen(p) + 1;
+    }
+    if (f->actor)
+        s->filter.actor = strcpy(p, f->actor);
     return true;
 }
 

@@ -415,8 +415,9 @@ static const tool tools[] = {
      "List the event log, oldest first, a page at a time: schedules "
      "created, changed, paused, disabled; runs created, started, finished; "
      "steps; and schedule.occurrences_missed, the occurrences that did not "
-     "fire with the reason. Pass next_cursor back as after for the next "
-     "page.",
+     "fire with the reason. Each payload's actor says who caused it (a "
+     "token's name, user:LOGIN, code:APP, scheduler); actor keeps one's. "
+     "Pass next_cursor back as after for the next page.",
      "GET", "/api/v1/events", 'q', NULL, NULL, RO | IDEMPOTENT, in_list_events,
      sked__mcp_event_page_schema, NULL, NULL},
 };

@@ -234,7 +234,12 @@ static json_t *status_enum(sked__request_table t)
 /* The property of the key P of table T. */
 static json_t *param_prop(sked__request_table t, const sked__request_param *p)
 {
-    const char *desc = key_doc(p->key, p->type);
+    /* "actor" names who skips in a skip, whom to keep in the events. */
+    const char *desc = t == SKED__REQUEST_EVENTS && strcmp(p->key, "actor") == 0
+                           ? "only the events this actor caused (the "
+                             "payload's actor): a token's name, "
+                             "user:LOGIN, code:APP or scheduler"
+                           : key_doc(p->key, p->type);
     json_t *o = NULL;
 
     switch (p->type) {

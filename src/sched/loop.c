@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/actor.h"
 #include "base/alloc.h"
 #include "base/backoff.h"
 #include "base/error.h"
@@ -529,6 +530,7 @@ static void *thread_main(void *arg)
     sked_loop *l = arg;
     sked_backoff bo;
 
+    (void) sked__actor_set(SKED__ACTOR_SCHEDULER); /* its own changes */
     sked__backoff_init(&bo, 0, 0);
     pthread_mutex_lock(&l->mu);
     while (!l->stopping) {
@@ -574,6 +576,7 @@ static void *listen_main(void *arg)
     bool stop = false;
     sked_backoff bo;
 
+    (void) sked__actor_set(SKED__ACTOR_SCHEDULER); /* its own changes */
     /* Dropped: wait before reconnecting, a tick at first, longer while
      * the server stays away; then reread. */
     sked__backoff_init(&bo, l->o.tick, 0);

@@ -537,6 +537,22 @@ static const sked__pg_stmt EVENT_PRUNE = {
     "AND n.event_id < p.id + cardinality(p.types) AND n.event IS NULL) "
     "RETURNING cardinality(types) AS n) SELECT coalesce(sum(n), 0) FROM d"};
 
+/* Who caused them (the payload's end $5, sked__event_filter), with the
+ * filter of EVENT_FIND but without the pages' keys, which name no actor:
+ * the audit's question reads the log in id order. */
+static const sked__pg_stmt EVENT_FIND_ACTOR = {
+    SKED__PG_EVENT_FIND_ACTOR, 5,
+    "SELECT " SKED__EVENT_COLUMNS " FROM (SELECT p.id + e.k - 1 AS id, "
+    "e.type, e.subject, e.payload, e.at FROM event_pages p "
+    "CROSS JOIN LATERAL unnest(p.types, p.subjects, p.payloads, p.ats) "
+    "WITH ORDINALITY AS e(type, subject, payload, at, k) "
+    "WHERE p.id > $1::bigint - 64 "
+    "AND p.id + cardinality(p.types) - 1 > $1::bigint) ev "
+    "WHERE id > $1::bigint AND right(payload, length($5::text)) = $5::text "
+    "AND (cardinality($3::text[]) = 0 OR type = ANY ($3::text[])) "
+    "AND ($4::text IS NULL OR subject = $4::text) "
+    "ORDER BY id LIMIT $2::bigint"};
+
 int sked__pg_rows_event_append(sked__tx *tx, const char *type,
                                const char *subject, const char *payload,
                                sked_time at, sked_error *err)
@@ -553,8 +569,9 @@ int sked__pg_rows_event_list(sked__tx *tx, int64_t after_id, size_t limit,
                              size_t *n, sked_error *err)
 {
     char after[NUMLEN], lim[NUMLEN];
-    const char *params[4] = {sked__pg_num(after_id, after),
-                             sked__pg_num((int64_t) limit, lim), NULL, NULL};
+    const char *params[5] = {sked__pg_num(after_id, after),
+                             sked__pg_num((int64_t) limit, lim), NULL, NULL,
+                             NULL};
     sked__pg_alit types = {0};
     int rc;
 
@@ -568,8 +585,10 @@ int sked__pg_rows_event_list(sked__tx *tx, int64_t after_id, size_t limit,
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
     params[3] = f->subject;
-    rc = sked__pg_query_rows(tx, &EVENT_FIND, params, &sked__row_event,
-                             (void **) out, n, err);
+    params[4] = f->actor_tail;
+    rc =
+        sked__pg_query_rows(tx, f->actor_tail ? &EVENT_FIND_ACTOR : &EVENT_FIND,
+                            params, &sked__row_event, (void **) out, n, err);
     sked__pg_alits_free(&types, 1);
     return rc;
 }

@@ -31,6 +31,7 @@ enum rows_stmt {
     S_EVENT_LIST,
     S_EVENT_LIST_SUBJECT,
     S_EVENT_LIST_TYPES,
+    S_EVENT_LIST_ACTOR,
     S_EVENT_LAST,
     S_EVENT_PRUNE,
     S_COUNT
@@ -103,6 +104,16 @@ static const char *const rows_sql[S_COUNT] = {
     /* One arm per type (SKED__EVENT_TYPES_MAX), each in id order, which
      * SQLite merges: a page reads at most its limit of each type. */
     [S_EVENT_LIST_TYPES] = (TYPE_ARMS16 " ORDER BY id LIMIT ?2"),
+    /* Who caused them (the payload's end, sked__event_filter), of
+     * subject ?4 and of one of the types ?5 to ?20 when not NULL: no
+     * index; the audit's question reads the log in id order. A type IN
+     * a list of NULLs is NULL, not true. */
+    [S_EVENT_LIST_ACTOR] =
+        ("SELECT " SKED__EVENT_COLUMNS " FROM events WHERE id > ?1 "
+         "AND substr(payload, -length(?3)) = ?3 "
+         "AND (?4 IS NULL OR subject = ?4) AND (?5 IS NULL OR type IN "
+         "(?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+         "?19, ?20)) ORDER BY id LIMIT ?2"),
     /* max() of the primary key is one look at the end of its b-tree. */
     [S_EVENT_LAST] = "SELECT coalesce(max(id), 0) FROM events",
     /* An event a delivery names is kept as long as the delivery
@@ -341,17 +352,38 @@ int sked__sqlite_rows_event_append(sked__tx *c, const char *type,
 
 _Static_assert(SKED__EVENT_TYPES_MAX == 16, "S_EVENT_LIST_TYPES has 16 arms");
 
+/* Bind F to S_EVENT_LIST_ACTOR's S from ?3. */
+static int event_actor_bind(sqlite3_stmt *s, const sked__event_filter *f,
+                            sked_error *err)
+{
+    int b =
+        bind_text(s, 3, f->actor_tail) |
+        (f->subject ? bind_text(s, 4, f->subject) : sqlite3_bind_null(s, 4));
+
+    for (size_t i = 0; i < SKED__EVENT_TYPES_MAX; i++)
+        b |= i < f->ntypes ? bind_text(s, 5 + (int) i, f->types[i])
+                           : sqlite3_bind_null(s, 5 + (int) i);
+    if (b != SQLITE_OK) {
+        sqlite3_reset(s);
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    }
+    return 0;
+}
+
 /* The statement of F (NULL: none) into *s, its filter bound from ?3. */
 static int event_list_stmt(sked__tx *c, const sked__event_filter *f,
                            sqlite3_stmt **s, sked_error *err)
 {
     enum rows_stmt id = !f               ? S_EVENT_LIST
+                        : f->actor_tail  ? S_EVENT_LIST_ACTOR
                         : f->ntypes == 0 ? S_EVENT_LIST_SUBJECT
                                          : S_EVENT_LIST_TYPES;
     int rc = stmt(c, id, s, err), b = 0;
 
     if (rc != 0 || !f)
         return rc;
+    if (f->actor_tail)
+        return event_actor_bind(*s, f, err);
     if (f->ntypes == 0)
         b = bind_text(*s, 3, f->subject);
     for (size_t i = 0; i < f->ntypes; i++)

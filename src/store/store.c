@@ -31,6 +31,7 @@
 
 #include <jansson.h>
 
+#include "base/actor.h"
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/json_obj.h"
@@ -462,8 +463,8 @@ static int event_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct event_arg *a = arg;
 
-    return st->ops->event_append(tx, a->type, a->subject, a->payload, a->at,
-                                 err);
+    return sked__event_write(st, tx, a->type, a->subject, a->payload, a->at,
+                             err);
 }
 
 int sked__store_event_append(sked_store *st, const char *type,
@@ -482,6 +483,8 @@ int sked__store_event_append(sked_store *st, const char *type,
     a.at = sked__store_now(st);
     return sked__store_run_tx(st, SKED__TX_WRITE, event_tx, &a, err);
 }
+
+static size_t actor_tail(const char *actor, char *out);
 
 struct event_list_arg {
     int64_t after_id;
@@ -526,11 +529,22 @@ int sked__store_event_find(sked_store *st, int64_t after_id, size_t limit,
                            size_t *n, sked_error *err)
 {
     struct event_list_arg a = {.after_id = after_id, .limit = limit};
+    char tail[2 * SKED__ACTOR_MAX + 12];
+    sked__event_filter own;
     int rc;
 
     /* An empty filter is none: the plain list, its own statement. */
-    if (f && (f->ntypes > 0 || f->subject))
+    if (f && (f->ntypes > 0 || f->subject || f->actor))
         a.f = f;
+    if (f && f->actor) {
+        if (strlen(f->actor) > SKED__ACTOR_MAX)
+            return sked__error_set(err, SKED_EINVAL, "actor", -1,
+                                   "at most %d bytes", SKED__ACTOR_MAX);
+        own = *f;
+        (void) actor_tail(f->actor, tail);
+        own.actor_tail = tail;
+        a.f = &own;
+    }
     if (f && f->ntypes > SKED__EVENT_TYPES_MAX)
         return sked__error_set(err, SKED_EINVAL, "type", -1, "at most %d types",
                                SKED__EVENT_TYPES_MAX);
@@ -558,10 +572,87 @@ void sked__ev_reset(sked__ev_list *l)
     memset(l, 0, sizeof *l);
 }
 
+/* S's bytes from I on past white space. */
+static size_t skip_ws(const char *s, size_t i, size_t n)
+{
+    while (i < n && strchr(" \t\r\n", s[i]) && s[i])
+        i++;
+    return i;
+}
+
+/* The member "actor":"ACTOR"} (ACTOR printable ASCII) into OUT (2 * its
+ * length + 12 bytes): a payload's end. Returns its length. */
+static size_t actor_tail(const char *actor, char *out)
+{
+    size_t k = 9;
+
+    memcpy(out, "\"actor\":\"", 9);
+    for (size_t i = 0; actor[i]; i++) {
+        if (actor[i] == '"' || actor[i] == '\\')
+            out[k++] = '\\';
+        out[k++] = actor[i];
+    }
+    memcpy(out + k, "\"}", 3);
+    return k + 2;
+}
+
+char *sked__payload_actor(char *payload)
+{
+    const char *actor = sked__actor();
+    size_t n = payload ? strlen(payload) : 0, an = strlen(actor), b, e, k = 0;
+    char *out;
+    bool empty;
+
+    if (!payload)
+        return NULL;
+    b = skip_ws(payload, 0, n);
+    e = n;
+    while (e > b && strchr(" \t\r\n", payload[e - 1]))
+        e--;
+    /* The actor is printable ASCII (base/actor.h): only " and \ need a
+     * backslash; 2 * AN covers them. Room for {"value":,"actor":""}. */
+    out = sked__malloc(n + 2 * an + 32);
+    if (!out) {
+        free(payload);
+        return NULL;
+    }
+    if (e - b >= 2 && payload[b] == '{' && payload[e - 1] == '}') {
+        empty = skip_ws(payload, b + 1, e - 1) == e - 1;
+        k = empty ? 1 : e - b - 1;
+        memcpy(out, payload + b, k);
+        if (!empty)
+            out[k++] = ',';
+    } else { /* not an object (no event of sked's): wrapped in one */
+        memcpy(out, "{\"value\":", 9);
+        memcpy(out + 9, payload + b, e - b);
+        k = 9 + e - b;
+        out[k++] = ',';
+    }
+    (void) actor_tail(actor, out + k);
+    free(payload);
+    return out;
+}
+
+int sked__event_write(sked_store *st, sked__tx *tx, const char *type,
+                      const char *subject, const char *payload, sked_time at,
+                      sked_error *err)
+{
+    char *p = sked__payload_actor(sked__strdup(payload ? payload : "{}"));
+    int rc;
+
+    if (!p)
+        return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
+    rc = st->ops->event_append(tx, type, subject, p, at, err);
+    free(p);
+    return rc;
+}
+
 int sked__ev_add(sked__ev_list *l, const char *type, const char *subject,
                  char *payload, sked_time at, sked_error *err)
 {
     sked_event *e;
+
+    payload = sked__payload_actor(payload); /* the audit trail */
 
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;

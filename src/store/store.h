@@ -459,13 +459,20 @@ int sked__store_event_append(sked_store *st, const char *type,
 int sked__store_event_list(sked_store *st, int64_t after_id, size_t limit,
                            sked_event **out, size_t *n, sked_error *err);
 /* Which events a list wants (the engine's sked_event_filter): one of
- * TYPES (NTYPES; 0: any type) and SUBJECT (NULL: any), exact values. */
+ * TYPES (NTYPES; 0: any type), SUBJECT (NULL: any) and ACTOR (the
+ * payload's "actor"; NULL: any), exact values. */
 #define SKED__EVENT_TYPES_MAX 16
 
 typedef struct sked__event_filter {
     const char *const *types;
     size_t ntypes;
     const char *subject;
+    const char *actor;
+    /* The text every payload ACTOR caused ends with ("actor":"A"}, as
+     * sked__payload_actor writes it), set by sked__store_event_find:
+     * the back-ends compare it with the payload's end, which no payload
+     * can make fail (PostgreSQL 15 has no cast that cannot raise). */
+    const char *actor_tail;
 } sked__event_filter;
 
 /* As sked__store_event_list, the events F matches (NULL: all), filtered

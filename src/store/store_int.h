@@ -61,7 +61,20 @@ typedef struct sked__ev_list {
 
 /* Free L's events and empty it (a transaction about to run again). */
 void sked__ev_reset(sked__ev_list *l);
-/* Append an event; TYPE and SUBJECT are copied, PAYLOAD is taken (also
+/* PAYLOAD (taken; a JSON object's text) with the member "actor": the
+ * calling thread's actor (base/actor.h), who caused the event, last.
+ * Anything but an object (no event of sked's) is wrapped as {"value":
+ * PAYLOAD, "actor": ...}. Every event gets it where it is made, so the
+ * API, the stream, MCP and the deliveries all say who. NULL: out of
+ * memory (PAYLOAD NULL too). */
+char *sked__payload_actor(char *payload);
+/* Append one event in TX with st->ops->event_append, PAYLOAD (borrowed;
+ * NULL: {}) given its actor. */
+int sked__event_write(sked_store *st, sked__tx *tx, const char *type,
+                      const char *subject, const char *payload, sked_time at,
+                      sked_error *err);
+/* Append an event, its payload given its actor (sked__payload_actor);
+ * TYPE and SUBJECT are copied, PAYLOAD is taken (also
  * on failure). A NULL PAYLOAD (building it ran out of memory, as
  * sked__jobj_take says) is SKED_ENOMEM. */
 int sked__ev_add(sked__ev_list *l, const char *type, const char *subject,

@@ -98,8 +98,8 @@ static int emit(sked_store *st, sked__tx *tx, const char *type,
         if (!payload)
             return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     }
-    rc = st->ops->event_append(tx, type, name, payload, sked__store_now(st),
-                               err);
+    rc = sked__event_write(st, tx, type, name, payload, sked__store_now(st),
+                           err);
     free(payload);
     return rc;
 }

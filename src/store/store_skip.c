@@ -37,7 +37,8 @@ struct skip_arg {
     sked__ev_list ev;
 };
 
-/* The event of A: {"schedule", "occurrence", "actor", "reason"}. */
+/* The event of A: {"schedule", "occurrence", "by", "reason"}: "by" the
+ * one the skip names, the payload's "actor" who made it (the audit). */
 static int skip_event(struct skip_arg *a, sked_time now, sked_error *err)
 {
     char t[SKED_TIME_STRLEN];
@@ -48,7 +49,7 @@ static int skip_event(struct skip_arg *a, sked_time now, sked_error *err)
                                "the instant cannot be written");
     sked__jobj_str(&o, "schedule", a->name);
     sked__jobj_str(&o, "occurrence", t);
-    sked__jobj_str(&o, "actor", a->actor);
+    sked__jobj_str(&o, "by", a->actor);
     sked__jobj_str(&o, "reason", a->reason);
     return sked__ev_add(&a->ev,
                         a->skip ? "schedule.occurrence_skipped"

@@ -75,7 +75,8 @@ const pages = [
   { name: "schedule", hash: "#/schedules/paris-march-sundays", h1: /paris-march-sundays/, shows: "Europe/Paris" },
   { name: "runs", hash: "#/runs", h1: /runs/i, shows: ok.run_id },
   { name: "run", hash: `#/runs/${encodeURIComponent(ok.run_id)}`, h1: /run/i, shows: "published to the team" },
-  { name: "events", hash: "#/events", h1: /events/i, shows: "run.completed" },
+  // Each event says who caused it: the runs are the scheduler's.
+  { name: "events", hash: "#/events", h1: /events/i, shows: "by scheduler" },
   { name: "queues", hash: "#/queues", h1: /queues/i, shows: "reports" },
   { name: "calendars", hash: "#/calendars", h1: /calendars/i, shows: "us-holidays" },
   { name: "calendar", hash: "#/calendars/us-holidays?year=2027", h1: /us-holidays/, shows: "December 2027" },

@@ -93,7 +93,7 @@ call POST /api/v1/schedules/daily/skips "{\"at\":\"$ahead\",\"reason\":\"party\"
 expect "skip" 201
 check "skip: the answer" "$(j '[j["schedule"], j["occurrence"], j["skipped"],
     j["changed"]]')" "['daily', '$ahead', True, True]"
-wait_log a 'msg="occurrence skipped".*actor=api' 5 && pass ||
+wait_log a 'msg="occurrence skipped".*by=api.*actor=anonymous' 5 && pass ||
     fail "skip: the server's log" "$(tail -3 "$tmp/a.log")"
 call POST /api/v1/schedules/daily/skips "{\"at\":\"$ahead\"}"
 expect "skip again" 200

@@ -1630,8 +1630,8 @@ static void test_events(void **state)
     assert_int_equal(sked__store_event_list(st, 0, 10, &ev, &n, NULL), 0);
     assert_int_equal(n, 2);
     assert_string_equal(ev[0].type, "run.created");
-    assert_string_equal(ev[0].payload, "{\"a\":1}");
-    assert_string_equal(ev[1].payload, "{}");
+    assert_string_equal(ev[0].payload, "{\"a\":1,\"actor\":\"library\"}");
+    assert_string_equal(ev[1].payload, "{\"actor\":\"library\"}");
     assert_true(ev[0].id < ev[1].id);
     assert_true(ev[1].at == vclock.t);
     int64_t first = ev[0].id;

@@ -10,7 +10,14 @@
  * ids and at many page sizes. Every read must be exactly what filtering
  * the whole log gives: the matches after the id, oldest first, as many
  * as asked for while that many remain. The indexes of schema 0008 exist,
- * and a filter of 17 types is refused naming "type". */
+ * and a filter of 17 types is refused naming "type".
+ *
+ * Each event is made by one of a few actors (the thread's, base/actor.h)
+ * and says so in its payload's "actor"; a filter by actor, alone or with
+ * types and a subject, reads exactly that actor's. An event made on a
+ * thread that set an actor carries it, one on a thread that never did
+ * "library". */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,9 +28,11 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "test_db.h"
 
+#include "base/actor.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "store/store.h"
@@ -41,6 +50,9 @@ static uint64_t seed = 0x9e3779b97f4a7c15u;
 static const char *const types[] = {"run.created", "run.started",
                                     "run.completed", "schedule.paused"};
 static const char *const subjects[] = {"s1", "s2", "s3", "nightly/x", "r-9"};
+/* NULL: the thread's default, "library". */
+static const char *const actors[] = {"ops-a", "user:ann", "code:billing",
+                                     "scheduler", NULL};
 
 /* A reproducible xorshift. */
 static uint64_t rnd(void)
@@ -58,15 +70,25 @@ static bool is_sqlite(void)
 
 struct batch {
     size_t n;
-    sked_event ev[100];
-    int64_t ids[100];
+    size_t type[100], subject[100], actor[100];
 };
 
+/* B's events made as the store makes them: each by its actor. */
 static int append_tx(sked_store *st, sked__tx *tx, void *arg, sked_error *err)
 {
     struct batch *b = arg;
+    sked__ev_list l = {0};
+    int rc = 0;
 
-    return st->ops->events_append(tx, b->ev, b->n, b->ids, err);
+    for (size_t i = 0; rc == 0 && i < b->n; i++) {
+        assert_int_equal(sked__actor_set(actors[b->actor[i]]), 0);
+        rc = sked__ev_add(&l, types[b->type[i]], subjects[b->subject[i]],
+                          strdup("{}"), vclock.t, err);
+    }
+    if (rc == 0)
+        rc = sked__ev_flush(st, tx, &l, err);
+    sked__ev_reset(&l);
+    return rc;
 }
 
 /* Write NEVENTS events of random types and subjects, in transactions of
@@ -81,21 +103,41 @@ static void write_log(sked_store *st)
         b.n = 1 + rnd() % 100;
         if (b.n > NEVENTS - 20 - done)
             b.n = NEVENTS - 20 - done;
-        for (size_t i = 0; i < b.n; i++)
-            b.ev[i] = (sked_event){.type = (char *) types[rnd() % 4],
-                                   .subject = (char *) subjects[rnd() % 5],
-                                   .payload = "{}",
-                                   .at = vclock.t};
+        for (size_t i = 0; i < b.n; i++) {
+            b.type[i] = rnd() % 4;
+            b.subject[i] = rnd() % 5;
+            b.actor[i] = rnd() % 5;
+        }
         if (sked__store_run_tx(st, SKED__TX_WRITE, append_tx, &b, &err) != 0)
             fail_msg("append: %s", err.msg);
         done += b.n;
     }
-    for (; done < NEVENTS; done++)
+    for (; done < NEVENTS; done++) {
+        assert_int_equal(sked__actor_set(actors[rnd() % 5]), 0);
         assert_int_equal(sked__store_event_append(st, types[rnd() % 4],
                                                   subjects[rnd() % 5], NULL,
                                                   NULL),
                          0);
+    }
+    assert_int_equal(sked__actor_set(NULL), 0);
 }
+
+/* The actor E's payload names (NULL: none). */
+static bool actor_is(const sked_event *e, const char *actor)
+{
+    json_t *p = json_loads(e->payload, 0, NULL);
+    const char *a = json_string_value(json_object_get(p, "actor"));
+    bool is = a && strcmp(a, actor) == 0;
+
+    json_decref(p);
+    return is;
+}
+
+/* A filter: types, their count, a subject, an actor. */
+#define F(t, n, s, a)                                                          \
+    {                                                                          \
+        t, n, s, a, NULL                                                       \
+    }
 
 static bool matches(const sked__event_filter *f, const sked_event *e)
 {
@@ -103,7 +145,8 @@ static bool matches(const sked__event_filter *f, const sked_event *e)
 
     for (size_t i = 0; i < f->ntypes; i++)
         type = type || strcmp(f->types[i], e->type) == 0;
-    return type && (!f->subject || strcmp(f->subject, e->subject) == 0);
+    return type && (!f->subject || strcmp(f->subject, e->subject) == 0) &&
+           (!f->actor || actor_is(e, f->actor));
 }
 
 /* Read F from AFTER by LIMIT and compare with ALL (N) filtered. */
@@ -162,11 +205,25 @@ static void test_filters_read_exactly(void **state)
     static const char *const two[] = {"run.started", "schedule.paused"};
     static const char *const one[] = {"run.completed"};
     static const char *const none[] = {"no.such.type"};
-    const sked__event_filter filters[] = {
-        {one, 1, NULL},      {two, 2, NULL},    {NULL, 0, "s2"},
-        {NULL, 0, "r-9"},    {one, 1, "s3"},    {two, 2, "nightly/x"},
-        {many, 16, NULL},    {many, 16, "s1"},  {none, 1, NULL},
-        {NULL, 0, "nobody"}, {one, 1, "nobody"}};
+    const sked__event_filter filters[] = {F(one, 1, NULL, NULL),
+                                          F(two, 2, NULL, NULL),
+                                          F(NULL, 0, "s2", NULL),
+                                          F(NULL, 0, "r-9", NULL),
+                                          F(one, 1, "s3", NULL),
+                                          F(two, 2, "nightly/x", NULL),
+                                          F(many, 16, NULL, NULL),
+                                          F(many, 16, "s1", NULL),
+                                          F(none, 1, NULL, NULL),
+                                          F(NULL, 0, "nobody", NULL),
+                                          F(one, 1, "nobody", NULL),
+                                          F(NULL, 0, NULL, "ops-a"),
+                                          F(NULL, 0, NULL, "library"),
+                                          F(one, 1, NULL, "user:ann"),
+                                          F(NULL, 0, "s2", "code:billing"),
+                                          F(two, 2, "s3", "scheduler"),
+                                          F(many, 16, NULL, "ops-a"),
+                                          F(NULL, 0, NULL, "nobody"),
+                                          F(NULL, 0, NULL, "ops")};
     static const size_t limits[] = {1, 2, 3, 7, 64, 65, 100, 1000};
     sked_store *st = *state;
     sked_event *all = NULL;
@@ -175,6 +232,13 @@ static void test_filters_read_exactly(void **state)
     write_log(st);
     assert_int_equal(sked__store_event_list(st, 0, 1000, &all, &n, NULL), 0);
     assert_int_equal(n, NEVENTS);
+    /* Every one says who: each actor made some of them. */
+    for (size_t a = 0; a < 5; a++) {
+        size_t made = 0;
+        for (size_t i = 0; i < n; i++)
+            made += actor_is(&all[i], actors[a] ? actors[a] : "library");
+        assert_true(made > 0);
+    }
     for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++)
         for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
             check_read(st, &filters[f], 0, limits[l], all, n);
@@ -208,7 +272,7 @@ static void test_indexes_and_bounds(void **state)
     static const char *const t17[17] = {"a", "b", "c", "d", "e", "f",
                                         "g", "h", "i", "j", "k", "l",
                                         "m", "n", "o", "p", "q"};
-    const sked__event_filter f = {t17, 17, NULL};
+    const sked__event_filter f = {t17, 17, NULL, NULL, NULL};
     sked_store *st = *state;
     sked_event *ev = NULL;
     size_t n = 0;
@@ -234,6 +298,54 @@ static void test_indexes_and_bounds(void **state)
     assert_string_equal(err.field, "type");
 }
 
+/* Append one event on the calling thread, as ACTOR (NULL: none set). */
+static void *append_as(void *arg)
+{
+    const char *const *a = arg;
+
+    if (a[1])
+        assert_int_equal(sked__actor_set(a[1]), 0);
+    assert_int_equal(sked__store_event_append((sked_store *) (uintptr_t) a[0],
+                                              "custom.thing", a[1] ? a[1] : "-",
+                                              "{\"n\":1}", NULL),
+                     0);
+    return NULL;
+}
+
+static void test_actor_of_the_thread(void **state)
+{
+    sked_store *st = *state;
+    const char *with[2] = {(const char *) (uintptr_t) st, "ops \"b\"\\"};
+    const char *without[2] = {(const char *) (uintptr_t) st, NULL};
+    pthread_t th;
+    sked_event *ev = NULL;
+    size_t n = 0;
+
+    assert_int_equal(pthread_create(&th, NULL, append_as, with), 0);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(pthread_create(&th, NULL, append_as, without), 0);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(sked__store_event_list(st, 0, 10, &ev, &n, NULL), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(ev[0].payload,
+                        "{\"n\":1,\"actor\":\"ops \\\"b\\\"\\\\\"}");
+    assert_true(actor_is(&ev[0], "ops \"b\"\\"));
+    assert_string_equal(ev[1].payload, "{\"n\":1,\"actor\":\"library\"}");
+    sked__events_free(ev, n);
+    /* The thread's own setting is its own: this one's is still none. */
+    assert_string_equal(sked__actor(), "library");
+    /* Bad actors change nothing; a payload that is no object is wrapped. */
+    assert_int_equal(sked__actor_set("a\nb"), SKED_EINVAL);
+    assert_int_equal(sked__actor_set("\xc3\xa9"), SKED_EINVAL);
+    assert_string_equal(sked__actor(), "library");
+    char *p = sked__payload_actor(strdup(" [1, 2] "));
+    assert_string_equal(p, "{\"value\":[1, 2],\"actor\":\"library\"}");
+    free(p);
+    p = sked__payload_actor(strdup(" { } "));
+    assert_string_equal(p, "{\"actor\":\"library\"}");
+    free(p);
+}
+
 int main(void)
 {
     const char *url = getenv("SKED_TEST_DB_URL");
@@ -241,6 +353,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_filters_read_exactly, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_indexes_and_bounds, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_actor_of_the_thread, setup,
                                         teardown),
     };
     int failed;

@@ -250,7 +250,7 @@ static void test_fires_on_time(void **state)
         "{\"run_id\":\"sched-daily-2026-01-10T08:00:00Z\","
         "\"workflow\":\"report\",\"schedule\":\"daily\",\"trigger\":\"cron\","
         "\"scheduled_for\":\"2026-01-10T08:00:00Z\","
-        "\"not_before\":\"2026-01-10T08:00:00Z\"}");
+        "\"not_before\":\"2026-01-10T08:00:00Z\",\"actor\":\"scheduler\"}");
     assert_int_equal(count_events("schedule.occurrences_missed"), 0);
 }
 
@@ -297,7 +297,7 @@ static void test_backlog_latest(void **state)
         event("schedule.occurrences_missed", "hourly", 0),
         "{\"schedule\":\"hourly\",\"reason\":\"superseded\",\"count\":4,"
         "\"first\":\"2026-01-10T10:00:00Z\",\"last\":\"2026-01-10T13:00:"
-        "00Z\"}");
+        "00Z\",\"actor\":\"scheduler\"}");
     assert_null(event("schedule.occurrences_missed", "hourly", 1));
     assert_int_equal(sked__engine_missed(e, "hourly", SKED_MISS_SUPERSEDED), 4);
     assert_int_equal(sked__engine_missed(e, "hourly", SKED_MISS_CATCHUP_MAX),
@@ -320,7 +320,7 @@ static void test_backlog_all_with_max(void **state)
         event("schedule.occurrences_missed", "all", 0),
         "{\"schedule\":\"all\",\"reason\":\"catchup_max\",\"count\":3,"
         "\"first\":\"2026-01-10T10:00:00Z\",\"last\":\"2026-01-10T12:00:"
-        "00Z\"}");
+        "00Z\",\"actor\":\"scheduler\"}");
 }
 
 /* ---- two engines on one database -----------------------------------------*/
@@ -484,10 +484,11 @@ static void test_trigger_conflicts_with_overlap_skip(void **state)
     /* The occurrence at 09:00 meets the active manual run: overlap. */
     tick_at(e, "2026-01-10T09:00:00Z");
     assert_int_equal(runs_of("solo"), 1);
-    assert_string_equal(event("schedule.occurrences_missed", "solo", 0),
-                        "{\"schedule\":\"solo\",\"reason\":\"overlap\","
-                        "\"count\":1,\"first\":\"2026-01-10T09:00:00Z\","
-                        "\"last\":\"2026-01-10T09:00:00Z\"}");
+    assert_string_equal(
+        event("schedule.occurrences_missed", "solo", 0),
+        "{\"schedule\":\"solo\",\"reason\":\"overlap\","
+        "\"count\":1,\"first\":\"2026-01-10T09:00:00Z\","
+        "\"last\":\"2026-01-10T09:00:00Z\",\"actor\":\"scheduler\"}");
     assert_int_equal(sked__engine_missed(e, "solo", SKED_MISS_OVERLAP), 1);
     assert_int_equal(runs_of("free"), 3);
 }

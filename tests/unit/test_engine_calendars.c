@@ -103,10 +103,11 @@ static void test_excluded_traced_no_run(void **state)
     assert_int_equal(sked_tv_q("SELECT count(*) FROM runs WHERE id = "
                                "'sched-daily-2026-12-25T08:00:00Z'"),
                      0);
-    assert_string_equal(last_payload,
-                        "{\"schedule\":\"daily\",\"reason\":\"excluded\","
-                        "\"count\":1,\"first\":\"2026-12-25T08:00:00Z\","
-                        "\"last\":\"2026-12-25T08:00:00Z\"}");
+    assert_string_equal(
+        last_payload,
+        "{\"schedule\":\"daily\",\"reason\":\"excluded\","
+        "\"count\":1,\"first\":\"2026-12-25T08:00:00Z\","
+        "\"last\":\"2026-12-25T08:00:00Z\",\"actor\":\"scheduler\"}");
     sked_tv_tick_at(e, "2026-12-26T08:00:00Z");
     assert_int_equal(sked_tv_q("SELECT count(*) FROM runs WHERE id = "
                                "'sched-daily-2026-12-26T08:00:00Z'"),
@@ -148,13 +149,14 @@ static void test_moved_run_keeps_both_instants(void **state)
                   "'sched-month-2026-12-25T08:00:00Z' AND scheduled_for = "
                   "1798444800000000 AND occurrence_at = 1798185600000000"),
         1);
-    assert_string_equal(last_payload,
-                        "{\"run_id\":\"sched-month-2026-12-25T08:00:00Z\","
-                        "\"workflow\":\"report\",\"schedule\":\"month\","
-                        "\"trigger\":\"cron\","
-                        "\"scheduled_for\":\"2026-12-28T08:00:00Z\","
-                        "\"occurrence\":\"2026-12-25T08:00:00Z\","
-                        "\"not_before\":\"2026-12-28T08:00:00Z\"}");
+    assert_string_equal(
+        last_payload,
+        "{\"run_id\":\"sched-month-2026-12-25T08:00:00Z\","
+        "\"workflow\":\"report\",\"schedule\":\"month\","
+        "\"trigger\":\"cron\","
+        "\"scheduled_for\":\"2026-12-28T08:00:00Z\","
+        "\"occurrence\":\"2026-12-25T08:00:00Z\","
+        "\"not_before\":\"2026-12-28T08:00:00Z\",\"actor\":\"scheduler\"}");
     sked_unsubscribe(e, sub);
 }
 

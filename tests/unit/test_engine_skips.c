@@ -79,6 +79,8 @@ static void test_skip_tomorrow(void **state)
                                     (void *) "schedule.occurrence_skipped",
                                     &sub, NULL),
                      0);
+    /* The event says who the skip names ("by") and who made it. */
+    assert_int_equal(sked_engine_actor("ops-a"), 0);
     assert_int_equal(sked_engine_schedule_skip(
                          e, "daily", sked_tv_time("2026-12-25T08:00:00Z"),
                          "cli", "holiday party", &changed, &err),
@@ -86,9 +88,10 @@ static void test_skip_tomorrow(void **state)
     assert_true(changed);
     assert_string_equal(last_payload,
                         "{\"schedule\":\"daily\",\"occurrence\":"
-                        "\"2026-12-25T08:00:00Z\",\"actor\":\"cli\","
-                        "\"reason\":\"holiday party\"}");
+                        "\"2026-12-25T08:00:00Z\",\"by\":\"cli\","
+                        "\"reason\":\"holiday party\",\"actor\":\"ops-a\"}");
     sked_unsubscribe(e, sub);
+    assert_int_equal(sked_engine_actor(NULL), 0);
     /* Again: nothing changes. */
     assert_int_equal(sked_engine_schedule_skip(
                          e, "daily", sked_tv_time("2026-12-25T08:00:00Z"),
@@ -122,10 +125,11 @@ static void test_skip_tomorrow(void **state)
     assert_int_equal(sked_tv_q("SELECT count(*) FROM runs WHERE id = "
                                "'sched-daily-2026-12-25T08:00:00Z'"),
                      0);
-    assert_string_equal(last_payload,
-                        "{\"schedule\":\"daily\",\"reason\":\"skipped\","
-                        "\"count\":1,\"first\":\"2026-12-25T08:00:00Z\","
-                        "\"last\":\"2026-12-25T08:00:00Z\"}");
+    assert_string_equal(
+        last_payload,
+        "{\"schedule\":\"daily\",\"reason\":\"skipped\","
+        "\"count\":1,\"first\":\"2026-12-25T08:00:00Z\","
+        "\"last\":\"2026-12-25T08:00:00Z\",\"actor\":\"scheduler\"}");
     sked_unsubscribe(e, sub2);
     sked_tv_tick_at(e, "2026-12-26T08:00:00Z");
     assert_int_equal(sked_tv_q("SELECT count(*) FROM runs WHERE id = "
@@ -164,10 +168,9 @@ static void test_unskip_restores(void **state)
                          "mcp", &changed, &err),
                      0);
     assert_true(changed);
-    assert_string_equal(last_payload,
-                        "{\"schedule\":\"daily\",\"occurrence\":"
-                        "\"2026-12-25T08:00:00Z\",\"actor\":\"mcp\","
-                        "\"reason\":null}");
+    assert_string_equal(last_payload, "{\"schedule\":\"daily\",\"occurrence\":"
+                                      "\"2026-12-25T08:00:00Z\",\"by\":\"mcp\","
+                                      "\"reason\":null,\"actor\":\"library\"}");
     sked_unsubscribe(e, sub);
     assert_int_equal(sked_engine_schedule_unskip(
                          e, "daily", sked_tv_time("2026-12-25T08:00:00Z"),

@@ -585,7 +585,8 @@ static void assert_json(const json_t *got, const char *want)
 }
 
 /* Compare the event payload GOT with WANT, leaving out the real-time
- * "duration_secs" of step events, which GOT must have. */
+ * "duration_secs" of step events, which GOT must have, and the actor,
+ * which is the workers' own: "scheduler". */
 static void assert_payload(const char *got, const char *want)
 {
     json_t *g;
@@ -595,6 +596,9 @@ static void assert_payload(const char *got, const char *want)
     assert_non_null(g);
     assert_true(json_is_real(json_object_get(g, "duration_secs")));
     json_object_del(g, "duration_secs");
+    assert_string_equal(json_string_value(json_object_get(g, "actor")),
+                        "scheduler");
+    json_object_del(g, "actor");
     assert_json(g, want);
     json_decref(g);
 }
@@ -812,7 +816,7 @@ static void test_dag_diamond(void **state)
                         "step.started step.completed run.completed");
     assert_string_equal(event("step.started", id, 1),
                         "{\"workflow\":\"diamond\",\"step\":\"b\","
-                        "\"attempt\":1}");
+                        "\"attempt\":1,\"actor\":\"scheduler\"}");
     assert_int_equal(count_events("run.completed"), 1);
     assert_int_equal(q("SELECT count(*) FROM events WHERE type = "
                        "'run.completed' AND subject = '%s'",
@@ -878,9 +882,10 @@ static void test_retry_then_complete(void **state)
                         "step.started step.failed step.retrying "
                         "step.started step.failed step.retrying "
                         "step.started step.completed run.completed");
-    assert_string_equal(event("step.retrying", id, 0),
-                        "{\"workflow\":\"retry\",\"step\":\"flaky\","
-                        "\"attempt\":2,\"delay_secs\":0.0}");
+    assert_string_equal(
+        event("step.retrying", id, 0),
+        "{\"workflow\":\"retry\",\"step\":\"flaky\","
+        "\"attempt\":2,\"delay_secs\":0.0,\"actor\":\"scheduler\"}");
     /* Its duration is the step's real time: not compared. */
     assert_payload(event("step.failed", id, 1),
                    "{\"workflow\":\"retry\",\"step\":\"flaky\","
@@ -922,11 +927,12 @@ static void test_retry_exhausted(void **state)
                         "step.started step.completed "
                         "step.started step.failed step.retrying "
                         "step.started step.failed run.failed");
-    assert_string_equal(event("run.failed", id, 0),
-                        "{\"workflow\":\"retry\",\"queue\":\"default\","
-                        "\"duration_secs\":0.0,"
-                        "\"error\":\"step flaky failed: flaky failed on "
-                        "attempt 2\",\"error_code\":\"step_failed\"}");
+    assert_string_equal(
+        event("run.failed", id, 0),
+        "{\"workflow\":\"retry\",\"queue\":\"default\","
+        "\"duration_secs\":0.0,"
+        "\"error\":\"step flaky failed: flaky failed on "
+        "attempt 2\",\"error_code\":\"step_failed\",\"actor\":\"scheduler\"}");
     assert_int_equal(count_events("run.failed"), 1);
     assert_int_equal(count_events("run.completed"), 0);
 }
@@ -1009,9 +1015,10 @@ static void test_backoff_durable(void **state)
     run_start(e, "backoff", NULL, id, sizeof id);
     assert_int_equal(work(e), 1);
     assert_int_equal(B[0].calls, 1);
-    assert_string_equal(event("step.retrying", id, 0),
-                        "{\"workflow\":\"backoff\",\"step\":\"f\","
-                        "\"attempt\":2,\"delay_secs\":10.0}");
+    assert_string_equal(
+        event("step.retrying", id, 0),
+        "{\"workflow\":\"backoff\",\"step\":\"f\","
+        "\"attempt\":2,\"delay_secs\":10.0,\"actor\":\"scheduler\"}");
     /* 10 s, then 10 * 2, then 10 * 4 capped at 30. */
     assert_waits_until(e, id, t0 + 10 * SEC);
     assert_int_equal(work(e), 1);
@@ -1093,7 +1100,7 @@ static void test_compensation_reverse_order(void **state)
                         "step.completed run.failed");
     assert_string_equal(event("step.started", id, 3),
                         "{\"workflow\":\"comp\",\"step\":\"b\",\"attempt\":1,"
-                        "\"compensation\":true}");
+                        "\"compensation\":true,\"actor\":\"scheduler\"}");
     assert_payload(event("step.completed", id, 3),
                    "{\"workflow\":\"comp\",\"step\":\"a\",\"attempt\":1,"
                    "\"compensation\":true}");
@@ -1190,7 +1197,7 @@ static void test_timeout_before_next_step(void **state)
                         "{\"workflow\":\"tmo\",\"queue\":\"default\","
                         "\"duration_secs\":11.0,"
                         "\"error\":\"Workflow timeout.\","
-                        "\"error_code\":\"timeout\"}");
+                        "\"error_code\":\"timeout\",\"actor\":\"scheduler\"}");
 }
 
 /* Elapsed exactly the limit: the run goes on (strictly greater), and
@@ -1306,7 +1313,8 @@ static void test_timeout_soft(void **state)
     json_decref(r);
     assert_int_equal(count_events("run.timeout_exceeded"), 1);
     assert_string_equal(event("run.timeout_exceeded", id, 0),
-                        "{\"workflow\":\"soft\",\"timeout_secs\":10.0}");
+                        "{\"workflow\":\"soft\",\"timeout_secs\":10.0,"
+                        "\"actor\":\"scheduler\"}");
     assert_int_equal(q("SELECT count(*) FROM events WHERE type = "
                        "'run.timeout_exceeded'"),
                      1);
@@ -1586,7 +1594,8 @@ static void test_recovery(void **state)
                         "lease expired: executor dead stopped renewing");
     assert_json(json_object_get(r, "output"), "{\"s1\":{\"by\":\"dead\"}}");
     json_decref(r);
-    assert_string_equal(event("run.recovered", id, 0), "{\"from\":\"dead\"}");
+    assert_string_equal(event("run.recovered", id, 0),
+                        "{\"from\":\"dead\",\"actor\":\"library\"}");
     assert_string_equal(events_about(id),
                         "run.created run.recovered step.started "
                         "step.completed step.started step.completed "
@@ -1947,7 +1956,7 @@ static void test_pause_after_failures(void **state)
     sked_schedule_done(&s);
     assert_string_equal(event("schedule.paused", "pf", 0),
                         "{\"name\":\"pf\",\"reason\":\"paused after 2 "
-                        "consecutive failed runs\"}");
+                        "consecutive failed runs\",\"actor\":\"scheduler\"}");
     assert_int_equal(count_events("schedule.paused"), 1);
     /* Paused: nothing fires any more. */
     tick_at(e, t0 + 5 * SEC);
@@ -2146,14 +2155,16 @@ static void test_overlap_buffer_one(void **state)
     buffered(buffer_one, 3, ids, 2,
              "hold@sched-bs-2026-01-10T08:00:01Z "
              "hold@sched-bs-2026-01-10T08:00:02Z");
-    assert_string_equal(event("schedule.occurrences_missed", "bs", 0),
-                        "{\"schedule\":\"bs\",\"reason\":\"overlap\","
-                        "\"count\":1,\"first\":\"2026-01-10T08:00:03Z\","
-                        "\"last\":\"2026-01-10T08:00:03Z\"}");
-    assert_string_equal(event("schedule.occurrences_missed", "bs", 1),
-                        "{\"schedule\":\"bs\",\"reason\":\"overlap\","
-                        "\"count\":1,\"first\":\"2026-01-10T08:00:04Z\","
-                        "\"last\":\"2026-01-10T08:00:04Z\"}");
+    assert_string_equal(
+        event("schedule.occurrences_missed", "bs", 0),
+        "{\"schedule\":\"bs\",\"reason\":\"overlap\","
+        "\"count\":1,\"first\":\"2026-01-10T08:00:03Z\","
+        "\"last\":\"2026-01-10T08:00:03Z\",\"actor\":\"scheduler\"}");
+    assert_string_equal(
+        event("schedule.occurrences_missed", "bs", 1),
+        "{\"schedule\":\"bs\",\"reason\":\"overlap\","
+        "\"count\":1,\"first\":\"2026-01-10T08:00:04Z\","
+        "\"last\":\"2026-01-10T08:00:04Z\",\"actor\":\"scheduler\"}");
 }
 
 /* ---- 15. version routing ------------------------------------------------ */

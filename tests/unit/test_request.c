@@ -207,7 +207,8 @@ static void test_event_query_round_trip(void **state)
                                          : (int64_t) (rnd() % 1000000) - 1,
                                rnd() % 1001,
                                round % 3 == 0 ? "run.started,a b" : NULL,
-                               round % 2 == 0 ? "nightly/é&x" : NULL},
+                               round % 2 == 0 ? "nightly/é&x" : NULL,
+                               round % 5 < 2 ? "user:ann b&c" : NULL},
                           r;
         char *url = sked__query_events("/api/v1/events", &w);
         sked_error err;
@@ -230,6 +231,10 @@ static void test_event_query_round_trip(void **state)
             assert_string_equal(r.subject, w.subject);
         else
             assert_null(r.subject);
+        if (w.actor)
+            assert_string_equal(r.actor, w.actor);
+        else
+            assert_null(r.actor);
         query_done(&q);
         free(url);
     }
@@ -347,8 +352,9 @@ static void test_cron_query_refused(void **state)
 static void test_event_filter(void **state)
 {
     char t65[66], s385[386], t17[64] = "";
-    sked__event_query q = {false, -1, 0, "run.created,a.b,run.completed",
-                           "nightly"};
+    sked__event_query q = {false,     -1,
+                           0,         "run.created,a.b,run.completed",
+                           "nightly", "code:billing"};
     sked_event_filter f;
     sked_error err;
     char *own = NULL;
@@ -359,6 +365,7 @@ static void test_event_filter(void **state)
     assert_string_equal(f.types[0], "run.created");
     assert_string_equal(f.types[2], "run.completed");
     assert_string_equal(f.subject, "nightly");
+    assert_string_equal(f.actor, "code:billing");
     free(own);
     q.type = NULL;
     q.subject = NULL;
@@ -373,7 +380,7 @@ static void test_event_filter(void **state)
         strcat(t17, i ? ",t" : "t");
     const char *const bad_types[] = {",", "a,", ",a", "a,,b", "a\tb", t65, t17};
     for (size_t i = 0; i < sizeof bad_types / sizeof *bad_types; i++) {
-        q = (sked__event_query){false, -1, 0, bad_types[i], NULL};
+        q = (sked__event_query){false, -1, 0, bad_types[i], NULL, NULL};
         sked_error_clear(&err);
         assert_int_equal(sked__query_event_filter(&q, &f, &own, &err),
                          SKED_ESYNTAX);
@@ -384,26 +391,40 @@ static void test_event_filter(void **state)
     t17[strlen(t17) - 2] = '\0';
     const char *const good[] = {t65, t17};
     for (size_t i = 0; i < 2; i++) {
-        q = (sked__event_query){false, -1, 0, good[i], NULL};
+        q = (sked__event_query){false, -1, 0, good[i], NULL, NULL};
         assert_int_equal(sked__query_event_filter(&q, &f, &own, &err), 0);
         free(own);
     }
     const char *const bad_subjects[] = {"a\nb", "\x7f", s385};
     for (size_t i = 0; i < 3; i++) {
-        q = (sked__event_query){false, -1, 0, "run.created", bad_subjects[i]};
+        q = (sked__event_query){false,           -1,  0, "run.created",
+                                bad_subjects[i], NULL};
         sked_error_clear(&err);
         assert_int_equal(sked__query_event_filter(&q, &f, &own, &err),
                          SKED_ESYNTAX);
         assert_string_equal(err.field, "subject");
         assert_null(own);
     }
+    /* An actor is 1 to SKED_ACTOR_MAX bytes with no control character. */
+    s385[SKED_ACTOR_MAX + 1] = '\0';
+    const char *const bad_actors[] = {"", "a\tb", s385};
+    for (size_t i = 0; i < 3; i++) {
+        q = (sked__event_query){false, -1, 0, NULL, NULL, bad_actors[i]};
+        sked_error_clear(&err);
+        assert_int_equal(sked__query_event_filter(&q, &f, &own, &err),
+                         SKED_ESYNTAX);
+        assert_string_equal(err.field, "actor");
+    }
+    s385[SKED_ACTOR_MAX] = '\0';
+    q = (sked__event_query){false, -1, 0, NULL, NULL, s385};
+    assert_int_equal(sked__query_event_filter(&q, &f, &own, &err), 0);
 }
 
 /* "latest" goes through the events' writer and reader, as after or as
  * its other name, cursor. */
 static void test_event_query_latest(void **state)
 {
-    sked__event_query w = {false, SKED__EVENTS_LATEST, 0, NULL, NULL}, r;
+    sked__event_query w = {false, SKED__EVENTS_LATEST, 0, NULL, NULL, NULL}, r;
     const char *pairs[] = {"cursor=latest"};
     char *url = sked__query_events("/e", &w);
     sked_error err;

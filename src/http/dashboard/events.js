@@ -1,5 +1,6 @@
-// #/events: the recent events and then the live feed, filtered by type
-// and schedule; missed occurrences stand out.
+// #/events: the recent events and then the live feed, filtered by type,
+// schedule and actor (who caused each: a token's name, user:LOGIN,
+// code:APP, scheduler); missed occurrences stand out.
 import { onEvent } from "./api.js";
 import { MISSED, matches, recent } from "./feed.js";
 import { clear, errorText, h, heading, field, keepFilters, message, say, select, time } from "./ui.js";
@@ -29,20 +30,22 @@ function item(ev) {
   return h("li", { class: "event" + (missed ? " missed" : ""), "data-id": String(ev.id) },
     time(ev.at), " ", missed ? h("strong", { class: "badge", text: "missed" }) : null, " ",
     h("code", { class: "type", text: ev.type }), " ", subj, " ",
+    h("span", { class: "actor", title: "who caused it", text: "by " + ((ev.payload || {}).actor || "?") }), " ",
     h("span", { class: "summary", text: summary(ev) }));
 }
 
 export function render(main, params, qs) {
   const typeSel = select([["", "any"], ...TYPES.map((t) => [t, t])], qs.get("type") || "");
   const schedIn = h("input", { type: "search", value: qs.get("schedule") || "", autocomplete: "off" });
+  const actorIn = h("input", { type: "search", value: qs.get("actor") || "", autocomplete: "off" });
   const msg = message();
   const list = h("ol", { class: "events", reversed: true, "aria-label": "Events, newest first" });
   main.append(heading("Events"),
     h("form", { class: "filters", role: "search", "aria-label": "Filter events", on: { submit: (e) => e.preventDefault() } },
-      field("Type", typeSel), field("Schedule", schedIn)),
+      field("Type", typeSel), field("Schedule", schedIn), field("Actor", actorIn)),
     msg, list);
   let all = [];
-  const f = () => ({ type: typeSel.value, schedule: schedIn.value.trim() });
+  const f = () => ({ type: typeSel.value, schedule: schedIn.value.trim(), actor: actorIn.value.trim() });
   function draw() {
     keepFilters("/events", f());
     const shown = all.filter((ev) => matches(ev, f()));
@@ -61,6 +64,7 @@ export function render(main, params, qs) {
   });
   typeSel.addEventListener("change", draw);
   schedIn.addEventListener("input", draw);
+  actorIn.addEventListener("input", draw);
   recent({}, 300, 300).then((evs) => {
     const ids = new Set(all.map((e) => e.id));
     all = [...evs.filter((e) => !ids.has(e.id)), ...all].sort((a, b) => a.id - b.id);

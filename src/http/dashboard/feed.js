@@ -23,6 +23,8 @@ export function matches(ev, f) {
     if (ev.subject !== f.schedule && p.schedule !== f.schedule && p.name !== f.schedule)
       return false;
   }
+  // Who caused it: the payload's actor, exactly.
+  if (f.actor && (ev.payload || {}).actor !== f.actor) return false;
   return true;
 }
 
