@@ -88,7 +88,7 @@ summary() {
         compiled["robfig"] = compiled["cronexpr"] = compiled["quartz"] = compiled["systemd"] = 1
     }
     function ratio(peer_us, sked_ns) {
-        return (peer_us == "" || sked_ns <= 0) ? "" : peer_us * 1000 / sked_ns
+        return (peer_us == "" || peer_us == "-" || sked_ns <= 0) ? "" : peer_us * 1000 / sked_ns
     }
     # A peer finds the same occurrences when its digest is sked'"'"'s under
     # dst: once or dst: cadence (the rhythm the peers keep through DST).
@@ -105,6 +105,7 @@ summary() {
             printf "%-15s %-16s %7.1f", f[1], f[2], sked[k]
             for (p = 1; p <= np; p++) {
                 q = peers[p]; r = ratio(us[q, k], sked[k])
+                if (us[q, k] == "-") untimed[q]++
                 if (r == "") { printf " %15s", "-"; continue }
                 printf " %15s", sprintf("%.2f %5.0fx%s", us[q, k], r, (same(q, k) ? " " : "!"))
                 if (q in compiled && (worst[q] == "" || r < worst[q])) { worst[q] = r; at[q] = f[1] " " f[2] }
@@ -135,8 +136,10 @@ summary() {
             q = peers[p]
             if (!(q in compiled)) continue
             if (!(q in seen)) { printf "target sked >= 10x %s on every expression and zone: not measured\n", q; continue }
-            if (under[q] == 0) how = sprintf("met (least %.1fx, %s)", worst[q], at[q])
+            if (cases[q] == 0) how = "not measured"
+            else if (under[q] == 0) how = sprintf("met (least %.1fx, %s)", worst[q], at[q])
             else how = sprintf("NOT met (%d of %d under, least %.1fx, %s)", under[q], cases[q], worst[q], at[q])
+            if (untimed[q] > 0) how = how sprintf(" (%d not timed)", untimed[q])
             printf "target sked >= 10x %s on every expression and zone: %s\n", q, how
         }
     }' "$out"
@@ -433,7 +436,7 @@ results_jsonl() {
         emit("cron_parse", $3, $4, "sked", $5, "ns/parse", "< 2000 ns"); next }
     $2 in is_peer { emit("cron", $3, $4, $2, $6, "us/next", "")
         k = $3 "\t" $4
-        if ((k in sked) && sked[k] > 0 && $6 != "")
+        if ((k in sked) && sked[k] > 0 && $6 != "" && $6 != "-")
             emit("cron_ratio", $3, $4, $2 "/sked", $6 * 1000 / sked[k], "x", target[$2])
         next }
     {
@@ -451,9 +454,10 @@ results_jsonl() {
 # compiled_cron_peers: the compiled cron libraries a user would pick, on
 # bench_cron's expressions and zones, built in BUILD_DIR/bench-peers.
 compiled_cron_peers() {
-    local dir=$build/bench-peers jars=() j
+    local dir jars=() j
     "$here/bench/peers/install.sh"
-    mkdir -p "$dir"
+    mkdir -p "$build/bench-peers"
+    dir=$(cd "$build/bench-peers" && pwd)
     if command -v go >/dev/null &&
         [ -d /usr/share/gocode/src/github.com/robfig/cron ] &&
         [ -d /usr/share/gocode/src/github.com/gorhill/cronexpr ] &&
@@ -504,7 +508,7 @@ elif [ $# -gt 1 ]; then
     exit 2
 fi
 # wanted NAME: whether NAME is in the run (every one without --only).
-wanted() { [ -z "$only" ] || [ "${only#*,$1,}" != "$only" ]; }
+wanted() { [ -z "$only" ] || [ "${only#*,"$1",}" != "$only" ]; }
 out=$build/bench.out
 : >"$out"
 pg_started=0
@@ -561,7 +565,7 @@ fi
 if ! wanted cron; then
     :
 elif /usr/bin/python3 -c 'import croniter' 2>/dev/null; then
-    echo "== croniter $(/usr/bin/python3 -c 'import croniter; print(croniter.__version__)' 2>/dev/null || echo)"
+    echo "== croniter $(/usr/bin/python3 -c 'from importlib.metadata import version; print(version("croniter"))' 2>/dev/null || echo)"
     /usr/bin/python3 "$here/bench/peers/croniter_bench.py" | tee -a "$out" |
         grep -v '^bench	'
 else
