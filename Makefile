@@ -51,7 +51,7 @@ alloc: san
 	    ctest --output-on-failure -j $(JOBS) -L alloc_full
 
 bench: build
-	@scripts/bench.sh $(BUILD)
+	@scripts/bench.sh $(BUILD) $(if $(BENCH_ONLY),--only $(BENCH_ONLY))
 
 # Real servers under random faults for CHAOS_MINUTES (default 10); not
 # part of `make test` (tests/chaos/chaos.sh, docs/development.md).

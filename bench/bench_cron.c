@@ -8,7 +8,17 @@
  * nanoseconds per call. Output: a table for people, then one tab-separated line
  * per case for scripts/bench.sh:
  *
- *     bench  sked  EXPR  ZONE  PARSE_NS  CHAINED_NS  RANDOM_NS
+ *     bench  sked  EXPR  ZONE  PARSE_NS  CHAINED_NS  RANDOM_NS  DIGEST
+ * CADENCE_DIGEST
+ *
+ * DIGEST is COUNT:SUM of the occurrences, in seconds since the epoch, of
+ * DIGEST_LEN chained calls from each of DIGEST_ORIGINS (2025-01-01, and just
+ * before the spring and autumn changes of Paris and New York); every peer
+ * prints the same digest, so the summary shows whether a peer's timed
+ * configuration finds the same occurrences as sked. The peers keep an
+ * expression's real-time rhythm through a DST change (a repeated local time
+ * fires on both passes), which is sked's dst: cadence; CADENCE_DIGEST is
+ * the digest under it, DIGEST under sked's default, dst: once.
  *
  * Benchmarks measure the process clock directly (CLOCK_MONOTONIC); the
  * library itself reads time only through sked_clock. */
@@ -26,7 +36,16 @@
 /* A chain restarts at 2025-01-01 after this many calls, in every
  * implementation, so that all of them walk the same stretch of time
  * (a chain of 0 0 29 2 * spans 1200 years). */
-#define CHAIN_LEN 300
+#define CHAIN_LEN  300
+#define DIGEST_LEN 20
+
+static const int64_t DIGEST_ORIGINS[] = {
+    INT64_C(1735689600), /* 2025-01-01T00:00:00Z */
+    INT64_C(1741503300), /* 2025-03-09T06:55:00Z, New York springs forward */
+    INT64_C(1743296100), /* 2025-03-30T00:55:00Z, Paris springs forward */
+    INT64_C(1761440100), /* 2025-10-26T00:55:00Z, Paris falls back */
+    INT64_C(1762062900), /* 2025-11-02T05:55:00Z, New York falls back */
+};
 
 typedef struct bench_case {
     const char *expr;
@@ -144,6 +163,27 @@ static void fill_starts(sked_time *starts)
     }
 }
 
+/* Write COUNT:SUM of the digest's occurrences (see the top) into BUF. */
+static void digest(const sked_cron *c, const sked_tz *tz, sked_dst dst,
+                   char *buf, size_t size)
+{
+    size_t n_origins = sizeof DIGEST_ORIGINS / sizeof DIGEST_ORIGINS[0];
+    int64_t sum = 0;
+    int count = 0;
+
+    for (size_t o = 0; o < n_origins; o++) {
+        sked_time t = DIGEST_ORIGINS[o] * SKED_USEC_PER_SEC;
+
+        for (int i = 0; i < DIGEST_LEN; i++) {
+            if (sked_cron_next(c, tz, dst, t, &t) != 0)
+                break;
+            sum += t / SKED_USEC_PER_SEC;
+            count++;
+        }
+    }
+    snprintf(buf, size, "%d:%lld", count, (long long) sum);
+}
+
 static int run_case(sked_tzdb *db, const bench_case *bc,
                     const sked_time *starts)
 {
@@ -151,6 +191,7 @@ static int run_case(sked_tzdb *db, const bench_case *bc,
     sked_error err;
     sked_cron c;
     double parse_ns, chained_ns, random_ns;
+    char dig[48], cadence[48];
 
     if (sked_cron_parse(bc->expr, &c, &err) != 0 ||
         sked_tzdb_get(db, bc->zone, &tz, &err) != 0) {
@@ -160,10 +201,12 @@ static int run_case(sked_tzdb *db, const bench_case *bc,
     parse_ns = time_parse(bc->expr);
     chained_ns = time_chained(&c, tz);
     random_ns = time_random(&c, tz, starts);
+    digest(&c, tz, SKED_DST_ONCE, dig, sizeof dig);
+    digest(&c, tz, SKED_DST_CADENCE, cadence, sizeof cadence);
     printf("%-18s %-18s %10.1f %12.1f %11.1f\n", bc->expr, bc->zone, parse_ns,
            chained_ns, random_ns);
-    printf("bench\tsked\t%s\t%s\t%.1f\t%.1f\t%.1f\n", bc->expr, bc->zone,
-           parse_ns, chained_ns, random_ns);
+    printf("bench\tsked\t%s\t%s\t%.1f\t%.1f\t%.1f\t%s\t%s\n", bc->expr,
+           bc->zone, parse_ns, chained_ns, random_ns, dig, cadence);
     return 0;
 }
 

@@ -52,40 +52,78 @@
 # summary's awk programs keep to POSIX awk (mawk, Debian's default, and
 # gawk): a comparison inside a print's arguments is parenthesised, or
 # mawk reads its ">" as a redirection.
-# Usage: scripts/bench.sh BUILD_DIR   (make bench runs scripts/bench.sh build)
+# Each run also writes its figures as JSON lines, one object per figure
+# ({bench, case, zone, peer, value, unit, target}), to
+# bench/results/YYYYMMDD-HHMMSS.jsonl; bench/compare.py A B prints the
+# ratios between two such files. --only NAME[,NAME] runs a subset: the
+# bench_NAME programs and scripts, and their peers (cron: bench_cron with
+# croner, croniter and the compiled peers; daycal, schedcal: dateutil;
+# exec: graphile-worker).
+# The compiled cron peers (Go's robfig/cron and gorhill/cronexpr, Quartz,
+# systemd-analyze calendar) come from Debian: bench/peers/install.sh
+# installs them when missing and root or sudo is at hand; `make test`
+# does not need them, and a peer that is not there is skipped with a line.
+# Usage: scripts/bench.sh BUILD_DIR [--only NAME[,NAME]]
+#                                       (make bench runs scripts/bench.sh build)
 #        scripts/bench.sh --summary FILE
+#        scripts/bench.sh --json FILE   (the JSON lines of FILE, on stdout)
 set -euo pipefail
 
-usage="usage: scripts/bench.sh BUILD_DIR | --summary FILE"
+usage="usage: scripts/bench.sh BUILD_DIR [--only NAME[,NAME]] | --summary FILE | --json FILE"
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 # summary FILE: print every comparison from the bench lines of FILE.
 summary() {
     local out=$1 status=0
     echo
-    echo "== sked against its peers (chained next; ratio = peer time / sked time)"
+    echo "== cron next, chained: sked against its peers (us per next; ratio = peer time / sked time)"
     awk -F'\t' '
     $1 != "bench" { next }
-    $2 == "sked"     { key = $3 "\t" $4; order[++n] = key; parse[key] = $5; sked[key] = $6 }
-    $2 == "croner"   { croner[$3 "\t" $4] = $6 }
-    $2 == "croniter" { croniter[$3 "\t" $4] = $6 }
-    function ratio(peer_us, sked_ns) {
-        return (peer_us == "" || sked_ns <= 0) ? "" : peer_us * 1000 / sked_ns
+    $2 == "sked" { key = $3 "\t" $4; order[++n] = key; parse[key] = $5
+        sked[key] = $6; once[key] = $8; cadence[key] = $9 }
+    $2 in is_peer { k = $3 "\t" $4; us[$2, k] = $6; dig[$2, k] = $7; seen[$2] = 1 }
+    BEGIN {
+        np = split("croner croniter robfig cronexpr quartz systemd", peers, " ")
+        for (p = 1; p <= np; p++) is_peer[peers[p]] = 1
+        compiled["robfig"] = compiled["cronexpr"] = compiled["quartz"] = compiled["systemd"] = 1
     }
-    function show(v, f) { return v == "" ? "-" : sprintf(f, v) }
+    function ratio(peer_us, sked_ns) {
+        return (peer_us == "" || peer_us == "-" || sked_ns <= 0) ? "" : peer_us * 1000 / sked_ns
+    }
+    # A peer finds the same occurrences when its digest is sked'"'"'s under
+    # dst: once or dst: cadence (the rhythm the peers keep through DST).
+    function same(p, k) {
+        return dig[p, k] == "" || once[k] == "" || dig[p, k] == once[k] || dig[p, k] == cadence[k]
+    }
     END {
-        printf "%-16s %-17s %8s %9s %10s %9s %10s %9s\n", "expression", "zone",
-            "sked ns", "croner us", "croner/sk", "citer us", "citer/sk", "parse ns"
+        printf "%-15s %-16s %7s", "expression", "zone", "sked ns"
+        for (p = 1; p <= np; p++) printf " %15s", peers[p]
+        printf "\n"
         ok_croner = ok_croniter = ok_parse = 1
         for (i = 1; i <= n; i++) {
             k = order[i]; split(k, f, "\t")
-            rc = ratio(croner[k], sked[k]); ri = ratio(croniter[k], sked[k])
-            if (rc == "" || rc < 100) ok_croner = 0
-            if (ri == "" || ri < 300) ok_croniter = 0
+            printf "%-15s %-16s %7.1f", f[1], f[2], sked[k]
+            for (p = 1; p <= np; p++) {
+                q = peers[p]; r = ratio(us[q, k], sked[k])
+                if (us[q, k] == "-") untimed[q]++
+                if (r == "") { printf " %15s", "-"; continue }
+                printf " %15s", sprintf("%.2f %5.0fx%s", us[q, k], r, (same(q, k) ? " " : "!"))
+                if (q in compiled && (worst[q] == "" || r < worst[q])) { worst[q] = r; at[q] = f[1] " " f[2] }
+                if (q in compiled && r < 10) under[q]++
+                if (q in compiled) cases[q]++
+                if (!same(q, k)) differ[q] = differ[q] (differ[q] == "" ? "" : "; ") f[1] " " f[2]
+            }
+            printf "\n"
+            r = ratio(us["croner", k], sked[k]); if (r == "" || r < 100) ok_croner = 0
+            r = ratio(us["croniter", k], sked[k]); if (r == "" || r < 300) ok_croniter = 0
             if (parse[k] >= 2000) ok_parse = 0
-            printf "%-16s %-17s %8.1f %9s %10s %9s %10s %9.1f\n", f[1], f[2],
-                sked[k], show(croner[k], "%.2f"), show(rc, "%.0fx"),
-                show(croniter[k], "%.2f"), show(ri, "%.0fx"), parse[k]
+        }
+        print "(! = other occurrences than sked'"'"'s, under dst: once and dst: cadence alike)"
+        for (p = 1; p <= np; p++) {
+            q = peers[p]
+            if (!(q in seen)) { printf "%-9s not measured\n", q; continue }
+            printf "%-9s the same occurrences as sked: %s\n", q,
+                (differ[q] == "" ? "yes" : "NO on " differ[q])
         }
         print ""
         printf "target sked >= 100x faster than croner on every expression: %s\n",
@@ -94,6 +132,16 @@ summary() {
             ok_croniter ? "met" : "NOT met"
         printf "target parse < 2 us on every expression: %s\n",
             ok_parse ? "met" : "NOT met"
+        for (p = 1; p <= np; p++) {
+            q = peers[p]
+            if (!(q in compiled)) continue
+            if (!(q in seen)) { printf "target sked >= 10x %s on every expression and zone: not measured\n", q; continue }
+            if (cases[q] == 0) how = "not measured"
+            else if (under[q] == 0) how = sprintf("met (least %.1fx, %s)", worst[q], at[q])
+            else how = sprintf("NOT met (%d of %d under, least %.1fx, %s)", under[q], cases[q], worst[q], at[q])
+            if (untimed[q] > 0) how = how sprintf(" (%d not timed)", untimed[q])
+            printf "target sked >= 10x %s on every expression and zone: %s\n", q, how
+        }
     }' "$out"
 
     echo
@@ -343,11 +391,124 @@ summary() {
     return "$status"
 }
 
+# results_jsonl FILE: every figure of the bench lines of FILE as a JSON
+# object a line: {bench, case, zone, peer, value, unit, target}. The cron
+# figures are sked's ns per next and per parse, each peer's us per next
+# and its ratio to sked; the other benchmarks' lines name their columns in
+# COLS below (a name with ":unit" is a figure, the others make the case).
+results_jsonl() {
+    awk -F'\t' '
+    function q(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
+    function emit(b, c, z, p, v, u, t) {
+        if (v == "" || v == "-") return
+        printf "{\"bench\":%s,\"case\":%s,\"zone\":%s,\"peer\":%s,\"value\":%s,\"unit\":%s,\"target\":%s}\n",
+            q(b), q(c), q(z), q(p), v + 0, q(u), (t == "" ? "null" : q(t))
+    }
+    BEGIN {
+        split("croner croniter robfig cronexpr quartz systemd", ps, " ")
+        for (i in ps) is_peer[ps[i]] = 1
+        target["croner"] = ">= 100x"; target["croniter"] = ">= 300x"
+        target["robfig"] = target["cronexpr"] = target["quartz"] = target["systemd"] = ">= 10x"
+        COLS["holiday"] = "impl rules next:ns last"
+        COLS["schedcal"] = "impl expression on_excluded next:ns"
+        COLS["schedjson"] = "kind schedules json:us"
+        COLS["store"] = "backend batch plain:rows/s sked:rows/s ratio:x"
+        COLS["run"] = "backend batch executors runs:runs/s claim:ms ops:ms"
+        COLS["notify"] = "backend outcome notifier runs:runs/s ops:ms ratio:x"
+        COLS["fire_load"] = "backend schedules load:s rss:MB"
+        COLS["fire_rate"] = "backend due rate:occurrences/s"
+        COLS["fire_lag"] = "backend firings_per_s p50:ms p99:ms"
+        COLS["fire_idle"] = "backend schedules idle:%core"
+        COLS["exec_runs"] = "backend workers runs rate:runs/s"
+        COLS["graphile"] = "config concurrency jobs rate:jobs/s"
+        COLS["exec_step"] = "backend steps exec:ms c:ms"
+        COLS["http"] = "route rate:requests/s p99:ms"
+        COLS["sse"] = "clients rss:MB delivered"
+        COLS["hb_fsync"] = "fsync:ms"
+        COLS["hb_ping"] = "where connections rate:requests/s p50:ms p99:ms non_2xx"
+        COLS["hb_idle"] = "schedules idle:%core listening:s"
+        COLS["mcp_stdio"] = "call calls median:ms p99:ms"
+        COLS["mcp_session"] = "sessions open per_session:KB"
+    }
+    $1 != "bench" { next }
+    $2 == "sked" { k = $3 "\t" $4; sked[k] = $6
+        emit("cron", $3, $4, "sked", $6, "ns/next", "")
+        emit("cron_parse", $3, $4, "sked", $5, "ns/parse", "< 2000 ns"); next }
+    $2 in is_peer { emit("cron", $3, $4, $2, $6, "us/next", "")
+        k = $3 "\t" $4
+        if ((k in sked) && sked[k] > 0 && $6 != "" && $6 != "-")
+            emit("cron_ratio", $3, $4, $2 "/sked", $6 * 1000 / sked[k], "x", target[$2])
+        next }
+    {
+        n = split(($2 in COLS) ? COLS[$2] : "", col, " "); c = ""; peer = "sked"
+        for (i = 3; i <= NF; i++) {
+            name = (i - 2 <= n) ? col[i - 2] : "value" (i - 2)
+            if (name == "impl") { peer = $i; continue }
+            if (index(name, ":") == 0) { c = c (c == "" ? "" : " ") name "=" $i; continue }
+            split(name, nu, ":")
+            emit($2, c (c == "" ? "" : " ") nu[1], "", ($2 == "graphile" ? "graphile" : peer), $i, nu[2], "")
+        }
+    }' "$1"
+}
+
+# compiled_cron_peers: the compiled cron libraries a user would pick, on
+# bench_cron's expressions and zones, built in BUILD_DIR/bench-peers.
+compiled_cron_peers() {
+    local dir jars=() j
+    "$here/bench/peers/install.sh"
+    mkdir -p "$build/bench-peers"
+    dir=$(cd "$build/bench-peers" && pwd)
+    if command -v go >/dev/null &&
+        [ -d /usr/share/gocode/src/github.com/robfig/cron ] &&
+        [ -d /usr/share/gocode/src/github.com/gorhill/cronexpr ] &&
+        (cd "$here/bench/peers/gocron" && GO111MODULE=off \
+            GOPATH=/usr/share/gocode GOCACHE="$dir/go-cache" \
+            go build -o "$dir/gocron" .); then
+        echo "== robfig/cron and gorhill/cronexpr ($(go version | cut -d' ' -f3))"
+        "$dir/gocron" | tee -a "$out" | grep -v '^bench	'
+    else
+        echo "== robfig/cron, gorhill/cronexpr: Go or the libraries not installed (bench/peers/install.sh), skipped"
+    fi
+    for j in quartz2 slf4j-api slf4j-nop; do
+        [ -f "/usr/share/java/$j.jar" ] && jars+=("/usr/share/java/$j.jar")
+    done
+    local cp
+    cp=$(IFS=:; echo "${jars[*]}")
+    if command -v javac >/dev/null && [ -f /usr/share/java/quartz2.jar ] &&
+        javac -d "$dir/java" -cp "$cp" "$here/bench/peers/QuartzBench.java"; then
+        echo "== Quartz $(basename "$(readlink -f /usr/share/java/quartz2.jar)" .jar) ($(java -version 2>&1 | head -1))"
+        java -cp "$dir/java:$cp" QuartzBench | tee -a "$out" | grep -v '^bench	'
+    else
+        echo "== Quartz: javac or libquartz2-java not installed (bench/peers/install.sh), skipped"
+    fi
+    if command -v systemd-analyze >/dev/null &&
+        systemd-analyze calendar --base-time=@0 --iterations=1 '*-*-* 00:00:00' >/dev/null 2>&1; then
+        echo "== $(systemd-analyze --version | head -1) calendar"
+        /usr/bin/python3 "$here/bench/peers/systemd_bench.py" | tee -a "$out" |
+            grep -v '^bench	'
+    else
+        echo "== systemd-analyze calendar --base-time: not available, skipped"
+    fi
+}
+
 if [ "${1:-}" = --summary ]; then
     summary "${2:?$usage}"
     exit
 fi
+if [ "${1:-}" = --json ]; then
+    results_jsonl "${2:?$usage}"
+    exit
+fi
 build=${1:?$usage}
+only=
+if [ "${2:-}" = --only ]; then
+    only=,${3:?$usage},
+elif [ $# -gt 1 ]; then
+    echo "$usage" >&2
+    exit 2
+fi
+# wanted NAME: whether NAME is in the run (every one without --only).
+wanted() { [ -z "$only" ] || [ "${only#*,"$1",}" != "$only" ]; }
 out=$build/bench.out
 : >"$out"
 pg_started=0
@@ -361,7 +522,9 @@ trap cleanup EXIT
 # bench_store measures PostgreSQL on SKED_BENCH_PG_URL; without one, on a
 # throwaway server (scripts/pg.sh) that is durable like a real one (fsync
 # and synchronous_commit on), stopped at exit.
-if [ -z "${SKED_BENCH_PG_URL:-}" ]; then
+needs_pg=0
+for b in store fire run exec notify; do wanted "$b" && needs_pg=1; done
+if [ "$needs_pg" = 1 ] && [ -z "${SKED_BENCH_PG_URL:-}" ]; then
     if url=$(SKED_PG_DIR="$build/pg-bench" SKED_PG_DURABLE=1 \
         "$here/scripts/pg.sh" start); then
         pg_started=1
@@ -376,43 +539,56 @@ benches=("$build"/bench/bench_*)
 [ ${#benches[@]} -gt 0 ] || { echo "bench: no bench_* in $build/bench" >&2; exit 1; }
 for b in "${benches[@]}"; do
     [ -x "$b" ] || continue
+    name=$(basename "$b")
+    wanted "${name#bench_}" || continue
     echo "== $(basename "$b")"
     "$b" | tee -a "$out" | grep -v '^bench	'
 done
 
 # The HTTP API and the event streams, against a real server on loopback.
 for b in "$here"/bench/bench_*.sh; do
+    name=$(basename "$b" .sh)
+    wanted "${name#bench_}" || continue
     echo "== $(basename "$b" .sh)"
     "$b" "$build/sked" | tee -a "$out" | grep -v '^bench	'
 done
 
-if command -v node >/dev/null &&
+if ! wanted cron; then
+    :
+elif command -v node >/dev/null &&
     [ -f "$here/tests/oracle/node_modules/croner/package.json" ]; then
     echo "== croner $(node -p "require('$here/tests/oracle/node_modules/croner/package.json').version")"
     node "$here/bench/peers/croner_bench.mjs" | tee -a "$out" | grep -v '^bench	'
 else
     echo "== croner: not installed (scripts/deps.sh), skipped"
 fi
-if /usr/bin/python3 -c 'import croniter' 2>/dev/null; then
-    echo "== croniter $(/usr/bin/python3 -c 'import croniter; print(croniter.__version__)' 2>/dev/null || echo)"
+if ! wanted cron; then
+    :
+elif /usr/bin/python3 -c 'import croniter' 2>/dev/null; then
+    echo "== croniter $(/usr/bin/python3 -c 'from importlib.metadata import version; print(version("croniter"))' 2>/dev/null || echo)"
     /usr/bin/python3 "$here/bench/peers/croniter_bench.py" | tee -a "$out" |
         grep -v '^bench	'
 else
     echo "== croniter: not installed (scripts/deps.sh), skipped"
 fi
-if /usr/bin/python3 -c 'import dateutil' 2>/dev/null; then
+wanted cron && compiled_cron_peers
+if ! wanted daycal; then
+    :
+elif /usr/bin/python3 -c 'import dateutil' 2>/dev/null; then
     echo "== dateutil $(/usr/bin/python3 -c 'import dateutil; print(dateutil.__version__)')"
     /usr/bin/python3 "$here/bench/peers/holiday_dateutil_bench.py" |
         tee -a "$out" | grep -v '^bench	'
 else
     echo "== dateutil: not installed (scripts/deps.sh), skipped"
 fi
-if /usr/bin/python3 -c 'import dateutil' 2>/dev/null; then
+if wanted schedcal && /usr/bin/python3 -c 'import dateutil' 2>/dev/null; then
     echo "== dateutil $(/usr/bin/python3 -c 'import dateutil; print(dateutil.__version__)'), schedules over a calendar"
     /usr/bin/python3 "$here/bench/peers/schedcal_dateutil_bench.py" |
         tee -a "$out" | grep -v '^bench	'
 fi
-if [ -z "${SKED_BENCH_PG_URL:-}" ]; then
+if ! wanted exec; then
+    :
+elif [ -z "${SKED_BENCH_PG_URL:-}" ]; then
     echo "== graphile-worker: no PostgreSQL, skipped"
 elif command -v node >/dev/null &&
     [ -f "$here/bench/peers/node_modules/graphile-worker/package.json" ]; then
@@ -422,4 +598,11 @@ else
     echo "== graphile-worker: not installed (scripts/deps.sh), skipped"
 fi
 
-summary "$out"
+mkdir -p "$here/bench/results"
+results=$here/bench/results/$(date -u +%Y%m%d-%H%M%S).jsonl
+results_jsonl "$out" >"$results"
+status=0
+summary "$out" || status=$?
+echo
+echo "== the figures as JSON lines: $results (bench/compare.py A B compares two runs)"
+exit "$status"

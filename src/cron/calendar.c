@@ -75,8 +75,11 @@ static uint32_t dow_days(const sked_cron *c, int dim, int wd1)
     uint64_t days = (uint64_t) (rot & 0x7fu) * EVERY_SEVENTH_DAY << 1;
 
     for (int wd = 0; wd < 7; wd++) {
-        int first = 1 + (wd - wd1 + 7) % 7; /* first day with weekday wd */
         unsigned nth = c->dow_nth[wd];
+        int first;
+        if (!nth && !((c->dow_last >> wd) & 1u))
+            continue; /* most weekdays have neither "#" nor "L" */
+        first = 1 + (wd - wd1 + 7) % 7; /* first day with weekday wd */
         if ((c->dow_last >> wd) & 1u)
             days |= UINT64_C(1) << (first + (dim - first) / 7 * 7);
         for (; nth; nth &= nth - 1) {
@@ -214,6 +217,9 @@ static bool time_at_or_after(const sked_cron *c, struct wall *w)
 int sked__cron_civil_next(const sked_cron *c, int64_t lo, int64_t *out)
 {
     struct wall w;
+    int64_t days_y = INT64_MIN; /* the month DAYS was computed for */
+    int days_mo = 0;
+    uint32_t days = 0;
 
     wall_from_secs(lo, &w);
     if (w.y < YEAR_FIRST)
@@ -222,8 +228,13 @@ int sked__cron_civil_next(const sked_cron *c, int64_t lo, int64_t *out)
     /* Each pass either returns or moves to a later month or day: bounded
      * by the months up to YEAR_LAST. */
     while (first_month(c, &w)) {
-        uint32_t days = sked__cron_month_days(c, w.y, w.mo);
-        int d = bit_at_or_above(days, w.d);
+        int d;
+        /* A search that moves to the next day stays in its month. */
+        if (w.y != days_y || w.mo != days_mo) {
+            days = sked__cron_month_days(c, w.y, w.mo);
+            days_y = w.y, days_mo = w.mo;
+        }
+        d = bit_at_or_above(days, w.d);
         if (d < 0) {
             next_month(&w);
             continue;
@@ -297,14 +308,21 @@ static bool time_at_or_before(const sked_cron *c, struct wall *w)
 int sked__cron_civil_prev(const sked_cron *c, int64_t hi, int64_t *out)
 {
     struct wall w;
+    int64_t days_y = INT64_MIN; /* the month DAYS was computed for */
+    int days_mo = 0;
+    uint32_t days = 0;
 
     wall_from_secs(hi, &w);
     if (w.y > YEAR_LAST)
         w = (struct wall){
             .y = YEAR_LAST, .mo = 12, .d = 31, .h = 23, .mi = 59, .s = 59};
     while (last_month(c, &w)) {
-        uint32_t days = sked__cron_month_days(c, w.y, w.mo);
-        int d = bit_at_or_below(days, w.d);
+        int d;
+        if (w.y != days_y || w.mo != days_mo) {
+            days = sked__cron_month_days(c, w.y, w.mo);
+            days_y = w.y, days_mo = w.mo;
+        }
+        d = bit_at_or_below(days, w.d);
         if (d < 0) {
             prev_month(&w);
             continue;
