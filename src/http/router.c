@@ -104,6 +104,24 @@ void sked__http_match_done(http_match *m)
     memset(m, 0, sizeof *m);
 }
 
+bool sked__http_route_shared(const http_route *r)
+{
+    static const char *const shared[] = {
+        "/api/v1/schedules",
+        "/api/v1/schedules/{name}/trigger",
+        "/api/v1/schedules/{name}/runs",
+        "/api/v1/schedules/{name}/ping",
+        "/api/v1/workflows/{name}/runs",
+    };
+
+    if (strcmp(r->method, "POST") != 0)
+        return false;
+    for (size_t i = 0; i < sizeof shared / sizeof *shared; i++)
+        if (strcmp(r->pattern, shared[i]) == 0)
+            return true;
+    return false;
+}
+
 int sked__http_serve(http_req *req, http_resp *resp, http_match *m)
 {
     int rc = sked__http_route(req->method, req->path, m);
@@ -129,6 +147,10 @@ int sked__http_serve(http_req *req, http_resp *resp, http_match *m)
     for (size_t i = 0; i < m->nparam; i++)
         req->param[i] = m->param[i];
     req->nparam = m->nparam;
+    if (req->server && sked__http_route_shared(m->route) &&
+        sked__http_job_submit(sked__http_writers(req->server), req, m, resp) ==
+            0)
+        return 0; /* answered once its writer is done */
     rc = m->route->handler(req, resp);
     if (resp->status == 0 && !resp->stream && !resp->later)
         return sked__http_error(resp, SKED_EINTERNAL, NULL,

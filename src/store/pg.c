@@ -538,6 +538,15 @@ static int pg_commit(sked__tx *tx, sked_error *err)
     return rc;
 }
 
+static int pg_mark(sked__tx *tx, sked__mark_op op, sked_error *err)
+{
+    static const char *const sql[] = {"SAVEPOINT sked_op",
+                                      "ROLLBACK TO SAVEPOINT sked_op",
+                                      "RELEASE SAVEPOINT sked_op"};
+
+    return command(tx, sql[op], "mark an operation", err);
+}
+
 static void pg_rollback(sked__tx *tx)
 {
     if (PQstatus(tx->conn) == CONNECTION_OK &&
@@ -756,6 +765,7 @@ const struct sked__store_ops sked__store_pg_ops = {
     .begin = pg_begin,
     .commit = pg_commit,
     .rollback = pg_rollback,
+    .mark = pg_mark,
     .schema_version = pg_schema_version,
     .migrate_step = pg_migrate_step,
     .schedule_get = sked__pg_schedule_get,

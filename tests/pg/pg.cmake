@@ -114,6 +114,10 @@ set_tests_properties(store.pg_run_rate PROPERTIES SKIP_RETURN_CODE 77)
 if(TARGET test_engine)
     sked_add_pg_test(engine.pg $<TARGET_FILE:test_engine>)
 endif()
+# Writes of many threads sharing commits, on PostgreSQL.
+if(TARGET test_engine_shared)
+    sked_add_pg_test(engine_shared.pg $<TARGET_FILE:test_engine_shared>)
+endif()
 # Schedules over calendars through the engine, on PostgreSQL.
 if(TARGET test_engine_calendars)
     sked_add_pg_test(engine_calendars.pg $<TARGET_FILE:test_engine_calendars>)

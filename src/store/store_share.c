@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/* Writes of many threads in one transaction (group commit): the runs an
+ * API call creates, a trigger, a ping. Each such write alone would pay
+ * for one commit, and a durable commit is one flush of the disk (SQLite
+ * with synchronous=FULL, PostgreSQL's WAL): a few thousand a second at
+ * most, however many threads ask.
+ *
+ * A caller queues its operation (a sked__tx_fn and its argument) and
+ * waits. When no batch is being written, the caller leads at once: a
+ * lone write waits for nothing and runs in a transaction of its own, as
+ * sked__store_run_tx would run it. While a leader writes, the callers
+ * that come queue behind it, and when its commit is done it hands the
+ * lead to the first of them, which takes the whole queue (at most
+ * SHARE_MAX) into one transaction: each operation under a mark (a
+ * savepoint), so that one that fails (a conflict, a value refused) is
+ * undone alone, with its error, and leaves nothing written (no run, no
+ * event), while the others commit. The batch thus grows with the load
+ * and no one waits for a batch to fill.
+ *
+ * Each caller is answered after the commit holding its write returned,
+ * so durability is that of one transaction. A batch that cannot finish
+ * (busy, a mark refused, the commit failing) is rolled back and each of
+ * its operations is run again alone, retried as any transaction, so a
+ * caller never gets another's error. The operations are those of
+ * sked__store_run_tx: they may run several times and reset what they
+ * report at each. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "store/store_int.h"
+
+/* The most operations in one transaction. */
+#define SHARE_MAX 256
+
+/* One caller's operation, on its stack until it is answered. */
+typedef struct share_op {
+    sked__tx_fn fn;
+    void *arg;
+    sked_error *err; /* the caller's */
+    int rc;
+    bool done; /* answered: rc is set */
+    bool lead; /* its caller leads the next batch */
+    pthread_cond_t cv;
+    struct share_op *next;
+} share_op;
+
+struct sked__share {
+    pthread_mutex_t mu;
+    share_op *head, *tail; /* the queue, under mu */
+    bool busy;             /* a leader is writing, under mu */
+    /* Transactions of more than one operation, and their operations. */
+    uint64_t batches, batched;
+};
+
+int sked__share_new(sked__share **out)
+{
+    sked__share *s = sked__calloc(1, sizeof *s);
+
+    if (!s)
+        return SKED_ENOMEM;
+    if (pthread_mutex_init(&s->mu, NULL) != 0) {
+        free(s);
+        return SKED_ENOMEM;
+    }
+    *out = s;
+    return 0;
+}
+
+void sked__share_free(sked__share *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+/* Run OP in a transaction of its own (with the retries of any). */
+static void run_alone(sked_store *st, share_op *op)
+{
+    op->rc = sked__store_run_tx(st, SKED__TX_WRITE, op->fn, op->arg, op->err);
+}
+
+/* Run OP in TX under a mark. Returns 0 when TX may go on (OP's own
+ * failure, undone, is in op->rc), else the code that spoils TX. */
+static int run_marked(sked_store *st, sked__tx *tx, share_op *op)
+{
+    sked_error spare;
+    int rc = st->ops->mark(tx, SKED__MARK_SET, &spare);
+
+    if (rc != 0)
+        return rc;
+    op->rc = op->fn(st, tx, op->arg, op->err);
+    /* Busy, or out of memory: the batch may be at fault, not OP. */
+    if (op->rc == SKED_EBUSY || op->rc == SKED_ENOMEM)
+        return op->rc;
+    if (op->rc != 0 && (rc = st->ops->mark(tx, SKED__MARK_UNDO, &spare)) != 0)
+        return rc;
+    return st->ops->mark(tx, SKED__MARK_DROP, &spare);
+}
+
+/* Write the N operations of OPS in one transaction, setting each rc. */
+static void run_batch(sked_store *st, share_op **ops, size_t n)
+{
+    sked_error spare;
+    sked__tx *tx;
+    int rc;
+
+    if (n == 1) {
+        run_alone(st, ops[0]);
+        return;
+    }
+    rc = st->ops->begin(st->b, SKED__TX_WRITE, &tx, &spare);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if ((rc = run_marked(st, tx, ops[i])) != 0)
+            st->ops->rollback(tx);
+    if (rc == 0)
+        rc = st->ops->commit(tx, &spare);
+    if (rc == 0)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        sked_error_clear(ops[i]->err);
+        run_alone(st, ops[i]);
+    }
+}
+
+/* Lead batches, from the head of S's queue, until OP is answered; then
+ * hand the lead to the next caller queued, if any. Called and returns
+ * with S->mu held. */
+static void lead(sked_store *st, sked__share *s, share_op *op)
+{
+    share_op *batch[SHARE_MAX];
+
+    while (!op->done) {
+        size_t n = 0;
+        for (; s->head && n < SHARE_MAX; n++) {
+            batch[n] = s->head;
+            s->head = s->head->next;
+        }
+        if (!s->head)
+            s->tail = NULL;
+        pthread_mutex_unlock(&s->mu);
+        run_batch(st, batch, n);
+        pthread_mutex_lock(&s->mu);
+        if (n > 1) {
+            s->batches++;
+            s->batched += n;
+        }
+        for (size_t i = 0; i < n; i++) {
+            batch[i]->done = true;
+            if (batch[i] != op)
+                pthread_cond_signal(&batch[i]->cv);
+        }
+    }
+    if (s->head) {
+        s->head->lead = true;
+        pthread_cond_signal(&s->head->cv);
+    } else {
+        s->busy = false;
+    }
+}
+
+int sked__store_run_shared(sked_store *st, sked__tx_fn fn, void *arg,
+                           sked_error *err)
+{
+    sked__share *s = st->share;
+    share_op op = {.fn = fn, .arg = arg, .err = err};
+
+    if (!s || pthread_cond_init(&op.cv, NULL) != 0)
+        return sked__store_run_tx(st, SKED__TX_WRITE, fn, arg, err);
+    pthread_mutex_lock(&s->mu);
+    if (s->tail)
+        s->tail->next = &op;
+    else
+        s->head = &op;
+    s->tail = &op;
+    if (!s->busy) {
+        s->busy = true;
+        op.lead = true;
+    }
+    while (!op.done && !op.lead)
+        pthread_cond_wait(&op.cv, &s->mu);
+    if (op.lead)
+        lead(st, s, &op);
+    pthread_mutex_unlock(&s->mu);
+    pthread_cond_destroy(&op.cv);
+    return op.rc;
+}
+
+void sked__store_share_counts(sked_store *st, uint64_t *batches, uint64_t *ops)
+{
+    sked__share *s = st->share;
+
+    pthread_mutex_lock(&s->mu);
+    *batches = s->batches;
+    *ops = s->batched;
+    pthread_mutex_unlock(&s->mu);
+}
