@@ -578,9 +578,6 @@ int sked__engine_runs_create(sked_engine *e, const sked_run_new *runs, size_t n,
     return rc;
 }
 
-/* Run ids a trigger tries, a microsecond apart. */
-#define TRIGGER_TRIES 1000
-
 int sked_engine_trigger(sked_engine *e, const char *name, char **out_run_id,
                         sked_error *err)
 {
@@ -593,21 +590,15 @@ int sked_engine_trigger(sked_engine *e, const char *name, char **out_run_id,
         rc = sked__store_schedule_get(e->store, name, &s, err);
     if (rc != 0)
         return rc;
+    rc = sked__run_id_trigger(name, sked__clock_now(e->clock), id, sizeof id);
+    if (rc < 0) {
+        sked_schedule_done(&s);
+        return sked__error_set(err, rc, "name", -1, "no run id for it");
+    }
     (void) snprintf(key, sizeof key, "schedule:%s", name);
     run_of(&s, id, key, true, &r);
     r.trigger = SKED_TRIGGER_MANUAL;
-    /* Two triggers in one microsecond would name one run: the second
-     * takes the next microsecond, and so on, its own run each. */
-    sked_time now = sked__clock_now(e->clock);
-    sked_run_insert_state state = SKED_RUN_EXISTED;
-    for (int k = 0; rc == 0 && state == SKED_RUN_EXISTED; k++) {
-        if (k == TRIGGER_TRIES ||
-            (rc = sked__run_id_trigger(name, now + k, id, sizeof id)) < 0)
-            rc = sked__error_set(err, rc < 0 ? rc : SKED_EBUSY, "name", -1,
-                                 "no run id for it");
-        else
-            rc = sked__engine_runs_create(e, &r, 1, true, &state, err);
-    }
+    rc = sked__engine_runs_create(e, &r, 1, true, NULL, err);
     if (rc == SKED_ECONFLICT)
         rc = sked__error_set(err, rc, "name", -1,
                              "schedule \"%.100s\" has an active run and "
