@@ -72,6 +72,10 @@ sked_add_pg_test(server.pg_together bash
 # integration.server_apps).
 sked_add_pg_test(server.pg_apps bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_apps.sh pg)
+# Triggers sharing commits, the server killed under them: every answered
+# run kept (tests/integration/test_shared_crash.sh; SQLite: integration).
+sked_add_pg_test(server.pg_shared_crash bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_shared_crash.sh pg)
 # Execution by real servers: crash recovery, queue limits, timeouts,
 # cancel (tests/integration/test_server_exec.sh; SQLite: integration).
 sked_add_pg_test(server.pg_exec bash
