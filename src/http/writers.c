@@ -159,10 +159,11 @@ int sked__http_job_submit(http_writers *w, const http_req *req, http_match *m,
         w->queued++;
         /* Before a writer can see it: its resume comes after this. */
         MHD_suspend_connection(req->conn);
-        pthread_cond_signal(&w->cv);
         resp->job = job;
     }
     pthread_mutex_unlock(&w->mu);
+    if (rc == 0) /* once mu is free: the writer woken need not wait for it */
+        pthread_cond_signal(&w->cv);
     if (rc != 0) { /* the caller runs the handler itself */
         for (size_t i = 0; i < m->nparam; i++)
             m->param[i] = job->m.param[i];

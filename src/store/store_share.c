@@ -40,9 +40,10 @@ typedef struct share_op {
     void *arg;
     sked_error *err; /* the caller's */
     int rc;
+    pthread_mutex_t mu; /* guards done and lead */
+    pthread_cond_t cv;
     bool done; /* answered: rc is set */
     bool lead; /* its caller leads the next batch */
-    pthread_cond_t cv;
     struct share_op *next;
 } share_op;
 
@@ -125,40 +126,55 @@ static void run_batch(sked_store *st, share_op **ops, size_t n)
     }
 }
 
+/* Tell OP's caller it is answered (DONE) or leads (else), under OP's own
+ * mutex: a caller woken does not wait for the queue's. */
+static void wake(share_op *op, bool done)
+{
+    pthread_mutex_lock(&op->mu);
+    if (done)
+        op->done = true;
+    else
+        op->lead = true;
+    pthread_cond_signal(&op->cv);
+    pthread_mutex_unlock(&op->mu); /* its last use here: its caller may go */
+}
+
 /* Lead batches, from the head of S's queue, until OP is answered; then
- * hand the lead to the next caller queued, if any. Called and returns
- * with S->mu held. */
+ * hand the lead to the next caller queued, if any. */
 static void lead(sked_store *st, sked__share *s, share_op *op)
 {
-    share_op *batch[SHARE_MAX];
+    share_op *batch[SHARE_MAX], *next;
+    bool mine = false;
 
-    while (!op->done) {
+    while (!mine) {
         size_t n = 0;
+        pthread_mutex_lock(&s->mu);
         for (; s->head && n < SHARE_MAX; n++) {
             batch[n] = s->head;
             s->head = s->head->next;
         }
         if (!s->head)
             s->tail = NULL;
-        pthread_mutex_unlock(&s->mu);
-        run_batch(st, batch, n);
-        pthread_mutex_lock(&s->mu);
         if (n > 1) {
             s->batches++;
             s->batched += n;
         }
-        for (size_t i = 0; i < n; i++) {
-            batch[i]->done = true;
-            if (batch[i] != op)
-                pthread_cond_signal(&batch[i]->cv);
-        }
+        pthread_mutex_unlock(&s->mu);
+        run_batch(st, batch, n);
+        for (size_t i = 0; i < n; i++)
+            if (batch[i] == op)
+                mine = true;
+            else
+                wake(batch[i], true);
     }
-    if (s->head) {
-        s->head->lead = true;
-        pthread_cond_signal(&s->head->cv);
-    } else {
-        s->busy = false;
-    }
+    /* Still the leader (busy): the head of the queue stays queued until
+     * it takes the lead. */
+    pthread_mutex_lock(&s->mu);
+    next = s->head;
+    s->busy = next != NULL;
+    pthread_mutex_unlock(&s->mu);
+    if (next)
+        wake(next, false);
 }
 
 int sked__store_run_shared(sked_store *st, sked__tx_fn fn, void *arg,
@@ -166,25 +182,34 @@ int sked__store_run_shared(sked_store *st, sked__tx_fn fn, void *arg,
 {
     sked__share *s = st->share;
     share_op op = {.fn = fn, .arg = arg, .err = err};
+    bool leads = false;
 
-    if (!s || pthread_cond_init(&op.cv, NULL) != 0)
+    if (!s || pthread_mutex_init(&op.mu, NULL) != 0)
         return sked__store_run_tx(st, SKED__TX_WRITE, fn, arg, err);
+    if (pthread_cond_init(&op.cv, NULL) != 0) {
+        pthread_mutex_destroy(&op.mu);
+        return sked__store_run_tx(st, SKED__TX_WRITE, fn, arg, err);
+    }
     pthread_mutex_lock(&s->mu);
     if (s->tail)
         s->tail->next = &op;
     else
         s->head = &op;
     s->tail = &op;
-    if (!s->busy) {
-        s->busy = true;
-        op.lead = true;
-    }
-    while (!op.done && !op.lead)
-        pthread_cond_wait(&op.cv, &s->mu);
-    if (op.lead)
-        lead(st, s, &op);
+    if (!s->busy)
+        s->busy = leads = true;
     pthread_mutex_unlock(&s->mu);
+    if (!leads) {
+        pthread_mutex_lock(&op.mu);
+        while (!op.done && !op.lead)
+            pthread_cond_wait(&op.cv, &op.mu);
+        leads = !op.done;
+        pthread_mutex_unlock(&op.mu);
+    }
+    if (leads)
+        lead(st, s, &op);
     pthread_cond_destroy(&op.cv);
+    pthread_mutex_destroy(&op.mu);
     return op.rc;
 }
 
