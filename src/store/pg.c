@@ -547,6 +547,12 @@ static int pg_mark(sked__tx *tx, sked__mark_op op, sked_error *err)
     return command(tx, sql[op], "mark an operation", err);
 }
 
+/* The slots of the pool but one, left for the reads. */
+static int pg_writers(const sked__backend *b)
+{
+    return b->size > 2 ? (int) b->size - 1 : 1;
+}
+
 static void pg_rollback(sked__tx *tx)
 {
     if (PQstatus(tx->conn) == CONNECTION_OK &&
@@ -766,6 +772,7 @@ const struct sked__store_ops sked__store_pg_ops = {
     .commit = pg_commit,
     .rollback = pg_rollback,
     .mark = pg_mark,
+    .writers = pg_writers,
     .schema_version = pg_schema_version,
     .migrate_step = pg_migrate_step,
     .schedule_get = sked__pg_schedule_get,

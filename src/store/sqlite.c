@@ -667,6 +667,13 @@ static int sqlite_mark(sked__tx *c, sked__mark_op op, sked_error *err)
     return exec_stmt(c, id[op], "marking an operation", err);
 }
 
+/* One: SQLite lets one writer in at a time (write_mu). */
+static int sqlite_writers(const sked__backend *b)
+{
+    (void) b;
+    return 1;
+}
+
 static int sqlite_commit(sked__tx *c, sked_error *err)
 {
     int rc = exec_stmt(c, S_COMMIT, "committing", err);
@@ -751,6 +758,7 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .commit = sqlite_commit,
     .rollback = sqlite_rollback,
     .mark = sqlite_mark,
+    .writers = sqlite_writers,
     .schema_version = sqlite_schema_version,
     .migrate_step = sqlite_migrate_step,
     .schedule_get = sked__sqlite_schedule_get,

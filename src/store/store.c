@@ -188,11 +188,12 @@ int sked__store_open(const char *url, const sked_store_options *opts,
         rc = sked_tzdb_open(NULL, &st->own_tzdb, err);
         st->tzdb = st->own_tzdb;
     }
-    if (rc == 0 && (sked__health_new(&st->health) != 0 ||
-                    sked__share_new(&st->share) != 0))
+    if (rc == 0 && sked__health_new(&st->health) != 0)
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = ops->open(target, opts, &st->b, err);
+    if (rc == 0 && sked__share_new(ops->writers(st->b), &st->share) != 0)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = migrate(st, err);
     if (rc != 0) {

@@ -29,7 +29,8 @@ typedef struct sked__days_cache {
 
 /* The writes queued for a shared transaction (store_share.c). */
 typedef struct sked__share sked__share;
-int sked__share_new(sked__share **out);
+/* LEADERS: how many batches may be written at once. */
+int sked__share_new(int leaders, sked__share **out);
 void sked__share_free(sked__share *s);
 
 struct sked_store {

@@ -273,6 +273,9 @@ struct sked__store_ops {
     /* OP on the one mark of the write transaction TX (sked__mark_op). A
      * failure leaves TX fit only for a rollback. */
     int (*mark)(sked__tx *tx, sked__mark_op op, sked_error *err);
+    /* How many write transactions of this process may run at once to
+     * some gain (the shared transactions of store_share.c). */
+    int (*writers)(const sked__backend *b);
 
     /* ---- migrations (inside a SKED__TX_MIGRATE transaction) ---------- */
     /* The schema version recorded in the meta table; 0 when there is no

@@ -6,11 +6,14 @@
  * most, however many threads ask.
  *
  * A caller queues its operation (a sked__tx_fn and its argument) and
- * waits. When no batch is being written, the caller leads at once: a
- * lone write waits for nothing and runs in a transaction of its own, as
- * sked__store_run_tx would run it. While a leader writes, the callers
- * that come queue behind it, and when its commit is done it hands the
- * lead to the first of them, which takes the whole queue (at most
+ * waits. When fewer batches are being written than the back-end can
+ * write at once (store_ops.h, writers: one on SQLite, which has one
+ * writer; on PostgreSQL, the connections of the pool but one), the
+ * caller leads at once: a lone write waits for nothing and runs in a
+ * transaction of its own, as sked__store_run_tx would run it. While the
+ * leaders write, the callers that come queue behind them, and when a
+ * leader's commit is done it hands the lead to the first of them, which
+ * takes the whole queue (at most
  * SHARE_MAX) into one transaction: each operation under a mark (a
  * savepoint), so that one that fails (a conflict, a value refused) is
  * undone alone, with its error, and leaves nothing written (no run, no
@@ -50,17 +53,19 @@ typedef struct share_op {
 struct sked__share {
     pthread_mutex_t mu;
     share_op *head, *tail; /* the queue, under mu */
-    bool busy;             /* a leader is writing, under mu */
+    int leaders;           /* callers writing a batch now, under mu */
+    int leaders_max;       /* at most (store_ops.h, writers) */
     /* Transactions of more than one operation, and their operations. */
     uint64_t batches, batched;
 };
 
-int sked__share_new(sked__share **out)
+int sked__share_new(int leaders, sked__share **out)
 {
     sked__share *s = sked__calloc(1, sizeof *s);
 
     if (!s)
         return SKED_ENOMEM;
+    s->leaders_max = leaders > 0 ? leaders : 1;
     if (pthread_mutex_init(&s->mu, NULL) != 0) {
         free(s);
         return SKED_ENOMEM;
@@ -139,39 +144,40 @@ static void wake(share_op *op, bool done)
     pthread_mutex_unlock(&op->mu); /* its last use here: its caller may go */
 }
 
-/* Lead batches, from the head of S's queue, until OP is answered; then
- * hand the lead to the next caller queued, if any. */
+/* Write OP (out of the queue) and the operations queued after it, up
+ * to SHARE_MAX, in one transaction; answer them; then hand the lead to
+ * the first caller still queued (taken out of the queue: no other
+ * leader takes it), or give it up. A queue that is not empty thus always
+ * has every leader's place taken. */
 static void lead(sked_store *st, sked__share *s, share_op *op)
 {
     share_op *batch[SHARE_MAX], *next;
-    bool mine = false;
+    size_t n = 1;
 
-    while (!mine) {
-        size_t n = 0;
-        pthread_mutex_lock(&s->mu);
-        for (; s->head && n < SHARE_MAX; n++) {
-            batch[n] = s->head;
-            s->head = s->head->next;
-        }
+    batch[0] = op;
+    pthread_mutex_lock(&s->mu);
+    for (; s->head && n < SHARE_MAX; n++) {
+        batch[n] = s->head;
+        s->head = s->head->next;
+    }
+    if (!s->head)
+        s->tail = NULL;
+    if (n > 1) {
+        s->batches++;
+        s->batched += n;
+    }
+    pthread_mutex_unlock(&s->mu);
+    run_batch(st, batch, n);
+    for (size_t i = 1; i < n; i++)
+        wake(batch[i], true);
+    pthread_mutex_lock(&s->mu);
+    if ((next = s->head) != NULL) {
+        s->head = next->next;
         if (!s->head)
             s->tail = NULL;
-        if (n > 1) {
-            s->batches++;
-            s->batched += n;
-        }
-        pthread_mutex_unlock(&s->mu);
-        run_batch(st, batch, n);
-        for (size_t i = 0; i < n; i++)
-            if (batch[i] == op)
-                mine = true;
-            else
-                wake(batch[i], true);
+    } else {
+        s->leaders--;
     }
-    /* Still the leader (busy): the head of the queue stays queued until
-     * it takes the lead. */
-    pthread_mutex_lock(&s->mu);
-    next = s->head;
-    s->busy = next != NULL;
     pthread_mutex_unlock(&s->mu);
     if (next)
         wake(next, false);
@@ -191,13 +197,16 @@ int sked__store_run_shared(sked_store *st, sked__tx_fn fn, void *arg,
         return sked__store_run_tx(st, SKED__TX_WRITE, fn, arg, err);
     }
     pthread_mutex_lock(&s->mu);
-    if (s->tail)
-        s->tail->next = &op;
-    else
-        s->head = &op;
-    s->tail = &op;
-    if (!s->busy)
-        s->busy = leads = true;
+    if (s->leaders < s->leaders_max) { /* then nothing is queued */
+        s->leaders++;
+        leads = true;
+    } else {
+        if (s->tail)
+            s->tail->next = &op;
+        else
+            s->head = &op;
+        s->tail = &op;
+    }
     pthread_mutex_unlock(&s->mu);
     if (!leads) {
         pthread_mutex_lock(&op.mu);
@@ -213,11 +222,13 @@ int sked__store_run_shared(sked_store *st, sked__tx_fn fn, void *arg,
     return op.rc;
 }
 
-void sked__store_share_counts(sked_store *st, uint64_t *batches, uint64_t *ops)
+void sked__store_share_counts(sked_store *st, int *leaders, uint64_t *batches,
+                              uint64_t *ops)
 {
     sked__share *s = st->share;
 
     pthread_mutex_lock(&s->mu);
+    *leaders = s->leaders_max;
     *batches = s->batches;
     *ops = s->batched;
     pthread_mutex_unlock(&s->mu);

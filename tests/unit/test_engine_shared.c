@@ -143,6 +143,7 @@ static void test_concurrent_triggers(void **state)
     pthread_t th[THREADS];
     char *all[THREADS * TIMES];
     uint64_t b0, o0, b1, o1;
+    int w;
 
     (void) state;
     static char names[THREADS][16];
@@ -153,7 +154,7 @@ static void test_concurrent_triggers(void **state)
         snprintf(names[i], sizeof names[i], "many-%02d", i);
         create(e, names[i], SKED_OVERLAP_ALLOW);
     }
-    sked__store_share_counts(e->store, &b0, &o0);
+    sked__store_share_counts(e->store, &w, &b0, &o0);
     for (int i = 0; i < THREADS; i++) {
         ops[i] =
             (op){.e = e, .kind = OP_TRIGGER, .name = names[i], .times = TIMES};
@@ -161,7 +162,7 @@ static void test_concurrent_triggers(void **state)
     }
     for (int i = 0; i < THREADS; i++)
         pthread_join(th[i], NULL);
-    sked__store_share_counts(e->store, &b1, &o1);
+    sked__store_share_counts(e->store, &w, &b1, &o1);
     for (int i = 0; i < THREADS; i++) {
         if (ops[i].rc != 0)
             fail_msg("trigger %d: %s", i, ops[i].err.msg);
@@ -197,6 +198,8 @@ static void test_concurrent_triggers(void **state)
 
 /* ---- one batch with failures -------------------------------------------- */
 
+#define BLOCKERS 16
+
 static void test_batch_failures_alone(void **state)
 {
     sked_engine *e = open_engine();
@@ -215,16 +218,31 @@ static void test_batch_failures_alone(void **state)
     enum { N = sizeof ops / sizeof ops[0] };
     pthread_t th[N];
     uint64_t b0, o0, b1, o1;
+    int w;
     sked_test_lock *lock;
+    op blockers[BLOCKERS];
+    pthread_t bth[BLOCKERS];
+    char bnames[BLOCKERS][16];
 
     (void) state;
     create(e, "open", SKED_OVERLAP_ALLOW);
     create(e, "alone", SKED_OVERLAP_SKIP);
-    sked__store_share_counts(e->store, &b0, &o0);
+    sked__store_share_counts(e->store, &w, &b0, &o0);
     /* Hold the writes back: the first caller leads and waits for them,
      * the others queue behind it and go in the next transaction. */
     lock = sked_test_lock_writes(db_url, "runs");
     assert_non_null(lock);
+    /* PostgreSQL writes W batches at once: W - 1 triggers of their own
+     * schedules take the other leaders' places first. */
+    for (int i = 0; i < w - 1 && i < BLOCKERS; i++) {
+        snprintf(bnames[i], sizeof bnames[i], "lead-%d", i);
+        create(e, bnames[i], SKED_OVERLAP_ALLOW);
+        blockers[i] =
+            (op){.e = e, .kind = OP_TRIGGER, .name = bnames[i], .times = 1};
+        assert_int_equal(pthread_create(&bth[i], NULL, run_op, &blockers[i]),
+                         0);
+        nap(100);
+    }
     for (int i = 0; i < N; i++) {
         ops[i].e = e;
         assert_int_equal(pthread_create(&th[i], NULL, run_op, &ops[i]), 0);
@@ -236,13 +254,23 @@ static void test_batch_failures_alone(void **state)
     sked_test_unlock(lock);
     for (int i = 0; i < N; i++)
         pthread_join(th[i], NULL);
-    sked__store_share_counts(e->store, &b1, &o1);
-    fprintf(stderr, "# %d callers: %llu shared transactions of %llu\n", N,
-            (unsigned long long) (b1 - b0), (unsigned long long) (o1 - o0));
-    /* The nine behind the leader shared one commit, failures among them. */
+    for (int i = 0; i < w - 1 && i < BLOCKERS; i++) {
+        pthread_join(bth[i], NULL);
+        assert_int_equal(blockers[i].rc, 0);
+        op_done(&blockers[i]);
+    }
+    sked__store_share_counts(e->store, &w, &b1, &o1);
+    fprintf(stderr,
+            "# %d callers, %d at once: %llu shared transactions "
+            "of %llu\n",
+            N, w, (unsigned long long) (b1 - b0),
+            (unsigned long long) (o1 - o0));
+    /* The nine behind the leader shared a commit, failures among them:
+     * one on SQLite; on PostgreSQL each leader done may take a part. */
     assert_true(b1 - b0 >= 1);
-    assert_true(o1 - o0 >= N - 1);
-    assert_true((o1 - o0) - (b1 - b0) >= N - 2);
+    assert_true(o1 - o0 >= (uint64_t) (N - w));
+    if (w == 1)
+        assert_int_equal(b1 - b0, 1);
 
     /* The triggers of "open": each its run and its event. */
     for (int i = 0; i < N; i++) {
