@@ -691,6 +691,15 @@ static int configure(sked_http *h, const sked_http_options *o,
     return 0;
 }
 
+/* The writer threads of H's shared routes (none started yet). */
+static int writers_new(sked_http *h, sked_error *err)
+{
+    return sked__http_writers_new(&h->writers) == 0
+               ? 0
+               : sked__error_set(err, SKED_ENOMEM, NULL, -1, "%s",
+                                 sked_strerror(SKED_ENOMEM));
+}
+
 int sked__http_start(sked_engine *e, const sked_http_options *opts,
                      sked_http **out, sked_error *err)
 {
@@ -714,7 +723,7 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
     if ((rc = resolve_listen(listen, &a, err)) < 0 ||
         (rc = configure(h, o, listen, err)) < 0 ||
         (rc = sked__sse_hub_new(e, &h->hub, err)) < 0 ||
-        (rc = sked__http_writers_new(&h->writers)) < 0 ||
+        (rc = writers_new(h, err)) < 0 ||
         (rc = sked__mcp_hub_new(e, o->mcp_allow_origin, o->n_mcp_allow_origin,
                                 o->mcp_idle, &h->mcp, err)) < 0 ||
         (rc = sked__http_watch_start(o->header_timeout_secs

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The requests whose handler waits for a commit (a trigger, a run
- * started, a ping, a schedule created: routes marked "shared") run on a
+ * started, a ping, a schedule created: sked__http_route_shared) run on a
  * writer thread, not on the server's thread that read them.
  *
  * The store writes such requests of many threads in one transaction, one
