@@ -145,9 +145,9 @@ static void wake(share_op *op, bool done)
 }
 
 /* Write OP (out of the queue) and the operations queued after it, up
- * to SHARE_MAX, in one transaction; answer them; then hand the lead to
- * the first caller still queued (taken out of the queue: no other
- * leader takes it), or give it up. A queue that is not empty thus always
+ * to SHARE_MAX, in one transaction; hand the lead to the first caller
+ * still queued (taken out of the queue: no other leader takes it), or
+ * give it up; then answer them. A queue that is not empty thus always
  * has every leader's place taken. */
 static void lead(sked_store *st, sked__share *s, share_op *op)
 {
@@ -168,8 +168,7 @@ static void lead(sked_store *st, sked__share *s, share_op *op)
     }
     pthread_mutex_unlock(&s->mu);
     run_batch(st, batch, n);
-    for (size_t i = 1; i < n; i++)
-        wake(batch[i], true);
+    /* The next batch first: the commits follow each other closely. */
     pthread_mutex_lock(&s->mu);
     if ((next = s->head) != NULL) {
         s->head = next->next;
@@ -181,6 +180,8 @@ static void lead(sked_store *st, sked__share *s, share_op *op)
     pthread_mutex_unlock(&s->mu);
     if (next)
         wake(next, false);
+    for (size_t i = 1; i < n; i++)
+        wake(batch[i], true);
 }
 
 int sked__store_run_shared(sked_store *st, sked__tx_fn fn, void *arg,
