@@ -540,9 +540,10 @@ static int pg_commit(sked__tx *tx, sked_error *err)
 
 static int pg_mark(sked__tx *tx, sked__mark_op op, sked_error *err)
 {
-    static const char *const sql[] = {"SAVEPOINT sked_op",
-                                      "ROLLBACK TO SAVEPOINT sked_op",
-                                      "RELEASE SAVEPOINT sked_op"};
+    static const char *const sql[] = {
+        "SAVEPOINT sked_op", "ROLLBACK TO SAVEPOINT sked_op",
+        "RELEASE SAVEPOINT sked_op",
+        "RELEASE SAVEPOINT sked_op; SAVEPOINT sked_op"};
 
     return command(tx, sql[op], "mark an operation", err);
 }

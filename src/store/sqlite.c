@@ -662,9 +662,13 @@ static void sqlite_rollback(sked__tx *c)
 
 static int sqlite_mark(sked__tx *c, sked__mark_op op, sked_error *err)
 {
-    static const enum stmt_id id[] = {S_MARK_SET, S_MARK_UNDO, S_MARK_DROP};
+    static const enum stmt_id id[] = {S_MARK_SET, S_MARK_UNDO, S_MARK_DROP,
+                                      S_MARK_DROP};
+    int rc = exec_stmt(c, id[op], "marking an operation", err);
 
-    return exec_stmt(c, id[op], "marking an operation", err);
+    if (rc == 0 && op == SKED__MARK_NEXT)
+        rc = exec_stmt(c, S_MARK_SET, "marking an operation", err);
+    return rc;
 }
 
 /* One: SQLite lets one writer in at a time (write_mu). */

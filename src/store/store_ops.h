@@ -48,6 +48,7 @@ typedef enum sked__mark_op {
     SKED__MARK_SET = 0,  /* mark the transaction as it is now */
     SKED__MARK_UNDO = 1, /* undo what was done since the mark (kept) */
     SKED__MARK_DROP = 2, /* forget the mark, keeping what was done */
+    SKED__MARK_NEXT = 3, /* DROP, then SET, in one go */
 } sked__mark_op;
 
 /* One forward-only schema step: src/store/schema/<dialect>/NNNN_name.sql,

@@ -88,12 +88,15 @@ static void run_alone(sked_store *st, share_op *op)
     op->rc = sked__store_run_tx(st, SKED__TX_WRITE, op->fn, op->arg, op->err);
 }
 
-/* Run OP in TX under a mark. Returns 0 when TX may go on (OP's own
+/* Run OP in TX under a mark: set anew when FIRST, else moved past the
+ * operation before (one statement: one round trip on PostgreSQL). The
+ * commit forgets the last mark. Returns 0 when TX may go on (OP's own
  * failure, undone, is in op->rc), else the code that spoils TX. */
-static int run_marked(sked_store *st, sked__tx *tx, share_op *op)
+static int run_marked(sked_store *st, sked__tx *tx, share_op *op, bool first)
 {
     sked_error spare;
-    int rc = st->ops->mark(tx, SKED__MARK_SET, &spare);
+    int rc =
+        st->ops->mark(tx, first ? SKED__MARK_SET : SKED__MARK_NEXT, &spare);
 
     if (rc != 0)
         return rc;
@@ -101,9 +104,7 @@ static int run_marked(sked_store *st, sked__tx *tx, share_op *op)
     /* Busy, or out of memory: the batch may be at fault, not OP. */
     if (op->rc == SKED_EBUSY || op->rc == SKED_ENOMEM)
         return op->rc;
-    if (op->rc != 0 && (rc = st->ops->mark(tx, SKED__MARK_UNDO, &spare)) != 0)
-        return rc;
-    return st->ops->mark(tx, SKED__MARK_DROP, &spare);
+    return op->rc != 0 ? st->ops->mark(tx, SKED__MARK_UNDO, &spare) : 0;
 }
 
 /* Write the N operations of OPS in one transaction, setting each rc. */
@@ -119,7 +120,7 @@ static void run_batch(sked_store *st, share_op **ops, size_t n)
     }
     rc = st->ops->begin(st->b, SKED__TX_WRITE, &tx, &spare);
     for (size_t i = 0; rc == 0 && i < n; i++)
-        if ((rc = run_marked(st, tx, ops[i])) != 0)
+        if ((rc = run_marked(st, tx, ops[i], i == 0)) != 0)
             st->ops->rollback(tx);
     if (rc == 0)
         rc = st->ops->commit(tx, &spare);
