@@ -76,6 +76,9 @@ typedef struct http_resp {
      * connection, server.c sends nothing now, and once the connection
      * is resumed it sends what the call answers (mcp_http.h). */
     struct mcp_call *later;
+    /* A shared route's answer to come: when set, the request runs on a
+     * writer thread, its connection suspended (writers.c). */
+    struct http_job *job;
 } http_resp;
 
 /* A handler fills RESP (through the helpers below) and returns 0, or a
@@ -128,12 +131,47 @@ int sked__http_route(const char *method, const char *path, http_match *m);
 /* Free what *m owns. */
 void sked__http_match_done(http_match *m);
 
+/* Whether the handler of R waits for a commit it may share with other
+ * requests (a run created, a ping, a schedule created): it then runs on
+ * a writer thread (writers.c), not on the server's. */
+bool sked__http_route_shared(const http_route *r);
+
+/* Run M's handler for REQ, the changes it makes recorded as REQ's actor
+ * (the audit trail), the thread's own actor restored after: a request on
+ * a writer thread, and a call of MCP's tools, come here too. */
+int sked__http_handle(http_req *req, http_resp *resp, const http_match *m);
+
 /* Route REQ (its method and path) into *m, call the route's handler with
  * the {…} values, and fill RESP: 404 with no route, 405 with Allow (from
  * *m) for another method, 500 for a handler that sent nothing (neither
  * an answer, a stream, nor an answer to come). Free *m
  * with sked__http_match_done once RESP is sent. Returns RESP's code. */
 int sked__http_serve(http_req *req, http_resp *resp, http_match *m);
+
+/* ---- requests on writer threads (writers.c) ---------------------------- */
+
+typedef struct http_writers http_writers;
+typedef struct http_job http_job;
+
+/* The writers of the server H (NULL outside a server: server.c). */
+http_writers *sked__http_writers(sked_http *h);
+/* Returns 0 or SKED_ENOMEM. */
+int sked__http_writers_new(http_writers **out);
+/* Hand REQ, routed by *m (its params then the job's), to a writer:
+ * suspend its connection and set resp->job. Returns 0, or a negative
+ * code when the caller must run the handler itself (the writers stop,
+ * out of memory; *m is as it was). */
+int sked__http_job_submit(http_writers *w, const http_req *req, http_match *m,
+                          http_resp *resp);
+/* Move the answer of JOB, its connection resumed, into RESP, and let go
+ * of JOB. */
+void sked__http_job_answer(http_writers *w, http_job *job, http_resp *resp);
+/* Let go of JOB, its connection closed before it was answered. */
+void sked__http_job_drop(http_writers *w, http_job *job);
+/* Take no more jobs; wait until those queued are answered and the
+ * writers end. Before the daemon stops: no connection stays suspended. */
+void sked__http_writers_stop(http_writers *w);
+void sked__http_writers_free(http_writers *w);
 
 /* ---- query strings (call.c) -------------------------------------------- */
 

@@ -105,10 +105,7 @@ void sked__http_match_done(http_match *m)
     memset(m, 0, sizeof *m);
 }
 
-/* M's handler, the changes it makes recorded as REQ's actor (the audit
- * trail), the thread's own restored after: a call of MCP's tools passes
- * here inside the request that carries it. */
-static int serve_as(http_req *req, http_resp *resp, http_match *m)
+int sked__http_handle(http_req *req, http_resp *resp, const http_match *m)
 {
     char saved[SKED_ACTOR_MAX + 1];
     int rc;
@@ -118,6 +115,24 @@ static int serve_as(http_req *req, http_resp *resp, http_match *m)
     rc = m->route->handler(req, resp);
     (void) sked_engine_actor(saved);
     return rc;
+}
+
+bool sked__http_route_shared(const http_route *r)
+{
+    static const char *const shared[] = {
+        "/api/v1/schedules",
+        "/api/v1/schedules/{name}/trigger",
+        "/api/v1/schedules/{name}/runs",
+        "/api/v1/schedules/{name}/ping",
+        "/api/v1/workflows/{name}/runs",
+    };
+
+    if (strcmp(r->method, "POST") != 0)
+        return false;
+    for (size_t i = 0; i < sizeof shared / sizeof *shared; i++)
+        if (strcmp(r->pattern, shared[i]) == 0)
+            return true;
+    return false;
 }
 
 int sked__http_serve(http_req *req, http_resp *resp, http_match *m)
@@ -145,7 +160,11 @@ int sked__http_serve(http_req *req, http_resp *resp, http_match *m)
     for (size_t i = 0; i < m->nparam; i++)
         req->param[i] = m->param[i];
     req->nparam = m->nparam;
-    rc = serve_as(req, resp, m);
+    if (req->server && sked__http_route_shared(m->route) &&
+        sked__http_job_submit(sked__http_writers(req->server), req, m, resp) ==
+            0)
+        return 0; /* answered once its writer is done */
+    rc = sked__http_handle(req, resp, m);
     if (resp->status == 0 && !resp->stream && !resp->later)
         return sked__http_error(resp, SKED_EINTERNAL, NULL,
                                 "the handler of %.200s sent nothing",

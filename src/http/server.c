@@ -53,9 +53,10 @@ struct sked_http {
     pthread_mutex_t tokens_mu; /* guards the tokens: SIGHUP replaces them */
     sked_http_token *tokens;   /* owned; none: no auth */
     size_t n_tokens;
-    sked_sse_hub *hub; /* owned */
-    sked_mcp_hub *mcp; /* owned: the sessions of /mcp */
-    http_watch *watch; /* owned */
+    sked_sse_hub *hub;     /* owned */
+    sked_mcp_hub *mcp;     /* owned: the sessions of /mcp */
+    http_watch *watch;     /* owned */
+    http_writers *writers; /* owned: the shared routes' threads */
     unsigned port;
     sked_http_access_fn access;
     void *access_ctx;
@@ -74,6 +75,9 @@ typedef struct req_state {
     /* /mcp's call in flight: the connection is suspended until its
      * answer is ready (mcp_calls.c). */
     struct mcp_call *later;
+    /* A shared route's request on a writer thread (writers.c): the
+     * connection is suspended until its answer is ready. */
+    struct http_job *job;
     /* Who presented a token, and its scope; "" and 0: no token needed. */
     char actor[SKED_TOKEN_NAME_MAX + 1];
     sked_scope scope;
@@ -397,6 +401,11 @@ static enum MHD_Result dispatch(sked_http *h, struct MHD_Connection *conn,
         sked__http_match_done(&m);
         return MHD_YES;
     }
+    if (resp.job) { /* on a writer: answered once resumed (answer_job) */
+        rs->job = resp.job;
+        sked__http_match_done(&m);
+        return MHD_YES;
+    }
     if (sked__mcp_http_path(path) && resp.status >= 400 && !resp.stream)
         sked__mcp_http_refusal(&resp, h->mcp, conn); /* the router's 405 */
     rs->answered = true;
@@ -415,6 +424,20 @@ static enum MHD_Result answer_later(sked_http *h, struct MHD_Connection *conn,
 
     sked__mcp_call_answer(sked__mcp_hub_calls(h->mcp), rs->later, &resp);
     rs->later = NULL;
+    rs->answered = true;
+    report(h, method, path, rs, resp.status);
+    return send_resp(conn, &resp);
+}
+
+/* Send the answer of the writer's job of RS, its connection resumed. */
+static enum MHD_Result answer_job(sked_http *h, struct MHD_Connection *conn,
+                                  const char *method, const char *path,
+                                  req_state *rs)
+{
+    http_resp resp = {0};
+
+    sked__http_job_answer(h->writers, rs->job, &resp);
+    rs->job = NULL;
     rs->answered = true;
     report(h, method, path, rs, resp.status);
     return send_resp(conn, &resp);
@@ -560,6 +583,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
     }
     if (rs->later)
         return answer_later(h, conn, method, url, rs);
+    if (rs->job)
+        return answer_job(h, conn, method, url, rs);
     if (rs->answered) {
         *upload_size = 0;
         return MHD_YES;
@@ -585,6 +610,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
         if (rs->later) /* closed before its answer: the server stops */
             sked__mcp_call_drop(sked__mcp_hub_calls(((sked_http *) cls)->mcp),
                                 rs->later);
+        if (rs->job) /* closed before its answer: the server stops */
+            sked__http_job_drop(((sked_http *) cls)->writers, rs->job);
         sked__buf_reset(&rs->body);
         free(rs);
     }
@@ -664,6 +691,15 @@ static int configure(sked_http *h, const sked_http_options *o,
     return 0;
 }
 
+/* The writer threads of H's shared routes (none started yet). */
+static int writers_new(sked_http *h, sked_error *err)
+{
+    return sked__http_writers_new(&h->writers) == 0
+               ? 0
+               : sked__error_set(err, SKED_ENOMEM, NULL, -1, "%s",
+                                 sked_strerror(SKED_ENOMEM));
+}
+
 int sked__http_start(sked_engine *e, const sked_http_options *opts,
                      sked_http **out, sked_error *err)
 {
@@ -687,6 +723,7 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
     if ((rc = resolve_listen(listen, &a, err)) < 0 ||
         (rc = configure(h, o, listen, err)) < 0 ||
         (rc = sked__sse_hub_new(e, &h->hub, err)) < 0 ||
+        (rc = writers_new(h, err)) < 0 ||
         (rc = sked__mcp_hub_new(e, o->mcp_allow_origin, o->n_mcp_allow_origin,
                                 o->mcp_idle, &h->mcp, err)) < 0 ||
         (rc = sked__http_watch_start(o->header_timeout_secs
@@ -727,6 +764,11 @@ int sked__http_start(sked_engine *e, const sked_http_options *opts,
     return 0;
 }
 
+http_writers *sked__http_writers(sked_http *h)
+{
+    return h ? h->writers : NULL;
+}
+
 unsigned sked__http_port(const sked_http *h)
 {
     return h->port;
@@ -739,8 +781,10 @@ void sked__http_stop(sked_http *h)
     if (h->hub)
         sked__sse_hub_shutdown(h->hub);
     sked__mcp_hub_shutdown(h->mcp);
+    sked__http_writers_stop(h->writers);
     if (h->daemon)
         MHD_stop_daemon(h->daemon);
+    sked__http_writers_free(h->writers);
     sked__http_watch_stop(h->watch);
     sked__sse_hub_free(h->hub);
     sked__mcp_hub_free(h->mcp);

@@ -538,6 +538,22 @@ static int pg_commit(sked__tx *tx, sked_error *err)
     return rc;
 }
 
+static int pg_mark(sked__tx *tx, sked__mark_op op, sked_error *err)
+{
+    static const char *const sql[] = {
+        "SAVEPOINT sked_op", "ROLLBACK TO SAVEPOINT sked_op",
+        "RELEASE SAVEPOINT sked_op",
+        "RELEASE SAVEPOINT sked_op; SAVEPOINT sked_op"};
+
+    return command(tx, sql[op], "mark an operation", err);
+}
+
+/* The slots of the pool but one, left for the reads. */
+static int pg_writers(const sked__backend *b)
+{
+    return b->size > 2 ? (int) b->size - 1 : 1;
+}
+
 static void pg_rollback(sked__tx *tx)
 {
     if (PQstatus(tx->conn) == CONNECTION_OK &&
@@ -756,6 +772,8 @@ const struct sked__store_ops sked__store_pg_ops = {
     .begin = pg_begin,
     .commit = pg_commit,
     .rollback = pg_rollback,
+    .mark = pg_mark,
+    .writers = pg_writers,
     .schema_version = pg_schema_version,
     .migrate_step = pg_migrate_step,
     .schedule_get = sked__pg_schedule_get,

@@ -71,6 +71,9 @@ enum stmt_id {
     S_SAVEPOINT,
     S_RELEASE,
     S_UNDO,
+    S_MARK_SET,
+    S_MARK_UNDO,
+    S_MARK_DROP,
     S_COUNT
 };
 
@@ -89,6 +92,9 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_SAVEPOINT] = "SAVEPOINT sked_batch",
     [S_RELEASE] = "RELEASE sked_batch",
     [S_UNDO] = "ROLLBACK TO sked_batch",
+    [S_MARK_SET] = "SAVEPOINT sked_op",
+    [S_MARK_UNDO] = "ROLLBACK TO sked_op",
+    [S_MARK_DROP] = "RELEASE sked_op",
 };
 
 /* A connection; as a transaction, it is the sked__tx. */
@@ -654,6 +660,24 @@ static void sqlite_rollback(sked__tx *c)
     tx_end(c);
 }
 
+static int sqlite_mark(sked__tx *c, sked__mark_op op, sked_error *err)
+{
+    static const enum stmt_id id[] = {S_MARK_SET, S_MARK_UNDO, S_MARK_DROP,
+                                      S_MARK_DROP};
+    int rc = exec_stmt(c, id[op], "marking an operation", err);
+
+    if (rc == 0 && op == SKED__MARK_NEXT)
+        rc = exec_stmt(c, S_MARK_SET, "marking an operation", err);
+    return rc;
+}
+
+/* One: SQLite lets one writer in at a time (write_mu). */
+static int sqlite_writers(const sked__backend *b)
+{
+    (void) b;
+    return 1;
+}
+
 static int sqlite_commit(sked__tx *c, sked_error *err)
 {
     int rc = exec_stmt(c, S_COMMIT, "committing", err);
@@ -737,6 +761,8 @@ const struct sked__store_ops sked__store_sqlite_ops = {
     .begin = sqlite_begin,
     .commit = sqlite_commit,
     .rollback = sqlite_rollback,
+    .mark = sqlite_mark,
+    .writers = sqlite_writers,
     .schema_version = sqlite_schema_version,
     .migrate_step = sqlite_migrate_step,
     .schedule_get = sked__sqlite_schedule_get,

@@ -193,6 +193,8 @@ int sked__store_open(const char *url, const sked_store_options *opts,
         rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = ops->open(target, opts, &st->b, err);
+    if (rc == 0 && sked__share_new(ops->writers(st->b), &st->share) != 0)
+        rc = sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
     if (rc == 0)
         rc = migrate(st, err);
     if (rc != 0) {
@@ -211,6 +213,7 @@ void sked__store_close(sked_store *st)
         st->ops->close(st->b);
     sked_tzdb_close(st->own_tzdb);
     sked__health_free(st->health);
+    sked__share_free(st->share);
     sked__store_days_done(st);
     pthread_mutex_destroy(&st->days.lock);
     free(st);

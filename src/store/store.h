@@ -395,6 +395,13 @@ int sked__store_fire(sked_store *st, const char *const *names, size_t n,
                      sked_event **out_events, size_t *out_nevents,
                      sked_error *err);
 
+/* How many shared transactions may be written at once (*leaders), how
+ * many transactions wrote the operations of more than one caller
+ * (store_share.c: runs created, pings, schedules created), and how many
+ * operations they held, since ST opened. */
+void sked__store_share_counts(sked_store *st, int *leaders, uint64_t *batches,
+                              uint64_t *ops);
+
 /* Create runs outside the scheduler's decisions (trigger, backfill), in
  * one transaction with their run.created events: N <= SKED_STORE_BATCH_MAX
  * runs inserted ON CONFLICT DO NOTHING. STATE (N entries, may be NULL)

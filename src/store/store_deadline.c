@@ -362,7 +362,7 @@ int sked__store_heartbeat_ping(sked_store *st, const char *name,
         return sked__error_set(err, SKED_EINVAL, "status", -1,
                                "start, success or fail");
     sked__run_init(&a.run);
-    rc = sked__store_run_tx(st, SKED__TX_WRITE, ping_tx, &a, err);
+    rc = sked__store_run_shared(st, ping_tx, &a, err);
     if (rc != 0) {
         sked__run_done(&a.run);
         sked__ev_reset(&a.ev);

@@ -706,7 +706,7 @@ int sked__store_runs_create(sked_store *st, const sked_run_new *runs, size_t n,
     a.state = sked__calloc(n, sizeof *a.state);
     if (!a.state)
         return sked__error_set(err, SKED_ENOMEM, NULL, -1, NULL);
-    rc = sked__store_run_tx(st, SKED__TX_WRITE, create_tx, &a, err);
+    rc = sked__store_run_shared(st, create_tx, &a, err);
     if (rc == 0 && state)
         memcpy(state, a.state, n * sizeof *state);
     if (rc == 0)

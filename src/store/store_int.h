@@ -27,6 +27,12 @@ typedef struct sked__days_cache {
     int64_t stamp[2];           /* the calendars' state it was read at */
 } sked__days_cache;
 
+/* The writes queued for a shared transaction (store_share.c). */
+typedef struct sked__share sked__share;
+/* LEADERS: how many batches may be written at once. */
+int sked__share_new(int leaders, sked__share **out);
+void sked__share_free(sked__share *s);
+
 struct sked_store {
     const struct sked__store_ops *ops; /* borrowed: static */
     sked__backend *b;                  /* owned */
@@ -35,6 +41,7 @@ struct sked_store {
     const sked_clock *clock;           /* borrowed; NULL: the real one */
     sked__health *health;              /* owned */
     sked__days_cache days;
+    sked__share *share; /* owned */
 };
 
 /* Pick the back-end for URL (NULL: SKED_STORE_DEFAULT_URL). OUT: *ops and
@@ -51,6 +58,14 @@ typedef int (*sked__tx_fn)(sked_store *st, sked__tx *tx, void *arg,
 /* Run FN in a transaction of MODE, retrying SKED_EBUSY (store.c). */
 int sked__store_run_tx(sked_store *st, sked__tx_mode mode, sked__tx_fn fn,
                        void *arg, sked_error *err);
+
+/* Run FN as sked__store_run_tx does in SKED__TX_WRITE, but in one
+ * transaction with the writes other threads ask for at the same time,
+ * FN's own under a savepoint: FN's failure undoes FN's writes alone
+ * (store_share.c). Returns FN's code, once the commit holding its writes
+ * is done. */
+int sked__store_run_shared(sked_store *st, sked__tx_fn fn, void *arg,
+                           sked_error *err);
 
 /* The events one transaction writes, appended at its end in one call
  * (store.c) and handed to the caller after the commit. */

@@ -42,6 +42,15 @@ typedef enum sked__tx_mode {
     SKED__TX_SERIAL = 3,
 } sked__tx_mode;
 
+/* What mark does to a write transaction (a savepoint of its own name,
+ * under each operation of a shared transaction: store_share.c). */
+typedef enum sked__mark_op {
+    SKED__MARK_SET = 0,  /* mark the transaction as it is now */
+    SKED__MARK_UNDO = 1, /* undo what was done since the mark (kept) */
+    SKED__MARK_DROP = 2, /* forget the mark, keeping what was done */
+    SKED__MARK_NEXT = 3, /* DROP, then SET, in one go */
+} sked__mark_op;
+
 /* One forward-only schema step: src/store/schema/<dialect>/NNNN_name.sql,
  * embedded at build time. Arrays end with a {0, NULL, NULL} entry. */
 struct sked__migration {
@@ -262,6 +271,12 @@ struct sked__store_ops {
                  sked_error *err);
     int (*commit)(sked__tx *tx, sked_error *err);
     void (*rollback)(sked__tx *tx);
+    /* OP on the one mark of the write transaction TX (sked__mark_op). A
+     * failure leaves TX fit only for a rollback. */
+    int (*mark)(sked__tx *tx, sked__mark_op op, sked_error *err);
+    /* How many write transactions of this process may run at once to
+     * some gain (the shared transactions of store_share.c). */
+    int (*writers)(const sked__backend *b);
 
     /* ---- migrations (inside a SKED__TX_MIGRATE transaction) ---------- */
     /* The schema version recorded in the meta table; 0 when there is no

@@ -171,7 +171,7 @@ int sked__store_schedule_create(sked_store *st, const sked_schedule *s,
 
     if (rc != 0)
         return rc;
-    rc = sked__store_run_tx(st, SKED__TX_WRITE, create_tx, &r, err);
+    rc = sked__store_run_shared(st, create_tx, &r, err);
     sked_schedule_done(&r);
     return rc;
 }

@@ -72,6 +72,10 @@ sked_add_pg_test(server.pg_together bash
 # integration.server_apps).
 sked_add_pg_test(server.pg_apps bash
     ${CMAKE_CURRENT_LIST_DIR}/../integration/test_server_apps.sh pg)
+# Triggers sharing commits, the server killed under them: every answered
+# run kept (tests/integration/test_shared_crash.sh; SQLite: integration).
+sked_add_pg_test(server.pg_shared_crash bash
+    ${CMAKE_CURRENT_LIST_DIR}/../integration/test_shared_crash.sh pg)
 # Execution by real servers: crash recovery, queue limits, timeouts,
 # cancel (tests/integration/test_server_exec.sh; SQLite: integration).
 sked_add_pg_test(server.pg_exec bash
@@ -113,6 +117,10 @@ set_tests_properties(store.pg_run_rate PROPERTIES SKIP_RETURN_CODE 77)
 # The engine tests (tests/unit/test_engine.c) on PostgreSQL.
 if(TARGET test_engine)
     sked_add_pg_test(engine.pg $<TARGET_FILE:test_engine>)
+endif()
+# Writes of many threads sharing commits, on PostgreSQL.
+if(TARGET test_engine_shared)
+    sked_add_pg_test(engine_shared.pg $<TARGET_FILE:test_engine_shared>)
 endif()
 # Schedules over calendars through the engine, on PostgreSQL.
 if(TARGET test_engine_calendars)
