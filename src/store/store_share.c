@@ -28,8 +28,10 @@
  * sked__store_run_tx: they may run several times and reset what they
  * report at each. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "base/actor.h"
 #include "base/alloc.h"
 #include "base/error.h"
 #include "store/store_int.h"
@@ -42,6 +44,9 @@ typedef struct share_op {
     sked__tx_fn fn;
     void *arg;
     sked_error *err; /* the caller's */
+    /* The caller's actor: its events are its own, whichever thread
+     * writes the batch (the audit trail). */
+    char actor[SKED__ACTOR_MAX + 1];
     int rc;
     pthread_mutex_t mu; /* guards done and lead */
     pthread_cond_t cv;
@@ -82,10 +87,27 @@ void sked__share_free(sked__share *s)
     free(s);
 }
 
+/* Run OP's function in TX as its caller, whose actor the calling
+ * thread takes meanwhile. */
+static int call_as_caller(sked_store *st, sked__tx *tx, void *arg,
+                          sked_error *err)
+{
+    share_op *op = arg;
+    char saved[SKED__ACTOR_MAX + 1];
+    int rc;
+
+    (void) snprintf(saved, sizeof saved, "%s", sked__actor());
+    (void) sked__actor_set(op->actor);
+    rc = op->fn(st, tx, op->arg, err);
+    (void) sked__actor_set(saved);
+    return rc;
+}
+
 /* Run OP in a transaction of its own (with the retries of any). */
 static void run_alone(sked_store *st, share_op *op)
 {
-    op->rc = sked__store_run_tx(st, SKED__TX_WRITE, op->fn, op->arg, op->err);
+    op->rc =
+        sked__store_run_tx(st, SKED__TX_WRITE, call_as_caller, op, op->err);
 }
 
 /* Run OP in TX under a mark: set anew when FIRST, else moved past the
@@ -100,7 +122,7 @@ static int run_marked(sked_store *st, sked__tx *tx, share_op *op, bool first)
 
     if (rc != 0)
         return rc;
-    op->rc = op->fn(st, tx, op->arg, op->err);
+    op->rc = call_as_caller(st, tx, op, op->err);
     /* Busy, or out of memory: the batch may be at fault, not OP. */
     if (op->rc == SKED_EBUSY || op->rc == SKED_ENOMEM)
         return op->rc;
@@ -190,6 +212,8 @@ int sked__store_run_shared(sked_store *st, sked__tx_fn fn, void *arg,
 {
     sked__share *s = st->share;
     share_op op = {.fn = fn, .arg = arg, .err = err};
+
+    (void) snprintf(op.actor, sizeof op.actor, "%s", sked__actor());
     bool leads = false;
 
     if (!s || pthread_mutex_init(&op.mu, NULL) != 0)

@@ -79,9 +79,10 @@ typedef enum op_kind { OP_TRIGGER, OP_START, OP_CREATE, OP_PING } op_kind;
 typedef struct op {
     sked_engine *e;
     op_kind kind;
-    const char *name; /* the schedule, workflow or new schedule */
-    const char *key;  /* OP_START's idempotency key */
-    int times;        /* OP_TRIGGER: how many, one after the other */
+    const char *name;  /* the schedule, workflow or new schedule */
+    const char *key;   /* OP_START's idempotency key */
+    const char *actor; /* who the caller is; NULL: the thread's default */
+    int times;         /* OP_TRIGGER: how many, one after the other */
     /* what it got */
     int rc;
     bool created;
@@ -95,6 +96,8 @@ static void *run_op(void *arg)
     sked_schedule s;
 
     o->rc = 0;
+    if (o->actor)
+        (void) sked_engine_actor(o->actor);
     switch (o->kind) {
     case OP_TRIGGER:
         for (int i = 0; i < o->times && o->rc == 0; i++)
@@ -204,8 +207,8 @@ static void test_batch_failures_alone(void **state)
 {
     sked_engine *e = open_engine();
     op ops[] = {
-        {.kind = OP_TRIGGER, .name = "open", .times = 1},  /* the leader */
-        {.kind = OP_TRIGGER, .name = "open", .times = 1},  /* 1 */
+        {.kind = OP_TRIGGER, .name = "open", .times = 1, .actor = "lead"},
+        {.kind = OP_TRIGGER, .name = "open", .times = 1, .actor = "one"},
         {.kind = OP_TRIGGER, .name = "alone", .times = 1}, /* 2: one of */
         {.kind = OP_TRIGGER, .name = "alone", .times = 1}, /* 3: these */
         {.kind = OP_START, .name = "report", .key = "k1"}, /* 4: one run */
@@ -213,7 +216,7 @@ static void test_batch_failures_alone(void **state)
         {.kind = OP_CREATE, .name = "dup"},                /* 6: one of */
         {.kind = OP_CREATE, .name = "dup"},                /* 7: these */
         {.kind = OP_PING, .name = "open"},                 /* 8: refused */
-        {.kind = OP_TRIGGER, .name = "open", .times = 1},  /* 9 */
+        {.kind = OP_TRIGGER, .name = "open", .times = 1, .actor = "nine"},
     };
     enum { N = sizeof ops / sizeof ops[0] };
     pthread_t th[N];
@@ -285,6 +288,19 @@ static void test_batch_failures_alone(void **state)
                                "'run.created' AND subject = '%s'",
                                ops[i].ids[0]),
                          1);
+        /* Its event is its caller's, whichever thread wrote the batch. */
+        char like[128];
+        snprintf(like, sizeof like, "%%\"actor\":\"%s\"}", ops[i].actor);
+        char sql[512];
+        long long n = -1;
+        snprintf(sql, sizeof sql,
+                 "SELECT count(*) FROM events WHERE type = 'run.created' AND "
+                 "subject = '%s' AND payload LIKE '%s'",
+                 ops[i].ids[0], like);
+        assert_int_equal(sked_test_sql(db_url, sql, &n), 0);
+        if (n != 1)
+            fail_msg("the run.created of trigger %d is not %s's", i,
+                     ops[i].actor);
     }
     assert_int_equal(
         count("SELECT count(*) FROM runs WHERE schedule = '%s'", "open"), 3);
