@@ -225,7 +225,8 @@ static void test_large_events(void **state)
     size_t n = read_all(st, 0, 8, got, 8);
     assert_int_equal(n, 3);
     assert_int_equal(strlen(got[2].payload),
-                     huge + strlen("{\"n\":2,\"x\":\"\"}"));
+                     huge +
+                         strlen("{\"n\":2,\"x\":\"\",\"actor\":\"library\"}"));
     assert_true(got[2].payload[huge] == 'c');
     free_list(got, n);
     free(p);

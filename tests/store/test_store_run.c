@@ -323,7 +323,7 @@ static void test_claim_order(void **state)
     assert_string_equal(ev[0].subject, "urgent");
     assert_string_equal(ev[0].payload,
                         "{\"workflow\":\"report\",\"queue\":\"default\","
-                        "\"attempt\":1}");
+                        "\"attempt\":1,\"actor\":\"library\"}");
     assert_true(ev[0].id > 0 && ev[0].at == vclock.t);
     sked__events_free(ev, nev);
     sked__runs_free(runs, n);
@@ -617,7 +617,8 @@ static void test_lease_recovery(void **state)
     sked__runs_free(runs, n);
     assert_int_equal(nev, 1);
     assert_string_equal(ev[0].type, "run.recovered");
-    assert_string_equal(ev[0].payload, "{\"from\":\"a\"}");
+    assert_string_equal(ev[0].payload,
+                        "{\"from\":\"a\",\"actor\":\"library\"}");
     sked__events_free(ev, nev);
     assert_int_equal(sked__store_run_get(st, "r", &r, &steps, &nsteps, NULL),
                      0);
@@ -1085,9 +1086,9 @@ static void test_ops_batch(void **state)
     assert_int_equal(nev, 2);
     assert_string_equal(ev[0].type, "step.started");
     assert_string_equal(ev[0].subject, "r1");
-    assert_string_equal(ev[0].payload, "{}");
+    assert_string_equal(ev[0].payload, "{\"actor\":\"library\"}");
     assert_string_equal(ev[1].type, "run.completed");
-    assert_string_equal(ev[1].payload, "{\"x\":1}");
+    assert_string_equal(ev[1].payload, "{\"x\":1,\"actor\":\"library\"}");
     sked__events_free(ev, nev);
     assert_int_equal(sked__store_run_get(st, "r1", &r, &steps, &nsteps, NULL),
                      0);
@@ -1207,7 +1208,7 @@ static void test_finish_failures_pause(void **state)
     assert_string_equal(ev[0].subject, "f");
     assert_string_equal(ev[0].payload,
                         "{\"name\":\"f\",\"reason\":\"paused after 2 "
-                        "consecutive failed runs\"}");
+                        "consecutive failed runs\",\"actor\":\"library\"}");
     sked__events_free(ev, nev);
     assert_int_equal(sked__store_schedule_get(st, "f", &s, NULL), 0);
     assert_int_equal(s.status, SKED_SCHEDULE_PAUSED);
@@ -1291,7 +1292,8 @@ static void test_cancel(void **state)
     assert_int_equal(nev, 1);
     assert_string_equal(ev[0].type, "run.cancelled");
     assert_string_equal(ev[0].payload, "{\"workflow\":\"report\",\"schedule\":"
-                                       "\"s\",\"reason\":\"cancel\"}");
+                                       "\"s\",\"reason\":\"cancel\","
+                                       "\"actor\":\"library\"}");
     sked__events_free(ev, nev);
     get(st, "pend", &r);
     assert_int_equal(r.status, SKED_RUN_CANCELLED);
