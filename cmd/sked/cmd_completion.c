@@ -266,6 +266,25 @@ static int spec(const cli_cmd *cmd, void *arg)
 
 /* ---- the scripts ----------------------------------------------------- */
 
+/* The names of kind $1 (schedule, workflow, calendar, notifier) starting
+ * with $2, from the database or server of the line: one function that
+ * bash and zsh both read. */
+#define NAMES_FN                                                               \
+    "# The names of kind $1 (schedule, workflow, calendar, notifier)\n"        \
+    "# starting with $2, from the database or server of the line.\n"           \
+    "_sked_names() {\n"                                                        \
+    "    local -a ask\n"                                                       \
+    "    case $1 in\n"                                                         \
+    "    schedule) ask=(schedule list --names --prefix \"$2\") ;;\n"           \
+    "    workflow) ask=(workflow list --names) ;;\n"                           \
+    "    calendar) ask=(calendar list --names) ;;\n"                           \
+    "    notifier) ask=(notify list --names) ;;\n"                             \
+    "    *) return 0 ;;\n"                                                     \
+    "    esac\n"                                                               \
+    "    \"$_sked_bin\" \"${_sked_target[@]}\" \"${ask[@]}\" 2>/dev/null "     \
+    "</dev/null\n"                                                             \
+    "}\n"
+
 static const char bash_head[] =
     "# bash completion of sked, written by \"sked completion bash\" from\n"
     "# the commands' help. Load it with: source <(sked completion bash)\n"
@@ -278,22 +297,7 @@ static const char bash_head[] =
 static const char bash_tail[] =
     "    esac\n"
     "}\n"
-    "\n"
-    "# The names of kind $1 (schedule, workflow, calendar, notifier)\n"
-    "# starting with $2, from the database or server of the line.\n"
-    "_sked_names() {\n"
-    "    local -a ask\n"
-    "    case $1 in\n"
-    "    schedule) ask=(schedule list --names --prefix \"$2\") ;;\n"
-    "    workflow) ask=(workflow list --names) ;;\n"
-    "    calendar) ask=(calendar list --names) ;;\n"
-    "    notifier) ask=(notify list --names) ;;\n"
-    "    *) return 0 ;;\n"
-    "    esac\n"
-    "    \"$_sked_bin\" \"${_sked_target[@]}\" \"${ask[@]}\" 2>/dev/null "
-    "</dev/null\n"
-    "}\n"
-    "\n"
+    "\n" NAMES_FN "\n"
     "# Offer the values of kind $1 for the word $2.\n"
     "_sked_values() {\n"
     "    local kind=$1 IFS=$'\\n'\n"
@@ -388,22 +392,7 @@ static const char zsh_head[] =
 static const char zsh_tail[] =
     "    esac\n"
     "}\n"
-    "\n"
-    "# The names of kind $1 starting with $2, from the database or server\n"
-    "# of the line.\n"
-    "_sked_names() {\n"
-    "    local -a ask\n"
-    "    case $1 in\n"
-    "    schedule) ask=(schedule list --names --prefix \"$2\") ;;\n"
-    "    workflow) ask=(workflow list --names) ;;\n"
-    "    calendar) ask=(calendar list --names) ;;\n"
-    "    notifier) ask=(notify list --names) ;;\n"
-    "    *) return 0 ;;\n"
-    "    esac\n"
-    "    \"$_sked_bin\" \"${_sked_target[@]}\" \"${ask[@]}\" 2>/dev/null "
-    "</dev/null\n"
-    "}\n"
-    "\n"
+    "\n" NAMES_FN "\n"
     "_sked_values() {\n"
     "    local kind=$1\n"
     "    case $kind in\n"
