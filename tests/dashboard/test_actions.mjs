@@ -14,6 +14,7 @@
 // 4. "Simulate" over its default period shows a timeline of what fired.
 // 5. "Delete" asks for a confirmation; dismissed, nothing changes;
 //    accepted, the schedule is gone from the API and from the list.
+// 6. Deleted through the API while its page is open, the page says so.
 // No console error or uncaught exception.
 import {
   playwright, startServer, launch, watch, noErrors, check, step, finish, eventually,
@@ -159,6 +160,20 @@ await step("delete with a confirmation", async () => {
   await page.getByRole("heading", { level: 1, name: /schedules/i }).waitFor();
   await page.waitForTimeout(500);
   check("gone from the list", (await page.getByText("hourly-paris").count()) === 0);
+});
+
+// Deleted elsewhere while its page is open: the page says so and reads
+// nothing more of it (a read would answer 404, a console error).
+await step("deleted elsewhere", async () => {
+  await server.api("POST", "/api/v1/schedules", {
+    name: "hourly-tokyo", workflow: "hourly", cron: "0 * * * *", timezone: "Asia/Tokyo",
+  });
+  await page.goto(`${server.url}/#/schedules/hourly-tokyo`);
+  await page.getByRole("heading", { level: 1, name: /hourly-tokyo/ }).waitFor();
+  await page.waitForTimeout(300);
+  await server.api("DELETE", "/api/v1/schedules/hourly-tokyo");
+  await eventually(async () => /was deleted/.test(await text()), 5000, "the page says it was deleted");
+  await page.waitForTimeout(1000);
 });
 
 noErrors("actions", errors);

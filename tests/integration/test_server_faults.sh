@@ -173,8 +173,9 @@ recovered_phase() {
     else
         fail "$n readyz 200" "$(readyz "$url")"
     fi
-    wait_log a 'msg="database recovered"' 5 ||
-        fail "$n log" "no 'database recovered' line"
+    wait_log a 'msg="database recovered"' 10 ||
+        fail "$n log" "no 'database recovered' line; the log ends: $(
+            grep -v 'msg="http request"' "$tmp/a.log" | tail -n 8)"
     check "$n logged once" "$(grep -c 'msg="database failing"' \
         "$tmp/a.log")" 1
 }

@@ -292,5 +292,5 @@ export function render(main, params, qs) {
   });
   load();
   loadDays();
-  return () => { off(); };
+  return () => { off(); reload.cancel(); reloadUsers.cancel(); };
 }

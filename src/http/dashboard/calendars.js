@@ -68,5 +68,5 @@ export function render(main) {
   const later = debounce(load, 400);
   const off = onEvent((ev) => { if (ev.type.startsWith("calendar.")) later(); });
   load();
-  return () => { off(); };
+  return () => { off(); later.cancel(); };
 }

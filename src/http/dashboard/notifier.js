@@ -136,5 +136,5 @@ export function render(main, params) {
   });
   const tick = setInterval(() => { if (found) loadDeliveries(); }, 5000);
   load();
-  return () => { off(); clearInterval(tick); };
+  return () => { off(); clearInterval(tick); reload.cancel(); reloadDeliveries.cancel(); };
 }

@@ -65,5 +65,5 @@ export function render(main) {
   const later = debounce(load, 400);
   const off = onEvent((ev) => { if (ev.type.startsWith("notifier.")) later(); });
   load();
-  return () => { off(); };
+  return () => { off(); later.cancel(); };
 }

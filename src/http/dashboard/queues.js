@@ -26,5 +26,5 @@ export function render(main) {
   const off = onEvent((ev) => { if (ev.type.startsWith("run.")) later(); });
   const t = setInterval(load, 10000);
   load();
-  return () => { off(); clearInterval(t); };
+  return () => { off(); clearInterval(t); later.cancel(); };
 }

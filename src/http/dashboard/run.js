@@ -199,5 +199,5 @@ export function render(main, params) {
     if (actions.querySelector("button")) later();
   }, 3000);
   load();
-  return () => { off(); clearInterval(tick); };
+  return () => { off(); clearInterval(tick); later.cancel(); };
 }

@@ -78,5 +78,5 @@ export function render(main, params, qs) {
   });
   const tick = setInterval(() => refreshRelative(main), 15000);
   load();
-  return () => { off(); clearInterval(tick); };
+  return () => { off(); clearInterval(tick); later.cancel(); };
 }

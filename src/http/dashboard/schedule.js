@@ -247,7 +247,7 @@ export function render(main, params) {
   };
   main.append(h("p", { class: "crumbs" }, h("a", { href: "#/schedules", text: "Schedules" })),
     head, wordsP, calP, statusP, dlBox, actions, msg);
-  let s = null, built = false;
+  let s = null, built = false, gone = false;
 
   async function act(what, fn) {
     try {
@@ -270,16 +270,21 @@ export function render(main, params) {
       button("Delete", async () => {
         const yes = await confirmDialog(`Delete the schedule "${name}"? Its runs are kept.`, "Confirm deletion", "Keep it");
         if (!yes) return;
+        gone = true; // reads pending or begun would find nothing
+        reload.cancel();
+        reloadRuns.cancel();
         try {
           await api("DELETE", BASE(name));
           location.hash = "#/schedules";
         } catch (e) {
+          gone = false;
           say(msg, errorText(e), "error");
         }
       }, { class: "danger" }));
   }
 
   async function load() {
+    if (gone) return;
     try {
       s = await get(BASE(name));
     } catch (e) {
@@ -328,6 +333,7 @@ export function render(main, params) {
   }
 
   function loadRuns() {
+    if (gone) return Promise.resolve();
     return get("/api/v1/runs" + query({ schedule: name, limit: 50 }))
       .then((r) => clear(parts.runs, runsTable(r.runs, s && s.timezone, s)))
       .catch((e) => clear(parts.runs, errorText(e)));
@@ -339,7 +345,12 @@ export function render(main, params) {
   const reloadRuns = debounce(loadRuns, 700);
   const off = onEvent((ev) => {
     const p = ev.payload || {};
-    if (ev.type === MISSED && (ev.subject === name || p.schedule === name)) {
+    if (ev.type === "schedule.deleted" && ev.subject === name) {
+      gone = true; // deleted elsewhere: say so rather than read it again
+      reload.cancel();
+      reloadRuns.cancel();
+      say(msg, `The schedule "${name}" was deleted; its runs are kept.`, "error");
+    } else if (ev.type === MISSED && (ev.subject === name || p.schedule === name)) {
       if (missed) {
         missed.push(ev);
         drawMissed();
@@ -353,5 +364,5 @@ export function render(main, params) {
   });
   const tick = setInterval(() => refreshRelative(main), 15000);
   load();
-  return () => { off(); clearInterval(tick); };
+  return () => { off(); clearInterval(tick); reload.cancel(); reloadRuns.cancel(); };
 }

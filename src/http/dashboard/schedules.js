@@ -187,5 +187,5 @@ export function render(main, params, qs) {
   const tick = setInterval(() => refreshRelative(main), 15000);
   const again = setInterval(load, 60000); // next occurrences move on
   load();
-  return () => { off(); clearInterval(tick); clearInterval(again); };
+  return () => { off(); clearInterval(tick); clearInterval(again); redraw.cancel(); reload.cancel(); };
 }

@@ -317,13 +317,18 @@ export function scheduleLink(name) {
   return name ? h("a", { href: "#/schedules/" + enc(name), text: name }) : "—";
 }
 
-// A function that runs FN at most once every MS, the last call winning.
+// A function that runs FN once MS after the last of a burst of calls,
+// with the last call's arguments. A view cancels
+// what is pending when it is left or its subject is gone, so nothing reads
+// what was just deleted.
 export function debounce(fn, ms) {
   let t = null;
-  return (...args) => {
+  const later = (...args) => {
     clearTimeout(t);
     t = setTimeout(() => fn(...args), ms);
   };
+  later.cancel = () => clearTimeout(t);
+  return later;
 }
 
 // The page's heading, focused after navigation for keyboard users.
