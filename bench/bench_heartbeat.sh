@@ -50,13 +50,8 @@ fi
 tmp=$(mktemp -d)
 shm=
 pid=
-stop() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-    pid=
-    return 0
-}
-trap 'stop; rm -rf "$tmp" ${shm:+"$shm"}' EXIT
 . "$(dirname "$0")/server_lib.sh"
+trap 'stop_bench_server; rm -rf "$tmp" ${shm:+"$shm"}' EXIT
 
 # p_ms VALUE: wrk's latency (850.00us, 1.20ms, 1.05s) in ms.
 p_ms() {
@@ -105,7 +100,7 @@ LUA
         cat "$tmp/wrk"
         exit 1
     fi
-    stop
+    stop_bench_server
     rps=$(awk '/^Requests\/sec:/ { print $2 }' "$tmp/wrk")
     p50=$(p_ms "$(awk '$1 == "50%" { print $2 }' "$tmp/wrk")")
     p99=$(p_ms "$(awk '$1 == "99%" { print $2 }' "$tmp/wrk")")
@@ -145,7 +140,7 @@ idle_pass() {
     sleep "$idle_secs"
     c1=$(cpu_ticks "$pid")
     t1=$(date +%s%N)
-    stop
+    stop_bench_server
     pct=$(awk -v c="$((c1 - c0))" -v hz="$hz" -v a="$t0" -v b="$t1" \
         'BEGIN { printf "%.2f", 100 * c / hz / ((b - a) / 1e9) }')
     printf 'idle (%d heartbeat schedules, %d s) %s%% of a core  (started and listening in %s s)\n' \

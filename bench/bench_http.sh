@@ -15,12 +15,12 @@ bin=${1:?usage: bench_http.sh path/to/sked}
 secs=${BENCH_HTTP_SECONDS:-10}
 command -v wrk >/dev/null || { echo "bench_http: wrk not installed (scripts/deps.sh)"; exit 0; }
 tmp=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/server_lib.sh"
+trap 'stop_bench_server; rm -rf "$tmp"' EXIT
 
 db=sqlite:$tmp/bench.db
 "$bin" --db "$db" schedule create report "0 9 * * *" --name bench \
     --timezone Europe/Paris >/dev/null
-. "$(dirname "$0")/server_lib.sh"
 start_bench_server
 
 cat >"$tmp/post.lua" <<'LUA'

@@ -15,7 +15,8 @@ runs=${SKED_BENCH_LATENCY_RUNS:-10000}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 pid=
-trap 'kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$here/server_lib.sh"
+trap 'stop_bench_server; rm -rf "$tmp"' EXIT
 cat >"$tmp/wf.yaml" <<'YAML'
 workflows:
   w:
@@ -23,15 +24,12 @@ workflows:
       - name: first
         run: ["true"]
 YAML
-. "$here/server_lib.sh"
 
 # measure BACKEND: a server on $bench_db, the client, the server stopped.
 measure() {
     start_bench_server --workers 4 --workflows "$tmp/wf.yaml"
     line=$(/usr/bin/python3 "$here/bench_latency.py" "$url" "$1" "$runs" 100)
-    kill "$pid"
-    wait "$pid" 2>/dev/null || true
-    pid=
+    stop_bench_server
     printf 'bench\t%s\n' "$line"
     read -r _ backend n rate p50 p99 max <<<"$line"
     echo "latency $backend: $n runs at $rate/s, first step started after p50 $p50 ms, p99 $p99 ms (max $max ms)"

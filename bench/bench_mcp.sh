@@ -20,7 +20,8 @@ calls=${BENCH_MCP_CALLS:-1000}
 sessions=${BENCH_MCP_SESSIONS:-200}
 tmp=$(mktemp -d)
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/server_lib.sh"
+trap 'stop_bench_server; rm -rf "$tmp"' EXIT
 
 db=sqlite:$tmp/bench.db
 "$bin" --db "$db" schedule create report "0 9 * * 1-5" --name morning \
@@ -87,7 +88,6 @@ p.wait()
 PY
 
 # ---- HTTP: memory per session of a real server.
-. "$(dirname "$0")/server_lib.sh"
 start_bench_server
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"; }

@@ -14,10 +14,10 @@ bin=${1:?usage: bench_sse.sh path/to/sked}
 clients=${BENCH_SSE_CLIENTS:-1000}
 tmp=$(mktemp -d)
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/server_lib.sh"
+trap 'stop_bench_server; rm -rf "$tmp"' EXIT
 
 db=sqlite:$tmp/bench.db
-. "$(dirname "$0")/server_lib.sh"
 start_bench_server
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"; }

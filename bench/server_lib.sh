@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Shared by the benchmarks that load a real "sked server" (sourced, not
 # run): start one on a fresh SQLite file, with no workers, on a free
-# loopback port. The caller sets bin and tmp, and kills $pid at exit.
+# loopback port, and stop it. The caller sets bin and tmp, and calls
+# stop_bench_server at exit.
 
 # start_bench_server [ARGS...]: start the server on $bench_db (default
 # sqlite:$tmp/bench.db) with ARGS besides; set pid and url, or print its
@@ -17,4 +18,16 @@ start_bench_server() {
     done
     url=$(grep -o 'url=[^ ]*' "$tmp/log" | head -1 | cut -d= -f2)
     [ -n "$url" ] || { cat "$tmp/log"; exit 1; }
+}
+
+# stop_bench_server: stop the server of $pid, if any, and wait for it.
+# Always succeeds, so an EXIT trap under set -e (where a failing kill
+# would end the trap, and the script, with status 1) can call it.
+stop_bench_server() {
+    if [ -n "${pid:-}" ]; then
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    fi
+    pid=
+    return 0
 }
