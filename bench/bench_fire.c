@@ -8,7 +8,8 @@
  *   rate   100,000 schedules due in the same second, decided and fired
  *          by one sked_engine_tick on a virtual clock: occurrences
  *          created per second.     Target: >= 50,000/s SQLite, >= 10,000/s
- *          PostgreSQL.
+ *          PostgreSQL. The same with 1,000 due at once: DBOS Transact's
+ *          case (bench/peers/dbos/dbos_bench.mjs, "scheduled").
  *   lag    1,000 interval schedules of 1 s, their occurrences spread one
  *          per millisecond, fired by the scheduler thread on the real
  *          clock for LAG_SECONDS: the delay from each occurrence to the
@@ -54,6 +55,7 @@
 #define LAG_SECONDS   10
 #define IDLE_SECONDS  10
 #define RATE_N        100000
+#define RATE_PEER_N   1000 /* DBOS's case: 1,000 schedules due each second */
 #define LAG_MAX       (LAG_SCHEDULES * (LAG_SECONDS + 5))
 
 typedef enum engine_kind { SQLITE, PG } engine_kind;
@@ -494,8 +496,10 @@ static void run_all(bench *b, long max)
     for (size_t i = 0; wanted("load") && i < sizeof loads / sizeof *loads; i++)
         if (loads[i] <= max)
             measure_load(b, loads[i]);
-    if (wanted("rate"))
+    if (wanted("rate")) {
         measure_rate(b, RATE_N < max ? RATE_N : max);
+        measure_rate(b, RATE_PEER_N < max ? RATE_PEER_N : max);
+    }
     if (wanted("lag"))
         measure_lag(b, LAG_SCHEDULES);
     if (wanted("idle"))

@@ -23,7 +23,13 @@
  *
  *     bench  graphile  CONFIG  CONCURRENCY  JOBS  JOBS_PER_SEC
  *
- * CONFIG is `default` or `local_queue`. */
+ * CONFIG is `default` or `local_queue`. Then its latency from addJob to the
+ * task's start (graphile-worker's own "add to start" figure, 4.2 ms on
+ * average in its documentation), R jobs added one at a time at 100 per
+ * second to a worker of its defaults at concurrency 4 (sked's server in
+ * bench_latency has 4 workers), R from SKED_BENCH_LATENCY_RUNS (10000):
+ *
+ *     bench  graphile_latency  R  P50_MS  P99_MS  MEAN_MS */
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Logger, makeWorkerUtils, run } from 'graphile-worker';
@@ -107,3 +113,43 @@ for (const [i, c] of CONFIGS.entries()) {
     console.log(['bench', 'graphile', c.config, c.concurrency, jobs,
                  rate.toFixed(1)].join('\t'));
 }
+
+/* Add to start, in schema SCHEMA: R jobs at 100 per second, each added
+ * with the instant before its addJob; the task takes the difference. */
+async function latency(schema, runs) {
+    const common = { connectionString: url, schema, logger };
+    const utils = await makeWorkerUtils(common);
+    const lat = [];
+    try {
+        await utils.withPgClient(c => c.query(`drop schema if exists ${schema} cascade`));
+        await utils.migrate();
+        const runner = await run({
+            ...common, ...DEFAULT(4), concurrency: 4, noHandleSignals: true,
+            taskList: { mark: async ({ t }) => { lat.push(performance.now() - t); } },
+        });
+        const start = performance.now();
+        for (let i = 0; i < runs; i++) {
+            const wait = start + i * 10 - performance.now();
+            if (wait > 0)
+                await new Promise(resolve => setTimeout(resolve, wait));
+            await utils.addJob('mark', { t: performance.now() });
+        }
+        for (const deadline = Date.now() + 60000;
+             lat.length < runs && Date.now() < deadline;)
+            await new Promise(resolve => setTimeout(resolve, 10));
+        await runner.stop();
+    } finally {
+        await utils.withPgClient(c => c.query(`drop schema if exists ${schema} cascade`));
+        await utils.release();
+    }
+    return lat.sort((a, b) => a - b);
+}
+
+const runs = Number(process.env.SKED_BENCH_LATENCY_RUNS || 10000);
+const lat = await latency('graphile_worker_bench_latency', runs);
+const at = q => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))];
+const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
+console.log(`add to start, ${lat.length} of ${runs} jobs at 100/s: p50 ${at(0.5).toFixed(2)} ms, ` +
+            `p99 ${at(0.99).toFixed(2)} ms, mean ${mean.toFixed(2)} ms`);
+console.log(['bench', 'graphile_latency', lat.length, at(0.5).toFixed(3),
+             at(0.99).toFixed(3), mean.toFixed(3)].join('\t'));
