@@ -233,7 +233,8 @@ static int server_open(server *sv)
                                 .tick = sv->set.tick,
                                 .workers =
                                     sv->set.workers > 0 ? sv->set.workers : -1,
-                                .lease = sv->set.lease};
+                                .lease = sv->set.lease,
+                                .retention = sv->set.retention};
     sked_error err;
     int rc;
 
@@ -350,6 +351,7 @@ static void apply_settings(server *sv, server_settings *next)
         {"listen", same_text(cur->listen, next->listen)},
         {"workers", cur->workers == next->workers},
         {"lease", cur->lease == next->lease},
+        {"retention", cur->retention == next->retention},
         {"tick", cur->tick == next->tick},
         {"mcp_allow_origin", origins},
         {"mcp_session_idle", cur->mcp_idle == next->mcp_idle},
@@ -614,7 +616,7 @@ const cli_cmd cli_cmd_server = {
     .summary = "Run the scheduler, the workers and the HTTP API",
     .run = server_cmd,
     .help = "Usage: sked server [--db URL] [--workflows FILE] [--workers N]\n"
-            "                   [--lease D] [--tick D]\n"
+            "                   [--lease D] [--retention D] [--tick D]\n"
             "                   [--listen ADDR] [--token-file F]\n"
             "                   [--mcp-allow-origin ORIGIN]...\n"
             "                   [--mcp-session-idle D]\n"
@@ -650,6 +652,8 @@ const cli_cmd cli_cmd_server = {
             "  --lease D          how long a run stays claimed without a\n"
             "                     heartbeat before another server recovers\n"
             "                     it, 2s to 1h (default 30s)\n"
+            "  --retention D      how long events are kept, 1h to 3650d\n"
+            "                     (default 7d)\n"
             "  --listen ADDR      serve the HTTP API, metrics and dashboard\n"
             "                     on HOST:PORT (default 127.0.0.1:8080;\n"
             "                     port 0: any free port; off: none)\n"

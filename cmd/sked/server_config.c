@@ -22,8 +22,12 @@
  * could let it lapse; over an hour, a crashed server's runs wait long. */
 #define LEASE_MIN (2 * SKED_USEC_PER_SEC)
 #define LEASE_MAX (INT64_C(3600) * SKED_USEC_PER_SEC)
-#define IDLE_MIN  (SKED_USEC_PER_SEC)
-#define IDLE_MAX  (INT64_C(24) * 3600 * SKED_USEC_PER_SEC)
+/* Old events are deleted once an hour: a retention under an hour could
+ * not be kept to; one over ten years is a log that only grows. */
+#define RETENTION_MIN (INT64_C(3600) * SKED_USEC_PER_SEC)
+#define RETENTION_MAX (INT64_C(3650) * 86400 * SKED_USEC_PER_SEC)
+#define IDLE_MIN      (SKED_USEC_PER_SEC)
+#define IDLE_MAX      (INT64_C(24) * 3600 * SKED_USEC_PER_SEC)
 /* A token shorter than SKED_TOKEN_MIN can be guessed. The token of
  * --token-file or $SKED_TOKEN is this one, with every right. */
 #define DEFAULT_TOKEN "default"
@@ -46,6 +50,7 @@ static const opt_row rows[SO_COUNT] = {
     [SO_WORKFLOWS] = {"workflows", "workflows", false, NULL, 0},
     [SO_WORKERS] = {"workers", "workers", false, NULL, 0},
     [SO_LEASE] = {"lease", "lease", false, NULL, 0},
+    [SO_RETENTION] = {"retention", "retention", false, NULL, 0},
     [SO_TICK] = {"tick", "tick", false, NULL, 0},
     [SO_LISTEN] = {"listen", "listen", false, NULL, 0},
     [SO_TOKEN_FILE] = {"token-file", "token_file", false, NULL, 0},
@@ -407,6 +412,8 @@ static int check_values(const reading *r, server_settings *out)
     out->tick = SKED_TICK_DEFAULT;
     if ((rc = duration(r, SO_LEASE, LEASE_MIN, LEASE_MAX, "2s to 1h",
                        &out->lease)) != CLI_CONTINUE ||
+        (rc = duration(r, SO_RETENTION, RETENTION_MIN, RETENTION_MAX,
+                       "1h to 3650d", &out->retention)) != CLI_CONTINUE ||
         (rc = duration(r, SO_TICK, TICK_MIN, TICK_MAX, "1s to 1h",
                        &out->tick)) != CLI_CONTINUE ||
         (rc = duration(r, SO_MCP_SESSION_IDLE, IDLE_MIN, IDLE_MAX, "1s to 24h",

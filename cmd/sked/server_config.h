@@ -29,6 +29,7 @@ typedef enum server_opt {
     SO_WORKFLOWS,
     SO_WORKERS,
     SO_LEASE,
+    SO_RETENTION,
     SO_TICK,
     SO_LISTEN,
     SO_TOKEN_FILE,
@@ -56,7 +57,8 @@ typedef struct server_settings {
     char *db_url;    /* never NULL */
     char *workflows; /* NULL: no workflows file */
     int workers;
-    sked_dur lease; /* 0: the engine's default */
+    sked_dur lease;     /* 0: the engine's default */
+    sked_dur retention; /* of events; 0: the engine's default */
     sked_dur tick;
     char *listen;            /* NULL: no HTTP server */
     sked_http_token *tokens; /* none: no auth */

@@ -46,25 +46,31 @@ typedef struct sked_engine_options {
     const char *node_id;            /* names this engine in runs and events;
                                        NULL: "hostname:pid" */
     const char *sqlite_synchronous; /* NULL: "full" */
-    int workers;     /* worker threads sked_engine_start runs: 0 means
-                        SKED_WORKERS_DEFAULT, a negative number none (an
-                        engine that only schedules) */
-    sked_dur lease;  /* a claimed run's lease (SPEC 4.2); 0: 30 s */
-    const char *app; /* the app this program's code schedules belong to
-                        (SPEC 3.5 code sync: only its own are synced and
-                        pruned), a name; NULL: SKED_APP_DEFAULT */
-    bool client;     /* an engine that neither schedules nor runs anything (a
-                        command on the database, as the CLI's): its schedules
-                        are not loaded at open, so it opens at once on any
-                        number of them; its changes are seen by the servers'
-                        next reread; sked_engine_start and sked_engine_tick
-                        refuse (SKED_EINVAL, field "client") */
+    int workers;        /* worker threads sked_engine_start runs: 0 means
+                           SKED_WORKERS_DEFAULT, a negative number none (an
+                           engine that only schedules) */
+    sked_dur lease;     /* a claimed run's lease (SPEC 4.2); 0: 30 s */
+    const char *app;    /* the app this program's code schedules belong to
+                           (SPEC 3.5 code sync: only its own are synced and
+                           pruned), a name; NULL: SKED_APP_DEFAULT */
+    bool client;        /* an engine that neither schedules nor runs anything (a
+                           command on the database, as the CLI's): its schedules
+                           are not loaded at open, so it opens at once on any
+                           number of them; its changes are seen by the servers'
+                           next reread; sked_engine_start and sked_engine_tick
+                           refuse (SKED_EINVAL, field "client") */
+    sked_dur retention; /* how long events are kept (SPEC 5) by an engine
+                           with workers, which deletes older ones at
+                           most once an hour; 0: SKED_RETENTION_DEFAULT;
+                           negative: SKED_EINVAL, field "retention" */
 } sked_engine_options;
 
 /* The app of code schedules when none is named. */
 #define SKED_APP_DEFAULT "default"
 
 #define SKED_WORKERS_DEFAULT 4
+/* Events are kept 7 days unless told (exec/workers.h defines it alike). */
+#define SKED_RETENTION_DEFAULT (INT64_C(7) * 86400 * SKED_USEC_PER_SEC)
 /* The most worker threads (exec/workers.h defines it alike: a compiler
  * refuses two different definitions where both are seen). */
 #define SKED_WORKERS_MAX 1024

@@ -284,6 +284,9 @@ int sked_engine_open(const sked_engine_options *opts, sked_engine **out,
     if (opts->tick < 0)
         return sked__error_set(err, SKED_EINVAL, "tick", -1,
                                "the tick must be positive");
+    if (opts->retention < 0)
+        return sked__error_set(err, SKED_EINVAL, "retention", -1,
+                               "the retention must be positive");
     e = sked__calloc(1, sizeof *e);
     if (!e || pthread_mutex_init(&e->sub_mu, NULL) != 0) {
         free(e);
@@ -306,6 +309,7 @@ int sked_engine_open(const sked_engine_options *opts, sked_engine **out,
                   : opts->workers == 0 ? SKED_WORKERS_DEFAULT
                                        : opts->workers;
     e->lease = opts->lease;
+    e->retention = opts->retention;
     rc = name_node(e, opts->node_id);
     if (rc != 0)
         rc = sked__error_set(err, rc, NULL, -1, NULL);

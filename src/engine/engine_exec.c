@@ -148,6 +148,7 @@ int sked__engine_exec_start(sked_engine *e, sked_error *err)
         .env = exec_env(e),
         .nworkers = e->nworkers,
         .lease = e->lease,
+        .retention = e->retention,
         .deliver = sked__engine_deliver,
         .ctx = e,
     };

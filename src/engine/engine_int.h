@@ -44,7 +44,8 @@ struct sked_engine {
     sked_workers *workers;   /* owned; from start, when workers > 0 */
     int nworkers;
     sked_dur lease;
-    bool synced; /* sked_engine_sync was called: no code sync at start */
+    sked_dur retention; /* of events; 0: the workers' default */
+    bool synced;        /* sked_engine_sync was called: no code sync at start */
     sked_metrics *metrics;              /* owned; fed by sked__engine_deliver */
     struct sked__notify_thread *notify; /* owned; from start */
 };

@@ -430,8 +430,8 @@ static int prune(sked_workers *w)
     if (w->last_prune != SKED_TIME_NONE &&
         now - w->last_prune < SKED_PRUNE_EVERY)
         return 0;
-    int rc = sked__store_event_prune(w->cfg.env.store,
-                                     now - SKED_EVENT_RETENTION, NULL, &err);
+    int rc = sked__store_event_prune(w->cfg.env.store, now - w->cfg.retention,
+                                     NULL, &err);
     sked__store_report(w->cfg.env.store, SKED_OP_PRUNE, rc, &err);
     if (rc == 0) /* failed: tried again at the next routine beat */
         w->last_prune = now;
@@ -545,6 +545,8 @@ int sked__workers_start(const sked_workers_config *cfg, sked_workers **out)
         w->cfg.lease = SKED_LEASE_DEFAULT;
     if (w->cfg.poll <= 0)
         w->cfg.poll = SKED_POLL_DEFAULT;
+    if (w->cfg.retention <= 0)
+        w->cfg.retention = SKED_RETENTION_DEFAULT;
     w->qcap = (size_t) cfg->nworkers * 2 + PREFETCH_SHORT + 1;
     w->queue = sked__calloc(w->qcap, sizeof *w->queue);
     w->slots = sked__calloc((size_t) cfg->nworkers, sizeof *w->slots);

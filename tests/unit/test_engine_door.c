@@ -746,9 +746,33 @@ static void test_client(void **state)
     sked_schedule_done(&s);
 }
 
+/* A negative tick or retention is refused at open, naming the option,
+ * and opens nothing. */
+static void test_open_refuses(void **state)
+{
+    char url[400];
+    sked_engine_options o = {
+        .db_url = url, .tzdir = SKED_TEST_DATA "/zoneinfo", .clock = &clock_};
+    sked_engine *c = NULL;
+    sked_error err;
+
+    (void) state;
+    snprintf(url, sizeof url, "sqlite:%s/refused.db", tmp_dir);
+    o.retention = -1;
+    assert_int_equal(sked_engine_open(&o, &c, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "retention");
+    o.retention = 0;
+    o.tick = -1;
+    assert_int_equal(sked_engine_open(&o, &c, &err), SKED_EINVAL);
+    assert_string_equal(err.field, "tick");
+    assert_null(c);
+    assert_int_equal(access(url + strlen("sqlite:"), F_OK), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_open_refuses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_refuses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_apply_counts, setup, teardown),
