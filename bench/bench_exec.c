@@ -9,6 +9,11 @@
  *          Target: SQLite >= 10,000/s (synchronous=FULL); PostgreSQL
  *          ahead of graphile-worker (bench/peers/graphile_bench.mjs, the
  *          same load on the same server in the same run).
+ *   servers  the same runs on PostgreSQL executed by 1, 2 and 4 servers
+ *          (processes, each an engine of 8 workers) sharing the database,
+ *          as replicas of one deployment do: runs per second from the
+ *          moment they all start to the last run completed (polled in
+ *          the database every 10 ms).
  *   step   the cost of an exec step: runs of 20 steps running /bin/true
  *          against runs of 20 no-op C steps, one worker; the difference
  *          per step.                       Target: <= 2 ms per step.
@@ -18,17 +23,23 @@
  * measurement). Lines for people, then one per figure for scripts:
  *
  *     bench  exec_runs  ENGINE  WORKERS  RUNS  RUNS_PER_S
+ *     bench  exec_servers  ENGINE  SERVERS  WORKERS  RUNS  RUNS_PER_S
  *     bench  exec_step  ENGINE  STEPS  MS_PER_EXEC_STEP  MS_PER_C_STEP
  *
  * Usage: bench_exec [DIR]. SKED_BENCH_EXEC_RUNS sets N (default 20000);
  * SKED_BENCH_EXEC_WORKERS a list of worker counts instead of "1,4,16";
+ * SKED_BENCH_EXEC_SERVERS a list of server counts instead of "1,2,4"
+ * ("0": none);
  * SKED_BENCH_EXEC_STEP=0 leaves out the exec step's figure (A/B runs of
  * one figure go faster). */
 #include <libpq-fe.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -39,6 +50,9 @@
 
 #define STEP_RUNS  20
 #define STEP_COUNT 20
+/* Each server's workers when several share the database. */
+#define SERVER_WORKERS 8
+#define SERVERS_MAX    16
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -232,6 +246,135 @@ static double measure(const char *url, const char *path, const char *name,
     return t;
 }
 
+/* A server of the "servers" measurement, in a child process: open an
+ * engine of SERVER_WORKERS workers on URL, say so on READY, wait for the
+ * byte on GO, start, and run until SIGTERM. */
+static void server_child(const char *url, int ready, int go)
+{
+    sked_engine_options o = {.db_url = url, .workers = SERVER_WORKERS};
+    sked_workflow *w = workflow("noop", 1, false);
+    sigset_t term;
+    sked_engine *e;
+    sked_error err;
+    char byte = 0;
+    int sig;
+
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    (void) sigprocmask(SIG_BLOCK, &term, NULL);
+    if (sked_engine_open(&o, &e, &err) != 0 ||
+        sked_engine_register(e, w, &err) != 0)
+        die("server", err.msg);
+    if (write(ready, &byte, 1) != 1 || read(go, &byte, 1) != 1)
+        die("server", "its pipe broke");
+    if (sked_engine_start(e, &err) != 0)
+        die("server", err.msg);
+    (void) sigwait(&term, &sig);
+    sked_engine_close(e);
+    _exit(0);
+}
+
+/* The runs of URL completed so far. */
+static long completed_runs(PGconn *c)
+{
+    PGresult *r =
+        PQexec(c, "SELECT count(*) FROM runs WHERE status = 'completed'");
+    long n = PQresultStatus(r) == PGRES_TUPLES_OK
+                 ? strtol(PQgetvalue(r, 0, 0), NULL, 10)
+                 : -1;
+
+    PQclear(r);
+    return n;
+}
+
+/* N runs on URL executed by SERVERS servers at once: runs per second. */
+static double measure_servers(const char *url, long n, int servers)
+{
+    sked_engine_options o = {.db_url = url, .workers = -1};
+    pid_t pid[SERVERS_MAX];
+    int ready[2], go[2];
+    PGconn *c;
+    sked_engine *e;
+    sked_error err;
+    char byte = 0;
+    long done;
+
+    reset(url, NULL);
+    if (sked_engine_open(&o, &e, &err) != 0)
+        die("open", err.msg);
+    create_runs(e, "noop", n);
+    sked_engine_close(e); /* before the fork: no thread of it is left */
+    if (pipe(ready) != 0 || pipe(go) != 0)
+        die("servers", "no pipe");
+    fflush(stdout);
+    for (int i = 0; i < servers; i++)
+        if ((pid[i] = fork()) == 0)
+            server_child(url, ready[1], go[0]);
+        else if (pid[i] < 0)
+            die("servers", "cannot fork");
+    for (int i = 0; i < servers; i++)
+        if (read(ready[0], &byte, 1) != 1)
+            die("servers", "a server did not open");
+    c = PQconnectdb(url);
+    if (PQstatus(c) != CONNECTION_OK)
+        die("postgres", PQerrorMessage(c));
+    double t0 = mono_s();
+    for (int i = 0; i < servers; i++)
+        if (write(go[1], &byte, 1) != 1)
+            die("servers", "its pipe broke");
+    while ((done = completed_runs(c)) >= 0 && done < n)
+        (void) nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+    double t = mono_s() - t0;
+    PQfinish(c);
+    for (int i = 0; i < servers; i++)
+        (void) kill(pid[i], SIGTERM);
+    for (int i = 0; i < servers; i++)
+        (void) waitpid(pid[i], NULL, 0);
+    for (int i = 0; i < 2; i++) {
+        close(ready[i]);
+        close(go[i]);
+    }
+    if (done < 0)
+        die("servers", "the count of completed runs failed");
+    return (double) n / t;
+}
+
+/* The server counts of SKED_BENCH_EXEC_SERVERS ("1,2,4" when unset; "0"
+ * for none); return how many (at most MAX) went into OUT. */
+static size_t server_counts(int *out, size_t max)
+{
+    const char *s = getenv("SKED_BENCH_EXEC_SERVERS");
+    size_t n = 0;
+    char *end;
+
+    if (!s || !*s)
+        s = "1,2,4";
+    while (n < max && *s) {
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 0 || v > SERVERS_MAX)
+            die("SKED_BENCH_EXEC_SERVERS", "a list of server counts, 0-16");
+        if (v > 0)
+            out[n++] = (int) v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+static void bench_servers(const char *url, long n)
+{
+    int servers[SERVERS_MAX];
+    size_t k = server_counts(servers, SERVERS_MAX);
+
+    for (size_t i = 0; i < k; i++) {
+        double rate = measure_servers(url, n, servers[i]);
+        printf("postgres  %2d servers of %d workers  %6ld runs  %8.0f runs/s\n",
+               servers[i], SERVER_WORKERS, n, rate);
+        printf("bench\texec_servers\tpostgres\t%d\t%d\t%ld\t%.0f\n", servers[i],
+               SERVER_WORKERS, n, rate);
+        fflush(stdout);
+    }
+}
+
 /* The worker counts to measure, from SKED_BENCH_EXEC_WORKERS ("1,4,16"
  * when unset); return how many (at most MAX) went into OUT. */
 static size_t worker_counts(int *out, size_t max)
@@ -297,8 +440,10 @@ int main(int argc, char **argv)
     snprintf(url, sizeof url, "sqlite:%s", path);
     if (!getenv("SKED_BENCH_SKIP_SQLITE"))
         bench_engine("sqlite", url, path, n);
-    if (pg && *pg)
+    if (pg && *pg) {
         bench_engine("postgres", pg, NULL, n);
+        bench_servers(pg, n);
+    }
     reset(url, path);
     return 0;
 }

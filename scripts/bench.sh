@@ -321,6 +321,8 @@ summary() {
         printf "runs  %-9s %2d workers  %9.0f runs/s\n", $3, $4, $6
         if ($3 == "sqlite" && $6 > best_sqlite) best_sqlite = $6
         if ($3 == "postgres" && $6 > best_pg) best_pg = $6 }
+    $2 == "exec_servers" { n++
+        printf "runs  %-9s %2d servers of %d workers  %9.0f runs/s\n", $3, $4, $5, $7 }
     $2 == "graphile" { g++
         printf "peer  graphile  %-11s %2d concurrency  %9.0f jobs/s\n", $3, $4, $6
         if ($6 > best_peer) best_peer = $6 }
@@ -332,10 +334,10 @@ summary() {
         printf "target SQLite >= 10,000 runs/s: %s\n",
             (best_sqlite >= 10000 ? "met" : "NOT met")
         if (best_pg > 0 && best_peer > 0)
-            printf "target PostgreSQL ahead of graphile-worker: sked %.0f/s, graphile %.0f/s (%.2fx): %s\n",
-                best_pg, best_peer, best_pg / best_peer, (best_pg > best_peer ? "met" : "NOT met")
+            printf "target PostgreSQL >= 1.5x graphile-worker'"'"'s fastest: sked %.0f/s, graphile %.0f/s (%.2fx): %s\n",
+                best_pg, best_peer, best_pg / best_peer, (best_pg >= 1.5 * best_peer ? "met" : "NOT met")
         else
-            print "target PostgreSQL ahead of graphile-worker: not measured"
+            print "target PostgreSQL >= 1.5x graphile-worker'"'"'s fastest: not measured"
         printf "target exec step overhead <= 2 ms: %s\n", bad_step ? "NOT met" : "met"
     }' "$out"
 
@@ -471,6 +473,7 @@ results_jsonl() {
         COLS["fire_lag"] = "backend firings_per_s p50:ms p99:ms"
         COLS["fire_idle"] = "backend schedules idle:%core"
         COLS["exec_runs"] = "backend workers runs rate:runs/s"
+        COLS["exec_servers"] = "backend servers workers runs rate:runs/s"
         COLS["graphile"] = "config concurrency jobs rate:jobs/s"
         COLS["exec_step"] = "backend steps exec:ms c:ms"
         COLS["http"] = "route rate:requests/s p99:ms"

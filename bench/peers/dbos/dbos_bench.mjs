@@ -26,7 +26,8 @@
  * Usage: node dbos_bench.mjs [POSTGRES_URL]   (or SKED_BENCH_PG_URL)
  * The database's schema "dbos" is dropped first: DBOS makes it again.
  * SKED_BENCH_DBOS_WORKFLOWS sets N (3000), SKED_BENCH_DBOS_WINDOW W (10),
- * SKED_BENCH_DBOS_LATENCY_RUNS R (1000). The SDK comes from
+ * SKED_BENCH_DBOS_LATENCY_RUNS R (else SKED_BENCH_LATENCY_RUNS, as sked's
+ * bench_latency, else 10000). The SDK comes from
  * bench/peers/dbos/node_modules (scripts/bench.sh installs it on demand).
  *
  * Output: human lines, then the tab-separated lines
@@ -40,7 +41,8 @@ import pg from 'pg';
 const given = process.argv[2] || process.env.SKED_BENCH_PG_URL;
 const nwf = Number(process.env.SKED_BENCH_DBOS_WORKFLOWS || 3000);
 const window = Number(process.env.SKED_BENCH_DBOS_WINDOW || 10);
-const nlat = Number(process.env.SKED_BENCH_DBOS_LATENCY_RUNS || 1000);
+const nlat = Number(process.env.SKED_BENCH_DBOS_LATENCY_RUNS ||
+                   process.env.SKED_BENCH_LATENCY_RUNS || 10000);
 const SCHEDULES = 1000;
 if (!given || !(nwf > 0) || !(window > 0) || !(nlat > 0)) {
     console.error('usage: dbos_bench.mjs POSTGRES_URL (or SKED_BENCH_PG_URL)');
