@@ -246,6 +246,32 @@ static double measure(const char *url, const char *path, const char *name,
     return t;
 }
 
+/* The counts of the list in the environment variable VAR ("1,4,16"),
+ * DEFAULTS when unset, each from LO to HI (a 0 is left out: "0" is an
+ * empty list); return how many (at most MAX) went into OUT. */
+static size_t counts(const char *var, const char *defaults, long lo, long hi,
+                     int *out, size_t max)
+{
+    const char *s = getenv(var);
+    size_t n = 0;
+    char *end;
+
+    if (!s || !*s)
+        s = defaults;
+    while (n < max && *s) {
+        long v = strtol(s, &end, 10);
+        if (end == s || v < lo || v > hi) {
+            fprintf(stderr, "bench_exec: %s: a list of counts, %ld-%ld\n", var,
+                    lo, hi);
+            exit(1);
+        }
+        if (v > 0)
+            out[n++] = (int) v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
 /* A server of the "servers" measurement, in a child process: open an
  * engine of SERVER_WORKERS workers on URL, say so on READY, wait for the
  * byte on GO, start, and run until SIGTERM. */
@@ -339,31 +365,11 @@ static double measure_servers(const char *url, long n, int servers)
     return (double) n / t;
 }
 
-/* The server counts of SKED_BENCH_EXEC_SERVERS ("1,2,4" when unset; "0"
- * for none); return how many (at most MAX) went into OUT. */
-static size_t server_counts(int *out, size_t max)
-{
-    const char *s = getenv("SKED_BENCH_EXEC_SERVERS");
-    size_t n = 0;
-    char *end;
-
-    if (!s || !*s)
-        s = "1,2,4";
-    while (n < max && *s) {
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 0 || v > SERVERS_MAX)
-            die("SKED_BENCH_EXEC_SERVERS", "a list of server counts, 0-16");
-        if (v > 0)
-            out[n++] = (int) v;
-        s = *end == ',' ? end + 1 : end;
-    }
-    return n;
-}
-
 static void bench_servers(const char *url, long n)
 {
     int servers[SERVERS_MAX];
-    size_t k = server_counts(servers, SERVERS_MAX);
+    size_t k = counts("SKED_BENCH_EXEC_SERVERS", "1,2,4", 0, SERVERS_MAX,
+                      servers, SERVERS_MAX);
 
     for (size_t i = 0; i < k; i++) {
         double rate = measure_servers(url, n, servers[i]);
@@ -375,31 +381,12 @@ static void bench_servers(const char *url, long n)
     }
 }
 
-/* The worker counts to measure, from SKED_BENCH_EXEC_WORKERS ("1,4,16"
- * when unset); return how many (at most MAX) went into OUT. */
-static size_t worker_counts(int *out, size_t max)
-{
-    const char *s = getenv("SKED_BENCH_EXEC_WORKERS");
-    size_t n = 0;
-    char *end;
-
-    if (!s || !*s)
-        s = "1,4,16";
-    while (n < max && *s) {
-        long w = strtol(s, &end, 10);
-        if (end == s || w < 1 || w > 1024)
-            die("SKED_BENCH_EXEC_WORKERS", "a list of worker counts, 1-1024");
-        out[n++] = (int) w;
-        s = *end == ',' ? end + 1 : end;
-    }
-    return n;
-}
-
 static void bench_engine(const char *engine, const char *url, const char *path,
                          long n)
 {
     int workers[16];
-    size_t nworkers = worker_counts(workers, 16);
+    size_t nworkers =
+        counts("SKED_BENCH_EXEC_WORKERS", "1,4,16", 1, 1024, workers, 16);
     const char *step = getenv("SKED_BENCH_EXEC_STEP");
 
     for (size_t i = 0; i < nworkers; i++) {
