@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/json_io.h"
 #include "base/json_text.h"
 #include "base/utf8.h"
@@ -172,6 +173,25 @@ char *sked__rpc_result(json_t *id, json_t *result, size_t *len)
     return text_of(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
                              id ? id : json_null(), "result", result),
                    len);
+}
+
+char *sked__rpc_result_text(json_t *id, const char *result, size_t n,
+                            size_t *len)
+{
+    size_t idn;
+    char *idt = sked__json_text(id ? id : json_null(), &idn);
+    sked_buf b = {0};
+
+    if (!idt)
+        return NULL;
+    /* As sked__rpc_result writes it: the members in that order. */
+    (void) sked__buf_puts(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
+    (void) sked__buf_add(&b, idt, idn);
+    (void) sked__buf_puts(&b, ",\"result\":");
+    (void) sked__buf_add(&b, result, n);
+    (void) sked__buf_add(&b, "}", 1);
+    free(idt);
+    return sked__buf_take(&b, len);
 }
 
 char *sked__rpc_error(json_t *id, rpc_error *e, size_t *len)

@@ -70,6 +70,11 @@ void sked__rpc_msg_done(rpc_msg *m);
  * memory. */
 char *sked__rpc_result(json_t *id, json_t *result, size_t *len);
 
+/* The same with RESULT given as the compact JSON text of N bytes
+ * (borrowed), for a result that is always the same. */
+char *sked__rpc_result_text(json_t *id, const char *result, size_t n,
+                            size_t *len);
+
 /* The error answer E to the request ID (borrowed; NULL: null); E's data
  * is stolen. NULL when out of memory. */
 char *sked__rpc_error(json_t *id, rpc_error *e, size_t *len);

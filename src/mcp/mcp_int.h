@@ -39,6 +39,11 @@ int sked__mcp_api_text(const mcp_ctx *c, const char *method, const char *target,
  * tables), outputSchema and annotations. */
 json_t *sked__mcp_tools_list(void);
 
+/* The same as compact JSON text of *len bytes, built once and kept
+ * (borrowed; never freed): what tools/list answers. NULL when out of
+ * memory. */
+const char *sked__mcp_tools_list_text(size_t *len);
+
 /* Call the tool NAME with ARGS (borrowed; NULL: none) and put its
  * CallToolResult into *out (a new reference): content (text),
  * structuredContent and, when the tool failed (a bad argument, the API's

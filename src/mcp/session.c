@@ -230,6 +230,7 @@ static int built(json_t *result, json_t **out, rpc_error *e)
     return 0;
 }
 
+/* tools/list when its text could not be kept (methods[], text). */
 static int m_tools_list(sked_mcp *m, const mcp_ctx *c, json_t *params,
                         json_t **out, rpc_error *e)
 {
@@ -407,19 +408,22 @@ static int m_set_level(sked_mcp *m, const mcp_ctx *c, json_t *params,
 static const struct method {
     const char *name;
     method_fn fn;
+    /* A result that never changes, as text to answer as it is; fn
+     * answers when it cannot be had (out of memory). */
+    const char *(*text)(size_t *len);
 } methods[] = {
-    {"initialize", m_initialize},
-    {"ping", m_ping},
-    {"tools/list", m_tools_list},
-    {"tools/call", m_tools_call},
-    {"resources/list", m_resources_list},
-    {"resources/templates/list", m_templates_list},
-    {"resources/read", m_resources_read},
-    {"resources/subscribe", m_subscribe},
-    {"resources/unsubscribe", m_unsubscribe},
-    {"prompts/list", m_prompts_list},
-    {"prompts/get", m_prompts_get},
-    {"logging/setLevel", m_set_level},
+    {"initialize", m_initialize, NULL},
+    {"ping", m_ping, NULL},
+    {"tools/list", m_tools_list, sked__mcp_tools_list_text},
+    {"tools/call", m_tools_call, NULL},
+    {"resources/list", m_resources_list, NULL},
+    {"resources/templates/list", m_templates_list, NULL},
+    {"resources/read", m_resources_read, NULL},
+    {"resources/subscribe", m_subscribe, NULL},
+    {"resources/unsubscribe", m_unsubscribe, NULL},
+    {"prompts/list", m_prompts_list, NULL},
+    {"prompts/get", m_prompts_get, NULL},
+    {"logging/setLevel", m_set_level, NULL},
 };
 
 static const struct method *method_of(const char *name)
@@ -493,7 +497,10 @@ static bool call_leave(sked_mcp *m, mcp_inflight *c)
 
 /* Run the request R. Returns 0 with *out, or the error's code with E
  * filled; *cancelled when its answer is not wanted. */
-static int request(sked_mcp *m, const rpc_msg *r, json_t **out, rpc_error *e,
+/* Answer R into *OUT, or into *TEXT (borrowed, *TEXT_LEN bytes) for a
+ * method whose result is constant text. */
+static int request(sked_mcp *m, const rpc_msg *r, json_t **out,
+                   const char **text, size_t *text_len, rpc_error *e,
                    bool *cancelled)
 {
     const struct method *md = method_of(r->method);
@@ -514,8 +521,11 @@ static int request(sked_mcp *m, const rpc_msg *r, json_t **out, rpc_error *e,
     mcp_ctx ctx = {
         .api = m->o.api, .api_ctx = m->o.api_ctx, .cancel = &c.cancel};
     *out = NULL;
-    rc = md->fn(m, &ctx, r->params, out, e);
+    *text = md->text ? md->text(text_len) : NULL;
+    rc = *text ? 0 : md->fn(m, &ctx, r->params, out, e);
     *cancelled = call_leave(m, &c);
+    if (*text)
+        return 0;
     if (rc != 0) {
         json_decref(*out); /* a module's result despite its failure */
         *out = NULL;
@@ -564,6 +574,8 @@ int sked__mcp_handle(sked_mcp *m, const char *msg, size_t len, char **reply,
 {
     rpc_error e = {0};
     json_t *id = NULL, *result = NULL;
+    const char *text = NULL;
+    size_t text_len = 0;
     bool cancelled = false;
     rpc_msg r;
     int rc;
@@ -579,8 +591,10 @@ int sked__mcp_handle(sked_mcp *m, const char *msg, size_t len, char **reply,
         return 0;
     }
     if (rc == 0)
-        rc = request(m, &r, &result, &e, &cancelled);
-    if (rc == 0 && !cancelled)
+        rc = request(m, &r, &result, &text, &text_len, &e, &cancelled);
+    if (rc == 0 && !cancelled && text)
+        *reply = sked__rpc_result_text(id, text, text_len, reply_len);
+    else if (rc == 0 && !cancelled)
         *reply = sked__rpc_result(id, result, reply_len);
     else if (rc != 0 && !cancelled)
         *reply = sked__rpc_error(id, &e, reply_len);

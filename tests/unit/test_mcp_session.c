@@ -24,6 +24,7 @@
 
 #include "base/json_text.h"
 #include "mcp/mcp.h"
+#include "mcp/mcp_int.h"
 #include "test_alloc.h"
 
 /* ---- the fake API -------------------------------------------------------- */
@@ -493,6 +494,43 @@ static void test_no_poller_without_notify(void **state)
     fake_done(&f);
 }
 
+/* tools/list answers the list the tables make, under the request's own
+ * id (a number, a string), each time the same: its text is kept, not
+ * written again per call. Before initialize it is refused as any call. */
+static void test_tools_list_answers(void **state)
+{
+    sked_mcp_options o = {.api = fake_api};
+    sked_mcp *m = NULL;
+    sked_error err;
+    json_t *want = sked__mcp_tools_list(), *a, *b;
+    fake f;
+
+    (void) state;
+    fake_init(&f, true);
+    o.api_ctx = &f;
+    assert_int_equal(sked__mcp_open(&o, &m, &err), 0);
+    a = handle(m, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    assert_non_null(json_object_get(a, "error"));
+    assert_null(json_object_get(a, "result"));
+    json_decref(a);
+    initialize(m);
+    a = handle(m, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}");
+    b = handle(m, "{\"jsonrpc\":\"2.0\",\"id\":\"x\\\"y\",\"method\":"
+                  "\"tools/list\",\"params\":{}}");
+    assert_string_equal(json_string_value(json_object_get(a, "jsonrpc")),
+                        "2.0");
+    assert_int_equal(json_integer_value(json_object_get(a, "id")), 7);
+    assert_string_equal(json_string_value(json_object_get(b, "id")), "x\"y");
+    assert_true(json_equal(json_object_get(a, "result"), want));
+    assert_true(json_equal(json_object_get(b, "result"), want));
+    assert_true(json_array_size(json_object_get(want, "tools")) > 10);
+    json_decref(a);
+    json_decref(b);
+    json_decref(want);
+    sked__mcp_close(m);
+    fake_done(&f);
+}
+
 /* One message of each kind, good and bad, through a session. */
 static const char *const oom_messages[] = {
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
@@ -552,6 +590,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cancel_drops_the_answer),
+        cmocka_unit_test(test_tools_list_answers),
         cmocka_unit_test(test_close_cancels_calls_in_flight),
         cmocka_unit_test(test_close_stops_the_poller_at_once),
         cmocka_unit_test(test_threads_get_their_own_answers),
