@@ -509,10 +509,12 @@ static const sked__pg_stmt EVENT_LIST = {
     "WHERE id > $1::bigint ORDER BY id LIMIT $2::bigint"};
 
 /* As EVENT_LIST, the events of one of the types $3 (none: any) and of
- * subject $4 (NULL: any): the pages that hold one (event_filter_keys,
- * schema/pg/0008_event_filters.sql) are found by their GIN index, and
- * each holds one, but the first may hold only older ones: $2 + 1 pages
- * hold $2 events when so many exist. */
+ * subject $4 (NULL: any): the pages that hold one of the types, or the
+ * subject (event_filter_keys, schema/pg/0015_event_keys.sql), are found
+ * by their GIN index. Each holds one, but the first may hold only older
+ * ones: $2 + 1 pages hold $2 events when so many exist. With types and a
+ * subject, a page of the subject may hold none of the types: the pages
+ * of the subject, those of one run or one schedule, are read all. */
 static const sked__pg_stmt EVENT_FIND = {
     SKED__PG_EVENT_FIND, 4,
     "SELECT " SKED__EVENT_COLUMNS " FROM (SELECT p.id + e.k - 1 AS id, "
@@ -521,7 +523,8 @@ static const sked__pg_stmt EVENT_FIND = {
     "WHERE id > $1::bigint - 64 AND id + cardinality(types) - 1 > $1::bigint "
     "AND event_page_keys(types, subjects) && "
     "event_filter_keys($3::text[], $4::text) "
-    "ORDER BY id LIMIT $2::bigint + 1) p "
+    "ORDER BY id LIMIT CASE WHEN $4::text IS NULL "
+    "OR cardinality($3::text[]) = 0 THEN $2::bigint + 1 END) p "
     "CROSS JOIN LATERAL unnest(p.types, p.subjects, p.payloads, p.ats) "
     "WITH ORDINALITY AS e(type, subject, payload, at, k)) ev "
     "WHERE id > $1::bigint AND (cardinality($3::text[]) = 0 "

@@ -267,6 +267,43 @@ static void test_filters_read_exactly(void **state)
     sked__events_free(all, n);
 }
 
+/* A subject whose events of one type are far behind many pages of its
+ * other events (a run's or a schedule's that fires often): read with
+ * that type, by small pages, from the start, every one of them comes,
+ * in order. On PostgreSQL the pages are found by the subject alone
+ * (schema 0015), so reading as few pages as events would stop short. */
+static void test_type_of_a_subject_behind_its_pages(void **state)
+{
+    static const char *const completed[] = {"run.completed"};
+    const sked__event_filter f = F(completed, 1, "r-9", NULL);
+    sked_store *st = *state;
+    struct batch b = {.n = 3};
+    sked_event *all = NULL;
+    size_t n = 0;
+    sked_error err;
+
+    /* 70 transactions (70 pages on PostgreSQL) of r-9's run.started and
+     * two others'; r-9's run.completed in the 60th and the 70th. */
+    for (int t = 1; t <= 70; t++) {
+        b.type[0] = t % 60 == 0 || t == 70 ? 2 : 1;
+        b.subject[0] = 4;
+        b.type[1] = 0, b.subject[1] = 0;
+        b.type[2] = 3, b.subject[2] = 1;
+        b.actor[0] = b.actor[1] = b.actor[2] = 1;
+        if (sked__store_run_tx(st, SKED__TX_WRITE, append_tx, &b, &err) != 0)
+            fail_msg("append: %s", err.msg);
+    }
+    assert_int_equal(sked__actor_set(NULL), 0);
+    assert_string_equal(types[2], "run.completed");
+    assert_string_equal(subjects[4], "r-9");
+    assert_int_equal(sked__store_event_list(st, 0, 1000, &all, &n, NULL), 0);
+    assert_int_equal(n, 210);
+    for (size_t limit = 1; limit <= 3; limit++)
+        check_read(st, &f, 0, limit, all, n);
+    check_read(st, &f, all[100].id, 1, all, n);
+    sked__events_free(all, n);
+}
+
 static void test_indexes_and_bounds(void **state)
 {
     static const char *const t17[17] = {"a", "b", "c", "d", "e", "f",
@@ -352,6 +389,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_filters_read_exactly, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_type_of_a_subject_behind_its_pages,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_indexes_and_bounds, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_actor_of_the_thread, setup,
