@@ -170,7 +170,11 @@ await step("deleted elsewhere", async () => {
   });
   await page.goto(`${server.url}/#/schedules/hourly-tokyo`);
   await page.getByRole("heading", { level: 1, name: /hourly-tokyo/ }).waitFor();
-  await page.waitForTimeout(300);
+  // The stream may bring the schedule's creation after the page opened:
+  // it reads the schedule again 400 ms later, and that read, were the
+  // deletion first, would rightly answer 404. What is checked here is
+  // what the page does once it has been told: so delete when it is quiet.
+  await page.waitForTimeout(1500);
   await server.api("DELETE", "/api/v1/schedules/hourly-tokyo");
   await eventually(async () => /was deleted/.test(await text()), 5000, "the page says it was deleted");
   await page.waitForTimeout(1000);
