@@ -495,10 +495,9 @@ static bool call_leave(sked_mcp *m, mcp_inflight *c)
     return cancelled;
 }
 
-/* Run the request R. Returns 0 with *out, or the error's code with E
- * filled; *cancelled when its answer is not wanted. */
-/* Answer R into *OUT, or into *TEXT (borrowed, *TEXT_LEN bytes) for a
- * method whose result is constant text. */
+/* Run the request R. Returns 0 with *out, or with *text (borrowed,
+ * *text_len bytes) for a method whose result is constant text, or the
+ * error's code with E filled; *cancelled when its answer is not wanted. */
 static int request(sked_mcp *m, const rpc_msg *r, json_t **out,
                    const char **text, size_t *text_len, rpc_error *e,
                    bool *cancelled)
